@@ -1,0 +1,225 @@
+"""The catalog: Regions, models, inference profiles and limits as data with provenance.
+
+The YAML files next to this module are the shipped defaults.  An overlay written by
+``python -m landing_zone discover`` (``verified: true``, live ``as_of``) replaces shipped model entries by ID.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Literal, Mapping
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from landing_zone.errors import CatalogError
+
+CATALOG_DIR = Path(__file__).resolve().parent
+ALL_REGIONS = "*"
+# Prefixes of system-defined inference profiles (docs: inference-profiles-support.html).
+GEOGRAPHIC_PREFIXES = ("us", "eu", "apac", "jp", "au", "ca", "us-gov")
+GLOBAL_PREFIX = "global"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Provenance(_Frozen):
+    source: str = Field(min_length=3)
+    as_of: date
+    verified: bool
+
+
+class Region(_Frozen):
+    code: str
+    partition: Literal["aws", "aws-cn", "aws-us-gov"]
+    geography: str
+    opt_in: bool
+    name: str
+
+
+class InferenceProfile(_Frozen):
+    id: str
+    scope: Literal["geographic", "global"]
+    source_regions: tuple[str, ...] = Field(min_length=1)
+    destination_regions: tuple[str, ...] = Field(min_length=1)
+
+    @property
+    def prefix(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+class Model(Provenance):
+    id: str
+    name: str
+    provider: str
+    aliases: tuple[str, ...] = ()
+    endpoints: tuple[Literal["runtime", "mantle"], ...] = Field(min_length=1)
+    context_window_tokens: int | None = None
+    in_region_regions: tuple[str, ...] = ()
+    mantle_regions: tuple[str, ...] = ()
+    inference_profiles: tuple[InferenceProfile, ...] = ()
+
+    @field_validator("aliases")
+    @classmethod
+    def _lower_aliases(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(a.lower() for a in v)
+
+    @property
+    def provenance(self) -> str:
+        state = "verified" if self.verified else "UNVERIFIED"
+        return f"{state}, source: {self.source}, as of {self.as_of.isoformat()}"
+
+
+class Limit(Provenance):
+    value: int
+    note: str | None = None
+
+
+class Catalog(_Frozen):
+    regions: Mapping[str, Region]
+    regions_provenance: Provenance
+    models: Mapping[str, Model]
+    limits: Mapping[str, Limit]
+
+    # -- look-ups -------------------------------------------------------------------------------------
+    def commercial_regions(self) -> tuple[str, ...]:
+        return tuple(sorted(c for c, r in self.regions.items() if r.partition == "aws"))
+
+    def resolve_model(self, name: str) -> Model | None:
+        """A model by Bedrock model ID or alias (aliases are case-insensitive)."""
+        if name in self.models:
+            return self.models[name]
+        lowered = name.lower()
+        for model in self.models.values():
+            if lowered in model.aliases:
+                return model
+        return None
+
+    def model_names(self) -> tuple[str, ...]:
+        names: list[str] = []
+        for model in sorted(self.models.values(), key=lambda m: m.id):
+            names.append(model.id)
+            names.extend(model.aliases)
+        return tuple(names)
+
+    def destinations(self, profile: InferenceProfile) -> tuple[str, ...]:
+        """Destination Regions of a profile, with the global wildcard expanded to every commercial Region."""
+        if ALL_REGIONS in profile.destination_regions:
+            return self.commercial_regions()
+        return tuple(sorted(profile.destination_regions))
+
+    def limit(self, name: str) -> int:
+        return self.limits[name].value
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+    except OSError as exc:
+        raise CatalogError(f"catalog file {path}: cannot be read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise CatalogError(f"catalog file {path}: not valid YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise CatalogError(f"catalog file {path}: expected a mapping at the top level, got {type(data).__name__}")
+    return data
+
+
+def _check_integrity(catalog: Catalog) -> list[str]:
+    problems: list[str] = []
+    known = set(catalog.regions)
+    seen_names: dict[str, str] = {}
+    for model_id, model in catalog.models.items():
+        where = f"models.{model_id}"
+        if model.id != model_id:
+            problems.append(f"{where}.id: got {model.id!r}; must equal the entry key")
+        for name in (model.id, *model.aliases):
+            if name in seen_names and seen_names[name] != model_id:
+                problems.append(f"{where}.aliases: {name!r} is already used by {seen_names[name]}")
+            seen_names[name] = model_id
+        for field in ("in_region_regions", "mantle_regions"):
+            for region in getattr(model, field):
+                if region not in known:
+                    problems.append(f"{where}.{field}: unknown Region {region!r}")
+        if "mantle" in model.endpoints and not model.mantle_regions:
+            problems.append(f"{where}.mantle_regions: empty, but endpoints include 'mantle'")
+        if "mantle" not in model.endpoints and model.mantle_regions:
+            problems.append(f"{where}.mantle_regions: set, but endpoints do not include 'mantle'")
+        for i, profile in enumerate(model.inference_profiles):
+            pwhere = f"{where}.inference_profiles[{i}]"
+            expected_prefix = GLOBAL_PREFIX if profile.scope == "global" else None
+            if not profile.id.endswith("." + model.id):
+                problems.append(f"{pwhere}.id: got {profile.id!r}; must be '<prefix>.{model.id}'")
+            if expected_prefix and profile.prefix != expected_prefix:
+                problems.append(f"{pwhere}.id: global profiles start with 'global.', got {profile.id!r}")
+            if profile.scope == "geographic" and profile.prefix not in GEOGRAPHIC_PREFIXES:
+                problems.append(
+                    f"{pwhere}.id: prefix {profile.prefix!r} is not a geographic prefix {GEOGRAPHIC_PREFIXES}"
+                )
+            if profile.scope == "global" and tuple(profile.destination_regions) != (ALL_REGIONS,):
+                problems.append(f"{pwhere}.destination_regions: global profiles route to every Region; use ['*']")
+            if profile.scope == "geographic" and ALL_REGIONS in profile.destination_regions:
+                problems.append(f"{pwhere}.destination_regions: '*' is only valid for global profiles")
+            for region in profile.source_regions:
+                if region not in known:
+                    problems.append(f"{pwhere}.source_regions: unknown Region {region!r}")
+            for region in profile.destination_regions:
+                if region != ALL_REGIONS and region not in known:
+                    problems.append(f"{pwhere}.destination_regions: unknown Region {region!r}")
+            if profile.scope == "geographic":
+                missing = set(profile.source_regions) - set(profile.destination_regions)
+                if missing:
+                    problems.append(
+                        f"{pwhere}: source Regions {sorted(missing)} are not destinations; a geographic profile "
+                        "always serves its own source Regions"
+                    )
+    return problems
+
+
+def _models_from(data: Mapping, origin: str) -> dict[str, Model]:
+    models: dict[str, Model] = {}
+    for model_id, entry in (data.get("models") or {}).items():
+        try:
+            models[model_id] = Model(id=model_id, **{k: v for k, v in entry.items() if k != "id"})
+        except ValidationError as exc:
+            details = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+            )
+            raise CatalogError(f"{origin}: models.{model_id}: {details}") from None
+        except TypeError as exc:
+            raise CatalogError(f"{origin}: models.{model_id}: {exc}") from None
+    return models
+
+
+def load_catalog(overlays: Iterable[Path] = (), *, catalog_dir: Path = CATALOG_DIR) -> Catalog:
+    """Load the shipped catalog, apply overlays (later wins, whole model entries), and check integrity."""
+    return _load_catalog(tuple(Path(p) for p in overlays), catalog_dir)
+
+
+@lru_cache(maxsize=8)
+def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
+    regions_doc = _read_yaml(catalog_dir / "regions.yaml")
+    models_doc = _read_yaml(catalog_dir / "models.yaml")
+    limits_doc = _read_yaml(catalog_dir / "limits.yaml")
+    try:
+        regions = {
+            code: Region(code=code, **entry) for code, entry in (regions_doc.get("regions") or {}).items()
+        }
+        regions_provenance = Provenance(
+            source=regions_doc["source"], as_of=regions_doc["as_of"], verified=regions_doc["verified"]
+        )
+        limits = {name: Limit(**entry) for name, entry in (limits_doc.get("limits") or {}).items()}
+    except (ValidationError, KeyError, TypeError) as exc:
+        raise CatalogError(f"catalog files in {catalog_dir}: {exc}") from None
+    models = _models_from(models_doc, str(catalog_dir / "models.yaml"))
+    for overlay in overlays:
+        models.update(_models_from(_read_yaml(overlay), str(overlay)))
+    catalog = Catalog(regions=regions, regions_provenance=regions_provenance, models=models, limits=limits)
+    problems = _check_integrity(catalog)
+    if problems:
+        raise CatalogError("catalog is inconsistent:\n" + "\n".join(f"  - {p}" for p in problems))
+    return catalog

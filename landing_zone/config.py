@@ -1,0 +1,440 @@
+"""The configuration contract: one typed, frozen model validated once at the edge.
+
+Defaults live in ``cdk.json`` under the ``landing_zone`` context key; an optional YAML/JSON file given as
+``-c config=PATH`` (or ``--config PATH`` on the CLI) is deep-merged over them (mappings merge, lists and
+scalars replace).  Every invalid value is collected and reported in one :class:`ConfigError`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal, Mapping, Sequence
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+
+from landing_zone.errors import ConfigError, Problem
+
+CONTEXT_KEY = "landing_zone"
+CONFIG_FILE_CONTEXT_KEY = "config"
+
+ACCOUNT_ID = re.compile(r"^\d{12}$")
+NAME = re.compile(r"^[a-z][a-z0-9-]{1,30}[a-z0-9]$")
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+ORG_ID = re.compile(r"^o-[a-z0-9]{10,32}$")
+TARGET_ID = re.compile(r"^(r-[0-9a-z]{4,32}|ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}|\d{12})$")
+VPC_ID = re.compile(r"^vpc-[0-9a-f]{8,17}$")
+SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+
+EndpointService = Literal["bedrock-runtime", "bedrock-mantle", "bedrock"]
+DEFAULT_ENDPOINTS: tuple[str, ...] = ("bedrock-runtime", "bedrock-mantle", "bedrock")
+# The retention periods CloudWatch Logs accepts (PutRetentionPolicy API reference).
+LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+
+def _account_id(value: Any) -> str:
+    if not isinstance(value, str) or not ACCOUNT_ID.match(value):
+        raise ValueError("must be a 12-digit AWS account ID written as a string (quote it in YAML)")
+    return value
+
+
+class Account(_Strict):
+    """A member account allowed to call Bedrock through the landing zone."""
+
+    id: str
+    name: str = Field(description="Short name used in resource names and tags, e.g. 'workload-prod'.")
+
+    _check_id = field_validator("id", mode="before")(classmethod(lambda cls, v: _account_id(v)))
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not NAME.match(v):
+            raise ValueError("must be 3-32 characters of lowercase letters, digits and '-', starting with a letter")
+        return v
+
+
+class Organization(_Strict):
+    """AWS Organizations settings.  Omit the whole block for single-account mode."""
+
+    management_account_id: str
+    organization_id: str | None = Field(
+        default=None, description="o-... ID; when set, endpoint policies admit the whole organization."
+    )
+    target_ids: tuple[str, ...] = Field(
+        default=(), description="Roots (r-...), OUs (ou-...) or account IDs that receive the SCPs."
+    )
+
+    _check_mgmt = field_validator("management_account_id", mode="before")(
+        classmethod(lambda cls, v: _account_id(v))
+    )
+
+    @field_validator("organization_id")
+    @classmethod
+    def _org_id(cls, v: str | None) -> str | None:
+        if v is not None and not ORG_ID.match(v):
+            raise ValueError("must look like 'o-' followed by 10-32 lowercase letters or digits")
+        return v
+
+    @field_validator("target_ids", mode="before")
+    @classmethod
+    def _targets(cls, v: Any) -> Any:
+        if isinstance(v, (list, tuple)):
+            bad = [t for t in v if not isinstance(t, str) or not TARGET_ID.match(t)]
+            if bad:
+                raise ValueError(
+                    f"{bad!r} are not root IDs (r-...), OU IDs (ou-...-...) or 12-digit account IDs in quotes"
+                )
+        return v
+
+
+class Network(_Strict):
+    """The private network perimeter.  Give ``vpc_cidr`` for a new VPC, or ``vpc_id`` + ``subnet_ids`` +
+    ``vpc_cidr`` to import an existing one (no lookups: synth stays offline)."""
+
+    vpc_cidr: str = "10.40.0.0/16"
+    vpc_id: str | None = None
+    subnet_ids: tuple[str, ...] = ()
+    availability_zones: tuple[str, ...] = Field(
+        default=(),
+        description="AZ names for the subnets.  Omitted: the first `az_count` AZs of the account, resolved at "
+        "deploy time with Fn::GetAZs (synth never needs an AZ lookup).  Required with vpc_id.",
+    )
+    az_count: int = Field(default=2, ge=2, le=6, description="Number of AZs when availability_zones is omitted.")
+    endpoints: tuple[EndpointService, ...] = DEFAULT_ENDPOINTS
+    flow_log_retention_days: int = Field(default=365, description="One of the CloudWatch Logs retention periods.")
+
+    @field_validator("vpc_cidr")
+    @classmethod
+    def _cidr(cls, v: str) -> str:
+        try:
+            net = ipaddress.ip_network(v, strict=True)
+        except ValueError:
+            raise ValueError("must be an IPv4 CIDR block such as '10.40.0.0/16'") from None
+        if net.version != 4 or not 16 <= net.prefixlen <= 24:
+            raise ValueError("must be an IPv4 CIDR with a prefix length between /16 and /24")
+        return v
+
+    @field_validator("flow_log_retention_days")
+    @classmethod
+    def _retention(cls, v: int) -> int:
+        if v not in LOG_RETENTION_DAYS:
+            raise ValueError(f"not a CloudWatch Logs retention period (allowed: {', '.join(map(str, LOG_RETENTION_DAYS))})")
+        return v
+
+    @field_validator("vpc_id")
+    @classmethod
+    def _vpc_id(cls, v: str | None) -> str | None:
+        if v is not None and not VPC_ID.match(v):
+            raise ValueError("must look like 'vpc-0123456789abcdef0'")
+        return v
+
+    @field_validator("subnet_ids")
+    @classmethod
+    def _subnets(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [s for s in v if not SUBNET_ID.match(s)]
+        if bad:
+            raise ValueError(f"{bad!r} do not look like 'subnet-0123456789abcdef0'")
+        return v
+
+    @field_validator("endpoints")
+    @classmethod
+    def _unique_endpoints(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(v)) != len(v):
+            raise ValueError("lists an endpoint twice")
+        return v
+
+    @model_validator(mode="after")
+    def _imported_vpc(self) -> "Network":
+        if self.vpc_id and not self.subnet_ids:
+            raise ValueError("vpc_id is set but subnet_ids is empty: an imported VPC needs the subnet IDs for endpoints")
+        if self.subnet_ids and not self.vpc_id:
+            raise ValueError("subnet_ids is set without vpc_id")
+        if self.subnet_ids and len(self.availability_zones) != len(self.subnet_ids):
+            raise ValueError("an imported VPC needs availability_zones with one AZ per entry of subnet_ids")
+        return self
+
+
+class Workload(_Strict):
+    """Expected steady-state traffic, the input of the token-cost model."""
+
+    requests_per_day: float = Field(default=10_000, ge=0)
+    input_tokens_per_request: float = Field(default=6_000, ge=0)
+    output_tokens_per_request: float = Field(default=1_200, ge=0)
+    cached_input_fraction: float = Field(default=0.5, ge=0, le=1)
+
+
+class Cost(_Strict):
+    price_source: str = Field(default="bedrock", description="A price source from landing_zone/catalog/prices.yaml.")
+    workload: Workload = Workload()
+    monthly_budget_usd: float | None = Field(
+        default=None, gt=0, description="Omitted: the computed monthly cost x budget_headroom."
+    )
+    budget_headroom: float = Field(default=1.2, ge=1, le=10)
+    alert_emails: tuple[str, ...] = ()
+
+    @field_validator("alert_emails")
+    @classmethod
+    def _emails(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [e for e in v if not EMAIL.match(e)]
+        if bad:
+            raise ValueError(f"{bad!r} are not e-mail addresses")
+        return v
+
+    @field_validator("price_source")
+    @classmethod
+    def _price_source(cls, v: str, info: ValidationInfo) -> str:
+        known = (info.context or {}).get("price_sources")
+        if known is not None and v not in known:
+            raise ValueError(f"unknown price source (allowed: {', '.join(sorted(known))})")
+        return v
+
+
+class SelfHosting(_Strict):
+    enabled: bool = Field(default=False, description="Off: no EKS resource is created.")
+
+
+class LandingZoneConfig(_Strict):
+    """The whole landing zone.  See docs/CONFIG.md for every key."""
+
+    name: str = Field(default="kimi-lz", description="Prefix of stack and resource names.")
+    home_region: str = Field(description="Region of the stacks, the VPC endpoints and the keys.")
+    compliant_regions: tuple[str, ...] = Field(
+        min_length=1, description="Regions where inference may be processed (data may go nowhere else)."
+    )
+    allow_global_inference: bool = Field(
+        default=False, description="True admits global cross-Region profiles (any commercial Region)."
+    )
+    models: tuple[str, ...] = Field(default=("kimi-k3.1-pro",), min_length=1)
+    accounts: tuple[Account, ...] = Field(min_length=1)
+    deployment_account_id: str | None = Field(
+        default=None, description="Account that receives the stacks; omitted: accounts[0].id."
+    )
+    organization: Organization | None = None
+    network: Network = Network()
+    cost: Cost = Cost()
+    self_hosting: SelfHosting = SelfHosting()
+    catalog_overlays: tuple[str, ...] = Field(
+        default=(), description="Catalog overlay files (from `discover`), relative to the working directory."
+    )
+    tags: Mapping[str, str] = Field(default_factory=dict, description="Extra tags on every resource.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not NAME.match(v):
+            raise ValueError("must be 3-32 characters of lowercase letters, digits and '-', starting with a letter")
+        return v
+
+    @field_validator("deployment_account_id", mode="before")
+    @classmethod
+    def _deploy_account(cls, v: Any) -> Any:
+        return None if v is None else _account_id(v)
+
+    @field_validator("home_region")
+    @classmethod
+    def _home_region(cls, v: str, info: ValidationInfo) -> str:
+        _check_regions([v], info)
+        return v
+
+    @field_validator("compliant_regions")
+    @classmethod
+    def _compliant_regions(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        if len(set(v)) != len(v):
+            raise ValueError("lists a Region twice")
+        _check_regions(v, info)
+        return tuple(v)
+
+    @field_validator("models")
+    @classmethod
+    def _models(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        catalog = (info.context or {}).get("catalog")
+        if catalog is not None:
+            unknown = [m for m in v if catalog.resolve_model(m) is None]
+            if unknown:
+                raise ValueError(
+                    f"{', '.join(repr(u) for u in unknown)} not in the catalog "
+                    f"(known: {', '.join(catalog.model_names())})"
+                )
+            ids = [catalog.resolve_model(m).id for m in v]
+            if len(set(ids)) != len(ids):
+                raise ValueError("names the same model twice (an alias and its ID count as the same model)")
+        return v
+
+    @field_validator("accounts")
+    @classmethod
+    def _unique_accounts(cls, v: tuple[Account, ...]) -> tuple[Account, ...]:
+        ids = [a.id for a in v]
+        names = [a.name for a in v]
+        if len(set(ids)) != len(ids) or len(set(names)) != len(names):
+            raise ValueError("account IDs and names must be unique")
+        return v
+
+    @model_validator(mode="after")
+    def _cross_field(self) -> "LandingZoneConfig":
+        if self.home_region not in self.compliant_regions:
+            raise ValueError(
+                f"home_region {self.home_region!r} is not in compliant_regions {list(self.compliant_regions)}: "
+                "the landing zone's own endpoints, keys and logs must live in a compliant Region"
+            )
+        if self.network.availability_zones:
+            wrong = [az for az in self.network.availability_zones if not az.startswith(self.home_region)]
+            if wrong:
+                raise ValueError(f"network.availability_zones {wrong} are not in home_region {self.home_region!r}")
+        return self
+
+    # -- derived values ------------------------------------------------------------------------------
+    @property
+    def deployment_account(self) -> str:
+        return self.deployment_account_id or self.accounts[0].id
+
+    @property
+    def account_ids(self) -> tuple[str, ...]:
+        return tuple(sorted(a.id for a in self.accounts))
+
+
+
+def _check_regions(regions: Sequence[str], info: ValidationInfo) -> None:
+    catalog = (info.context or {}).get("catalog")
+    if catalog is None:
+        return
+    unknown = [r for r in regions if r not in catalog.regions]
+    if unknown:
+        raise ValueError(
+            f"{', '.join(repr(u) for u in unknown)} not a known commercial Region "
+            f"(known: {', '.join(catalog.commercial_regions())})"
+        )
+
+
+# -- loading ------------------------------------------------------------------------------------------
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Mappings merge recursively; anything else in ``override`` replaces the base value."""
+    merged: dict[str, Any] = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a YAML or JSON config file; problems become a ConfigError naming the file."""
+    p = Path(path)
+    origin = f"config file {p}"
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError([Problem("config", str(p), "the file does not exist")], origin=origin) from None
+    except OSError as exc:
+        raise ConfigError([Problem("config", str(p), f"cannot be read ({exc.strerror})")], origin=origin) from None
+    try:
+        data = json.loads(text) if p.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError([Problem("config", str(p), f"is not valid YAML/JSON: {exc}")], origin=origin) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            [Problem("config", type(data).__name__, "the file must hold a mapping of config keys")], origin=origin
+        )
+    # A file may hold the keys directly or under `landing_zone:` (same shape as cdk.json context).
+    return dict(data.get(CONTEXT_KEY, data)) if set(data) == {CONTEXT_KEY} else data
+
+
+def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
+    """The ``landing_zone`` defaults from cdk.json context (for the CLI; the CDK app gets them from context)."""
+    try:
+        data = json.loads(Path(cdk_json).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    return dict((data.get("context") or {}).get(CONTEXT_KEY) or {})
+
+
+def _path(loc: Sequence[Any]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str] | None:
+    """Field names of the model that contains ``loc``'s last key (for 'unknown key' messages)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)) or part not in current.model_fields:
+            return None
+        annotation = current.model_fields[part].annotation
+        current = _unwrap(annotation)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return sorted(current.model_fields)
+    return None
+
+
+def _unwrap(annotation: Any) -> Any:
+    for arg in getattr(annotation, "__args__", ()) or ():
+        inner = _unwrap(arg)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            return inner
+    return annotation
+
+
+def problems_from_validation_error(exc: ValidationError, model: type[BaseModel]) -> list[Problem]:
+    problems: list[Problem] = []
+    errors = exc.errors(include_url=False)
+    nested = {tuple(e["loc"][:i]) for e in errors for i in range(1, len(e["loc"]))}
+    for err in errors:
+        loc = err["loc"]
+        msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        msg = msg.replace("Input should be", "must be")
+        kind = err["type"]
+        if kind == "too_short" and tuple(loc) in nested:
+            continue  # the items themselves are invalid and reported; "too short" would only repeat that
+        if kind == "missing":
+            problems.append(Problem(_path(loc), "<missing>", "this key is required"))
+        elif kind == "extra_forbidden":
+            keys = _allowed_keys(model, loc)
+            allowed = f"unknown key (allowed keys here: {', '.join(keys)})" if keys else "unknown key"
+            problems.append(Problem(_path(loc), err.get("input"), allowed))
+        elif kind == "literal_error":
+            problems.append(Problem(_path(loc), err.get("input"), msg))
+        else:
+            problems.append(Problem(_path(loc), err.get("input"), msg[0].lower() + msg[1:] if msg else msg))
+    return problems
+
+
+def build_config(
+    raw: Mapping[str, Any], *, catalog: Any = None, price_sources: Sequence[str] | None = None, origin: str = "configuration"
+) -> LandingZoneConfig:
+    """Validate a raw mapping; every problem is raised together as one ConfigError."""
+    context = {"catalog": catalog, "price_sources": price_sources}
+    try:
+        return LandingZoneConfig.model_validate(dict(raw), context=context)
+    except ValidationError as exc:
+        raise ConfigError(problems_from_validation_error(exc, LandingZoneConfig), origin=origin) from None
+
+
+def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | None) -> tuple[dict[str, Any], str]:
+    """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description."""
+    raw = dict(defaults or {})
+    origin = "cdk.json context 'landing_zone'"
+    if config_path:
+        raw = deep_merge(raw, read_config_file(config_path))
+        origin = f"configuration (cdk.json defaults + {config_path})"
+    return raw, origin
+
+
+def json_schema() -> dict[str, Any]:
+    return LandingZoneConfig.model_json_schema()

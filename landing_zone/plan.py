@@ -1,0 +1,98 @@
+"""The plan: validated config + catalog + prices + the routing decision, built once and shared by every layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from landing_zone.catalog import Catalog, Model, load_catalog
+from landing_zone.config import LandingZoneConfig, build_config, raw_config
+from landing_zone.errors import CatalogError, ConfigError, Problem
+from landing_zone.pricing import PriceCatalog, load_price_catalog
+from landing_zone.routing import RoutingDecision, resolve_routes
+
+
+@dataclass(frozen=True)
+class Plan:
+    config: LandingZoneConfig
+    catalog: Catalog
+    prices: PriceCatalog
+    routing: RoutingDecision
+    warnings: tuple[str, ...]
+
+    @property
+    def models(self) -> tuple[Model, ...]:
+        return tuple(mr.model for mr in self.routing.models)
+
+
+def _catalog_for(raw: Mapping[str, Any], origin: str) -> Catalog:
+    overlays = raw.get("catalog_overlays") or ()
+    if not isinstance(overlays, (list, tuple)) or not all(isinstance(o, str) for o in overlays):
+        # Structural problem: report it with the other config problems; use the shipped catalog meanwhile.
+        return load_catalog()
+    missing = [o for o in overlays if not Path(o).is_file()]
+    if missing:
+        raise ConfigError([Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin)
+    try:
+        return load_catalog(tuple(Path(o) for o in overlays))
+    except CatalogError as exc:
+        raise ConfigError([Problem("catalog_overlays", list(overlays), str(exc))], origin=origin) from None
+
+
+def unverified_warnings(plan_models: tuple[Model, ...], prices: PriceCatalog, price_source: str) -> list[str]:
+    warnings = []
+    for m in plan_models:
+        if not m.verified:
+            warnings.append(
+                f"catalog model {m.id!r} is unverified (source: {m.source}, as of {m.as_of}); confirm its ID, Regions and profiles with "
+                "`python -m landing_zone discover` before relying on the routing decision"
+            )
+    p = prices.prices(price_source)
+    if not p.verified:
+        warnings.append(
+            f"price source {price_source!r} is unverified (source: {p.source}, as of {p.as_of}); budgets and alarms "
+            "use these prices, override them in config if you have a contract price"
+        )
+    return warnings
+
+
+def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan:
+    catalog = _catalog_for(raw, origin)
+    prices = load_price_catalog()
+    config = build_config(raw, catalog=catalog, price_sources=tuple(prices.price_sources), origin=origin)
+    models = tuple(catalog.resolve_model(m) for m in config.models)
+    routing = resolve_routes(
+        models=models,
+        home_region=config.home_region,
+        compliant_regions=config.compliant_regions,
+        allow_global_inference=config.allow_global_inference,
+        catalog=catalog,
+    )
+    problems = []
+    for mr in routing.unroutable_models():
+        index = [catalog.resolve_model(m).id for m in config.models].index(mr.model.id)
+        problems.append(
+            Problem(
+                f"models[{index}]",
+                config.models[index],
+                f"has no compliant invocation path within compliant_regions [{', '.join(config.compliant_regions)}]"
+                f"{'' if config.allow_global_inference else ' (allow_global_inference is false)'}; "
+                f"it is offered {mr.offered_summary()}",
+            )
+        )
+    if problems:
+        raise ConfigError(problems, origin=origin)
+    warnings = unverified_warnings(models, prices, config.cost.price_source)
+    for mr in routing.unreachable_from_home():
+        regions = sorted({r for route in mr.compliant_routes for r in route.source_regions})
+        warnings.append(
+            f"model {mr.model.id!r} has compliant paths only from {', '.join(regions)}, not from home_region "
+            f"{config.home_region}: the landing zone's VPC endpoints cannot reach it"
+        )
+    return Plan(config=config, catalog=catalog, prices=prices, routing=routing, warnings=tuple(warnings))
+
+
+def load_plan(defaults: Mapping[str, Any] | None, config_path: str | Path | None = None) -> Plan:
+    raw, origin = raw_config(defaults, config_path)
+    return build_plan(raw, origin=origin)
