@@ -1,0 +1,1 @@
+"""Pure policy builders: functions that return IAM/SCP/endpoint/key policy documents as plain dicts."""

@@ -1,0 +1,69 @@
+"""Small helpers shared by the policy builders: deterministic documents and condition merging."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping
+
+VERSION = "2012-10-17"
+
+
+def document(statements: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    return {"Version": VERSION, "Statement": [dict(s) for s in statements]}
+
+
+def one_or_many(values: Iterable[str]) -> str | list[str]:
+    """Sorted, de-duplicated; a single value stays a string (shorter policies, as AWS writes them)."""
+    unique = sorted(set(values))
+    return unique[0] if len(unique) == 1 else unique
+
+
+def statement(
+    sid: str,
+    *,
+    effect: str = "Allow",
+    actions: Iterable[str] | None = None,
+    not_actions: Iterable[str] | None = None,
+    resources: Iterable[str] | None = None,
+    principal: Any = None,
+    condition: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    stmt: dict[str, Any] = {"Sid": sid, "Effect": effect}
+    if principal is not None:
+        stmt["Principal"] = principal
+    if actions is not None:
+        stmt["Action"] = one_or_many(actions)
+    if not_actions is not None:
+        stmt["NotAction"] = one_or_many(not_actions)
+    stmt["Resource"] = one_or_many(resources) if resources is not None else "*"
+    if condition:
+        stmt["Condition"] = {
+            op: {k: (one_or_many(v) if isinstance(v, (list, tuple, set, frozenset)) else v) for k, v in sorted(kv.items())}
+            for op, kv in sorted(condition.items())
+        }
+    return stmt
+
+
+def with_condition(stmt: Mapping[str, Any], operator: str, key: str, values: Iterable[str] | str) -> dict[str, Any]:
+    """A copy of ``stmt`` with one more condition (ANDed with the existing ones)."""
+    out = json.loads(json.dumps(stmt))
+    cond = out.setdefault("Condition", {})
+    vals = [values] if isinstance(values, str) else list(values)
+    cond.setdefault(operator, {})[key] = one_or_many(vals)
+    out["Condition"] = {op: dict(sorted(kv.items())) for op, kv in sorted(cond.items())}
+    return out
+
+
+def minified(doc: Mapping[str, Any]) -> str:
+    """Deterministic, minified JSON: what size limits (e.g. SCP characters) are measured on."""
+    return json.dumps(doc, separators=(",", ":"), sort_keys=False)
+
+
+def actions_of(stmt: Mapping[str, Any]) -> list[str]:
+    value = stmt.get("Action", [])
+    return [value] if isinstance(value, str) else list(value)
+
+
+def resources_of(stmt: Mapping[str, Any]) -> list[str]:
+    value = stmt.get("Resource", [])
+    return [value] if isinstance(value, str) else list(value)

@@ -1,0 +1,87 @@
+"""VPC interface endpoint policies: only the landing zone's principals, only compliant models.
+
+An endpoint policy is evaluated in addition to identity policies and SCPs; it is the perimeter's own say.
+Principals are admitted by ``aws:PrincipalOrgID`` when the organization ID is configured, otherwise by
+``aws:PrincipalAccount`` listing the configured accounts.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from landing_zone import arns
+from landing_zone.policies.common import document, statement, with_condition
+from landing_zone.policies.invoke import BATCH_ACTIONS, mantle_invoke_statements, runtime_invoke_statements
+from landing_zone.routing import RoutingDecision
+
+ENDPOINT_SERVICES = ("bedrock-runtime", "bedrock-mantle", "bedrock")
+
+# Read-only control-plane calls callers need to discover models and profiles.
+CONTROL_PLANE_READ_ACTIONS = ("bedrock:Get*", "bedrock:List*")
+MANTLE_READ_ACTIONS = ("bedrock-mantle:Get*", "bedrock-mantle:List*")
+
+
+def _admit_principals(stmt: dict, *, accounts: Sequence[str], organization_id: str | None) -> dict:
+    stmt = dict(stmt, Principal="*")
+    if organization_id:
+        return with_condition(stmt, "StringEquals", "aws:PrincipalOrgID", organization_id)
+    return with_condition(stmt, "StringEquals", "aws:PrincipalAccount", list(accounts))
+
+
+def _order(stmt: dict) -> dict:
+    keys = ["Sid", "Effect", "Principal", "Action", "NotAction", "Resource", "Condition"]
+    return {k: stmt[k] for k in keys if k in stmt}
+
+
+def endpoint_policy(
+    service: str,
+    routing: RoutingDecision,
+    *,
+    region: str,
+    accounts: Sequence[str],
+    organization_id: str | None = None,
+    partition: str = arns.PARTITION,
+) -> dict:
+    """The policy document of the ``service`` endpoint in ``region``."""
+    if service == "bedrock-runtime":
+        stmts = runtime_invoke_statements(routing, accounts=accounts, source_region=region, partition=partition)
+        stmts.append(
+            statement(
+                "ApplyOwnGuardrails",
+                actions=["bedrock:ApplyGuardrail"],
+                resources=[arns.guardrails(region, a, partition) for a in accounts],
+            )
+        )
+    elif service == "bedrock-mantle":
+        stmts = mantle_invoke_statements(routing, accounts=accounts, source_region=region, partition=partition)
+        stmts.append(
+            statement(
+                "MantleReadProjects",
+                actions=MANTLE_READ_ACTIONS,
+                resources=[arns.mantle_projects(region, a, partition) for a in accounts],
+            )
+        )
+    elif service == "bedrock":
+        stmts = [statement("ReadModelCatalog", actions=CONTROL_PLANE_READ_ACTIONS, resources=["*"])]
+        batch = runtime_invoke_statements(
+            routing, accounts=accounts, source_region=region, actions=BATCH_ACTIONS, sid_prefix="Batch", partition=partition
+        )
+        if batch:
+            batch[0]["Resource"] = sorted(
+                set([batch[0]["Resource"]] if isinstance(batch[0]["Resource"], str) else batch[0]["Resource"])
+                | {arns.batch_jobs(region, a, partition) for a in accounts}
+            )
+        stmts += batch
+        stmts.append(
+            statement(
+                "ManageOwnBatchJobs",
+                actions=["bedrock:StopModelInvocationJob"],
+                resources=[arns.batch_jobs(region, a, partition) for a in accounts],
+            )
+        )
+    else:
+        raise ValueError(f"endpoint service {service!r} is not supported (allowed: {', '.join(ENDPOINT_SERVICES)})")
+    admitted = [
+        _order(_admit_principals(s, accounts=accounts, organization_id=organization_id)) for s in stmts
+    ]
+    return document(admitted)

@@ -1,0 +1,95 @@
+"""KMS key policies with the service principals later stacks need, each with confused-deputy conditions.
+
+* ``logs`` key: CloudWatch Logs (flow logs, invocation-log group), restricted by the
+  ``kms:EncryptionContext:aws:logs:arn`` of the landing zone's log groups; Bedrock model invocation logging
+  writing to the S3 bucket, restricted by ``aws:SourceAccount`` and ``aws:SourceArn``.
+* ``alerts`` key: SNS topics published by AWS Budgets, Cost Anomaly Detection and CloudWatch alarms.
+* ``secrets`` key: EKS secrets envelope encryption (the cluster role gets a grant; root-only policy).
+"""
+
+from __future__ import annotations
+
+from landing_zone.policies.common import document, statement
+
+KEY_PURPOSES = ("logs", "alerts", "secrets")
+
+
+def _root(account: str, partition: str) -> dict:
+    # The standard first statement: IAM policies in the account decide who may use/administer the key.
+    return statement(
+        "EnableIamPolicies",
+        principal={"AWS": f"arn:{partition}:iam::{account}:root"},
+        actions=["kms:*"],
+        resources=["*"],
+    )
+
+
+def log_group_arn_pattern(*, account: str, region: str, name: str, partition: str = "aws") -> str:
+    """All log groups of this landing zone: their names start with '/<name>/'."""
+    return f"arn:{partition}:logs:{region}:{account}:log-group:/{name}/*"
+
+
+def logs_key_policy(*, account: str, region: str, name: str, partition: str = "aws") -> dict:
+    return document(
+        [
+            _root(account, partition),
+            statement(
+                "CloudWatchLogsForLandingZoneLogGroups",
+                principal={"Service": f"logs.{region}.amazonaws.com"},
+                actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
+                resources=["*"],
+                condition={
+                    "ArnLike": {
+                        "kms:EncryptionContext:aws:logs:arn": log_group_arn_pattern(
+                            account=account, region=region, name=name, partition=partition
+                        )
+                    }
+                },
+            ),
+            statement(
+                "BedrockInvocationLoggingToS3",
+                principal={"Service": "bedrock.amazonaws.com"},
+                actions=["kms:GenerateDataKey", "kms:Decrypt"],
+                resources=["*"],
+                condition={
+                    "StringEquals": {"aws:SourceAccount": account},
+                    "ArnLike": {"aws:SourceArn": f"arn:{partition}:bedrock:{region}:{account}:*"},
+                },
+            ),
+        ]
+    )
+
+
+def alerts_key_policy(*, account: str, region: str, partition: str = "aws") -> dict:
+    publishers = [
+        ("BudgetsPublishAlerts", "budgets.amazonaws.com", f"arn:{partition}:budgets::{account}:*"),
+        ("CostAnomalyDetectionPublishAlerts", "costalerts.amazonaws.com", f"arn:{partition}:ce::{account}:*"),
+        ("CloudWatchAlarmsPublishAlerts", "cloudwatch.amazonaws.com", f"arn:{partition}:cloudwatch:{region}:{account}:alarm:*"),
+    ]
+    return document(
+        [_root(account, partition)]
+        + [
+            statement(
+                sid,
+                principal={"Service": service},
+                actions=["kms:GenerateDataKey*", "kms:Decrypt"],
+                resources=["*"],
+                condition={"StringEquals": {"aws:SourceAccount": account}, "ArnLike": {"aws:SourceArn": source_arn}},
+            )
+            for sid, service, source_arn in publishers
+        ]
+    )
+
+
+def secrets_key_policy(*, account: str, partition: str = "aws") -> dict:
+    return document([_root(account, partition)])
+
+
+def key_policy(purpose: str, *, account: str, region: str, name: str, partition: str = "aws") -> dict:
+    if purpose == "logs":
+        return logs_key_policy(account=account, region=region, name=name, partition=partition)
+    if purpose == "alerts":
+        return alerts_key_policy(account=account, region=region, partition=partition)
+    if purpose == "secrets":
+        return secrets_key_policy(account=account, partition=partition)
+    raise ValueError(f"key purpose {purpose!r} is not known (allowed: {', '.join(KEY_PURPOSES)})")
