@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""CDK entry point: read context -> validated plan -> stacks.  Invalid config: exit 2, no traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import aws_cdk as cdk
+
+from landing_zone.config import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY
+from landing_zone.errors import LandingZoneError
+from landing_zone.plan import load_plan
+from stacks.landing_zone import build_landing_zone
+
+
+def main() -> int:
+    app = cdk.App()
+    try:
+        plan = load_plan(app.node.try_get_context(CONTEXT_KEY), app.node.try_get_context(CONFIG_FILE_CONTEXT_KEY))
+    except LandingZoneError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    for warning in plan.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    build_landing_zone(app, plan)
+    app.synth()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Stacks compose constructs; they define no raw resources of their own."""
