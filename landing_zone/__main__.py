@@ -1,0 +1,107 @@
+"""Command line: ``python -m landing_zone <command>``.
+
+Commands read the same configuration as the CDK app: ``cdk.json`` context defaults, overridden by ``--config``.
+Exit codes: 0 success, 2 invalid input (config, flags) with a readable message and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from landing_zone.config import json_schema, read_cdk_json_defaults
+from landing_zone.errors import LandingZoneError
+from landing_zone.plan import Plan, load_plan
+from landing_zone.routing import format_table
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _default_cdk_json() -> Path:
+    local = Path("cdk.json")
+    return local if local.is_file() else REPO_ROOT / "cdk.json"
+
+
+def add_config_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="PATH", help="YAML/JSON config file merged over the cdk.json defaults")
+    parser.add_argument("--cdk-json", metavar="PATH", type=Path, default=None, help="cdk.json with the defaults")
+
+
+def plan_from_args(args: argparse.Namespace) -> Plan:
+    defaults = read_cdk_json_defaults(args.cdk_json or _default_cdk_json())
+    return load_plan(defaults, args.config)
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(), indent=2, sort_keys=True))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    plan = plan_from_args(args)
+    for warning in plan.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    routes = plan.routing.compliant_routes()
+    print(
+        f"configuration OK: {plan.config.name} in {plan.config.home_region}, "
+        f"{len(plan.models)} model(s), {len(routes)} compliant path(s)"
+    )
+    return 0
+
+
+def cmd_routes(args: argparse.Namespace) -> int:
+    plan = plan_from_args(args)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "home_region": plan.routing.home_region,
+                    "compliant_regions": list(plan.routing.compliant_regions),
+                    "allow_global_inference": plan.routing.allow_global_inference,
+                    "routes": plan.routing.as_rows(),
+                    "warnings": list(plan.warnings),
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(format_table(plan.routing))
+        for warning in plan.warnings:
+            print(f"\nwarning: {warning}", file=sys.stderr)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m landing_zone", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("schema", help="print the JSON Schema of the configuration")
+    p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("validate", help="validate the configuration (what `make synth` runs first)")
+    add_config_args(p)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("routes", help="print the routing matrix: compliant and rejected invocation paths")
+    add_config_args(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_routes)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except LandingZoneError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
