@@ -1,0 +1,165 @@
+"""Template assertions for the keys and network stacks (synthesized once per session per config)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from aws_cdk.assertions import Match
+
+from landing_zone.policies.endpoints import endpoint_policy
+from landing_zone.policies.kms import key_policy
+from tests.conftest import EXAMPLES, ROOT
+
+
+def resources(template, type_):
+    return template.find_resources(type_)
+
+
+def test_three_bedrock_endpoints_with_private_dns(default_lz):
+    t = default_lz.template("network")
+    t.resource_count_is("AWS::EC2::VPCEndpoint", 3)
+    names = set()
+    for ep in resources(t, "AWS::EC2::VPCEndpoint").values():
+        props = ep["Properties"]
+        assert props["PrivateDnsEnabled"] is True
+        assert props["VpcEndpointType"] == "Interface"
+        names.add(json.dumps(props["ServiceName"]))
+    assert names == {
+        json.dumps(f"com.amazonaws.us-east-1.{s}") for s in ("bedrock-runtime", "bedrock-mantle", "bedrock")
+    }
+
+
+def test_endpoint_policies_are_exactly_the_builder_output(default_lz):
+    plan = default_lz.plan
+    t = default_lz.template("network")
+    by_service = {
+        ep["Properties"]["ServiceName"].rsplit(".", 1)[-1]: ep["Properties"]["PolicyDocument"]
+        for ep in resources(t, "AWS::EC2::VPCEndpoint").values()
+    }
+    for service, doc in by_service.items():
+        expected = endpoint_policy(service, plan.routing, region="us-east-1", accounts=plan.config.account_ids)
+        assert doc == expected, service
+
+
+def test_endpoint_security_group_allows_only_https_from_the_vpc(default_lz):
+    t = default_lz.template("network")
+    sgs = resources(t, "AWS::EC2::SecurityGroup")
+    (sg,) = [s for s in sgs.values() if "Bedrock interface endpoints" in s["Properties"]["GroupDescription"]]
+    ingress = sg["Properties"]["SecurityGroupIngress"]
+    assert ingress == [
+        {"CidrIp": "10.40.0.0/16", "Description": "HTTPS from the VPC", "FromPort": 443, "IpProtocol": "tcp", "ToPort": 443}
+    ]
+    # no egress except CDK's placeholder that disallows all traffic
+    (egress,) = sg["Properties"]["SecurityGroupEgress"]
+    assert egress["CidrIp"] == "255.255.255.255/32"
+
+
+def test_vpc_is_isolated_with_no_internet_path(default_lz):
+    t = default_lz.template("network")
+    for type_ in ("AWS::EC2::InternetGateway", "AWS::EC2::NatGateway", "AWS::EC2::EIP"):
+        t.resource_count_is(type_, 0)
+    t.resource_count_is("AWS::EC2::Subnet", 2)
+    for subnet in resources(t, "AWS::EC2::Subnet").values():
+        assert subnet["Properties"]["MapPublicIpOnLaunch"] is False
+    t.has_resource_properties("AWS::EC2::VPC", {"CidrBlock": "10.40.0.0/16"})
+
+
+def test_flow_logs_go_to_a_kms_encrypted_retained_log_group(default_lz):
+    t = default_lz.template("network")
+    t.has_resource_properties("AWS::EC2::FlowLog", {"TrafficType": "ALL", "LogDestinationType": "cloud-watch-logs"})
+    t.has_resource(
+        "AWS::Logs::LogGroup",
+        {
+            "Properties": {
+                "LogGroupName": "/kimi-lz/vpc-flow-logs",
+                "RetentionInDays": 365,
+                "KmsKeyId": Match.any_value(),
+            },
+            "DeletionPolicy": "Retain",
+            "UpdateReplacePolicy": "Retain",
+        },
+    )
+
+
+def test_keys_rotate_are_retained_and_carry_the_builder_policies(default_lz):
+    t = default_lz.template("keys")
+    keys = resources(t, "AWS::KMS::Key")
+    assert len(keys) == 2  # logs + alerts; no EKS secrets key while self-hosting is off
+    cfg = default_lz.plan.config
+    expected = {
+        f"{cfg.name}: " + d: key_policy(p, account=cfg.deployment_account, region=cfg.home_region, name=cfg.name)
+        for p, d in (("logs", "VPC flow logs and Bedrock model invocation logs (S3 + CloudWatch Logs)"),
+                     ("alerts", "Budget, anomaly and alarm notification topics"))
+    }
+    for key in keys.values():
+        assert key["DeletionPolicy"] == "Retain" and key["UpdateReplacePolicy"] == "Retain"
+        props = key["Properties"]
+        assert props["EnableKeyRotation"] is True
+        assert props["PendingWindowInDays"] == 30
+        assert props["KeyPolicy"] == expected[props["Description"]]
+    aliases = {a["Properties"]["AliasName"] for a in resources(t, "AWS::KMS::Alias").values()}
+    assert aliases == {"alias/kimi-lz/logs", "alias/kimi-lz/alerts"}
+
+
+def test_stateful_logical_ids_are_pinned(default_lz):
+    """Renaming these replaces data-bearing resources: change this list only on purpose."""
+    keys = set(resources(default_lz.template("keys"), "AWS::KMS::Key"))
+    assert keys == {"LogsKeyFE4C4A83", "AlertsKey9DF6A94D"}
+    log_groups = set(resources(default_lz.template("network"), "AWS::Logs::LogGroup"))
+    assert log_groups == {"NetworkFlowLogs2BEC3212"}
+
+
+def test_every_resource_is_tagged_with_the_landing_zone_name(default_lz):
+    t = default_lz.template("network")
+    vpc = next(iter(resources(t, "AWS::EC2::VPC").values()))
+    assert {"Key": "landing-zone", "Value": "kimi-lz"} in vpc["Properties"]["Tags"]
+
+
+def test_stacks_target_the_configured_account_and_region(default_lz):
+    for stack in default_lz.landing_zone.stacks:
+        assert stack.account == "111111111111"
+        assert stack.region == "us-east-1"
+    assert default_lz.landing_zone.keys.termination_protection is True
+
+
+def test_organization_example_admits_the_organization(synth):
+    lz = synth(ROOT / "examples" / "eu-sovereign.yaml")
+    t = lz.template("network")
+    for ep in resources(t, "AWS::EC2::VPCEndpoint").values():
+        for stmt in ep["Properties"]["PolicyDocument"]["Statement"]:
+            assert stmt["Condition"]["StringEquals"]["aws:PrincipalOrgID"] == "o-exampleorg1"
+    t.resource_count_is("AWS::EC2::Subnet", 3)
+
+
+def test_imported_vpc_creates_no_vpc_but_endpoints_in_the_given_subnets(synth):
+    lz = synth(ROOT / "examples" / "imported-vpc.yaml")
+    t = lz.template("network")
+    t.resource_count_is("AWS::EC2::VPC", 0)
+    t.resource_count_is("AWS::EC2::Subnet", 0)
+    for ep in resources(t, "AWS::EC2::VPCEndpoint").values():
+        assert ep["Properties"]["VpcId"] == "vpc-0a1b2c3d4e5f60718"
+        assert ep["Properties"]["SubnetIds"] == ["subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002"]
+    t.has_resource_properties("AWS::EC2::FlowLog", {"ResourceId": "vpc-0a1b2c3d4e5f60718"})
+
+
+def test_endpoint_list_is_configurable(synth):
+    lz = synth(ROOT / "examples" / "us-single-account.yaml")
+    t = lz.template("network")
+    t.resource_count_is("AWS::EC2::VPCEndpoint", 2)
+    t.has_resource_properties("AWS::Logs::LogGroup", {"RetentionInDays": 90})
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_every_example_synthesizes(synth, example):
+    lz = synth(example)
+    assert (lz.outdir / "manifest.json").is_file()
+    for stack in lz.landing_zone.stacks:
+        assert (lz.outdir / f"{stack.stack_name}.template.json").is_file()
+
+
+def test_config_retention_periods_match_the_construct_mapping():
+    from constructs_lib.network import RETENTION_DAYS
+    from landing_zone.config import LOG_RETENTION_DAYS
+
+    assert set(RETENTION_DAYS) == set(LOG_RETENTION_DAYS)

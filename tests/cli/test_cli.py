@@ -1,0 +1,100 @@
+"""The command line and the two-command workflow, run as a user runs them (subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES, ROOT
+
+BAD = FIXTURES / "bad-config.yaml"
+
+
+def run(*args: str, env: dict | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(args, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=600)
+
+
+def lz(*args: str) -> subprocess.CompletedProcess:
+    return run(sys.executable, "-m", "landing_zone", *args)
+
+
+def test_validate_bad_config_exits_2_with_every_problem_and_no_traceback():
+    result = lz("validate", "--config", str(BAD))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "11 problem(s)" in result.stderr
+    assert "  - cost.price_source: got 'cheapest'; unknown price source" in result.stderr
+    assert result.stdout == ""
+
+
+def test_validate_good_config_prints_summary_and_unverified_warnings():
+    result = lz("validate", "--config", str(ROOT / "examples" / "eu-sovereign.yaml"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("configuration OK: kimi-eu in eu-central-1")
+    assert "warning: catalog model 'moonshotai.kimi-k3.1-pro' is unverified" in result.stderr
+
+
+def test_schema_prints_the_json_schema():
+    result = lz("schema")
+    assert result.returncode == 0
+    schema = json.loads(result.stdout)
+    assert schema["title"] == "LandingZoneConfig"
+    assert "compliant_regions" in schema["properties"]
+
+
+def test_routes_json_and_table():
+    result = lz("routes", "--json", "--config", str(ROOT / "examples" / "eu-sovereign.yaml"))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    decisions = {(r["invoke_id"], r["path"], tuple(r["source_regions"])): r["decision"] for r in data["routes"]}
+    assert decisions[("eu.moonshotai.kimi-k3.1-pro", "geographic-profile", ("eu-central-1", "eu-north-1", "eu-west-1", "eu-west-3"))] == "allowed"
+    assert decisions[("global.moonshotai.kimi-k3.1-pro", "global-profile", tuple(sorted(
+        ["us-east-1", "us-east-2", "us-west-2", "eu-central-1", "eu-west-1", "eu-west-3", "eu-north-1", "ap-northeast-1", "ap-south-1"])))] == "rejected"
+    table = lz("routes")
+    assert table.returncode == 0 and "REJECTED" in table.stdout
+
+
+def test_unknown_command_is_a_usage_error():
+    result = lz("frobnicate")
+    assert result.returncode == 2
+    assert "invalid choice" in result.stderr
+
+
+def test_app_with_bad_config_exits_2_writes_nothing_and_shows_no_traceback(tmp_path):
+    outdir = tmp_path / "out"
+    context = json.loads((ROOT / "cdk.json").read_text())["context"]
+    context["config"] = str(BAD)
+    result = run(sys.executable, "app.py", env={"CDK_CONTEXT_JSON": json.dumps(context), "CDK_OUTDIR": str(outdir)})
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "invalid configuration" in result.stderr
+    assert not outdir.exists() or not any(outdir.iterdir())
+
+
+def test_make_synth_with_bad_config_exits_2_and_keeps_previous_output(tmp_path):
+    out = tmp_path / "assembly"
+    out.mkdir()
+    (out / "sentinel").write_text("previous synth")
+    result = run("make", "--no-print-directory", "synth", f"CONFIG={BAD}", f"OUT={out}")
+    assert result.returncode == 2
+    assert "11 problem(s)" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert (out / "sentinel").read_text() == "previous synth"
+    assert not Path(f"{out}.tmp").exists()
+
+
+def test_make_synth_with_the_cdk_cli_writes_the_cloud_assembly(tmp_path):
+    """The real `cdk synth` through the pinned CLI and the venv's Node.js, no AWS credentials."""
+    out = tmp_path / "assembly"
+    env = {"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""}
+    result = run("make", "--no-print-directory", "synth", f"OUT={out}", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    stacks = {k for k, v in manifest["artifacts"].items() if v["type"] == "aws:cloudformation:stack"}
+    assert stacks == {"kimi-lz-keys", "kimi-lz-network"}
+    assert "synthesized 2 stack template(s)" in result.stdout

@@ -1,0 +1,98 @@
+"""Catalog integrity: every entry has provenance, every Region exists, overlays replace entries."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from landing_zone.catalog import CATALOG_DIR, load_catalog
+from landing_zone.errors import CatalogError
+from tests.conftest import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+def test_kimi_k31_pro_is_catalogued_and_marked_unverified(catalog):
+    model = catalog.resolve_model("kimi-k3.1-pro")
+    assert model is not None and model.id == "moonshotai.kimi-k3.1-pro"
+    assert model.provider == "Moonshot AI"
+    assert model.verified is False
+    assert set(model.endpoints) == {"runtime", "mantle"}
+    assert {p.scope for p in model.inference_profiles} == {"geographic", "global"}
+
+
+def test_documented_moonshot_models_keep_their_documented_id_prefixes(catalog):
+    assert catalog.resolve_model("kimi-k2-thinking").id == "moonshot.kimi-k2-thinking"
+    assert catalog.resolve_model("kimi-k2.5").id == "moonshotai.kimi-k2.5"
+    thinking = catalog.resolve_model("moonshot.kimi-k2-thinking")
+    assert set(thinking.in_region_regions) == {"us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-south-1", "sa-east-1"}
+    assert thinking.inference_profiles == ()
+
+
+def test_aliases_are_case_insensitive_and_unknown_names_resolve_to_none(catalog):
+    assert catalog.resolve_model("KIMI-K3.1-PRO").id == "moonshotai.kimi-k3.1-pro"
+    assert catalog.resolve_model("gpt-5") is None
+
+
+def test_every_entry_has_provenance(catalog):
+    for model in catalog.models.values():
+        assert model.source and model.as_of, model.id
+    for name, limit in catalog.limits.items():
+        assert limit.source and limit.as_of, name
+    assert catalog.regions_provenance.source
+
+
+def test_every_referenced_region_is_a_known_commercial_region(catalog):
+    known = set(catalog.commercial_regions())
+    for model in catalog.models.values():
+        referenced = set(model.in_region_regions) | set(model.mantle_regions)
+        for p in model.inference_profiles:
+            referenced |= set(p.source_regions) | set(catalog.destinations(p))
+        assert referenced <= known, (model.id, referenced - known)
+
+
+def test_global_profile_destinations_expand_to_every_commercial_region(catalog):
+    model = catalog.resolve_model("kimi-k3.1-pro")
+    (global_profile,) = [p for p in model.inference_profiles if p.scope == "global"]
+    assert catalog.destinations(global_profile) == catalog.commercial_regions()
+    assert "il-central-1" in catalog.destinations(global_profile)
+
+
+def test_limits_carry_the_documented_scp_defaults(catalog):
+    assert catalog.limit("scp_max_characters") == 5120
+    assert catalog.limit("scp_max_per_target") == 5
+    assert catalog.limit("metric_math_max_metrics") == 10
+
+
+def test_overlay_replaces_a_model_entry(catalog):
+    overlaid = load_catalog([FIXTURES / "overlay-eu-with-il.yaml"])
+    model = overlaid.resolve_model("kimi-k3.1-pro")
+    assert model.verified is True
+    assert model.inference_profiles[0].destination_regions == ("eu-central-1", "eu-west-1", "il-central-1")
+    # the shipped catalog is untouched
+    assert catalog.resolve_model("kimi-k3.1-pro").verified is False
+
+
+@pytest.mark.parametrize(
+    ("mutation", "message"),
+    [
+        (("in_region_regions: []", "in_region_regions: [mars-north-1]"), "unknown Region 'mars-north-1'"),
+        (("- id: us.moonshotai.kimi-k3.1-pro", "- id: us.other-model"), "must be '<prefix>.moonshotai.kimi-k3.1-pro'"),
+        (("destination_regions: [\"*\"]", "destination_regions: [us-east-1]"), "global profiles route to every Region"),
+        (("aliases: [kimi-k2.5]", "aliases: [kimi-k3.1-pro]"), "is already used by"),
+    ],
+)
+def test_inconsistent_catalog_is_rejected_with_the_entry_named(tmp_path, mutation, message):
+    for name in ("regions.yaml", "limits.yaml"):
+        shutil.copy(CATALOG_DIR / name, tmp_path / name)
+    text = (CATALOG_DIR / "models.yaml").read_text()
+    old, new = mutation
+    assert old in text
+    (tmp_path / "models.yaml").write_text(text.replace(old, new, 1))
+    with pytest.raises(CatalogError) as info:
+        load_catalog(catalog_dir=tmp_path)
+    assert message in str(info.value)
