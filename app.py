@@ -17,12 +17,12 @@ def main() -> int:
     app = cdk.App()
     try:
         plan = load_plan(app.node.try_get_context(CONTEXT_KEY), app.node.try_get_context(CONFIG_FILE_CONTEXT_KEY))
+        for warning in plan.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        build_landing_zone(app, plan)
     except LandingZoneError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
-    for warning in plan.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    build_landing_zone(app, plan)
     app.synth()
     return 0
 

@@ -74,6 +74,27 @@ def cmd_routes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from landing_zone.simulate import parse_context, scps_from_assembly, scps_from_plan, simulate
+
+    context = parse_context(args.context)
+    if args.assembly:
+        scps, source = scps_from_assembly(args.assembly), f"SCPs in {args.assembly}"
+    else:
+        scps, source = scps_from_plan(plan_from_args(args)), "guardrails compiled from the configuration"
+    result = simulate(
+        action=args.action,
+        resource=args.resource,
+        region=args.region,
+        principal_arn=args.principal_arn,
+        context=context,
+        scps=scps,
+        source=source,
+    )
+    print(json.dumps(result.as_dict(), indent=2) if args.json else result.text())
+    return 0 if result.decision.allowed else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m landing_zone", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -89,6 +110,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_config_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_routes)
+
+    p = sub.add_parser(
+        "simulate",
+        help="would the guardrail SCPs allow this request? (exit 0 allowed, 1 denied)",
+        description="Evaluate one request against FullAWSAccess + the guardrail SCPs and name the deciding statement.",
+    )
+    add_config_args(p)
+    p.add_argument("--action", required=True, help="e.g. bedrock:InvokeModel")
+    p.add_argument("--resource", required=True, help="resource ARN, or *")
+    p.add_argument("--region", help="aws:RequestedRegion (use 'unspecified' for the global leg)")
+    p.add_argument("--principal-arn", help="aws:PrincipalARN of the caller")
+    p.add_argument("--context", action="append", default=[], metavar="KEY=VALUE",
+                   help="further condition keys, repeatable; commas make a multivalued key")
+    p.add_argument("--assembly", type=Path, help="read the SCPs from this cloud assembly instead of the config")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_simulate)
 
     return parser
 

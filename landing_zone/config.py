@@ -197,6 +197,57 @@ class Cost(_Strict):
         return v
 
 
+# Roles that deploy the landing zone and so may change what it protects: the CDK bootstrap CloudFormation
+# execution role and the StackSets execution role (service-managed StackSets).
+DEFAULT_DEPLOYMENT_PRINCIPALS = (
+    "arn:aws:iam::*:role/cdk-hnb659fds-cfn-exec-role-*",
+    "arn:aws:iam::*:role/stacksets-exec-*",
+)
+
+
+class PolicyGuardrails(_Strict):
+    """The deny statements carried by the SCPs (organization) or the permissions boundary (single account)."""
+
+    deny_api_key_creation: bool = Field(
+        default=True, description="Deny iam:CreateServiceSpecificCredential for Bedrock (long-term API keys)."
+    )
+    deny_bearer_token_calls: bool = Field(
+        default=True,
+        description="Deny bedrock:CallWithBearerToken and bedrock-mantle:CallWithBearerToken (API-key calls).",
+    )
+    tamper_protection: bool = Field(
+        default=True,
+        description="Deny changing the invocation-logging configuration and the landing zone's tagged keys, "
+        "endpoints, roles, policies and stacks, except for deployment_principal_arns.",
+    )
+    deployment_principal_arns: tuple[str, ...] = Field(
+        default=DEFAULT_DEPLOYMENT_PRINCIPALS,
+        min_length=1,
+        description="aws:PrincipalARN patterns exempt from tamper protection (the deployment roles).",
+    )
+    region_deny_all_services: bool = Field(
+        default=False,
+        description="Also deny every service outside compliant_regions, except global services (catalog list).",
+    )
+    scp_max_characters: int | None = Field(
+        default=None, ge=1000, le=100_000, description="Override of the catalog limit (5,120)."
+    )
+    scp_max_per_target: int | None = Field(
+        default=None, ge=2, le=50, description="Override of the catalog limit (5, including FullAWSAccess)."
+    )
+    other_scps_per_target: int = Field(
+        default=0, ge=0, le=48, description="SCPs you attach to the targets besides FullAWSAccess and ours."
+    )
+
+    @field_validator("deployment_principal_arns")
+    @classmethod
+    def _arns(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [a for a in v if not re.match(r"^arn:aws[a-z-]*:(iam|sts)::(\d{12}|\*):", a)]
+        if bad:
+            raise ValueError(f"{bad!r} are not IAM role/user ARN patterns like 'arn:aws:iam::*:role/deployer-*'")
+        return v
+
+
 class SelfHosting(_Strict):
     enabled: bool = Field(default=False, description="Off: no EKS resource is created.")
 
@@ -221,6 +272,7 @@ class LandingZoneConfig(_Strict):
     network: Network = Network()
     cost: Cost = Cost()
     self_hosting: SelfHosting = SelfHosting()
+    policy_guardrails: PolicyGuardrails = PolicyGuardrails()
     catalog_overlays: tuple[str, ...] = Field(
         default=(), description="Catalog overlay files (from `discover`), relative to the working directory."
     )
@@ -294,6 +346,11 @@ class LandingZoneConfig(_Strict):
     @property
     def deployment_account(self) -> str:
         return self.deployment_account_id or self.accounts[0].id
+
+    @property
+    def automation_role_prefix(self) -> str:
+        """Name prefix of the roles the landing zone's own automation uses (see policies/guardrails.py)."""
+        return f"{self.name}-automation-"
 
     @property
     def account_ids(self) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from landing_zone.catalog import Catalog, Model, load_catalog
 from landing_zone.config import LandingZoneConfig, build_config, raw_config
 from landing_zone.errors import CatalogError, ConfigError, Problem
+from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
 from landing_zone.pricing import PriceCatalog, load_price_catalog
 from landing_zone.routing import RoutingDecision, resolve_routes
 
@@ -81,6 +82,11 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
                 f"it is offered {mr.offered_summary()}",
             )
         )
+    if config.organization is not None and not problems:
+        try:
+            scp_documents(config, routing, catalog)
+        except GuardrailSizeError as exc:
+            problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
     if problems:
         raise ConfigError(problems, origin=origin)
     warnings = unverified_warnings(models, prices, config.cost.price_source)

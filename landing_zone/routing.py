@@ -185,7 +185,7 @@ def _routes_for(model: Model, compliant: frozenset[str], allow_global: bool, cat
             Route(
                 model_id=model.id,
                 kind=PathKind.MANTLE,
-                invoke_id=model.id,
+                invoke_id=model.mantle_name,
                 source_regions=(region,),
                 destination_regions=(region,),
                 compliant=ok,

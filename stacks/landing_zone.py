@@ -8,6 +8,7 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from landing_zone.plan import Plan
+from stacks.guardrails import GuardrailsStack
 from stacks.keys import KeysStack
 from stacks.network import NetworkStack
 
@@ -16,10 +17,11 @@ from stacks.network import NetworkStack
 class LandingZone:
     keys: KeysStack
     network: NetworkStack
+    guardrails: GuardrailsStack | None = None
 
     @property
     def stacks(self) -> tuple[cdk.Stack, ...]:
-        return (self.keys, self.network)
+        return tuple(s for s in (self.keys, self.network, self.guardrails) if s is not None)
 
 
 def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
@@ -43,9 +45,23 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
         env=env,
         description=f"{cfg.name}: isolated VPC, flow logs and Bedrock interface endpoints",
     )
+    guardrails = None
+    if cfg.organization is not None:
+        guardrails = GuardrailsStack(
+            scope,
+            f"{cfg.name}-guardrails",
+            plan=plan,
+            env=cdk.Environment(account=cfg.organization.management_account_id, region=cfg.home_region),
+            description=f"{cfg.name}: Organizations SCPs for Bedrock (management account)",
+        )
+        if not cfg.organization.target_ids:
+            cdk.Annotations.of(guardrails).add_warning_v2(
+                "landing-zone:scp-unattached",
+                "organization.target_ids is empty: the guardrail SCPs are created but attached to nothing",
+            )
     for warning in plan.warnings:
         cdk.Annotations.of(network).add_warning_v2("landing-zone:catalog", warning)
     tags = {"landing-zone": cfg.name, "managed-by": "kimi-bedrock-landing-zone", **dict(cfg.tags)}
     for key, value in sorted(tags.items()):
         cdk.Tags.of(scope).add(key, value)
-    return LandingZone(keys=keys, network=network)
+    return LandingZone(keys=keys, network=network, guardrails=guardrails)

@@ -62,6 +62,12 @@ class Model(Provenance):
     in_region_regions: tuple[str, ...] = ()
     mantle_regions: tuple[str, ...] = ()
     inference_profiles: tuple[InferenceProfile, ...] = ()
+    # The model name Mantle requests carry (`model` field, condition key bedrock-mantle:Model); omitted: `id`.
+    mantle_model_id: str | None = None
+
+    @property
+    def mantle_name(self) -> str:
+        return self.mantle_model_id or self.id
 
     @field_validator("aliases")
     @classmethod
@@ -79,11 +85,18 @@ class Limit(Provenance):
     note: str | None = None
 
 
+class GlobalServices(Provenance):
+    """Actions exempt from a Region deny (global services)."""
+
+    not_actions: tuple[str, ...] = Field(min_length=1)
+
+
 class Catalog(_Frozen):
     regions: Mapping[str, Region]
     regions_provenance: Provenance
     models: Mapping[str, Model]
     limits: Mapping[str, Limit]
+    global_services: GlobalServices
 
     # -- look-ups -------------------------------------------------------------------------------------
     def commercial_regions(self) -> tuple[str, ...]:
@@ -205,6 +218,7 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
     regions_doc = _read_yaml(catalog_dir / "regions.yaml")
     models_doc = _read_yaml(catalog_dir / "models.yaml")
     limits_doc = _read_yaml(catalog_dir / "limits.yaml")
+    global_doc = _read_yaml(catalog_dir / "global_services.yaml")
     try:
         regions = {
             code: Region(code=code, **entry) for code, entry in (regions_doc.get("regions") or {}).items()
@@ -213,12 +227,19 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
             source=regions_doc["source"], as_of=regions_doc["as_of"], verified=regions_doc["verified"]
         )
         limits = {name: Limit(**entry) for name, entry in (limits_doc.get("limits") or {}).items()}
+        global_services = GlobalServices(**{k: v for k, v in global_doc.items() if k != "schema_version"})
     except (ValidationError, KeyError, TypeError) as exc:
         raise CatalogError(f"catalog files in {catalog_dir}: {exc}") from None
     models = _models_from(models_doc, str(catalog_dir / "models.yaml"))
     for overlay in overlays:
         models.update(_models_from(_read_yaml(overlay), str(overlay)))
-    catalog = Catalog(regions=regions, regions_provenance=regions_provenance, models=models, limits=limits)
+    catalog = Catalog(
+        regions=regions,
+        regions_provenance=regions_provenance,
+        models=models,
+        limits=limits,
+        global_services=global_services,
+    )
     problems = _check_integrity(catalog)
     if problems:
         raise CatalogError("catalog is inconsistent:\n" + "\n".join(f"  - {p}" for p in problems))

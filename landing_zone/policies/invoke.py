@@ -119,7 +119,7 @@ def mantle_invoke_statements(
     by_region: dict[str, set[str]] = {}
     for route in routing.compliant_routes(endpoint="mantle"):
         for region in _in_source(route, source_region):
-            by_region.setdefault(region, set()).add(route.model_id)
+            by_region.setdefault(region, set()).add(route.invoke_id)  # the Mantle model name
     statements = []
     # Group Regions that admit the same model set into one statement.
     groups: dict[tuple[str, ...], set[str]] = {}

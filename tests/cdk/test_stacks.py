@@ -163,3 +163,23 @@ def test_config_retention_periods_match_the_construct_mapping():
     from landing_zone.config import LOG_RETENTION_DAYS
 
     assert set(RETENTION_DAYS) == set(LOG_RETENTION_DAYS)
+
+
+def test_guardrails_stack_attaches_size_checked_scps_to_the_targets(synth):
+    lz = synth(ROOT / "examples" / "eu-sovereign.yaml")
+    stack = lz.landing_zone.guardrails
+    assert stack is not None and stack.account == "444444444444"
+    policies = resources(lz.template("guardrails"), "AWS::Organizations::Policy")
+    assert len(policies) == len(stack.scps.documents) >= 1
+    for res in policies.values():
+        props = res["Properties"]
+        assert props["Type"] == "SERVICE_CONTROL_POLICY"
+        assert props["TargetIds"] == ["ou-abcd-11111111"]
+        assert isinstance(props["Content"], str) and " " not in props["Content"].split('"Sid"')[0]
+        assert len(props["Content"]) <= 5120
+        assert json.loads(props["Content"])["Statement"][0]["Effect"] == "Deny"
+
+
+def test_single_account_mode_has_no_guardrails_stack(default_lz):
+    assert default_lz.landing_zone.guardrails is None
+    assert all("guardrails" not in s.stack_name for s in default_lz.landing_zone.stacks)

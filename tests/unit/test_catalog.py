@@ -87,7 +87,7 @@ def test_overlay_replaces_a_model_entry(catalog):
     ],
 )
 def test_inconsistent_catalog_is_rejected_with_the_entry_named(tmp_path, mutation, message):
-    for name in ("regions.yaml", "limits.yaml"):
+    for name in ("regions.yaml", "limits.yaml", "global_services.yaml"):
         shutil.copy(CATALOG_DIR / name, tmp_path / name)
     text = (CATALOG_DIR / "models.yaml").read_text()
     old, new = mutation

@@ -1,0 +1,47 @@
+"""`python -m landing_zone simulate`: reviewers ask whether the guardrails allow a request."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli.test_cli import lz
+from tests.conftest import ROOT
+
+EU = str(ROOT / "examples" / "eu-sovereign.yaml")
+M = "moonshotai.kimi-k3.1-pro"
+
+
+def test_denied_request_names_the_deciding_statement_and_exits_1():
+    result = lz("simulate", "--config", EU, "--action", "bedrock:InvokeModel",
+                "--resource", f"arn:aws:bedrock:us-east-1::foundation-model/{M}", "--region", "us-east-1", "--json")
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    assert data["decision"] == "explicit_deny"
+    assert data["deciding_statements"] == ["guardrails/DenyInferenceOutsideCompliantRegions"]
+
+
+def test_allowed_request_from_the_synthesized_assembly_exits_0(synth):
+    assembly = synth(ROOT / "examples" / "eu-sovereign.yaml").outdir
+    profile = f"arn:aws:bedrock:eu-central-1:222222222222:inference-profile/eu.{M}"
+    result = lz("simulate", "--assembly", str(assembly), "--action", "bedrock:InvokeModel",
+                "--resource", f"arn:aws:bedrock:eu-west-3::foundation-model/{M}", "--region", "eu-west-3",
+                "--context", f"bedrock:InferenceProfileArn={profile}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "decision: ALLOW" in result.stdout
+    assert "SCPs in" in result.stdout
+
+
+def test_tamper_by_app_role_vs_deployment_role():
+    common = ["simulate", "--config", EU, "--action", "bedrock:PutModelInvocationLoggingConfiguration",
+              "--resource", "*", "--region", "eu-central-1"]
+    app = lz(*common, "--principal-arn", "arn:aws:iam::222222222222:role/app")
+    deployer = lz(*common, "--principal-arn", "arn:aws:iam::222222222222:role/cdk-hnb659fds-cfn-exec-role-222222222222-eu-central-1")
+    assert app.returncode == 1 and "DenyInvocationLoggingChanges" in app.stdout
+    assert deployer.returncode == 0
+
+
+def test_bad_context_and_missing_assembly_are_usage_errors(tmp_path):
+    bad = lz("simulate", "--config", EU, "--action", "s3:GetObject", "--resource", "*", "--context", "novalue")
+    assert bad.returncode == 2 and "expected KEY=VALUE" in bad.stderr and "Traceback" not in bad.stderr
+    missing = lz("simulate", "--assembly", str(tmp_path), "--action", "s3:GetObject", "--resource", "*")
+    assert missing.returncode == 2 and "no manifest.json" in missing.stderr
