@@ -1,0 +1,286 @@
+"""Cost commands of ``python -m landing_zone``: ``cost``, ``breakeven`` and ``cost-report``.
+
+``landing_zone.__main__.build_parser`` wires them in with::
+
+    from landing_zone import cost_cli
+    cost_cli.register(sub, add_config_args, plan_from_args)
+
+Every command returns an exit code; invalid input raises a :class:`~landing_zone.errors.LandingZoneError`
+(exit code 2, printed without traceback by ``__main__.main``) or fails argparse validation (exit code 2,
+message naming the flag, the value and what is allowed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from landing_zone.config import Cost
+from landing_zone.cost_report import DEFAULT_INSTANCE_TYPE, write_cost_report
+from landing_zone.plan import Plan
+from landing_zone.pricing import (
+    DEFAULT_INPUT_OUTPUT_RATIO,
+    PriceCatalog,
+    PricingError,
+    TokenPrices,
+    Workload,
+    break_even,
+    estimate_cost,
+    format_breakeven_table,
+    format_cost_table,
+    load_price_catalog,
+)
+
+__all__ = ["register", "DEFAULT_INSTANCE_TYPE", "DEFAULT_REPORT_DIR"]
+
+DEFAULT_REPORT_DIR = "reports"
+# `breakeven` reads no configuration: its default price source is the config model's default.
+_DEFAULT_PRICE_SOURCE: str = Cost.model_fields["price_source"].default
+
+AddConfigArgs = Callable[[argparse.ArgumentParser], None]
+PlanFromArgs = Callable[[argparse.Namespace], Plan]
+
+
+# --------------------------------------------------------------------------------------------------
+# argparse value types: a bad value exits 2 with "argument --flag: got '...'; allowed: ..."
+# --------------------------------------------------------------------------------------------------
+
+
+def _number(allowed: str, ok: Callable[[float], bool]) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"got {text!r}; allowed: {allowed}") from None
+        if not math.isfinite(value) or not ok(value):
+            raise argparse.ArgumentTypeError(f"got {text!r}; allowed: {allowed}")
+        return value
+
+    return parse
+
+
+non_negative = _number("a number >= 0", lambda v: v >= 0)
+positive = _number("a number > 0", lambda v: v > 0)
+fraction = _number("a number between 0 and 1 inclusive", lambda v: 0 <= v <= 1)
+
+
+def _name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a non-empty name")
+    return text.strip()
+
+
+# --------------------------------------------------------------------------------------------------
+# Shared helpers
+# --------------------------------------------------------------------------------------------------
+
+
+def _prices(catalog: PriceCatalog, name: str, *, from_flag: bool) -> TokenPrices:
+    """The prices of ``name``; an unknown name given on the command line is reported as ``--price-source``."""
+    try:
+        return catalog.prices(name)
+    except PricingError as exc:
+        if not from_flag:
+            raise
+        raise PricingError("--price-source", name, exc.allowed) from None
+
+
+def _price_warning(prices: TokenPrices) -> list[str]:
+    if prices.verified:
+        return []
+    return [
+        f"price source {prices.source_name!r} is unverified (source: {prices.source}, as of {prices.as_of}); "
+        "check it against the provider's pricing page or your contract"
+    ]
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2))
+
+
+# --------------------------------------------------------------------------------------------------
+# cost
+# --------------------------------------------------------------------------------------------------
+
+# flag dest -> pricing.Workload field / config cost.workload field
+_WORKLOAD_FLAGS = {
+    "requests_per_day": ("--requests-per-day", "requests_per_day"),
+    "input_tokens": ("--input-tokens", "input_tokens_per_request"),
+    "output_tokens": ("--output-tokens", "output_tokens_per_request"),
+    "cached_fraction": ("--cached-fraction", "cached_input_fraction"),
+}
+
+
+def _cmd_cost(args: argparse.Namespace, plan_from_args: PlanFromArgs) -> int:
+    given = {dest: getattr(args, dest) for dest in _WORKLOAD_FLAGS}
+    missing = [dest for dest, value in given.items() if value is None]
+    needs_config = bool(args.config) or bool(missing) or args.price_source is None
+    if needs_config:
+        plan = plan_from_args(args)
+        catalog = plan.prices
+        configured = plan.config.cost.workload
+        for dest in missing:
+            given[dest] = getattr(configured, _WORKLOAD_FLAGS[dest][1])
+        source_name = args.price_source or plan.config.cost.price_source
+    else:
+        catalog = load_price_catalog()
+        source_name = args.price_source
+    prices = _prices(catalog, source_name, from_flag=args.price_source is not None)
+    workload = Workload(**{_WORKLOAD_FLAGS[dest][1]: value for dest, value in given.items()})
+    estimate = estimate_cost(workload, prices, hours_per_month=catalog.hours_per_month)
+    warnings = _price_warning(prices)
+    from_config = [_WORKLOAD_FLAGS[dest][1] for dest in missing]
+
+    if args.json:
+        data = estimate.as_dict()
+        data["workload"] = {
+            "requests_per_day": workload.requests_per_day,
+            "input_tokens_per_request": workload.input_tokens_per_request,
+            "output_tokens_per_request": workload.output_tokens_per_request,
+            "cached_input_fraction": workload.cached_input_fraction,
+            "from_config": from_config,
+        }
+        data["warnings"] = warnings
+        _print_json(data)
+        return 0
+    origin = "all from the command line" if not from_config else f"from config: {', '.join(from_config)}"
+    print(
+        f"workload: {workload.requests_per_day:,.0f} requests/day x ({workload.input_tokens_per_request:,.0f} input "
+        f"tokens, {workload.cached_input_fraction:.0%} of them cached, + {workload.output_tokens_per_request:,.0f} "
+        f"output tokens) per request ({origin})"
+    )
+    print()
+    print(format_cost_table(estimate))
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# breakeven
+# --------------------------------------------------------------------------------------------------
+
+
+def _hourly_usd(catalog: PriceCatalog, instance_type: str, override: float | None) -> float:
+    """``--hourly-usd`` if given (any instance type is then just a label), else the catalog's price."""
+    if override is not None:
+        return override
+    try:
+        option = catalog.self_hosting_option(instance_type)
+    except PricingError as exc:
+        raise PricingError("--instance-type", instance_type, exc.allowed, exc.hint) from None
+    return option.require_hourly_usd()
+
+
+def _cmd_breakeven(args: argparse.Namespace) -> int:
+    catalog = load_price_catalog()
+    prices = _prices(catalog, args.price_source, from_flag=True)
+    hourly = _hourly_usd(catalog, args.instance_type, args.hourly_usd)
+    result = break_even(
+        tokens_per_second=args.tokens_per_second,
+        hourly_usd=hourly,
+        api_prices=prices,
+        hours_per_month=catalog.hours_per_month,
+        input_output_ratio=args.input_output_ratio,
+        instance_type=args.instance_type,
+    )
+    warnings = _price_warning(prices)
+    hourly_source = "--hourly-usd" if args.hourly_usd is not None else f"price catalog ({args.instance_type})"
+    if args.json:
+        data = result.as_dict()
+        data["hourly_usd_source"] = hourly_source
+        data["prices_source"] = prices.source
+        data["prices_as_of"] = prices.as_of
+        data["prices_verified"] = prices.verified
+        data["warnings"] = warnings
+        _print_json(data)
+        return 0
+    print(format_breakeven_table(result))
+    print(f"instance price from {hourly_source}; API prices: {prices.source} (as of {prices.as_of})")
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# cost-report
+# --------------------------------------------------------------------------------------------------
+
+
+def _cmd_cost_report(args: argparse.Namespace, plan_from_args: PlanFromArgs) -> int:
+    plan = plan_from_args(args)
+    paths = write_cost_report(plan, Path(args.out))
+    for path in paths.values():
+        print(path)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# Registration
+# --------------------------------------------------------------------------------------------------
+
+
+def register(
+    subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]",
+    add_config_args: AddConfigArgs,
+    plan_from_args: PlanFromArgs,
+) -> None:
+    """Add ``cost``, ``breakeven`` and ``cost-report`` to ``subparsers`` (from ``add_subparsers``)."""
+    p = subparsers.add_parser(
+        "cost",
+        help="daily and monthly token cost of a workload (default: the configured cost.workload)",
+        description="Token cost of a steady workload at one price source. Workload flags that are not given "
+        "come from the configuration's cost.workload.",
+    )
+    p.add_argument("--requests-per-day", type=non_negative, metavar="N", help="requests per day (>= 0)")
+    p.add_argument(
+        "--input-tokens", type=non_negative, metavar="N", help="input tokens per request, cached part included (>= 0)"
+    )
+    p.add_argument("--output-tokens", type=non_negative, metavar="N", help="output tokens per request (>= 0)")
+    p.add_argument(
+        "--cached-fraction", type=fraction, metavar="F", help="share of input read from the prompt cache (0..1)"
+    )
+    p.add_argument("--price-source", type=_name, metavar="S", help="price source (default: cost.price_source)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_config_args(p)
+    p.set_defaults(func=lambda args: _cmd_cost(args, plan_from_args))
+
+    p = subparsers.add_parser(
+        "breakeven",
+        help="self-hosting break-even of one node against a token-priced API (needs no configuration)",
+        description="One self-hosted node at a measured output throughput against a token-priced API.",
+    )
+    p.add_argument(
+        "--tokens-per-second", type=positive, required=True, metavar="T", help="output tokens/s of one node (> 0)"
+    )
+    p.add_argument(
+        "--hourly-usd", type=positive, metavar="H", help="USD per instance-hour (> 0; default: the price catalog's)"
+    )
+    p.add_argument(
+        "--price-source", type=_name, default=_DEFAULT_PRICE_SOURCE, metavar="S",
+        help=f"API price source (default: {_DEFAULT_PRICE_SOURCE})",
+    )
+    p.add_argument(
+        "--input-output-ratio", type=non_negative, default=DEFAULT_INPUT_OUTPUT_RATIO, metavar="R",
+        help=f"input tokens per output token (>= 0, default {DEFAULT_INPUT_OUTPUT_RATIO:g})",
+    )
+    p.add_argument(
+        "--instance-type", type=_name, default=DEFAULT_INSTANCE_TYPE, metavar="TYPE",
+        help=f"catalogued instance type (default {DEFAULT_INSTANCE_TYPE})",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_cmd_breakeven)
+
+    p = subparsers.add_parser(
+        "cost-report",
+        help="write the FinOps report (cost.md + cost-vs-volume.png) for the configuration",
+    )
+    p.add_argument(
+        "--out", default=DEFAULT_REPORT_DIR, metavar="DIR", help=f"output folder (default: {DEFAULT_REPORT_DIR}/)"
+    )
+    add_config_args(p)
+    p.set_defaults(func=lambda args: _cmd_cost_report(args, plan_from_args))
