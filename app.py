@@ -12,6 +12,8 @@ from landing_zone.errors import LandingZoneError
 from landing_zone.plan import load_plan
 from stacks.landing_zone import build_landing_zone
 
+NAG_CONTEXT_KEY = "nag"  # cdk.json: true -> the AwsSolutions, NIST 800-53 r5 and HIPAA packs gate every synth
+
 
 def main() -> int:
     app = cdk.App()
@@ -19,6 +21,10 @@ def main() -> int:
         plan = load_plan(app.node.try_get_context(CONTEXT_KEY), app.node.try_get_context(CONFIG_FILE_CONTEXT_KEY))
         for warning in plan.warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        if app.node.try_get_context(NAG_CONTEXT_KEY) in (True, "true"):
+            from constructs_lib.nag import add_nag_checks
+
+            add_nag_checks(app)
         build_landing_zone(app, plan)
     except LandingZoneError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from aws_cdk import RemovalPolicy, Tags
+from aws_cdk import RemovalPolicy, Stack, Tags
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from constructs import Construct
+
+from constructs_lib.compliance import acknowledge
+from landing_zone.policies.common import document, statement
 
 # CloudWatch Logs accepts only these retention periods (PutRetentionPolicy API).
 RETENTION_DAYS = {
@@ -21,6 +25,18 @@ RETENTION_DAYS = {
     2192: logs.RetentionDays.SIX_YEARS, 2557: logs.RetentionDays.SEVEN_YEARS, 2922: logs.RetentionDays.EIGHT_YEARS,
     3288: logs.RetentionDays.NINE_YEARS, 3653: logs.RetentionDays.TEN_YEARS,
 }
+
+
+def flow_log_role_policy(*, log_group_arn: str) -> dict:
+    return document(
+        [
+            statement(
+                "DeliverFlowLogs",
+                actions=["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+                resources=[f"{log_group_arn}:*"],
+            )
+        ]
+    )
 
 
 class PrivateNetwork(Construct):
@@ -70,11 +86,34 @@ class PrivateNetwork(Construct):
             retention=RETENTION_DAYS[flow_log_retention_days],
             removal_policy=RemovalPolicy.RETAIN,
         )
+        flow_log_policy = iam.ManagedPolicy(
+            self,
+            "FlowLogPolicy",
+            document=iam.PolicyDocument.from_json(
+                flow_log_role_policy(log_group_arn=self.flow_log_group.log_group_arn)
+            ),
+        )
+        acknowledge(
+            flow_log_policy, "AwsSolutions-IAM5",
+            finding=f"Resource::<{Stack.of(self).get_logical_id(self.flow_log_group.node.default_child)}.Arn>:*",
+            reason="VPC Flow Logs creates and names the log streams of this one log group",
+        )
+        self.flow_log_role = iam.Role(
+            self,
+            "FlowLogRole",
+            assumed_by=iam.ServicePrincipal("vpc-flow-logs.amazonaws.com"),
+            managed_policies=[flow_log_policy],
+            description="VPC Flow Logs delivery to the landing zone's encrypted log group",
+        )
         self.flow_log = ec2.FlowLog(
             self,
             "FlowLog",
             resource_type=ec2.FlowLogResourceType.from_vpc(self.vpc),
-            destination=ec2.FlowLogDestination.to_cloud_watch_logs(self.flow_log_group),
+            destination=ec2.FlowLogDestination.to_cloud_watch_logs(
+                self.flow_log_group,
+                # immutable: CDK must not add an inline policy to the managed-policy-only role
+                iam.Role.from_role_arn(self, "FlowLogRoleRef", self.flow_log_role.role_arn, mutable=False),
+            ),
             traffic_type=ec2.FlowLogTrafficType.ALL,
         )
 

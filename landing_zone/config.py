@@ -197,6 +197,114 @@ class Cost(_Strict):
         return v
 
 
+PathPreference = Literal["auto", "in-region", "geographic-profile", "global-profile"]
+
+
+class Application(_Strict):
+    """An application that calls Bedrock through its own invoker role and application inference profile."""
+
+    name: str = Field(description="Short name: role '<lz>-invoker-<name>', profile '<lz>-<name>'.")
+    cost_center: str = Field(min_length=1, max_length=128, description="Value of the 'cost-center' tag.")
+    model: str | None = Field(default=None, description="Catalog alias or model ID; omitted: models[0].")
+    path: PathPreference = Field(
+        default="auto",
+        description="Which compliant path the application profile copies; auto: in-Region in home_region, "
+        "else a geographic profile, else (if allowed) the global profile.",
+    )
+    account: str | None = Field(
+        default=None, description="Name or ID of the account (from `accounts`) whose principals call it; "
+        "omitted: the deployment account.",
+    )
+    trusted_principal_arns: tuple[str, ...] = Field(
+        default=(), description="Roles/users allowed to assume the invoker role (ArnLike patterns); omitted: "
+        "any principal of `account` that its own IAM lets assume the role.",
+    )
+    sso_permission_sets: tuple[str, ...] = Field(
+        default=(), description="IAM Identity Center permission set names whose roles may assume the invoker role.",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not NAME.match(v):
+            raise ValueError("must be 3-32 characters of lowercase letters, digits and '-', starting with a letter")
+        return v
+
+    @field_validator("trusted_principal_arns")
+    @classmethod
+    def _principals(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [a for a in v if not re.match(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:", a)]
+        if bad:
+            raise ValueError(f"{bad!r} are not IAM principal ARNs with a 12-digit account")
+        return v
+
+
+class InvocationLogging(_Strict):
+    """Model invocation logging to S3 (KMS, TLS-only, versioned, ACL-less) and CloudWatch Logs (KMS)."""
+
+    enabled: bool = True
+    log_retention_days: int = Field(default=365, description="CloudWatch Logs retention (an allowed period).")
+    s3_expiration_days: int = Field(default=400, ge=1, le=36500, description="Delete log objects after N days.")
+    s3_infrequent_access_after_days: int = Field(default=30, ge=30, le=36500)
+    text: bool = True
+    image: bool = True
+    embedding: bool = True
+    video: bool = False
+
+    @field_validator("log_retention_days")
+    @classmethod
+    def _retention(cls, v: int) -> int:
+        if v not in LOG_RETENTION_DAYS:
+            raise ValueError(f"not a CloudWatch Logs retention period (allowed: {', '.join(map(str, LOG_RETENTION_DAYS))})")
+        return v
+
+    @model_validator(mode="after")
+    def _lifecycle(self) -> "InvocationLogging":
+        if self.s3_expiration_days <= self.s3_infrequent_access_after_days:
+            raise ValueError(
+                f"s3_expiration_days ({self.s3_expiration_days}) must be later than "
+                f"s3_infrequent_access_after_days ({self.s3_infrequent_access_after_days})"
+            )
+        return self
+
+
+FilterStrength = Literal["NONE", "LOW", "MEDIUM", "HIGH"]
+
+
+class ContentGuardrail(_Strict):
+    """An optional Bedrock guardrail (content filters), enforced account-wide or required per request."""
+
+    enabled: bool = False
+    enforcement: Literal["account", "per-request"] = Field(
+        default="account",
+        description="account: AWS::Bedrock::EnforcedGuardrailConfiguration applies it to every call in the "
+        "account; per-request: invoker policies require bedrock:GuardrailIdentifier to name it.",
+    )
+    filter_strength: FilterStrength = "HIGH"
+    prompt_attack_strength: FilterStrength = "HIGH"
+    blocked_message: str = Field(default="This request was blocked by the organization's AI usage policy.", max_length=500)
+
+
+class ModelAccess(_Strict):
+    """Model access: Bedrock enables serverless models automatically on first use; Marketplace-backed models
+    (like Moonshot's) need their agreement accepted once per account."""
+
+    accept_agreements: bool = Field(
+        default=False,
+        description="Accept the model agreement offers with a custom resource (the only role with "
+        "aws-marketplace:Subscribe). Off: someone accepts them once in the console.",
+    )
+
+
+class Access(_Strict):
+    require_vpc_endpoint: bool = Field(
+        default=True,
+        description="Invoker roles may call the source-Region legs only through the landing zone's VPC "
+        "endpoints (aws:SourceVpce). Destination legs of cross-Region calls carry no aws:SourceVpce and are "
+        "not conditioned.",
+    )
+
+
 # Roles that deploy the landing zone and so may change what it protects: the CDK bootstrap CloudFormation
 # execution role and the StackSets execution role (service-managed StackSets).
 DEFAULT_DEPLOYMENT_PRINCIPALS = (
@@ -273,6 +381,13 @@ class LandingZoneConfig(_Strict):
     cost: Cost = Cost()
     self_hosting: SelfHosting = SelfHosting()
     policy_guardrails: PolicyGuardrails = PolicyGuardrails()
+    applications: tuple[Application, ...] = Field(
+        default=(), description="Omitted: one application per account, named after the account."
+    )
+    access: Access = Access()
+    invocation_logging: InvocationLogging = InvocationLogging()
+    content_guardrail: ContentGuardrail = ContentGuardrail()
+    model_access: ModelAccess = ModelAccess()
     catalog_overlays: tuple[str, ...] = Field(
         default=(), description="Catalog overlay files (from `discover`), relative to the working directory."
     )
@@ -336,6 +451,16 @@ class LandingZoneConfig(_Strict):
                 f"home_region {self.home_region!r} is not in compliant_regions {list(self.compliant_regions)}: "
                 "the landing zone's own endpoints, keys and logs must live in a compliant Region"
             )
+        known_accounts = {a.id for a in self.accounts} | {a.name for a in self.accounts}
+        for i, app in enumerate(self.applications):
+            if app.account is not None and app.account not in known_accounts:
+                raise ValueError(
+                    f"applications[{i}].account {app.account!r} is not in accounts "
+                    f"(known: {', '.join(sorted(known_accounts))})"
+                )
+        names = [a.name for a in self.applications]
+        if len(set(names)) != len(names):
+            raise ValueError("applications: names must be unique")
         if self.network.availability_zones:
             wrong = [az for az in self.network.availability_zones if not az.startswith(self.home_region)]
             if wrong:
@@ -351,6 +476,22 @@ class LandingZoneConfig(_Strict):
     def automation_role_prefix(self) -> str:
         """Name prefix of the roles the landing zone's own automation uses (see policies/guardrails.py)."""
         return f"{self.name}-automation-"
+
+    def account_id(self, name_or_id: str | None) -> str:
+        """The ID of an account given by name or ID; None means the deployment account."""
+        if name_or_id is None:
+            return self.deployment_account
+        for a in self.accounts:
+            if name_or_id in (a.id, a.name):
+                return a.id
+        raise KeyError(name_or_id)
+
+    @property
+    def effective_applications(self) -> tuple[Application, ...]:
+        """The configured applications, or one per account named after it."""
+        if self.applications:
+            return self.applications
+        return tuple(Application(name=a.name, cost_center=a.name, account=a.id) for a in self.accounts)
 
     @property
     def account_ids(self) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from landing_zone.applications import ApplicationPlan, plan_applications
 from landing_zone.catalog import Catalog, Model, load_catalog
 from landing_zone.config import LandingZoneConfig, build_config, raw_config
 from landing_zone.errors import CatalogError, ConfigError, Problem
@@ -20,6 +21,7 @@ class Plan:
     catalog: Catalog
     prices: PriceCatalog
     routing: RoutingDecision
+    applications: tuple[ApplicationPlan, ...]
     warnings: tuple[str, ...]
 
     @property
@@ -82,6 +84,10 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
                 f"it is offered {mr.offered_summary()}",
             )
         )
+    applications: tuple[ApplicationPlan, ...] = ()
+    if not problems:
+        applications, app_problems = plan_applications(config, routing, catalog)
+        problems += app_problems
     if config.organization is not None and not problems:
         try:
             scp_documents(config, routing, catalog)
@@ -96,7 +102,14 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             f"model {mr.model.id!r} has compliant paths only from {', '.join(regions)}, not from home_region "
             f"{config.home_region}: the landing zone's VPC endpoints cannot reach it"
         )
-    return Plan(config=config, catalog=catalog, prices=prices, routing=routing, warnings=tuple(warnings))
+    return Plan(
+        config=config,
+        catalog=catalog,
+        prices=prices,
+        routing=routing,
+        applications=applications,
+        warnings=tuple(warnings),
+    )
 
 
 def load_plan(defaults: Mapping[str, Any] | None, config_path: str | Path | None = None) -> Plan:

@@ -8,6 +8,7 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from landing_zone.plan import Plan
+from stacks.access import AccessStack
 from stacks.guardrails import GuardrailsStack
 from stacks.keys import KeysStack
 from stacks.network import NetworkStack
@@ -17,11 +18,12 @@ from stacks.network import NetworkStack
 class LandingZone:
     keys: KeysStack
     network: NetworkStack
+    access: AccessStack
     guardrails: GuardrailsStack | None = None
 
     @property
     def stacks(self) -> tuple[cdk.Stack, ...]:
-        return tuple(s for s in (self.keys, self.network, self.guardrails) if s is not None)
+        return tuple(s for s in (self.keys, self.network, self.access, self.guardrails) if s is not None)
 
 
 def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
@@ -45,6 +47,15 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
         env=env,
         description=f"{cfg.name}: isolated VPC, flow logs and Bedrock interface endpoints",
     )
+    access = AccessStack(
+        scope,
+        f"{cfg.name}-access",
+        plan=plan,
+        logs_key=keys.keys["logs"],
+        endpoints=network.endpoints.endpoints,
+        env=env,
+        description=f"{cfg.name}: invoker roles, application inference profiles, invocation logging",
+    )
     guardrails = None
     if cfg.organization is not None:
         guardrails = GuardrailsStack(
@@ -64,4 +75,4 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
     tags = {"landing-zone": cfg.name, "managed-by": "kimi-bedrock-landing-zone", **dict(cfg.tags)}
     for key, value in sorted(tags.items()):
         cdk.Tags.of(scope).add(key, value)
-    return LandingZone(keys=keys, network=network, guardrails=guardrails)
+    return LandingZone(keys=keys, network=network, access=access, guardrails=guardrails)

@@ -25,9 +25,12 @@ def statement(
     actions: Iterable[str] | None = None,
     not_actions: Iterable[str] | None = None,
     resources: Iterable[str] | None = None,
+    not_resources: Iterable[str] | None = None,
     principal: Any = None,
     condition: Mapping[str, Mapping[str, Any]] | None = None,
+    trust: bool = False,
 ) -> dict[str, Any]:
+    """One statement.  ``resources`` omitted means ``"*"``; ``trust=True`` (role trust policies) has none."""
     stmt: dict[str, Any] = {"Sid": sid, "Effect": effect}
     if principal is not None:
         stmt["Principal"] = principal
@@ -35,7 +38,10 @@ def statement(
         stmt["Action"] = one_or_many(actions)
     if not_actions is not None:
         stmt["NotAction"] = one_or_many(not_actions)
-    stmt["Resource"] = one_or_many(resources) if resources is not None else "*"
+    if not_resources is not None:
+        stmt["NotResource"] = one_or_many(not_resources)
+    elif not trust:
+        stmt["Resource"] = one_or_many(resources) if resources is not None else "*"
     if condition:
         stmt["Condition"] = {
             op: {k: (one_or_many(v) if isinstance(v, (list, tuple, set, frozenset)) else v) for k, v in sorted(kv.items())}

@@ -168,10 +168,14 @@ def guardrail_statements(
                 resources=["arn:aws:bedrock:*:*:inference-profile/global.*"],
             )
         )
-    deny_unlisted = statement("DenyUnlistedModels", effect="Deny", actions=RUNTIME_INFERENCE_ACTIONS)
-    deny_unlisted.pop("Resource")
-    deny_unlisted["NotResource"] = _allowed_runtime_resources(routing)
-    stmts.append(deny_unlisted)
+    stmts.append(
+        statement(
+            "DenyUnlistedModels",
+            effect="Deny",
+            actions=RUNTIME_INFERENCE_ACTIONS,
+            not_resources=_allowed_runtime_resources(routing),
+        )
+    )
     mantle_models = _mantle_models(routing)
     stmts.append(
         statement(
@@ -305,7 +309,29 @@ def scp_documents(config: LandingZoneConfig, routing: RoutingDecision, catalog: 
     return scps
 
 
+# The most an invoker role can ever do, whatever identity policies are attached to it later.
+INVOKER_CEILING_ACTIONS = (
+    *RUNTIME_INVOKE_ACTIONS,
+    *BATCH_ACTIONS,
+    "bedrock:GetInferenceProfile",
+    "bedrock:ListInferenceProfiles",
+    "bedrock:GetFoundationModel",
+    "bedrock:ListFoundationModels",
+    "bedrock:ApplyGuardrail",
+    "bedrock:GetModelInvocationJob",
+    "bedrock:ListModelInvocationJobs",
+    "bedrock:StopModelInvocationJob",
+    *MANTLE_INVOKE_ACTIONS,
+    "bedrock-mantle:GetProject",
+    "bedrock-mantle:ListProjects",
+    "sts:GetCallerIdentity",
+)
+
+
 def permissions_boundary(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> dict:
-    """Single-account mode: the same denies, plus the Allow a boundary needs so it only subtracts."""
-    allow_all = statement("AllowWithinGuardrails", actions=["*"], resources=["*"])
-    return document([allow_all, *guardrail_statements(config, routing, catalog)])
+    """The invoker roles' boundary: a ceiling of inference actions, minus the same denies as the SCPs.
+
+    In single-account mode it is the only guardrail; with an organization it repeats the SCPs on the roles.
+    """
+    ceiling = statement("InvokerCeiling", actions=INVOKER_CEILING_ACTIONS, resources=["*"])
+    return document([ceiling, *guardrail_statements(config, routing, catalog)])

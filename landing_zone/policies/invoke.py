@@ -1,14 +1,23 @@
 """Allow statements for Bedrock inference, derived only from the routing decision.
 
-Shared by the VPC endpoint policies (this issue) and the invoker IAM policies, so the two can never disagree.
+Shared by the VPC endpoint policies and the invoker IAM policies, so the two can never disagree.
 No statement has a wildcard resource on an invoke action: every foundation-model ARN is concrete, and profile
-ARNs are concrete except application inference profiles, whose IDs are random (scoped to account + Region,
-and reachable models are still limited by the foundation-model ARNs below).
+ARNs are concrete except, in endpoint policies, the account's application inference profiles (their IDs are
+random; the models they reach are still limited by the concrete foundation-model ARNs).
+
+Shape for one set of paths (docs: inference-profiles-prereq.html, global-cross-region-inference.html):
+
+* ``<prefix>CompliantModelsAndProfiles`` — what the caller names: in-Region FM ARNs, profile ARNs;
+* ``<prefix>GeoProfileDestinations`` — FM ARNs in every destination Region, only with
+  ``bedrock:InferenceProfileArn`` naming an allowed profile;
+* ``<prefix>GlobalProfileDestinations`` / ``<prefix>GlobalProfileUnspecifiedRegion`` — the global form, the
+  Region-less FM ARN only with ``aws:RequestedRegion = unspecified``.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
 
 from landing_zone import arns
 from landing_zone.policies.common import statement
@@ -19,6 +28,80 @@ BATCH_ACTIONS = ("bedrock:CreateModelInvocationJob",)
 MANTLE_INVOKE_ACTIONS = ("bedrock-mantle:CreateInference",)
 PROFILE_ARN_KEY = "bedrock:InferenceProfileArn"
 MANTLE_MODEL_KEY = "bedrock-mantle:Model"
+
+Condition = Mapping[str, Mapping[str, object]]
+
+
+@dataclass
+class InvokeResources:
+    """The ARNs a set of compliant runtime paths needs, by how they may be reached."""
+
+    direct: set[str] = field(default_factory=set)  # named by the caller: in-Region FMs and profiles
+    profiles: set[str] = field(default_factory=set)  # geographic profiles the legs may carry
+    geo_legs: set[str] = field(default_factory=set)  # FM ARNs in destination Regions of geographic profiles
+    global_profiles: set[str] = field(default_factory=set)
+    global_legs: set[str] = field(default_factory=set)
+    global_fms: set[str] = field(default_factory=set)  # Region-less FM ARNs
+
+    def add_route(self, route: Route, *, sources: Iterable[str], accounts: Sequence[str], partition: str) -> None:
+        sources = tuple(sources)
+        if route.kind is PathKind.IN_REGION:
+            self.direct.update(arns.foundation_model(r, route.model_id, partition) for r in sources)
+        elif route.kind is PathKind.GEOGRAPHIC_PROFILE:
+            profile_arns = {arns.inference_profile(r, a, route.profile_id, partition) for r in sources for a in accounts}
+            self.direct |= profile_arns
+            self.profiles |= profile_arns
+            self.geo_legs.update(arns.foundation_model(r, route.model_id, partition) for r in route.destination_regions)
+        elif route.kind is PathKind.GLOBAL_PROFILE:
+            profile_arns = {arns.inference_profile(r, a, route.profile_id, partition) for r in sources for a in accounts}
+            self.direct |= profile_arns
+            self.global_profiles |= profile_arns
+            self.global_legs.update(arns.foundation_model(r, route.model_id, partition) for r in route.destination_regions)
+            self.global_fms.add(arns.global_foundation_model(route.model_id, partition))
+
+    def add_application_profiles(self, profile_arns: Iterable[str], *, route_kinds: Iterable[PathKind]) -> None:
+        """Application profiles are named directly and carried by the legs of the paths they copy."""
+        profile_arns = set(profile_arns)
+        self.direct |= profile_arns
+        kinds = set(route_kinds)
+        if PathKind.GEOGRAPHIC_PROFILE in kinds:
+            self.profiles |= profile_arns
+        if PathKind.GLOBAL_PROFILE in kinds:
+            self.global_profiles |= profile_arns
+
+    def statements(
+        self, *, actions: Sequence[str], sid_prefix: str, direct_condition: Condition | None = None
+    ) -> list[dict]:
+        """``direct_condition`` is ANDed onto the statement the caller names (e.g. aws:SourceVpce); the legs
+        are evaluated in other Regions and carry no such keys."""
+        out: list[dict] = []
+        if self.direct:
+            out.append(
+                statement(f"{sid_prefix}CompliantModelsAndProfiles", actions=actions, resources=self.direct,
+                          condition=direct_condition)
+            )
+        if self.geo_legs:
+            out.append(
+                statement(f"{sid_prefix}GeoProfileDestinations", actions=actions, resources=self.geo_legs,
+                          condition={"ArnLike": {PROFILE_ARN_KEY: sorted(self.profiles)}})
+            )
+        if self.global_legs:
+            out.append(
+                statement(f"{sid_prefix}GlobalProfileDestinations", actions=actions, resources=self.global_legs,
+                          condition={"ArnLike": {PROFILE_ARN_KEY: sorted(self.global_profiles)}})
+            )
+            out.append(
+                statement(
+                    f"{sid_prefix}GlobalProfileUnspecifiedRegion",
+                    actions=actions,
+                    resources=self.global_fms,
+                    condition={
+                        "StringEquals": {"aws:RequestedRegion": "unspecified"},
+                        "ArnLike": {PROFILE_ARN_KEY: sorted(self.global_profiles)},
+                    },
+                )
+            )
+        return out
 
 
 def _in_source(route: Route, source_region: str | None) -> tuple[str, ...]:
@@ -36,75 +119,24 @@ def runtime_invoke_statements(
     sid_prefix: str = "Invoke",
     partition: str = arns.PARTITION,
 ) -> list[dict]:
-    """Statements allowing ``actions`` on exactly the compliant runtime paths.
+    """Statements allowing ``actions`` on every compliant runtime path, and the accounts' application profiles.
 
     ``source_region`` limits the result to calls made in that Region (a VPC endpoint serves one Region).
     """
-    direct: set[str] = set()
-    profiles: set[str] = set()
-    geo_legs: set[str] = set()
-    global_profiles: set[str] = set()
-    global_legs: set[str] = set()
-    global_fms: set[str] = set()
-    app_profile_regions: set[str] = set()
+    resources = InvokeResources()
+    kinds: set[PathKind] = set()
+    regions: set[str] = set()
     for route in routing.compliant_routes(endpoint="runtime"):
         sources = _in_source(route, source_region)
-        if not sources:
-            continue
-        if route.kind is PathKind.IN_REGION:
-            direct.update(arns.foundation_model(r, route.model_id, partition) for r in sources)
-            app_profile_regions.update(sources)
-        elif route.kind is PathKind.GEOGRAPHIC_PROFILE:
-            profile_arns = {arns.inference_profile(r, a, route.profile_id, partition) for r in sources for a in accounts}
-            profiles.update(profile_arns)
-            geo_legs.update(arns.foundation_model(r, route.model_id, partition) for r in route.destination_regions)
-            app_profile_regions.update(sources)
-        elif route.kind is PathKind.GLOBAL_PROFILE:
-            profile_arns = {arns.inference_profile(r, a, route.profile_id, partition) for r in sources for a in accounts}
-            global_profiles.update(profile_arns)
-            global_legs.update(arns.foundation_model(r, route.model_id, partition) for r in route.destination_regions)
-            global_fms.add(arns.global_foundation_model(route.model_id, partition))
-            app_profile_regions.update(sources)
-    app_profiles = {arns.application_inference_profiles(r, a, partition) for r in app_profile_regions for a in accounts}
-    statements: list[dict] = []
-    if direct or profiles or global_profiles or app_profiles:
-        statements.append(
-            statement(
-                f"{sid_prefix}CompliantModelsAndProfiles",
-                actions=actions,
-                resources=direct | profiles | global_profiles | app_profiles,
-            )
+        if sources:
+            resources.add_route(route, sources=sources, accounts=accounts, partition=partition)
+            kinds.add(route.kind)
+            regions.update(sources)
+    if regions:
+        resources.add_application_profiles(
+            {arns.application_inference_profiles(r, a, partition) for r in regions for a in accounts}, route_kinds=kinds
         )
-    if geo_legs:
-        statements.append(
-            statement(
-                f"{sid_prefix}GeoProfileDestinations",
-                actions=actions,
-                resources=geo_legs,
-                condition={"ArnLike": {PROFILE_ARN_KEY: sorted(profiles | app_profiles)}},
-            )
-        )
-    if global_legs:
-        statements.append(
-            statement(
-                f"{sid_prefix}GlobalProfileDestinations",
-                actions=actions,
-                resources=global_legs,
-                condition={"ArnLike": {PROFILE_ARN_KEY: sorted(global_profiles | app_profiles)}},
-            )
-        )
-        statements.append(
-            statement(
-                f"{sid_prefix}GlobalProfileUnspecifiedRegion",
-                actions=actions,
-                resources=global_fms,
-                condition={
-                    "StringEquals": {"aws:RequestedRegion": "unspecified"},
-                    "ArnLike": {PROFILE_ARN_KEY: sorted(global_profiles | app_profiles)},
-                },
-            )
-        )
-    return statements
+    return resources.statements(actions=actions, sid_prefix=sid_prefix)
 
 
 def mantle_invoke_statements(
@@ -112,26 +144,35 @@ def mantle_invoke_statements(
     *,
     accounts: Sequence[str],
     source_region: str | None = None,
+    model_names: Iterable[str] | None = None,
     sid_prefix: str = "Mantle",
+    condition: Condition | None = None,
     partition: str = arns.PARTITION,
 ) -> list[dict]:
-    """``bedrock-mantle:CreateInference`` on the accounts' projects, only for models compliant on Mantle there."""
+    """``bedrock-mantle:CreateInference`` on the accounts' projects, only for models compliant on Mantle there.
+
+    ``model_names`` narrows to some Mantle model names; ``condition`` is ANDed (e.g. aws:SourceVpce).
+    """
+    wanted = set(model_names) if model_names is not None else None
     by_region: dict[str, set[str]] = {}
     for route in routing.compliant_routes(endpoint="mantle"):
+        if wanted is not None and route.invoke_id not in wanted:
+            continue
         for region in _in_source(route, source_region):
             by_region.setdefault(region, set()).add(route.invoke_id)  # the Mantle model name
-    statements = []
-    # Group Regions that admit the same model set into one statement.
     groups: dict[tuple[str, ...], set[str]] = {}
     for region, models in by_region.items():
         groups.setdefault(tuple(sorted(models)), set()).add(region)
+    statements = []
     for i, (models, regions) in enumerate(sorted(groups.items())):
+        cond: dict[str, dict[str, object]] = {op: dict(kv) for op, kv in (condition or {}).items()}
+        cond.setdefault("StringEquals", {})[MANTLE_MODEL_KEY] = list(models)
         statements.append(
             statement(
                 f"{sid_prefix}InvokeCompliantModels{i if len(groups) > 1 else ''}",
                 actions=MANTLE_INVOKE_ACTIONS,
                 resources={arns.mantle_projects(r, a, partition) for r in regions for a in accounts},
-                condition={"StringEquals": {MANTLE_MODEL_KEY: list(models)}},
+                condition=cond,
             )
         )
     return statements

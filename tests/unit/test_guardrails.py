@@ -95,7 +95,9 @@ def test_permissions_boundary_carries_the_same_denies_plus_an_allow(plan_for):
     plan = plan_for()
     boundary = permissions_boundary(plan.config, plan.routing, plan.catalog)
     first, *denies = boundary["Statement"]
-    assert first == {"Sid": "AllowWithinGuardrails", "Effect": "Allow", "Action": "*", "Resource": "*"}
+    assert first["Sid"] == "InvokerCeiling" and first["Effect"] == "Allow"
+    assert "bedrock:InvokeModel" in first["Action"] and "*" not in first["Action"]
+    assert not any(a.endswith(":*") for a in first["Action"])
     assert denies == guardrail_statements(plan.config, plan.routing, plan.catalog)
 
 

@@ -114,15 +114,15 @@ def test_in_region_paths_follow_compliant_regions(plan_for):
     }
 
 
-def test_model_compliant_only_away_from_home_region_warns(plan_for):
+def test_application_model_compliant_only_away_from_home_region_is_an_error(plan_for):
     plan = plan_for(home_region="us-east-2", models=["kimi-k3.1-pro"], network={"endpoints": ["bedrock-runtime"]})
-    assert not any("not from home_region" in w for w in plan.warnings)  # us.* profile is callable from us-east-2
-    plan = plan_for(
-        home_region="us-west-1",
-        compliant_regions=["us-west-1", "us-east-1"],
-        models=["kimi-k2-thinking"],
-    )
-    assert any("compliant paths only from us-east-1, not from home_region us-west-1" in w for w in plan.warnings)
+    assert plan.applications[0].route.invoke_id == "us.moonshotai.kimi-k3.1-pro"  # callable from us-east-2
+    with pytest.raises(ConfigError) as info:
+        plan_for(home_region="us-west-1", compliant_regions=["us-west-1", "us-east-1"], models=["kimi-k2-thinking"])
+    (problem,) = info.value.problems
+    assert problem.path == "applications (default for account 111111111111).path"
+    assert "no compliant runtime path of moonshot.kimi-k2-thinking is callable from home_region us-west-1" in str(problem)
+    assert "compliant paths from there: none" in str(problem)
 
 
 def test_unverified_entries_are_named_in_warnings(plan_for):

@@ -1,0 +1,52 @@
+"""Granular, reasoned cdk-nag acknowledgments, limited to an allow-list of rules.
+
+Constructs call :func:`acknowledge` next to the resource that causes a finding.  Only rules listed in
+``ACKNOWLEDGEABLE_RULES`` may be acknowledged at all; anything else must be fixed.  (cdk-nag itself is
+imported only by ``constructs_lib/nag.py``; acknowledgments use CDK's own ``Validations`` API.)
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Acknowledgment, Validations
+from constructs import IConstruct
+
+# rule -> why acknowledging it can be legitimate at all (each call still gives its own evidence)
+ACKNOWLEDGEABLE_RULES: dict[str, str] = {
+    "AwsSolutions-IAM4": "AWS managed policies on CDK-generated framework roles",
+    "AwsSolutions-IAM5": "wildcards that are bounded by account/Region/name prefix or required by the API",
+    "AwsSolutions-L1": "CDK-managed framework functions whose runtime CDK chooses",
+    "AwsSolutions-S1": "the access-log bucket itself cannot log to itself",
+    "NIST.800.53.R5-IAMNoInlinePolicy": "CDK-generated inline policies of framework roles",
+    "HIPAA.Security-IAMNoInlinePolicy": "CDK-generated inline policies of framework roles",
+    "NIST.800.53.R5-LambdaConcurrency": "custom-resource handlers run once per deployment",
+    "HIPAA.Security-LambdaConcurrency": "custom-resource handlers run once per deployment",
+    "NIST.800.53.R5-LambdaDLQ": "custom-resource handlers are invoked synchronously by CloudFormation",
+    "HIPAA.Security-LambdaDLQ": "custom-resource handlers are invoked synchronously by CloudFormation",
+    "NIST.800.53.R5-LambdaInsideVPC": "custom-resource handlers must reach the CloudFormation response URL",
+    "HIPAA.Security-LambdaInsideVPC": "custom-resource handlers must reach the CloudFormation response URL",
+    "NIST.800.53.R5-S3BucketReplicationEnabled": "single-Region log buckets by design (data residency)",
+    "HIPAA.Security-S3BucketReplicationEnabled": "single-Region log buckets by design (data residency)",
+    "NIST.800.53.R5-S3BucketLoggingEnabled": "the access-log bucket itself",
+    "HIPAA.Security-S3BucketLoggingEnabled": "the access-log bucket itself",
+    "NIST.800.53.R5-S3DefaultEncryptionKMS": "S3 server access logs cannot be delivered to an SSE-KMS bucket",
+    "HIPAA.Security-S3DefaultEncryptionKMS": "S3 server access logs cannot be delivered to an SSE-KMS bucket",
+}
+
+PACKS = {"AwsSolutions": "AwsSolutions", "NIST.800.53.R5": "NIST.800.53.R5", "HIPAA.Security": "HIPAA.Security"}
+
+
+class AcknowledgmentNotAllowed(ValueError):
+    pass
+
+
+def acknowledge(construct: IConstruct, rule: str, *, reason: str, finding: str | None = None) -> None:
+    """Acknowledge one finding of ``rule`` (optionally one ``finding`` such as 'Resource::*') on ``construct``."""
+    if rule not in ACKNOWLEDGEABLE_RULES:
+        raise AcknowledgmentNotAllowed(
+            f"rule {rule!r} may not be acknowledged (allow-list: {', '.join(sorted(ACKNOWLEDGEABLE_RULES))}); fix it"
+        )
+    if len(reason.strip()) < 20:
+        raise AcknowledgmentNotAllowed(f"acknowledging {rule} needs a reason with evidence, got {reason!r}")
+    pack = rule.rsplit("-", 1)[0]
+    ack_id = f"{pack}::{rule}" + (f"[{finding}]" if finding else "")
+    Validations.of(construct).acknowledge(Acknowledgment(id=ack_id, reason=reason))

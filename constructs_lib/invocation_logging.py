@@ -1,0 +1,157 @@
+"""Bedrock model invocation logging as code: encrypted S3 bucket + log group, and the configuration itself
+(a custom resource: CloudFormation has no resource type for it).
+
+Mantle (``bedrock-mantle``) calls are *not* captured by invocation logging; see the Mantle usage alarm.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from constructs_lib.compliance import acknowledge
+from constructs_lib.custom_resource import PythonCustomResource
+from constructs_lib.network import RETENTION_DAYS
+from landing_zone.config import InvocationLogging as Settings
+from landing_zone.policies.access import (
+    bedrock_logging_role_policy,
+    bedrock_logging_trust_policy,
+    invocation_log_bucket_policy,
+)
+from landing_zone.policies.access import handler_policy
+
+KEY_PREFIX = "bedrock-invocation-logs/"
+HANDLER_ACTIONS = (
+    "bedrock:PutModelInvocationLoggingConfiguration",
+    "bedrock:GetModelInvocationLoggingConfiguration",
+    "bedrock:DeleteModelInvocationLoggingConfiguration",
+)
+
+
+class InvocationLoggingConfig(Construct):
+    """``bucket``, ``log_group``, ``role`` (assumed by Bedrock), ``configuration`` (custom resource)."""
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, landing_zone_name: str, settings: Settings, logs_key: kms.IKey
+    ) -> None:
+        super().__init__(scope, construct_id)
+        stack = Stack.of(self)
+        account, region = stack.account, stack.region
+        self.access_log_bucket = s3.Bucket(
+            self,
+            "AccessLogs",
+            encryption=s3.BucketEncryption.S3_MANAGED,  # S3 server access logs cannot target SSE-KMS buckets
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            enforce_ssl=True,
+            versioned=True,
+            removal_policy=RemovalPolicy.RETAIN,
+            lifecycle_rules=[s3.LifecycleRule(expiration=Duration.days(settings.s3_expiration_days))],
+        )
+        acknowledge(self.access_log_bucket, "AwsSolutions-S1",
+                    reason="this is the server access log bucket of the invocation-log bucket; it cannot log to itself")
+        for pack in ("NIST.800.53.R5", "HIPAA.Security"):
+            acknowledge(self.access_log_bucket, f"{pack}-S3DefaultEncryptionKMS",
+                        reason="S3 server access logs can only be delivered to SSE-S3 buckets (S3 user guide)")
+        self.bucket = s3.Bucket(
+            self,
+            "Bucket",
+            encryption=s3.BucketEncryption.KMS,
+            encryption_key=logs_key,
+            bucket_key_enabled=True,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            versioned=True,
+            removal_policy=RemovalPolicy.RETAIN,
+            server_access_logs_bucket=self.access_log_bucket,
+            server_access_logs_prefix="invocation-log-bucket/",
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    transitions=[
+                        s3.Transition(
+                            storage_class=s3.StorageClass.INFREQUENT_ACCESS,
+                            transition_after=Duration.days(settings.s3_infrequent_access_after_days),
+                        )
+                    ],
+                    expiration=Duration.days(settings.s3_expiration_days),
+                    noncurrent_version_expiration=Duration.days(30),
+                    abort_incomplete_multipart_upload_after=Duration.days(7),
+                )
+            ],
+        )
+        policy = invocation_log_bucket_policy(
+            bucket_arn=self.bucket.bucket_arn, key_prefix=KEY_PREFIX, account=account, region=region
+        )
+        s3.CfnBucketPolicy(self, "BucketPolicy", bucket=self.bucket.bucket_name, policy_document=policy)
+        self.log_group = logs.LogGroup(
+            self,
+            "LogGroup",
+            log_group_name=f"/{landing_zone_name}/bedrock/invocations",
+            encryption_key=logs_key,
+            retention=RETENTION_DAYS[settings.log_retention_days],
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        for bucket in (self.access_log_bucket, self.bucket):
+            for pack in ("NIST.800.53.R5", "HIPAA.Security"):
+                acknowledge(bucket, f"{pack}-S3BucketReplicationEnabled",
+                            reason="invocation logs must stay in home_region (data residency); versioning + retention instead")
+        logging_policy = iam.ManagedPolicy(
+            self,
+            "BedrockLoggingPolicy",
+            document=iam.PolicyDocument.from_json(bedrock_logging_role_policy(log_group_arn=self.log_group.log_group_arn)),
+        )
+        acknowledge(
+            logging_policy, "AwsSolutions-IAM5",
+            finding=f"Resource::<{stack.get_logical_id(self.log_group.node.default_child)}.Arn>:log-stream:*",
+            reason="Bedrock writes streams it names itself, only in the invocation-log group",
+        )
+        self.role = iam.Role(
+            self,
+            "BedrockLoggingRole",
+            role_name=f"{landing_zone_name}-bedrock-invocation-logging",
+            assumed_by=iam.ServicePrincipal("bedrock.amazonaws.com"),
+            description="Assumed by Bedrock to deliver model invocation logs to CloudWatch Logs",
+            managed_policies=[logging_policy],
+        )
+        self.role.node.default_child.assume_role_policy_document = bedrock_logging_trust_policy(  # type: ignore[union-attr]
+            account=account, region=region
+        )
+        handler = handler_policy(HANDLER_ACTIONS, sid="ManageInvocationLogging")
+        handler["Statement"].append(
+            {
+                "Sid": "PassLoggingRoleToBedrock",
+                "Effect": "Allow",
+                "Action": "iam:PassRole",
+                "Resource": self.role.role_arn,
+                "Condition": {"StringEquals": {"iam:PassedToService": "bedrock.amazonaws.com"}},
+            }
+        )
+        self.configuration = PythonCustomResource(
+            self,
+            "Configuration",
+            handler="invocation-logging",
+            landing_zone_name=landing_zone_name,
+            policy=handler,
+            logs_key=logs_key,
+            log_retention=RETENTION_DAYS[settings.log_retention_days],
+            resource_type="Custom::BedrockInvocationLogging",
+            properties={
+                "LogGroupName": self.log_group.log_group_name,
+                "RoleArn": self.role.role_arn,
+                "BucketName": self.bucket.bucket_name,
+                "KeyPrefix": KEY_PREFIX,
+                "TextDataDeliveryEnabled": str(settings.text).lower(),
+                "ImageDataDeliveryEnabled": str(settings.image).lower(),
+                "EmbeddingDataDeliveryEnabled": str(settings.embedding).lower(),
+                "VideoDataDeliveryEnabled": str(settings.video).lower(),
+            },
+        )
+        acknowledge(
+            self.configuration.policy, "AwsSolutions-IAM5", finding="Resource::*",
+            reason="Bedrock's invocation-logging configuration is an account/Region singleton with no resource ARN",
+        )
+        self.configuration.resource.node.add_dependency(self.bucket, self.log_group, self.role)

@@ -1,0 +1,55 @@
+"""Optional: accept the model agreement offers of Marketplace-backed models (once per account).
+
+Bedrock enables serverless models on first invocation; third-party models sold through AWS Marketplace (such
+as Moonshot's) additionally need their agreement accepted.  This custom resource's role is the only one with
+``aws-marketplace:Subscribe``; invoker roles never get Marketplace permissions.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from constructs_lib.compliance import acknowledge
+from constructs_lib.custom_resource import PythonCustomResource
+from landing_zone.policies.access import handler_policy
+
+ACTIONS = (
+    "bedrock:GetFoundationModelAvailability",
+    "bedrock:ListFoundationModelAgreementOffers",
+    "bedrock:CreateFoundationModelAgreement",
+    "aws-marketplace:Subscribe",
+    "aws-marketplace:ViewSubscriptions",
+)
+
+
+class ModelAgreements(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        landing_zone_name: str,
+        model_ids: Sequence[str],
+        logs_key: kms.IKey,
+        log_retention: logs.RetentionDays,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.custom_resource = PythonCustomResource(
+            self,
+            "Agreements",
+            handler="model-agreement",
+            landing_zone_name=landing_zone_name,
+            policy=handler_policy(ACTIONS, sid="AcceptModelAgreements"),
+            logs_key=logs_key,
+            log_retention=log_retention,
+            resource_type="Custom::BedrockModelAgreements",
+            properties={"ModelIds": ",".join(sorted(model_ids)), "OfferType": "PUBLIC"},
+        )
+        acknowledge(
+            self.custom_resource.policy, "AwsSolutions-IAM5", finding="Resource::*",
+            reason="model agreement offers and Marketplace subscriptions have no resource ARN to scope to",
+        )

@@ -1,0 +1,84 @@
+"""Per-application decisions: which account calls it, which model, which compliant path its profile copies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from landing_zone import arns
+from landing_zone.catalog import Catalog, Model
+from landing_zone.config import Application, LandingZoneConfig
+from landing_zone.errors import Problem
+from landing_zone.routing import PathKind, Route, RoutingDecision
+
+# `auto` prefers processing closest to home: in-Region, then a geographic profile, then (if allowed) global.
+AUTO_ORDER = (PathKind.IN_REGION, PathKind.GEOGRAPHIC_PROFILE, PathKind.GLOBAL_PROFILE)
+
+
+@dataclass(frozen=True)
+class ApplicationPlan:
+    app: Application
+    caller_account_id: str  # whose principals assume the invoker role
+    model: Model
+    route: Route  # the compliant runtime path the application profile copies
+    mantle_route: Route | None  # the compliant Mantle path in home_region, if any
+
+    def copy_from_arn(self, *, region: str, account: str, partition: str = arns.PARTITION) -> str:
+        """``ModelSource.CopyFrom`` of the application inference profile."""
+        if self.route.kind is PathKind.IN_REGION:
+            return arns.foundation_model(region, self.model.id, partition)
+        return arns.inference_profile(region, account, self.route.profile_id, partition)
+
+
+def _choose(routes: list[Route], preference: str) -> Route | None:
+    kinds = AUTO_ORDER if preference == "auto" else (PathKind(preference),)
+    for kind in kinds:
+        for route in routes:
+            if route.kind is kind:
+                return route
+    return None
+
+
+def plan_applications(
+    config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog
+) -> tuple[tuple[ApplicationPlan, ...], list[Problem]]:
+    plans: list[ApplicationPlan] = []
+    problems: list[Problem] = []
+    allowed = {mr.model.id: mr for mr in routing.models}
+    for i, app in enumerate(config.effective_applications):
+        where = f"applications[{i}]" if config.applications else f"applications (default for account {app.account})"
+        model = catalog.resolve_model(app.model) if app.model else routing.models[0].model
+        if model is None or model.id not in allowed:
+            problems.append(
+                Problem(f"{where}.model", app.model, f"must be one of the configured models ({', '.join(allowed)})")
+            )
+            continue
+        callable_here = [
+            r for r in allowed[model.id].compliant_routes
+            if r.endpoint == "runtime" and config.home_region in r.source_regions
+        ]
+        route = _choose(callable_here, app.path)
+        if route is None:
+            offered = ", ".join(f"{r.kind.value} ({r.invoke_id})" for r in callable_here) or "none"
+            problems.append(
+                Problem(
+                    f"{where}.path",
+                    app.path,
+                    f"no compliant {'' if app.path == 'auto' else app.path + ' '}runtime path of {model.id} is callable "
+                    f"from home_region {config.home_region} (compliant paths from there: {offered})",
+                )
+            )
+            continue
+        mantle = next(
+            (r for r in allowed[model.id].compliant_routes if r.kind is PathKind.MANTLE and config.home_region in r.source_regions),
+            None,
+        )
+        plans.append(
+            ApplicationPlan(
+                app=app,
+                caller_account_id=config.account_id(app.account),
+                model=model,
+                route=route,
+                mantle_route=mantle,
+            )
+        )
+    return tuple(plans), problems

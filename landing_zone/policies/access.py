@@ -1,0 +1,165 @@
+"""IAM documents for application access and invocation logging (pure dicts; CDK tokens pass through as strings).
+
+* ``invoker_policy`` — one application's managed policy: its application profile (the only way to name a
+  model, so every token is cost-allocated), the legs of the path that profile copies, Mantle for its model,
+  read access to its profile; optionally only through the landing zone's VPC endpoints and only with the
+  account's guardrail.
+* ``invoker_trust_policy`` — who may assume the invoker role.
+* ``invocation_log_bucket_policy`` / ``bedrock_logging_trust_policy`` — Bedrock writing invocation logs, with
+  ``aws:SourceAccount`` and ``aws:SourceArn`` (confused deputy).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from landing_zone import arns
+from landing_zone.applications import ApplicationPlan
+from landing_zone.policies.common import document, statement
+from landing_zone.policies.invoke import (
+    BATCH_ACTIONS,
+    RUNTIME_INVOKE_ACTIONS,
+    InvokeResources,
+    mantle_invoke_statements,
+)
+from landing_zone.routing import RoutingDecision
+
+GUARDRAIL_KEY = "bedrock:GuardrailIdentifier"
+
+
+def invoker_policy(
+    app: ApplicationPlan,
+    routing: RoutingDecision,
+    *,
+    account: str,
+    region: str,
+    application_profile_arn: str,
+    runtime_endpoint_id: str | None = None,
+    mantle_endpoint_id: str | None = None,
+    guardrail_arn: str | None = None,
+    partition: str = arns.PARTITION,
+) -> dict:
+    resources = InvokeResources()
+    # The system profile / FM ARN the application profile copies is evaluated too when the profile is invoked.
+    resources.add_route(app.route, sources=[region], accounts=[account], partition=partition)
+    resources.add_application_profiles([application_profile_arn], route_kinds=[app.route.kind])
+    direct_condition: dict[str, dict[str, object]] = {}
+    if runtime_endpoint_id:
+        direct_condition["StringEquals"] = {"aws:SourceVpce": runtime_endpoint_id}
+    invoke_condition = dict(direct_condition)
+    if guardrail_arn:
+        # Per-request enforcement: every call must name the landing zone's guardrail (any version of it).
+        invoke_condition["StringLike"] = {GUARDRAIL_KEY: [guardrail_arn, f"{guardrail_arn}:*"]}
+    stmts = resources.statements(actions=RUNTIME_INVOKE_ACTIONS, sid_prefix="Invoke", direct_condition=invoke_condition or None)
+    batch = InvokeResources()
+    batch.add_route(app.route, sources=[region], accounts=[account], partition=partition)
+    batch.add_application_profiles([application_profile_arn], route_kinds=[app.route.kind])
+    batch.direct.add(arns.batch_jobs(region, account, partition))
+    stmts += batch.statements(actions=BATCH_ACTIONS, sid_prefix="Batch")
+    stmts.append(
+        statement(
+            "ReadOwnProfile",
+            actions=["bedrock:GetInferenceProfile"],
+            resources=sorted({application_profile_arn, *[r for r in resources.direct if ":inference-profile/" in r]}),
+        )
+    )
+    if app.mantle_route is not None:
+        mantle_condition = {"StringEquals": {"aws:SourceVpce": mantle_endpoint_id}} if mantle_endpoint_id else None
+        stmts += mantle_invoke_statements(
+            routing,
+            accounts=[account],
+            source_region=region,
+            model_names=[app.mantle_route.invoke_id],
+            condition=mantle_condition,
+            partition=partition,
+        )
+    return document(stmts)
+
+
+def sso_role_pattern(account: str, permission_set: str, partition: str = arns.PARTITION) -> str:
+    """Roles IAM Identity Center creates for a permission set in an account."""
+    return f"arn:{partition}:iam::{account}:role/aws-reserved/sso.amazonaws.com/*AWSReservedSSO_{permission_set}_*"
+
+
+def invoker_trust_policy(
+    *,
+    caller_account: str,
+    trusted_principal_arns: Sequence[str] = (),
+    sso_permission_sets: Sequence[str] = (),
+    partition: str = arns.PARTITION,
+) -> dict:
+    """Principals of ``caller_account`` may assume the role; narrowed to given principals/permission sets."""
+    patterns = [*trusted_principal_arns, *(sso_role_pattern(caller_account, s, partition) for s in sso_permission_sets)]
+    condition = {"ArnLike": {"aws:PrincipalArn": patterns}} if patterns else None
+    return document(
+        [
+            statement(
+                "AssumeFromCallerAccount",
+                principal={"AWS": f"arn:{partition}:iam::{caller_account}:root"},
+                actions=["sts:AssumeRole", "sts:TagSession"],
+                condition=condition,
+                trust=True,
+            )
+        ]
+    )
+
+
+def invocation_log_bucket_policy(
+    *, bucket_arn: str, key_prefix: str, account: str, region: str, partition: str = arns.PARTITION
+) -> dict:
+    """Bedrock may write invocation logs under the prefix; nothing may use plain HTTP."""
+    return document(
+        [
+            statement(
+                "DenyInsecureTransport",
+                effect="Deny",
+                principal={"AWS": "*"},
+                actions=["s3:*"],
+                resources=[bucket_arn, f"{bucket_arn}/*"],
+                condition={"Bool": {"aws:SecureTransport": "false"}},
+            ),
+            statement(
+                "BedrockWritesInvocationLogs",
+                principal={"Service": "bedrock.amazonaws.com"},
+                actions=["s3:PutObject"],
+                resources=[f"{bucket_arn}/{key_prefix}*"],
+                condition={
+                    "StringEquals": {"aws:SourceAccount": account},
+                    "ArnLike": {"aws:SourceArn": f"arn:{partition}:bedrock:{region}:{account}:*"},
+                },
+            ),
+        ]
+    )
+
+
+def bedrock_logging_trust_policy(*, account: str, region: str, partition: str = arns.PARTITION) -> dict:
+    return document(
+        [
+            statement(
+                "BedrockAssumesForLogging",
+                principal={"Service": "bedrock.amazonaws.com"},
+                actions=["sts:AssumeRole"],
+                trust=True,
+                condition={
+                    "StringEquals": {"aws:SourceAccount": account},
+                    "ArnLike": {"aws:SourceArn": f"arn:{partition}:bedrock:{region}:{account}:*"},
+                },
+            )
+        ]
+    )
+
+
+def bedrock_logging_role_policy(*, log_group_arn: str) -> dict:
+    return document(
+        [
+            statement(
+                "WriteInvocationLogs",
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[f"{log_group_arn}:log-stream:*"],
+            )
+        ]
+    )
+
+
+def handler_policy(actions: Sequence[str], *, resources: Sequence[str] = ("*",), sid: str = "Handler") -> dict:
+    return document([statement(sid, actions=actions, resources=resources)])
