@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from landing_zone import cost_cli
 from landing_zone.config import json_schema, read_cdk_json_defaults
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan, load_plan
@@ -127,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_simulate)
 
+    cost_cli.register(sub, add_config_args, plan_from_args)
     return parser
 
 
