@@ -356,8 +356,57 @@ class PolicyGuardrails(_Strict):
         return v
 
 
+GpuInstanceType = Literal["p6-b300.48xlarge", "p6-b200.48xlarge", "p5en.48xlarge"]
+
+
 class SelfHosting(_Strict):
+    """Optional self-hosting of the open weights on EKS (aws_eks_v2) with vLLM.  Off by default."""
+
     enabled: bool = Field(default=False, description="Off: no EKS resource is created.")
+    instance_type: GpuInstanceType = Field(
+        default="p6-b300.48xlarge",
+        description="GPU node type. Only p6-b300.48xlarge holds the 1.56 TB weights on one node; the others warn.",
+    )
+    capacity: Literal["capacity-block", "on-demand"] = Field(
+        default="capacity-block", description="EC2 Capacity Blocks for ML (default) or on-demand."
+    )
+    capacity_reservation_id: str | None = Field(
+        default=None, description="cr-... of the Capacity Block; required with capacity: capacity-block."
+    )
+    availability_zone: str | None = Field(
+        default=None, description="AZ of the Capacity Block (GPU subnets are limited to it); required with it."
+    )
+    desired_size: int = Field(default=0, ge=0, le=64, description="GPU nodes at deploy time (0: scale up when the block starts).")
+    max_size: int = Field(default=1, ge=1, le=64)
+    efa: bool = Field(default=False, description="Attach EFA interfaces (multi-node tensor/pipeline parallelism).")
+    kubernetes_version: str = Field(default="1.34", pattern=r"^1\.(3[0-9])$")
+    system_instance_type: str = Field(default="m7i.large", description="Instance type of the small system node group.")
+    vllm_image: str = Field(default="vllm/vllm-openai:kimi-k3", description="Serving image (CUDA 13, driver 580).")
+    expected_tokens_per_second: float = Field(
+        default=516.0, gt=0, description="Sustained output tokens/s you expect per node (catalog: 516 at concurrency 8)."
+    )
+    hourly_usd: float | None = Field(default=None, gt=0, description="Node cost per hour; omitted: the catalog's figure.")
+    apply_manifests: bool = Field(
+        default=False, description="Apply the rendered Kubernetes manifests through a kubectl provider (needs one)."
+    )
+
+    @field_validator("capacity_reservation_id")
+    @classmethod
+    def _reservation(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^cr-[0-9a-f]{8,17}$", v):
+            raise ValueError("must look like 'cr-0123456789abcdef0'")
+        return v
+
+    @model_validator(mode="after")
+    def _capacity_block(self) -> "SelfHosting":
+        if self.enabled and self.capacity == "capacity-block" and not (self.capacity_reservation_id and self.availability_zone):
+            raise ValueError(
+                "capacity: capacity-block needs capacity_reservation_id and availability_zone (the block's AZ); "
+                "or set capacity: on-demand"
+            )
+        if self.desired_size > self.max_size:
+            raise ValueError(f"desired_size ({self.desired_size}) exceeds max_size ({self.max_size})")
+        return self
 
 
 class LandingZoneConfig(_Strict):
@@ -461,6 +510,24 @@ class LandingZoneConfig(_Strict):
         names = [a.name for a in self.applications]
         if len(set(names)) != len(names):
             raise ValueError("applications: names must be unique")
+        sh = self.self_hosting
+        if sh.enabled and sh.availability_zone and not sh.availability_zone.startswith(self.home_region):
+            raise ValueError(
+                f"self_hosting.availability_zone {sh.availability_zone!r} is not in home_region {self.home_region!r}: "
+                "self-hosted inference must run in a compliant Region (the landing zone's home_region)"
+            )
+        if sh.enabled and sh.capacity == "capacity-block" and not self.network.availability_zones:
+            raise ValueError(
+                "self_hosting with a Capacity Block needs network.availability_zones listing the block's AZ, so the "
+                "VPC has subnets there (AZs picked by Fn::GetAZs at deploy time might not include it)"
+            )
+        if sh.enabled and self.network.availability_zones and sh.availability_zone and (
+            sh.availability_zone not in self.network.availability_zones
+        ):
+            raise ValueError(
+                f"self_hosting.availability_zone {sh.availability_zone!r} is not one of network.availability_zones "
+                f"{list(self.network.availability_zones)}: the GPU subnets must exist in the Capacity Block's AZ"
+            )
         if self.network.availability_zones:
             wrong = [az for az in self.network.availability_zones if not az.startswith(self.home_region)]
             if wrong:
