@@ -19,12 +19,13 @@ NODE_STAMP := node_modules/.deps-installed
 CONFIG_FLAG := $(if $(CONFIG),--config $(CONFIG),)
 CDK_CONFIG  := $(if $(CONFIG),-c config=$(CONFIG),)
 
-.PHONY: setup synth test validate routes schema clean help
+.PHONY: setup synth test validate routes schema cost clean help
 
 help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up, validate the config, synthesize into $(OUT)/"
 	@echo "make test                            set up, then run every check"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
+	@echo "make cost [CONFIG=...]               write reports/cost.md and reports/cost-vs-volume.png"
 	@echo "make clean                           remove cdk.out/ and caches (keeps .venv and node_modules)"
 
 $(PY_STAMP): requirements.txt requirements-dev.txt constraints.txt
@@ -58,6 +59,9 @@ routes: setup
 
 schema: setup
 	python -m landing_zone schema
+
+cost: setup
+	python -m landing_zone cost-report --out reports $(CONFIG_FLAG)
 
 clean:
 	rm -rf $(OUT) $(OUT).tmp .pytest_cache reports

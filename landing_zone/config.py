@@ -179,6 +179,40 @@ class Cost(_Strict):
     )
     budget_headroom: float = Field(default=1.2, ge=1, le=10)
     alert_emails: tuple[str, ...] = ()
+    budget_scope: Literal["tagged", "account"] = Field(
+        default="tagged",
+        description="tagged: the deployment account AND the cost-allocation tag landing-zone=<name> (activate it "
+        "in Billing); account: everything billed to the deployment account.",
+    )
+    notify_actual_percent: tuple[float, ...] = Field(default=(50, 80, 100), description="Budget alerts on actual cost.")
+    notify_forecast_percent: tuple[float, ...] = Field(default=(100,), description="Budget alerts on forecasted cost.")
+    kill_switch: bool = Field(
+        default=True,
+        description="Budget action at 100% actual: attach a deny-inference policy to every invoker role.",
+    )
+    alarm_factor: float = Field(
+        default=2.0, gt=0, le=100, description="Spend alarms fire above (monthly budget / hours per month) x this."
+    )
+    alarm_period_seconds: int = Field(default=300, description="Metric period of the spend alarms (60, 300, 900, 3600).")
+    anomaly_threshold_usd: float = Field(default=100.0, gt=0, description="Cost Anomaly Detection: total impact to alert on.")
+    alert_on_mantle_usage: bool = Field(
+        default=True, description="Alarm on any Mantle token usage (not captured by invocation logging)."
+    )
+
+    @field_validator("alarm_period_seconds")
+    @classmethod
+    def _period(cls, v: int) -> int:
+        if v not in (60, 300, 900, 3600):
+            raise ValueError("allowed: 60, 300, 900, 3600")
+        return v
+
+    @field_validator("notify_actual_percent", "notify_forecast_percent")
+    @classmethod
+    def _percents(cls, v: tuple[float, ...]) -> tuple[float, ...]:
+        bad = [p for p in v if not 0 < p <= 1000]
+        if bad:
+            raise ValueError(f"{bad} are not percentages in (0, 1000]")
+        return tuple(sorted(set(v)))
 
     @field_validator("alert_emails")
     @classmethod

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -88,6 +88,16 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if not problems:
         applications, app_problems = plan_applications(config, routing, catalog)
         problems += app_problems
+    cost = config.cost
+    max_emails = catalog.limit("budget_max_emails_per_notification")
+    if len(cost.alert_emails) > max_emails:
+        problems.append(Problem("cost.alert_emails", len(cost.alert_emails),
+                                f"AWS Budgets allows at most {max_emails} e-mail subscribers per notification"))
+    notifications = len(cost.notify_actual_percent) + len(cost.notify_forecast_percent)
+    max_notifications = catalog.limit("budget_max_notifications")
+    if notifications > max_notifications:
+        problems.append(Problem("cost.notify_actual_percent/notify_forecast_percent", notifications,
+                                f"AWS Budgets allows at most {max_notifications} notifications per budget"))
     if config.organization is not None and not problems:
         try:
             scp_documents(config, routing, catalog)
@@ -102,7 +112,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             f"model {mr.model.id!r} has compliant paths only from {', '.join(regions)}, not from home_region "
             f"{config.home_region}: the landing zone's VPC endpoints cannot reach it"
         )
-    return Plan(
+    plan = Plan(
         config=config,
         catalog=catalog,
         prices=prices,
@@ -110,6 +120,22 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         applications=applications,
         warnings=tuple(warnings),
     )
+    return replace(plan, warnings=(*plan.warnings, *budget_warnings(plan)))
+
+
+def budget_warnings(plan: Plan) -> list[str]:
+    """An explicit budget below the computed spend is allowed, but said out loud with both numbers."""
+    from landing_zone.cost_alarms import monthly_budget  # the cost model depends on Plan, not vice versa
+
+    budget = monthly_budget(plan)
+    computed = budget.estimate.monthly_usd
+    if budget.explicit and budget.usd < computed:
+        return [
+            f"cost.monthly_budget_usd {budget.usd:,.2f} USD is below the computed monthly spend of {computed:,.2f} USD "
+            f"for the configured workload at {plan.config.cost.price_source!r} prices: budget alerts and the kill "
+            f"switch will fire around day {budget.usd / computed * 30.4:.0f} of a month at that load"
+        ]
+    return []
 
 
 def load_plan(defaults: Mapping[str, Any] | None, config_path: str | Path | None = None) -> Plan:

@@ -9,6 +9,7 @@ from constructs import Construct
 
 from landing_zone.plan import Plan
 from stacks.access import AccessStack
+from stacks.cost import CostStack
 from stacks.guardrails import GuardrailsStack
 from stacks.keys import KeysStack
 from stacks.network import NetworkStack
@@ -19,11 +20,12 @@ class LandingZone:
     keys: KeysStack
     network: NetworkStack
     access: AccessStack
+    cost: CostStack
     guardrails: GuardrailsStack | None = None
 
     @property
     def stacks(self) -> tuple[cdk.Stack, ...]:
-        return tuple(s for s in (self.keys, self.network, self.access, self.guardrails) if s is not None)
+        return tuple(s for s in (self.keys, self.network, self.access, self.cost, self.guardrails) if s is not None)
 
 
 def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
@@ -56,6 +58,15 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
         env=env,
         description=f"{cfg.name}: invoker roles, application inference profiles, invocation logging",
     )
+    cost = CostStack(
+        scope,
+        f"{cfg.name}-cost",
+        plan=plan,
+        alerts_key=keys.keys["alerts"],
+        access=access,
+        env=env,
+        description=f"{cfg.name}: budget, kill switch, spend alarms from token metrics, anomaly detection",
+    )
     guardrails = None
     if cfg.organization is not None:
         guardrails = GuardrailsStack(
@@ -75,4 +86,4 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
     tags = {"landing-zone": cfg.name, "managed-by": "kimi-bedrock-landing-zone", **dict(cfg.tags)}
     for key, value in sorted(tags.items()):
         cdk.Tags.of(scope).add(key, value)
-    return LandingZone(keys=keys, network=network, access=access, guardrails=guardrails)
+    return LandingZone(keys=keys, network=network, access=access, cost=cost, guardrails=guardrails)

@@ -1,0 +1,225 @@
+"""Cost controls: the alerts topic, the budget (+ kill switch), spend alarms and anomaly detection.
+
+Every number comes from the pure cost model (``landing_zone.cost_alarms`` / ``landing_zone.pricing``); these
+constructs only wire it into CloudFormation.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+from aws_cdk import Duration
+from aws_cdk import aws_budgets as budgets
+from aws_cdk import aws_ce as ce
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as cw_actions
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sns as sns
+from constructs import Construct
+
+from landing_zone.cost_alarms import AlarmSpec
+
+
+class AlertsTopic(Construct):
+    """``topic``: KMS-encrypted, TLS-only, published to only by this account's Budgets, Cost Anomaly
+    Detection and CloudWatch alarms (policy from a pure builder); e-mail subscribers from config."""
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, topic_name: str, key: kms.IKey, emails: Sequence[str]
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.topic = sns.Topic(self, "Topic", topic_name=topic_name, master_key=key, display_name=topic_name)
+        for i, email in enumerate(emails):
+            sns.Subscription(self, f"Email{i}", topic=self.topic, protocol=sns.SubscriptionProtocol.EMAIL, endpoint=email)
+
+    def set_policy(self, policy: Mapping[str, Any]) -> None:
+        sns.CfnTopicPolicy(self, "Policy", topics=[self.topic.topic_arn], policy_document=dict(policy))
+
+
+class MonthlyCostBudget(Construct):
+    """A monthly COST budget with notifications to the topic (+ e-mails) and, optionally, the kill switch."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        budget_name: str,
+        amount_usd: float,
+        filter_expression: Mapping[str, Any],
+        actual_percents: Sequence[float],
+        forecast_percents: Sequence[float],
+        topic: sns.ITopic,
+        emails: Sequence[str],
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.budget_name = budget_name
+        subscribers = [budgets.CfnBudget.SubscriberProperty(subscription_type="SNS", address=topic.topic_arn)]
+        subscribers += [budgets.CfnBudget.SubscriberProperty(subscription_type="EMAIL", address=e) for e in emails]
+
+        def notification(kind: str, percent: float) -> budgets.CfnBudget.NotificationWithSubscribersProperty:
+            return budgets.CfnBudget.NotificationWithSubscribersProperty(
+                notification=budgets.CfnBudget.NotificationProperty(
+                    comparison_operator="GREATER_THAN", notification_type=kind, threshold=percent,
+                    threshold_type="PERCENTAGE",
+                ),
+                subscribers=subscribers,
+            )
+
+        self.budget = budgets.CfnBudget(
+            self,
+            "Budget",
+            budget=budgets.CfnBudget.BudgetDataProperty(
+                budget_name=budget_name,
+                budget_type="COST",
+                time_unit="MONTHLY",
+                budget_limit=budgets.CfnBudget.SpendProperty(amount=round(amount_usd, 2), unit="USD"),
+            ),
+            notifications_with_subscribers=[notification("ACTUAL", p) for p in actual_percents]
+            + [notification("FORECASTED", p) for p in forecast_percents],
+        )
+        # The filter goes in verbatim (CloudFormation shape): the L1 struct would drop a plain dict's keys.
+        self.budget.add_property_override("Budget.FilterExpression", dict(filter_expression))
+
+
+class KillSwitch(Construct):
+    """A deny-inference managed policy and a budget action that attaches it to the invoker roles at 100%.
+
+    The execution role is named ``<lz>-automation-budget-action`` so the tamper guardrails let it attach the
+    policy to the (tagged) invoker roles; it may attach/detach exactly this policy on exactly these roles.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        landing_zone_name: str,
+        budget: MonthlyCostBudget,
+        deny_policy: Mapping[str, Any],
+        execution_trust: Mapping[str, Any],
+        execution_policy_for: Any,  # callable(kill_switch_policy_arn) -> policy document
+        invoker_roles: Sequence[iam.IRole],
+        topic: sns.ITopic,
+        threshold_percent: float = 100,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.policy = iam.ManagedPolicy(
+            self, "DenyInference", managed_policy_name=f"{landing_zone_name}-kill-switch",
+            description="Attached by the budget action when the monthly budget is exhausted: no inference",
+            document=iam.PolicyDocument.from_json(dict(deny_policy)),
+        )
+        execution_policy = iam.ManagedPolicy(
+            self, "ExecutionPolicy",
+            document=iam.PolicyDocument.from_json(execution_policy_for(self.policy.managed_policy_arn)),
+        )
+        self.execution_role = iam.Role(
+            self,
+            "ExecutionRole",
+            role_name=f"{landing_zone_name}-automation-budget-action",
+            assumed_by=iam.ServicePrincipal("budgets.amazonaws.com"),
+            managed_policies=[execution_policy],
+            description="AWS Budgets applies the kill-switch policy to the invoker roles",
+        )
+        self.execution_role.node.default_child.assume_role_policy_document = dict(execution_trust)  # type: ignore[union-attr]
+        self.action = budgets.CfnBudgetsAction(
+            self,
+            "Action",
+            budget_name=budget.budget_name,
+            action_type="APPLY_IAM_POLICY",
+            action_threshold=budgets.CfnBudgetsAction.ActionThresholdProperty(type="PERCENTAGE", value=threshold_percent),
+            definition=budgets.CfnBudgetsAction.DefinitionProperty(
+                iam_action_definition=budgets.CfnBudgetsAction.IamActionDefinitionProperty(
+                    policy_arn=self.policy.managed_policy_arn, roles=[r.role_name for r in invoker_roles]
+                )
+            ),
+            execution_role_arn=self.execution_role.role_arn,
+            notification_type="ACTUAL",
+            approval_model="AUTOMATIC",
+            subscribers=[budgets.CfnBudgetsAction.SubscriberProperty(type="SNS", address=topic.topic_arn)],
+        )
+        self.action.node.add_dependency(budget.budget)
+
+
+class SpendAlarms(Construct):
+    """One CloudWatch metric-math alarm per :class:`AlarmSpec`, notifying the topic."""
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, alarm_name_prefix: str, specs: Sequence[AlarmSpec], topic: sns.ITopic
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.alarms: list[cloudwatch.Alarm] = []
+        action = cw_actions.SnsAction(topic)
+        for spec in specs:
+            expression = cloudwatch.MathExpression(
+                expression=spec.expression,
+                label=spec.expression_label,
+                period=Duration.seconds(spec.period_seconds),
+                using_metrics={
+                    m.id: cloudwatch.Metric(
+                        namespace=m.namespace,
+                        metric_name=m.metric_name,
+                        dimensions_map=dict(m.dimensions),
+                        statistic=m.statistic,
+                        period=Duration.seconds(m.period),
+                        label=m.label or None,
+                    )
+                    for m in spec.metrics
+                },
+            )
+            alarm = cloudwatch.Alarm(
+                self,
+                f"Alarm-{spec.name_suffix}",
+                alarm_name=f"{alarm_name_prefix}-{spec.name_suffix}",
+                alarm_description=spec.description,
+                metric=expression,
+                threshold=round(spec.threshold_usd_per_hour, 4),
+                evaluation_periods=spec.evaluation_periods,
+                comparison_operator=cloudwatch.ComparisonOperator(_CW_OPERATORS[spec.comparison_operator]),
+                treat_missing_data=cloudwatch.TreatMissingData(_CW_MISSING[spec.treat_missing_data]),
+            )
+            alarm.add_alarm_action(action)
+            self.alarms.append(alarm)
+
+
+_CW_OPERATORS = {
+    "GreaterThanThreshold": "GREATER_THAN_THRESHOLD",
+    "GreaterThanOrEqualToThreshold": "GREATER_THAN_OR_EQUAL_TO_THRESHOLD",
+}
+_CW_MISSING = {"notBreaching": "NOT_BREACHING", "breaching": "BREACHING", "missing": "MISSING", "ignore": "IGNORE"}
+
+
+class CostAnomalyDetection(Construct):
+    """A dimensional (per service) anomaly monitor and an immediate SNS subscription above a USD impact."""
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, name: str, topic: sns.ITopic, threshold_usd: float,
+        tags: Mapping[str, str],
+    ) -> None:
+        super().__init__(scope, construct_id)
+        cfn_tags = [{"key": k, "value": v} for k, v in sorted(tags.items())]
+        self.monitor = ce.CfnAnomalyMonitor(
+            self, "Monitor", monitor_name=f"{name}-services", monitor_type="DIMENSIONAL", monitor_dimension="SERVICE",
+            resource_tags=cfn_tags,
+        )
+        self.subscription = ce.CfnAnomalySubscription(
+            self,
+            "Subscription",
+            subscription_name=f"{name}-anomalies",
+            frequency="IMMEDIATE",
+            monitor_arn_list=[self.monitor.attr_monitor_arn],
+            subscribers=[ce.CfnAnomalySubscription.SubscriberProperty(type="SNS", address=topic.topic_arn)],
+            threshold_expression=json.dumps(
+                {
+                    "Dimensions": {
+                        "Key": "ANOMALY_TOTAL_IMPACT_ABSOLUTE",
+                        "MatchOptions": ["GREATER_THAN_OR_EQUAL"],
+                        "Values": [f"{threshold_usd:g}"],
+                    }
+                },
+                separators=(",", ":"),
+            ),
+            resource_tags=cfn_tags,
+        )
