@@ -28,8 +28,8 @@ ACKNOWLEDGEABLE_RULES: dict[str, str] = {
     "HIPAA.Security-S3BucketReplicationEnabled": "single-Region log buckets by design (data residency)",
     "NIST.800.53.R5-S3BucketLoggingEnabled": "the access-log bucket itself",
     "HIPAA.Security-S3BucketLoggingEnabled": "the access-log bucket itself",
-    "NIST.800.53.R5-S3DefaultEncryptionKMS": "S3 server access logs cannot be delivered to an SSE-KMS bucket",
-    "HIPAA.Security-S3DefaultEncryptionKMS": "S3 server access logs cannot be delivered to an SSE-KMS bucket",
+    "NIST.800.53.R5-S3DefaultEncryptionKMS": "access-log buckets (no SSE-KMS delivery) and organization-read artifacts",
+    "HIPAA.Security-S3DefaultEncryptionKMS": "access-log buckets (no SSE-KMS delivery) and organization-read artifacts",
 }
 
 PACKS = {"AwsSolutions": "AwsSolutions", "NIST.800.53.R5": "NIST.800.53.R5", "HIPAA.Security": "HIPAA.Security"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from aws_cdk import Duration
+from aws_cdk import CfnCondition, Duration, Fn, Token
 from aws_cdk import aws_budgets as budgets
 from aws_cdk import aws_ce as ce
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -47,7 +47,7 @@ class MonthlyCostBudget(Construct):
         construct_id: str,
         *,
         budget_name: str,
-        amount_usd: float,
+        amount_usd: float,  # or a number token (a CloudFormation parameter)
         filter_expression: Mapping[str, Any],
         actual_percents: Sequence[float],
         forecast_percents: Sequence[float],
@@ -75,7 +75,9 @@ class MonthlyCostBudget(Construct):
                 budget_name=budget_name,
                 budget_type="COST",
                 time_unit="MONTHLY",
-                budget_limit=budgets.CfnBudget.SpendProperty(amount=round(amount_usd, 2), unit="USD"),
+                budget_limit=budgets.CfnBudget.SpendProperty(
+                    amount=amount_usd if Token.is_unresolved(amount_usd) else round(amount_usd, 2), unit="USD"
+                ),
             ),
             notifications_with_subscribers=[notification("ACTUAL", p) for p in actual_percents]
             + [notification("FORECASTED", p) for p in forecast_percents],
@@ -147,7 +149,14 @@ class SpendAlarms(Construct):
     """One CloudWatch metric-math alarm per :class:`AlarmSpec`, notifying the topic."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, alarm_name_prefix: str, specs: Sequence[AlarmSpec], topic: sns.ITopic
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        alarm_name_prefix: str,
+        specs: Sequence[AlarmSpec],
+        topic: sns.ITopic,
+        threshold_override: float | None = None,  # e.g. a per-account CloudFormation parameter (StackSets)
     ) -> None:
         super().__init__(scope, construct_id)
         self.alarms: list[cloudwatch.Alarm] = []
@@ -175,7 +184,7 @@ class SpendAlarms(Construct):
                 alarm_name=f"{alarm_name_prefix}-{spec.name_suffix}",
                 alarm_description=spec.description,
                 metric=expression,
-                threshold=round(spec.threshold_usd_per_hour, 4),
+                threshold=round(spec.threshold_usd_per_hour, 4) if threshold_override is None else threshold_override,
                 evaluation_periods=spec.evaluation_periods,
                 comparison_operator=cloudwatch.ComparisonOperator(_CW_OPERATORS[spec.comparison_operator]),
                 treat_missing_data=cloudwatch.TreatMissingData(_CW_MISSING[spec.treat_missing_data]),
@@ -223,3 +232,15 @@ class CostAnomalyDetection(Construct):
             ),
             resource_tags=cfn_tags,
         )
+
+
+class OptionalEmailSubscriptions(Construct):
+    """E-mail subscriptions from template parameters, each created only when its parameter is not empty
+    (StackSets: one template, per-account e-mails as parameter overrides)."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, topic: sns.ITopic, emails: Sequence[Any]) -> None:
+        super().__init__(scope, construct_id)
+        for i, email in enumerate(emails, start=1):
+            condition = CfnCondition(self, f"HasEmail{i}", expression=Fn.condition_not(Fn.condition_equals(email, "")))
+            subscription = sns.CfnSubscription(self, f"Email{i}", topic_arn=topic.topic_arn, protocol="email", endpoint=email)
+            subscription.cfn_options.condition = condition

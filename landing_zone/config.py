@@ -50,6 +50,29 @@ class Account(_Strict):
 
     id: str
     name: str = Field(description="Short name used in resource names and tags, e.g. 'workload-prod'.")
+    ou_id: str | None = Field(
+        default=None, description="OU of the account (member_baseline: its StackSet instance targets this OU)."
+    )
+    monthly_budget_usd: float | None = Field(
+        default=None, gt=0, description="member_baseline: this account's budget; omitted: the computed one."
+    )
+    alert_emails: tuple[str, ...] = Field(default=(), description="member_baseline: this account's alert e-mails.")
+    cost_center: str | None = Field(default=None, max_length=128, description="member_baseline: cost-center tag value.")
+
+    @field_validator("ou_id")
+    @classmethod
+    def _ou(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}$", v):
+            raise ValueError("must look like 'ou-abcd-11111111'")
+        return v
+
+    @field_validator("alert_emails")
+    @classmethod
+    def _emails(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [e for e in v if not EMAIL.match(e)]
+        if bad:
+            raise ValueError(f"{bad!r} are not e-mail addresses")
+        return v
 
     _check_id = field_validator("id", mode="before")(classmethod(lambda cls, v: _account_id(v)))
 
@@ -339,6 +362,38 @@ class Access(_Strict):
     )
 
 
+MEMBER_ALERT_EMAILS_MAX = 3  # e-mail parameters of the member-baseline template (CloudFormation cannot loop)
+
+
+class MemberBaseline(_Strict):
+    """Multi-account roll-out: the member baseline (keys, network, access, logging, cost controls) as one
+    CloudFormation StackSet with service-managed permissions and automatic deployment to the target OUs.
+    Deployed from the management account or a delegated administrator; the guardrails stay in management."""
+
+    enabled: bool = False
+    target_ou_ids: tuple[str, ...] = Field(
+        default=(), description="OUs that receive the baseline (new accounts too); omitted: the OUs in organization.target_ids."
+    )
+    administrator_account_id: str | None = Field(
+        default=None, description="Delegated administrator for StackSets; omitted: the management account."
+    )
+    max_concurrent_percentage: int = Field(default=25, ge=1, le=100)
+    failure_tolerance_percentage: int = Field(default=10, ge=0, le=100)
+    retain_stacks_on_account_removal: bool = True
+
+    _check_admin = field_validator("administrator_account_id", mode="before")(
+        classmethod(lambda cls, v: None if v is None else _account_id(v))
+    )
+
+    @field_validator("target_ou_ids")
+    @classmethod
+    def _ous(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [o for o in v if not re.match(r"^ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}$", o)]
+        if bad:
+            raise ValueError(f"{bad!r} are not OU IDs like 'ou-abcd-11111111'")
+        return v
+
+
 # Roles that deploy the landing zone and so may change what it protects: the CDK bootstrap CloudFormation
 # execution role and the StackSets execution role (service-managed StackSets).
 DEFAULT_DEPLOYMENT_PRINCIPALS = (
@@ -471,6 +526,7 @@ class LandingZoneConfig(_Strict):
     invocation_logging: InvocationLogging = InvocationLogging()
     content_guardrail: ContentGuardrail = ContentGuardrail()
     model_access: ModelAccess = ModelAccess()
+    member_baseline: MemberBaseline = MemberBaseline()
     catalog_overlays: tuple[str, ...] = Field(
         default=(), description="Catalog overlay files (from `discover`), relative to the working directory."
     )
@@ -544,6 +600,37 @@ class LandingZoneConfig(_Strict):
         names = [a.name for a in self.applications]
         if len(set(names)) != len(names):
             raise ValueError("applications: names must be unique")
+        mb = self.member_baseline
+        if mb.enabled:
+            if self.organization is None or not self.organization.organization_id:
+                raise ValueError(
+                    "member_baseline.enabled needs organization.organization_id (service-managed StackSets and the "
+                    "organization-readable asset bucket are scoped to it)"
+                )
+            ous = self.member_target_ous
+            if not ous:
+                raise ValueError("member_baseline.enabled needs target OUs (member_baseline.target_ou_ids or OU IDs "
+                                 "in organization.target_ids)")
+            for i, acct in enumerate(self.accounts):
+                ou = acct.ou_id or (ous[0] if len(ous) == 1 else None)
+                if ou is None or ou not in ous:
+                    raise ValueError(
+                        f"accounts[{i}].ou_id {acct.ou_id!r}: with several target OUs each account names its OU, one of "
+                        f"{list(ous)}"
+                    )
+                if len(acct.alert_emails) > MEMBER_ALERT_EMAILS_MAX:
+                    raise ValueError(f"accounts[{i}].alert_emails: at most {MEMBER_ALERT_EMAILS_MAX} per account "
+                                     "in the member baseline")
+            if len(self.cost.alert_emails) > MEMBER_ALERT_EMAILS_MAX:
+                raise ValueError(f"cost.alert_emails: at most {MEMBER_ALERT_EMAILS_MAX} with member_baseline "
+                                 "(they become template parameters)")
+            for i, app in enumerate(self.applications):
+                if app.account is not None:
+                    raise ValueError(f"applications[{i}].account: with member_baseline every application exists in "
+                                     "every member account (its principals call it); remove `account`")
+            if len(self.asset_bucket_name(self.home_region)) > 63:
+                raise ValueError(f"name {self.name!r} is too long for the StackSet asset bucket name "
+                                 f"{self.asset_bucket_name(self.home_region)!r} (63 characters at most)")
         sh = self.self_hosting
         if sh.enabled and sh.availability_zone and not sh.availability_zone.startswith(self.home_region):
             raise ValueError(
@@ -574,6 +661,26 @@ class LandingZoneConfig(_Strict):
         return self.deployment_account_id or self.accounts[0].id
 
     @property
+    def member_target_ous(self) -> tuple[str, ...]:
+        mb = self.member_baseline
+        if mb.target_ou_ids:
+            return mb.target_ou_ids
+        targets = self.organization.target_ids if self.organization else ()
+        return tuple(t for t in targets if t.startswith("ou-"))
+
+    @property
+    def stackset_administrator_account(self) -> str:
+        assert self.organization is not None
+        return self.member_baseline.administrator_account_id or self.organization.management_account_id
+
+    @property
+    def asset_bucket_prefix(self) -> str:
+        return f"{self.name}-stackset-assets-{self.stackset_administrator_account if self.organization else 'x'}"
+
+    def asset_bucket_name(self, region: str) -> str:
+        return f"{self.asset_bucket_prefix}-{region}"
+
+    @property
     def automation_role_prefix(self) -> str:
         """Name prefix of the roles the landing zone's own automation uses (see policies/guardrails.py)."""
         return f"{self.name}-automation-"
@@ -589,9 +696,11 @@ class LandingZoneConfig(_Strict):
 
     @property
     def effective_applications(self) -> tuple[Application, ...]:
-        """The configured applications, or one per account named after it."""
+        """The configured applications; omitted: one per account named after it (member baseline: one 'default')."""
         if self.applications:
             return self.applications
+        if self.member_baseline.enabled:  # one template for every member: one application in each
+            return (Application(name="default", cost_center=self.name),)
         return tuple(Application(name=a.name, cost_center=a.name, account=a.id) for a in self.accounts)
 
     @property

@@ -3,7 +3,8 @@ spend alarms from Bedrock/Mantle token metrics, Mantle usage alarm, Cost Anomaly
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
 
 from aws_cdk import CfnOutput
 from aws_cdk import aws_kms as kms
@@ -17,6 +18,7 @@ from landing_zone.cost_alarms import (
     load_metric_catalog,
     metric_sources_for_plan,
     monthly_budget,
+    MonthlyBudget,
 )
 from landing_zone.plan import Plan
 from landing_zone.policies.cost import (
@@ -26,91 +28,138 @@ from landing_zone.policies.cost import (
     budget_filter_expression,
     kill_switch_policy,
 )
+from constructs_lib.access import ApplicationProfile, InvokerRole
 from stacks.access import AccessStack
 from stacks.base import LandingZoneStack
 
 
+@dataclass
+class CostParts:
+    alerts: AlertsTopic
+    budget: MonthlyCostBudget
+    budget_model: MonthlyBudget
+    spend_specs: list
+    spend_alarms: SpendAlarms
+    coverage_note: str
+    anomaly: CostAnomalyDetection
+    kill_switch: KillSwitch | None = None
+    mantle_alarms: SpendAlarms | None = None
+
+
+def add_cost_controls(
+    scope: Construct,
+    *,
+    plan: Plan,
+    account: str,
+    alerts_key: kms.IKey,
+    profiles: Mapping[str, ApplicationProfile],
+    invokers: Mapping[str, InvokerRole],
+    alert_emails: Sequence[str] | None = None,
+    budget_usd: float | None = None,
+    threshold_usd_per_hour: float | None = None,
+) -> CostParts:
+    """Alerts topic, budget (+ kill switch), spend and Mantle alarms, anomaly detection.
+
+    ``budget_usd`` / ``threshold_usd_per_hour`` replace the plan's numbers (StackSets pass per-account parameter
+    tokens); ``alert_emails`` replaces ``cost.alert_emails``.
+    """
+    cfg = plan.config
+    cost = cfg.cost
+    region = cfg.home_region
+    emails = list(cost.alert_emails if alert_emails is None else alert_emails)
+    alerts = AlertsTopic(scope, "Alerts", topic_name=f"{cfg.name}-cost-alerts", key=alerts_key, emails=emails)
+    topic = alerts.topic
+    alerts.set_policy(alerts_topic_policy(topic_arn=topic.topic_arn, account=account, region=region))
+    budget_model = monthly_budget(plan)
+    budget = MonthlyCostBudget(
+        scope,
+        "Budget",
+        budget_name=f"{cfg.name}-bedrock-monthly",
+        amount_usd=budget_model.usd if budget_usd is None else budget_usd,
+        filter_expression=budget_filter_expression(
+            scope=cost.budget_scope, account=account, tag_key="landing-zone", tag_value=cfg.name
+        ),
+        actual_percents=cost.notify_actual_percent,
+        forecast_percents=cost.notify_forecast_percent,
+        topic=topic,
+        emails=emails,
+    )
+    kill_switch = None
+    roles = [inv.role for _, inv in sorted(invokers.items())]
+    if cost.kill_switch and roles:
+        kill_switch = KillSwitch(
+            scope,
+            "KillSwitch",
+            landing_zone_name=cfg.name,
+            budget=budget,
+            deny_policy=kill_switch_policy(),
+            execution_trust=budget_action_trust_policy(account=account),
+            execution_policy_for=lambda policy_arn: budget_action_execution_policy(
+                kill_switch_policy_arn=policy_arn, invoker_role_arns=[r.role_arn for r in roles]
+            ),
+            invoker_roles=roles,
+            topic=topic,
+        )
+    metric_catalog = load_metric_catalog()
+    sources = metric_sources_for_plan(plan, metric_catalog)
+    runtime_metrics = metric_catalog.for_endpoint("runtime")
+    for name, profile in sorted(profiles.items()):
+        # calls through an application profile may report under its ARN: price those too
+        sources.append(runtime_metrics.source_for(profile.arn, label=f"application profile {name}"))
+    prices = plan.prices.prices(cost.price_source)
+    planned_threshold = hourly_threshold_usd(budget_model.usd, plan.prices.hours_per_month, cost.alarm_factor)
+    max_metrics = plan.catalog.limit("metric_math_max_metrics")
+    specs = build_spend_alarms(
+        sources, prices, threshold_usd_per_hour=planned_threshold, max_metrics_per_alarm=max_metrics,
+        period_seconds=cost.alarm_period_seconds,
+    )
+    spend_alarms = SpendAlarms(
+        scope, "SpendAlarms", alarm_name_prefix=cfg.name, specs=specs, topic=topic,
+        threshold_override=threshold_usd_per_hour,
+    )
+    mantle_alarms = None
+    mantle_sources = [s for s in sources if s.namespace == metric_catalog.for_endpoint("mantle").namespace]
+    if cost.alert_on_mantle_usage and mantle_sources:
+        # Any Mantle token is worth a notice: Mantle calls are not in the model invocation logs.
+        usage = build_spend_alarms(
+            mantle_sources, prices, threshold_usd_per_hour=1e-9, max_metrics_per_alarm=max_metrics,
+            period_seconds=cost.alarm_period_seconds, name_prefix="mantle-usage",
+        )
+        mantle_alarms = SpendAlarms(scope, "MantleUsage", alarm_name_prefix=cfg.name, specs=usage, topic=topic)
+    anomaly = CostAnomalyDetection(
+        scope, "Anomalies", name=cfg.name, topic=topic, threshold_usd=cost.anomaly_threshold_usd,
+        tags={"landing-zone": cfg.name},
+    )
+    note = coverage_note(specs)
+    if budget_usd is None:
+        CfnOutput(scope, "MonthlyBudgetUsd", value=f"{budget_model.usd:.2f}", description=budget_model.basis)
+        CfnOutput(scope, "SpendAlarmThresholdUsdPerHour", value=f"{planned_threshold:.4f}",
+                  description=f"monthly budget / {plan.prices.hours_per_month:g} h x {cost.alarm_factor:g}")
+    CfnOutput(scope, "SpendAlarmCoverage", value=note[:1000])
+    CfnOutput(scope, "AlertsTopicArn", value=topic.topic_arn)
+    return CostParts(
+        alerts=alerts, budget=budget, budget_model=budget_model, spend_specs=specs, spend_alarms=spend_alarms,
+        coverage_note=note, anomaly=anomaly, kill_switch=kill_switch, mantle_alarms=mantle_alarms,
+    )
+
+
 class CostStack(LandingZoneStack):
+    """Attributes as :class:`CostParts` (``budget_model``, ``spend_specs``, ``kill_switch``, ...)."""
+
     def __init__(
         self, scope: Construct, construct_id: str, *, plan: Plan, alerts_key: kms.IKey, access: AccessStack, **kwargs: Any
     ) -> None:
         super().__init__(scope, construct_id, plan=plan, **kwargs)
-        cfg = plan.config
-        cost = cfg.cost
-        account, region = cfg.deployment_account, cfg.home_region
-        self.alerts = AlertsTopic(self, "Alerts", topic_name=f"{cfg.name}-cost-alerts", key=alerts_key, emails=cost.alert_emails)
-        topic = self.alerts.topic
-        self.alerts.set_policy(alerts_topic_policy(topic_arn=topic.topic_arn, account=account, region=region))
-
-        self.budget_model = monthly_budget(plan)
-        self.budget = MonthlyCostBudget(
-            self,
-            "Budget",
-            budget_name=f"{cfg.name}-bedrock-monthly",
-            amount_usd=self.budget_model.usd,
-            filter_expression=budget_filter_expression(
-                scope=cost.budget_scope, account=account, tag_key="landing-zone", tag_value=cfg.name
-            ),
-            actual_percents=cost.notify_actual_percent,
-            forecast_percents=cost.notify_forecast_percent,
-            topic=topic,
-            emails=cost.alert_emails,
+        parts = add_cost_controls(
+            self, plan=plan, account=plan.config.deployment_account, alerts_key=alerts_key,
+            profiles=access.profiles, invokers=access.invokers,
         )
-        self.kill_switch: KillSwitch | None = None
-        invokers = [inv.role for inv in access.invokers.values()]
-        if cost.kill_switch and invokers:
-            self.kill_switch = KillSwitch(
-                self,
-                "KillSwitch",
-                landing_zone_name=cfg.name,
-                budget=self.budget,
-                deny_policy=kill_switch_policy(),
-                execution_trust=budget_action_trust_policy(account=account),
-                execution_policy_for=lambda policy_arn: budget_action_execution_policy(
-                    kill_switch_policy_arn=policy_arn, invoker_role_arns=[r.role_arn for r in invokers]
-                ),
-                invoker_roles=invokers,
-                topic=topic,
-            )
-
-        metric_catalog = load_metric_catalog()
-        sources = metric_sources_for_plan(plan, metric_catalog)
-        runtime_metrics = metric_catalog.for_endpoint("runtime")
-        for name, profile in sorted(access.profiles.items()):
-            # calls through an application profile may report under its ARN: price those too
-            sources.append(runtime_metrics.source_for(profile.arn, label=f"application profile {name}"))
-        prices = plan.prices.prices(cost.price_source)
-        threshold = hourly_threshold_usd(self.budget_model.usd, plan.prices.hours_per_month, cost.alarm_factor)
-        self.spend_specs = build_spend_alarms(
-            sources,
-            prices,
-            threshold_usd_per_hour=threshold,
-            max_metrics_per_alarm=plan.catalog.limit("metric_math_max_metrics"),
-            period_seconds=cost.alarm_period_seconds,
-        )
-        self.spend_alarms = SpendAlarms(self, "SpendAlarms", alarm_name_prefix=cfg.name, specs=self.spend_specs, topic=topic)
-        self.coverage_note = coverage_note(self.spend_specs)
-
-        self.mantle_alarms: SpendAlarms | None = None
-        mantle_sources = [s for s in sources if s.namespace == metric_catalog.for_endpoint("mantle").namespace]
-        if cost.alert_on_mantle_usage and mantle_sources:
-            # Any Mantle token is worth a notice: Mantle calls are not in the model invocation logs.
-            usage = build_spend_alarms(
-                mantle_sources,
-                prices,
-                threshold_usd_per_hour=1e-9,
-                max_metrics_per_alarm=plan.catalog.limit("metric_math_max_metrics"),
-                period_seconds=cost.alarm_period_seconds,
-                name_prefix="mantle-usage",
-            )
-            self.mantle_alarms = SpendAlarms(self, "MantleUsage", alarm_name_prefix=cfg.name, specs=usage, topic=topic)
-
-        self.anomaly = CostAnomalyDetection(
-            self, "Anomalies", name=cfg.name, topic=topic, threshold_usd=cost.anomaly_threshold_usd,
-            tags={"landing-zone": cfg.name},
-        )
-        CfnOutput(self, "MonthlyBudgetUsd", value=f"{self.budget_model.usd:.2f}", description=self.budget_model.basis)
-        CfnOutput(self, "SpendAlarmThresholdUsdPerHour", value=f"{threshold:.4f}",
-                  description=f"monthly budget / {plan.prices.hours_per_month:g} h x {cost.alarm_factor:g}")
-        CfnOutput(self, "SpendAlarmCoverage", value=self.coverage_note[:1000])
-        CfnOutput(self, "AlertsTopicArn", value=topic.topic_arn)
+        self.alerts = parts.alerts
+        self.budget = parts.budget
+        self.budget_model = parts.budget_model
+        self.kill_switch = parts.kill_switch
+        self.spend_specs = parts.spend_specs
+        self.spend_alarms = parts.spend_alarms
+        self.coverage_note = parts.coverage_note
+        self.mantle_alarms = parts.mantle_alarms
+        self.anomaly = parts.anomaly

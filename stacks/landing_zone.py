@@ -1,4 +1,10 @@
-"""Compose the landing zone's stacks from a plan."""
+"""Compose the landing zone's stacks from a plan.
+
+* Per-account mode (default): keys, network, access and cost stacks in the deployment account.
+* ``member_baseline.enabled``: the same baseline as one StackSet template rolled out from the management (or
+  delegated administrator) account to every account of the target OUs.
+* With an ``organization`` block: the guardrail SCPs in the management account.
+"""
 
 from __future__ import annotations
 
@@ -17,27 +23,27 @@ from stacks.network import NetworkStack
 
 @dataclass(frozen=True)
 class LandingZone:
-    keys: KeysStack
-    network: NetworkStack
-    access: AccessStack
-    cost: CostStack
+    keys: KeysStack | None = None
+    network: NetworkStack | None = None
+    access: AccessStack | None = None
+    cost: CostStack | None = None
     guardrails: GuardrailsStack | None = None
+    rollout: cdk.Stack | None = None  # stacks.rollout.RolloutStack (imports cdk_stacksets only when used)
 
     @property
     def stacks(self) -> tuple[cdk.Stack, ...]:
-        return tuple(s for s in (self.keys, self.network, self.access, self.cost, self.guardrails) if s is not None)
+        members = (self.keys, self.network, self.access, self.cost, self.guardrails, self.rollout)
+        return tuple(s for s in members if s is not None)
 
 
-def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
+def _per_account_stacks(scope: Construct, plan: Plan) -> dict:
     cfg = plan.config
     env = cdk.Environment(account=cfg.deployment_account, region=cfg.home_region)
-    synthesizer = cdk.DefaultStackSynthesizer(generate_bootstrap_version_rule=True)
     keys = KeysStack(
         scope,
         f"{cfg.name}-keys",
         plan=plan,
         env=env,
-        synthesizer=synthesizer,
         termination_protection=True,
         description=f"{cfg.name}: customer-managed KMS keys (retained on delete)",
     )
@@ -67,7 +73,28 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
         env=env,
         description=f"{cfg.name}: budget, kill switch, spend alarms from token metrics, anomaly detection",
     )
-    guardrails = None
+    for warning in plan.warnings:
+        cdk.Annotations.of(network).add_warning_v2("landing-zone:catalog", warning)
+    return {"keys": keys, "network": network, "access": access, "cost": cost}
+
+
+def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
+    cfg = plan.config
+    parts: dict = {}
+    if cfg.member_baseline.enabled:
+        from stacks.rollout import RolloutStack
+
+        parts["rollout"] = RolloutStack(
+            scope,
+            f"{cfg.name}-rollout",
+            plan=plan,
+            env=cdk.Environment(account=cfg.stackset_administrator_account, region=cfg.home_region),
+            description=f"{cfg.name}: member baseline StackSet (service-managed, auto-deployed to the target OUs)",
+        )
+        for warning in plan.warnings:
+            cdk.Annotations.of(parts["rollout"]).add_warning_v2("landing-zone:catalog", warning)
+    else:
+        parts.update(_per_account_stacks(scope, plan))
     if cfg.organization is not None:
         guardrails = GuardrailsStack(
             scope,
@@ -81,9 +108,8 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
                 "landing-zone:scp-unattached",
                 "organization.target_ids is empty: the guardrail SCPs are created but attached to nothing",
             )
-    for warning in plan.warnings:
-        cdk.Annotations.of(network).add_warning_v2("landing-zone:catalog", warning)
+        parts["guardrails"] = guardrails
     tags = {"landing-zone": cfg.name, "managed-by": "kimi-bedrock-landing-zone", **dict(cfg.tags)}
     for key, value in sorted(tags.items()):
         cdk.Tags.of(scope).add(key, value)
-    return LandingZone(keys=keys, network=network, access=access, cost=cost, guardrails=guardrails)
+    return LandingZone(**parts)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 from aws_cdk import CfnOutput
 from aws_cdk import aws_kms as kms
@@ -10,44 +11,71 @@ from constructs import Construct
 
 from constructs_lib.network import BedrockEndpoints, PrivateNetwork
 from landing_zone.plan import Plan
-from stacks.base import LandingZoneStack
 from landing_zone.policies.endpoints import endpoint_policy
+from stacks.base import LandingZoneStack
+
+
+@dataclass(frozen=True)
+class NetworkParts:
+    network: PrivateNetwork
+    endpoints: BedrockEndpoints
+
+
+def add_network(
+    scope: Construct,
+    *,
+    plan: Plan,
+    logs_key: kms.IKey,
+    availability_zones: Sequence[str],
+    accounts: Sequence[str],
+    organization_id: str | None,
+) -> NetworkParts:
+    """VPC + flow logs + endpoints whose policies admit ``accounts`` (or the organization)."""
+    cfg = plan.config
+    net = cfg.network
+    network = PrivateNetwork(
+        scope,
+        "Network",
+        vpc_cidr=net.vpc_cidr,
+        vpc_id=net.vpc_id,
+        subnet_ids=net.subnet_ids,
+        availability_zones=availability_zones,
+        flow_log_group_name=f"/{cfg.name}/vpc-flow-logs",
+        flow_log_key=logs_key,
+        flow_log_retention_days=net.flow_log_retention_days,
+    )
+    policies = {
+        service: endpoint_policy(
+            service, plan.routing, region=cfg.home_region, accounts=accounts, organization_id=organization_id
+        )
+        for service in net.endpoints
+    }
+    endpoints = BedrockEndpoints(
+        scope,
+        "BedrockEndpoints",
+        vpc=network.vpc,
+        subnets=network.subnets,
+        allowed_cidr=net.vpc_cidr,
+        policies=policies,
+    )
+    for service, endpoint in sorted(endpoints.endpoints.items()):
+        CfnOutput(scope, f"{endpoint.node.id}Id", value=endpoint.vpc_endpoint_id, description=f"{service} endpoint")
+    return NetworkParts(network=network, endpoints=endpoints)
 
 
 class NetworkStack(LandingZoneStack):
+    """``network`` (PrivateNetwork) and ``endpoints`` (BedrockEndpoints)."""
+
     def __init__(self, scope: Construct, construct_id: str, *, plan: Plan, logs_key: kms.IKey, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, plan=plan, **kwargs)
         cfg = plan.config
-        net = cfg.network
-        self.network = PrivateNetwork(
+        parts = add_network(
             self,
-            "Network",
-            vpc_cidr=net.vpc_cidr,
-            vpc_id=net.vpc_id,
-            subnet_ids=net.subnet_ids,
+            plan=plan,
+            logs_key=logs_key,
             availability_zones=self.availability_zones,
-            flow_log_group_name=f"/{cfg.name}/vpc-flow-logs",
-            flow_log_key=logs_key,
-            flow_log_retention_days=net.flow_log_retention_days,
+            accounts=cfg.account_ids,
+            organization_id=cfg.organization.organization_id if cfg.organization else None,
         )
-        org_id = cfg.organization.organization_id if cfg.organization else None
-        policies = {
-            service: endpoint_policy(
-                service,
-                plan.routing,
-                region=cfg.home_region,
-                accounts=cfg.account_ids,
-                organization_id=org_id,
-            )
-            for service in net.endpoints
-        }
-        self.endpoints = BedrockEndpoints(
-            self,
-            "BedrockEndpoints",
-            vpc=self.network.vpc,
-            subnets=self.network.subnets,
-            allowed_cidr=net.vpc_cidr,
-            policies=policies,
-        )
-        for service, endpoint in sorted(self.endpoints.endpoints.items()):
-            CfnOutput(self, f"{endpoint.node.id}Id", value=endpoint.vpc_endpoint_id, description=f"{service} endpoint")
+        self.network = parts.network
+        self.endpoints = parts.endpoints
