@@ -19,13 +19,14 @@ NODE_STAMP := node_modules/.deps-installed
 CONFIG_FLAG := $(if $(CONFIG),--config $(CONFIG),)
 CDK_CONFIG  := $(if $(CONFIG),-c config=$(CONFIG),)
 
-.PHONY: setup synth test validate routes schema cost clean help
+.PHONY: setup synth test validate routes schema cost bench clean help
 
 help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up, validate the config, synthesize into $(OUT)/"
 	@echo "make test                            set up, then run every check"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
 	@echo "make cost [CONFIG=...]               write reports/cost.md and reports/cost-vs-volume.png"
+	@echo "make bench                           synth-time and template-limit benchmark (empty app, default, 1/10/100 accounts)"
 	@echo "make clean                           remove cdk.out/ and caches (keeps .venv and node_modules)"
 
 $(PY_STAMP): requirements.txt requirements-dev.txt constraints.txt
@@ -63,6 +64,9 @@ schema: setup
 cost: setup
 	python -m landing_zone cost-report --out reports $(CONFIG_FLAG)
 
+bench: setup
+	python bench/synth_bench.py
+
 clean:
-	rm -rf $(OUT) $(OUT).tmp .pytest_cache reports
+	rm -rf $(OUT) $(OUT).tmp .pytest_cache reports .bench
 	find . -name __pycache__ -not -path './.venv/*' -not -path './node_modules/*' -prune -exec rm -rf {} +
