@@ -601,6 +601,11 @@ class LandingZoneConfig(_Strict):
         if len(set(names)) != len(names):
             raise ValueError("applications: names must be unique")
         mb = self.member_baseline
+        if mb.enabled and self.self_hosting.enabled:
+            raise ValueError(
+                "self_hosting and member_baseline cannot be combined: self-hosting runs in the deployment account's "
+                "VPC (per-account stacks), not in every member account"
+            )
         if mb.enabled:
             if self.organization is None or not self.organization.organization_id:
                 raise ValueError(

@@ -584,6 +584,12 @@ class MonthlyBudget:
     estimate: CostEstimate  # the configured workload at the configured price source
     headroom: float
     hours_per_month: float = 730.0
+    self_hosted_monthly_usd: float = 0.0  # GPU nodes of self_hosting (24/7), when enabled
+
+    @property
+    def computed_monthly_usd(self) -> float:
+        """What the configuration will spend: token cost + self-hosted nodes."""
+        return self.estimate.monthly_usd + self.self_hosted_monthly_usd
 
     @property
     def hourly_usd(self) -> float:
@@ -595,11 +601,15 @@ class MonthlyBudget:
 
 
 def monthly_budget(plan: "Plan") -> MonthlyBudget:
-    """``cost.monthly_budget_usd`` if set, else the configured workload's monthly cost x ``budget_headroom``."""
+    """``cost.monthly_budget_usd`` if set, else (token cost + self-hosted nodes) x ``budget_headroom``."""
+    from landing_zone.self_hosting import monthly_cost_line  # avoids an import cycle through the config
+
     cost = plan.config.cost
     prices = plan.prices.prices(cost.price_source)
     hours = plan.prices.hours_per_month
     estimate = estimate_cost(config_workload(plan), prices, hours_per_month=hours)
+    line = monthly_cost_line(plan.config, plan.prices)
+    self_hosted = line.monthly_usd if line is not None else 0.0
     if cost.monthly_budget_usd is not None:
         return MonthlyBudget(
             usd=float(cost.monthly_budget_usd),
@@ -608,16 +618,19 @@ def monthly_budget(plan: "Plan") -> MonthlyBudget:
             estimate=estimate,
             headroom=cost.budget_headroom,
             hours_per_month=hours,
+            self_hosted_monthly_usd=self_hosted,
         )
-    usd = estimate.monthly_usd * cost.budget_headroom
+    usd = (estimate.monthly_usd + self_hosted) * cost.budget_headroom
+    nodes = f" + self-hosted nodes ({self_hosted:,.2f} USD/month)" if line is not None else ""
     return MonthlyBudget(
         usd=usd,
         explicit=False,
         basis=(
             f"computed: configured workload at {cost.price_source!r} "
-            f"({estimate.monthly_usd:,.2f} USD/month) x budget_headroom {cost.budget_headroom:g}"
+            f"({estimate.monthly_usd:,.2f} USD/month){nodes} x budget_headroom {cost.budget_headroom:g}"
         ),
         estimate=estimate,
         headroom=cost.budget_headroom,
         hours_per_month=hours,
+        self_hosted_monthly_usd=self_hosted,
     )

@@ -12,6 +12,7 @@ from landing_zone.config import LandingZoneConfig, build_config, raw_config
 from landing_zone.errors import CatalogError, ConfigError, Problem
 from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
 from landing_zone.pricing import PriceCatalog, load_price_catalog
+from landing_zone.self_hosting import self_hosting_warnings
 from landing_zone.routing import RoutingDecision, resolve_routes
 
 
@@ -98,6 +99,14 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if notifications > max_notifications:
         problems.append(Problem("cost.notify_actual_percent/notify_forecast_percent", notifications,
                                 f"AWS Budgets allows at most {max_notifications} notifications per budget"))
+    if config.self_hosting.enabled and not problems:
+        from landing_zone.pricing import PricingError
+        from landing_zone.self_hosting import monthly_cost_line
+
+        try:
+            monthly_cost_line(config, prices)
+        except PricingError as exc:
+            problems.append(Problem("self_hosting.hourly_usd", config.self_hosting.hourly_usd, str(exc)))
     if config.organization is not None and not problems:
         try:
             scp_documents(config, routing, catalog)
@@ -106,6 +115,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems:
         raise ConfigError(problems, origin=origin)
     warnings = unverified_warnings(models, prices, config.cost.price_source)
+    warnings += self_hosting_warnings(config, prices)
     for mr in routing.unreachable_from_home():
         regions = sorted({r for route in mr.compliant_routes for r in route.source_regions})
         warnings.append(
@@ -128,7 +138,7 @@ def budget_warnings(plan: Plan) -> list[str]:
     from landing_zone.cost_alarms import monthly_budget  # the cost model depends on Plan, not vice versa
 
     budget = monthly_budget(plan)
-    computed = budget.estimate.monthly_usd
+    computed = budget.computed_monthly_usd
     if budget.explicit and budget.usd < computed:
         return [
             f"cost.monthly_budget_usd {budget.usd:,.2f} USD is below the computed monthly spend of {computed:,.2f} USD "

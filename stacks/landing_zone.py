@@ -19,6 +19,7 @@ from stacks.cost import CostStack
 from stacks.guardrails import GuardrailsStack
 from stacks.keys import KeysStack
 from stacks.network import NetworkStack
+from stacks.self_hosting import SelfHostingStack
 
 
 @dataclass(frozen=True)
@@ -28,11 +29,12 @@ class LandingZone:
     access: AccessStack | None = None
     cost: CostStack | None = None
     guardrails: GuardrailsStack | None = None
+    self_hosting: SelfHostingStack | None = None
     rollout: cdk.Stack | None = None  # stacks.rollout.RolloutStack (imports cdk_stacksets only when used)
 
     @property
     def stacks(self) -> tuple[cdk.Stack, ...]:
-        members = (self.keys, self.network, self.access, self.cost, self.guardrails, self.rollout)
+        members = (self.keys, self.network, self.access, self.cost, self.self_hosting, self.guardrails, self.rollout)
         return tuple(s for s in members if s is not None)
 
 
@@ -73,9 +75,20 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict:
         env=env,
         description=f"{cfg.name}: budget, kill switch, spend alarms from token metrics, anomaly detection",
     )
+    self_hosting = None
+    if cfg.self_hosting.enabled:
+        self_hosting = SelfHostingStack(
+            scope,
+            f"{cfg.name}-self-hosting",
+            plan=plan,
+            vpc=network.network.vpc,
+            secrets_key=keys.keys["secrets"],
+            env=env,
+            description=f"{cfg.name}: self-hosted Kimi K3.1 Pro on EKS (private cluster, GPU node group, vLLM)",
+        )
     for warning in plan.warnings:
         cdk.Annotations.of(network).add_warning_v2("landing-zone:catalog", warning)
-    return {"keys": keys, "network": network, "access": access, "cost": cost}
+    return {"keys": keys, "network": network, "access": access, "cost": cost, "self_hosting": self_hosting}
 
 
 def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:

@@ -1,0 +1,622 @@
+"""Self-hosted inference on EKS (aws_eks_v2): a private cluster in the isolated VPC with a GPU node group.
+
+* :class:`NodeEndpoints` - the VPC endpoints nodes need when the VPC has no internet path (ECR API and
+  registry, S3 gateway for image layers, STS, EC2 for the VPC CNI, EKS, EKS Auth for Pod Identity, CloudWatch
+  Logs, Elastic Load Balancing; Lambda too when the kubectl provider runs in the VPC).
+* :class:`GpuInferenceCluster` - the cluster (private endpoint, API authentication mode with access entries,
+  secrets envelope-encrypted with the landing zone's ``secrets`` key, all control-plane log types to a
+  KMS-encrypted log group), the managed add-ons a GPU node needs, a small system node group and the GPU node
+  group (AL2023 NVIDIA AMI, instance type in the launch template, Capacity Block or on-demand, IMDSv2,
+  KMS-encrypted gp3 root volume, NVMe RAID0 weight cache, ``nvidia.com/gpu`` NoSchedule taint, optional EFA).
+
+The instance type of the GPU group lives in the launch template, not in the node group's
+``instance_types``: aws-cdk-lib 2.275 rejects ``ec2.InstanceType("p6-b300.48xlarge")`` in node-group
+validation (MalformedInstanceTypeIdentifier), and a launch template carries it verbatim.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any, Mapping, Sequence
+
+from aws_cdk import Annotations, CfnOutput, RemovalPolicy, Stack, Tags
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_eks_v2 as eks
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from constructs_lib.compliance import acknowledge
+from constructs_lib.keys import LandingZoneKey
+from constructs_lib.network import RETENTION_DAYS
+from landing_zone.errors import ConfigError, Problem
+from landing_zone.manifests import (
+    GPU_NODE_LABELS,
+    GPU_TAINT_KEY,
+    GPU_TAINT_VALUE,
+    NVME_MOUNT_PATH,
+    SYSTEM_NODE_LABELS,
+    node_config_yaml,
+    nvme_raid_script,
+)
+from landing_zone.policies.common import document, statement
+from landing_zone.self_hosting import NETWORK_CARDS
+
+# Interface endpoints (com.amazonaws.<region>.<name>) the nodes use; why each one:
+NODE_INTERFACE_ENDPOINTS: Mapping[str, str] = {
+    "ecr.api": "ECR API: image manifests and auth tokens",
+    "ecr.dkr": "ECR registry: image pulls (layers come from S3 through the gateway endpoint)",
+    "sts": "STS: IAM roles and the kubelet's token exchange",
+    "ec2": "EC2: the VPC CNI assigns ENIs and IP addresses",
+    "eks": "EKS: cluster discovery by nodeadm and the kubectl provider",
+    "eks-auth": "EKS Auth: Pod Identity credentials (AssumeRoleForPodIdentity)",
+    "logs": "CloudWatch Logs: container and node logs",
+    "elasticloadbalancing": "Elastic Load Balancing: the internal NLB of the vLLM Service",
+}
+KUBECTL_INTERFACE_ENDPOINTS: Mapping[str, str] = {
+    "lambda": "Lambda: the in-VPC custom-resource framework invokes the kubectl handler",
+}
+CONTROL_PLANE_LOG_TYPES = (
+    eks.ClusterLoggingTypes.API,
+    eks.ClusterLoggingTypes.AUDIT,
+    eks.ClusterLoggingTypes.AUTHENTICATOR,
+    eks.ClusterLoggingTypes.CONTROLLER_MANAGER,
+    eks.ClusterLoggingTypes.SCHEDULER,
+)
+# Managed add-ons: the first three are DaemonSets and may be installed before any node exists; CoreDNS is a
+# Deployment and waits for the system nodes.
+NODE_ADDONS = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
+CLUSTER_DNS_ADDON = "coredns"
+
+
+def eks_data_key_policy(*, account: str, region: str, log_group_name: str, partition: str = "aws") -> dict:
+    """Key policy of the key that encrypts the GPU/system nodes' root volumes and the control-plane log group.
+
+    * EBS: managed node groups launch instances with the EC2 Auto Scaling service-linked role, whose own
+      policy cannot grant KMS use, so the key policy must.  The statement names the role by
+      ``aws:PrincipalArn`` (Principal ``*`` + ``kms:CallerAccount``) because KMS rejects a key policy whose
+      principal ARN does not exist yet, and the service-linked role appears only with the first ASG.
+    * CloudWatch Logs: only the cluster's log group (encryption context ``aws:logs:arn``).
+    """
+    slr = f"arn:{partition}:iam::{account}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
+    return document(
+        [
+            statement(
+                "EnableIamPolicies",
+                principal={"AWS": f"arn:{partition}:iam::{account}:root"},
+                actions=["kms:*"],
+                resources=["*"],
+            ),
+            statement(
+                "AutoScalingUsesKeyForNodeVolumes",
+                principal={"AWS": "*"},
+                actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+                resources=["*"],
+                condition={"StringEquals": {"kms:CallerAccount": account}, "ArnEquals": {"aws:PrincipalArn": slr}},
+            ),
+            statement(
+                "AutoScalingGrantsForAttachedVolumes",
+                principal={"AWS": "*"},
+                actions=["kms:CreateGrant"],
+                resources=["*"],
+                condition={
+                    "StringEquals": {"kms:CallerAccount": account},
+                    "ArnEquals": {"aws:PrincipalArn": slr},
+                    "Bool": {"kms:GrantIsForAWSResource": "true"},
+                },
+            ),
+            statement(
+                "CloudWatchLogsForClusterLogGroup",
+                principal={"Service": f"logs.{region}.amazonaws.com"},
+                actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
+                resources=["*"],
+                condition={
+                    "ArnEquals": {
+                        "kms:EncryptionContext:aws:logs:arn": f"arn:{partition}:logs:{region}:{account}:log-group:{log_group_name}"
+                    }
+                },
+            ),
+        ]
+    )
+
+
+def secrets_key_use_policy(*, key_arn: str) -> dict:
+    """What the EKS cluster role needs on the secrets key for envelope encryption of Kubernetes secrets."""
+    return document(
+        [
+            statement(
+                "EnvelopeEncryptSecrets",
+                actions=["kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey"],
+                resources=[key_arn],
+            )
+        ]
+    )
+
+
+def s3_gateway_policy(*, region: str, accounts: Sequence[str], partition: str = "aws", custom_resource_responses: bool = False) -> dict:
+    """S3 through the gateway endpoint: ECR image layers (AWS's starport bucket) and the landing zone's own
+    accounts' buckets (weights); with the kubectl provider, CloudFormation's custom-resource response bucket."""
+    statements = [
+        statement(
+            "EcrImageLayers",
+            principal={"AWS": "*"},
+            actions=["s3:GetObject"],
+            resources=[f"arn:{partition}:s3:::prod-{region}-starport-layer-bucket/*"],
+        ),
+        statement(
+            "LandingZoneAccountBuckets",
+            principal={"AWS": "*"},
+            actions=["s3:*"],
+            resources=["*"],
+            condition={"StringEquals": {"aws:ResourceAccount": sorted(accounts)}},
+        ),
+    ]
+    if custom_resource_responses:
+        statements.append(
+            statement(
+                "CloudFormationCustomResourceResponses",
+                principal={"AWS": "*"},
+                actions=["s3:PutObject"],
+                resources=[f"arn:{partition}:s3:::cloudformation-custom-resource-response-*/*"],
+            )
+        )
+    return document(statements)
+
+
+class NodeEndpoints(Construct):
+    """Interface endpoints (private DNS, 443 from the VPC only) and an S3 gateway endpoint for the nodes.
+
+    ``endpoints``: service name -> interface endpoint; ``s3``: the gateway endpoint (None for an imported VPC
+    whose route tables are unknown; add one there yourself).
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        vpc: ec2.IVpc,
+        subnets: ec2.SubnetSelection,
+        allowed_cidr: str,
+        accounts: Sequence[str],
+        include_kubectl: bool = False,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        stack = Stack.of(self)
+        self.security_group = ec2.SecurityGroup(
+            self,
+            "SecurityGroup",
+            vpc=vpc,
+            description="EKS node endpoints: HTTPS from inside the VPC only",
+            allow_all_outbound=False,
+        )
+        self.security_group.add_ingress_rule(ec2.Peer.ipv4(allowed_cidr), ec2.Port.tcp(443), "HTTPS from the VPC")
+        services = dict(NODE_INTERFACE_ENDPOINTS)
+        if include_kubectl:
+            services.update(KUBECTL_INTERFACE_ENDPOINTS)
+        self.endpoints: dict[str, ec2.InterfaceVpcEndpoint] = {}
+        for service, purpose in sorted(services.items()):
+            endpoint = ec2.InterfaceVpcEndpoint(
+                self,
+                "".join(p.capitalize() for p in service.replace(".", "-").split("-")) + "Endpoint",
+                vpc=vpc,
+                service=ec2.InterfaceVpcEndpointAwsService(service),
+                private_dns_enabled=True,
+                open=False,
+                security_groups=[self.security_group],
+                subnets=subnets,
+            )
+            Tags.of(endpoint).add("self-hosting-endpoint-service", service)
+            Tags.of(endpoint).add("purpose", purpose[:255])
+            self.endpoints[service] = endpoint
+        self.s3: ec2.GatewayVpcEndpoint | None = None
+        if isinstance(vpc, ec2.Vpc):
+            self.s3 = ec2.GatewayVpcEndpoint(
+                self,
+                "S3GatewayEndpoint",
+                vpc=vpc,
+                service=ec2.GatewayVpcEndpointAwsService.S3,
+                subnets=[subnets],
+            )
+            self.s3.node.default_child.policy_document = s3_gateway_policy(  # type: ignore[union-attr]
+                region=stack.region,
+                accounts=accounts,
+                partition="aws",
+                custom_resource_responses=include_kubectl,
+            )
+            Tags.of(self.s3).add("self-hosting-endpoint-service", "s3")
+        else:
+            Annotations.of(self).add_warning_v2(
+                "landing-zone:self-hosting-s3-gateway",
+                "imported VPC: no S3 gateway endpoint is created (its route tables are not known); nodes pull ECR "
+                "image layers from S3, so add an S3 gateway endpoint to the subnets' route tables",
+            )
+
+
+class GpuInferenceCluster(Construct):
+    """Private EKS cluster with a system node group and a GPU node group for vLLM.
+
+    Public attributes: ``cluster``, ``gpu_nodegroup``, ``system_nodegroup``, ``gpu_launch_template``,
+    ``system_launch_template``, ``addons`` (name -> Addon), ``data_key``, ``log_group``, ``endpoints``.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        name: str,
+        vpc: ec2.IVpc,
+        vpc_cidr: str,
+        secrets_key: kms.IKey,
+        accounts: Sequence[str],
+        kubernetes_version: str,
+        instance_type: str,
+        capacity: str,
+        capacity_reservation_id: str | None,
+        availability_zone: str | None,
+        desired_size: int,
+        max_size: int,
+        efa: bool,
+        system_instance_type: str,
+        log_retention_days: int,
+        manifests: Sequence[Mapping[str, Any]] = (),
+        apply_manifests: bool = False,
+        admin_role_arns: Sequence[str] = (),
+        gpu_root_volume_gib: int = 100,
+        system_root_volume_gib: int = 50,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        stack = Stack.of(self)
+        account, region = stack.account, stack.region
+        self.cluster_name = f"{name}-inference"
+        log_group_name = f"/aws/eks/{self.cluster_name}/cluster"
+        isolated = ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
+
+        # -- network: endpoints so that isolated nodes can pull images and call AWS APIs ----------------
+        self.endpoints = NodeEndpoints(
+            self,
+            "NodeEndpoints",
+            vpc=vpc,
+            subnets=isolated,
+            allowed_cidr=vpc_cidr,
+            accounts=accounts,
+            include_kubectl=apply_manifests,
+        )
+
+        # -- keys and logs ----------------------------------------------------------------------------
+        self.data_key: kms.Key = LandingZoneKey(
+            self,
+            "DataKey",
+            alias=f"alias/{name}/eks-data",
+            description=f"{name}: EKS node root volumes and control-plane log group",
+            policy=eks_data_key_policy(account=account, region=region, log_group_name=log_group_name),
+        ).key
+        self.log_group = logs.LogGroup(
+            self,
+            "ControlPlaneLogs",
+            log_group_name=log_group_name,  # EKS writes here; creating it first sets KMS and retention
+            encryption_key=self.data_key,
+            retention=RETENTION_DAYS[log_retention_days],
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+
+        # -- IAM ---------------------------------------------------------------------------------------
+        cluster_role = iam.Role(
+            self,
+            "ClusterRole",
+            assumed_by=iam.ServicePrincipal("eks.amazonaws.com"),
+            description=f"{self.cluster_name}: EKS cluster role",
+            managed_policies=[
+                iam.ManagedPolicy.from_aws_managed_policy_name("AmazonEKSClusterPolicy"),
+                iam.ManagedPolicy(
+                    self,
+                    "SecretsKeyUse",
+                    document=iam.PolicyDocument.from_json(secrets_key_use_policy(key_arn=secrets_key.key_arn)),
+                ),
+            ],
+        )
+        _acknowledge_aws_managed(cluster_role, "AmazonEKSClusterPolicy", "the cluster role policy EKS requires")
+        gpu_role = self._node_role("GpuNodeRole", "GPU")
+        system_role = self._node_role("SystemNodeRole", "system")
+
+        # -- cluster -----------------------------------------------------------------------------------
+        kubectl_options = None
+        if apply_manifests:
+            kubectl_options = eks.KubectlProviderOptions(kubectl_layer=kubectl_layer(self, kubernetes_version))
+        self.cluster = eks.Cluster(
+            self,
+            "Cluster",
+            cluster_name=self.cluster_name,
+            version=eks.KubernetesVersion.of(kubernetes_version),
+            vpc=vpc,
+            vpc_subnets=[isolated],
+            endpoint_access=eks.EndpointAccess.PRIVATE,
+            secrets_encryption_key=secrets_key,
+            cluster_logging=list(CONTROL_PLANE_LOG_TYPES),
+            role=cluster_role,
+            bootstrap_self_managed_addons=False,  # the four add-ons below are EKS-managed instead
+            # Not EKS Auto Mode (the CDK default): GPU capacity comes from our managed node groups.
+            default_capacity_type=eks.DefaultCapacityType.NODEGROUP,
+            default_capacity=0,
+            kubectl_provider_options=kubectl_options,
+        )
+        self.cluster.node.add_dependency(self.log_group)
+        self.cluster.node.add_dependency(self.endpoints)
+        Annotations.of(self.cluster).acknowledge_warning(
+            "@aws-cdk/aws-eks:isolatedSubnetsForKubectlPrivateSubnets",
+            "the STS, EKS, ECR, S3 (and Lambda) endpoints are created by NodeEndpoints in this construct",
+        )
+        for i, arn in enumerate(admin_role_arns):
+            self.cluster.grant_access(
+                f"Admin{i}",
+                arn,
+                [eks.AccessPolicy.from_access_policy_name("AmazonEKSClusterAdminPolicy", access_scope_type=eks.AccessScopeType.CLUSTER)],
+            )
+
+        self.addons: dict[str, eks.Addon] = {}
+        for addon_name in NODE_ADDONS:
+            self.addons[addon_name] = eks.Addon(
+                self, _pascal(addon_name), cluster=self.cluster, addon_name=addon_name, preserve_on_delete=False
+            )
+
+        # -- system node group (CoreDNS, anything without a GPU toleration) ------------------------------
+        system_type = ec2.InstanceType(system_instance_type)
+        self.system_launch_template = self._launch_template(
+            "SystemLaunchTemplate",
+            root_volume_gib=system_root_volume_gib,
+            user_data=None,
+        )
+        self.system_nodegroup = eks.Nodegroup(
+            self,
+            "SystemNodes",
+            cluster=self.cluster,
+            node_role=system_role,
+            instance_types=[system_type],
+            ami_type=(
+                eks.NodegroupAmiType.AL2023_ARM_64_STANDARD
+                if system_type.architecture == ec2.InstanceArchitecture.ARM_64
+                else eks.NodegroupAmiType.AL2023_X86_64_STANDARD
+            ),
+            launch_template_spec=eks.LaunchTemplateSpec(
+                id=self.system_launch_template.launch_template_id,  # type: ignore[arg-type]
+                version=self.system_launch_template.latest_version_number,
+            ),
+            min_size=2,
+            desired_size=2,
+            max_size=3,
+            subnets=isolated,
+            labels=dict(SYSTEM_NODE_LABELS),
+        )
+        for addon in self.addons.values():
+            self.system_nodegroup.node.add_dependency(addon)
+        self.addons[CLUSTER_DNS_ADDON] = eks.Addon(
+            self, "Coredns", cluster=self.cluster, addon_name=CLUSTER_DNS_ADDON, preserve_on_delete=False
+        )
+        self.addons[CLUSTER_DNS_ADDON].node.add_dependency(self.system_nodegroup)
+
+        # -- GPU node group ----------------------------------------------------------------------------
+        gpu_subnets = (
+            ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED, availability_zones=[availability_zone])
+            if availability_zone
+            else isolated
+        )
+        self.gpu_launch_template = self._launch_template(
+            "GpuLaunchTemplate",
+            root_volume_gib=gpu_root_volume_gib,
+            user_data=_gpu_user_data(),
+            instance_type=instance_type,
+        )
+        lt_data_overrides: dict[str, Any] = {}
+        if capacity == "capacity-block":
+            lt_data_overrides["InstanceMarketOptions"] = {"MarketType": "capacity-block"}
+        if capacity_reservation_id:
+            lt_data_overrides["CapacityReservationSpecification"] = {
+                "CapacityReservationTarget": {"CapacityReservationId": capacity_reservation_id}
+            }
+        if efa:
+            # EFA needs a security group that admits all traffic from itself: the EKS-created cluster security
+            # group does exactly that (and is what nodes get when the launch template names no interfaces).
+            lt_data_overrides["NetworkInterfaces"] = efa_network_interfaces(
+                instance_type, [self.cluster.cluster_security_group_id]
+            )
+        lt_resource: ec2.CfnLaunchTemplate = self.gpu_launch_template.node.default_child  # type: ignore[assignment]
+        for key, value in lt_data_overrides.items():
+            lt_resource.add_property_override(f"LaunchTemplateData.{key}", value)
+
+        self.gpu_nodegroup = eks.Nodegroup(
+            self,
+            "GpuNodes",
+            cluster=self.cluster,
+            node_role=gpu_role,
+            ami_type=eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
+            capacity_type=eks.CapacityType.CAPACITY_BLOCK if capacity == "capacity-block" else eks.CapacityType.ON_DEMAND,
+            launch_template_spec=eks.LaunchTemplateSpec(
+                id=self.gpu_launch_template.launch_template_id,  # type: ignore[arg-type]
+                version=self.gpu_launch_template.latest_version_number,
+            ),
+            min_size=0,
+            desired_size=desired_size,
+            max_size=max_size,
+            subnets=gpu_subnets,
+            labels=dict(GPU_NODE_LABELS),
+            taints=[eks.TaintSpec(effect=eks.TaintEffect.NO_SCHEDULE, key=GPU_TAINT_KEY, value=GPU_TAINT_VALUE)],
+        )
+        for addon_name in NODE_ADDONS:
+            self.gpu_nodegroup.node.add_dependency(self.addons[addon_name])
+
+        # -- Kubernetes manifests (only with a kubectl provider) ------------------------------------------
+        self.manifest: eks.KubernetesManifest | None = None
+        if apply_manifests and manifests:
+            self.manifest = self.cluster.add_manifest("Serving", *[dict(m) for m in manifests])
+            self.manifest.node.add_dependency(self.addons[CLUSTER_DNS_ADDON])
+            self.manifest.node.add_dependency(self.gpu_nodegroup)
+            _acknowledge_kubectl_provider(self.cluster)
+
+        CfnOutput(self, "ClusterName", value=self.cluster.cluster_name, description="EKS cluster (private endpoint)")
+
+    # -- helpers -----------------------------------------------------------------------------------------
+    def _node_role(self, construct_id: str, kind: str) -> iam.Role:
+        policies = {
+            "AmazonEKSWorkerNodePolicy": "the node role policy EKS requires for node registration",
+            "AmazonEKS_CNI_Policy": "the VPC CNI (aws-node) assigns ENIs and IPs with the node role",
+            "AmazonEC2ContainerRegistryPullOnly": "nodes pull images from ECR (pull-only, no push)",
+        }
+        role = iam.Role(
+            self,
+            construct_id,
+            assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+            description=f"{self.cluster_name}: {kind} node role",
+            managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(p) for p in policies],
+        )
+        for policy_name, why in policies.items():
+            _acknowledge_aws_managed(role, policy_name, why)
+        return role
+
+    def _launch_template(
+        self, construct_id: str, *, root_volume_gib: int, user_data: ec2.UserData | None, instance_type: str | None = None
+    ) -> ec2.LaunchTemplate:
+        lt = ec2.LaunchTemplate(
+            self,
+            construct_id,
+            # IMDSv2 only, hop limit 1: pods cannot reach the node role's credentials through IMDS.  Nothing
+            # here needs them: pods get AWS credentials from EKS Pod Identity, and the host-network daemons
+            # (aws-node, kube-proxy, eks-pod-identity-agent) are one hop away.
+            require_imdsv2=True,
+            http_tokens=ec2.LaunchTemplateHttpTokens.REQUIRED,
+            http_put_response_hop_limit=1,
+            http_endpoint=True,
+            detailed_monitoring=True,
+            block_devices=[
+                ec2.BlockDevice(
+                    device_name="/dev/xvda",  # root device of the EKS AL2023 AMIs
+                    volume=ec2.BlockDeviceVolume.ebs(
+                        root_volume_gib,
+                        volume_type=ec2.EbsDeviceVolumeType.GP3,
+                        encrypted=True,
+                        kms_key=self.data_key,
+                        delete_on_termination=True,
+                    ),
+                )
+            ],
+            user_data=user_data,
+        )
+        if instance_type:
+            # Verbatim string: ec2.InstanceType("p6-b300.48xlarge") fails the node group's validation.
+            lt.node.default_child.add_property_override("LaunchTemplateData.InstanceType", instance_type)  # type: ignore[union-attr]
+        return lt
+
+
+def _gpu_user_data() -> ec2.MultipartUserData:
+    """MIME multi-part user data: the nodeadm NodeConfig (RAID0 of the NVMe disks) and the shell fallback."""
+    user_data = ec2.MultipartUserData()
+    user_data.add_part(ec2.MultipartBody.from_raw_body(content_type="application/node.eks.aws", body=node_config_yaml(NVME_MOUNT_PATH)))
+    user_data.add_part(
+        ec2.MultipartBody.from_raw_body(
+            content_type='text/x-shellscript; charset="us-ascii"', body=nvme_raid_script(NVME_MOUNT_PATH)
+        )
+    )
+    return user_data
+
+
+def efa_network_interfaces(instance_type: str, security_group_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """One EFA interface per network card: card 0 / device 0 EFA with ENA, the others device 1 EFA-only."""
+    cards = NETWORK_CARDS.get(instance_type)
+    if cards is None:
+        raise ConfigError(
+            [Problem("self_hosting.instance_type", instance_type, f"no network-card count known for EFA (known: {', '.join(sorted(NETWORK_CARDS))})")]
+        )
+    interfaces = []
+    for card in range(cards):
+        interfaces.append(
+            {
+                "NetworkCardIndex": card,
+                "DeviceIndex": 0 if card == 0 else 1,
+                "InterfaceType": "efa" if card == 0 else "efa-only",
+                "Groups": list(security_group_ids),
+                "DeleteOnTermination": True,
+            }
+        )
+    return interfaces
+
+
+def kubectl_layer(scope: Construct, kubernetes_version: str) -> Any:
+    """The kubectl Lambda layer matching ``kubernetes_version`` (package aws-cdk.lambda-layer-kubectl-vNN)."""
+    minor = kubernetes_version.split(".")[1]
+    module_name = f"aws_cdk.lambda_layer_kubectl_v{minor}"
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise ConfigError(
+            [
+                Problem(
+                    "self_hosting.apply_manifests",
+                    True,
+                    f"needs the kubectl layer for Kubernetes {kubernetes_version}: pip install "
+                    f"aws-cdk.lambda-layer-kubectl-v{minor} (or set apply_manifests: false and apply "
+                    "cdk.out/manifests/ yourself)",
+                )
+            ]
+        ) from None
+    return getattr(module, f"KubectlV{minor}Layer")(scope, "KubectlLayer")
+
+
+def _acknowledge_aws_managed(role: iam.Role, policy_name: str, why: str) -> None:
+    acknowledge(
+        role,
+        "AwsSolutions-IAM4",
+        finding=f"Policy::arn:<AWS::Partition>:iam::aws:policy/{policy_name}",
+        reason=f"AWS managed {policy_name}: {why} (EKS documents it as the required policy; AWS maintains it)",
+    )
+
+
+def _pascal(text: str) -> str:
+    return "".join(p.capitalize() for p in text.replace(".", "-").split("-"))
+
+
+def _acknowledge_kubectl_provider(cluster: eks.Cluster) -> None:
+    """The kubectl provider is CDK's framework code (Lambda handler + custom-resource provider framework)."""
+    provider = cluster.node.try_find_child("KubectlProvider")
+    if provider is None:
+        return
+    stack = Stack.of(cluster)
+    handler = provider.node.find_child("Handler")
+    handler_id = stack.get_logical_id(handler.node.default_child)  # type: ignore[arg-type]
+    ecr_public_condition = stack.get_logical_id(handler.node.find_child("HasEcrPublic"))  # type: ignore[arg-type]
+    ecr_public = json.dumps(
+        {
+            "Fn::If": [
+                ecr_public_condition,
+                {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly"]]},
+                {"Ref": "AWS::NoValue"},
+            ]
+        },
+        separators=(",", ":"),
+    )
+    framework = "CDK's kubectl provider (handler and custom-resource framework functions, in the VPC)"
+    for policy, why in (
+        ("arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole", "writes its own logs"),
+        ("arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole", "manages its ENIs in the VPC"),
+        ("arn:<AWS::Partition>:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly", "reads ECR for Helm OCI charts"),
+        (ecr_public, "reads ECR Public for Helm OCI charts (aws partition only)"),
+    ):
+        acknowledge(provider, "AwsSolutions-IAM4", finding=f"Policy::{policy}", reason=f"{framework} {why}")
+    acknowledge(
+        provider,
+        "AwsSolutions-IAM5",
+        finding=f"Resource::<{handler_id}.Arn>:*",
+        reason="the custom-resource framework invokes the versions of its own kubectl handler (function ARN:*)",
+    )
+    reasons = {
+        "AwsSolutions-L1": "CDK chooses the Python runtime of its kubectl handler",
+        "NIST.800.53.R5-IAMNoInlinePolicy": "CDK-generated inline policies of the kubectl provider's framework roles",
+        "HIPAA.Security-IAMNoInlinePolicy": "CDK-generated inline policies of the kubectl provider's framework roles",
+        "NIST.800.53.R5-LambdaConcurrency": "kubectl custom-resource handlers run once per deployment",
+        "HIPAA.Security-LambdaConcurrency": "kubectl custom-resource handlers run once per deployment",
+        "NIST.800.53.R5-LambdaDLQ": "kubectl custom-resource handlers are invoked synchronously by CloudFormation",
+        "HIPAA.Security-LambdaDLQ": "kubectl custom-resource handlers are invoked synchronously by CloudFormation",
+    }
+    for rule, reason in reasons.items():
+        acknowledge(provider, rule, reason=reason)

@@ -1,0 +1,237 @@
+"""Self-hosting economics and warnings (pure: no CDK, no AWS calls).
+
+Inputs are the validated ``self_hosting`` options, the configured API price source and the price catalog
+(``landing_zone/catalog/prices.yaml``).  Outputs:
+
+* :func:`node_hourly_usd` - the hourly price of one GPU node: ``self_hosting.hourly_usd`` if set, else the
+  catalog's figure for ``self_hosting.instance_type`` (None when neither exists);
+* :func:`economics` - hourly and monthly node cost and the break-even against the API
+  (:func:`landing_zone.pricing.break_even`);
+* :func:`monthly_cost_line` - the self-hosted line of the budget / cost report:
+  ``nodes x hourly_usd x hours_per_month`` with ``nodes = self_hosting.max_size``;
+* :func:`self_hosting_warnings` - the plan warnings: a GPU type that cannot hold the weights on one node,
+  an expected throughput below break-even ("self-hosting then costs N x the API per output token"), a
+  missing hourly price.
+
+Formulas (``M = 1e6``, ``H`` = hours per month, 730 in the catalog)::
+
+    self-hosted USD per 1M output tokens = hourly / (tokens_per_second * 3600 / M)
+    break-even tokens/s                  = hourly / (API output price * 3600 / M)
+    ratio to API                         = self-hosted USD per 1M output / API output price
+    monthly node cost                    = nodes * hourly * H
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from landing_zone.config import LandingZoneConfig, SelfHosting
+from landing_zone.pricing import BreakEven, PriceCatalog, PricingError, break_even
+
+__all__ = [
+    "MODEL_WEIGHTS_GB",
+    "VLLM_MIN_GPU_MEMORY_GB",
+    "NETWORK_CARDS",
+    "CostLine",
+    "Economics",
+    "node_hourly_usd",
+    "economics",
+    "monthly_cost_line",
+    "holds_weights",
+    "self_hosting_warnings",
+]
+
+# Kimi K3.1 Pro open weights: 1,560.9 GB (96 safetensors shards, MXFP4 experts); vLLM needs >= 1,680 GB of
+# GPU memory for weights + activations + a useful KV cache (../shared/FACTS.md section 3).
+MODEL_WEIGHTS_GB = 1560.9
+VLLM_MIN_GPU_MEMORY_GB = 1680.0
+
+# Network cards per instance type: EFA interfaces go one per card (card 0: EFA with ENA, the rest EFA-only).
+# p6-b300: 17 cards (FACTS section 7); p6-b200 and p5en from the EC2 instance-type pages. UNVERIFIED:
+# confirm with `aws ec2 describe-instance-types --query 'InstanceTypes[].NetworkInfo.MaximumNetworkCards'`.
+NETWORK_CARDS: Mapping[str, int] = {"p6-b300.48xlarge": 17, "p6-b200.48xlarge": 8, "p5en.48xlarge": 16}
+
+
+@dataclass(frozen=True)
+class CostLine:
+    """One line of the budget / cost report: the self-hosted GPU nodes, running 24/7."""
+
+    label: str
+    instance_type: str
+    nodes: int
+    hourly_usd: float
+    hours_per_month: float
+    monthly_usd: float
+    source: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "instance_type": self.instance_type,
+            "nodes": self.nodes,
+            "hourly_usd": self.hourly_usd,
+            "hours_per_month": self.hours_per_month,
+            "monthly_usd": self.monthly_usd,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class Economics:
+    """One GPU node against the configured API price source.  USD, unrounded."""
+
+    instance_type: str
+    hourly_usd: float
+    hourly_usd_source: str
+    hours_per_month: float
+    monthly_usd_per_node: float
+    expected_tokens_per_second: float
+    break_even: BreakEven
+
+    @property
+    def below_break_even(self) -> bool:
+        return self.expected_tokens_per_second < self.break_even.breakeven_tokens_per_second
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "instance_type": self.instance_type,
+            "hourly_usd": self.hourly_usd,
+            "hourly_usd_source": self.hourly_usd_source,
+            "hours_per_month": self.hours_per_month,
+            "monthly_usd_per_node": self.monthly_usd_per_node,
+            "expected_tokens_per_second": self.expected_tokens_per_second,
+            "below_break_even": self.below_break_even,
+            "break_even": self.break_even.as_dict(),
+        }
+
+
+def node_hourly_usd(self_hosting: SelfHosting, prices: PriceCatalog) -> tuple[float | None, str]:
+    """(USD per node-hour, where it came from).  ``self_hosting.hourly_usd`` wins over the catalog."""
+    if self_hosting.hourly_usd is not None:
+        return self_hosting.hourly_usd, "self_hosting.hourly_usd (config)"
+    option = prices.self_hosting.get(self_hosting.instance_type)
+    if option is None or option.hourly_usd is None:
+        return None, f"price catalog has no hourly price for {self_hosting.instance_type}"
+    verified = "verified" if option.verified else "unverified"
+    return option.hourly_usd, f"price catalog ({self_hosting.instance_type}: {option.source}, as of {option.as_of}, {verified})"
+
+
+def _require_hourly(self_hosting: SelfHosting, prices: PriceCatalog) -> tuple[float, str]:
+    hourly, source = node_hourly_usd(self_hosting, prices)
+    if hourly is None:
+        raise PricingError(
+            "self_hosting.hourly_usd",
+            None,
+            "a number > 0",
+            hint=f"the price catalog has no hourly price for {self_hosting.instance_type}; set self_hosting.hourly_usd",
+        )
+    return hourly, source
+
+
+def economics(config: LandingZoneConfig, prices: PriceCatalog) -> Economics:
+    """Break-even of one node of ``self_hosting.instance_type`` against ``cost.price_source``.
+
+    Raises PricingError naming ``self_hosting.hourly_usd`` when no hourly price is known.
+    """
+    sh = config.self_hosting
+    hourly, source = _require_hourly(sh, prices)
+    api = prices.prices(config.cost.price_source)
+    be = break_even(
+        tokens_per_second=sh.expected_tokens_per_second,
+        hourly_usd=hourly,
+        api_prices=api,
+        hours_per_month=prices.hours_per_month,
+        instance_type=sh.instance_type,
+    )
+    return Economics(
+        instance_type=sh.instance_type,
+        hourly_usd=hourly,
+        hourly_usd_source=source,
+        hours_per_month=prices.hours_per_month,
+        monthly_usd_per_node=hourly * prices.hours_per_month,
+        expected_tokens_per_second=sh.expected_tokens_per_second,
+        break_even=be,
+    )
+
+
+def monthly_cost_line(config: LandingZoneConfig, prices: PriceCatalog) -> CostLine | None:
+    """The self-hosted line for the budget: ``max_size`` nodes x hourly x hours per month; None when disabled.
+
+    ``max_size`` (not ``desired_size``, which is 0 for a Capacity Block at deploy time) because a Capacity
+    Block is paid for its whole duration whether or not nodes run, and an on-demand group may scale to
+    ``max_size``: the budget must hold the worst month.  Raises PricingError when no hourly price is known.
+    """
+    sh = config.self_hosting
+    if not sh.enabled:
+        return None
+    hourly, source = _require_hourly(sh, prices)
+    nodes = max(sh.desired_size, sh.max_size)
+    return CostLine(
+        label=f"self-hosted {sh.instance_type} x{nodes} (24/7, {sh.capacity})",
+        instance_type=sh.instance_type,
+        nodes=nodes,
+        hourly_usd=hourly,
+        hours_per_month=prices.hours_per_month,
+        monthly_usd=nodes * hourly * prices.hours_per_month,
+        source=source,
+    )
+
+
+def holds_weights(instance_type: str, prices: PriceCatalog) -> bool | None:
+    """Whether one node holds the model (catalog ``holds_kimi_k3_weights``, else GPU memory >= 1,680 GB)."""
+    option = prices.self_hosting.get(instance_type)
+    if option is None:
+        return None
+    if option.holds_model_weights is not None:
+        return option.holds_model_weights
+    if option.gpu_memory_gb is not None:
+        return option.gpu_memory_gb >= VLLM_MIN_GPU_MEMORY_GB
+    return None
+
+
+def _short_source(self_hosting: SelfHosting, prices: PriceCatalog) -> str:
+    if self_hosting.hourly_usd is not None:
+        return "self_hosting.hourly_usd"
+    option = prices.self_hosting[self_hosting.instance_type]
+    return f"price catalog as of {option.as_of}{'' if option.verified else ', unverified'}"
+
+
+def _usd(value: float) -> str:
+    return f"{value:,.2f}"
+
+
+def self_hosting_warnings(config: LandingZoneConfig, prices: PriceCatalog) -> list[str]:
+    """Plan warnings for ``self_hosting`` (empty when it is disabled)."""
+    sh = config.self_hosting
+    if not sh.enabled:
+        return []
+    warnings: list[str] = []
+    if holds_weights(sh.instance_type, prices) is False:
+        option = prices.self_hosting[sh.instance_type]
+        memory = f"{option.gpu_memory_gb:,.0f} GB of GPU memory" if option.gpu_memory_gb else "too little GPU memory"
+        warnings.append(
+            f"self_hosting.instance_type {sh.instance_type!r} has {memory}: one node cannot hold Kimi K3.1 Pro's "
+            f"{MODEL_WEIGHTS_GB:,.1f} GB of weights (vLLM needs >= {VLLM_MIN_GPU_MEMORY_GB:,.0f} GB); use "
+            "p6-b300.48xlarge, or serve across several nodes (efa: true, pipeline parallelism) which the rendered "
+            "single-node vLLM manifest does not do"
+        )
+    hourly, source = node_hourly_usd(sh, prices)
+    if hourly is None:  # source says why
+        warnings.append(
+            f"self_hosting: {source}; set self_hosting.hourly_usd to get the break-even against the API and "
+            "a self-hosted line in the budget"
+        )
+        return warnings
+    econ = economics(config, prices)
+    be = econ.break_even
+    if econ.below_break_even:
+        warnings.append(
+            f"self_hosting: at the expected {sh.expected_tokens_per_second:,.1f} output tokens/s per node, a "
+            f"{sh.instance_type} at {_usd(hourly)} USD/h ({_usd(econ.monthly_usd_per_node)} USD/month 24/7) costs "
+            f"{_usd(be.usd_per_million_output_tokens)} USD per 1M output tokens against {_usd(be.api_usd_per_million_output_tokens)} "
+            f"on {config.cost.price_source!r}: self-hosting then costs {be.ratio_to_api:,.2f}x the API per output token. "
+            f"Break-even is {be.breakeven_tokens_per_second:,.1f} output tokens/s sustained per node "
+            f"(hourly price: {_short_source(sh, prices)})"
+        )
+    return warnings
