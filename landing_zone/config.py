@@ -11,10 +11,20 @@ import ipaddress
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Annotated, Any, Literal, Mapping, Sequence
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from landing_zone.errors import ConfigError, Problem
 
@@ -28,6 +38,10 @@ ORG_ID = re.compile(r"^o-[a-z0-9]{10,32}$")
 TARGET_ID = re.compile(r"^(r-[0-9a-z]{4,32}|ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}|\d{12})$")
 VPC_ID = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+OU_ID = re.compile(r"^ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}$")
+RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{8,17}$")
+PRINCIPAL_ARN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:")
+PRINCIPAL_ARN_PATTERN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::(\d{12}|\*):")
 
 EndpointService = Literal["bedrock-runtime", "bedrock-mantle", "bedrock"]
 DEFAULT_ENDPOINTS: tuple[str, ...] = ("bedrock-runtime", "bedrock-mantle", "bedrock")
@@ -45,77 +59,66 @@ def _account_id(value: Any) -> str:
     return value
 
 
+def _matches(regex: re.Pattern[str], rule: str) -> AfterValidator:
+    """A validator for one string: ``rule`` says what is allowed when ``regex`` does not match."""
+
+    def check(value: str) -> str:
+        if not regex.match(value):
+            raise ValueError(rule)
+        return value
+
+    return AfterValidator(check)
+
+
+def _retention_days(value: int) -> int:
+    if value not in LOG_RETENTION_DAYS:
+        raise ValueError(f"not a CloudWatch Logs retention period (allowed: {', '.join(map(str, LOG_RETENTION_DAYS))})")
+    return value
+
+
+# Value types shared by the models below: each names its rule once.
+AccountId = Annotated[str, BeforeValidator(_account_id)]
+Name = Annotated[str, _matches(NAME, "must be 3-32 characters of lowercase letters, digits and '-', starting with a letter")]
+Email = Annotated[str, _matches(EMAIL, "must be an e-mail address")]
+OuId = Annotated[str, _matches(OU_ID, "must look like 'ou-abcd-11111111'")]
+OrgId = Annotated[str, _matches(ORG_ID, "must look like 'o-' followed by 10-32 lowercase letters or digits")]
+TargetId = Annotated[str, _matches(TARGET_ID, "must be a root ID (r-...), an OU ID (ou-...-...) or a 12-digit account ID in quotes")]
+VpcId = Annotated[str, _matches(VPC_ID, "must look like 'vpc-0123456789abcdef0'")]
+SubnetId = Annotated[str, _matches(SUBNET_ID, "must look like 'subnet-0123456789abcdef0'")]
+ReservationId = Annotated[str, _matches(RESERVATION_ID, "must look like 'cr-0123456789abcdef0'")]
+PrincipalArn = Annotated[str, _matches(PRINCIPAL_ARN, "must be an IAM principal ARN with a 12-digit account")]
+PrincipalArnPattern = Annotated[
+    str, _matches(PRINCIPAL_ARN_PATTERN, "must be an IAM role/user ARN pattern like 'arn:aws:iam::*:role/deployer-*'")
+]
+RetentionDays = Annotated[int, AfterValidator(_retention_days)]
+
+
 class Account(_Strict):
     """A member account allowed to call Bedrock through the landing zone."""
 
-    id: str
-    name: str = Field(description="Short name used in resource names and tags, e.g. 'workload-prod'.")
-    ou_id: str | None = Field(
+    id: AccountId
+    name: Name = Field(description="Short name used in resource names and tags, e.g. 'workload-prod'.")
+    ou_id: OuId | None = Field(
         default=None, description="OU of the account (member_baseline: its StackSet instance targets this OU)."
     )
     monthly_budget_usd: float | None = Field(
         default=None, gt=0, description="member_baseline: this account's budget; omitted: the computed one."
     )
-    alert_emails: tuple[str, ...] = Field(default=(), description="member_baseline: this account's alert e-mails.")
+    alert_emails: tuple[Email, ...] = Field(default=(), description="member_baseline: this account's alert e-mails.")
     cost_center: str | None = Field(default=None, max_length=128, description="member_baseline: cost-center tag value.")
 
-    @field_validator("ou_id")
-    @classmethod
-    def _ou(cls, v: str | None) -> str | None:
-        if v is not None and not re.match(r"^ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}$", v):
-            raise ValueError("must look like 'ou-abcd-11111111'")
-        return v
-
-    @field_validator("alert_emails")
-    @classmethod
-    def _emails(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [e for e in v if not EMAIL.match(e)]
-        if bad:
-            raise ValueError(f"{bad!r} are not e-mail addresses")
-        return v
-
-    _check_id = field_validator("id", mode="before")(classmethod(lambda cls, v: _account_id(v)))
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not NAME.match(v):
-            raise ValueError("must be 3-32 characters of lowercase letters, digits and '-', starting with a letter")
-        return v
 
 
 class Organization(_Strict):
     """AWS Organizations settings.  Omit the whole block for single-account mode."""
 
-    management_account_id: str
-    organization_id: str | None = Field(
+    management_account_id: AccountId
+    organization_id: OrgId | None = Field(
         default=None, description="o-... ID; when set, endpoint policies admit the whole organization."
     )
-    target_ids: tuple[str, ...] = Field(
+    target_ids: tuple[TargetId, ...] = Field(
         default=(), description="Roots (r-...), OUs (ou-...) or account IDs that receive the SCPs."
     )
-
-    _check_mgmt = field_validator("management_account_id", mode="before")(
-        classmethod(lambda cls, v: _account_id(v))
-    )
-
-    @field_validator("organization_id")
-    @classmethod
-    def _org_id(cls, v: str | None) -> str | None:
-        if v is not None and not ORG_ID.match(v):
-            raise ValueError("must look like 'o-' followed by 10-32 lowercase letters or digits")
-        return v
-
-    @field_validator("target_ids", mode="before")
-    @classmethod
-    def _targets(cls, v: Any) -> Any:
-        if isinstance(v, (list, tuple)):
-            bad = [t for t in v if not isinstance(t, str) or not TARGET_ID.match(t)]
-            if bad:
-                raise ValueError(
-                    f"{bad!r} are not root IDs (r-...), OU IDs (ou-...-...) or 12-digit account IDs in quotes"
-                )
-        return v
 
 
 class Network(_Strict):
@@ -123,8 +126,8 @@ class Network(_Strict):
     ``vpc_cidr`` to import an existing one (no lookups: synth stays offline)."""
 
     vpc_cidr: str = "10.40.0.0/16"
-    vpc_id: str | None = None
-    subnet_ids: tuple[str, ...] = ()
+    vpc_id: VpcId | None = None
+    subnet_ids: tuple[SubnetId, ...] = ()
     availability_zones: tuple[str, ...] = Field(
         default=(),
         description="AZ names for the subnets.  Omitted: the first `az_count` AZs of the account, resolved at "
@@ -132,7 +135,7 @@ class Network(_Strict):
     )
     az_count: int = Field(default=2, ge=2, le=6, description="Number of AZs when availability_zones is omitted.")
     endpoints: tuple[EndpointService, ...] = DEFAULT_ENDPOINTS
-    flow_log_retention_days: int = Field(default=365, description="One of the CloudWatch Logs retention periods.")
+    flow_log_retention_days: RetentionDays = Field(default=365, description="One of the CloudWatch Logs retention periods.")
 
     @field_validator("vpc_cidr")
     @classmethod
@@ -143,28 +146,6 @@ class Network(_Strict):
             raise ValueError("must be an IPv4 CIDR block such as '10.40.0.0/16'") from None
         if net.version != 4 or not 16 <= net.prefixlen <= 24:
             raise ValueError("must be an IPv4 CIDR with a prefix length between /16 and /24")
-        return v
-
-    @field_validator("flow_log_retention_days")
-    @classmethod
-    def _retention(cls, v: int) -> int:
-        if v not in LOG_RETENTION_DAYS:
-            raise ValueError(f"not a CloudWatch Logs retention period (allowed: {', '.join(map(str, LOG_RETENTION_DAYS))})")
-        return v
-
-    @field_validator("vpc_id")
-    @classmethod
-    def _vpc_id(cls, v: str | None) -> str | None:
-        if v is not None and not VPC_ID.match(v):
-            raise ValueError("must look like 'vpc-0123456789abcdef0'")
-        return v
-
-    @field_validator("subnet_ids")
-    @classmethod
-    def _subnets(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [s for s in v if not SUBNET_ID.match(s)]
-        if bad:
-            raise ValueError(f"{bad!r} do not look like 'subnet-0123456789abcdef0'")
         return v
 
     @field_validator("endpoints")
@@ -201,7 +182,7 @@ class Cost(_Strict):
         default=None, gt=0, description="Omitted: the computed monthly cost x budget_headroom."
     )
     budget_headroom: float = Field(default=1.2, ge=1, le=10)
-    alert_emails: tuple[str, ...] = ()
+    alert_emails: tuple[Email, ...] = ()
     budget_scope: Literal["tagged", "account"] = Field(
         default="tagged",
         description="tagged: the deployment account AND the cost-allocation tag landing-zone=<name> (activate it "
@@ -237,14 +218,6 @@ class Cost(_Strict):
             raise ValueError(f"{bad} are not percentages in (0, 1000]")
         return tuple(sorted(set(v)))
 
-    @field_validator("alert_emails")
-    @classmethod
-    def _emails(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [e for e in v if not EMAIL.match(e)]
-        if bad:
-            raise ValueError(f"{bad!r} are not e-mail addresses")
-        return v
-
     @field_validator("price_source")
     @classmethod
     def _price_source(cls, v: str, info: ValidationInfo) -> str:
@@ -260,7 +233,7 @@ PathPreference = Literal["auto", "in-region", "geographic-profile", "global-prof
 class Application(_Strict):
     """An application that calls Bedrock through its own invoker role and application inference profile."""
 
-    name: str = Field(description="Short name: role '<lz>-invoker-<name>', profile '<lz>-<name>'.")
+    name: Name = Field(description="Short name: role '<lz>-invoker-<name>', profile '<lz>-<name>'.")
     cost_center: str = Field(min_length=1, max_length=128, description="Value of the 'cost-center' tag.")
     model: str | None = Field(default=None, description="Catalog alias or model ID; omitted: models[0].")
     path: PathPreference = Field(
@@ -272,7 +245,7 @@ class Application(_Strict):
         default=None, description="Name or ID of the account (from `accounts`) whose principals call it; "
         "omitted: the deployment account.",
     )
-    trusted_principal_arns: tuple[str, ...] = Field(
+    trusted_principal_arns: tuple[PrincipalArn, ...] = Field(
         default=(), description="Roles/users allowed to assume the invoker role (ArnLike patterns); omitted: "
         "any principal of `account` that its own IAM lets assume the role.",
     )
@@ -280,40 +253,19 @@ class Application(_Strict):
         default=(), description="IAM Identity Center permission set names whose roles may assume the invoker role.",
     )
 
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not NAME.match(v):
-            raise ValueError("must be 3-32 characters of lowercase letters, digits and '-', starting with a letter")
-        return v
-
-    @field_validator("trusted_principal_arns")
-    @classmethod
-    def _principals(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [a for a in v if not re.match(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:", a)]
-        if bad:
-            raise ValueError(f"{bad!r} are not IAM principal ARNs with a 12-digit account")
-        return v
 
 
 class InvocationLogging(_Strict):
     """Model invocation logging to S3 (KMS, TLS-only, versioned, ACL-less) and CloudWatch Logs (KMS)."""
 
     enabled: bool = True
-    log_retention_days: int = Field(default=365, description="CloudWatch Logs retention (an allowed period).")
+    log_retention_days: RetentionDays = Field(default=365, description="CloudWatch Logs retention (an allowed period).")
     s3_expiration_days: int = Field(default=400, ge=1, le=36500, description="Delete log objects after N days.")
     s3_infrequent_access_after_days: int = Field(default=30, ge=30, le=36500)
     text: bool = True
     image: bool = True
     embedding: bool = True
     video: bool = False
-
-    @field_validator("log_retention_days")
-    @classmethod
-    def _retention(cls, v: int) -> int:
-        if v not in LOG_RETENTION_DAYS:
-            raise ValueError(f"not a CloudWatch Logs retention period (allowed: {', '.join(map(str, LOG_RETENTION_DAYS))})")
-        return v
 
     @model_validator(mode="after")
     def _lifecycle(self) -> "InvocationLogging":
@@ -371,27 +323,16 @@ class MemberBaseline(_Strict):
     Deployed from the management account or a delegated administrator; the guardrails stay in management."""
 
     enabled: bool = False
-    target_ou_ids: tuple[str, ...] = Field(
+    target_ou_ids: tuple[OuId, ...] = Field(
         default=(), description="OUs that receive the baseline (new accounts too); omitted: the OUs in organization.target_ids."
     )
-    administrator_account_id: str | None = Field(
+    administrator_account_id: AccountId | None = Field(
         default=None, description="Delegated administrator for StackSets; omitted: the management account."
     )
     max_concurrent_percentage: int = Field(default=25, ge=1, le=100)
     failure_tolerance_percentage: int = Field(default=10, ge=0, le=100)
     retain_stacks_on_account_removal: bool = True
 
-    _check_admin = field_validator("administrator_account_id", mode="before")(
-        classmethod(lambda cls, v: None if v is None else _account_id(v))
-    )
-
-    @field_validator("target_ou_ids")
-    @classmethod
-    def _ous(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [o for o in v if not re.match(r"^ou-[0-9a-z]{4,32}-[a-z0-9]{8,32}$", o)]
-        if bad:
-            raise ValueError(f"{bad!r} are not OU IDs like 'ou-abcd-11111111'")
-        return v
 
 
 # Roles that deploy the landing zone and so may change what it protects: the CDK bootstrap CloudFormation
@@ -417,7 +358,7 @@ class PolicyGuardrails(_Strict):
         description="Deny changing the invocation-logging configuration and the landing zone's tagged keys, "
         "endpoints, roles, policies and stacks, except for deployment_principal_arns.",
     )
-    deployment_principal_arns: tuple[str, ...] = Field(
+    deployment_principal_arns: tuple[PrincipalArnPattern, ...] = Field(
         default=DEFAULT_DEPLOYMENT_PRINCIPALS,
         min_length=1,
         description="aws:PrincipalARN patterns exempt from tamper protection (the deployment roles).",
@@ -436,13 +377,6 @@ class PolicyGuardrails(_Strict):
         default=0, ge=0, le=48, description="SCPs you attach to the targets besides FullAWSAccess and ours."
     )
 
-    @field_validator("deployment_principal_arns")
-    @classmethod
-    def _arns(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [a for a in v if not re.match(r"^arn:aws[a-z-]*:(iam|sts)::(\d{12}|\*):", a)]
-        if bad:
-            raise ValueError(f"{bad!r} are not IAM role/user ARN patterns like 'arn:aws:iam::*:role/deployer-*'")
-        return v
 
 
 GpuInstanceType = Literal["p6-b300.48xlarge", "p6-b200.48xlarge", "p5en.48xlarge"]
@@ -459,7 +393,7 @@ class SelfHosting(_Strict):
     capacity: Literal["capacity-block", "on-demand"] = Field(
         default="capacity-block", description="EC2 Capacity Blocks for ML (default) or on-demand."
     )
-    capacity_reservation_id: str | None = Field(
+    capacity_reservation_id: ReservationId | None = Field(
         default=None, description="cr-... of the Capacity Block; required with capacity: capacity-block."
     )
     availability_zone: str | None = Field(
@@ -479,13 +413,6 @@ class SelfHosting(_Strict):
         default=False, description="Apply the rendered Kubernetes manifests through a kubectl provider (needs one)."
     )
 
-    @field_validator("capacity_reservation_id")
-    @classmethod
-    def _reservation(cls, v: str | None) -> str | None:
-        if v is not None and not re.match(r"^cr-[0-9a-f]{8,17}$", v):
-            raise ValueError("must look like 'cr-0123456789abcdef0'")
-        return v
-
     @model_validator(mode="after")
     def _capacity_block(self) -> "SelfHosting":
         if self.enabled and self.capacity == "capacity-block" and not (self.capacity_reservation_id and self.availability_zone):
@@ -501,7 +428,7 @@ class SelfHosting(_Strict):
 class LandingZoneConfig(_Strict):
     """The whole landing zone.  See docs/CONFIG.md for every key."""
 
-    name: str = Field(default="kimi-lz", description="Prefix of stack and resource names.")
+    name: Name = Field(default="kimi-lz", description="Prefix of stack and resource names.")
     home_region: str = Field(description="Region of the stacks, the VPC endpoints and the keys.")
     compliant_regions: tuple[str, ...] = Field(
         min_length=1, description="Regions where inference may be processed (data may go nowhere else)."
@@ -511,7 +438,7 @@ class LandingZoneConfig(_Strict):
     )
     models: tuple[str, ...] = Field(default=("kimi-k3.1-pro",), min_length=1)
     accounts: tuple[Account, ...] = Field(min_length=1)
-    deployment_account_id: str | None = Field(
+    deployment_account_id: AccountId | None = Field(
         default=None, description="Account that receives the stacks; omitted: accounts[0].id."
     )
     organization: Organization | None = None
@@ -532,17 +459,6 @@ class LandingZoneConfig(_Strict):
     )
     tags: Mapping[str, str] = Field(default_factory=dict, description="Extra tags on every resource.")
 
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not NAME.match(v):
-            raise ValueError("must be 3-32 characters of lowercase letters, digits and '-', starting with a letter")
-        return v
-
-    @field_validator("deployment_account_id", mode="before")
-    @classmethod
-    def _deploy_account(cls, v: Any) -> Any:
-        return None if v is None else _account_id(v)
 
     @field_validator("home_region")
     @classmethod

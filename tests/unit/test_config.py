@@ -58,9 +58,10 @@ def test_every_problem_of_a_bad_file_is_reported_at_once(plan_for):
         "network.endpoints[1]",
         "cost.price_source",
         "cost.workload.cached_input_fraction",
-        "cost.alert_emails",
+        "cost.alert_emails[0]",
         "unexpected_key",
     }
+    assert problems["cost.alert_emails[0]"] == "cost.alert_emails[0]: got 'not-an-email'; must be an e-mail address"
     assert problems["accounts[0].id"] == (
         "accounts[0].id: got 12345; must be a 12-digit AWS account ID written as a string (quote it in YAML)"
     )
@@ -95,7 +96,7 @@ def test_home_region_must_be_compliant(plan_for):
         ({"accounts": [{"id": "111111111111", "name": "a-b-c"}, {"id": "111111111111", "name": "d-e-f"}]}, "accounts", "unique"),
         ({"network": {"vpc_id": "vpc-0123456789abcdef0"}}, "network", "subnet_ids is empty"),
         ({"network": {"flow_log_retention_days": 100}}, "network.flow_log_retention_days", "allowed: 1, 3, 5, 7, 14"),
-        ({"organization": {"management_account_id": "444444444444", "target_ids": ["ou-bad"]}}, "organization.target_ids", "OU IDs"),
+        ({"organization": {"management_account_id": "444444444444", "target_ids": ["ou-bad"]}}, "organization.target_ids[0]", "an OU ID (ou-...-...)"),
         ({"organization": {"management_account_id": "444444444444", "organization_id": "org-1"}}, "organization.organization_id", "o-"),
         ({"cost": {"monthly_budget_usd": -5}}, "cost.monthly_budget_usd", "greater than 0"),
         ({"deployment_account_id": 123}, "deployment_account_id", "12-digit"),

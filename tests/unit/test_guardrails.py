@@ -106,7 +106,7 @@ def test_deployment_principals_must_be_arn_patterns(plan_for):
 
     with pytest.raises(ConfigError) as info:
         plan_for(policy_guardrails={"deployment_principal_arns": ["deployer"]})
-    assert info.value.problems[0].path == "policy_guardrails.deployment_principal_arns"
+    assert info.value.problems[0].path == "policy_guardrails.deployment_principal_arns[0]"
 
 
 def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
