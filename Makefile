@@ -19,12 +19,13 @@ NODE_STAMP := node_modules/.deps-installed
 CONFIG_FLAG := $(if $(CONFIG),--config $(CONFIG),)
 CDK_CONFIG  := $(if $(CONFIG),-c config=$(CONFIG),)
 
-.PHONY: setup synth test validate routes schema cost bench clean help
+.PHONY: setup synth test validate routes schema cost review bench clean help
 
 help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up, validate the config, synthesize into $(OUT)/"
 	@echo "make test                            set up, then run every check"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
+	@echo "make review [CONFIG=...]             synth, then reports/policy-review.{md,html,json,sarif} for security review"
 	@echo "make cost [CONFIG=...]               write reports/cost.md and reports/cost-vs-volume.png"
 	@echo "make bench                           synth-time and template-limit benchmark (empty app, default, 1/10/100 accounts)"
 	@echo "make clean                           remove cdk.out/ and caches (keeps .venv and node_modules)"
@@ -60,6 +61,9 @@ routes: setup
 
 schema: setup
 	python -m landing_zone schema
+
+review: synth
+	python -m landing_zone review --assembly $(OUT) --out reports/ $(CONFIG_FLAG)
 
 cost: setup
 	python -m landing_zone cost-report --out reports $(CONFIG_FLAG)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from landing_zone import cost_cli
+from landing_zone.review import cli as review_cli
 from landing_zone.config import json_schema, read_cdk_json_defaults
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan, load_plan
@@ -129,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     cost_cli.register(sub, add_config_args, plan_from_args)
+    review_cli.register(sub)
     return parser
 
 

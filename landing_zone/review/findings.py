@@ -1,0 +1,452 @@
+"""Findings: the policy and data-store checks of ``rules.py``, each with its evidence.
+
+A finding names the template, the logical ID, the policy (``PolicyRecord.id``), the statement (index and
+Sid) and the offending element, so that a reviewer can go straight to it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from landing_zone.review.assembly import Assembly
+from landing_zone.review.inventory import IDENTITY_KINDS, PolicyRecord, statements_of
+from landing_zone.review.rules import ADVISORY, BLOCKING, rule
+from landing_zone.review.summarize import ROOT_ARN, as_list, plain_arn, principal_entries
+
+__all__ = ["INVOKE_ACTIONS", "Finding", "ReviewContext", "data_store_findings", "finding", "policy_findings", "sort_findings"]
+
+
+@dataclass(frozen=True)
+class ReviewContext:
+    """What the checks need to know about the configuration."""
+
+    compliant_regions: frozenset[str]
+    known_accounts: frozenset[str]
+    organization_id: str | None = None
+    # (region, model or profile id) pairs that a compliant global profile may reach
+    global_destinations: frozenset[tuple[str, str]] = frozenset()
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    level: str
+    title: str
+    message: str
+    template: str = ""
+    stack: str = ""
+    logical_id: str = ""
+    policy_id: str = ""
+    statement_index: int | None = None
+    sid: str = ""
+    element: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "level": self.level,
+            "title": self.title,
+            "message": self.message,
+            "template": self.template,
+            "stack": self.stack,
+            "logical_id": self.logical_id,
+            "policy_id": self.policy_id,
+            "statement_index": self.statement_index,
+            "sid": self.sid,
+            "element": self.element,
+        }
+
+
+def finding(rule_id: str, message: str, *, level: str | None = None, **evidence: Any) -> Finding:
+    r = rule(rule_id)
+    return Finding(rule=r.id, level=level or r.level, title=r.title, message=message, **evidence)
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    order = {BLOCKING: 0, ADVISORY: 1}
+    unique = {f: None for f in findings}
+    return sorted(
+        unique,
+        key=lambda f: (order.get(f.level, 2), f.rule, f.template, f.logical_id, f.policy_id,
+                       -1 if f.statement_index is None else f.statement_index, f.element, f.message),
+    )
+
+
+# ----------------------------------------------------------------------------------------- helpers
+
+INVOKE_ACTIONS = (
+    "bedrock:InvokeModel",
+    "bedrock:InvokeModelWithResponseStream",
+    "bedrock:CreateModelInvocationJob",
+    "bedrock-mantle:CreateInference",
+)
+PASSROLE_ACTIONS = ("iam:PassRole",)
+KMS_ACTIONS = ("kms:Decrypt", "kms:GenerateDataKey", "kms:GenerateDataKeyWithoutPlaintext", "kms:ReEncryptFrom")
+DATA_ACTIONS = (
+    "s3:GetObject",
+    "s3:GetObjectVersion",
+    "s3:PutObject",
+    "s3:DeleteObject",
+    "secretsmanager:GetSecretValue",
+    "ssm:GetParameter",
+    "ssm:GetParameters",
+    "ssm:GetParametersByPath",
+    "logs:GetLogEvents",
+    "logs:FilterLogEvents",
+    "dynamodb:GetItem",
+    "dynamodb:Query",
+    "dynamodb:Scan",
+    "sqs:ReceiveMessage",
+)
+READ_PREFIXES = ("get", "list", "describe", "view", "batchget", "search", "query", "lookup")
+CONFUSED_DEPUTY_SERVICES = frozenset({"bedrock", "logs", "budgets", "costalerts", "cloudwatch"})
+DATA_RESOURCE_KINDS = frozenset({"key", "bucket", "topic"})
+SOURCE_KEYS = ("aws:sourceaccount", "aws:sourcearn", "aws:sourceorgid", "aws:sourceorgpaths")
+ACCOUNT_SCOPE_KEYS = frozenset({
+    "aws:principalaccount", "aws:principalorgid", "aws:principalorgpaths", "aws:sourceaccount",
+    "aws:sourceorgid", "aws:sourceorgpaths", "aws:principalarn", "aws:sourcearn", "kms:calleraccount",
+})
+ACCOUNT_VALUE_KEYS = frozenset({"aws:principalaccount", "aws:sourceaccount", "aws:resourceaccount", "kms:calleraccount"})
+ARN_VALUE_KEYS = frozenset({"aws:principalarn", "aws:sourcearn"})
+
+REGION = r"[a-z]{2}(?:-[a-z]+)+-\d+"
+ARN_REGION = re.compile(rf"arn:[a-z0-9-]+:([a-z0-9-]+):({REGION}):")
+PRINCIPAL_REGION = re.compile(rf"^[a-z0-9-]+\.({REGION})\.amazonaws\.com(?:\.cn)?$")
+IAM_ACCOUNT = re.compile(r"^arn:[^:]+:(?:iam|sts)::([^:]*):")
+
+
+def _matches(pattern: str, action: str) -> bool:
+    return fnmatch.fnmatchcase(action.lower(), pattern.lower())
+
+
+def _covered(stmt: Mapping[str, Any], actions: Iterable[str]) -> list[str]:
+    """The given actions that the statement's Action (or NotAction) covers."""
+    if "NotAction" in stmt:
+        excluded = as_list(stmt.get("NotAction"))
+        return [a for a in actions if not any(_matches(p, a) for p in excluded)]
+    patterns = as_list(stmt.get("Action"))
+    return [a for a in actions if any(_matches(p, a) for p in patterns)]
+
+
+def _wildcard_resources(stmt: Mapping[str, Any]) -> list[str]:
+    if "NotResource" in stmt:
+        return ["NotResource: " + ", ".join(as_list(stmt["NotResource"]))]
+    out = []
+    for r in as_list(stmt.get("Resource")):
+        if r == "*":
+            out.append(r)
+            continue
+        parts = r.split(":", 5)
+        if len(parts) == 6 and parts[0] == "arn" and (parts[2] == "*" or set(parts[5]) <= {"*", "/"}):
+            out.append(r)
+    return out
+
+
+def _condition_keys(stmt: Mapping[str, Any], *, positive_only: bool = False) -> dict[str, list[str]]:
+    """lower-cased condition key -> values, over every operator (optionally skipping negated/Null ones)."""
+    keys: dict[str, list[str]] = {}
+    condition = stmt.get("Condition")
+    if not isinstance(condition, Mapping):
+        return keys
+    for operator, entries in condition.items():
+        op = str(operator)
+        if positive_only and ("Not" in op or op.startswith("Null")):
+            continue
+        if isinstance(entries, Mapping):
+            for key, values in entries.items():
+                keys.setdefault(str(key).lower(), []).extend(as_list(values))
+    return keys
+
+
+def _resource_bound(record: PolicyRecord, stmt: Mapping[str, Any], ctx: ReviewContext) -> str | None:
+    """For an endpoint policy: the condition that bounds the resources to the landing zone's accounts/organization."""
+    if record.kind != "endpoint":
+        return None
+    keys = _condition_keys(stmt, positive_only=True)
+    accounts = keys.get("aws:resourceaccount", [])
+    if accounts and all(_is_own(a, ctx) for a in accounts):
+        return f"aws:ResourceAccount {', '.join(accounts)}"
+    orgs = keys.get("aws:resourceorgid", [])
+    if orgs and ctx.organization_id and all(o == ctx.organization_id for o in orgs):
+        return f"aws:ResourceOrgID {', '.join(orgs)}"
+    paths = keys.get("aws:resourceorgpaths", [])
+    if paths and ctx.organization_id and all(p.startswith(f"{ctx.organization_id}/") for p in paths):
+        return f"aws:ResourceOrgPaths {', '.join(paths)}"
+    return None
+
+
+def _perimeter(record: PolicyRecord, i: int, stmt: Mapping[str, Any], bound: str, what: str) -> Finding:
+    return finding("LZ-ENDPOINT-PERIMETER", f"{_where(record, i, stmt)} allows {what}, bounded by {bound}",
+                   **_evidence(record, i, stmt, f"{what} [Condition {bound}]"))
+
+
+def _evidence(record: PolicyRecord, index: int | None, stmt: Mapping[str, Any] | None, element: str) -> dict[str, Any]:
+    return {
+        "template": record.template,
+        "stack": record.stack,
+        "logical_id": record.logical_id,
+        "policy_id": record.id,
+        "statement_index": index,
+        "sid": str(stmt.get("Sid", "")) if stmt else "",
+        "element": element,
+    }
+
+
+def _where(record: PolicyRecord, index: int, stmt: Mapping[str, Any]) -> str:
+    sid = stmt.get("Sid")
+    name = record.logical_id if record.name == record.logical_id else f"{record.name!r} ({record.logical_id})"
+    return f"{record.kind} policy {name}, statement {sid or '#' + str(index)}"
+
+
+def _is_own(account: str, ctx: ReviewContext) -> bool:
+    return account in ctx.known_accounts or (account.startswith("<") and account.endswith(">"))
+
+
+# ----------------------------------------------------------------------------------------- policy checks
+
+
+def _wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
+    if record.kind in ("scp", "rcp", "trust", "lambda-permission", "key"):
+        return []  # SCP Allows filter, not grant; a key policy's "*" is the key itself
+    wild = _wildcard_resources(stmt)
+    if not wild:
+        return []
+    out: list[Finding] = []
+    boundary_only = record.is_boundary_only
+    bound = _resource_bound(record, stmt, ctx)
+    groups = (
+        ("LZ-WILDCARD-INVOKE", INVOKE_ACTIONS),
+        ("LZ-WILDCARD-PASSROLE", PASSROLE_ACTIONS),
+        ("LZ-WILDCARD-DATA", DATA_ACTIONS),
+        ("LZ-WILDCARD-KMS", KMS_ACTIONS),
+    )
+    sensitive_hit = False
+    for rule_id, actions in groups:
+        hit = _covered(stmt, actions)
+        if not hit:
+            continue
+        sensitive_hit = True
+        element = f"Action {', '.join(hit)} on Resource {', '.join(wild)}"
+        if bound:
+            out.append(_perimeter(record, i, stmt, bound, element))
+        elif boundary_only:
+            out.append(finding("LZ-WILDCARD-IN-BOUNDARY",
+                               f"{_where(record, i, stmt)}: the permissions boundary allows {', '.join(hit)} on "
+                               f"{', '.join(wild)} (ceiling of {', '.join(record.boundary_of)})",
+                               **_evidence(record, i, stmt, element)))
+        else:
+            out.append(finding(rule_id, f"{_where(record, i, stmt)} allows {', '.join(hit)} on {', '.join(wild)}",
+                               **_evidence(record, i, stmt, element)))
+    if not sensitive_hit and not boundary_only and not bound and record.kind in IDENTITY_KINDS | {"endpoint"}:
+        actions = as_list(stmt.get("Action"))
+        writes = [a for a in actions if not a.split(":", 1)[-1].lower().startswith(READ_PREFIXES) and a != "*" and not a.endswith(":*")]
+        if writes and "*" in wild:
+            out.append(finding("LZ-WILDCARD-OTHER", f"{_where(record, i, stmt)} allows {', '.join(writes)} on any resource",
+                               **_evidence(record, i, stmt, f"Action {', '.join(writes)} on Resource *")))
+    return out
+
+
+def _is_root_key_statement(record: PolicyRecord, stmt: Mapping[str, Any], ctx: ReviewContext) -> bool:
+    if record.kind != "key" or as_list(stmt.get("Action")) not in (["kms:*"], ["*"]):
+        return False
+    entries = principal_entries(stmt.get("Principal"))
+    if not entries:
+        return False
+    for kind, value in entries:
+        value = plain_arn(value)
+        match = ROOT_ARN.match(value) if kind == "AWS" else None
+        account = match.group(1) if match else value if kind == "AWS" and value.isdigit() else None
+        if account is None or not _is_own(account, ctx):
+            return False
+    return True
+
+
+def _is_full_access_scp(record: PolicyRecord, stmt: Mapping[str, Any]) -> bool:
+    return (
+        record.kind == "scp"
+        and as_list(stmt.get("Action")) == ["*"]
+        and as_list(stmt.get("Resource")) == ["*"]
+        and not stmt.get("Condition")
+    )
+
+
+def _full_action_check(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
+    broad = [a for a in as_list(stmt.get("Action")) if a == "*" or a.endswith(":*")]
+    if "NotAction" in stmt:
+        broad.append("NotAction: " + ", ".join(as_list(stmt["NotAction"])))
+    if not broad or _is_root_key_statement(record, stmt, ctx) or _is_full_access_scp(record, stmt):
+        return []
+    element = f"Action {', '.join(broad)}"
+    bound = _resource_bound(record, stmt, ctx)
+    if bound:
+        return [_perimeter(record, i, stmt, bound, element)]
+    if record.is_boundary_only:
+        return [finding("LZ-WILDCARD-IN-BOUNDARY", f"{_where(record, i, stmt)}: the permissions boundary allows {', '.join(broad)}",
+                        **_evidence(record, i, stmt, element))]
+    return [finding("LZ-FULL-ACTION", f"{_where(record, i, stmt)} allows {', '.join(broad)}", **_evidence(record, i, stmt, element))]
+
+
+def _has_source_condition(stmt: Mapping[str, Any]) -> bool:
+    keys = _condition_keys(stmt)
+    return any(k in keys for k in SOURCE_KEYS) or any(k.startswith("kms:encryptioncontext") for k in keys)
+
+
+def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
+    if "Principal" not in stmt and "NotPrincipal" not in stmt:
+        return []
+    out: list[Finding] = []
+    entries = principal_entries(stmt.get("Principal", stmt.get("NotPrincipal")))
+    scoped_keys = _condition_keys(stmt, positive_only=True)
+    for kind, value in entries:
+        if kind == "Service":
+            if _has_source_condition(stmt):
+                continue
+            service = value.split(".", 1)[0]
+            blocking = service in CONFUSED_DEPUTY_SERVICES and record.kind in DATA_RESOURCE_KINDS
+            rule_id = "LZ-CONFUSED-DEPUTY" if blocking else "LZ-SERVICE-PRINCIPAL-UNSCOPED"
+            out.append(finding(rule_id, f"{_where(record, i, stmt)} admits service {value} without aws:SourceAccount, "
+                                        "aws:SourceArn, aws:SourceOrgID or kms:EncryptionContext",
+                               **_evidence(record, i, stmt, f"Principal Service {value}")))
+        elif value == "*" or "NotPrincipal" in stmt:
+            # In an endpoint policy "*" means the callers inside the VPC: the risk is reaching foreign resources.
+            endpoint_ok = record.kind == "endpoint" and (not _wildcard_resources(stmt) or _resource_bound(record, stmt, ctx))
+            if not (ACCOUNT_SCOPE_KEYS & set(scoped_keys)) and not endpoint_ok:
+                out.append(finding("LZ-PUBLIC-PRINCIPAL", f"{_where(record, i, stmt)} admits {'everyone except ' if 'NotPrincipal' in stmt else ''}"
+                                                          f"any principal without an account or organization condition",
+                                   **_evidence(record, i, stmt, f"Principal {kind} {value}")))
+        elif kind == "AWS":
+            value = plain_arn(value)
+            match = ROOT_ARN.match(value) or IAM_ACCOUNT.match(value)
+            account = match.group(1) if match else value if value.isdigit() else None
+            if account is not None and not _is_own(account, ctx):
+                out.append(finding("LZ-CROSS-ACCOUNT", f"{_where(record, i, stmt)} admits account {account}, which is not in the configuration",
+                                   **_evidence(record, i, stmt, f"Principal AWS {value}")))
+    return out
+
+
+def _condition_account_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
+    out = []
+    for key, values in sorted(_condition_keys(stmt, positive_only=True).items()):
+        if key in ACCOUNT_VALUE_KEYS:
+            for v in values:
+                if not _is_own(v, ctx):
+                    out.append(finding("LZ-CROSS-ACCOUNT", f"{_where(record, i, stmt)} admits account {v} by condition {key}",
+                                       **_evidence(record, i, stmt, f"Condition {key} = {v}")))
+        elif key in ARN_VALUE_KEYS:
+            for v in values:
+                parts = plain_arn(v).split(":")
+                account = parts[4] if len(parts) > 5 and parts[0] == "arn" else ""
+                if account.isdigit() and not _is_own(account, ctx):
+                    out.append(finding("LZ-CROSS-ACCOUNT", f"{_where(record, i, stmt)} admits account {account} by condition {key}",
+                                       **_evidence(record, i, stmt, f"Condition {key} = {v}")))
+        elif key == "aws:principalorgid":
+            for v in values:
+                if v != ctx.organization_id and not (v.startswith("<") and v.endswith(">")):
+                    out.append(finding("LZ-CROSS-ACCOUNT", f"{_where(record, i, stmt)} admits organization {v}, not the configured "
+                                                           f"{ctx.organization_id or '(none)'}",
+                                       **_evidence(record, i, stmt, f"Condition aws:PrincipalOrgID = {v}")))
+    return out
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _global_exempt(text: str, region: str, ctx: ReviewContext) -> bool:
+    if not text.startswith("arn:") or ":bedrock:" not in text:
+        return False
+    return any(region == r and text.endswith("/" + target) for r, target in ctx.global_destinations)
+
+
+def _region_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
+    out = []
+    seen: set[tuple[str, str]] = set()
+    element_names = [k for k in ("Principal", "NotPrincipal", "Resource", "NotResource", "Condition") if k in stmt]
+    for element_name in element_names:
+        for text in _strings(stmt[element_name]):
+            regions = [m.group(2) for m in ARN_REGION.finditer(text)]
+            principal = PRINCIPAL_REGION.match(text)
+            if principal:
+                regions.append(principal.group(1))
+            for region in regions:
+                if region in ctx.compliant_regions or _global_exempt(text, region, ctx) or (text, region) in seen:
+                    continue
+                seen.add((text, region))
+                out.append(finding("LZ-NONCOMPLIANT-REGION",
+                                   f"{_where(record, i, stmt)} names {region}, which is not in compliant_regions",
+                                   **_evidence(record, i, stmt, f"{element_name} {text}")))
+    return out
+
+
+def _region_wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any]) -> list[Finding]:
+    if record.kind in ("scp", "rcp") or record.is_boundary_only or not _covered(stmt, INVOKE_ACTIONS):
+        return []
+    out = []
+    for r in as_list(stmt.get("Resource")):
+        parts = r.split(":", 5)
+        if len(parts) == 6 and parts[0] == "arn" and "*" in parts[3]:
+            out.append(finding("LZ-REGION-WILDCARD", f"{_where(record, i, stmt)} allows inference on {r} in any Region",
+                               **_evidence(record, i, stmt, f"Resource {r}")))
+    return out
+
+
+def policy_findings(records: Iterable[PolicyRecord], ctx: ReviewContext) -> list[Finding]:
+    out: list[Finding] = []
+    for record in records:
+        if record.parse_error:
+            out.append(finding("LZ-UNPARSEABLE-POLICY", f"{record.kind} policy {record.name!r}: {record.parse_error}",
+                               **_evidence(record, None, None, record.property_path)))
+        for i, stmt in enumerate(statements_of(record.document)):
+            if stmt.get("Effect") != "Allow":
+                continue
+            broad = _wildcard_checks(record, i, stmt, ctx) + _full_action_check(record, i, stmt, ctx)
+            perimeter = [f for f in broad if f.rule == "LZ-ENDPOINT-PERIMETER"]
+            if len(perimeter) > 1:  # one finding per statement
+                merged = "; ".join(f.element.split(" [Condition ")[0] for f in perimeter)
+                bound = perimeter[0].element.split(" [Condition ", 1)[1].rstrip("]")
+                perimeter = [_perimeter(record, i, stmt, bound, merged)]
+            out += [f for f in broad if f.rule != "LZ-ENDPOINT-PERIMETER"] + perimeter
+            out += _principal_checks(record, i, stmt, ctx)
+            out += _condition_account_checks(record, i, stmt, ctx)
+            out += _region_checks(record, i, stmt, ctx)
+            out += _region_wildcard_checks(record, i, stmt)
+    return out
+
+
+# ----------------------------------------------------------------------------------------- data stores
+
+
+def data_store_findings(assembly: Assembly) -> list[Finding]:
+    out: list[Finding] = []
+    for t in assembly.templates:
+        for logical_id, res in sorted(t.resources.items()):
+            if not isinstance(res, Mapping):
+                continue
+            kind = res.get("Type")
+            props = res.get("Properties") if isinstance(res.get("Properties"), Mapping) else {}
+            evidence = {"template": t.file, "stack": t.stack, "logical_id": logical_id}
+            if kind == "AWS::S3::Bucket":
+                encryption = props.get("BucketEncryption")
+                if not encryption:
+                    out.append(finding("LZ-UNENCRYPTED-S3", f"bucket {logical_id} has no BucketEncryption", element="BucketEncryption (missing)", **evidence))
+                elif "aws:kms" not in str(encryption):
+                    out.append(finding("LZ-S3-SSE-S3", f"bucket {logical_id} is encrypted with S3-managed keys (SSE-S3)",
+                                       element="BucketEncryption SSEAlgorithm AES256", **evidence))
+            elif kind == "AWS::Logs::LogGroup" and not props.get("KmsKeyId"):
+                out.append(finding("LZ-UNENCRYPTED-LOGS", f"log group {logical_id} has no KmsKeyId", element="KmsKeyId (missing)", **evidence))
+            elif kind == "AWS::SNS::Topic" and not props.get("KmsMasterKeyId"):
+                out.append(finding("LZ-UNENCRYPTED-SNS", f"topic {logical_id} has no KmsMasterKeyId", element="KmsMasterKeyId (missing)", **evidence))
+            elif kind == "AWS::EKS::Cluster" and not props.get("EncryptionConfig"):
+                out.append(finding("LZ-UNENCRYPTED-EKS", f"EKS cluster {logical_id} has no EncryptionConfig", element="EncryptionConfig (missing)", **evidence))
+    return out
+

@@ -1,0 +1,137 @@
+"""The routing matrix (from the plan) and the decision matrix (standard cases against the synthesized guardrails).
+
+Decision matrix: with an ``organization`` block the guardrails are the ``AWS::Organizations::Policy`` SCPs in the
+assembly, evaluated together with FullAWSAccess (one level: the target); in single-account mode they are the
+invoker roles' permissions boundary, the managed policy named ``<name>-invoker-boundary``.  Each case of
+``cases.py`` is evaluated with ``landing_zone.policies.evaluator``; a decision other than the expected one
+is a blocking finding (``LZ-DECISION-MISMATCH``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable
+
+from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate, evaluate_scp_levels
+from landing_zone.review.cases import Case, cases_for
+from landing_zone.review.findings import Finding, finding
+from landing_zone.review.inventory import PolicyRecord
+
+if TYPE_CHECKING:  # pragma: no cover
+    from landing_zone.plan import Plan
+
+__all__ = ["DecisionMatrix", "DecisionRow", "decision_findings", "decision_matrix", "routing_matrix"]
+
+
+def routing_matrix(plan: "Plan") -> list[dict[str, Any]]:
+    """model x path x Region: allowed or rejected, with the reason (the routing resolver's decision)."""
+    rows = plan.routing.as_rows()
+    return sorted(rows, key=lambda r: (r["model_id"], r["path"], r["invoke_id"], r["source_regions"]))
+
+
+@dataclass(frozen=True)
+class DecisionRow:
+    case: str
+    action: str
+    resource: str
+    region: str
+    principal: str
+    context: dict[str, Any]
+    expected: str
+    actual: str
+    deciding: tuple[str, ...]
+
+    @property
+    def match(self) -> bool:
+        return self.expected == self.actual
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "action": self.action,
+            "resource": self.resource,
+            "region": self.region,
+            "principal": self.principal,
+            "context": self.context,
+            "expected": self.expected,
+            "actual": self.actual,
+            "deciding": list(self.deciding),
+            "match": self.match,
+        }
+
+
+@dataclass(frozen=True)
+class DecisionMatrix:
+    mode: str  # "scp" | "boundary" | "none"
+    source: str  # what was evaluated, in words
+    policies: tuple[PolicyRecord, ...]
+    rows: tuple[DecisionRow, ...]
+    skipped: int = 0  # cases not applicable in this mode
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "source": self.source,
+            "policies": [p.id for p in self.policies],
+            "cases": len(self.rows),
+            "mismatches": sum(not r.match for r in self.rows),
+            "not_applicable": self.skipped,
+            "rows": [r.as_dict() for r in self.rows],
+        }
+
+
+def _row(case: Case, expected: str, decide: Any) -> DecisionRow:
+    try:
+        decision = decide(Request(action=case.action, resource=case.resource, context=case.request_context()))
+        actual = decision.decision
+        matches = decision.matched_denies if decision.decision == "explicit_deny" else decision.matched_allows
+        deciding = tuple(sorted({m.label for m in matches}))
+    except Exception as exc:  # noqa: BLE001 - an unsupported policy element is reported, not raised
+        actual, deciding = f"error: {exc}", ()
+    return DecisionRow(case.case, case.action, case.resource, case.region, case.principal, dict(case.context),
+                       expected, actual, deciding)
+
+
+def decision_matrix(plan: "Plan", records: Iterable[PolicyRecord]) -> DecisionMatrix:
+    records = tuple(records)
+    cases = cases_for(plan)
+    if plan.config.organization is not None:
+        scps = tuple(r for r in records if r.kind == "scp")
+        if not scps:
+            return DecisionMatrix("none", "no service control policy in the assembly", (), ())
+        levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((r.name, dict(r.document)) for r in scps)]]
+        rows = tuple(_row(c, c.expected, lambda req: evaluate_scp_levels(levels, req)) for c in cases)
+        source = "FullAWSAccess + " + ", ".join(r.name for r in scps) + " (SCPs as synthesized, one level: the target)"
+        return DecisionMatrix("scp", source, scps, rows)
+    boundary_name = f"{plan.config.name}-invoker-boundary"
+    boundaries = tuple(r for r in records if r.kind == "managed" and r.name == boundary_name)
+    if not boundaries:
+        return DecisionMatrix("none", f"no managed policy named {boundary_name!r} in the assembly", (), ())
+    policies = [(r.name, dict(r.document)) for r in boundaries]
+    applicable = [c for c in cases if c.expected_boundary is not None]
+    rows = tuple(_row(c, str(c.expected_boundary), lambda req: evaluate(policies, req)) for c in applicable)
+    source = f"permissions boundary {boundary_name} of the invoker roles (single-account mode; no SCPs)"
+    return DecisionMatrix("boundary", source, boundaries, rows, skipped=len(cases) - len(applicable))
+
+
+def decision_findings(matrix: DecisionMatrix) -> list[Finding]:
+    if matrix.mode == "none":
+        return [finding("LZ-GUARDRAILS-MISSING", f"the decision matrix cannot be evaluated: {matrix.source}")]
+    policy = matrix.policies[0]
+    out = []
+    for row in matrix.rows:
+        if row.match:
+            continue
+        out.append(
+            finding(
+                "LZ-DECISION-MISMATCH",
+                f"case {row.case!r}: expected {row.expected}, got {row.actual} "
+                f"({', '.join(row.deciding) or 'no statement matched'})",
+                template=policy.template,
+                stack=policy.stack,
+                logical_id=policy.logical_id,
+                policy_id=policy.id,
+                element=f"{row.action} on {row.resource} in {row.region}",
+            )
+        )
+    return out

@@ -1,0 +1,216 @@
+"""The review as Markdown (``policy-review.md``): the same sections and order as the HTML report."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = ["SECTIONS", "render_markdown"]
+
+# (anchor, title) of every section, in order; the HTML report uses the same list.
+SECTIONS = (
+    ("summary", "Summary"),
+    ("findings", "Findings"),
+    ("inventory", "Policy inventory"),
+    ("routing-matrix", "Routing matrix"),
+    ("decision-matrix", "Decision matrix"),
+    ("cdk-nag", "cdk-nag"),
+    ("scanners", "cfn-lint and checkov"),
+    ("diff", "Policy diff"),
+    ("rules", "Rules"),
+)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        value = ", ".join(str(v) for v in value)
+    text = "" if value is None else str(value)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip() or " "
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return out + [""]
+
+
+def _badge(level: str) -> str:
+    return "**BLOCKING**" if level == "blocking" else "advisory"
+
+
+def _where(f: Mapping[str, Any]) -> str:
+    parts = [f.get("template") or "", f.get("logical_id") or ""]
+    if f.get("statement_index") is not None:
+        parts.append(f"statement {f.get('sid') or '#' + str(f['statement_index'])}")
+    return " / ".join(p for p in parts if p)
+
+
+def _summary(d: Mapping[str, Any]) -> list[str]:
+    s, c = d["summary"], d["config"]
+    out = [
+        f"**Verdict: {'FAIL' if s['verdict'] == 'fail' else 'PASS'}** — {s['blocking']} blocking, {s['advisory']} advisory finding(s).",
+        "",
+    ]
+    out += _table(
+        ["", ""],
+        [
+            ["assembly", d["assembly"]],
+            ["configuration", f"{c['name']} ({c['origin']})"],
+            ["mode", c["mode"]],
+            ["home Region", c["home_region"]],
+            ["compliant Regions", c["compliant_regions"]],
+            ["global inference allowed", "yes" if c["allow_global_inference"] else "no"],
+            ["accounts known to the configuration", c["known_accounts"]],
+            ["templates", s["templates"]],
+            ["policies / statements", f"{s['policies']} / {s['statements']}"],
+            ["policies by kind", ", ".join(f"{k}: {v}" for k, v in s["policies_by_kind"].items())],
+            ["decision cases / mismatches", f"{s['decision_cases']} / {s['decision_mismatches']}"],
+        ],
+    )
+    for w in c["warnings"]:
+        out.append(f"> warning: {w}")
+    return out + ([""] if c["warnings"] else [])
+
+
+def _findings(d: Mapping[str, Any]) -> list[str]:
+    if not d["findings"]:
+        return ["No findings.", ""]
+    return _table(
+        ["level", "rule", "title", "where", "element", "message"],
+        [[_badge(f["level"]), f["rule"], f["title"], _where(f), f["element"], f["message"]] for f in d["findings"]],
+    )
+
+
+def _inventory(d: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    template = None
+    for p in d["policies"]:
+        if p["template"] != template:
+            template = p["template"]
+            out += [f"### {template}", ""]
+        out += [f"#### {p['kind']} · {p['name']} (`{p['logical_id']}`)", ""]
+        facts = [f"`{p['property_path']}` of `{p['resource_type']}`"]
+        if p["attached_to"]:
+            facts.append("attached to " + ", ".join(p["attached_to"]))
+        if p["boundary_of"]:
+            facts.append("**permissions boundary** of " + ", ".join(p["boundary_of"]))
+        if p["applies_to"]:
+            facts.append("applies to " + p["applies_to"])
+        facts += p["notes"]
+        if p["parse_error"]:
+            facts.append(f"could not be read: {p['parse_error']}")
+        out += [f"- {f}" for f in facts] + [""]
+        out += _table(["#", "Sid", "effect", "in plain words"],
+                      [[s["index"], s["sid"], s["effect"], s["summary"]] for s in p["statements"]])
+    return out
+
+
+def _routing(d: Mapping[str, Any]) -> list[str]:
+    return _table(
+        ["model", "path", "invoke ID", "from", "processed in", "decision", "reason"],
+        [[r["model_id"], r["path"], r["invoke_id"], r["source_regions"], r["destination_regions"],
+          r["decision"].upper(), r["reason"]] for r in d["routing_matrix"]],
+    )
+
+
+def _decisions(d: Mapping[str, Any]) -> list[str]:
+    m = d["decision_matrix"]
+    out = [f"Evaluated against: {m['source']}. {m['cases']} case(s), {m['mismatches']} mismatch(es)"
+           + (f"; {m['not_applicable']} case(s) about non-invoker roles do not apply to the boundary." if m["not_applicable"] else "."), ""]
+    out += _table(
+        ["case", "request", "expected", "actual", "deciding statement(s)", "ok"],
+        [[r["case"], f"{r['action']} on {r['resource']} in {r['region']}"
+          + (f" ({', '.join(f'{k}={v}' for k, v in r['context'].items())})" if r["context"] else ""),
+          r["expected"], r["actual"], r["deciding"], "yes" if r["match"] else "**NO**"] for r in m["rows"]],
+    )
+    return out
+
+
+def _nag(d: Mapping[str, Any]) -> list[str]:
+    n = d["cdk_nag"]
+    out: list[str] = []
+    if not n["report_found"]:
+        out += ["validation-report.json was not found: the assembly was synthesized without the cdk-nag packs.", ""]
+    else:
+        out += _table(["plugin", "conclusion", "violations", "acknowledged"],
+                      [[p["name"], p["conclusion"], p["violations"], p["acknowledged"]] for p in n["plugins"]])
+        out += ["**Violations**", ""]
+        out += _table(["plugin", "rule", "severity", "construct(s)", "description"],
+                      [[v["plugin"], v["rule"], v["severity"], v["constructs"], v["description"]] for v in n["violations"]]) \
+            if n["violations"] else ["None.", ""]
+    out += [f"**Acknowledgments** ({len(n['acknowledgments'])}, from {n['acknowledgments_source']})", ""]
+    out += _table(["construct", "acknowledged finding", "reason", "covers"],
+                  [[a["construct_path"], a["id"], a["reason"],
+                    a["covers"] if a["covers"] else ("(no report)" if a["used"] is None else "nothing: unused")]
+                   for a in n["acknowledgments"]])
+    return out
+
+
+def _scanners(d: Mapping[str, Any]) -> list[str]:
+    s = d["scanners"]
+    if not s["ran"]:
+        return [s["note"], ""]
+    lint, ckv = s["cfn_lint"], s["checkov"]
+    out = [f"**cfn-lint {lint['version']}**: {len(lint['errors'])} error(s), {len(lint['warnings'])} warning(s), "
+           f"{len(lint['informational'])} informational." + (f" Could not run: {lint['error']}" if lint["error"] else ""), ""]
+    rows = [*lint["errors"], *lint["warnings"], *lint["informational"]]
+    if rows:
+        out += _table(["level", "rule", "template", "resource", "message"],
+                      [[r["level"], r["rule"], r["template"], r["logical_id"] or r["path"], r["message"]] for r in rows])
+    out += [f"**checkov {ckv['version']}** (offline: {ckv['offline']}): {ckv['passed']} passed, {len(ckv['failed'])} failed, "
+            f"{len(ckv['skipped'])} skipped by {ckv['skips_file']}." + (f" Could not run: {ckv['error']}" if ckv["error"] else ""), ""]
+    if ckv["failed"]:
+        out += ["Failed:", ""] + _table(["check", "name", "template", "resource"],
+                                        [[f["check"], f["name"], f["template"], f["resource"]] for f in ckv["failed"]])
+    if ckv["skipped"]:
+        out += ["Skipped, with the reason:", ""] + _table(["check", "name", "resource", "reason"],
+                                                          [[f["check"], f["name"], f["resource"], f["reason"]] for f in ckv["skipped"]])
+    if ckv["unused_skips"]:
+        out += ["Skips that matched nothing in this assembly:", ""] + _table(
+            ["check", "resource", "reason"], [[u["check"], u["resource"] or "(any)", u["reason"]] for u in ckv["unused_skips"]])
+    return out
+
+
+def _diff(d: Mapping[str, Any]) -> list[str]:
+    diff = d["diff"]
+    if diff is None:
+        return ["No baseline given (`--baseline OLD_CDK_OUT` compares two assemblies).", ""]
+    out = [f"Baseline: {diff['baseline']}. Policies added {diff['policies_added']}, removed {diff['policies_removed']}, "
+           f"changed {diff['policies_changed']}; statements added {diff['statements_added']}, removed "
+           f"{diff['statements_removed']}, changed {diff['statements_changed']}.", ""]
+    if not diff["entries"]:
+        return out + ["No access changed.", ""]
+    for e in diff["entries"]:
+        out += [f"#### {e['status']}: {e['kind']} · {e['name']} (`{e['logical_id']}`, {e['template']})", "", f"Who: {e['who'] or '-'}", ""]
+        for key in ("attached_to_added", "attached_to_removed"):
+            if e.get(key):
+                out += [f"- {key.replace('_', ' ')}: {', '.join(e[key])}"]
+        for s in e["added"]:
+            out.append(f"- **added** statement {s['sid'] or '#' + str(s['index'])}: {s['summary']}")
+        for s in e["removed"]:
+            out.append(f"- **removed** statement {s['sid'] or '#' + str(s['index'])}: {s['summary']}")
+        for c in e["changed"]:
+            deltas = [f"{k.replace('_', ' ')}: {', '.join(v) if isinstance(v, list) else v}" for k, v in c.items()
+                      if k.endswith(("_added", "_removed")) or k == "effect"]
+            out.append(f"- **changed** statement {c['sid'] or '#' + str(c['new_index'])}: " + "; ".join(deltas))
+        out.append("")
+    return out
+
+
+def _rules(d: Mapping[str, Any]) -> list[str]:
+    return _table(["rule", "level", "title", "what it checks"],
+                  [[r["id"], r["level"], r["title"], r["description"]] for r in d["rules"]])
+
+
+_RENDERERS = {
+    "summary": _summary, "findings": _findings, "inventory": _inventory, "routing-matrix": _routing,
+    "decision-matrix": _decisions, "cdk-nag": _nag, "scanners": _scanners, "diff": _diff, "rules": _rules,
+}
+
+
+def render_markdown(d: Mapping[str, Any]) -> str:
+    out = [f"# Policy review: {d['config']['name']}", "", "## Contents", ""]
+    out += [f"{i}. [{title}](#{anchor})" for i, (anchor, title) in enumerate(SECTIONS, start=1)] + [""]
+    for anchor, title in SECTIONS:
+        out += [f'<a id="{anchor}"></a>', "", f"## {title}", ""]
+        out += _RENDERERS[anchor](d)
+    return "\n".join(out).rstrip() + "\n"

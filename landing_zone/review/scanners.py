@@ -1,0 +1,287 @@
+"""cfn-lint and checkov over the assembly's templates, offline, as subprocesses of this Python.
+
+* cfn-lint (``python -c 'cfnlint.runner.main()'``, ``--format json``) with the stacks' Region(s): errors are
+  blocking findings (``LZ-CFN-LINT-ERROR``), warnings and informational results are listed.
+* checkov (``python -m checkov.main``) with ``--framework cloudformation --skip-download`` and
+  ``BC_SKIP_MAPPING=TRUE``, no API keys in its environment and its working directory in the assembly: it
+  downloads nothing, uploads nothing and reaches no network.  A failed check is blocking
+  (``LZ-CHECKOV-FAILED``) unless ``checkov-skips.yaml`` lists it with a reason (optionally for one resource).
+
+Both scanners run at the same time; each must finish within ``SCANNER_TIMEOUT_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import yaml
+
+from landing_zone.errors import LandingZoneError
+from landing_zone.review.assembly import Assembly
+from landing_zone.review.findings import Finding, finding
+
+__all__ = [
+    "CheckovSkip", "ScannerRun", "SkipsError", "DEFAULT_SKIPS_FILE", "load_skips", "run_scanners",
+    "scanner_findings", "scanners_section",
+]
+
+SCANNER_TIMEOUT_SECONDS = 600
+DEFAULT_SKIPS_FILE = Path(__file__).resolve().parents[2] / "checkov-skips.yaml"
+MIN_REASON_CHARACTERS = 20
+# Variables that would make checkov talk to a platform (or an LLM), or read another config.
+_SCRUBBED_ENV = ("BC_API_KEY", "CKV_API_KEY", "PRISMA_API_URL", "BC_API_URL", "CKV_OPENAI_API_KEY", "OPENAI_API_KEY",
+                 "CKV_VALIDATE_SECRETS", "BC_SOURCE", "BC_REPO_ID")
+_CFN_LINT = "import sys; from cfnlint.runner import main; sys.exit(main())"
+
+
+class SkipsError(LandingZoneError):
+    """checkov-skips.yaml is malformed (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class CheckovSkip:
+    check: str
+    reason: str
+    resource: str | None = None  # fnmatch pattern on checkov's resource ("AWS::Lambda::Function.Handler*") or logical id
+
+    def covers(self, check_id: str, resource: str) -> bool:
+        if self.check != check_id:
+            return False
+        if self.resource is None:
+            return True
+        logical_id = resource.rsplit(".", 1)[-1]
+        return fnmatch.fnmatchcase(resource, self.resource) or fnmatch.fnmatchcase(logical_id, self.resource)
+
+
+def load_skips(path: Path | None) -> tuple[CheckovSkip, ...]:
+    """The skips file: ``skips: [{check, reason, resource?}]``; every entry needs a reason with evidence."""
+    if path is None or not path.is_file():
+        return ()
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise SkipsError(f"{path}: not valid YAML: {exc}") from None
+    entries = data.get("skips") if isinstance(data, Mapping) else None
+    if not isinstance(entries, list):
+        raise SkipsError(f"{path}: expected a top-level 'skips:' list of {{check, reason, resource?}}")
+    skips, problems = [], []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            problems.append(f"skips[{i}]: got {entry!r}; must be a mapping with check and reason")
+            continue
+        check, reason, resource = entry.get("check"), entry.get("reason"), entry.get("resource")
+        unknown = set(entry) - {"check", "reason", "resource"}
+        if unknown:
+            problems.append(f"skips[{i}]: unknown key(s) {sorted(unknown)} (allowed: check, reason, resource)")
+        if not isinstance(check, str) or not check.startswith("CKV"):
+            problems.append(f"skips[{i}].check: got {check!r}; must be a checkov check ID like 'CKV_AWS_116'")
+        if not isinstance(reason, str) or len(reason.strip()) < MIN_REASON_CHARACTERS:
+            problems.append(f"skips[{i}].reason: got {reason!r}; must give the evidence in at least {MIN_REASON_CHARACTERS} characters")
+        if resource is not None and not isinstance(resource, str):
+            problems.append(f"skips[{i}].resource: got {resource!r}; must be a resource ID or pattern")
+        if isinstance(check, str) and isinstance(reason, str):
+            skips.append(CheckovSkip(check, " ".join(reason.split()), resource if isinstance(resource, str) else None))
+    if problems:
+        raise SkipsError(f"{path}: {len(problems)} problem(s)\n" + "\n".join(f"  - {p}" for p in problems))
+    return tuple(skips)
+
+
+@dataclass
+class ScannerRun:
+    name: str
+    command: list[str]
+    seconds: float = 0.0
+    returncode: int | None = None
+    output: Any = None
+    error: str | None = None
+    version: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _python_version_of(module: str) -> str:
+    try:
+        from importlib.metadata import version
+
+        return version(module)
+    except Exception:  # noqa: BLE001
+        return "not installed"
+
+
+def _checkov_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
+    env.update({
+        "BC_SKIP_MAPPING": "TRUE",
+        "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONWARNINGS": "ignore",
+    })
+    return env
+
+
+def _regions(assembly: Assembly) -> list[str]:
+    return sorted({t.region for t in assembly.templates if t.region}) or ["us-east-1"]
+
+
+def run_scanners(assembly: Assembly, *, timeout: float = SCANNER_TIMEOUT_SECONDS) -> dict[str, ScannerRun]:
+    """Run cfn-lint and checkov concurrently over the top-level templates of the assembly."""
+    files = sorted({t.file for t in assembly.templates})
+    root = assembly.path.resolve()
+    runs = {
+        "cfn-lint": ScannerRun(
+            "cfn-lint",
+            [sys.executable, "-c", _CFN_LINT, "--format", "json", "--regions", *_regions(assembly), "--", *files],
+            version=_python_version_of("cfn-lint"),
+        ),
+        "checkov": ScannerRun(
+            "checkov",
+            [sys.executable, "-W", "ignore", "-m", "checkov.main", "--framework", "cloudformation", "--skip-download",
+             "--output", "json", "--quiet", "--compact", *(a for f in files for a in ("--file", f))],
+            version=_python_version_of("checkov"),
+        ),
+    }
+    envs = {"cfn-lint": dict(os.environ), "checkov": _checkov_env()}
+    started: dict[str, tuple[subprocess.Popen[str], float]] = {}
+    for name, run in runs.items():
+        if run.version == "not installed":
+            run.error = f"{name} is not installed in {sys.prefix} (pip install it from requirements-dev.txt)"
+            continue
+        try:
+            proc = subprocess.Popen(run.command, cwd=root, env=envs[name], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+        except OSError as exc:
+            run.error = f"could not start {name}: {exc}"
+            continue
+        started[name] = (proc, time.monotonic())
+    for name, (proc, t0) in started.items():
+        run = runs[name]
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            run.error = f"{name} did not finish within {timeout:.0f} s"
+            continue
+        finally:
+            run.seconds = round(time.monotonic() - t0, 2)
+        run.returncode = proc.returncode
+        try:
+            run.output = json.loads(stdout) if stdout.strip() else None
+        except ValueError:
+            run.output = None
+        if run.output is None:
+            tail = (stderr or stdout).strip().splitlines()[-5:]
+            run.error = f"{name} exited {proc.returncode} without JSON output: {' | '.join(tail) or '(nothing printed)'}"
+    return runs
+
+
+# ----------------------------------------------------------------------------------------- parsing
+
+
+def _cfn_lint_results(run: ScannerRun) -> list[dict[str, Any]]:
+    results = []
+    for item in run.output or []:
+        if not isinstance(item, Mapping):
+            continue
+        rule_info = item.get("Rule") or {}
+        location = item.get("Location") or {}
+        path = location.get("Path") or []
+        logical_id = str(path[1]) if len(path) > 1 and path[0] == "Resources" else ""
+        results.append({
+            "level": str(item.get("Level", "")),
+            "rule": str(rule_info.get("Id", "")),
+            "description": str(rule_info.get("ShortDescription", "")),
+            "message": str(item.get("Message", "")),
+            "template": str(item.get("Filename", "")),
+            "logical_id": logical_id,
+            "path": "/".join(str(p) for p in path),
+            "line": (location.get("Start") or {}).get("LineNumber"),
+        })
+    return sorted(results, key=lambda r: (r["level"], r["template"], r["logical_id"], r["rule"], r["path"], r["message"]))
+
+
+def _checkov_reports(run: ScannerRun) -> list[Mapping[str, Any]]:
+    out = run.output
+    if isinstance(out, Mapping):
+        return [out]
+    return [r for r in out or [] if isinstance(r, Mapping)]
+
+
+def _checkov_results(run: ScannerRun, skips: Sequence[CheckovSkip]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    failed, skipped, passed = [], [], 0
+    for report in _checkov_reports(run):
+        summary = report.get("summary") or {}
+        passed += int(summary.get("passed", 0) or 0)
+        for check in (report.get("results") or {}).get("failed_checks") or []:
+            resource = str(check.get("resource", ""))
+            item = {
+                "check": str(check.get("check_id", "")),
+                "name": str(check.get("check_name", "")),
+                "resource": resource,
+                "logical_id": resource.rsplit(".", 1)[-1],
+                "template": str(check.get("file_path", "")).lstrip("/"),
+                "lines": check.get("file_line_range"),
+            }
+            skip = next((s for s in skips if s.covers(item["check"], resource)), None)
+            if skip is None:
+                failed.append(item)
+            else:
+                skipped.append({**item, "reason": skip.reason, "skip_resource": skip.resource})
+    key = lambda r: (r["check"], r["template"], r["resource"])  # noqa: E731
+    return sorted(failed, key=key), sorted(skipped, key=key), passed
+
+
+def scanners_section(runs: Mapping[str, ScannerRun] | None, skips: Sequence[CheckovSkip], skips_file: str) -> dict[str, Any]:
+    if runs is None:
+        return {"ran": False, "note": "scanners not run (--no-scanners)"}
+    lint, ckv = runs["cfn-lint"], runs["checkov"]
+    lint_results = _cfn_lint_results(lint) if lint.error is None else []
+    failed, skipped, passed = _checkov_results(ckv, skips) if ckv.error is None else ([], [], 0)
+    used = {(s["check"], s["skip_resource"]) for s in skipped}
+    return {
+        "ran": True,
+        "cfn_lint": {
+            "version": lint.version,
+            "error": lint.error,
+            "errors": [r for r in lint_results if r["level"] == "Error"],
+            "warnings": [r for r in lint_results if r["level"] == "Warning"],
+            "informational": [r for r in lint_results if r["level"] not in ("Error", "Warning")],
+        },
+        "checkov": {
+            "version": ckv.version,
+            "error": ckv.error,
+            "offline": "--skip-download, BC_SKIP_MAPPING=TRUE, no API key in the environment",
+            "passed": passed,
+            "failed": failed,
+            "skipped": skipped,
+            "skips_file": skips_file,
+            "unused_skips": sorted(
+                [{"check": s.check, "resource": s.resource, "reason": s.reason} for s in skips if (s.check, s.resource) not in used],
+                key=lambda s: (s["check"], s["resource"] or ""),
+            ),
+        },
+    }
+
+
+def scanner_findings(section: Mapping[str, Any]) -> list[Finding]:
+    if not section.get("ran"):
+        return []
+    out: list[Finding] = []
+    for tool in ("cfn_lint", "checkov"):
+        if section[tool]["error"]:
+            out.append(finding("LZ-SCANNER-ERROR", section[tool]["error"], element=tool.replace("_", "-")))
+    for e in section["cfn_lint"]["errors"]:
+        out.append(finding("LZ-CFN-LINT-ERROR", f"{e['rule']} {e['message']}", template=e["template"],
+                           logical_id=e["logical_id"], element=e["path"]))
+    for f in section["checkov"]["failed"]:
+        out.append(finding("LZ-CHECKOV-FAILED", f"{f['check']} {f['name']} ({f['resource']}); fix it or list it with a "
+                                                f"reason in {Path(section['checkov']['skips_file']).name}",
+                           template=f["template"], logical_id=f["logical_id"], element=f["check"]))
+    return out
