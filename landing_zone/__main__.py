@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from landing_zone import cost_cli
+from landing_zone import cost_cli, discover, verify
 from landing_zone.review import cli as review_cli
 from landing_zone.config import json_schema, read_cdk_json_defaults
 from landing_zone.errors import LandingZoneError
@@ -131,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     cost_cli.register(sub, add_config_args, plan_from_args)
     review_cli.register(sub)
+    verify.register(sub, add_config_args, plan_from_args)
+    discover.register(sub, add_config_args, plan_from_args)
     return parser
 
 

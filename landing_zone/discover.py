@@ -1,0 +1,457 @@
+"""``python -m landing_zone discover``: read what Bedrock offers per Region and write a catalog overlay.
+
+For each Region given, through :func:`landing_zone.aws.client` (one ``bedrock`` client per Region):
+
+1. ``ListFoundationModels()`` — which allow-listed models are offered there and how:
+   ``inferenceTypesSupported`` containing ``ON_DEMAND`` means in-Region invocation; ``INFERENCE_PROFILE`` alone
+   means the model is reachable there only through a cross-Region profile;
+2. ``ListInferenceProfiles(typeEquals=SYSTEM_DEFINED)`` and, for each profile of an allow-listed model,
+   ``GetInferenceProfile(inferenceProfileIdentifier=<id>)`` — its ``models`` ARNs are the destination Regions
+   (where data is processed); the Regions where a profile is listed are its source Regions;
+3. ``GetFoundationModelAvailability(modelId=<id>)`` for each allow-listed model listed there —
+   ``regionAvailability`` must be ``AVAILABLE`` for an in-Region entry; the agreement/authorization states are
+   account facts, reported (and kept in the overlay's ``discover`` block) but not catalog facts.
+
+The overlay has the schema of ``landing_zone/catalog/models.yaml`` with **whole model entries**
+(``verified: true``, ``as_of`` today, ``source: "discover: ListFoundationModels/ListInferenceProfiles in
+<regions>"``). Fields the APIs do not show — name, provider, aliases, endpoints, context window, Mantle Regions
+and Mantle model name — are kept from the catalog entry (shipped or an existing overlay); Mantle is a different
+API, so its Regions stay as catalogued, and the overlay says so in comments and in ``discover.kept_from_catalog``.
+In-Region Regions and profile source Regions list only what was seen in the scanned Regions.
+
+Listed in config ``catalog_overlays``, the overlay replaces the shipped entries by ID, and synth, routes and
+every policy then follow it.  Exit codes: 0 written, 1 an API could not be asked or a model could not be
+described (nothing written for API failures), 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import yaml
+
+from landing_zone import aws
+from landing_zone.catalog import ALL_REGIONS, GEOGRAPHIC_PREFIXES, GLOBAL_PREFIX, Catalog, load_catalog
+from landing_zone.errors import CatalogError, ConfigError, LandingZoneError, Problem
+
+__all__ = ["DiscoveryError", "Discovery", "RegionScan", "discover", "overlay_yaml", "register", "scan_region"]
+
+SOURCE_TEMPLATE = "discover: ListFoundationModels/ListInferenceProfiles in {regions}"
+KEPT_FIELDS = ("name", "provider", "aliases", "endpoints", "context_window_tokens", "mantle_regions", "mantle_model_id")
+_PROFILE_PREFIXES = (*GEOGRAPHIC_PREFIXES, GLOBAL_PREFIX)
+
+
+class DiscoveryError(LandingZoneError):
+    """An API could not be asked, or the discovered data would not make a valid catalog (exit code 1)."""
+
+    exit_code = 1
+
+
+@dataclass
+class RegionScan:
+    region: str
+    models: dict[str, dict] = field(default_factory=dict)  # allow-listed model ID -> FoundationModelSummary
+    profiles: dict[str, dict] = field(default_factory=dict)  # system profile ID -> GetInferenceProfile response
+    availability: dict[str, dict] = field(default_factory=dict)  # model ID -> GetFoundationModelAvailability
+
+
+@dataclass
+class Discovery:
+    regions: tuple[str, ...]
+    model_ids: tuple[str, ...]
+    scans: tuple[RegionScan, ...]
+    entries: dict[str, dict]  # model ID -> catalog entry (models.yaml schema)
+    kept: dict[str, list[str]]  # model ID -> fields kept from the catalog
+    problems: list[str]  # models that could not be described
+    as_of: date
+
+    def in_region(self, model_id: str) -> list[str]:
+        return list(self.entries.get(model_id, {}).get("in_region_regions", []))
+
+    def as_dict(self) -> dict:
+        return {
+            "as_of": self.as_of.isoformat(),
+            "regions": list(self.regions),
+            "models": {
+                model_id: {
+                    "entry": self.entries.get(model_id),
+                    "kept_from_catalog": self.kept.get(model_id, []),
+                    "per_region": {
+                        scan.region: _region_facts(scan, model_id) for scan in self.scans
+                    },
+                }
+                for model_id in self.model_ids
+            },
+            "problems": self.problems,
+        }
+
+
+def _region_facts(scan: RegionScan, model_id: str) -> dict:
+    summary = scan.models.get(model_id)
+    availability = scan.availability.get(model_id) or {}
+    return {
+        "listed": summary is not None,
+        "inference_types": list((summary or {}).get("inferenceTypesSupported") or []),
+        "lifecycle": ((summary or {}).get("modelLifecycle") or {}).get("status"),
+        "region_availability": availability.get("regionAvailability"),
+        "agreement": (availability.get("agreementAvailability") or {}).get("status"),
+        "authorization": availability.get("authorizationStatus"),
+        "entitlement": availability.get("entitlementAvailability"),
+        "profiles": sorted(pid for pid in scan.profiles if _profile_model(pid) == model_id),
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading the APIs
+# --------------------------------------------------------------------------------------------------
+
+
+def _profile_model(profile_id: str) -> str | None:
+    prefix, _, rest = profile_id.partition(".")
+    return rest if prefix in _PROFILE_PREFIXES and rest else None
+
+
+def _ask(region: str, operation: str, call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except Exception as exc:
+        description = aws.failure(exc)
+        if description is None:
+            code = aws.error_code(exc)
+            if code is None:
+                raise
+            description = f"{code}: {(getattr(exc, 'response', {}).get('Error') or {}).get('Message', '')}"
+        raise DiscoveryError(f"{region}: bedrock:{operation}: {description}") from exc
+
+
+def scan_region(region: str, model_ids: Iterable[str], *, profile: str | None = None) -> RegionScan:
+    """The allow-listed models and their system profiles as Bedrock in ``region`` reports them."""
+    wanted = set(model_ids)
+    bedrock = aws.client("bedrock", region=region, profile=profile)
+    scan = RegionScan(region)
+    summaries = _ask(region, "ListFoundationModels", lambda: bedrock.list_foundation_models())["modelSummaries"]
+    scan.models = {m["modelId"]: m for m in summaries if m.get("modelId") in wanted}
+
+    def list_profiles() -> list[dict]:
+        items: list[dict] = []
+        for page in bedrock.get_paginator("list_inference_profiles").paginate(typeEquals="SYSTEM_DEFINED"):
+            items.extend(page.get("inferenceProfileSummaries") or [])
+        return items
+
+    profiles = _ask(region, "ListInferenceProfiles", list_profiles)
+    for summary in sorted(profiles, key=lambda p: p["inferenceProfileId"]):
+        profile_id = summary["inferenceProfileId"]
+        if _profile_model(profile_id) not in wanted:
+            continue
+        scan.profiles[profile_id] = _ask(
+            region, "GetInferenceProfile", lambda: bedrock.get_inference_profile(inferenceProfileIdentifier=profile_id)
+        )
+    for model_id in sorted(scan.models):
+        scan.availability[model_id] = _ask(
+            region, "GetFoundationModelAvailability", lambda: bedrock.get_foundation_model_availability(modelId=model_id)
+        )
+    return scan
+
+
+# --------------------------------------------------------------------------------------------------
+# Building the overlay
+# --------------------------------------------------------------------------------------------------
+
+
+def _arn_region(arn: str) -> str:
+    parts = arn.split(":")
+    return parts[3] if len(parts) > 3 else ""
+
+
+def build_entries(
+    scans: Sequence[RegionScan], model_ids: Sequence[str], catalog: Catalog, *, as_of: date
+) -> tuple[dict[str, dict], dict[str, list[str]], list[str]]:
+    regions = [s.region for s in scans]
+    source = SOURCE_TEMPLATE.format(regions=", ".join(regions))
+    entries: dict[str, dict] = {}
+    kept: dict[str, list[str]] = {}
+    problems: list[str] = []
+    for model_id in model_ids:
+        base = catalog.models.get(model_id)
+        seen = next((s.models[model_id] for s in scans if model_id in s.models), None)
+        if base is None and seen is None:
+            problems.append(
+                f"{model_id}: not in the catalog and not offered in {', '.join(regions)}: no name/provider to write"
+            )
+            continue
+        in_region = []
+        for scan in scans:
+            summary = scan.models.get(model_id)
+            availability = (scan.availability.get(model_id) or {}).get("regionAvailability")
+            if summary and "ON_DEMAND" in (summary.get("inferenceTypesSupported") or []) and availability in (None, "AVAILABLE"):
+                in_region.append(scan.region)
+        profiles: dict[str, dict] = {}
+        for scan in scans:
+            for profile_id, detail in scan.profiles.items():
+                if _profile_model(profile_id) != model_id:
+                    continue
+                entry = profiles.setdefault(profile_id, {"sources": set(), "destinations": set()})
+                entry["sources"].add(scan.region)
+                entry["destinations"].update(
+                    r for r in (_arn_region(m.get("modelArn", "")) for m in detail.get("models") or []) if r
+                )
+        profile_entries = []
+        for profile_id in sorted(profiles):
+            is_global = profile_id.split(".", 1)[0] == GLOBAL_PREFIX
+            profile_entries.append({
+                "id": profile_id,
+                "scope": "global" if is_global else "geographic",
+                "source_regions": sorted(profiles[profile_id]["sources"]),
+                "destination_regions": [ALL_REGIONS] if is_global else sorted(profiles[profile_id]["destinations"]),
+            })
+        entry: dict[str, Any] = {}
+        if base is not None:
+            entry.update({
+                "name": base.name,
+                "provider": base.provider,
+                "aliases": list(base.aliases),
+                "endpoints": list(base.endpoints),
+            })
+            if base.context_window_tokens is not None:
+                entry["context_window_tokens"] = base.context_window_tokens
+            kept[model_id] = [f for f in KEPT_FIELDS if f not in ("context_window_tokens", "mantle_model_id")
+                              or getattr(base, f) is not None]
+        else:
+            entry.update({"name": seen["modelName"] if seen and seen.get("modelName") else model_id,
+                          "provider": seen.get("providerName") if seen and seen.get("providerName") else "unknown",
+                          "aliases": [], "endpoints": ["runtime"]})
+        entry["in_region_regions"] = in_region
+        entry["mantle_regions"] = list(base.mantle_regions) if base is not None else []
+        if base is not None and base.mantle_model_id:
+            entry["mantle_model_id"] = base.mantle_model_id
+        entry["inference_profiles"] = profile_entries
+        entry["source"] = source
+        entry["as_of"] = as_of.isoformat()
+        entry["verified"] = True
+        entries[model_id] = entry
+    return entries, kept, problems
+
+
+def overlay_yaml(discovery: Discovery) -> str:
+    """The overlay file: the ``models`` block (catalog schema) with comments, plus a ``discover`` block that
+    ``load_catalog`` ignores (account facts and what was kept from the catalog)."""
+    regions = ", ".join(discovery.regions)
+    lines = [
+        f"# Catalog overlay written by `python -m landing_zone discover` on {discovery.as_of.isoformat()}.",
+        f"# Regions scanned: {regions}.",
+        "# List this file in config `catalog_overlays`: each entry below replaces the catalog entry with the same ID.",
+        "# in_region_regions: scanned Regions whose ListFoundationModels lists the model with ON_DEMAND (and",
+        "#   GetFoundationModelAvailability regionAvailability AVAILABLE); Regions not scanned are not listed.",
+        "# inference_profiles: system-defined profiles (ListInferenceProfiles typeEquals=SYSTEM_DEFINED); source_regions",
+        "#   are the scanned Regions that list the profile, destination_regions come from GetInferenceProfile().models.",
+        "schema_version: 1",
+    ]
+    meta = {
+        "discover": {
+            "as_of": discovery.as_of.isoformat(),
+            "regions": list(discovery.regions),
+            "apis": [
+                "bedrock:ListFoundationModels",
+                "bedrock:ListInferenceProfiles(typeEquals=SYSTEM_DEFINED)",
+                "bedrock:GetInferenceProfile",
+                "bedrock:GetFoundationModelAvailability",
+            ],
+            "kept_from_catalog": {
+                model_id: {
+                    "fields": fields,
+                    "why": "not visible to these APIs; Mantle (bedrock-mantle) is a different API, so mantle_regions "
+                    "keeps the catalogued value",
+                }
+                for model_id, fields in discovery.kept.items()
+            },
+            "account_availability": {
+                model_id: {
+                    scan.region: {
+                        k: v for k, v in _region_facts(scan, model_id).items()
+                        if k in ("region_availability", "agreement", "authorization", "entitlement") and v is not None
+                    }
+                    for scan in discovery.scans if model_id in scan.availability
+                }
+                for model_id in discovery.model_ids if model_id in discovery.entries
+            },
+        }
+    }
+    lines += yaml.safe_dump(meta, sort_keys=False, default_flow_style=False, width=120).splitlines()
+    lines.append("models:")
+    for model_id, entry in discovery.entries.items():
+        kept = discovery.kept.get(model_id)
+        if kept:
+            lines.append(f"  # Kept from the catalog (not visible to discover): {', '.join(kept)}.")
+            lines.append("  # Mantle (bedrock-mantle) is a different API: mantle_regions is the catalogued value, not a discovered one.")
+        else:
+            lines.append(f"  # {model_id}: new to the catalog; name and provider from ListFoundationModels, no aliases, no Mantle.")
+        if not entry["in_region_regions"] and not entry["inference_profiles"]:
+            lines.append(f"  # {model_id} is not offered on bedrock-runtime in {regions}.")
+        body = yaml.safe_dump({model_id: entry}, sort_keys=False, default_flow_style=None, width=120)
+        lines += ["  " + line for line in body.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def validate_overlay(text: str, catalog_dir: Path | None = None) -> None:
+    """Load the overlay over the shipped catalog (as synth would); raise :class:`DiscoveryError` if it fails."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "overlay.yaml"
+        path.write_text(text)
+        try:
+            load_catalog((path,)) if catalog_dir is None else load_catalog((path,), catalog_dir=catalog_dir)
+        except CatalogError as exc:
+            raise DiscoveryError(f"the discovered data does not make a valid catalog overlay (nothing written):\n{exc}") from None
+
+
+def discover(
+    regions: Sequence[str],
+    model_ids: Sequence[str],
+    catalog: Catalog,
+    *,
+    profile: str | None = None,
+    today: date | None = None,
+) -> Discovery:
+    """Scan ``regions`` for ``model_ids`` (Bedrock IDs) and build the overlay entries (nothing written)."""
+    scans, failures = [], []
+    for region in regions:
+        try:
+            scans.append(scan_region(region, model_ids, profile=profile))
+        except DiscoveryError as exc:
+            failures.append(str(exc))
+    if failures:
+        raise DiscoveryError("could not read Bedrock (nothing written):\n" + "\n".join(f"  - {f}" for f in failures))
+    as_of = today or date.today()
+    entries, kept, problems = build_entries(scans, model_ids, catalog, as_of=as_of)
+    return Discovery(tuple(regions), tuple(model_ids), tuple(scans), entries, kept, problems, as_of)
+
+
+def format_summary(discovery: Discovery) -> str:
+    rows = [("MODEL", "REGION", "LISTED", "INFERENCE TYPES", "AVAILABILITY", "AGREEMENT", "SYSTEM PROFILES")]
+    for model_id in discovery.model_ids:
+        for scan in discovery.scans:
+            facts = _region_facts(scan, model_id)
+            rows.append((
+                model_id, scan.region, "yes" if facts["listed"] else "no",
+                ", ".join(facts["inference_types"]) or "-", facts["region_availability"] or "-",
+                facts["agreement"] or "-", ", ".join(facts["profiles"]) or "-",
+            ))
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    for model_id, entry in discovery.entries.items():
+        profiles = "; ".join(
+            f"{p['id']} -> {', '.join(p['destination_regions'])}" for p in entry["inference_profiles"]
+        ) or "none"
+        lines.append(
+            f"{model_id}: in-Region {', '.join(entry['in_region_regions']) or 'nowhere scanned'}; profiles: {profiles}"
+        )
+    lines += [f"problem: {p}" for p in discovery.problems]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------------
+
+
+def _csv(text: str) -> list[str]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a comma-separated list")
+    return items
+
+
+def _raw_config(args: argparse.Namespace) -> tuple[dict, str]:
+    # discover must run even when the current catalog makes the configuration invalid (that is what it fixes),
+    # so it reads the raw configuration instead of building a plan.
+    from landing_zone.config import raw_config, read_cdk_json_defaults
+
+    cdk_json = args.cdk_json or (Path("cdk.json") if Path("cdk.json").is_file() else Path(__file__).resolve().parent.parent / "cdk.json")
+    defaults = read_cdk_json_defaults(cdk_json)
+    raw, origin = raw_config(defaults, args.config)
+    return dict(raw), origin
+
+
+def _catalog_of(raw: dict, origin: str) -> Catalog:
+    """The catalog the configuration uses (shipped + its ``catalog_overlays``): the base for kept fields."""
+    overlays = raw.get("catalog_overlays") or []
+    if not isinstance(overlays, list) or not all(isinstance(o, str) for o in overlays):
+        raise ConfigError([Problem("catalog_overlays", overlays, "must be a list of file paths")], origin=origin)
+    missing = [o for o in overlays if not Path(o).is_file()]
+    if missing:
+        raise ConfigError([Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin)
+    try:
+        return load_catalog(tuple(Path(o) for o in overlays))
+    except CatalogError as exc:
+        raise ConfigError([Problem("catalog_overlays", overlays, str(exc))], origin=origin) from None
+
+
+def _cmd_discover(args: argparse.Namespace) -> int:
+    raw, origin = _raw_config(args)
+    catalog = _catalog_of(raw, origin)
+    problems = []
+    known_regions = set(catalog.regions)
+    for i, region in enumerate(args.regions):
+        if region not in known_regions:
+            problems.append(Problem(f"--regions[{i}]", region, f"not a Region of catalog/regions.yaml (known: {', '.join(sorted(known_regions))})"))
+    names = args.models or list(raw.get("models") or ())
+    if not names:
+        problems.append(Problem("--models", names, "give model IDs or aliases, or configure `models`"))
+    model_ids = []
+    for name in names:
+        model = catalog.resolve_model(str(name))
+        model_ids.append(model.id if model else str(name))
+    if problems:
+        raise ConfigError(problems, origin="discover arguments")
+    discovery = discover(args.regions, list(dict.fromkeys(model_ids)), catalog, profile=args.profile)
+    text = overlay_yaml(discovery)
+    validate_overlay(text)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text)
+    if args.json:
+        data = discovery.as_dict()
+        data["out"] = args.out
+        print(json.dumps(data, indent=2))
+    else:
+        summary = format_summary(discovery)
+        if args.out:
+            print(summary)
+            print(f"\nwrote {args.out}: add it to `catalog_overlays` in the configuration to use it")
+        else:
+            print(text, end="")
+            print(summary, file=sys.stderr)
+    for problem in discovery.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    return 1 if discovery.problems else 0
+
+
+def register(
+    subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]",
+    add_config_args: Callable[[argparse.ArgumentParser], None],
+    plan_from_args: Callable[[argparse.Namespace], Any] | None = None,
+) -> None:
+    """Add ``discover`` to ``subparsers``.  ``plan_from_args`` is accepted for a uniform wiring line and not
+    used: discover reads the raw configuration, so it works while the current catalog makes it invalid."""
+    p = subparsers.add_parser(
+        "discover",
+        help="read ListFoundationModels/ListInferenceProfiles per Region and write a verified catalog overlay",
+        description="Per Region: ListFoundationModels (ON_DEMAND = in-Region, INFERENCE_PROFILE only = through a "
+        "profile), ListInferenceProfiles(typeEquals=SYSTEM_DEFINED) + GetInferenceProfile (destination Regions) and "
+        "GetFoundationModelAvailability for the allow-listed models; writes a catalog overlay (verified, as of "
+        "today) to list in config `catalog_overlays`. Fields the APIs cannot see (aliases, context window, Mantle "
+        "Regions) are kept from the catalog. Exit 0 written, 1 API failure or undescribable model, 2 usage error.",
+    )
+    p.add_argument("--regions", type=_csv, required=True, metavar="R1,R2", help="Regions to scan")
+    p.add_argument("--models", type=_csv, metavar="ID,...", help="model IDs or aliases (default: the configured models)")
+    p.add_argument("--out", metavar="FILE", help="write the overlay here (default: print it)")
+    add_config_args(p)
+    p.add_argument("--profile", metavar="P", help="AWS profile (default: the SDK's chain)")
+    p.add_argument("--json", action="store_true", help="machine-readable output (the overlay is still written with --out)")
+    p.set_defaults(func=_cmd_discover)

@@ -1,0 +1,91 @@
+"""Post-deploy verification: does the live account hold what the cloud assembly says was deployed?
+
+``python -m landing_zone verify --assembly cdk.out`` compares, resource type by resource type, the synthesized
+templates (and the configuration) with the account: SCPs and their attachments, VPC endpoints, KMS keys,
+invocation logging, log groups, application inference profiles, cost controls (topics, budgets, budget
+actions, alarms, anomaly detection) and EKS node groups.  Exit 0 when everything holds, 1 on any drift,
+missing resource or unanswerable check, 2 on usage errors.  Every AWS call goes through
+:func:`landing_zone.aws.client`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from landing_zone.errors import LandingZoneError
+from landing_zone.verify.assembly import Assembly, AssemblyError
+from landing_zone.verify.report import CheckResult, Report, Status
+
+if TYPE_CHECKING:
+    from landing_zone.plan import Plan
+
+__all__ = ["Assembly", "AssemblyError", "CheckResult", "Report", "Status", "verify", "register"]
+
+
+def verify(
+    assembly_path: str | Path,
+    *,
+    plan: "Plan | None" = None,
+    profile: str | None = None,
+    management_profile: str | None = None,
+    region: str | None = None,
+    invocation_log_bucket: str | None = None,
+    families: Iterable[str] | None = None,
+    stackset_member: bool = False,
+) -> Report:
+    """Run every check (or only ``families``) and return the report.  ``stackset_member``: check the template a
+    StackSet of the assembly rolls out, in the member account of ``profile`` (its instance stack gives the
+    generated names and the account's parameter values).  Raises :class:`AssemblyError` /
+    :class:`~landing_zone.errors.LandingZoneError` (exit code 2) for unusable input."""
+    from landing_zone.verify.checks import Context, run_checks  # imports botocore: only when verifying
+    from landing_zone.verify.live import Live
+
+    assembly = Assembly.load(assembly_path)
+    if stackset_member:
+        assembly = assembly.member_view()
+    name = assembly.landing_zone_name or (plan.config.name if plan else None)
+    if plan is not None and assembly.landing_zone_name and plan.config.name != assembly.landing_zone_name:
+        raise AssemblyError(
+            f"--assembly {assembly_path}: synthesized for landing zone {assembly.landing_zone_name!r}, but the "
+            f"configuration names {plan.config.name!r}; pass the --config the assembly was synthesized with"
+        )
+    if not name:
+        raise AssemblyError(f"--assembly {assembly_path}: no 'landing-zone' stack tag and no configuration to name it")
+    home = region or (plan.config.home_region if plan else None) or next((s.region for s in assembly.stacks if s.region), None)
+    if not home:
+        raise LandingZoneError("--region: the assembly is environment-agnostic and no configuration gives home_region")
+    ctx = Context(
+        assembly=assembly,
+        live=Live(profile=profile, management_profile=management_profile, region=home),
+        name=name,
+        home_region=home,
+        region_override=region,
+        deployment_account=None if stackset_member else _deployment_account(assembly, plan),
+        compliant_regions=tuple(plan.config.compliant_regions) if plan else (),
+        catalog=plan.catalog if plan else None,
+        config_target_ids=tuple(plan.config.organization.target_ids) if plan and plan.config.organization else (),
+        self_hosting=plan.config.self_hosting if plan else None,
+        invocation_log_bucket=invocation_log_bucket,
+    )
+    results = run_checks(ctx, families)
+    account = next((r.actual for r in results if r.check == "account" and r.status is Status.PASS), None)
+    return Report(landing_zone=name, assembly=str(assembly_path), account=account, region=home, results=tuple(results))
+
+
+def _deployment_account(assembly: Assembly, plan: "Plan | None") -> str | None:
+    from landing_zone.verify.checks import SCP_TYPE
+
+    accounts = {
+        s.account for s in assembly.stacks if s.account and any(r.type != SCP_TYPE for r in s.resources())
+    }
+    if len(accounts) == 1:
+        return accounts.pop()
+    return plan.config.deployment_account if plan else None
+
+
+def register(subparsers, add_config_args, plan_from_args) -> None:  # type: ignore[no-untyped-def]
+    """Add ``verify`` to ``subparsers`` (see :mod:`landing_zone.verify.cli`)."""
+    from landing_zone.verify.cli import register as _register
+
+    _register(subparsers, add_config_args, plan_from_args)

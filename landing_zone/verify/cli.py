@@ -1,0 +1,65 @@
+"""``python -m landing_zone verify``.  ``landing_zone.__main__.build_parser`` wires it in with::
+
+    from landing_zone import verify
+    verify.register(sub, add_config_args, plan_from_args)
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Callable
+
+from landing_zone.plan import Plan
+
+AddConfigArgs = Callable[[argparse.ArgumentParser], None]
+PlanFromArgs = Callable[[argparse.Namespace], Plan]
+
+
+def _cmd_verify(args: argparse.Namespace, plan_from_args: PlanFromArgs) -> int:
+    from landing_zone.verify import verify
+
+    plan = plan_from_args(args)
+    report = verify(
+        args.assembly,
+        plan=plan,
+        profile=args.profile,
+        management_profile=args.management_profile,
+        region=args.region,
+        invocation_log_bucket=args.invocation_log_bucket,
+        stackset_member=args.stackset_member,
+    )
+    print(report.to_json() if args.json else report.text())
+    return report.exit_code
+
+
+def register(
+    subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]",
+    add_config_args: AddConfigArgs,
+    plan_from_args: PlanFromArgs,
+) -> None:
+    p = subparsers.add_parser(
+        "verify",
+        help="compare the live account with the synthesized assembly (exit 0 all holds, 1 drift/missing/error)",
+        description="Post-deploy verification: SCPs and attachments, VPC endpoints, KMS keys, invocation logging, "
+        "log groups, application inference profiles, cost controls and EKS node groups, read from the cloud "
+        "assembly by resource type and compared with the live account. Exit 0 when everything holds, 1 on any "
+        "drift, missing resource or check that could not be made (API unreachable or unauthorised), 2 on usage "
+        "errors.",
+    )
+    p.add_argument("--assembly", type=Path, default=Path("cdk.out"), metavar="DIR",
+                   help="cloud assembly to verify against (default: cdk.out)")
+    add_config_args(p)
+    p.add_argument("--profile", metavar="P", help="AWS profile of the deployment account (default: the SDK's chain)")
+    p.add_argument("--management-profile", metavar="P",
+                   help="AWS profile for the Organizations checks (management or delegated administrator account; "
+                   "default: --profile)")
+    p.add_argument("--region", metavar="R", help="Region of the stacks (default: each stack's Region in the assembly)")
+    p.add_argument("--invocation-log-bucket", metavar="NAME",
+                   help="invocation-log bucket name (default: resolved from the access stack with CloudFormation "
+                   "DescribeStackResource, else from the configured bucket's aws:cloudformation:* tags)")
+    p.add_argument("--stackset-member", action="store_true",
+                   help="member_baseline: verify the StackSet's member template in the account of --profile (a member "
+                   "account) instead of the assembly's own stacks")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=lambda args: _cmd_verify(args, plan_from_args))

@@ -1,0 +1,484 @@
+"""Live state through :mod:`landing_zone.aws`, and resolution of template values to live names and ARNs.
+
+:class:`Live` memoizes clients per (service, Region, profile), turns "could not ask" exceptions into
+:class:`ApiError`, and stops calling a service that was unreachable or had no credentials (each later call
+fails at once with the first reason, so an offline run ends quickly and lists every unchecked item).
+
+:class:`Resolver` evaluates the intrinsic functions the assembly uses (``Ref``, ``Fn::GetAtt``,
+``Fn::ImportValue``, ``Fn::Join``, ``Fn::Sub``, pseudo parameters).  A generated physical name (bucket,
+unnamed alarm ...) comes from CloudFormation ``DescribeStackResource`` of the deployed stack; a KMS key from
+its alias.  What cannot be resolved becomes :class:`~landing_zone.verify.compare.Unresolved`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from landing_zone import aws
+from landing_zone.verify.assembly import Assembly, Resource, Stack
+from landing_zone.verify.compare import Unresolved
+
+
+class ApiError(Exception):
+    """An API could not be asked (unreachable, no credentials, unauthorised)."""
+
+    def __init__(self, service: str, operation: str, description: str) -> None:
+        self.service = service
+        self.operation = operation
+        self.description = description
+        super().__init__(f"{service}:{operation}: {description}")
+
+
+# Services whose failure with these descriptions means every later call fails the same way.
+_STICKY = ("no usable credentials", "credentials expired", "unreachable")
+
+
+class Live:
+    def __init__(self, *, profile: str | None, management_profile: str | None, region: str) -> None:
+        self.profile = profile
+        self.management_profile = management_profile or profile
+        self.region = region
+        self._clients: dict[tuple[str, str, str | None], Any] = {}
+        self._dead: dict[tuple[str, str, str | None], str] = {}
+        self._accounts: dict[str | None, str] = {}
+
+    def client(self, service: str, region: str | None = None, *, management: bool = False) -> Any:
+        profile = self.management_profile if management else self.profile
+        key = (service, region or self.region, profile)
+        if key not in self._clients:
+            self._clients[key] = aws.client(service, region=key[1], profile=profile)
+        return self._clients[key]
+
+    def call(self, service: str, operation: str, *, region: str | None = None, management: bool = False, **params: Any) -> Any:
+        """``client.operation(**params)``; raises :class:`ApiError` if the API could not be asked and lets
+        other ``ClientError`` s (not found, validation) through for the caller to interpret."""
+        profile = self.management_profile if management else self.profile
+        key = (service, region or self.region, profile)
+        if key in self._dead:
+            raise ApiError(service, operation, f"not attempted: {self._dead[key]}")
+        try:
+            return getattr(self.client(service, region, management=management), operation)(**params)
+        except Exception as exc:  # botocore raises many unrelated classes; classify, re-raise the rest
+            description = aws.failure(exc)
+            if description is None:
+                raise
+            if description.startswith(_STICKY):
+                self._dead[key] = description
+            raise ApiError(service, operation, description) from exc
+
+    def paginate(
+        self, service: str, operation: str, result_key: str, *, region: str | None = None, management: bool = False,
+        **params: Any,
+    ) -> list[Any]:
+        profile = self.management_profile if management else self.profile
+        key = (service, region or self.region, profile)
+        if key in self._dead:
+            raise ApiError(service, operation, f"not attempted: {self._dead[key]}")
+        client = self.client(service, region, management=management)
+        try:
+            items: list[Any] = []
+            for page in client.get_paginator(operation).paginate(**params):
+                items.extend(page.get(result_key) or [])
+            return items
+        except Exception as exc:
+            description = aws.failure(exc)
+            if description is None:
+                raise
+            if description.startswith(_STICKY):
+                self._dead[key] = description
+            raise ApiError(service, operation, description) from exc
+
+    def account(self, *, management: bool = False) -> str:
+        profile = self.management_profile if management else self.profile
+        if profile not in self._accounts:
+            self._accounts[profile] = self.call("sts", "get_caller_identity", management=management)["Account"]
+        return self._accounts[profile]
+
+
+def partition_of(region: str) -> str:
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+# Literal name properties: Ref (or the physical ID) is this name when the template sets it.
+NAME_PROPERTY = {
+    "AWS::S3::Bucket": "BucketName",
+    "AWS::Logs::LogGroup": "LogGroupName",
+    "AWS::IAM::Role": "RoleName",
+    "AWS::CloudWatch::Alarm": "AlarmName",
+    "AWS::Budgets::Budget": "Budget.BudgetName",
+    "AWS::EKS::Cluster": "Name",
+    "AWS::EC2::LaunchTemplate": "LaunchTemplateName",
+}
+
+
+class Resolver:
+    """Evaluates template values against the live account (see the module docstring)."""
+
+    def __init__(self, assembly: Assembly, live: Live, *, region_of: Callable[[Stack], str]) -> None:
+        self.assembly = assembly
+        self.live = live
+        self.region_of = region_of
+        self._physical: dict[str, str | Unresolved] = {}
+        self._key_ids: dict[str, Any] = {}
+        self._profiles: dict[str, list[dict] | ApiError] = {}
+        self._instance_names: dict[str, str | Unresolved] = {}
+        self._parameters: dict[str, dict[str, str] | Unresolved] = {}
+        self.notes: dict[str, str] = {}  # resource path -> how its physical name was found
+
+    # -- environment ------------------------------------------------------------------------------------
+    def account_of(self, stack: Stack) -> str:
+        if stack.account:
+            return stack.account
+        return self.live.account()
+
+    def partition(self, stack: Stack) -> str:
+        return partition_of(self.region_of(stack))
+
+    # -- values -----------------------------------------------------------------------------------------
+    def value(self, value: Any, stack: Stack) -> Any:
+        if isinstance(value, dict):
+            if len(value) == 1:
+                (fn, arg), = value.items()
+                if fn == "Ref":
+                    return self.ref(arg, stack)
+                if fn == "Fn::GetAtt":
+                    logical_id, attr = (arg.split(".", 1) if isinstance(arg, str) else arg)
+                    return self.get_att(logical_id, attr, stack)
+                if fn == "Fn::ImportValue":
+                    return self.import_value(self.value(arg, stack))
+                if fn == "Fn::Join":
+                    sep, parts = arg
+                    resolved = [self.value(p, stack) for p in self.value(parts, stack)]
+                    bad = [p for p in resolved if isinstance(p, Unresolved)]
+                    return bad[0] if bad else sep.join(str(p) for p in resolved)
+                if fn == "Fn::Sub":
+                    return self.sub(arg, stack)
+                if fn == "Fn::If":
+                    name, when_true, when_false = arg
+                    holds = self.condition(name, stack)
+                    if isinstance(holds, Unresolved):
+                        return holds
+                    return self.value(when_true if holds else when_false, stack)
+                if fn == "Fn::Select":
+                    index, items = arg
+                    items = self.value(items, stack)
+                    return items[int(index)] if isinstance(items, list) else Unresolved(f"Fn::Select over {items!r}")
+                if fn.startswith("Fn::"):
+                    return Unresolved(f"{fn} is evaluated only at deploy time")
+            resolved = {k: self.value(v, stack) for k, v in value.items()}
+            return {k: v for k, v in resolved.items() if v is not _NO_VALUE}
+        if isinstance(value, list):
+            return [v for v in (self.value(item, stack) for item in value) if v is not _NO_VALUE]
+        return value
+
+    def sub(self, arg: Any, stack: Stack) -> Any:
+        template, variables = (arg, {}) if isinstance(arg, str) else (arg[0], arg[1])
+        failed: list[Unresolved] = []
+
+        def repl(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name in variables:
+                got = self.value(variables[name], stack)
+            elif "." in name:
+                logical_id, attr = name.split(".", 1)
+                got = self.get_att(logical_id, attr, stack)
+            else:
+                got = self.ref(name, stack)
+            if isinstance(got, Unresolved):
+                failed.append(got)
+                return ""
+            return str(got)
+
+        text = re.sub(r"\$\{([^!}][^}]*)\}", repl, template)
+        return failed[0] if failed else text
+
+    def ref(self, name: str, stack: Stack) -> Any:
+        pseudo = {
+            "AWS::AccountId": lambda: self.account_of(stack),
+            "AWS::Region": lambda: self.region_of(stack),
+            "AWS::Partition": lambda: self.partition(stack),
+            "AWS::URLSuffix": lambda: "amazonaws.com.cn" if self.partition(stack) == "aws-cn" else "amazonaws.com",
+            "AWS::StackName": lambda: stack.name,
+            "AWS::NoValue": lambda: _NO_VALUE,
+        }
+        if name in pseudo:
+            return pseudo[name]()
+        res = stack.resource(name)
+        if res is None:
+            parameter = (stack.template.get("Parameters") or {}).get(name)
+            if parameter is None:
+                return Unresolved(f"Ref {name} in {stack.name}: not a resource or parameter of the stack")
+            if stack.stack_set:  # per-account overrides: only the deployed instance knows the value
+                values = self.stack_parameters(stack)
+                if isinstance(values, Unresolved):
+                    return values
+                return values.get(name, Unresolved(f"parameter {name} is not set on the {stack.name} instance stack"))
+            if "Default" in parameter and not str(parameter.get("Type", "")).startswith("AWS::SSM"):
+                return parameter["Default"]
+            return Unresolved(f"Ref {name} in {stack.name}: parameter without a default")
+        return self.ref_of(res)
+
+    def condition(self, name: str, stack: Stack) -> bool | Unresolved:
+        """A template Condition (Fn::Equals / Fn::Not / Fn::And / Fn::Or / Condition) against live values."""
+        expression = (stack.template.get("Conditions") or {}).get(name)
+        if expression is None:
+            return Unresolved(f"condition {name} is not defined in {stack.name}")
+        return self._holds(expression, stack)
+
+    def _holds(self, expression: Any, stack: Stack) -> bool | Unresolved:
+        if not isinstance(expression, dict) or len(expression) != 1:
+            return Unresolved(f"condition {expression!r} is not understood")
+        (fn, arg), = expression.items()
+        if fn == "Condition":
+            return self.condition(arg, stack)
+        if fn == "Fn::Equals":
+            left, right = self.value(arg[0], stack), self.value(arg[1], stack)
+            bad = [v for v in (left, right) if isinstance(v, Unresolved)]
+            return bad[0] if bad else str(left) == str(right)
+        parts = [self._holds(a, stack) for a in arg] if isinstance(arg, list) else []
+        bad = [p for p in parts if isinstance(p, Unresolved)]
+        if fn == "Fn::Not" and len(parts) == 1:
+            return bad[0] if bad else not parts[0]
+        if fn == "Fn::And" and parts:
+            return bad[0] if bad else all(parts)
+        if fn == "Fn::Or" and parts:
+            return bad[0] if bad else any(parts)
+        return Unresolved(f"condition function {fn} is not understood")
+
+    # -- StackSet member stacks: the instance stack's real name and parameters ---------------------------
+    def stack_name(self, stack: Stack) -> str | Unresolved:
+        """The deployed stack's name: the assembly's, or for a StackSet member the instance stack
+        ``StackSet-<name>-<id>`` found in this account."""
+        if not stack.stack_set:
+            return stack.name
+        if stack.name not in self._instance_names:
+            prefix = f"StackSet-{stack.stack_set}-"
+            try:
+                summaries = self.live.paginate(
+                    "cloudformation", "list_stacks", "StackSummaries", region=self.region_of(stack),
+                    StackStatusFilter=list(_LIVE_STACK_STATUSES),
+                )
+                found = sorted((s for s in summaries if s.get("StackName", "").startswith(prefix)),
+                               key=lambda s: str(s.get("CreationTime", "")))
+                self._instance_names[stack.name] = (
+                    found[-1]["StackName"] if found
+                    else Unresolved(f"no stack instance of StackSet {stack.stack_set} ({prefix}...) in this account/Region")
+                )
+            except ApiError as exc:
+                self._instance_names[stack.name] = Unresolved(f"CloudFormation ListStacks: {exc.description}")
+        return self._instance_names[stack.name]
+
+    def stack_parameters(self, stack: Stack) -> dict[str, str] | Unresolved:
+        if stack.name not in self._parameters:
+            name = self.stack_name(stack)
+            if isinstance(name, Unresolved):
+                self._parameters[stack.name] = name
+            else:
+                try:
+                    described = self.live.call("cloudformation", "describe_stacks", region=self.region_of(stack), StackName=name)
+                    self._parameters[stack.name] = {
+                        p["ParameterKey"]: p.get("ResolvedValue", p.get("ParameterValue"))
+                        for p in described["Stacks"][0].get("Parameters") or []
+                    }
+                    self.notes[stack.name] = f"parameters of the instance stack {name}"
+                except ApiError as exc:
+                    self._parameters[stack.name] = Unresolved(f"CloudFormation DescribeStacks {name}: {exc.description}")
+        return self._parameters[stack.name]
+
+    def ref_of(self, res: Resource) -> Any:
+        stack = res.stack
+        account, region, partition = self.account_of(stack), self.region_of(stack), self.partition(stack)
+        if res.type == "AWS::IAM::ManagedPolicy" and isinstance(res.prop("ManagedPolicyName"), str):
+            return f"arn:{partition}:iam::{account}:policy{res.prop('Path', '/')}{res.prop('ManagedPolicyName')}"
+        if res.type == "AWS::SNS::Topic" and isinstance(res.prop("TopicName"), str):
+            return f"arn:{partition}:sns:{region}:{account}:{res.prop('TopicName')}"
+        if res.type == "AWS::KMS::Key":
+            key = self.kms_key(res)
+            return key["KeyId"] if isinstance(key, dict) else key
+        return self.physical_id(res)
+
+    def get_att(self, logical_id: str, attr: str, stack: Stack) -> Any:
+        res = stack.resource(logical_id)
+        if res is None:
+            return Unresolved(f"Fn::GetAtt {logical_id}.{attr} in {stack.name}: no such resource")
+        account, region, partition = self.account_of(stack), self.region_of(stack), self.partition(stack)
+        kind = (res.type, attr)
+        if kind == ("AWS::IAM::Role", "Arn"):
+            name = self.physical_id(res)
+            if isinstance(name, Unresolved):
+                return name
+            return f"arn:{partition}:iam::{account}:role{res.prop('Path', '/')}{name}"
+        if kind == ("AWS::KMS::Key", "Arn"):
+            key = self.kms_key(res)
+            return key["Arn"] if isinstance(key, dict) else key
+        if kind in (("AWS::SNS::Topic", "TopicArn"),) or (res.type == "AWS::IAM::ManagedPolicy" and attr == "PolicyArn"):
+            return self.ref_of(res)
+        if kind == ("AWS::SNS::Topic", "TopicName"):
+            arn = self.ref_of(res)
+            return arn.rsplit(":", 1)[-1] if isinstance(arn, str) else arn
+        if kind == ("AWS::Bedrock::ApplicationInferenceProfile", "InferenceProfileArn"):
+            return self.application_profile_arn(res)
+        if kind == ("AWS::Logs::LogGroup", "Arn"):
+            name = self.physical_id(res)
+            return name if isinstance(name, Unresolved) else f"arn:{partition}:logs:{region}:{account}:log-group:{name}:*"
+        if kind == ("AWS::S3::Bucket", "Arn"):
+            name = self.physical_id(res)
+            return name if isinstance(name, Unresolved) else f"arn:{partition}:s3:::{name}"
+        return Unresolved(f"Fn::GetAtt {res.path}.{attr}: known only to the deployed stack")
+
+    def import_value(self, name: Any) -> Any:
+        if isinstance(name, Unresolved):
+            return name
+        found = self.assembly.export(name)
+        if found is None:
+            return Unresolved(f"Fn::ImportValue {name}: no stack in the assembly exports it")
+        stack, value = found
+        return self.value(value, stack)
+
+    def label(self, value: Any, stack: Stack) -> str:
+        """A readable name for a template value without asking AWS: a KMS key reference becomes its alias,
+        another resource reference ``<stack>/<logical id>``, a literal itself."""
+        target = self._target(value, stack)
+        if target is None:
+            return str(value)
+        if target.type == "AWS::KMS::Key":
+            aliases = self.aliases_of(target)
+            if aliases:
+                return aliases[0]
+        return target.path
+
+    def _target(self, value: Any, stack: Stack, depth: int = 0) -> Resource | None:
+        if not isinstance(value, dict) or len(value) != 1 or depth > 5:
+            return None
+        (fn, arg), = value.items()
+        if fn == "Ref" and isinstance(arg, str):
+            return stack.resource(arg)
+        if fn == "Fn::GetAtt":
+            logical_id = arg.split(".", 1)[0] if isinstance(arg, str) else arg[0]
+            return stack.resource(logical_id)
+        if fn == "Fn::ImportValue" and isinstance(arg, str):
+            found = self.assembly.export(arg)
+            return self._target(found[1], found[0], depth + 1) if found else None
+        return None
+
+    # -- application inference profiles (random IDs: found by name) --------------------------------------
+    def application_profiles(self, region: str) -> list[dict]:
+        """ListInferenceProfiles(typeEquals=APPLICATION) in ``region``, once per run; raises :class:`ApiError`."""
+        if region not in self._profiles:
+            try:
+                self._profiles[region] = self.live.paginate(
+                    "bedrock", "list_inference_profiles", "inferenceProfileSummaries", region=region, typeEquals="APPLICATION"
+                )
+            except ApiError as exc:
+                self._profiles[region] = exc
+        found = self._profiles[region]
+        if isinstance(found, ApiError):
+            raise found
+        return found
+
+    def application_profile_arn(self, res: Resource) -> str | Unresolved:
+        name = self.value(res.prop("InferenceProfileName"), res.stack)
+        try:
+            summaries = self.application_profiles(self.region_of(res.stack))
+        except ApiError as exc:
+            return Unresolved(f"{res.path}: {exc}")
+        match = next((s for s in summaries if s.get("inferenceProfileName") == name), None)
+        if match is None:
+            return Unresolved(f"{res.path}: no application inference profile named {name!r}")
+        self.notes.setdefault(res.path, f"ListInferenceProfiles by name {name}")
+        return match["inferenceProfileArn"]
+
+    # -- physical names ---------------------------------------------------------------------------------
+    def physical_id(self, res: Resource) -> str | Unresolved:
+        """The resource's physical name: the literal name property, else CloudFormation's record of it."""
+        prop = NAME_PROPERTY.get(res.type)
+        if prop:
+            literal = res.prop(prop)
+            if literal is not None:
+                resolved = self.value(literal, res.stack)
+                if isinstance(resolved, str):
+                    self.notes.setdefault(res.path, f"name {prop} in the template")
+                    return resolved
+        return self.cloudformation_physical_id(res)
+
+    def cloudformation_physical_id(self, res: Resource) -> str | Unresolved:
+        if res.path in self._physical:
+            return self._physical[res.path]
+        from botocore.exceptions import ClientError
+
+        stack_name = self.stack_name(res.stack)
+        if isinstance(stack_name, Unresolved):
+            self._physical[res.path] = Unresolved(f"{res.path}: {stack_name.why}")
+            return self._physical[res.path]
+        try:
+            detail = self.live.call(
+                "cloudformation", "describe_stack_resource", region=self.region_of(res.stack),
+                StackName=stack_name, LogicalResourceId=res.logical_id,
+            )["StackResourceDetail"]
+            physical = detail.get("PhysicalResourceId")
+            result: str | Unresolved = (
+                physical if physical else Unresolved(f"{res.path}: CloudFormation has no physical ID (status {detail.get('ResourceStatus')})")
+            )
+            if physical:
+                self.notes[res.path] = f"CloudFormation DescribeStackResource {stack_name}/{res.logical_id}"
+        except ApiError as exc:
+            result = Unresolved(f"{res.path}: CloudFormation {exc.description}")
+        except ClientError as exc:
+            message = (exc.response.get("Error") or {}).get("Message") or str(exc)
+            result = Unresolved(f"{res.path}: CloudFormation: {message}")
+        self._physical[res.path] = result
+        return result
+
+    def aliases_of(self, key: Resource) -> list[str]:
+        names = []
+        for alias in key.stack.resources("AWS::KMS::Alias"):
+            target = alias.prop("TargetKeyId")
+            if target in ({"Ref": key.logical_id}, {"Fn::GetAtt": [key.logical_id, "Arn"]}) and isinstance(alias.prop("AliasName"), str):
+                names.append(alias.prop("AliasName"))
+        return sorted(names)
+
+    def kms_key(self, key: Resource) -> dict | Unresolved:
+        """KeyMetadata of the live key: found by its alias, else by CloudFormation's physical ID."""
+        if key.path in self._key_ids:
+            return self._key_ids[key.path]
+        from botocore.exceptions import ClientError
+
+        region = self.region_of(key.stack)
+        aliases = self.aliases_of(key)
+        result: dict | Unresolved
+        try:
+            if aliases:
+                key_id: Any = aliases[0]
+                self.notes[key.path] = f"alias {aliases[0]}"
+            else:
+                key_id = self.cloudformation_physical_id(key)
+            if isinstance(key_id, Unresolved):
+                result = key_id
+            else:
+                result = self.live.call("kms", "describe_key", region=region, KeyId=key_id)["KeyMetadata"]
+        except ApiError as exc:
+            result = Unresolved(f"{key.path}: {exc}")
+        except ClientError as exc:
+            result = Unresolved(f"{key.path}: {aws.error_code(exc)} for {aliases[0] if aliases else 'its physical ID'}")
+        self._key_ids[key.path] = result
+        return result
+
+
+_LIVE_STACK_STATUSES = (
+    "CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE", "IMPORT_COMPLETE", "IMPORT_ROLLBACK_COMPLETE",
+    "UPDATE_IN_PROGRESS", "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS", "UPDATE_ROLLBACK_IN_PROGRESS",
+    "UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS",
+)
+
+
+class _NoValue:
+    def __repr__(self) -> str:
+        return "AWS::NoValue"
+
+
+_NO_VALUE = _NoValue()

@@ -1,0 +1,333 @@
+"""verify against moto: the deployed intent passes; each drift is caught by the check that owns it; an empty
+account, an unreachable API, missing credentials and a denied API are never a pass."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+import boto3
+import pytest
+from botocore.config import Config
+from botocore.stub import Stubber
+
+from landing_zone.aws import use_client_factory
+from tests.moto.conftest import EU
+from tests.moto.harness import Deployed
+
+KIMI = "moonshotai.kimi-k3.1-pro"
+
+
+def failing(stdout: str) -> dict[str, set[str]]:
+    """check name -> statuses of the rows that did not pass (from --json output)."""
+    data = json.loads(stdout)
+    out: dict[str, set[str]] = {}
+    for row in data["checks"]:
+        if row["status"] != "PASS":
+            out.setdefault(row["check"], set()).add(row["status"])
+    return out
+
+
+def rows(stdout: str, check: str) -> list[dict]:
+    return [r for r in json.loads(stdout)["checks"] if r["check"] == check]
+
+
+# --------------------------------------------------------------------------------------------------
+# The intent holds
+# --------------------------------------------------------------------------------------------------
+
+
+def test_verify_passes_when_the_account_holds_the_intent(deployed: Deployed, cli, verify_args) -> None:
+    code, stdout, stderr = cli(verify_args())
+    assert code == 0, stdout + stderr
+    assert "-> OK" in stdout
+    assert " DRIFT" not in stdout and " MISSING" not in stdout and " ERROR" not in stdout
+    deployed.accounts.assert_stubs_consumed()  # every stubbed Bedrock/Budgets/CE request was made, as pinned
+
+
+def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -> None:
+    code, stdout, _ = cli(verify_args("--json"))
+    data = json.loads(stdout)
+    assert code == 0 and data["ok"] is True and data["summary"]["PASS"] == len(data["checks"])
+    assert {r["check"] for r in data["checks"]} == {
+        "account",
+        "scp-content", "scp-attachment",
+        "vpc-endpoint", "vpc-endpoint-private-dns", "vpc-endpoint-policy",
+        "kms-key", "kms-rotation", "kms-policy",
+        "invocation-logging-s3", "invocation-logging-cloudwatch", "invocation-logging-delivery",
+        "log-group",
+        "inference-profile", "inference-profile-tags", "inference-profile-regions",
+        "sns-topic", "sns-subscription",
+        "budget", "budget-notification", "budget-subscribers", "budget-action",
+        "alarm",
+        "anomaly-monitor", "anomaly-subscription",
+    }
+    endpoints = {r["resource"] for r in rows(stdout, "vpc-endpoint")}
+    assert endpoints == {"bedrock-runtime", "bedrock-mantle", "bedrock"}
+    assert {r["resource"] for r in rows(stdout, "kms-key")} == {"alias/kimi-eu/logs", "alias/kimi-eu/alerts"}
+    assert rows(stdout, "scp-attachment")[0]["resource"] == "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"
+    # the generated bucket name came from CloudFormation's record of the access stack
+    s3 = rows(stdout, "invocation-logging-s3")[0]
+    assert s3["expected"].startswith("s3://kimi-eu-access-invocationloggingbucket")
+    assert "DescribeStackResource kimi-eu-access/InvocationLoggingBucket" in s3["detail"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Drift, one item at a time: exit 1 and exactly the owning check fails
+# --------------------------------------------------------------------------------------------------
+
+
+def detach_scp(d: Deployed) -> None:
+    res = d.first("AWS::Organizations::Policy")
+    d.client("organizations", management=True).detach_policy(PolicyId=d.ids[res.path], TargetId="ou-abcd-11111111")
+
+
+def edit_scp(d: Deployed) -> None:
+    res = d.first("AWS::Organizations::Policy")
+    content = json.loads(res.prop("Content"))
+    content["Statement"] = content["Statement"][1:]  # someone dropped the Region deny
+    d.client("organizations", management=True).update_policy(PolicyId=d.ids[res.path], Content=json.dumps(content))
+
+
+def edit_endpoint_policy(d: Deployed) -> None:
+    res = next(r for r in d.assembly.resources("AWS::EC2::VPCEndpoint") if r.prop("ServiceName").endswith("bedrock-runtime"))
+    wide_open = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "bedrock:*", "Resource": "*"}]}
+    d.client("ec2").modify_vpc_endpoint(VpcEndpointId=d.ids[res.path], PolicyDocument=json.dumps(wide_open))
+
+
+def rotation_off(d: Deployed) -> None:
+    kms = d.client("kms")
+    kms.disable_key_rotation(KeyId=kms.describe_key(KeyId="alias/kimi-eu/logs")["KeyMetadata"]["KeyId"])
+
+
+def edit_key_policy(d: Deployed) -> None:
+    kms = d.client("kms")
+    key_id = kms.describe_key(KeyId="alias/kimi-eu/alerts")["KeyMetadata"]["KeyId"]
+    policy = json.loads(kms.get_key_policy(KeyId=key_id, PolicyName="default")["Policy"])
+    policy["Statement"][1]["Condition"] = {}  # Budgets may now use the key from anywhere
+    kms.put_key_policy(KeyId=key_id, PolicyName="default", Policy=json.dumps(policy))
+
+
+def logging_elsewhere(d: Deployed) -> None:
+    bedrock = d.client("bedrock")
+    config = bedrock.get_model_invocation_logging_configuration()["loggingConfig"]
+    config["s3Config"] = {"bucketName": "someone-elses-bucket", "keyPrefix": "bedrock-invocation-logs/"}
+    bedrock.put_model_invocation_logging_configuration(loggingConfig=config)
+
+
+def logging_off(d: Deployed) -> None:
+    d.client("bedrock").delete_model_invocation_logging_configuration()
+
+
+def budget_amount(d: Deployed) -> None:
+    budgets, account = d.client("budgets"), d.plan.config.deployment_account
+    budget = budgets.describe_budget(AccountId=account, BudgetName="kimi-eu-bedrock-monthly")["Budget"]
+    notifications = budgets.describe_notifications_for_budget(AccountId=account, BudgetName="kimi-eu-bedrock-monthly")["Notifications"]
+    budgets.delete_budget(AccountId=account, BudgetName="kimi-eu-bedrock-monthly")
+    spec = {k: budget[k] for k in ("BudgetName", "BudgetType", "TimeUnit", "FilterExpression")}
+    spec["BudgetLimit"] = {"Amount": "250000", "Unit": "USD"}  # raised tenfold by hand
+    budgets.create_budget(AccountId=account, Budget=spec, NotificationsWithSubscribers=[
+        {"Notification": n, "Subscribers": [{"SubscriptionType": "EMAIL", "Address": "finops@example.com"}]} for n in notifications
+    ])
+
+
+def delete_alarm(d: Deployed) -> None:
+    d.client("cloudwatch").delete_alarms(AlarmNames=["kimi-eu-spend-2-of-2"])
+
+
+def shorten_retention(d: Deployed) -> None:
+    d.client("logs").put_retention_policy(logGroupName="/kimi-eu/bedrock/invocations", retentionInDays=1)
+
+
+def retag_profile(d: Deployed) -> None:  # Bedrock profiles are stubbed: change what the Stubber answers
+    d.fake.profile("kimi-eu-support-bot")["tags"]["cost-center"] = "cc-9999"
+
+
+def profile_leaves_the_eu(d: Deployed) -> None:
+    profile = d.fake.profile("kimi-eu-code-review")
+    profile["models"].append({"modelArn": f"arn:aws:bedrock:il-central-1::foundation-model/{KIMI}"})
+
+
+def kill_switch_removed(d: Deployed) -> None:
+    d.fake.budget_actions["kimi-eu-bedrock-monthly"].clear()
+
+
+def kill_switch_manual(d: Deployed) -> None:
+    d.fake.budget_actions["kimi-eu-bedrock-monthly"][0]["ApprovalModel"] = "MANUAL"
+
+
+DRIFTS: list[tuple[Callable[[Deployed], None], dict[str, set[str]], str]] = [
+    (detach_scp, {"scp-attachment": {"MISSING"}}, "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"),
+    (edit_scp, {"scp-content": {"DRIFT"}}, "kimi-eu-bedrock-guardrails-1"),
+    (edit_endpoint_policy, {"vpc-endpoint-policy": {"DRIFT"}}, "bedrock-runtime"),
+    (rotation_off, {"kms-rotation": {"DRIFT"}}, "alias/kimi-eu/logs"),
+    (edit_key_policy, {"kms-policy": {"DRIFT"}}, "alias/kimi-eu/alerts"),
+    (logging_elsewhere, {"invocation-logging-s3": {"DRIFT"}}, "bedrock in eu-central-1"),
+    (logging_off, {"invocation-logging-s3": {"MISSING"}, "invocation-logging-cloudwatch": {"MISSING"},
+                   "invocation-logging-delivery": {"MISSING"}}, "bedrock in eu-central-1"),
+    (budget_amount, {"budget": {"DRIFT"}}, "kimi-eu-bedrock-monthly"),
+    (delete_alarm, {"alarm": {"MISSING"}}, "kimi-eu-spend-2-of-2"),
+    (shorten_retention, {"log-group": {"DRIFT"}}, "/kimi-eu/bedrock/invocations"),
+    (retag_profile, {"inference-profile-tags": {"DRIFT"}}, "kimi-eu-support-bot"),
+    (profile_leaves_the_eu, {"inference-profile-regions": {"DRIFT"}}, "kimi-eu-code-review"),
+    (kill_switch_removed, {"budget-action": {"MISSING"}}, "kimi-eu-bedrock-monthly: APPLY_IAM_POLICY"),
+    (kill_switch_manual, {"budget-action": {"DRIFT"}}, "kimi-eu-bedrock-monthly: APPLY_IAM_POLICY"),
+]
+
+
+@pytest.mark.parametrize("drift, expected, resource", DRIFTS, ids=[d[0].__name__ for d in DRIFTS])
+def test_drift_is_caught_by_its_check(deployed: Deployed, cli, verify_args, drift, expected, resource) -> None:
+    drift(deployed)
+    code, stdout, _ = cli(verify_args("--json"))
+    assert code == 1
+    assert failing(stdout) == expected
+    bad = [r for r in json.loads(stdout)["checks"] if r["status"] != "PASS"]
+    assert {r["resource"] for r in bad} == {resource}
+
+
+def test_drift_table_names_the_check_and_shows_the_diff(deployed: Deployed, cli, verify_args) -> None:
+    edit_endpoint_policy(deployed)
+    code, stdout, _ = cli(verify_args())
+    assert code == 1
+    line = next(line for line in stdout.splitlines() if line.startswith("vpc-endpoint-policy") and "bedrock-runtime" in line)
+    assert line.rstrip().endswith("DRIFT")
+    assert "-> NOT OK" in stdout
+    assert '+ {"Action":"bedrock:*","Effect":"Allow","Principal":"*","Resource":"*"}' in stdout  # the statement diff
+
+
+# --------------------------------------------------------------------------------------------------
+# Nothing deployed, nothing reachable, nothing allowed: never a pass
+# --------------------------------------------------------------------------------------------------
+
+
+def test_empty_account_lists_what_is_missing(empty_account: Deployed, cli, verify_args) -> None:
+    code, stdout, _ = cli(verify_args("--json"))
+    assert code == 1
+    data = json.loads(stdout)
+    passed = {r["check"] for r in data["checks"] if r["status"] == "PASS"}
+    assert passed == {"account"}
+    missing = {r["check"] for r in data["checks"] if r["status"] == "MISSING"}
+    assert {"scp-content", "scp-attachment", "vpc-endpoint", "kms-key", "invocation-logging-s3", "log-group",
+            "inference-profile", "sns-topic", "budget", "alarm", "anomaly-monitor", "anomaly-subscription"} <= missing
+    assert data["summary"]["MISSING"] >= 30
+
+
+def test_unreachable_endpoints_are_errors_not_passes(eu, cli, verify_args) -> None:
+    def unreachable(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
+        return boto3.client(service, region_name=region, endpoint_url="http://127.0.0.1:9",
+                            config=Config(retries={"max_attempts": 1}, connect_timeout=1))
+
+    started = time.monotonic()
+    with use_client_factory(unreachable):
+        code, stdout, _ = cli(verify_args("--json"))
+    assert code == 1
+    data = json.loads(stdout)
+    assert {r["status"] for r in data["checks"]} == {"ERROR"}
+    assert "unreachable" in data["checks"][0]["actual"]
+    assert time.monotonic() - started < 30  # an unreachable service is asked once, not once per item
+
+
+def test_missing_credentials_are_errors_with_the_real_client_factory(eu, cli, verify_args, monkeypatch) -> None:
+    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    code, stdout, _ = cli(["verify", "--assembly", str(eu.outdir), "--config", str(EU), "--json"])
+    assert code == 1
+    data = json.loads(stdout)
+    assert data["ok"] is False and data["checks"][0]["check"] == "account"
+    assert "no usable credentials" in data["checks"][0]["actual"]
+
+
+def test_denied_organizations_api_is_reported_as_error(deployed: Deployed, cli, verify_args) -> None:
+    moto_factory = deployed.factory()
+
+    def denied_orgs(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
+        if service != "organizations":
+            return moto_factory(service, region=region, profile=profile)
+        client = boto3.client(service, region_name=region)
+        stubber = Stubber(client)
+        stubber.add_client_error("list_policies", "AccessDeniedException", "You don't have permissions to access this resource.", 403)
+        stubber.activate()
+        return client
+
+    with use_client_factory(denied_orgs):
+        code, stdout, _ = cli(verify_args("--json"))
+    assert code == 1
+    assert failing(stdout) == {"scp-content": {"ERROR"}, "scp-attachment": {"ERROR"}}
+    assert "unauthorised: AccessDeniedException" in rows(stdout, "scp-content")[0]["actual"]
+
+
+def test_wrong_account_stops_before_checking_someone_elses_resources(deployed: Deployed, cli, verify_args) -> None:
+    deployed.accounts.accounts["other"] = "999999999999"
+    code, stdout, _ = cli(verify_args("--profile", "other", "--json"))
+    assert code == 1
+    data = json.loads(stdout)
+    assert [(r["check"], r["status"], r["expected"], r["actual"]) for r in data["checks"]] == [
+        ("account", "DRIFT", "222222222222", "999999999999")
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
+# Finding the generated bucket name
+# --------------------------------------------------------------------------------------------------
+
+
+def test_bucket_without_cloudformation_record_is_an_error_with_a_hint(deployed: Deployed, cli, verify_args) -> None:
+    deployed.client("cloudformation").delete_stack(StackName="kimi-eu-access")
+    code, stdout, _ = cli(verify_args("--json"))
+    assert code == 1
+    assert failing(stdout) == {"invocation-logging-s3": {"ERROR"}}
+    assert "--invocation-log-bucket" in rows(stdout, "invocation-logging-s3")[0]["detail"]
+
+
+def test_bucket_given_on_the_command_line(deployed: Deployed, cli, verify_args) -> None:
+    bucket = deployed.client("bedrock").get_model_invocation_logging_configuration()["loggingConfig"]["s3Config"]["bucketName"]
+    deployed.client("cloudformation").delete_stack(StackName="kimi-eu-access")
+    code, stdout, _ = cli(verify_args("--invocation-log-bucket", bucket, "--json"))
+    assert code == 0, failing(stdout)
+    code, stdout, _ = cli(verify_args("--invocation-log-bucket", "another-bucket", "--json"))
+    assert failing(stdout) == {"invocation-logging-s3": {"DRIFT"}}
+
+
+# --------------------------------------------------------------------------------------------------
+# Usage errors: exit 2
+# --------------------------------------------------------------------------------------------------
+
+
+def test_missing_assembly_is_a_usage_error(tmp_path, cli) -> None:
+    code, _, stderr = cli(["verify", "--assembly", str(tmp_path / "nowhere"), "--config", str(EU)])
+    assert code == 2 and "no manifest.json there" in stderr
+
+
+def test_assembly_of_another_configuration_is_a_usage_error(eu, cli) -> None:
+    code, _, stderr = cli(["verify", "--assembly", str(eu.outdir)])  # cdk.json defaults name another landing zone
+    assert code == 2
+    assert "synthesized for landing zone 'kimi-eu'" in stderr and "--config" in stderr
+
+
+def test_unknown_profile_is_a_usage_error(eu, cli) -> None:
+    code, _, stderr = cli(["verify", "--assembly", str(eu.outdir), "--config", str(EU), "--profile", "no-such-profile"])
+    assert code == 2 and "AWS profile 'no-such-profile'" in stderr
+
+
+def test_unknown_flag_is_a_usage_error(eu, cli) -> None:
+    code, _, _ = cli(["verify", "--assembly", str(eu.outdir), "--frobnicate"])
+    assert code == 2
+
+
+def test_unknown_management_profile_is_a_usage_error(deployed: Deployed, cli, verify_args) -> None:
+    from landing_zone.aws import boto3_client
+
+    moto_factory = deployed.factory()
+
+    def factory(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
+        if profile == "nope":  # the real factory: fails at session creation, before any request
+            return boto3_client(service, region=region, profile=profile)
+        return moto_factory(service, region=region, profile=profile)
+
+    with use_client_factory(factory):
+        code, _, stderr = cli(["verify", "--assembly", str(deployed.assembly.path), "--config", str(EU),
+                               "--management-profile", "nope"])
+    assert code == 2 and "AWS profile 'nope'" in stderr

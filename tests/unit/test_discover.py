@@ -1,0 +1,320 @@
+"""discover: Bedrock's model/profile APIs (not in moto) answered by botocore Stubbers with pinned requests; the
+overlay it writes loads with load_catalog and changes the routing decision."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any, Iterator
+
+import boto3
+import pytest
+import yaml
+from botocore.stub import Stubber
+
+from landing_zone import discover as discover_mod
+from landing_zone.aws import use_client_factory
+from landing_zone.catalog import load_catalog
+from landing_zone.errors import ConfigError
+from landing_zone.routing import PathKind, resolve_routes
+
+ROOT = Path(__file__).resolve().parents[2]
+EU_CONFIG = ROOT / "examples" / "eu-sovereign.yaml"
+KIMI = "moonshotai.kimi-k3.1-pro"
+EU_PROFILE = f"eu.{KIMI}"
+GLOBAL_PROFILE = f"global.{KIMI}"
+EU_DESTINATIONS = ["eu-central-1", "eu-north-1", "eu-west-1", "eu-west-3"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Bedrock as it answers in a Region (responses validated against the service model by Stubber)
+# --------------------------------------------------------------------------------------------------
+
+
+def fm(model_id: str, region: str, *types: str, name: str = "Kimi K3.1 Pro", provider: str = "Moonshot AI") -> dict:
+    return {
+        "modelArn": f"arn:aws:bedrock:{region}::foundation-model/{model_id}",
+        "modelId": model_id,
+        "modelName": name,
+        "providerName": provider,
+        "inferenceTypesSupported": list(types),
+        "modelLifecycle": {"status": "ACTIVE"},
+    }
+
+
+def system_profile(profile_id: str, region: str, destinations: list[str]) -> dict:
+    model_id = profile_id.split(".", 1)[1]
+    return {
+        "inferenceProfileName": profile_id,
+        "inferenceProfileArn": f"arn:aws:bedrock:{region}:222222222222:inference-profile/{profile_id}",
+        "inferenceProfileId": profile_id,
+        "models": [{"modelArn": f"arn:aws:bedrock:{r}::foundation-model/{model_id}"} for r in destinations],
+        "status": "ACTIVE",
+        "type": "SYSTEM_DEFINED",
+    }
+
+
+def availability(model_id: str, region_availability: str = "AVAILABLE", agreement: str = "AVAILABLE") -> dict:
+    return {
+        "modelId": model_id,
+        "agreementAvailability": {"status": agreement},
+        "authorizationStatus": "AUTHORIZED",
+        "entitlementAvailability": "AVAILABLE",
+        "regionAvailability": region_availability,
+    }
+
+
+class BedrockRegion:
+    """The exact request sequence discover must send in one Region, and the answers."""
+
+    def __init__(self, region: str, models: list[dict], profiles: list[dict], availabilities: dict[str, dict]) -> None:
+        self.region, self.models, self.profiles, self.availabilities = region, models, profiles, availabilities
+
+    def stub(self, client: Any, wanted: set[str]) -> Stubber:
+        stubber = Stubber(client)
+        stubber.add_response("list_foundation_models", {"modelSummaries": self.models}, {})
+        stubber.add_response("list_inference_profiles", {"inferenceProfileSummaries": self.profiles}, {"typeEquals": "SYSTEM_DEFINED"})
+        for p in sorted(self.profiles, key=lambda p: p["inferenceProfileId"]):
+            if p["inferenceProfileId"].split(".", 1)[1] in wanted:
+                stubber.add_response("get_inference_profile", p, {"inferenceProfileIdentifier": p["inferenceProfileId"]})
+        for model_id in sorted(m["modelId"] for m in self.models if m["modelId"] in wanted):
+            stubber.add_response("get_foundation_model_availability", self.availabilities[model_id], {"modelId": model_id})
+        stubber.activate()
+        return stubber
+
+
+@contextlib.contextmanager
+def bedrock_regions(regions: list[BedrockRegion], wanted: set[str]) -> Iterator[list[Stubber]]:
+    stubbers: list[Stubber] = []
+    by_region = {r.region: r for r in regions}
+
+    def factory(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
+        assert service == "bedrock" and region in by_region, (service, region)
+        client = boto3.client("bedrock", region_name=region)
+        stubbers.append(by_region[region].stub(client, wanted))
+        return client
+
+    with use_client_factory(factory):
+        yield stubbers
+    for stubber in stubbers:
+        stubber.assert_no_pending_responses()  # every pinned request was made, in order
+
+
+def eu_bedrock(*, in_region_frankfurt: bool, eu_destinations: list[str] = EU_DESTINATIONS) -> list[BedrockRegion]:
+    frankfurt_types = ["ON_DEMAND", "INFERENCE_PROFILE"] if in_region_frankfurt else ["INFERENCE_PROFILE"]
+    return [
+        BedrockRegion(
+            "eu-central-1",
+            [fm(KIMI, "eu-central-1", *frankfurt_types), fm("amazon.nova-pro-v1:0", "eu-central-1", "ON_DEMAND", name="Nova Pro", provider="Amazon")],
+            [system_profile(EU_PROFILE, "eu-central-1", eu_destinations),
+             system_profile(GLOBAL_PROFILE, "eu-central-1", ["eu-central-1", "us-east-1", "ap-northeast-1"]),
+             system_profile("eu.amazon.nova-pro-v1:0", "eu-central-1", ["eu-central-1", "eu-west-1"])],
+            {KIMI: availability(KIMI), "amazon.nova-pro-v1:0": availability("amazon.nova-pro-v1:0")},
+        ),
+        BedrockRegion(
+            "eu-west-1",
+            [fm(KIMI, "eu-west-1", "INFERENCE_PROFILE")],
+            [system_profile(EU_PROFILE, "eu-west-1", eu_destinations)],
+            {KIMI: availability(KIMI)},
+        ),
+    ]
+
+
+@pytest.fixture
+def catalog():
+    return load_catalog()
+
+
+# --------------------------------------------------------------------------------------------------
+# Requests and the overlay entry
+# --------------------------------------------------------------------------------------------------
+
+
+def test_requests_are_exactly_the_pinned_ones(catalog) -> None:
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True), {KIMI}) as stubbers:
+        discovery = discover_mod.discover(["eu-central-1", "eu-west-1"], [KIMI], catalog, today=date(2026, 12, 1))
+    assert len(stubbers) == 2  # one client per Region
+    assert [s.region for s in discovery.scans] == ["eu-central-1", "eu-west-1"]
+    # the unrelated Nova profile was listed but never fetched (Stubber would have failed on an extra call)
+    assert set(discovery.scans[0].profiles) == {EU_PROFILE, GLOBAL_PROFILE}
+
+
+def test_entry_keeps_what_the_apis_cannot_see_and_replaces_the_rest(catalog) -> None:
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True), {KIMI}):
+        discovery = discover_mod.discover(["eu-central-1", "eu-west-1"], [KIMI], catalog, today=date(2026, 12, 1))
+    entry = discovery.entries[KIMI]
+    shipped = catalog.models[KIMI]
+    assert entry["in_region_regions"] == ["eu-central-1"]  # ON_DEMAND only in Frankfurt; Ireland is profile-only
+    assert entry["inference_profiles"] == [
+        {"id": EU_PROFILE, "scope": "geographic", "source_regions": ["eu-central-1", "eu-west-1"],
+         "destination_regions": sorted(EU_DESTINATIONS)},
+        {"id": GLOBAL_PROFILE, "scope": "global", "source_regions": ["eu-central-1"], "destination_regions": ["*"]},
+    ]
+    assert entry["source"] == "discover: ListFoundationModels/ListInferenceProfiles in eu-central-1, eu-west-1"
+    assert entry["as_of"] == "2026-12-01" and entry["verified"] is True
+    # kept from the shipped entry: not visible to discover (Mantle is a different API)
+    assert entry["mantle_regions"] == list(shipped.mantle_regions)
+    assert (entry["name"], entry["provider"], entry["aliases"]) == (shipped.name, shipped.provider, list(shipped.aliases))
+    assert entry["context_window_tokens"] == shipped.context_window_tokens
+    assert set(discovery.kept[KIMI]) >= {"name", "provider", "aliases", "mantle_regions", "context_window_tokens"}
+
+
+def test_region_not_available_is_not_in_region(catalog) -> None:
+    regions = eu_bedrock(in_region_frankfurt=True)
+    regions[0].availabilities[KIMI] = availability(KIMI, region_availability="NOT_AVAILABLE")
+    with bedrock_regions(regions, {KIMI}):
+        discovery = discover_mod.discover(["eu-central-1", "eu-west-1"], [KIMI], catalog, today=date(2026, 12, 1))
+    assert discovery.entries[KIMI]["in_region_regions"] == []
+
+
+def test_overlay_yaml_has_the_catalog_schema_and_says_what_was_kept(catalog, tmp_path: Path) -> None:
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True), {KIMI}):
+        discovery = discover_mod.discover(["eu-central-1", "eu-west-1"], [KIMI], catalog)
+    text = discover_mod.overlay_yaml(discovery)
+    data = yaml.safe_load(text)
+    assert set(data) == {"schema_version", "discover", "models"}
+    assert data["models"][KIMI]["as_of"] == date.today().isoformat()  # quoted, as in models.yaml
+    assert "mantle_regions" in data["discover"]["kept_from_catalog"][KIMI]["fields"]
+    assert "  # Mantle (bedrock-mantle) is a different API: mantle_regions is the catalogued value" in text
+    assert data["discover"]["account_availability"][KIMI]["eu-central-1"]["agreement"] == "AVAILABLE"
+    path = tmp_path / "overlay.yaml"
+    path.write_text(text)
+    model = load_catalog((path,)).models[KIMI]
+    assert model.verified and model.in_region_regions == ("eu-central-1",)
+    assert model.source.startswith("discover: ")
+
+
+def test_new_model_takes_name_and_provider_from_the_api(catalog) -> None:
+    nova = "amazon.nova-pro-v1:0"
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=False)[:1], {nova}):
+        discovery = discover_mod.discover(["eu-central-1"], [nova], catalog)
+    entry = discovery.entries[nova]
+    assert (entry["name"], entry["provider"], entry["aliases"], entry["endpoints"]) == ("Nova Pro", "Amazon", [], ["runtime"])
+    assert entry["inference_profiles"][0]["id"] == "eu.amazon.nova-pro-v1:0"
+    assert discovery.kept == {}
+
+
+# --------------------------------------------------------------------------------------------------
+# The overlay drives synth: routing follows it
+# --------------------------------------------------------------------------------------------------
+
+
+def _write_overlay(tmp_path: Path, regions: list[BedrockRegion], scanned: list[str]) -> Path:
+    with bedrock_regions(regions, {KIMI}):
+        discovery = discover_mod.discover(scanned, [KIMI], load_catalog())
+    path = tmp_path / "discovered.yaml"
+    path.write_text(discover_mod.overlay_yaml(discovery))
+    return path
+
+
+def test_overlay_in_config_changes_the_routing_decision(plan_for, tmp_path: Path) -> None:
+    overlay = _write_overlay(tmp_path, eu_bedrock(in_region_frankfurt=True), ["eu-central-1", "eu-west-1"])
+    shipped = plan_for(EU_CONFIG)
+    discovered = plan_for(EU_CONFIG, catalog_overlays=[str(overlay)])
+
+    def kinds(plan) -> set:
+        return {(r.kind, r.invoke_id) for r in plan.routing.compliant_routes(endpoint="runtime")}
+
+    assert (PathKind.IN_REGION, KIMI) not in kinds(shipped)
+    assert (PathKind.IN_REGION, KIMI) in kinds(discovered)
+    # `path: auto` prefers in-Region: the application profiles now copy the foundation model, not the eu. profile
+    assert {a.route.kind for a in shipped.applications} == {PathKind.GEOGRAPHIC_PROFILE}
+    assert {a.route.kind for a in discovered.applications} == {PathKind.IN_REGION}
+    assert not any("unverified" in w and KIMI in w for w in discovered.warnings)
+
+
+def test_overlay_with_a_non_compliant_destination_rejects_the_profile(plan_for, tmp_path: Path) -> None:
+    overlay = _write_overlay(tmp_path, eu_bedrock(in_region_frankfurt=False, eu_destinations=[*EU_DESTINATIONS, "il-central-1"]),
+                             ["eu-central-1", "eu-west-1"])
+    catalog = load_catalog((overlay,))
+    shipped_plan = plan_for(EU_CONFIG)
+    decision = resolve_routes(models=[catalog.models[KIMI]], home_region="eu-central-1",
+                              compliant_regions=shipped_plan.config.compliant_regions, allow_global_inference=False,
+                              catalog=catalog)
+    eu_route = next(r for r in decision.models[0].routes if r.invoke_id == EU_PROFILE)
+    assert not eu_route.compliant and "il-central-1" in eu_route.reason
+    assert any(r.invoke_id == EU_PROFILE for r in shipped_plan.routing.compliant_routes())  # was allowed before
+    with pytest.raises(ConfigError) as err:  # the applications are left without a compliant runtime path
+        plan_for(EU_CONFIG, catalog_overlays=[str(overlay)])
+    assert "applications[0].path: got 'auto'; no compliant runtime path of moonshotai.kimi-k3.1-pro" in str(err.value)
+
+
+# --------------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------------
+
+
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    from landing_zone import __main__ as cli
+    from landing_zone.errors import LandingZoneError
+
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if "discover" not in sub.choices:
+        discover_mod.register(sub, cli.add_config_args, cli.plan_from_args)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            args = parser.parse_args(argv)
+            code = args.func(args)
+        except LandingZoneError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            code = exc.exit_code
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_writes_the_overlay(tmp_path: Path) -> None:
+    out = tmp_path / "overlays" / "kimi.yaml"
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True), {KIMI}):
+        code, stdout, stderr = run_cli(["discover", "--regions", "eu-central-1,eu-west-1", "--config", str(EU_CONFIG),
+                                        "--out", str(out)])
+    assert code == 0, stderr
+    assert KIMI in load_catalog((out,)).models
+    assert f"wrote {out}" in stdout and "eu-central-1" in stdout
+
+
+def test_cli_models_flag_takes_aliases(tmp_path: Path) -> None:
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True)[:1], {KIMI}):
+        code, stdout, _ = run_cli(["discover", "--regions", "eu-central-1", "--models", "kimi-k3.1-pro"])
+    assert code == 0
+    assert yaml.safe_load(stdout)["models"][KIMI]["in_region_regions"] == ["eu-central-1"]
+
+
+def test_cli_unknown_region_is_a_usage_error() -> None:
+    code, _, stderr = run_cli(["discover", "--regions", "eu-central-1,eu-central-9"])
+    assert code == 2
+    assert "--regions[1]: got 'eu-central-9'" in stderr
+
+
+def test_cli_access_denied_writes_nothing_and_exits_1(tmp_path: Path) -> None:
+    out = tmp_path / "kimi.yaml"
+
+    def factory(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
+        client = boto3.client(service, region_name=region)
+        stubber = Stubber(client)
+        stubber.add_client_error("list_foundation_models", service_error_code="AccessDeniedException",
+                                 service_message="not authorized to perform bedrock:ListFoundationModels", http_status_code=403)
+        stubber.activate()
+        return client
+
+    with use_client_factory(factory):
+        code, _, stderr = run_cli(["discover", "--regions", "eu-central-1", "--out", str(out)])
+    assert code == 1
+    assert "eu-central-1: bedrock:ListFoundationModels: unauthorised: AccessDeniedException" in stderr
+    assert not out.exists()
+
+
+def test_cli_model_nowhere_to_be_found_is_reported(tmp_path: Path) -> None:
+    out = tmp_path / "kimi.yaml"
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True)[:1], {KIMI, "acme.unknown-v1"}):
+        code, _, stderr = run_cli(["discover", "--regions", "eu-central-1", "--models", f"{KIMI},acme.unknown-v1",
+                                   "--out", str(out)])
+    assert code == 1
+    assert "acme.unknown-v1: not in the catalog and not offered in eu-central-1" in stderr
+    assert list(yaml.safe_load(out.read_text())["models"]) == [KIMI]  # the rest is written
