@@ -86,6 +86,7 @@ class PrivateNetwork(Construct):
             retention=RETENTION_DAYS[flow_log_retention_days],
             removal_policy=RemovalPolicy.RETAIN,
         )
+        stack = Stack.of(self)
         flow_log_policy = iam.ManagedPolicy(
             self,
             "FlowLogPolicy",
@@ -95,13 +96,20 @@ class PrivateNetwork(Construct):
         )
         acknowledge(
             flow_log_policy, "AwsSolutions-IAM5",
-            finding=f"Resource::<{Stack.of(self).get_logical_id(self.flow_log_group.node.default_child)}.Arn>:*",
+            finding=f"Resource::<{stack.get_logical_id(self.flow_log_group.node.default_child)}.Arn>:*",
             reason="VPC Flow Logs creates and names the log streams of this one log group",
         )
         self.flow_log_role = iam.Role(
             self,
             "FlowLogRole",
-            assumed_by=iam.ServicePrincipal("vpc-flow-logs.amazonaws.com"),
+            # confused deputy: only flow logs of this account and Region may use the role
+            assumed_by=iam.ServicePrincipal(
+                "vpc-flow-logs.amazonaws.com",
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": stack.account},
+                    "ArnLike": {"aws:SourceArn": f"arn:{stack.partition}:ec2:{stack.region}:{stack.account}:vpc-flow-log/*"},
+                },
+            ),
             managed_policies=[flow_log_policy],
             description="VPC Flow Logs delivery to the landing zone's encrypted log group",
         )

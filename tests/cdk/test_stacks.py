@@ -183,3 +183,11 @@ def test_guardrails_stack_attaches_size_checked_scps_to_the_targets(synth):
 def test_single_account_mode_has_no_guardrails_stack(default_lz):
     assert default_lz.landing_zone.guardrails is None
     assert all("guardrails" not in s.stack_name for s in default_lz.landing_zone.stacks)
+
+
+def test_flow_log_role_trust_is_confined_to_this_account_and_region(default_lz):
+    roles = default_lz.template("network").find_resources("AWS::IAM::Role")
+    (trust,) = [r["Properties"]["AssumeRolePolicyDocument"]["Statement"][0] for r in roles.values()
+                if r["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"].get("Service") == "vpc-flow-logs.amazonaws.com"]
+    assert trust["Condition"]["StringEquals"] == {"aws:SourceAccount": "111111111111"}
+    assert trust["Condition"]["ArnLike"]["aws:SourceArn"] == "arn:aws:ec2:us-east-1:111111111111:vpc-flow-log/*"
