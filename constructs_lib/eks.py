@@ -30,7 +30,7 @@ from constructs import Construct
 
 from constructs_lib.compliance import acknowledge
 from constructs_lib.keys import LandingZoneKey
-from constructs_lib.network import RETENTION_DAYS
+from constructs_lib.network import RETENTION_DAYS, InterfaceEndpoints
 from landing_zone.errors import ConfigError, Problem
 from landing_zone.manifests import (
     GPU_NODE_LABELS,
@@ -185,32 +185,23 @@ class NodeEndpoints(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
-        self.security_group = ec2.SecurityGroup(
-            self,
-            "SecurityGroup",
-            vpc=vpc,
-            description="EKS node endpoints: HTTPS from inside the VPC only",
-            allow_all_outbound=False,
-        )
-        self.security_group.add_ingress_rule(ec2.Peer.ipv4(allowed_cidr), ec2.Port.tcp(443), "HTTPS from the VPC")
         services = dict(NODE_INTERFACE_ENDPOINTS)
         if include_kubectl:
             services.update(KUBECTL_INTERFACE_ENDPOINTS)
-        self.endpoints: dict[str, ec2.InterfaceVpcEndpoint] = {}
-        for service, purpose in sorted(services.items()):
-            endpoint = ec2.InterfaceVpcEndpoint(
-                self,
-                "".join(p.capitalize() for p in service.replace(".", "-").split("-")) + "Endpoint",
-                vpc=vpc,
-                service=ec2.InterfaceVpcEndpointAwsService(service),
-                private_dns_enabled=True,
-                open=False,
-                security_groups=[self.security_group],
-                subnets=subnets,
-            )
-            Tags.of(endpoint).add("self-hosting-endpoint-service", service)
-            Tags.of(endpoint).add("purpose", purpose[:255])
-            self.endpoints[service] = endpoint
+        interface = InterfaceEndpoints(
+            self,
+            "Interface",
+            vpc=vpc,
+            subnets=subnets,
+            allowed_cidr=allowed_cidr,
+            services={service: None for service in services},
+            tag_key="self-hosting-endpoint-service",
+            description="EKS node endpoints: HTTPS from inside the VPC only",
+        )
+        self.security_group = interface.security_group
+        self.endpoints: dict[str, ec2.InterfaceVpcEndpoint] = interface.endpoints
+        for service, endpoint in self.endpoints.items():
+            Tags.of(endpoint).add("purpose", services[service][:255])
         self.s3: ec2.GatewayVpcEndpoint | None = None
         if isinstance(vpc, ec2.Vpc):
             self.s3 = ec2.GatewayVpcEndpoint(

@@ -126,12 +126,52 @@ class PrivateNetwork(Construct):
         )
 
 
-class BedrockEndpoints(Construct):
-    """Interface endpoints with private DNS, a 443-only security group, and exact endpoint policies.
+class InterfaceEndpoints(Construct):
+    """Interface endpoints with private DNS behind one security group that admits only HTTPS from the VPC.
 
-    ``endpoints``: service name -> endpoint.  The policy document of each endpoint is set verbatim on the
-    CloudFormation resource, so the template carries exactly what the pure builder produced.
+    ``services``: service name -> endpoint policy (set verbatim on the CloudFormation resource, so the template
+    carries exactly what the pure builder produced) or None for the service's default policy.  Each endpoint is
+    tagged ``<tag_key> = <service>``.  ``endpoints``: service name -> endpoint.
     """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        vpc: ec2.IVpc,
+        subnets: ec2.SubnetSelection,
+        allowed_cidr: str,
+        services: Mapping[str, Mapping[str, Any] | None],
+        tag_key: str,
+        description: str,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.security_group = ec2.SecurityGroup(
+            self, "SecurityGroup", vpc=vpc, description=description, allow_all_outbound=False
+        )
+        self.security_group.add_ingress_rule(ec2.Peer.ipv4(allowed_cidr), ec2.Port.tcp(443), "HTTPS from the VPC")
+        self.endpoints: dict[str, ec2.InterfaceVpcEndpoint] = {}
+        for service, policy in sorted(services.items()):
+            endpoint = ec2.InterfaceVpcEndpoint(
+                self,
+                _construct_id(service),
+                vpc=vpc,
+                # The generic form: no CDK constant exists for some services (e.g. bedrock-mantle).
+                service=ec2.InterfaceVpcEndpointAwsService(service),
+                private_dns_enabled=True,
+                open=False,
+                security_groups=[self.security_group],
+                subnets=subnets,
+            )
+            if policy is not None:
+                endpoint.node.default_child.policy_document = dict(policy)  # type: ignore[union-attr]
+            Tags.of(endpoint).add(tag_key, service)
+            self.endpoints[service] = endpoint
+
+
+class BedrockEndpoints(InterfaceEndpoints):
+    """The Bedrock endpoints (runtime, mantle, control plane), each with its least-privilege policy."""
 
     def __init__(
         self,
@@ -143,32 +183,17 @@ class BedrockEndpoints(Construct):
         allowed_cidr: str,
         policies: Mapping[str, Mapping[str, Any]],
     ) -> None:
-        super().__init__(scope, construct_id)
-        self.security_group = ec2.SecurityGroup(
-            self,
-            "SecurityGroup",
+        super().__init__(
+            scope,
+            construct_id,
             vpc=vpc,
+            subnets=subnets,
+            allowed_cidr=allowed_cidr,
+            services=policies,
+            tag_key="bedrock-endpoint-service",
             description="Bedrock interface endpoints: HTTPS from inside the VPC only",
-            allow_all_outbound=False,
         )
-        self.security_group.add_ingress_rule(ec2.Peer.ipv4(allowed_cidr), ec2.Port.tcp(443), "HTTPS from the VPC")
-        self.endpoints: dict[str, ec2.InterfaceVpcEndpoint] = {}
-        for service, policy in sorted(policies.items()):
-            endpoint = ec2.InterfaceVpcEndpoint(
-                self,
-                _construct_id(service),
-                vpc=vpc,
-                # No CDK constant exists for bedrock-mantle; the generic form covers all three alike.
-                service=ec2.InterfaceVpcEndpointAwsService(service),
-                private_dns_enabled=True,
-                open=False,
-                security_groups=[self.security_group],
-                subnets=subnets,
-            )
-            endpoint.node.default_child.policy_document = dict(policy)  # type: ignore[union-attr]
-            Tags.of(endpoint).add("bedrock-endpoint-service", service)
-            self.endpoints[service] = endpoint
 
 
 def _construct_id(service: str) -> str:
-    return "".join(part.capitalize() for part in service.split("-")) + "Endpoint"
+    return "".join(part.capitalize() for part in service.replace(".", "-").split("-")) + "Endpoint"
