@@ -34,10 +34,8 @@ Splitting and its trade-off
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 from types import MappingProxyType
@@ -45,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import yaml
 
+from landing_zone import pricing
 from landing_zone.pricing import CostEstimate, PricingError, TokenPrices, Workload, estimate_cost
 
 if TYPE_CHECKING:  # only for annotations: the plan module needs nothing from here
@@ -105,21 +104,11 @@ class CostAlarmError(PricingError):
 
 
 def _positive(field_name: str, value: Any) -> float:
-    allowed = "a finite number > 0"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise CostAlarmError(field_name, value, allowed)
-    result = float(value)
-    if not math.isfinite(result) or result <= 0:
-        raise CostAlarmError(field_name, value, allowed)
-    return result
+    return pricing._positive(field_name, value, error=CostAlarmError)
 
 
 def _text(field_name: str, value: Any) -> str:
-    if isinstance(value, (date, datetime)):  # YAML turns an unquoted 2026-11-08 into a date
-        return value.isoformat()
-    if not isinstance(value, str) or not value.strip():
-        raise CostAlarmError(field_name, value, "a non-empty string")
-    return value
+    return pricing._text(field_name, value, error=CostAlarmError)
 
 
 def is_valid_metric_id(metric_id: str) -> bool:

@@ -98,12 +98,14 @@ class PricingError(LandingZoneError, ValueError):
         super().__init__(message)
 
 
-def _number(field_name: str, value: Any, *, allowed: str = "a finite number") -> float:
+def _number(
+    field_name: str, value: Any, *, allowed: str = "a finite number", error: type[PricingError] = PricingError
+) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise PricingError(field_name, value, allowed)
+        raise error(field_name, value, allowed)
     result = float(value)
     if not math.isfinite(result):
-        raise PricingError(field_name, value, allowed)
+        raise error(field_name, value, allowed)
     return result
 
 
@@ -115,16 +117,19 @@ def _non_negative(field_name: str, value: Any) -> float:
     return result
 
 
-def _positive(field_name: str, value: Any, hint: str | None = None) -> float:
+def _positive(
+    field_name: str, value: Any, hint: str | None = None, *, error: type[PricingError] = PricingError
+) -> float:
+    """A finite number > 0; ``error`` lets other modules raise their own PricingError subclass."""
     allowed = "a finite number > 0"
     if value is None:
-        raise PricingError(field_name, value, allowed, hint)
+        raise error(field_name, value, allowed, hint)
     try:
         result = _number(field_name, value, allowed=allowed)
     except PricingError:
-        raise PricingError(field_name, value, allowed, hint) from None
+        raise error(field_name, value, allowed, hint) from None
     if result <= 0:
-        raise PricingError(field_name, value, allowed, hint)
+        raise error(field_name, value, allowed, hint)
     return result
 
 
@@ -136,11 +141,11 @@ def _fraction(field_name: str, value: Any) -> float:
     return result
 
 
-def _text(field_name: str, value: Any) -> str:
+def _text(field_name: str, value: Any, *, error: type[PricingError] = PricingError) -> str:
     if isinstance(value, (date, datetime)):  # YAML turns an unquoted 2026-11-08 into a date
         return value.isoformat()
     if not isinstance(value, str) or not value.strip():
-        raise PricingError(field_name, value, "a non-empty string")
+        raise error(field_name, value, "a non-empty string")
     return value
 
 
