@@ -15,7 +15,7 @@ from typing import Sequence
 
 from landing_zone import arns
 from landing_zone.applications import ApplicationPlan
-from landing_zone.policies.common import document, statement
+from landing_zone.policies.common import document, from_source, statement
 from landing_zone.policies.invoke import (
     BATCH_ACTIONS,
     RUNTIME_INVOKE_ACTIONS,
@@ -123,10 +123,7 @@ def invocation_log_bucket_policy(
                 principal={"Service": "bedrock.amazonaws.com"},
                 actions=["s3:PutObject"],
                 resources=[f"{bucket_arn}/{key_prefix}*"],
-                condition={
-                    "StringEquals": {"aws:SourceAccount": account},
-                    "ArnLike": {"aws:SourceArn": f"arn:{partition}:bedrock:{region}:{account}:*"},
-                },
+                condition=from_source(account, f"arn:{partition}:bedrock:{region}:{account}:*"),
             ),
         ]
     )
@@ -140,10 +137,7 @@ def bedrock_logging_trust_policy(*, account: str, region: str, partition: str = 
                 principal={"Service": "bedrock.amazonaws.com"},
                 actions=["sts:AssumeRole"],
                 trust=True,
-                condition={
-                    "StringEquals": {"aws:SourceAccount": account},
-                    "ArnLike": {"aws:SourceArn": f"arn:{partition}:bedrock:{region}:{account}:*"},
-                },
+                condition=from_source(account, f"arn:{partition}:bedrock:{region}:{account}:*"),
             )
         ]
     )

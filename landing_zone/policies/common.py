@@ -50,6 +50,11 @@ def statement(
     return stmt
 
 
+def from_source(account: str, source_arn: str) -> dict[str, dict[str, str]]:
+    """The confused-deputy condition for a service principal: only on behalf of ``account``'s ``source_arn``."""
+    return {"StringEquals": {"aws:SourceAccount": account}, "ArnLike": {"aws:SourceArn": source_arn}}
+
+
 def with_condition(stmt: Mapping[str, Any], operator: str, key: str, values: Iterable[str] | str) -> dict[str, Any]:
     """A copy of ``stmt`` with one more condition (ANDed with the existing ones)."""
     out = json.loads(json.dumps(stmt))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from landing_zone.policies.common import document, statement
+from landing_zone.policies.common import document, from_source, statement
 from landing_zone.policies.invoke import BATCH_ACTIONS, MANTLE_INVOKE_ACTIONS, RUNTIME_INVOKE_ACTIONS
 
 KILL_SWITCH_ACTIONS = (*RUNTIME_INVOKE_ACTIONS, *BATCH_ACTIONS, *MANTLE_INVOKE_ACTIONS)
@@ -41,7 +41,7 @@ def alerts_topic_policy(*, topic_arn: str, account: str, region: str, partition:
                     principal={"Service": service},
                     actions=["sns:Publish"],
                     resources=[topic_arn],
-                    condition={"StringEquals": {"aws:SourceAccount": account}, "ArnLike": {"aws:SourceArn": source}},
+                    condition=from_source(account, source),
                 )
                 for sid, service, source in publishers
             ),
@@ -57,10 +57,7 @@ def budget_action_trust_policy(*, account: str, partition: str = "aws") -> dict:
                 principal={"Service": "budgets.amazonaws.com"},
                 actions=["sts:AssumeRole"],
                 trust=True,
-                condition={
-                    "StringEquals": {"aws:SourceAccount": account},
-                    "ArnLike": {"aws:SourceArn": f"arn:{partition}:budgets::{account}:budget/*"},
-                },
+                condition=from_source(account, f"arn:{partition}:budgets::{account}:budget/*"),
             )
         ]
     )

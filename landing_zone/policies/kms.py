@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from landing_zone.policies.common import document, statement
+from landing_zone.policies.common import document, from_source, statement
 
 KEY_PURPOSES = ("logs", "alerts", "secrets")
 
@@ -51,10 +51,7 @@ def logs_key_policy(*, account: str, region: str, name: str, partition: str = "a
                 principal={"Service": "bedrock.amazonaws.com"},
                 actions=["kms:GenerateDataKey", "kms:Decrypt"],
                 resources=["*"],
-                condition={
-                    "StringEquals": {"aws:SourceAccount": account},
-                    "ArnLike": {"aws:SourceArn": f"arn:{partition}:bedrock:{region}:{account}:*"},
-                },
+                condition=from_source(account, f"arn:{partition}:bedrock:{region}:{account}:*"),
             ),
         ]
     )
@@ -74,7 +71,7 @@ def alerts_key_policy(*, account: str, region: str, partition: str = "aws") -> d
                 principal={"Service": service},
                 actions=["kms:GenerateDataKey*", "kms:Decrypt"],
                 resources=["*"],
-                condition={"StringEquals": {"aws:SourceAccount": account}, "ArnLike": {"aws:SourceArn": source_arn}},
+                condition=from_source(account, source_arn),
             )
             for sid, service, source_arn in publishers
         ]
