@@ -19,7 +19,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from constructs_lib.compliance import acknowledge
-from landing_zone.policies.common import document, statement
+from landing_zone.policies.roles import with_own_log_group
 
 HANDLERS_DIR = Path(__file__).resolve().parent.parent / "handlers"
 RUNTIME = lambda_.Runtime.PYTHON_3_14  # cdk-nag AwsSolutions-L1 wants the latest runtime
@@ -54,15 +54,12 @@ class PythonCustomResource(Construct):
             retention=log_retention,
             removal_policy=RemovalPolicy.RETAIN,
         )
-        writes_logs = statement(
-            "WriteOwnLogs",
-            actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-            resources=[f"{self.log_group.log_group_arn}:log-stream:*"],
-        )
         self.policy = managed = iam.ManagedPolicy(
             self,
             "Policy",
-            document=iam.PolicyDocument.from_json(document([*policy["Statement"], writes_logs])),
+            document=iam.PolicyDocument.from_json(
+                with_own_log_group(policy, log_group_arn=self.log_group.log_group_arn)
+            ),
         )
         self.role = iam.Role(
             self,

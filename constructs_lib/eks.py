@@ -41,7 +41,9 @@ from landing_zone.manifests import (
     node_config_yaml,
     nvme_raid_script,
 )
-from landing_zone.policies.common import document, statement
+from landing_zone.policies.endpoints import s3_gateway_policy
+from landing_zone.policies.kms import eks_data_key_policy
+from landing_zone.policies.roles import secrets_key_use_policy
 from landing_zone.self_hosting import NETWORK_CARDS
 
 # Interface endpoints (com.amazonaws.<region>.<name>) the nodes use; why each one:
@@ -69,100 +71,6 @@ CONTROL_PLANE_LOG_TYPES = (
 # Deployment and waits for the system nodes.
 NODE_ADDONS = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
 CLUSTER_DNS_ADDON = "coredns"
-
-
-def eks_data_key_policy(*, account: str, region: str, log_group_name: str, partition: str = "aws") -> dict:
-    """Key policy of the key that encrypts the GPU/system nodes' root volumes and the control-plane log group.
-
-    * EBS: managed node groups launch instances with the EC2 Auto Scaling service-linked role, whose own
-      policy cannot grant KMS use, so the key policy must.  The statement names the role by
-      ``aws:PrincipalArn`` (Principal ``*`` + ``kms:CallerAccount``) because KMS rejects a key policy whose
-      principal ARN does not exist yet, and the service-linked role appears only with the first ASG.
-    * CloudWatch Logs: only the cluster's log group (encryption context ``aws:logs:arn``).
-    """
-    slr = f"arn:{partition}:iam::{account}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
-    return document(
-        [
-            statement(
-                "EnableIamPolicies",
-                principal={"AWS": f"arn:{partition}:iam::{account}:root"},
-                actions=["kms:*"],
-                resources=["*"],
-            ),
-            statement(
-                "AutoScalingUsesKeyForNodeVolumes",
-                principal={"AWS": "*"},
-                actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
-                resources=["*"],
-                condition={"StringEquals": {"kms:CallerAccount": account}, "ArnEquals": {"aws:PrincipalArn": slr}},
-            ),
-            statement(
-                "AutoScalingGrantsForAttachedVolumes",
-                principal={"AWS": "*"},
-                actions=["kms:CreateGrant"],
-                resources=["*"],
-                condition={
-                    "StringEquals": {"kms:CallerAccount": account},
-                    "ArnEquals": {"aws:PrincipalArn": slr},
-                    "Bool": {"kms:GrantIsForAWSResource": "true"},
-                },
-            ),
-            statement(
-                "CloudWatchLogsForClusterLogGroup",
-                principal={"Service": f"logs.{region}.amazonaws.com"},
-                actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
-                resources=["*"],
-                condition={
-                    "ArnEquals": {
-                        "kms:EncryptionContext:aws:logs:arn": f"arn:{partition}:logs:{region}:{account}:log-group:{log_group_name}"
-                    }
-                },
-            ),
-        ]
-    )
-
-
-def secrets_key_use_policy(*, key_arn: str) -> dict:
-    """What the EKS cluster role needs on the secrets key for envelope encryption of Kubernetes secrets."""
-    return document(
-        [
-            statement(
-                "EnvelopeEncryptSecrets",
-                actions=["kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey"],
-                resources=[key_arn],
-            )
-        ]
-    )
-
-
-def s3_gateway_policy(*, region: str, accounts: Sequence[str], partition: str = "aws", custom_resource_responses: bool = False) -> dict:
-    """S3 through the gateway endpoint: ECR image layers (AWS's starport bucket) and the landing zone's own
-    accounts' buckets (weights); with the kubectl provider, CloudFormation's custom-resource response bucket."""
-    statements = [
-        statement(
-            "EcrImageLayers",
-            principal={"AWS": "*"},
-            actions=["s3:GetObject"],
-            resources=[f"arn:{partition}:s3:::prod-{region}-starport-layer-bucket/*"],
-        ),
-        statement(
-            "LandingZoneAccountBuckets",
-            principal={"AWS": "*"},
-            actions=["s3:*"],
-            resources=["*"],
-            condition={"StringEquals": {"aws:ResourceAccount": sorted(accounts)}},
-        ),
-    ]
-    if custom_resource_responses:
-        statements.append(
-            statement(
-                "CloudFormationCustomResourceResponses",
-                principal={"AWS": "*"},
-                actions=["s3:PutObject"],
-                resources=[f"arn:{partition}:s3:::cloudformation-custom-resource-response-*/*"],
-            )
-        )
-    return document(statements)
 
 
 class NodeEndpoints(Construct):

@@ -12,7 +12,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from constructs_lib.compliance import acknowledge
-from landing_zone.policies.common import document, statement
+from landing_zone.policies.roles import flow_log_role_policy
 
 # CloudWatch Logs accepts only these retention periods (PutRetentionPolicy API).
 RETENTION_DAYS = {
@@ -25,18 +25,6 @@ RETENTION_DAYS = {
     2192: logs.RetentionDays.SIX_YEARS, 2557: logs.RetentionDays.SEVEN_YEARS, 2922: logs.RetentionDays.EIGHT_YEARS,
     3288: logs.RetentionDays.NINE_YEARS, 3653: logs.RetentionDays.TEN_YEARS,
 }
-
-
-def flow_log_role_policy(*, log_group_arn: str) -> dict:
-    return document(
-        [
-            statement(
-                "DeliverFlowLogs",
-                actions=["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
-                resources=[f"{log_group_arn}:*"],
-            )
-        ]
-    )
 
 
 class PrivateNetwork(Construct):

@@ -85,3 +85,33 @@ def endpoint_policy(
         _order(_admit_principals(s, accounts=accounts, organization_id=organization_id)) for s in stmts
     ]
     return document(admitted)
+
+
+def s3_gateway_policy(*, region: str, accounts: Sequence[str], partition: str = "aws", custom_resource_responses: bool = False) -> dict:
+    """S3 through the gateway endpoint: ECR image layers (AWS's starport bucket) and the landing zone's own
+    accounts' buckets (weights); with the kubectl provider, CloudFormation's custom-resource response bucket."""
+    statements = [
+        statement(
+            "EcrImageLayers",
+            principal={"AWS": "*"},
+            actions=["s3:GetObject"],
+            resources=[f"arn:{partition}:s3:::prod-{region}-starport-layer-bucket/*"],
+        ),
+        statement(
+            "LandingZoneAccountBuckets",
+            principal={"AWS": "*"},
+            actions=["s3:*"],
+            resources=["*"],
+            condition={"StringEquals": {"aws:ResourceAccount": sorted(accounts)}},
+        ),
+    ]
+    if custom_resource_responses:
+        statements.append(
+            statement(
+                "CloudFormationCustomResourceResponses",
+                principal={"AWS": "*"},
+                actions=["s3:PutObject"],
+                resources=[f"arn:{partition}:s3:::cloudformation-custom-resource-response-*/*"],
+            )
+        )
+    return document(statements)

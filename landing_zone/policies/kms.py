@@ -82,6 +82,57 @@ def secrets_key_policy(*, account: str, partition: str = "aws") -> dict:
     return document([_root(account, partition)])
 
 
+def eks_data_key_policy(*, account: str, region: str, log_group_name: str, partition: str = "aws") -> dict:
+    """Key policy of the key that encrypts the GPU/system nodes' root volumes and the control-plane log group.
+
+    * EBS: managed node groups launch instances with the EC2 Auto Scaling service-linked role, whose own
+      policy cannot grant KMS use, so the key policy must.  The statement names the role by
+      ``aws:PrincipalArn`` (Principal ``*`` + ``kms:CallerAccount``) because KMS rejects a key policy whose
+      principal ARN does not exist yet, and the service-linked role appears only with the first ASG.
+    * CloudWatch Logs: only the cluster's log group (encryption context ``aws:logs:arn``).
+    """
+    slr = f"arn:{partition}:iam::{account}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
+    return document(
+        [
+            statement(
+                "EnableIamPolicies",
+                principal={"AWS": f"arn:{partition}:iam::{account}:root"},
+                actions=["kms:*"],
+                resources=["*"],
+            ),
+            statement(
+                "AutoScalingUsesKeyForNodeVolumes",
+                principal={"AWS": "*"},
+                actions=["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+                resources=["*"],
+                condition={"StringEquals": {"kms:CallerAccount": account}, "ArnEquals": {"aws:PrincipalArn": slr}},
+            ),
+            statement(
+                "AutoScalingGrantsForAttachedVolumes",
+                principal={"AWS": "*"},
+                actions=["kms:CreateGrant"],
+                resources=["*"],
+                condition={
+                    "StringEquals": {"kms:CallerAccount": account},
+                    "ArnEquals": {"aws:PrincipalArn": slr},
+                    "Bool": {"kms:GrantIsForAWSResource": "true"},
+                },
+            ),
+            statement(
+                "CloudWatchLogsForClusterLogGroup",
+                principal={"Service": f"logs.{region}.amazonaws.com"},
+                actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
+                resources=["*"],
+                condition={
+                    "ArnEquals": {
+                        "kms:EncryptionContext:aws:logs:arn": f"arn:{partition}:logs:{region}:{account}:log-group:{log_group_name}"
+                    }
+                },
+            ),
+        ]
+    )
+
+
 def key_policy(purpose: str, *, account: str, region: str, name: str, partition: str = "aws") -> dict:
     if purpose == "logs":
         return logs_key_policy(account=account, region=region, name=name, partition=partition)

@@ -37,3 +37,13 @@ def test_stacks_define_no_raw_resources():
                 and node.func.attr[:1].isupper()
             ):
                 raise AssertionError(f"{path.name}:{node.lineno}: {node.func.value.id}.{node.func.attr}(...) in a stack")
+
+
+def test_constructs_build_no_policy_documents_themselves():
+    """Policy documents come from the pure builders in landing_zone.policies; constructs only wire them in."""
+    for path in sorted((ROOT / "constructs_lib").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "landing_zone.policies.common":
+                names = {a.name for a in node.names}
+                assert not names & {"document", "statement"}, f"{path.name} builds policy documents itself"

@@ -1,0 +1,42 @@
+"""Permission documents of the landing zone's service roles (flow logs, EKS cluster, custom-resource handlers)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from landing_zone.policies.common import document, statement
+
+
+def flow_log_role_policy(*, log_group_arn: str) -> dict:
+    return document(
+        [
+            statement(
+                "DeliverFlowLogs",
+                actions=["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+                resources=[f"{log_group_arn}:*"],
+            )
+        ]
+    )
+
+
+def secrets_key_use_policy(*, key_arn: str) -> dict:
+    """What the EKS cluster role needs on the secrets key for envelope encryption of Kubernetes secrets."""
+    return document(
+        [
+            statement(
+                "EnvelopeEncryptSecrets",
+                actions=["kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey"],
+                resources=[key_arn],
+            )
+        ]
+    )
+
+
+def with_own_log_group(policy: Mapping[str, Any], *, log_group_arn: str) -> dict:
+    """A handler's policy plus writing the streams of its own log group (and nothing else in Logs)."""
+    writes_logs = statement(
+        "WriteOwnLogs",
+        actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+        resources=[f"{log_group_arn}:log-stream:*"],
+    )
+    return document([*policy["Statement"], writes_logs])
