@@ -44,7 +44,6 @@ from landing_zone.manifests import (
 from landing_zone.policies.endpoints import s3_gateway_policy
 from landing_zone.policies.kms import eks_data_key_policy
 from landing_zone.policies.roles import secrets_key_use_policy
-from landing_zone.self_hosting import NETWORK_CARDS
 
 # Interface endpoints (com.amazonaws.<region>.<name>) the nodes use; why each one:
 NODE_INTERFACE_ENDPOINTS: Mapping[str, str] = {
@@ -159,6 +158,7 @@ class GpuInferenceCluster(Construct):
         desired_size: int,
         max_size: int,
         efa: bool,
+        network_cards: int | None = None,
         system_instance_type: str,
         log_retention_days: int,
         manifests: Sequence[Mapping[str, Any]] = (),
@@ -319,7 +319,7 @@ class GpuInferenceCluster(Construct):
             # EFA needs a security group that admits all traffic from itself: the EKS-created cluster security
             # group does exactly that (and is what nodes get when the launch template names no interfaces).
             lt_data_overrides["NetworkInterfaces"] = efa_network_interfaces(
-                instance_type, [self.cluster.cluster_security_group_id]
+                instance_type, network_cards, [self.cluster.cluster_security_group_id]
             )
         lt_resource: ec2.CfnLaunchTemplate = self.gpu_launch_template.node.default_child  # type: ignore[assignment]
         for key, value in lt_data_overrides.items():
@@ -420,12 +420,17 @@ def _gpu_user_data() -> ec2.MultipartUserData:
     return user_data
 
 
-def efa_network_interfaces(instance_type: str, security_group_ids: Sequence[str]) -> list[dict[str, Any]]:
-    """One EFA interface per network card: card 0 / device 0 EFA with ENA, the others device 1 EFA-only."""
-    cards = NETWORK_CARDS.get(instance_type)
+def efa_network_interfaces(
+    instance_type: str, network_cards: int | None, security_group_ids: Sequence[str]
+) -> list[dict[str, Any]]:
+    """One EFA interface per network card: card 0 / device 0 EFA with ENA, the others device 1 EFA-only.
+
+    ``network_cards`` comes from the price catalog (``self_hosting.<type>.network_cards``)."""
+    cards = network_cards
     if cards is None:
         raise ConfigError(
-            [Problem("self_hosting.instance_type", instance_type, f"no network-card count known for EFA (known: {', '.join(sorted(NETWORK_CARDS))})")]
+            [Problem("self_hosting.instance_type", instance_type,
+                     "no network-card count in catalog/prices.yaml for EFA (add network_cards for it)")]
         )
     interfaces = []
     for card in range(cards):

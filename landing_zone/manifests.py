@@ -66,8 +66,8 @@ VLLM_PORT = 8000
 SERVICE_PORT = 80
 DCGM_PORT = 9400
 
-# Cold start of the 1.56 TB model (download/read weights, JIT, CUDA graphs): 22-27 min measured on 8xB300.
-COLD_START_MINUTES = (22, 27)
+# Cold start of the weights (read, JIT, CUDA graphs) is catalog data (prices.yaml: cold_start_minutes, 22-27
+# measured on 8xB300); the startup probe gives it 45 minutes.
 STARTUP_PROBE_PERIOD_SECONDS = 30
 STARTUP_PROBE_FAILURE_THRESHOLD = 90  # 90 x 30 s = 45 min before the kubelet gives up and restarts the pod
 

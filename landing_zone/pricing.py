@@ -297,6 +297,8 @@ class SelfHostingOption:
     description: str = ""
     gpu_memory_gb: float | None = None
     holds_model_weights: bool | None = None
+    network_cards: int | None = None  # EFA: one interface per card
+    cold_start_minutes: tuple[float, ...] = ()
 
     def require_hourly_usd(self, override: float | None = None) -> float:
         """The hourly price to use: ``override`` (e.g. ``--hourly-usd``) if given, else the catalog's.
@@ -436,6 +438,7 @@ class PriceCatalog:
     hours_per_month: float
     price_sources: Mapping[str, TokenPrices]
     self_hosting: Mapping[str, SelfHostingOption]
+    self_hosted_model: "SelfHostedModel | None" = None
     path: str = ""
     hours_per_month_source: str = ""
 
@@ -519,6 +522,7 @@ def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
         hours_per_month=hours,
         price_sources=MappingProxyType(sources),
         self_hosting=MappingProxyType(hosting),
+        self_hosted_model=_parse_self_hosted_model(doc["self_hosted_model"]) if "self_hosted_model" in doc else None,
         path=str(file),
         hours_per_month_source=hours_source,
     )
@@ -563,6 +567,8 @@ def _parse_self_hosting(name: str, entry: Any) -> SelfHostingOption:
         )
     gpu_memory = data.get("gpu_memory_gb")
     holds = data.get("holds_kimi_k3_weights", data.get("holds_model_weights"))
+    cards = data.get("network_cards")
+    cold_start = data.get("cold_start_minutes") or ()
     return SelfHostingOption(
         instance_type=name,
         hourly_usd=hourly,
@@ -573,6 +579,32 @@ def _parse_self_hosting(name: str, entry: Any) -> SelfHostingOption:
         description=str(data.get("description", "")),
         gpu_memory_gb=None if gpu_memory is None else _positive(f"{prefix}.gpu_memory_gb", gpu_memory),
         holds_model_weights=None if holds is None else _flag(f"{prefix}.holds_kimi_k3_weights", holds),
+        network_cards=None if cards is None else int(_positive(f"{prefix}.network_cards", cards)),
+        cold_start_minutes=tuple(_positive(f"{prefix}.cold_start_minutes", m) for m in cold_start),
+    )
+
+
+@dataclass(frozen=True)
+class SelfHostedModel:
+    """Size of the open weights and the GPU memory vLLM needs for them on one node (with provenance)."""
+
+    name: str
+    weights_gb: float
+    vllm_min_gpu_memory_gb: float
+    source: str
+    as_of: str
+    verified: bool
+
+
+def _parse_self_hosted_model(entry: Any) -> SelfHostedModel:
+    data = _mapping("self_hosted_model", entry)
+    return SelfHostedModel(
+        name=_text("self_hosted_model.name", data.get("name")),
+        weights_gb=_positive("self_hosted_model.weights_gb", data.get("weights_gb")),
+        vllm_min_gpu_memory_gb=_positive("self_hosted_model.vllm_min_gpu_memory_gb", data.get("vllm_min_gpu_memory_gb")),
+        source=_text("self_hosted_model.source", data.get("source")),
+        as_of=_text("self_hosted_model.as_of", data.get("as_of")),
+        verified=_flag("self_hosted_model.verified", data.get("verified")),
     )
 
 

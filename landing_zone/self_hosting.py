@@ -30,9 +30,6 @@ from landing_zone.config import LandingZoneConfig, SelfHosting
 from landing_zone.pricing import BreakEven, PriceCatalog, PricingError, break_even
 
 __all__ = [
-    "MODEL_WEIGHTS_GB",
-    "VLLM_MIN_GPU_MEMORY_GB",
-    "NETWORK_CARDS",
     "CostLine",
     "Economics",
     "node_hourly_usd",
@@ -42,15 +39,8 @@ __all__ = [
     "self_hosting_warnings",
 ]
 
-# Kimi K3.1 Pro open weights: 1,560.9 GB (96 safetensors shards, MXFP4 experts); vLLM needs >= 1,680 GB of
-# GPU memory for weights + activations + a useful KV cache (../shared/FACTS.md section 3).
-MODEL_WEIGHTS_GB = 1560.9
-VLLM_MIN_GPU_MEMORY_GB = 1680.0
-
-# Network cards per instance type: EFA interfaces go one per card (card 0: EFA with ENA, the rest EFA-only).
-# p6-b300: 17 cards (FACTS section 7); p6-b200 and p5en from the EC2 instance-type pages. UNVERIFIED:
-# confirm with `aws ec2 describe-instance-types --query 'InstanceTypes[].NetworkInfo.MaximumNetworkCards'`.
-NETWORK_CARDS: Mapping[str, int] = {"p6-b300.48xlarge": 17, "p6-b200.48xlarge": 8, "p5en.48xlarge": 16}
+# Weights size, vLLM's GPU-memory need and network cards per instance type are catalog data
+# (catalog/prices.yaml: self_hosted_model, self_hosting.<type>.network_cards), with source and date.
 
 
 @dataclass(frozen=True)
@@ -179,14 +169,14 @@ def monthly_cost_line(config: LandingZoneConfig, prices: PriceCatalog) -> CostLi
 
 
 def holds_weights(instance_type: str, prices: PriceCatalog) -> bool | None:
-    """Whether one node holds the model (catalog ``holds_kimi_k3_weights``, else GPU memory >= 1,680 GB)."""
+    """Whether one node holds the model (catalog ``holds_kimi_k3_weights``, else GPU memory >= vLLM's need)."""
     option = prices.self_hosting.get(instance_type)
     if option is None:
         return None
     if option.holds_model_weights is not None:
         return option.holds_model_weights
-    if option.gpu_memory_gb is not None:
-        return option.gpu_memory_gb >= VLLM_MIN_GPU_MEMORY_GB
+    if option.gpu_memory_gb is not None and prices.self_hosted_model is not None:
+        return option.gpu_memory_gb >= prices.self_hosted_model.vllm_min_gpu_memory_gb
     return None
 
 
@@ -210,9 +200,12 @@ def self_hosting_warnings(config: LandingZoneConfig, prices: PriceCatalog) -> li
     if holds_weights(sh.instance_type, prices) is False:
         option = prices.self_hosting[sh.instance_type]
         memory = f"{option.gpu_memory_gb:,.0f} GB of GPU memory" if option.gpu_memory_gb else "too little GPU memory"
+        model = prices.self_hosted_model
+        need = (f"{model.weights_gb:,.1f} GB of weights (vLLM needs >= {model.vllm_min_gpu_memory_gb:,.0f} GB)"
+                if model else "weights")
         warnings.append(
             f"self_hosting.instance_type {sh.instance_type!r} has {memory}: one node cannot hold Kimi K3.1 Pro's "
-            f"{MODEL_WEIGHTS_GB:,.1f} GB of weights (vLLM needs >= {VLLM_MIN_GPU_MEMORY_GB:,.0f} GB); use "
+            f"{need}; use "
             "p6-b300.48xlarge, or serve across several nodes (efa: true, pipeline parallelism) which the rendered "
             "single-node vLLM manifest does not do"
         )

@@ -60,6 +60,7 @@ class SelfHostingStack(LandingZoneStack):
             desired_size=sh.desired_size,
             max_size=sh.max_size,
             efa=sh.efa,
+            network_cards=plan.prices.self_hosting[sh.instance_type].network_cards,
             system_instance_type=sh.system_instance_type,
             log_retention_days=cfg.network.flow_log_retention_days,
             manifests=self.manifests,

@@ -698,3 +698,13 @@ def test_pricing_error_attributes() -> None:
     error = PricingError("tokens_per_second", 0, "a finite number > 0")
     assert (error.field, error.value, error.allowed) == ("tokens_per_second", 0, "a finite number > 0")
     assert str(error) == "tokens_per_second: got 0; allowed: a finite number > 0"
+
+
+def test_self_hosting_hardware_facts_are_catalog_data_with_provenance():
+    catalog = load_price_catalog()
+    model = catalog.self_hosted_model
+    assert model is not None and model.weights_gb == 1560.9 and model.vllm_min_gpu_memory_gb == 1680
+    assert model.source and model.as_of and model.verified is False
+    b300 = catalog.self_hosting["p6-b300.48xlarge"]
+    assert b300.network_cards == 17 and b300.cold_start_minutes == (22, 27)
+    assert {o.network_cards for o in catalog.self_hosting.values()} == {17, 8, 16}
