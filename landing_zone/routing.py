@@ -130,23 +130,27 @@ def _fmt(regions: Iterable[str]) -> str:
     return ", ".join(sorted(regions))
 
 
+def _single_region_route(
+    model_id: str, kind: PathKind, invoke_id: str, region: str, compliant: frozenset[str], what: str
+) -> Route:
+    """In-Region and Mantle paths: called and processed in one Region, compliant iff that Region is."""
+    ok = region in compliant
+    return Route(
+        model_id=model_id,
+        kind=kind,
+        invoke_id=invoke_id,
+        source_regions=(region,),
+        destination_regions=(region,),
+        compliant=ok,
+        reason=f"{what} {region}, which is compliant" if ok else f"{region} is not in compliant_regions",
+    )
+
+
 def _routes_for(model: Model, compliant: frozenset[str], allow_global: bool, catalog: Catalog) -> list[Route]:
-    routes: list[Route] = []
-    for region in sorted(model.in_region_regions):
-        ok = region in compliant
-        routes.append(
-            Route(
-                model_id=model.id,
-                kind=PathKind.IN_REGION,
-                invoke_id=model.id,
-                source_regions=(region,),
-                destination_regions=(region,),
-                compliant=ok,
-                reason=f"processed in {region}, which is compliant"
-                if ok
-                else f"{region} is not in compliant_regions",
-            )
-        )
+    routes = [
+        _single_region_route(model.id, PathKind.IN_REGION, model.id, region, compliant, "processed in")
+        for region in sorted(model.in_region_regions)
+    ]
     for profile in sorted(model.inference_profiles, key=lambda p: p.id):
         destinations = catalog.destinations(profile)
         good_sources = tuple(sorted(set(profile.source_regions) & compliant))
@@ -179,19 +183,10 @@ def _routes_for(model: Model, compliant: frozenset[str], allow_global: bool, cat
                 reason=reason,
             )
         )
-    for region in sorted(model.mantle_regions):
-        ok = region in compliant
-        routes.append(
-            Route(
-                model_id=model.id,
-                kind=PathKind.MANTLE,
-                invoke_id=model.mantle_name,
-                source_regions=(region,),
-                destination_regions=(region,),
-                compliant=ok,
-                reason=f"Mantle in {region}, which is compliant" if ok else f"{region} is not in compliant_regions",
-            )
-        )
+    routes += [
+        _single_region_route(model.id, PathKind.MANTLE, model.mantle_name, region, compliant, "Mantle in")
+        for region in sorted(model.mantle_regions)
+    ]
     return routes
 
 
