@@ -91,6 +91,11 @@ PrincipalArnPattern = Annotated[
     str, _matches(PRINCIPAL_ARN_PATTERN, "must be an IAM role/user ARN pattern like 'arn:aws:iam::*:role/deployer-*'")
 ]
 RetentionDays = Annotated[int, AfterValidator(_retention_days)]
+BatchRoleArn = Annotated[
+    str,
+    _matches(re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$"),
+             "must be an IAM role ARN with a 12-digit account ID and no wildcard"),
+]
 
 
 class Account(_Strict):
@@ -252,6 +257,12 @@ class Application(_Strict):
     sso_permission_sets: tuple[str, ...] = Field(
         default=(), description="IAM Identity Center permission set names whose roles may assume the invoker role.",
     )
+    batch_role_arns: tuple[BatchRoleArn, ...] = Field(
+        default=(),
+        description="Service roles the invoker may pass to Bedrock for batch jobs (CreateModelInvocationJob needs "
+        "one that reads the input and writes the output in S3). Omitted: batch jobs can be authorised but not "
+        "started, because no role can be passed.",
+    )
 
 
 
@@ -335,12 +346,19 @@ class MemberBaseline(_Strict):
 
 
 
-# Roles that deploy the landing zone and so may change what it protects: the CDK bootstrap CloudFormation
-# execution role and the StackSets execution role (service-managed StackSets).
-DEFAULT_DEPLOYMENT_PRINCIPALS = (
-    "arn:aws:iam::*:role/cdk-hnb659fds-cfn-exec-role-*",
-    "arn:aws:iam::*:role/stacksets-exec-*",
-)
+# The CDK bootstrap qualifier (`cdk bootstrap --qualifier`): 1-10 lowercase letters or digits.
+CDK_QUALIFIER = re.compile(r"^[a-z0-9]{1,10}$")
+DEFAULT_CDK_QUALIFIER = "hnb659fds"
+# A role ARN with a 12-digit account; the name may end in '*' (then every role so named is protected too).
+EXEMPT_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+\*?$")
+ExemptRoleArn = Annotated[
+    str,
+    _matches(
+        EXEMPT_ROLE_ARN,
+        "must be an IAM role ARN with a 12-digit account ID, e.g. 'arn:aws:iam::222222222222:role/lz-break-glass' "
+        "(a trailing '*' is allowed; no '*' in the account: a name alone can be claimed by any account)",
+    ),
+]
 
 
 class PolicyGuardrails(_Strict):
@@ -355,13 +373,29 @@ class PolicyGuardrails(_Strict):
     )
     tamper_protection: bool = Field(
         default=True,
-        description="Deny changing the invocation-logging configuration and the landing zone's tagged keys, "
-        "endpoints, roles, policies and stacks, except for deployment_principal_arns.",
+        description="Deny changing the landing zone's logging, keys, endpoints, flow logs, roles, policies, "
+        "functions, budgets, alarms and stacks (by name and by the landing-zone tag), changing the landing-zone "
+        "tag itself, and taking over the exempt roles, to every principal but the exempt ones "
+        "(docs/THREAT_MODEL.md).",
     )
-    deployment_principal_arns: tuple[PrincipalArnPattern, ...] = Field(
-        default=DEFAULT_DEPLOYMENT_PRINCIPALS,
-        min_length=1,
-        description="aws:PrincipalARN patterns exempt from tamper protection (the deployment roles).",
+    cdk_bootstrap_qualifier: Annotated[str, _matches(CDK_QUALIFIER, "must be 1-10 lowercase letters or digits")] = Field(
+        default=DEFAULT_CDK_QUALIFIER,
+        description="Qualifier of the CDK bootstrap in the deployment account (`cdk bootstrap --qualifier`). "
+        "Its roles cdk-<qualifier>-*-role-<account>-<home_region> are the exempt deployment principals.",
+    )
+    deployment_principal_arns: tuple[ExemptRoleArn, ...] = Field(
+        default=(),
+        description="Further roles exempt from tamper protection (e.g. a break-glass role that runs "
+        "`cdk bootstrap`), each with its 12-digit account ID. Omitted: only the CDK bootstrap roles of the "
+        "deployment account in home_region, the StackSets execution roles (member_baseline) and the landing "
+        "zone's own automation roles are exempt. Every exempt role name is protected from being created, "
+        "re-trusted, re-policied, re-tagged, passed or deleted by anyone else.",
+    )
+    deployer_principal_arns: tuple[ExemptRoleArn, ...] = Field(
+        default=(),
+        description="Roles inside the targeted accounts that may assume the CDK bootstrap roles (run `cdk deploy`). "
+        "Omitted: no principal of a targeted account may; deploy from an account outside organization.target_ids "
+        "trusted at bootstrap (`cdk bootstrap --trust`). Their names are protected like the exempt roles'.",
     )
     region_deny_all_services: bool = Field(
         default=False,

@@ -160,7 +160,8 @@ _IM, _IMS, _BATCH, _MANTLE = (
     "bedrock-mantle:CreateInference",
 )
 _NA: dict[str, Any] = {"boundary": None, "boundary_off": None}  # not an invoker role: the boundary does not apply
-_TAMPER: dict[str, Any] = {"scp": DENY, "boundary": DENY, "guard": GUARD_TAMPER}
+# The boundary carries no tamper statements: its ceiling already leaves these actions out (implicit deny).
+_TAMPER: dict[str, Any] = {"scp": DENY, "boundary": IMPLICIT, "guard": GUARD_TAMPER}
 _GLOBAL: dict[str, Any] = {"scp": DENY, "boundary": DENY, "guard": GUARD_GLOBAL, "boundary_off": ALLOW}
 
 # fmt: off
@@ -211,13 +212,13 @@ TABLE: tuple[Row, ...] = (
     Row("app role schedules deletion of a landing-zone key", "kms:ScheduleKeyDeletion", "{key}", "{home}", "{app_role}", _TAGGED, **_TAMPER),
     Row("deployment role schedules deletion of a landing-zone key", "kms:ScheduleKeyDeletion", "{key}", "{home}", "{deployer}", _TAGGED, **_NA),
     Row("app role schedules deletion of its own untagged key", "kms:ScheduleKeyDeletion", "{key}", "{home}", "{app_role}", boundary=IMPLICIT),
-    Row("app role removes the landing-zone tag from a key", "kms:UntagResource", "{key}", "{home}", "{app_role}", _TAGGED, **_TAMPER),
+    Row("app role removes the landing-zone tag from a key", "kms:UntagResource", "{key}", "{home}", "{app_role}", {**_TAGGED, "aws:TagKeys": "landing-zone"}, **_TAMPER),
     Row("app role deletes a landing-zone VPC endpoint", "ec2:DeleteVpcEndpoints", "arn:aws:ec2:{home}:{acc}:vpc-endpoint/vpce-0123", "{home}", "{app_role}", _TAGGED, **_TAMPER),
     Row("app role edits a landing-zone endpoint policy", "ec2:ModifyVpcEndpoint", "arn:aws:ec2:{home}:{acc}:vpc-endpoint/vpce-0123", "{home}", "{app_role}", _TAGGED, **_TAMPER),
     Row("app role widens a landing-zone role's trust", "iam:UpdateAssumeRolePolicy", "arn:aws:iam::{acc}:role/{name}-invoker", "us-east-1", "{app_role}", _TAGGED, **_TAMPER),
     Row("app role detaches the kill-switch policy", "iam:DetachRolePolicy", "arn:aws:iam::{acc}:role/{name}-invoker", "us-east-1", "{app_role}", _TAGGED, **_TAMPER),
     Row("app role creates a role posing as landing-zone automation", "iam:CreateRole", "arn:aws:iam::{acc}:role/{name}-automation-evil", "us-east-1", "{app_role}", **_TAMPER),
-    Row("automation role may not rewrite automation roles", "iam:PutRolePolicy", "arn:aws:iam::{acc}:role/{name}-automation-x", "us-east-1", "{automation}", scp=DENY, guard=GUARD_TAMPER, **_NA),
+    Row("automation role (budget action) attaches the kill switch to an invoker role", "iam:AttachRolePolicy", "arn:aws:iam::{acc}:role/{name}-invoker-x", "us-east-1", "{automation}", **_NA),
     Row("deployment role creates an automation role", "iam:CreateRole", "arn:aws:iam::{acc}:role/{name}-automation-x", "us-east-1", "{deployer}", **_NA),
     Row("app role deletes a landing-zone stack", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/{name}-network/1", "{home}", "{app_role}", _TAGGED, **_TAMPER),
     Row("app role creates its own role (unrelated IAM)", "iam:CreateRole", "arn:aws:iam::{acc}:role/my-app", "us-east-1", "{app_role}", boundary=IMPLICIT),
@@ -225,7 +226,7 @@ TABLE: tuple[Row, ...] = (
     Row("STS in us-east-1", "sts:GetCallerIdentity", "*", "us-east-1", "{app_role}"),
     Row("S3 read in {outside} (no general Region deny by default)", "s3:GetObject", "arn:aws:s3:::bucket/key", "{outside}", "{app_role}", guard=GUARD_REGION_ALL, scp=DENY, boundary=DENY, scp_off=ALLOW, boundary_off=IMPLICIT),
     Row("S3 write in {home}", "s3:PutObject", "arn:aws:s3:::bucket/key", "{home}", "{app_role}", boundary=IMPLICIT),
-    Row("Bedrock catalog read in {outside}", "bedrock:ListFoundationModels", "*", "{outside}", "{app_role}", guard=GUARD_REGION_ALL, scp=DENY, boundary=DENY, scp_off=ALLOW, boundary_off=ALLOW),
+    Row("Bedrock catalog read in {outside} (every Bedrock action is confined)", "bedrock:ListFoundationModels", "*", "{outside}", "{app_role}", scp=DENY, boundary=DENY),
 )
 # fmt: on
 
@@ -271,17 +272,7 @@ _PREFERRED_OUTSIDE = {
     "outside_converse": "ap-northeast-1",
     "outside_batch": "us-west-2",
 }
-_CDK_DEPLOYER_SUFFIX = "{acc}-{home}"
 _STACKSETS_SUFFIX = "0123456789abcdef"
-
-
-def _concrete_principal(pattern: str, acc: str, home: str) -> str:
-    """A principal ARN that the deployment-principal pattern matches, e.g. the CDK execution role."""
-    arn = pattern.replace("::*:", f"::{acc}:", 1)
-    suffix = _CDK_DEPLOYER_SUFFIX.format(acc=acc, home=home) if "cfn-exec-role" in arn else _STACKSETS_SUFFIX if "stacksets" in arn else "example"
-    if arn.endswith("*"):
-        arn = arn[:-1] + suffix
-    return arn.replace("*", "x")
 
 
 def params_for(plan: "Plan") -> CaseParams:
@@ -319,8 +310,10 @@ def params_for(plan: "Plan") -> CaseParams:
     own_mantle = [r for r in mantle_routes if r.model_id == model.id]
     mantle_model = (own_mantle or mantle_routes)[0].invoke_id if (own_mantle or mantle_routes) else None
     g = config.policy_guardrails
-    patterns = list(g.deployment_principal_arns)
-    stacksets = next((p for p in patterns if "stacksets" in p), None)
+    q = g.cdk_bootstrap_qualifier
+    stacksets = f"arn:aws:iam::{acc}:role/stacksets-exec-{_STACKSETS_SUFFIX}" if config.member_baseline.enabled else None
+    # Who deploys into `acc`: the StackSets execution role (member baseline), else the CDK execution role.
+    deployer = stacksets or f"arn:aws:iam::{acc}:role/cdk-{q}-cfn-exec-role-{acc}-{home}"
     global_ok = any(r.kind is PathKind.GLOBAL_PROFILE and r.compliant for r in routes)
     guards = {
         GUARD_GLOBAL: not global_ok,
@@ -348,8 +341,8 @@ def params_for(plan: "Plan") -> CaseParams:
         rejected_profile_id=rejected.invoke_id if rejected else None,
         rejected_source=rejected_source,
         mantle_model=mantle_model,
-        deployer=_concrete_principal(patterns[0], acc, home),
-        stacksets=_concrete_principal(stacksets, acc, home) if stacksets else None,
+        deployer=deployer,
+        stacksets=stacksets,
         automation=f"arn:aws:iam::{acc}:role/{config.automation_role_prefix}invocation-logging",
         guards=frozenset(k for k, on in guards.items() if on),
     )
@@ -384,7 +377,7 @@ EU_SOVEREIGN = CaseParams(
     rejected_source="us-east-1",
     mantle_model=M,
     deployer=f"arn:aws:iam::{ACC}:role/cdk-hnb659fds-cfn-exec-role-{ACC}-eu-central-1",
-    stacksets=f"arn:aws:iam::{ACC}:role/stacksets-exec-0123456789abcdef",
+    stacksets=None,
     automation=f"arn:aws:iam::{ACC}:role/kimi-eu-automation-invocation-logging",
 )
 _EU = EU_SOVEREIGN.values()

@@ -97,7 +97,8 @@ def test_invoker_roles_carry_the_guardrail_boundary(eu_access):
         if res["Type"] == "AWS::IAM::Role" and res["Properties"].get("RoleName", "").startswith("kimi-eu-invoker-"):
             assert res["Properties"]["PermissionsBoundary"] == {"Ref": boundary_id}
     sids = [s["Sid"] for s in raw[boundary_id]["Properties"]["PolicyDocument"]["Statement"]]
-    assert sids[0] == "InvokerCeiling" and "DenyInferenceOutsideCompliantRegions" in sids
+    assert sids[0] == "InvokerCeiling" and "DenyBedrockOutsideCompliantRegions" in sids
+    assert not any(sid.startswith(("DenyExemptRole", "DenyLandingZone", "DenyTagged")) for sid in sids)  # SCP only
 
 
 @pytest.mark.parametrize("example", [None, EU, US, ROOT / "examples" / "global-inference.yaml"],

@@ -17,7 +17,7 @@ def test_denied_request_names_the_deciding_statement_and_exits_1():
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["decision"] == "explicit_deny"
-    assert data["deciding_statements"] == ["guardrails/DenyInferenceOutsideCompliantRegions"]
+    assert data["deciding_statements"] == ["guardrails/DenyBedrockOutsideCompliantRegions"]
 
 
 def test_allowed_request_from_the_synthesized_assembly_exits_0(synth):
@@ -36,7 +36,7 @@ def test_tamper_by_app_role_vs_deployment_role():
               "--resource", "*", "--region", "eu-central-1"]
     app = lz(*common, "--principal-arn", "arn:aws:iam::222222222222:role/app")
     deployer = lz(*common, "--principal-arn", "arn:aws:iam::222222222222:role/cdk-hnb659fds-cfn-exec-role-222222222222-eu-central-1")
-    assert app.returncode == 1 and "DenyInvocationLoggingChanges" in app.stdout
+    assert app.returncode == 1 and "DenyAccountSettingChanges" in app.stdout
     assert deployer.returncode == 0
 
 
@@ -45,3 +45,19 @@ def test_bad_context_and_missing_assembly_are_usage_errors(tmp_path):
     assert bad.returncode == 2 and "expected KEY=VALUE" in bad.stderr and "Traceback" not in bad.stderr
     missing = lz("simulate", "--assembly", str(tmp_path), "--action", "s3:GetObject", "--resource", "*")
     assert missing.returncode == 2 and "no manifest.json" in missing.stderr
+
+
+def test_threat_model_command_matches_the_published_page():
+    """docs/THREAT_MODEL.md carries the table `threat-model` prints for examples/us-organization.yaml."""
+    result = lz("threat-model", "--config", str(ROOT / "examples" / "us-organization.yaml"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    page = (ROOT / "docs" / "THREAT_MODEL.md").read_text()
+    begin = page.index("-->", page.index("<!-- BEGIN GENERATED")) + 3
+    generated = page[begin:page.index("<!-- END GENERATED -->")].strip()
+    assert generated == result.stdout.strip(), "regenerate the table: see the marker in docs/THREAT_MODEL.md"
+    assert "0 failure(s)" in result.stdout
+
+
+def test_threat_model_needs_an_organization():
+    result = lz("threat-model", "--config", str(ROOT / "examples" / "us-single-account.yaml"))
+    assert result.returncode == 2 and "organization" in result.stderr and "Traceback" not in result.stderr

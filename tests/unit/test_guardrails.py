@@ -1,50 +1,61 @@
-"""SCP compilation: deterministic, minified, split to the size limit, refused over the count limit."""
+"""SCP compilation: deterministic, minified, split to the size limit, refused over the count limit; precise
+exemptions whose names are protected."""
 
 from __future__ import annotations
 
 import pytest
 
+from landing_zone.errors import ConfigError
 from landing_zone.policies.common import minified
+from landing_zone.policies.evaluator import _resource_match
 from landing_zone.policies.guardrails import (
     GuardrailSizeError,
+    exemptions,
     guardrail_statements,
+    inference_statements,
     pack_statements,
     permissions_boundary,
+    protected_resources,
     scp_documents,
 )
 from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
+MULTI = ROOT / "examples" / "multi-account-100.yaml"
+INFERENCE_SIDS = ["DenyBedrockOutsideCompliantRegions", "DenyGlobalInferenceProfiles", "DenyUnlistedModels",
+                  "DenyUnlistedMantleModels", "DenyMantleInferenceWithoutModel"]
 
 
 def scps(plan):
     return scp_documents(plan.config, plan.routing, plan.catalog)
 
 
-def test_default_guardrails_fit_one_scp_under_the_default_limit(plan_for):
+def test_default_guardrails_fit_two_scps_under_the_default_limit(plan_for):
     result = scps(plan_for(EU))
-    assert len(result.documents) == 1
+    assert len(result.documents) == 2
     assert result.max_characters == 5120 and result.max_per_target == 5
-    assert result.sizes[0] == len(minified(result.documents[0])) <= 5120
-    assert result.attached_per_target == 2  # ours + FullAWSAccess
+    assert all(size == len(minified(d)) <= 5120 for size, d in zip(result.sizes, result.documents))
+    assert result.attached_per_target == 3  # ours + FullAWSAccess
 
 
 def test_compilation_is_deterministic(plan_for):
-    assert minified(scps(plan_for(EU)).documents[0]) == minified(scps(plan_for(EU)).documents[0])
+    assert [minified(d) for d in scps(plan_for(EU)).documents] == [minified(d) for d in scps(plan_for(EU)).documents]
 
 
 def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
-    plan = plan_for(EU, policy_guardrails={"scp_max_characters": 2000, "region_deny_all_services": True})
+    plan = plan_for(EU, policy_guardrails={"scp_max_characters": 2500, "region_deny_all_services": True})
     result = scps(plan)
-    assert len(result.documents) >= 2
-    assert all(size <= 2000 for size in result.sizes)
-    # nothing lost, nothing reordered
-    sids = [s["Sid"] for d in result.documents for s in d["Statement"]]
-    assert sids == [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
+    assert len(result.documents) >= 3
+    assert all(size <= 2500 for size in result.sizes)
+    # nothing lost or repeated; first-fit keeps the original order inside each document
+    order = [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
+    packed = [[s["Sid"] for s in d["Statement"]] for d in result.documents]
+    assert sorted(sid for doc in packed for sid in doc) == sorted(order)
+    assert all(doc == sorted(doc, key=order.index) for doc in packed)
 
 
 def test_too_many_policies_for_a_target_fails_and_says_by_how_much(plan_for):
-    plan_args = {"policy_guardrails": {"scp_max_characters": 1500, "region_deny_all_services": True,
+    plan_args = {"policy_guardrails": {"scp_max_characters": 2300, "region_deny_all_services": True,
                                        "other_scps_per_target": 2}}
     with pytest.raises(GuardrailSizeError) as info:
         scps(plan_for(EU, organization=None, **plan_args))  # no organization: the plan does not pre-check
@@ -78,42 +89,93 @@ def test_many_models_and_regions_either_split_or_fail_clearly(plan_for):
 def test_without_tamper_protection_and_api_key_denies_those_statements_are_absent(plan_for):
     plan = plan_for(policy_guardrails={"tamper_protection": False, "deny_api_key_creation": False,
                                        "deny_bearer_token_calls": False})
-    sids = {s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)}
-    assert sids == {"DenyInferenceOutsideCompliantRegions", "DenyGlobalInferenceProfiles", "DenyUnlistedModels",
-                    "DenyUnlistedMantleModels"}
+    sids = [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
+    assert sids == INFERENCE_SIDS
 
 
 def test_global_allowed_drops_the_global_profile_deny_and_admits_unspecified(plan_for):
     plan = plan_for(allow_global_inference=True)
     stmts = {s["Sid"]: s for s in guardrail_statements(plan.config, plan.routing, plan.catalog)}
     assert "DenyGlobalInferenceProfiles" not in stmts
-    regions = stmts["DenyInferenceOutsideCompliantRegions"]["Condition"]["StringNotEquals"]["aws:RequestedRegion"]
+    regions = stmts["DenyBedrockOutsideCompliantRegions"]["Condition"]["StringNotEquals"]["aws:RequestedRegion"]
     assert "unspecified" in regions
 
 
-def test_permissions_boundary_carries_the_same_denies_plus_an_allow(plan_for):
+def test_region_confinement_is_by_service_not_by_action_list(plan_for):
+    plan = plan_for(EU)
+    (stmt,) = [s for s in guardrail_statements(plan.config, plan.routing, plan.catalog)
+               if s["Sid"] == "DenyBedrockOutsideCompliantRegions"]
+    assert stmt["Action"] == ["bedrock-agentcore:*", "bedrock-mantle:*", "bedrock:*"] and stmt["Resource"] == "*"
+    assert "ArnNotLike" not in stmt.get("Condition", {})  # nobody is exempt from where inference happens
+
+
+def test_permissions_boundary_is_a_ceiling_minus_the_inference_denies(plan_for):
     plan = plan_for()
     boundary = permissions_boundary(plan.config, plan.routing, plan.catalog)
-    first, *denies = boundary["Statement"]
-    assert first["Sid"] == "InvokerCeiling" and first["Effect"] == "Allow"
-    assert "bedrock:InvokeModel" in first["Action"] and "*" not in first["Action"]
-    assert not any(a.endswith(":*") for a in first["Action"])
-    assert denies == guardrail_statements(plan.config, plan.routing, plan.catalog)
+    ceiling, pass_role, *denies = boundary["Statement"]
+    assert ceiling["Sid"] == "InvokerCeiling" and ceiling["Effect"] == "Allow"
+    assert "bedrock:InvokeModel" in ceiling["Action"] and "*" not in ceiling["Action"]
+    assert not any(a.endswith(":*") for a in ceiling["Action"])
+    assert pass_role["Condition"] == {"StringEquals": {"iam:PassedToService": "bedrock.amazonaws.com"}}
+    assert denies == inference_statements(plan.config, plan.routing)
+    assert [d["Sid"] for d in denies] == [*INFERENCE_SIDS, "DenyBedrockApiKeyCreation", "DenyBearerTokenCalls"]
 
 
-def test_deployment_principals_must_be_arn_patterns(plan_for):
-    from landing_zone.errors import ConfigError
-
+def test_deployment_principals_must_be_role_arns(plan_for):
     with pytest.raises(ConfigError) as info:
         plan_for(policy_guardrails={"deployment_principal_arns": ["deployer"]})
     assert info.value.problems[0].path == "policy_guardrails.deployment_principal_arns[0]"
 
 
-def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
-    from landing_zone.errors import ConfigError
-
+def test_a_deployment_principal_in_any_account_is_refused(plan_for):
+    """A name alone can be claimed by any account: exemptions need the account ID."""
     with pytest.raises(ConfigError) as info:
-        plan_for(EU, policy_guardrails={"scp_max_characters": 1500, "region_deny_all_services": True,
+        plan_for(policy_guardrails={"deployment_principal_arns": ["arn:aws:iam::*:role/break-glass"]})
+    (problem,) = info.value.problems
+    assert problem.path == "policy_guardrails.deployment_principal_arns[0]" and "12-digit account" in str(problem)
+
+
+def test_exemptions_name_the_deployment_account_region_and_qualifier(plan_for):
+    plan = plan_for(EU, policy_guardrails={"cdk_bootstrap_qualifier": "lz2026"})
+    ex = exemptions(plan.config)
+    assert ex.exempt == (
+        "arn:aws:iam::222222222222:role/cdk-lz2026-*-role-222222222222-eu-central-1",
+        "arn:aws:iam::222222222222:role/kimi-eu-automation-*",
+    )
+    assert "arn:aws:iam::*:role/*cdk-lz2026-*" in ex.protected_roles
+    assert ex.deployers == ("arn:aws:iam::222222222222:role/eu-platform-deployer",)
+
+
+def test_member_baseline_exempts_the_stacksets_roles_of_any_member_account(plan_for):
+    ex = exemptions(plan_for(MULTI).config)
+    assert "arn:aws:iam::*:role/stacksets-exec-*" in ex.exempt
+    assert "arn:aws:iam::*:role/kimi-org-automation-*" in ex.exempt  # automation exists in every member
+    assert "arn:aws:iam::*:role/*stacksets-exec-*" in ex.protected_roles
+
+
+@pytest.mark.parametrize("config", [None, EU, MULTI], ids=["default", "eu", "member-baseline"])
+def test_every_exempt_principal_name_is_protected(plan_for, config):
+    """Whatever an exemption matches, nobody else may create or change (any path, any account)."""
+    overrides = {"policy_guardrails": {"deployment_principal_arns": ["arn:aws:iam::123456789012:role/ops/break-glass"]}}
+    ex = exemptions(plan_for(config, **overrides).config)
+    for pattern in ex.exempt:
+        account = pattern.split(":")[4].replace("*", "999999999999")
+        name = pattern.split(":role/", 1)[1].replace("*", "x")
+        for arn in (f"arn:aws:iam::{account}:role/{name}", f"arn:aws:iam::{account}:role/some/path/{name.rsplit('/', 1)[-1]}"):
+            assert any(_resource_match(p, arn) for p in ex.protected_roles), (pattern, arn)
+
+
+def test_the_protected_name_patterns_follow_the_landing_zone_name(plan_for):
+    resources = protected_resources(plan_for(EU).config)
+    assert "arn:aws:iam::*:policy/kimi-eu-*" in resources
+    assert "arn:aws:s3:::kimi-eu-*" in resources and "arn:aws:logs:*:*:log-group:/kimi-eu/*" in resources
+    assert "arn:aws:lambda:*:*:function:kimi-eu-*" in resources
+    assert "arn:aws:budgets::*:budget/kimi-eu-*" in resources
+
+
+def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
+    with pytest.raises(ConfigError) as info:
+        plan_for(EU, policy_guardrails={"scp_max_characters": 2300, "region_deny_all_services": True,
                                         "other_scps_per_target": 3})
     (problem,) = info.value.problems
     assert problem.path == "policy_guardrails"
