@@ -50,3 +50,27 @@ def acknowledge(construct: IConstruct, rule: str, *, reason: str, finding: str |
     pack = rule.rsplit("-", 1)[0]
     ack_id = f"{pack}::{rule}" + (f"[{finding}]" if finding else "")
     Validations.of(construct).acknowledge(Acknowledgment(id=ack_id, reason=reason))
+
+
+def nag_text(scope: IConstruct, value: str) -> str:
+    """``value`` (an ARN that may hold CDK tokens) written the way cdk-nag prints it in a finding ID.
+
+    cdk-nag flattens CloudFormation references: ``{"Ref": X}`` -> ``<X>``, ``{"Fn::GetAtt": [L, A]}`` ->
+    ``<L.A>``, ``{"Fn::Join": [sep, parts]}`` -> the parts joined; literals stay as they are.
+    """
+    from aws_cdk import Stack
+
+    def flat(node: object) -> str:
+        if isinstance(node, str):
+            return node
+        if isinstance(node, dict) and "Ref" in node:
+            return f"<{node['Ref']}>"
+        if isinstance(node, dict) and "Fn::GetAtt" in node:
+            logical_id, attribute = node["Fn::GetAtt"]
+            return f"<{logical_id}.{attribute}>"
+        if isinstance(node, dict) and "Fn::Join" in node:
+            separator, parts = node["Fn::Join"]
+            return separator.join(flat(p) for p in parts)
+        raise ValueError(f"cannot flatten {node!r} the way cdk-nag does")
+
+    return flat(Stack.of(scope).resolve(value))

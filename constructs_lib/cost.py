@@ -114,7 +114,7 @@ class KillSwitch(Construct):
             document=iam.PolicyDocument.from_json(dict(deny_policy)),
         )
         execution_policy = iam.ManagedPolicy(
-            self, "ExecutionPolicy",
+            self, "ExecutionPolicy", managed_policy_name=f"{landing_zone_name}-automation-budget-action",
             document=iam.PolicyDocument.from_json(execution_policy_for(self.policy.managed_policy_arn)),
         )
         self.execution_role = iam.Role(

@@ -206,6 +206,7 @@ class GpuInferenceCluster(Construct):
         cluster_role = iam.Role(
             self,
             "ClusterRole",
+            role_name=f"{name}-eks-cluster",
             assumed_by=iam.ServicePrincipal("eks.amazonaws.com"),
             description=f"{self.cluster_name}: EKS cluster role",
             managed_policies=[
@@ -213,13 +214,14 @@ class GpuInferenceCluster(Construct):
                 iam.ManagedPolicy(
                     self,
                     "SecretsKeyUse",
+                    managed_policy_name=f"{name}-eks-secrets-key-use",
                     document=iam.PolicyDocument.from_json(secrets_key_use_policy(key_arn=secrets_key.key_arn)),
                 ),
             ],
         )
         _acknowledge_aws_managed(cluster_role, "AmazonEKSClusterPolicy", "the cluster role policy EKS requires")
-        gpu_role = self._node_role("GpuNodeRole", "GPU")
-        system_role = self._node_role("SystemNodeRole", "system")
+        gpu_role = self._node_role("GpuNodeRole", "GPU", role_name=f"{name}-eks-gpu-nodes")
+        system_role = self._node_role("SystemNodeRole", "system", role_name=f"{name}-eks-system-nodes")
 
         # -- cluster -----------------------------------------------------------------------------------
         kubectl_options = None
@@ -357,7 +359,7 @@ class GpuInferenceCluster(Construct):
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name, description="EKS cluster (private endpoint)")
 
     # -- helpers -----------------------------------------------------------------------------------------
-    def _node_role(self, construct_id: str, kind: str) -> iam.Role:
+    def _node_role(self, construct_id: str, kind: str, *, role_name: str) -> iam.Role:
         policies = {
             "AmazonEKSWorkerNodePolicy": "the node role policy EKS requires for node registration",
             "AmazonEKS_CNI_Policy": "the VPC CNI (aws-node) assigns ENIs and IPs with the node role",
@@ -366,6 +368,7 @@ class GpuInferenceCluster(Construct):
         role = iam.Role(
             self,
             construct_id,
+            role_name=role_name,
             assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
             description=f"{self.cluster_name}: {kind} node role",
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(p) for p in policies],

@@ -13,7 +13,8 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from constructs_lib.compliance import acknowledge
+from constructs_lib.compliance import acknowledge, nag_text
+from landing_zone import arns
 from constructs_lib.custom_resource import PythonCustomResource
 from constructs_lib.network import RETENTION_DAYS
 from landing_zone.config import InvocationLogging as Settings
@@ -44,6 +45,8 @@ class InvocationLoggingConfig(Construct):
         self.access_log_bucket = s3.Bucket(
             self,
             "AccessLogs",
+            # '<lz>-' names: the tamper guardrails protect buckets by name (they ignore aws:ResourceTag)
+            bucket_name=f"{landing_zone_name}-access-logs-{account}",
             encryption=s3.BucketEncryption.S3_MANAGED,  # S3 server access logs cannot target SSE-KMS buckets
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -60,6 +63,7 @@ class InvocationLoggingConfig(Construct):
         self.bucket = s3.Bucket(
             self,
             "Bucket",
+            bucket_name=f"{landing_zone_name}-invocation-logs-{account}",
             encryption=s3.BucketEncryption.KMS,
             encryption_key=logs_key,
             bucket_key_enabled=True,
@@ -87,10 +91,11 @@ class InvocationLoggingConfig(Construct):
             bucket_arn=self.bucket.bucket_arn, key_prefix=KEY_PREFIX, account=account, region=region
         )
         s3.CfnBucketPolicy(self, "BucketPolicy", bucket=self.bucket.bucket_name, policy_document=policy)
+        log_group_name = f"/{landing_zone_name}/bedrock/invocations"
         self.log_group = logs.LogGroup(
             self,
             "LogGroup",
-            log_group_name=f"/{landing_zone_name}/bedrock/invocations",
+            log_group_name=log_group_name,
             encryption_key=logs_key,
             retention=RETENTION_DAYS[settings.log_retention_days],
             removal_policy=RemovalPolicy.RETAIN,
@@ -99,14 +104,16 @@ class InvocationLoggingConfig(Construct):
             for pack in ("NIST.800.53.R5", "HIPAA.Security"):
                 acknowledge(bucket, f"{pack}-S3BucketReplicationEnabled",
                             reason="invocation logs must stay in home_region (data residency); versioning + retention instead")
+        streams = arns.log_streams(region, account, log_group_name, stack.partition)
         logging_policy = iam.ManagedPolicy(
             self,
             "BedrockLoggingPolicy",
-            document=iam.PolicyDocument.from_json(bedrock_logging_role_policy(log_group_arn=self.log_group.log_group_arn)),
+            managed_policy_name=f"{landing_zone_name}-bedrock-invocation-logging",
+            document=iam.PolicyDocument.from_json(bedrock_logging_role_policy(log_streams_arn=streams)),
         )
         acknowledge(
             logging_policy, "AwsSolutions-IAM5",
-            finding=f"Resource::<{stack.get_logical_id(self.log_group.node.default_child)}.Arn>:log-stream:*",
+            finding=f"Resource::{nag_text(self, streams)}",
             reason="Bedrock writes streams it names itself, only in the invocation-log group",
         )
         self.role = iam.Role(
@@ -134,6 +141,7 @@ class InvocationLoggingConfig(Construct):
             self,
             "Configuration",
             handler="invocation-logging",
+            short_name="logging",
             landing_zone_name=landing_zone_name,
             policy=handler,
             logs_key=logs_key,

@@ -11,7 +11,8 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from constructs_lib.compliance import acknowledge
+from constructs_lib.compliance import acknowledge, nag_text
+from landing_zone import arns
 from landing_zone.policies.roles import flow_log_role_policy
 
 # CloudWatch Logs accepts only these retention periods (PutRetentionPolicy API).
@@ -37,6 +38,7 @@ class PrivateNetwork(Construct):
         *,
         vpc_cidr: str,
         availability_zones: Sequence[str],
+        name_prefix: str,
         flow_log_group_name: str,
         flow_log_key: kms.IKey,
         flow_log_retention_days: int,
@@ -78,18 +80,25 @@ class PrivateNetwork(Construct):
         flow_log_policy = iam.ManagedPolicy(
             self,
             "FlowLogPolicy",
+            managed_policy_name=f"{name_prefix}-flow-logs",
             document=iam.PolicyDocument.from_json(
-                flow_log_role_policy(log_group_arn=self.flow_log_group.log_group_arn)
+                flow_log_role_policy(
+                    log_group_arn=arns.log_group(stack.region, stack.account, flow_log_group_name, stack.partition),
+                    log_streams_arn=arns.log_streams(stack.region, stack.account, flow_log_group_name, stack.partition),
+                )
             ),
         )
         acknowledge(
             flow_log_policy, "AwsSolutions-IAM5",
-            finding=f"Resource::<{stack.get_logical_id(self.flow_log_group.node.default_child)}.Arn>:*",
+            finding="Resource::" + nag_text(
+                self, arns.log_streams(stack.region, stack.account, flow_log_group_name, stack.partition)
+            ),
             reason="VPC Flow Logs creates and names the log streams of this one log group",
         )
         self.flow_log_role = iam.Role(
             self,
             "FlowLogRole",
+            role_name=f"{name_prefix}-flow-logs",
             # confused deputy: only flow logs of this account and Region may use the role
             assumed_by=iam.ServicePrincipal(
                 "vpc-flow-logs.amazonaws.com",

@@ -35,6 +35,16 @@ def batch_jobs(region: str, account: str, partition: str = PARTITION) -> str:
     return f"arn:{partition}:bedrock:{region}:{account}:model-invocation-job/*"
 
 
+def log_group(region: str, account: str, name: str, partition: str = PARTITION) -> str:
+    """A log group's ARN as IAM names it (no trailing ':*', unlike CloudFormation's GetAtt Arn)."""
+    return f"arn:{partition}:logs:{region}:{account}:log-group:{name}"
+
+
+def log_streams(region: str, account: str, name: str, partition: str = PARTITION) -> str:
+    """Every stream of one log group: what logs:CreateLogStream / logs:PutLogEvents are authorised against."""
+    return f"{log_group(region, account, name, partition)}:log-stream:*"
+
+
 def region_of(arn: str) -> str:
     """The Region field of an ARN ('' for global ARNs)."""
     parts = arn.split(":", 5)

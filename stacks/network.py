@@ -40,6 +40,7 @@ def add_network(
         vpc_id=net.vpc_id,
         subnet_ids=net.subnet_ids,
         availability_zones=availability_zones,
+        name_prefix=cfg.name,
         flow_log_group_name=f"/{cfg.name}/vpc-flow-logs",
         flow_log_key=logs_key,
         flow_log_retention_days=net.flow_log_retention_days,

@@ -7,13 +7,14 @@ from typing import Any, Mapping
 from landing_zone.policies.common import document, statement
 
 
-def flow_log_role_policy(*, log_group_arn: str) -> dict:
+def flow_log_role_policy(*, log_group_arn: str, log_streams_arn: str) -> dict:
+    """``log_group_arn`` without the trailing ':*' (``arns.log_group``); ``log_streams_arn`` = ``arns.log_streams``."""
     return document(
         [
             statement(
                 "DeliverFlowLogs",
                 actions=["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
-                resources=[f"{log_group_arn}:*"],
+                resources=[log_group_arn, log_streams_arn],
             )
         ]
     )
@@ -32,11 +33,11 @@ def secrets_key_use_policy(*, key_arn: str) -> dict:
     )
 
 
-def with_own_log_group(policy: Mapping[str, Any], *, log_group_arn: str) -> dict:
-    """A handler's policy plus writing the streams of its own log group (and nothing else in Logs)."""
+def with_own_log_group(policy: Mapping[str, Any], *, log_streams_arn: str) -> dict:
+    """A handler's policy plus writing the streams of its own log group (``arns.log_streams``) and nothing else."""
     writes_logs = statement(
         "WriteOwnLogs",
         actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-        resources=[f"{log_group_arn}:log-stream:*"],
+        resources=[log_streams_arn],
     )
     return document([*policy["Statement"], writes_logs])

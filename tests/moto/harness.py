@@ -465,14 +465,18 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
 
 
 def _buckets(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
-    """Buckets come from a moto CloudFormation stack named like the real one: their generated names are then
-    on record (DescribeStackResource), as after ``cdk deploy``."""
+    """Buckets come from a moto CloudFormation stack named like the real one: their names (given or generated) are
+    then on record (DescribeStackResource), as after ``cdk deploy``."""
     for stack in assembly.stacks:
         buckets = stack.resources("AWS::S3::Bucket")
         if not buckets:
             continue
         cfn = accounts.raw("cloudformation", stack.region)
-        template: dict[str, Any] = {"Resources": {b.logical_id: {"Type": "AWS::S3::Bucket"} for b in buckets}}
+        template: dict[str, Any] = {"Resources": {
+            b.logical_id: {"Type": "AWS::S3::Bucket",
+                           **({"Properties": {"BucketName": values(b.prop("BucketName"), stack)}} if b.prop("BucketName") else {})}
+            for b in buckets
+        }}
         stack_name, parameters = stack.name, []
         if stack.stack_set:  # a StackSet instance: generated stack name, the account's parameter values
             stack_name = f"{stack.name}-{uuid.uuid4()}"

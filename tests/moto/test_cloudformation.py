@@ -195,7 +195,7 @@ def test_what_moto_created_is_what_the_keys_and_network_stacks_describe(stacks) 
     assert {"/kimi-eu/vpc-flow-logs", "/kimi-eu/bedrock/invocations"} <= names
     # the invocation-log bucket's generated name is on record, as verify resolves it
     bucket = stacks["access"]["resources"]["InvocationLoggingBucketF12B4122"]["PhysicalResourceId"]
-    assert bucket.startswith("kimi-eu-access-invocationloggingbucket")
+    assert bucket == "kimi-eu-invocation-logs-222222222222"  # named inside the protected namespace
     sns = boto3.client("sns", region_name="eu-central-1")
     assert any(t["TopicArn"].endswith(":kimi-eu-cost-alerts") for t in sns.list_topics()["Topics"])
 

@@ -47,7 +47,7 @@ def test_rollout_is_checked_from_the_administrator_account(admin, multi) -> None
     report = verify(multi.outdir, plan=multi.plan, management_profile=MANAGEMENT_PROFILE)
     assert report.ok, report.text()
     checks = [r.check for r in report.results]
-    assert checks.count("scp-attachment") == 4  # four target OUs
+    assert checks.count("scp-attachment") == 4 * checks.count("scp-content")  # every SCP on four target OUs
     instances = next(r for r in report.results if r.check == "stackset-instances")
     assert instances.actual == "100 CURRENT" and "100 named account instance(s)" in instances.expected
     admin.accounts.assert_stubs_consumed()

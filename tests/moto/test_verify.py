@@ -67,10 +67,10 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     assert endpoints == {"bedrock-runtime", "bedrock-mantle", "bedrock"}
     assert {r["resource"] for r in rows(stdout, "kms-key")} == {"alias/kimi-eu/logs", "alias/kimi-eu/alerts"}
     assert rows(stdout, "scp-attachment")[0]["resource"] == "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"
-    # the generated bucket name came from CloudFormation's record of the access stack
+    # the bucket is named in the template (inside the protected '<name>-' namespace): no CloudFormation lookup
     s3 = rows(stdout, "invocation-logging-s3")[0]
-    assert s3["expected"].startswith("s3://kimi-eu-access-invocationloggingbucket")
-    assert "DescribeStackResource kimi-eu-access/InvocationLoggingBucket" in s3["detail"]
+    assert s3["expected"].startswith("s3://kimi-eu-invocation-logs-222222222222/")
+    assert "resolved by name BucketName in the template" in s3["detail"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -274,12 +274,11 @@ def test_wrong_account_stops_before_checking_someone_elses_resources(deployed: D
 # --------------------------------------------------------------------------------------------------
 
 
-def test_bucket_without_cloudformation_record_is_an_error_with_a_hint(deployed: Deployed, cli, verify_args) -> None:
+def test_a_named_bucket_needs_no_cloudformation_record(deployed: Deployed, cli, verify_args) -> None:
     deployed.client("cloudformation").delete_stack(StackName="kimi-eu-access")
     code, stdout, _ = cli(verify_args("--json"))
-    assert code == 1
-    assert failing(stdout) == {"invocation-logging-s3": {"ERROR"}}
-    assert "--invocation-log-bucket" in rows(stdout, "invocation-logging-s3")[0]["detail"]
+    assert code == 0, failing(stdout)
+    assert rows(stdout, "invocation-logging-s3")[0]["status"] == "PASS"
 
 
 def test_bucket_given_on_the_command_line(deployed: Deployed, cli, verify_args) -> None:
