@@ -10,7 +10,8 @@ from landing_zone.config import Application, LandingZoneConfig
 from landing_zone.errors import Problem
 from landing_zone.routing import PathKind, Route, RoutingDecision
 
-# `auto` prefers processing closest to home: in-Region, then a geographic profile, then (if allowed) global.
+# `auto` prefers processing closest to home: in-Region, then a geographic profile, then (if allowed) global;
+# with no compliant runtime path at all, an application is Mantle only (no application inference profile).
 AUTO_ORDER = (PathKind.IN_REGION, PathKind.GEOGRAPHIC_PROFILE, PathKind.GLOBAL_PROFILE)
 
 
@@ -19,11 +20,17 @@ class ApplicationPlan:
     app: Application
     caller_account_id: str  # whose principals assume the invoker role
     model: Model
-    route: Route  # the compliant runtime path the application profile copies
+    route: Route | None  # the compliant runtime path the application profile copies; None: Mantle only
     mantle_route: Route | None  # the compliant Mantle path in home_region, if any
 
+    @property
+    def mantle_only(self) -> bool:
+        return self.route is None
+
     def copy_from_arn(self, *, region: str, account: str, partition: str = arns.PARTITION) -> str:
-        """``ModelSource.CopyFrom`` of the application inference profile."""
+        """``ModelSource.CopyFrom`` of the application inference profile (runtime applications only)."""
+        if self.route is None:
+            raise ValueError(f"application {self.app.name!r} has no runtime path (Mantle only): it has no profile")
         if self.route.kind is PathKind.IN_REGION:
             return arns.foundation_model(region, self.model.id, partition)
         return arns.inference_profile(region, account, self.route.profile_id, partition)
@@ -57,21 +64,23 @@ def plan_applications(
             if r.endpoint == "runtime" and config.home_region in r.source_regions
         ]
         route = _choose(callable_here, app.path)
-        if route is None:
+        mantle = next(
+            (r for r in allowed[model.id].compliant_routes if r.kind is PathKind.MANTLE and config.home_region in r.source_regions),
+            None,
+        )
+        if route is None and (app.path != "auto" or mantle is None):
             offered = ", ".join(f"{r.kind.value} ({r.invoke_id})" for r in callable_here) or "none"
             problems.append(
                 Problem(
                     f"{where}.path",
                     app.path,
                     f"no compliant {'' if app.path == 'auto' else app.path + ' '}runtime path of {model.id} is callable "
-                    f"from home_region {config.home_region} (compliant paths from there: {offered})",
+                    f"from home_region {config.home_region} (compliant paths from there: {offered}"
+                    f"{'; Mantle: ' + mantle.invoke_id if mantle else ''})"
+                    + ("; use path: auto to fall back to Mantle" if mantle and app.path != "auto" else ""),
                 )
             )
             continue
-        mantle = next(
-            (r for r in allowed[model.id].compliant_routes if r.kind is PathKind.MANTLE and config.home_region in r.source_regions),
-            None,
-        )
         plans.append(
             ApplicationPlan(
                 app=app,

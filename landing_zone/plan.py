@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from landing_zone.applications import ApplicationPlan, plan_applications
 from landing_zone.catalog import Catalog, Model, load_catalog
@@ -13,7 +13,7 @@ from landing_zone.errors import CatalogError, ConfigError, Problem
 from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
 from landing_zone.pricing import PriceCatalog, load_price_catalog
 from landing_zone.self_hosting import self_hosting_warnings
-from landing_zone.routing import RoutingDecision, resolve_routes
+from landing_zone.routing import ModelRouting, PathKind, RoutingDecision, resolve_routes
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,9 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         raise ConfigError(problems, origin=origin)
     warnings = unverified_warnings(models, prices, config.cost.price_source)
     warnings += self_hosting_warnings(config, prices)
+    for mr in routing.models:
+        if any(a.mantle_only and a.model.id == mr.model.id for a in applications):
+            warnings.append(mantle_only_warning(mr, config.home_region, config.compliant_regions))
     for mr in routing.unreachable_from_home():
         regions = sorted({r for route in mr.compliant_routes for r in route.source_regions})
         warnings.append(
@@ -131,6 +134,29 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         warnings=tuple(warnings),
     )
     return replace(plan, warnings=(*plan.warnings, *budget_warnings(plan)))
+
+
+def mantle_only_warning(mr: ModelRouting, home_region: str, compliant_regions: Sequence[str]) -> str:
+    """Why a model is Mantle only, and what would make a runtime path (InvokeModel/Converse) compliant."""
+    hints = []
+    for route in mr.rejected_routes:
+        if route.endpoint != "runtime":
+            continue
+        missing = sorted(set(route.destination_regions) - set(compliant_regions))
+        if route.kind is PathKind.GLOBAL_PROFILE:
+            hints.append(f"{route.invoke_id}: set allow_global_inference: true (it may process data in any "
+                         "commercial Region)")
+        elif home_region not in route.source_regions:
+            hints.append(f"{route.invoke_id}: not callable from home_region {home_region} (sources: "
+                         f"{', '.join(route.source_regions)})")
+        elif missing:
+            hints.append(f"{route.invoke_id}: add {', '.join(missing)} to compliant_regions (it may process data there)")
+    offered = "; ".join(hints) or "no runtime path is offered from home_region"
+    return (
+        f"model {mr.model.id!r} has no compliant runtime path from home_region {home_region}: its applications get "
+        f"Mantle only (bedrock-mantle, not captured by invocation logging) and no application inference profile. "
+        f"To admit a runtime path: {offered}"
+    )
 
 
 def budget_warnings(plan: Plan) -> list[str]:

@@ -17,9 +17,10 @@ from landing_zone import arns
 from landing_zone.applications import ApplicationPlan
 from landing_zone.policies.common import document, from_source, statement
 from landing_zone.policies.invoke import (
-    BATCH_ACTIONS,
     RUNTIME_INVOKE_ACTIONS,
     InvokeResources,
+    batch_resources,
+    batch_statement,
     mantle_invoke_statements,
 )
 from landing_zone.routing import RoutingDecision
@@ -33,36 +34,48 @@ def invoker_policy(
     *,
     account: str,
     region: str,
-    application_profile_arn: str,
+    application_profile_arn: str | None,
     runtime_endpoint_id: str | None = None,
     mantle_endpoint_id: str | None = None,
     guardrail_arn: str | None = None,
     partition: str = arns.PARTITION,
 ) -> dict:
-    resources = InvokeResources()
-    # The system profile / FM ARN the application profile copies is evaluated too when the profile is invoked.
-    resources.add_route(app.route, sources=[region], accounts=[account], partition=partition)
-    resources.add_application_profiles([application_profile_arn], route_kinds=[app.route.kind])
-    direct_condition: dict[str, dict[str, object]] = {}
-    if runtime_endpoint_id:
-        direct_condition["StringEquals"] = {"aws:SourceVpce": runtime_endpoint_id}
-    invoke_condition = dict(direct_condition)
-    if guardrail_arn:
-        # Per-request enforcement: every call must name the landing zone's guardrail (any version of it).
-        invoke_condition["StringLike"] = {GUARDRAIL_KEY: [guardrail_arn, f"{guardrail_arn}:*"]}
-    stmts = resources.statements(actions=RUNTIME_INVOKE_ACTIONS, sid_prefix="Invoke", direct_condition=invoke_condition or None)
-    batch = InvokeResources()
-    batch.add_route(app.route, sources=[region], accounts=[account], partition=partition)
-    batch.add_application_profiles([application_profile_arn], route_kinds=[app.route.kind])
-    batch.direct.add(arns.batch_jobs(region, account, partition))
-    stmts += batch.statements(actions=BATCH_ACTIONS, sid_prefix="Batch")
-    stmts.append(
-        statement(
-            "ReadOwnProfile",
-            actions=["bedrock:GetInferenceProfile"],
-            resources=sorted({application_profile_arn, *[r for r in resources.direct if ":inference-profile/" in r]}),
+    """``application_profile_arn`` is None for a Mantle-only application (no compliant runtime path)."""
+    stmts: list[dict] = []
+    if app.route is not None and application_profile_arn is not None:
+        resources = InvokeResources()
+        # The system profile / FM ARN the application profile copies is evaluated too when the profile is invoked.
+        resources.add_route(app.route, sources=[region], accounts=[account], partition=partition)
+        resources.add_application_profiles([application_profile_arn], route_kinds=[app.route.kind])
+        direct_condition: dict[str, dict[str, object]] = {}
+        if runtime_endpoint_id:
+            direct_condition["StringEquals"] = {"aws:SourceVpce": runtime_endpoint_id}
+        invoke_condition = dict(direct_condition)
+        if guardrail_arn:
+            # Per-request enforcement: every call must name the landing zone's guardrail (any version of it).
+            invoke_condition["StringLike"] = {GUARDRAIL_KEY: [guardrail_arn, f"{guardrail_arn}:*"]}
+        stmts += resources.statements(
+            actions=RUNTIME_INVOKE_ACTIONS, sid_prefix="Invoke", direct_condition=invoke_condition or None
         )
-    )
+        batch = batch_resources(app.route, sources=[region], accounts=[account], partition=partition)
+        stmts.append(batch_statement(batch, regions=[region], accounts=[account], sid="BatchCompliantModels",
+                                     partition=partition))
+        if app.app.batch_role_arns:
+            stmts.append(
+                statement(
+                    "PassBatchServiceRole",
+                    actions=["iam:PassRole"],
+                    resources=app.app.batch_role_arns,
+                    condition={"StringEquals": {"iam:PassedToService": "bedrock.amazonaws.com"}},
+                )
+            )
+        stmts.append(
+            statement(
+                "ReadOwnProfile",
+                actions=["bedrock:GetInferenceProfile"],
+                resources=sorted({application_profile_arn, *[r for r in resources.direct if ":inference-profile/" in r]}),
+            )
+        )
     if app.mantle_route is not None:
         mantle_condition = {"StringEquals": {"aws:SourceVpce": mantle_endpoint_id}} if mantle_endpoint_id else None
         stmts += mantle_invoke_statements(
@@ -143,13 +156,14 @@ def bedrock_logging_trust_policy(*, account: str, region: str, partition: str = 
     )
 
 
-def bedrock_logging_role_policy(*, log_group_arn: str) -> dict:
+def bedrock_logging_role_policy(*, log_streams_arn: str) -> dict:
+    """``log_streams_arn``: ``arns.log_streams(...)`` of the invocation-log group (…:log-group:NAME:log-stream:*)."""
     return document(
         [
             statement(
                 "WriteInvocationLogs",
                 actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                resources=[f"{log_group_arn}:log-stream:*"],
+                resources=[log_streams_arn],
             )
         ]
     )

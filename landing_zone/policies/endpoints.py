@@ -11,7 +11,7 @@ from typing import Sequence
 
 from landing_zone import arns
 from landing_zone.policies.common import document, statement, with_condition
-from landing_zone.policies.invoke import BATCH_ACTIONS, mantle_invoke_statements, runtime_invoke_statements
+from landing_zone.policies.invoke import mantle_invoke_statements, runtime_batch_statements, runtime_invoke_statements
 from landing_zone.routing import RoutingDecision
 
 ENDPOINT_SERVICES = ("bedrock-runtime", "bedrock-mantle", "bedrock")
@@ -63,15 +63,7 @@ def endpoint_policy(
         )
     elif service == "bedrock":
         stmts = [statement("ReadModelCatalog", actions=CONTROL_PLANE_READ_ACTIONS, resources=["*"])]
-        batch = runtime_invoke_statements(
-            routing, accounts=accounts, source_region=region, actions=BATCH_ACTIONS, sid_prefix="Batch", partition=partition
-        )
-        if batch:
-            batch[0]["Resource"] = sorted(
-                set([batch[0]["Resource"]] if isinstance(batch[0]["Resource"], str) else batch[0]["Resource"])
-                | {arns.batch_jobs(region, a, partition) for a in accounts}
-            )
-        stmts += batch
+        stmts += runtime_batch_statements(routing, accounts=accounts, source_region=region, partition=partition)
         stmts.append(
             statement(
                 "ManageOwnBatchJobs",
@@ -85,6 +77,12 @@ def endpoint_policy(
         _order(_admit_principals(s, accounts=accounts, organization_id=organization_id)) for s in stmts
     ]
     return document(admitted)
+
+
+def custom_resource_response_bucket(region: str) -> str:
+    """CloudFormation's custom-resource response bucket of ``region`` (e.g. ...-response-useast1), which the
+    pre-signed ResponseURL points at (AWS CloudFormation user guide, "Using VPC endpoints": custom resources)."""
+    return f"cloudformation-custom-resource-response-{region.replace('-', '')}"
 
 
 def s3_gateway_policy(*, region: str, accounts: Sequence[str], partition: str = "aws", custom_resource_responses: bool = False) -> dict:
@@ -111,7 +109,9 @@ def s3_gateway_policy(*, region: str, accounts: Sequence[str], partition: str = 
                 "CloudFormationCustomResourceResponses",
                 principal={"AWS": "*"},
                 actions=["s3:PutObject"],
-                resources=[f"arn:{partition}:s3:::cloudformation-custom-resource-response-*/*"],
+                # AWS's response bucket of this Region only (name: Region without dashes); a wildcard would let
+                # anything in the VPC write into any bucket so named, in any account.
+                resources=[f"arn:{partition}:s3:::{custom_resource_response_bucket(region)}/*"],
             )
         )
     return document(statements)

@@ -12,6 +12,11 @@ Shape for one set of paths (docs: inference-profiles-prereq.html, global-cross-r
   ``bedrock:InferenceProfileArn`` naming an allowed profile;
 * ``<prefix>GlobalProfileDestinations`` / ``<prefix>GlobalProfileUnspecifiedRegion`` — the global form, the
   Region-less FM ARN only with ``aws:RequestedRegion = unspecified``.
+
+Batch (``CreateModelInvocationJob``) is authorised against the job resource and the foundation model (IAM action
+database: resource types model-invocation-job, foundation-model, custom-model; no profile types), and a batch
+request carries no ``bedrock:InferenceProfileArn``; so :func:`batch_statement` allows the job ARNs and the
+compliant FM ARNs in one statement without the profile condition.
 """
 
 from __future__ import annotations
@@ -102,6 +107,56 @@ class InvokeResources:
                 )
             )
         return out
+
+
+def batch_resources(
+    route: Route, *, sources: Iterable[str], accounts: Sequence[str], partition: str = arns.PARTITION
+) -> set[str]:
+    """The model ARNs a batch job on ``route`` started in ``sources`` is authorised against (besides the job ARN).
+
+    ``CreateModelInvocationJob`` is authorised against foundation-model, custom-model and model-invocation-job
+    resources only (Service Authorization Reference): a job whose modelId is a profile is authorised against the
+    model, so the profile ARN itself is never evaluated.  Every destination of a compliant geographic profile is
+    compliant; a global one only when allowed.
+    """
+    sources = tuple(sources)
+    out: set[str] = {arns.foundation_model(r, route.model_id, partition) for r in sources}
+    if route.kind in (PathKind.GEOGRAPHIC_PROFILE, PathKind.GLOBAL_PROFILE):
+        out.update(arns.foundation_model(r, route.model_id, partition) for r in route.destination_regions)
+    if route.kind is PathKind.GLOBAL_PROFILE:
+        out.add(arns.global_foundation_model(route.model_id, partition))
+    return out
+
+
+def batch_statement(
+    resources: Iterable[str], *, regions: Iterable[str], accounts: Sequence[str], sid: str = "BatchCompliantModels",
+    partition: str = arns.PARTITION,
+) -> dict:
+    """``CreateModelInvocationJob`` on the given model/profile ARNs and the accounts' job ARNs in ``regions``."""
+    jobs = {arns.batch_jobs(r, a, partition) for r in regions for a in accounts}
+    return statement(sid, actions=BATCH_ACTIONS, resources={*resources, *jobs})
+
+
+def runtime_batch_statements(
+    routing: RoutingDecision,
+    *,
+    accounts: Sequence[str],
+    source_region: str | None = None,
+    sid_prefix: str = "Batch",
+    partition: str = arns.PARTITION,
+) -> list[dict]:
+    """Batch on every compliant runtime path callable from ``source_region`` (VPC endpoint policies)."""
+    resources: set[str] = set()
+    regions: set[str] = set()
+    for route in routing.compliant_routes(endpoint="runtime"):
+        sources = _in_source(route, source_region)
+        if sources:
+            resources |= batch_resources(route, sources=sources, accounts=accounts, partition=partition)
+            regions.update(sources)
+    if not regions:
+        return []
+    return [batch_statement(resources, regions=regions, accounts=accounts, sid=f"{sid_prefix}CompliantModels",
+                            partition=partition)]
 
 
 def _in_source(route: Route, source_region: str | None) -> tuple[str, ...]:

@@ -238,9 +238,12 @@ def test_overlay_with_a_non_compliant_destination_rejects_the_profile(plan_for, 
     eu_route = next(r for r in decision.models[0].routes if r.invoke_id == EU_PROFILE)
     assert not eu_route.compliant and "il-central-1" in eu_route.reason
     assert any(r.invoke_id == EU_PROFILE for r in shipped_plan.routing.compliant_routes())  # was allowed before
-    with pytest.raises(ConfigError) as err:  # the applications are left without a compliant runtime path
-        plan_for(EU_CONFIG, catalog_overlays=[str(overlay)])
-    assert "applications[0].path: got 'auto'; no compliant runtime path of moonshotai.kimi-k3.1-pro" in str(err.value)
+    # The applications are left without a compliant runtime path: they fall back to Mantle (compliant in
+    # eu-central-1), and synth says what would admit the profile again.
+    plan = plan_for(EU_CONFIG, catalog_overlays=[str(overlay)])
+    assert all(app.mantle_only for app in plan.applications)
+    (warning,) = [w for w in plan.warnings if "no compliant runtime path" in w]
+    assert f"{EU_PROFILE}: add il-central-1 to compliant_regions" in warning
 
 
 # --------------------------------------------------------------------------------------------------

@@ -85,8 +85,12 @@ def test_mantle_request_without_model_key_is_not_allowed(us_policies):
 def test_control_plane_endpoint_allows_reads_and_compliant_batch_only(us_policies):
     p = us_policies["bedrock"]
     assert decide(p, "bedrock:ListFoundationModels", "*") == "allow"
-    assert decide(p, "bedrock:CreateModelInvocationJob", US_PROFILE) == "allow"
-    assert decide(p, "bedrock:CreateModelInvocationJob", arns.inference_profile("us-east-1", ACCOUNT, f"global.{MODEL}")) == "implicit_deny"
+    # batch is authorised against the job and the foundation model (Service Authorization Reference: no profile
+    # resource type), in compliant Regions only
+    assert decide(p, "bedrock:CreateModelInvocationJob", arns.batch_jobs("us-east-1", ACCOUNT).replace("*", "j1")) == "allow"
+    assert decide(p, "bedrock:CreateModelInvocationJob", arns.foundation_model("us-west-2", MODEL)) == "allow"
+    assert decide(p, "bedrock:CreateModelInvocationJob", arns.foundation_model("eu-west-1", MODEL)) == "implicit_deny"
+    assert decide(p, "bedrock:CreateModelInvocationJob", arns.global_foundation_model(MODEL)) == "implicit_deny"
     assert decide(p, "bedrock:DeleteModelInvocationLoggingConfiguration", "*") == "implicit_deny"
 
 
