@@ -97,6 +97,23 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0 if result.decision.allowed else 1
 
 
+def cmd_threat_model(args: argparse.Namespace) -> int:
+    """The red-team table of docs/THREAT_MODEL.md, evaluated against the SCPs compiled from the configuration."""
+    from landing_zone.policies.evaluator import FULL_AWS_ACCESS
+    from landing_zone.policies.guardrails import scp_documents
+    from landing_zone.review.redteam import evaluate_attacks, threat_model_markdown
+
+    plan = plan_from_args(args)
+    if plan.config.organization is None:
+        raise LandingZoneError("threat-model needs an `organization` block: the threat model is an administrator of "
+                               "a targeted member account, and only SCPs bind one (docs/THREAT_MODEL.md)")
+    scps = scp_documents(plan.config, plan.routing, plan.catalog)
+    levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(scps.documents, start=1))]]
+    results, skipped = evaluate_attacks(plan, levels)
+    print(threat_model_markdown(plan, results, skipped), end="")
+    return 0 if all(r.ok for r in results) else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m landing_zone", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -128,6 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--assembly", type=Path, help="read the SCPs from this cloud assembly instead of the config")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser(
+        "threat-model",
+        help="evaluate the red-team table against the guardrail SCPs (Markdown; exit 1 if any attack gets through)",
+    )
+    add_config_args(p)
+    p.set_defaults(func=cmd_threat_model)
 
     cost_cli.register(sub, add_config_args, plan_from_args)
     review_cli.register(sub)

@@ -1,7 +1,9 @@
 """The routing matrix (from the plan) and the decision matrix (standard cases against the synthesized guardrails).
 
 Decision matrix: with an ``organization`` block the guardrails are the ``AWS::Organizations::Policy`` SCPs in the
-assembly, evaluated together with FullAWSAccess (one level: the target); in single-account mode they are the
+assembly, evaluated together with FullAWSAccess (one level: the target), against the standard cases and the red-team
+table of ``redteam.py`` (each attack must be denied by its statement, each legitimate neighbour allowed); in
+single-account mode they are the
 invoker roles' permissions boundary, the managed policy named ``<name>-invoker-boundary``.  Each case of
 ``cases.py`` is evaluated with ``landing_zone.policies.evaluator``; a decision other than the expected one
 is a blocking finding (``LZ-DECISION-MISMATCH``).
@@ -16,6 +18,7 @@ from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate, 
 from landing_zone.review.cases import Case, cases_for
 from landing_zone.review.findings import Finding, finding
 from landing_zone.review.inventory import PolicyRecord
+from landing_zone.review.redteam import AttackResult, evaluate_attacks
 
 if TYPE_CHECKING:  # pragma: no cover
     from landing_zone.plan import Plan
@@ -40,10 +43,13 @@ class DecisionRow:
     expected: str
     actual: str
     deciding: tuple[str, ...]
+    expected_by: str | None = None  # red-team attacks: the Sid that must decide the deny
 
     @property
     def match(self) -> bool:
-        return self.expected == self.actual
+        if self.expected != self.actual:
+            return False
+        return self.expected_by is None or any(d.endswith("/" + self.expected_by) for d in self.deciding)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -56,6 +62,7 @@ class DecisionRow:
             "expected": self.expected,
             "actual": self.actual,
             "deciding": list(self.deciding),
+            "expected_by": self.expected_by,
             "match": self.match,
         }
 
@@ -67,6 +74,8 @@ class DecisionMatrix:
     policies: tuple[PolicyRecord, ...]
     rows: tuple[DecisionRow, ...]
     skipped: int = 0  # cases not applicable in this mode
+    threat_model: tuple["AttackResult", ...] = ()  # the red-team table (organization mode)
+    threat_model_skipped: int = 0  # its rows whose preconditions this configuration lacks
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +101,17 @@ def _row(case: Case, expected: str, decide: Any) -> DecisionRow:
                        expected, actual, deciding)
 
 
+def _attack_rows(result: "AttackResult") -> tuple[DecisionRow, DecisionRow]:
+    c = result.case
+    attack = DecisionRow(f"[red team, goal {c.goal}] {c.path}", c.attack.action, c.attack.resource, c.attack.region,
+                         c.attack.principal, dict(c.attack.context), c.attacker_expected, result.attack_actual,
+                         result.attack_deciding, expected_by=c.stops if c.attacker_expected == "explicit_deny" else None)
+    legit = DecisionRow(f"[red team, goal {c.goal}] legitimate neighbour: {c.legit_path}", c.legit.action,
+                        c.legit.resource, c.legit.region, c.legit.principal, dict(c.legit.context), "allow",
+                        result.legit_actual, result.legit_deciding)
+    return attack, legit
+
+
 def decision_matrix(plan: "Plan", records: Iterable[PolicyRecord]) -> DecisionMatrix:
     records = tuple(records)
     cases = cases_for(plan)
@@ -101,8 +121,10 @@ def decision_matrix(plan: "Plan", records: Iterable[PolicyRecord]) -> DecisionMa
             return DecisionMatrix("none", "no service control policy in the assembly", (), ())
         levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((r.name, dict(r.document)) for r in scps)]]
         rows = tuple(_row(c, c.expected, lambda req: evaluate_scp_levels(levels, req)) for c in cases)
+        attacks, attacks_skipped = evaluate_attacks(plan, levels)
+        rows += tuple(row for result in attacks for row in _attack_rows(result))
         source = "FullAWSAccess + " + ", ".join(r.name for r in scps) + " (SCPs as synthesized, one level: the target)"
-        return DecisionMatrix("scp", source, scps, rows)
+        return DecisionMatrix("scp", source, scps, rows, threat_model=attacks, threat_model_skipped=attacks_skipped)
     boundary_name = f"{plan.config.name}-invoker-boundary"
     boundaries = tuple(r for r in records if r.kind == "managed" and r.name == boundary_name)
     if not boundaries:
@@ -122,10 +144,11 @@ def decision_findings(matrix: DecisionMatrix) -> list[Finding]:
     for row in matrix.rows:
         if row.match:
             continue
+        by = f" by {row.expected_by}" if row.expected_by else ""
         out.append(
             finding(
                 "LZ-DECISION-MISMATCH",
-                f"case {row.case!r}: expected {row.expected}, got {row.actual} "
+                f"case {row.case!r}: expected {row.expected}{by}, got {row.actual} "
                 f"({', '.join(row.deciding) or 'no statement matched'})",
                 template=policy.template,
                 stack=policy.stack,

@@ -229,6 +229,38 @@ def _decisions(d: Mapping[str, Any]) -> str:
     return intro + _table(["case", "request", "expected", "actual", "deciding statement(s)", ""], rows, table_id="decision-table")
 
 
+def _threat_model(d: Mapping[str, Any]) -> str:
+    t = d["threat_model"]
+    out = [f"<p>{_e(t['note'])}</p>"]
+    if not t["applies"]:
+        return "".join(out)
+    out.append(f"<p>{t['attacks']} attacks ({t['requests']} requests with their legitimate neighbours), "
+               + _badge(f"{t['failures']} failure(s)", "mismatch" if t["failures"] else "ok")
+               + f" · {t['not_applicable']} row(s) do not apply to this configuration</p>")
+    if t["residual"]:
+        items = "".join(f"<li>{_e(r['attack'])}: {_e(r['what_would_stop_it'])}</li>" for r in t["residual"])
+        out.append(f'<div class="warnbox"><strong>Residual risks</strong><ul>{items}</ul></div>')
+    for goal, text in t["goals"].items():
+        rows = []
+        for r in t["rows"]:
+            if str(r["goal"]) != goal:
+                continue
+            req = r["request"]
+            rows.append([
+                _e(r["attack"]),
+                f'<span class="mono">{_e(req["action"])}</span> on <span class="mono">{_e(req["resource"])}</span> '
+                f'in {_e(req["region"])}<br><span class="muted">as {_e(req["principal"])}</span>',
+                f'<span class="mono">{_e(r["deciding_statement"] if r["expected"] == "explicit_deny" else "(residual)")}</span>',
+                _decision(r["expected"]), _decision(r["actual"]),
+                f'{_e(r["legit"])}: {_decision(r["legit_actual"])}',
+                _badge("ok", "ok") if r["ok"] else _badge("FAILS", "mismatch"),
+            ])
+        out.append(f"<h3>Goal {_e(goal)}: {_e(text)}</h3>")
+        out.append(_table(["attack", "request", "deciding statement", "expected", "actual", "legitimate neighbour", ""],
+                          rows, table_id=f"threat-goal-{goal}"))
+    return "".join(out)
+
+
 def _nag(d: Mapping[str, Any]) -> str:
     n = d["cdk_nag"]
     out = []
@@ -335,7 +367,8 @@ def _rules(d: Mapping[str, Any]) -> str:
 
 _RENDERERS = {
     "summary": _summary, "findings": _findings, "inventory": _inventory, "routing-matrix": _routing,
-    "decision-matrix": _decisions, "cdk-nag": _nag, "scanners": _scanners, "diff": _diff, "rules": _rules,
+    "threat-model": _threat_model, "decision-matrix": _decisions, "cdk-nag": _nag, "scanners": _scanners,
+    "diff": _diff, "rules": _rules,
 }
 
 

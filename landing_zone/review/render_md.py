@@ -12,6 +12,7 @@ SECTIONS = (
     ("findings", "Findings"),
     ("inventory", "Policy inventory"),
     ("routing-matrix", "Routing matrix"),
+    ("threat-model", "Threat model"),
     ("decision-matrix", "Decision matrix"),
     ("cdk-nag", "cdk-nag"),
     ("scanners", "cfn-lint and checkov"),
@@ -125,6 +126,30 @@ def _decisions(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _threat_model(d: Mapping[str, Any]) -> list[str]:
+    t = d["threat_model"]
+    out = [t["note"], ""]
+    if not t["applies"]:
+        return out
+    out += [f"{t['attacks']} attacks ({t['requests']} requests with their legitimate neighbours), "
+            f"{t['failures']} failure(s); {t['not_applicable']} row(s) do not apply to this configuration.", ""]
+    if t["residual"]:
+        out += ["**Residual risks** (allowed by these SCPs on purpose or by necessity):", ""]
+        out += [f"- {r['attack']}: {r['what_would_stop_it']}" for r in t["residual"]] + [""]
+    for goal, text in t["goals"].items():
+        rows = [r for r in t["rows"] if str(r["goal"]) == goal]
+        out += [f"**Goal {goal}: {text}**", ""]
+        out += _table(
+            ["attack", "request", "deciding statement", "expected", "actual", "legitimate neighbour", "ok"],
+            [[r["attack"],
+              f"{r['request']['action']} on {r['request']['resource']} in {r['request']['region']}",
+              r["deciding_statement"] if r["expected"] == "explicit_deny" else "(none: residual)",
+              r["expected"], f"{r['actual']} ({', '.join(r['actual_deciding']) or '-'})",
+              f"{r['legit']}: {r['legit_actual']}", "yes" if r["ok"] else "**NO**"] for r in rows],
+        )
+    return out
+
+
 def _nag(d: Mapping[str, Any]) -> list[str]:
     n = d["cdk_nag"]
     out: list[str] = []
@@ -203,7 +228,7 @@ def _rules(d: Mapping[str, Any]) -> list[str]:
 
 _RENDERERS = {
     "summary": _summary, "findings": _findings, "inventory": _inventory, "routing-matrix": _routing,
-    "decision-matrix": _decisions, "cdk-nag": _nag, "scanners": _scanners, "diff": _diff, "rules": _rules,
+    "threat-model": _threat_model, "decision-matrix": _decisions, "cdk-nag": _nag, "scanners": _scanners, "diff": _diff, "rules": _rules,
 }
 
 

@@ -81,6 +81,34 @@ def _check_match(assembly: Assembly, plan: "Plan") -> None:
         )
 
 
+def threat_model_section(plan: "Plan", matrix: Any) -> dict[str, Any]:
+    """The red-team table as evaluated against the synthesized SCPs, grouped by the adversary's goal."""
+    from landing_zone.review.redteam import GOALS
+
+    if matrix.mode != "scp":
+        return {
+            "applies": False,
+            "note": "The threat model is an administrator of a targeted member account; only SCPs (organization mode) "
+            "bind such a principal. In single-account mode the permissions boundary confines the invoker roles only: "
+            "nothing here protects the landing zone from an administrator of the account (docs/THREAT_MODEL.md).",
+            "goals": {str(k): v for k, v in GOALS.items()},
+            "rows": [],
+        }
+    rows = [r.as_dict() for r in matrix.threat_model]
+    return {
+        "applies": True,
+        "note": "Adversary: AdministratorAccess in a member account under organization.target_ids. Each attack is "
+        "evaluated against the SCPs as synthesized, next to the legitimate request it must not block.",
+        "goals": {str(k): v for k, v in GOALS.items()},
+        "attacks": len(rows),
+        "requests": 2 * len(rows),
+        "failures": sum(not r["ok"] for r in rows),
+        "not_applicable": matrix.threat_model_skipped,
+        "residual": [{"attack": r["attack"], "what_would_stop_it": r["residual"]} for r in rows if r["residual"]],
+        "rows": rows,
+    }
+
+
 def _policies(records: tuple[PolicyRecord, ...]) -> list[dict[str, Any]]:
     out = []
     for r in records:
@@ -160,6 +188,7 @@ def build_review(
         "policies": policies,
         "routing_matrix": routing_matrix(plan),
         "decision_matrix": matrix.as_dict(),
+        "threat_model": threat_model_section(plan, matrix),
         "cdk_nag": nag,
         "scanners": scan,
         "diff": diff,

