@@ -67,6 +67,8 @@ __all__ = [
     "hourly_threshold_usd",
     "is_valid_metric_id",
     "metric_sources_for_plan",
+    "metric_assumptions",
+    "evaluate_expression",
     "config_workload",
     "monthly_budget",
 ]
@@ -85,6 +87,9 @@ _KIND_PRICE = {
     "cache_write": "cache_write_usd_per_million",
     "output": "output_usd_per_million",
 }
+
+# How a call through an application inference profile is counted in AWS/Bedrock (catalog/metrics.yaml)
+APPLICATION_PROFILE_COUNTING = ("separate", "also-under-source")
 
 # CloudWatch metric-data-query IDs: start with a lowercase letter; letters, digits and '_' only.
 _METRIC_ID = re.compile(r"^[a-z][a-zA-Z0-9_]{0,254}$")
@@ -181,6 +186,13 @@ class EndpointMetrics:
     as_of: str
     verified: bool
     description: str = ""
+    unverified_metrics: tuple[str, ...] = ()  # token kinds whose metric names are assumptions
+    assumptions: tuple[str, ...] = ()  # explicit, reported assumptions (see catalog/metrics.yaml)
+    application_profile_counting: str = "separate"  # runtime only: "separate" | "also-under-source"
+
+    @property
+    def fully_verified(self) -> bool:
+        return self.verified and not self.unverified_metrics
 
     def source_for(self, dimension_value: str, label: str = "") -> MetricSource:
         """The :class:`MetricSource` of one dimension value (model ID, profile ID or profile ARN)."""
@@ -190,7 +202,7 @@ class EndpointMetrics:
             dimension_value=dimension_value,
             token_metrics=self.token_metrics,
             label=label,
-            verified=self.verified,
+            verified=self.fully_verified,
         )
 
 
@@ -250,6 +262,17 @@ def _parse_endpoint(name: str, entry: Any) -> EndpointMetrics:
     statistic = entry.get("statistic", "Sum")
     if statistic != "Sum":
         raise CostAlarmError(f"{prefix}.statistic", statistic, "'Sum' (token counts are summed per period)")
+    unverified = entry.get("unverified_metrics") or []
+    if not isinstance(unverified, list) or any(k not in tokens for k in unverified):
+        raise CostAlarmError(f"{prefix}.unverified_metrics", unverified, f"a list of this entry's token kinds ({list(tokens)})")
+    assumptions = entry.get("assumptions") or []
+    if not isinstance(assumptions, list) or not all(isinstance(a, str) and a.strip() for a in assumptions):
+        raise CostAlarmError(f"{prefix}.assumptions", assumptions, "a list of sentences")
+    if unverified and not assumptions:
+        raise CostAlarmError(f"{prefix}.assumptions", assumptions, "one sentence per unverified metric: what was searched")
+    counting = entry.get("application_profile_counting", "separate")
+    if counting not in APPLICATION_PROFILE_COUNTING:
+        raise CostAlarmError(f"{prefix}.application_profile_counting", counting, " or ".join(APPLICATION_PROFILE_COUNTING))
     return EndpointMetrics(
         endpoint=name,
         namespace=_text(f"{prefix}.namespace", entry.get("namespace")),
@@ -263,6 +286,9 @@ def _parse_endpoint(name: str, entry: Any) -> EndpointMetrics:
         as_of=_text(f"{prefix}.as_of", entry.get("as_of")),
         verified=verified,
         description=str(entry.get("description", "")),
+        unverified_metrics=tuple(unverified),
+        assumptions=tuple(assumptions),
+        application_profile_counting=counting,
     )
 
 
@@ -491,6 +517,42 @@ def build_spend_alarms(
     return alarms
 
 
+def evaluate_expression(expression: str, values: Mapping[str, float | None]) -> float:
+    """Evaluate a spend expression of :func:`build_spend_alarms` offline, as CloudWatch would for one period.
+
+    ``values`` maps metric IDs to the period's Sum (None or absent: no data point, which ``FILL(m, 0)`` turns into
+    0).  Only the subset of metric math these expressions use is understood: ``FILL(id, 0)``, numbers,
+    ``+ - * /`` and parentheses; anything else raises CostAlarmError.  Hand-written because no library evaluates
+    CloudWatch metric math outside CloudWatch; it lets tests and ``make cost`` show what an alarm or a dashboard
+    widget will compute for a given token series.
+    """
+    import ast
+    import operator
+
+    binary = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+    def fill(match: re.Match[str]) -> str:
+        value = values.get(match.group(1))
+        return repr(float(value)) if value is not None else repr(float(match.group(2)))
+
+    text = re.sub(r"FILL\(\s*([a-z][A-Za-z0-9_]*)\s*,\s*([0-9.]+)\s*\)", fill, expression)
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        raise CostAlarmError("expression", expression, "FILL(id, 0), numbers, + - * / and parentheses") from None
+
+    def walk(node: ast.AST) -> float:
+        if isinstance(node, ast.Expression):
+            return walk(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return float(node.value)
+        if isinstance(node, ast.BinOp) and type(node.op) in binary:
+            return float(binary[type(node.op)](walk(node.left), walk(node.right)))
+        raise CostAlarmError("expression", expression, "FILL(id, 0), numbers, + - * / and parentheses")
+
+    return walk(tree)
+
+
 def coverage_note(alarms: Sequence[AlarmSpec]) -> str:
     """What the alarms do and do not catch, for the stack to surface (output, description, docs)."""
     if not alarms:
@@ -531,12 +593,21 @@ def coverage_note(alarms: Sequence[AlarmSpec]) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
-def metric_sources_for_plan(plan: "Plan", metric_catalog: MetricCatalog | None = None) -> list[MetricSource]:
-    """One source per compliant invocation path callable from the home Region, deduplicated, in order.
+def metric_sources_for_plan(
+    plan: "Plan",
+    metric_catalog: MetricCatalog | None = None,
+    application_profiles: Mapping[str, str] | None = None,
+) -> list[MetricSource]:
+    """The series the spend alarms sum, chosen so that each token is counted once.
 
-    Runtime paths report under their invoke ID (foundation-model or inference-profile ID) in
-    ``AWS/Bedrock``; Mantle paths under the model ID in ``AWS/BedrockMantle`` (names unverified).  Paths
-    not callable from the home Region report in other Regions, where an alarm of this stack cannot see them.
+    One source per compliant invocation path callable from the home Region, deduplicated, in order: runtime paths
+    report under their invoke ID (foundation-model or system-profile ID) in ``AWS/Bedrock``, Mantle paths under the
+    Mantle model name in ``AWS/BedrockMantle`` (Model level only: the levels emit independently).  Paths not
+    callable from the home Region report in other Regions, where an alarm of this stack cannot see them.
+
+    ``application_profiles`` (application name -> profile ARN, CDK tokens allowed) are added as sources when the
+    catalog says a call through one is counted under its ARN only (``application_profile_counting: separate``);
+    with ``also-under-source`` they are already inside the IDs they copy and adding them would count twice.
     """
     catalog = metric_catalog or load_metric_catalog()
     home = plan.config.home_region
@@ -544,12 +615,22 @@ def metric_sources_for_plan(plan: "Plan", metric_catalog: MetricCatalog | None =
     seen: set[tuple[str, str, str]] = set()
     for route in plan.routing.compliant_routes(source_region=home):
         endpoint = catalog.for_endpoint(route.endpoint)
-        value = route.invoke_id if route.endpoint == "runtime" else route.model_id
-        source = endpoint.source_for(value, label=f"{route.kind.value} {value}")
+        # invoke_id is what the caller names: the FM or profile ID on the runtime, the Mantle model name on Mantle
+        source = endpoint.source_for(route.invoke_id, label=f"{route.kind.value} {route.invoke_id}")
         if source.key not in seen:
             seen.add(source.key)
             sources.append(source)
+    runtime = catalog.for_endpoint("runtime")
+    if application_profiles and runtime.application_profile_counting == "separate":
+        for name, arn in sorted(application_profiles.items()):
+            sources.append(runtime.source_for(arn, label=f"application profile {name}"))
     return sources
+
+
+def metric_assumptions(metric_catalog: MetricCatalog | None = None) -> list[str]:
+    """Every explicit assumption of the metric catalog, as one sentence each (synth, review and cost report)."""
+    catalog = metric_catalog or load_metric_catalog()
+    return [f"{e.namespace}: {a}" for e in catalog.endpoints.values() for a in e.assumptions]
 
 
 def config_workload(plan: "Plan") -> Workload:

@@ -525,16 +525,12 @@ _NO_CROSSING_SLOTS = ((0.30, 0.04), (0.66, 0.04), (0.66, 0.16))
 
 
 def _footnote(report: CostReport) -> str:
-    parts = [
-        f"{p.source_name}: {p.source} (as of {p.as_of}, {'verified' if p.verified else 'NOT verified'})"
-        for p in report.prices
-    ]
+    # Status only: the full citations (titles in several scripts, URLs) are in cost.md next to the chart.
+    parts = [f"{p.source_name} (as of {p.as_of}, {'verified' if p.verified else 'NOT verified'})" for p in report.prices]
     inst = report.instance
-    parts.append(
-        f"{inst.instance_type}: {inst.source} (as of {inst.as_of}, {'verified' if inst.verified else 'NOT verified'})"
-    )
+    parts.append(f"{inst.instance_type} (as of {inst.as_of}, {'verified' if inst.verified else 'NOT verified'})")
     text = (
-        "Data: landing_zone/catalog/prices.yaml. "
+        "Data: landing_zone/catalog/prices.yaml, cited in cost.md. "
         + "; ".join(parts)
         + f". API cost assumes {report.input_output_ratio:g} input tokens per output token, no prompt caching; "
         f"a month is {report.hours_per_month:g} h; self-hosted nodes run 24/7."

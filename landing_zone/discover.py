@@ -10,7 +10,11 @@ For each Region given, through :func:`landing_zone.aws.client` (one ``bedrock`` 
    (where data is processed); the Regions where a profile is listed are its source Regions;
 3. ``GetFoundationModelAvailability(modelId=<id>)`` for each allow-listed model listed there —
    ``regionAvailability`` must be ``AVAILABLE`` for an in-Region entry; the agreement/authorization states are
-   account facts, reported (and kept in the overlay's ``discover`` block) but not catalog facts.
+   account facts, reported (and kept in the overlay's ``discover`` block) but not catalog facts;
+4. CloudWatch ``ListMetrics`` for ``AWS/Bedrock`` and ``AWS/BedrockMantle`` (when the credentials allow): the
+   metric names of ``catalog/metrics.yaml`` the account does not publish are reported.  A metric appears only
+   after the first call that produces it, so "not published" means "not seen yet" until there was traffic; it is
+   how the cache-metric names (an explicit assumption of the catalog) get settled for an account.
 
 The overlay has the schema of ``landing_zone/catalog/models.yaml`` with **whole model entries**
 (``verified: true``, ``as_of`` today, ``source: "discover: ListFoundationModels/ListInferenceProfiles in
@@ -60,6 +64,8 @@ class RegionScan:
     models: dict[str, dict] = field(default_factory=dict)  # allow-listed model ID -> FoundationModelSummary
     profiles: dict[str, dict] = field(default_factory=dict)  # system profile ID -> GetInferenceProfile response
     availability: dict[str, dict] = field(default_factory=dict)  # model ID -> GetFoundationModelAvailability
+    # namespace -> metric names the account publishes there; None: ListMetrics could not be called
+    published_metrics: dict[str, set[str] | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,6 +96,7 @@ class Discovery:
                 for model_id in self.model_ids
             },
             "problems": self.problems,
+            "metrics": metric_findings(self),
         }
 
 
@@ -158,6 +165,49 @@ def scan_region(region: str, model_ids: Iterable[str], *, profile: str | None = 
             region, "GetFoundationModelAvailability", lambda: bedrock.get_foundation_model_availability(modelId=model_id)
         )
     return scan
+
+
+def scan_metrics(region: str, namespaces: Iterable[str], *, profile: str | None = None) -> dict[str, set[str] | None]:
+    """Metric names published per namespace in ``region`` (None where ListMetrics is denied or fails)."""
+    out: dict[str, set[str] | None] = {}
+    try:
+        cloudwatch = aws.client("cloudwatch", region=region, profile=profile)
+    except Exception:  # noqa: BLE001 - no client (no credentials): reported as "could not be read"
+        return {ns: None for ns in namespaces}
+    for namespace in namespaces:
+        names: set[str] = set()
+        try:
+            for page in cloudwatch.get_paginator("list_metrics").paginate(Namespace=namespace):
+                names.update(m["MetricName"] for m in page.get("Metrics") or [])
+        except Exception as exc:  # noqa: BLE001 - optional: reported, never fatal
+            if aws.error_code(exc) is None and aws.failure(exc) is None:
+                raise
+            out[namespace] = None
+            continue
+        out[namespace] = names
+    return out
+
+
+def metric_findings(discovery: "Discovery") -> list[dict]:
+    """Per Region and namespace: the catalog's metric names the account does not publish (yet)."""
+    from landing_zone.cost_alarms import load_metric_catalog
+
+    catalog = load_metric_catalog()
+    rows = []
+    for scan in discovery.scans:
+        for endpoint in catalog.endpoints.values():
+            published = scan.published_metrics.get(endpoint.namespace, "not asked")
+            if published == "not asked":
+                continue
+            wanted = sorted({*endpoint.token_metrics.values(), *endpoint.other_metrics.values()})
+            rows.append({
+                "region": scan.region,
+                "namespace": endpoint.namespace,
+                "read": published is not None,
+                "catalog_metrics_not_published": [] if published is None else [m for m in wanted if m not in published],
+                "published_not_in_catalog": [] if published is None else sorted(set(published) - set(wanted)),
+            })
+    return rows
 
 
 # --------------------------------------------------------------------------------------------------
@@ -319,12 +369,18 @@ def discover(
     today: date | None = None,
 ) -> Discovery:
     """Scan ``regions`` for ``model_ids`` (Bedrock IDs) and build the overlay entries (nothing written)."""
+    from landing_zone.cost_alarms import load_metric_catalog
+
+    namespaces = sorted({e.namespace for e in load_metric_catalog().endpoints.values()})
     scans, failures = [], []
     for region in regions:
         try:
-            scans.append(scan_region(region, model_ids, profile=profile))
+            scan = scan_region(region, model_ids, profile=profile)
         except DiscoveryError as exc:
             failures.append(str(exc))
+            continue
+        scan.published_metrics = scan_metrics(region, namespaces, profile=profile)
+        scans.append(scan)
     if failures:
         raise DiscoveryError("could not read Bedrock (nothing written):\n" + "\n".join(f"  - {f}" for f in failures))
     as_of = today or date.today()
@@ -352,6 +408,17 @@ def format_summary(discovery: Discovery) -> str:
             f"{model_id}: in-Region {', '.join(entry['in_region_regions']) or 'nowhere scanned'}; profiles: {profiles}"
         )
     lines += [f"problem: {p}" for p in discovery.problems]
+    for row in metric_findings(discovery):
+        where = f"{row['region']} {row['namespace']}"
+        if not row["read"]:
+            lines.append(f"metrics: {where}: ListMetrics could not be read (cloudwatch:ListMetrics not allowed?)")
+        elif row["catalog_metrics_not_published"]:
+            lines.append(f"metrics: {where}: not published (yet: metrics appear after the first call): "
+                         f"{', '.join(row['catalog_metrics_not_published'])}"
+                         + (f"; published but not catalogued: {', '.join(row['published_not_in_catalog'][:8])}"
+                            if row["published_not_in_catalog"] else ""))
+        else:
+            lines.append(f"metrics: {where}: every catalogued metric is published")
     return "\n".join(lines)
 
 

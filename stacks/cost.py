@@ -101,11 +101,9 @@ def add_cost_controls(
             topic=topic,
         )
     metric_catalog = load_metric_catalog()
-    sources = metric_sources_for_plan(plan, metric_catalog)
-    runtime_metrics = metric_catalog.for_endpoint("runtime")
-    for name, profile in sorted(profiles.items()):
-        # calls through an application profile may report under its ARN: price those too
-        sources.append(runtime_metrics.source_for(profile.arn, label=f"application profile {name}"))
+    sources = metric_sources_for_plan(
+        plan, metric_catalog, application_profiles={name: profile.arn for name, profile in profiles.items()}
+    )
     prices = plan.prices.prices(cost.price_source)
     planned_threshold = hourly_threshold_usd(budget_model.usd, plan.prices.hours_per_month, cost.alarm_factor)
     max_metrics = plan.catalog.limit("metric_math_max_metrics")

@@ -85,6 +85,12 @@ class Limit(Provenance):
     note: str | None = None
 
 
+class RegionSet(Provenance):
+    """Regions where something exists (e.g. the bedrock-mantle endpoint), with provenance."""
+
+    regions: tuple[str, ...] = Field(min_length=1)
+
+
 class GlobalServices(Provenance):
     """Actions exempt from a Region deny (global services)."""
 
@@ -97,6 +103,7 @@ class Catalog(_Frozen):
     models: Mapping[str, Model]
     limits: Mapping[str, Limit]
     global_services: GlobalServices
+    mantle_endpoint_regions: RegionSet | None = None
 
     # -- look-ups -------------------------------------------------------------------------------------
     def commercial_regions(self) -> tuple[str, ...]:
@@ -162,6 +169,11 @@ def _check_integrity(catalog: Catalog) -> list[str]:
             problems.append(f"{where}.mantle_regions: empty, but endpoints include 'mantle'")
         if "mantle" not in model.endpoints and model.mantle_regions:
             problems.append(f"{where}.mantle_regions: set, but endpoints do not include 'mantle'")
+        if catalog.mantle_endpoint_regions is not None:
+            outside = sorted(set(model.mantle_regions) - set(catalog.mantle_endpoint_regions.regions))
+            if outside:
+                problems.append(f"{where}.mantle_regions: {outside} have no bedrock-mantle endpoint "
+                                f"(mantle_endpoint_regions: {', '.join(catalog.mantle_endpoint_regions.regions)})")
         for i, profile in enumerate(model.inference_profiles):
             pwhere = f"{where}.inference_profiles[{i}]"
             expected_prefix = GLOBAL_PREFIX if profile.scope == "global" else None
@@ -228,6 +240,8 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         )
         limits = {name: Limit(**entry) for name, entry in (limits_doc.get("limits") or {}).items()}
         global_services = GlobalServices(**{k: v for k, v in global_doc.items() if k != "schema_version"})
+        mantle_doc = models_doc.get("mantle_endpoint_regions")
+        mantle_endpoint_regions = RegionSet(**mantle_doc) if mantle_doc else None
     except (ValidationError, KeyError, TypeError) as exc:
         raise CatalogError(f"catalog files in {catalog_dir}: {exc}") from None
     models = _models_from(models_doc, str(catalog_dir / "models.yaml"))
@@ -239,6 +253,7 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         models=models,
         limits=limits,
         global_services=global_services,
+        mantle_endpoint_regions=mantle_endpoint_regions,
     )
     problems = _check_integrity(catalog)
     if problems:

@@ -93,7 +93,7 @@ def test_spend_alarm_prices_token_metrics_at_the_configured_prices(default_lz, c
     (alarm,) = [a["Properties"] for a in alarms.values()]
     expression = next(m["Expression"] for m in alarm["Metrics"] if "Expression" in m)
     # bedrock prices 3.00 / 0.75 / 3.00 / 12.00 USD per 1M tokens, 300 s periods -> x12 per hour
-    assert "FILL(m0_in, 0) * 3 + FILL(m0_cr, 0) * 0.75 + FILL(m0_cw, 0) * 3 + FILL(m0_out, 0) * 12" in expression
+    assert "FILL(m0_in, 0) * 3 + FILL(m0_cr, 0) * 0.75 + FILL(m0_cw, 0) * 3.75 + FILL(m0_out, 0) * 12" in expression
     assert expression.endswith("/ 1000000 * 12")
     budget = monthly_budget(default_lz.plan)
     assert alarm["Threshold"] == pytest.approx(round(budget.usd / 730 * 2.0, 4))

@@ -96,3 +96,47 @@ def test_inconsistent_catalog_is_rejected_with_the_entry_named(tmp_path, mutatio
     with pytest.raises(CatalogError) as info:
         load_catalog(catalog_dir=tmp_path)
     assert message in str(info.value)
+
+
+# --------------------------------------------------------------------------------------------------
+# Provenance that travels with the repository
+# --------------------------------------------------------------------------------------------------
+import re as _re  # noqa: E402
+
+_URL = _re.compile(r"https://[\w.-]+\.[a-z]{2,}(/\S*)?")
+_DATE = _re.compile(r"\b20\d\d-\d\d-\d\d\b")
+_TITLE = _re.compile(r"'[^']{8,}'")
+
+
+def _sources(node, path=""):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "source" and isinstance(value, str):
+                yield f"{path}.source", value
+            else:
+                yield from _sources(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _sources(value, f"{path}[{i}]")
+
+
+def test_every_catalog_source_is_a_public_citation():
+    """A URL, or a publication's title with a date: never a file a user of the repository does not have."""
+    import yaml as _yaml
+
+    checked = 0
+    for path in sorted(CATALOG_DIR.glob("*.yaml")):
+        for where, source in _sources(_yaml.safe_load(path.read_text()), path.name):
+            checked += 1
+            assert "FACTS.md" not in source and "../" not in source, (where, source)
+            assert _URL.search(source) or (_TITLE.search(source) and _DATE.search(source)), (where, source)
+    assert checked >= 20
+
+
+def test_no_shipped_file_cites_the_private_facts_file():
+    from tests.conftest import ROOT
+
+    offenders = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("landing_zone/**/*"), *ROOT.glob("docs/*"),
+                                                     *ROOT.glob("examples/*"), ROOT / "README.md"]
+                 if p.is_file() and p.suffix in (".py", ".yaml", ".md") and "shared/FACTS.md" in p.read_text()]
+    assert not offenders

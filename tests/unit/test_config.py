@@ -66,7 +66,7 @@ def test_every_problem_of_a_bad_file_is_reported_at_once(plan_for):
         "accounts[0].id: got 12345; must be a 12-digit AWS account ID written as a string (quote it in YAML)"
     )
     assert problems["cost.price_source"] == (
-        "cost.price_source: got 'cheapest'; unknown price source (allowed: bedrock, kimi-api, kimi-api-highspeed)"
+        "cost.price_source: got 'cheapest'; unknown price source (allowed: bedrock, bedrock-kimi-k3-global, bedrock-kimi-k3-us, kimi-api, kimi-api-highspeed)"
     )
     assert problems["network.endpoints[1]"] == (
         "network.endpoints[1]: got 'bedrock-telepathy'; must be 'bedrock-runtime', 'bedrock-mantle' or 'bedrock'"

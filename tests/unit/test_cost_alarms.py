@@ -36,7 +36,7 @@ from landing_zone.cost_alarms import (
     monthly_budget,
 )
 from landing_zone.errors import LandingZoneError
-from landing_zone.pricing import TokenPrices, estimate_cost, load_price_catalog
+from landing_zone.pricing import TokenPrices, Workload, estimate_cost, load_price_catalog
 
 RUNTIME_METRICS = {
     "input": "InputTokenCount",
@@ -61,10 +61,10 @@ def runtime_source(value: str, label: str = "") -> MetricSource:
 
 
 def evaluate(expression: str, tokens: dict[str, float]) -> float:
-    """Evaluate a spend expression with the given token sums (missing IDs count as FILL's 0)."""
-    python = re.sub(r"FILL\((\w+), 0\)", lambda m: repr(float(tokens.get(m.group(1), 0.0))), expression)
-    assert re.fullmatch(r"[0-9.+*/() ]+", python), python  # nothing but arithmetic is left
-    return eval(python)  # noqa: S307 - arithmetic only, checked above
+    """The library's offline evaluator (missing IDs count as FILL's 0); checked below against hand arithmetic."""
+    from landing_zone.cost_alarms import evaluate_expression
+
+    return evaluate_expression(expression, tokens)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -72,26 +72,31 @@ def evaluate(expression: str, tokens: dict[str, float]) -> float:
 # --------------------------------------------------------------------------------------------------
 
 
-def test_metric_catalog_runtime_names_are_documented_and_verified():
+def test_metric_catalog_runtime_names_are_documented_with_the_cache_names_as_assumptions():
     catalog = load_metric_catalog()
     runtime = catalog.for_endpoint("runtime")
     assert runtime.namespace == "AWS/Bedrock"
     assert runtime.dimension == "ModelId"
     assert dict(runtime.token_metrics) == RUNTIME_METRICS
-    assert dict(runtime.other_metrics) == {"invocations": "Invocations"}
-    assert runtime.verified is True
-    assert runtime.as_of == "2026-11-08"
-    assert "docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html" in runtime.source
+    assert runtime.other_metrics["invocations"] == "Invocations" and runtime.other_metrics["throttles"] == "InvocationThrottles"
+    assert runtime.verified is True and runtime.as_of == "2026-12-01"
+    assert "https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring-runtime-metrics.html" in runtime.source
+    # the cache metric names conflict between AWS's pages: explicit, reported assumptions
+    assert runtime.unverified_metrics == ("cache_read", "cache_write") and not runtime.fully_verified
+    assert any("CacheReadInputTokens" in a for a in runtime.assumptions)
+    assert runtime.application_profile_counting == "separate"
 
 
-def test_metric_catalog_mantle_names_are_marked_unverified():
+def test_metric_catalog_mantle_names_are_the_documented_ones():
+    """'Monitor bedrock-mantle inference using CloudWatch metrics': TotalInputTokens / TotalOutputTokens at the
+    Model level; InputTokenCount / OutputTokenCount do not exist in AWS/BedrockMantle."""
     mantle = load_metric_catalog().for_endpoint("mantle")
     assert mantle.namespace == "AWS/BedrockMantle"
     assert mantle.dimension == "Model"
-    assert dict(mantle.token_metrics) == {"input": "InputTokenCount", "output": "OutputTokenCount"}
-    assert mantle.verified is False
-    text = DEFAULT_METRICS_PATH.read_text()
-    assert "NOT VERIFIED" in text  # the comment says so, not only the flag
+    assert dict(mantle.token_metrics) == {"input": "TotalInputTokens", "output": "TotalOutputTokens"}
+    assert mantle.verified is True and mantle.fully_verified
+    assert "monitoring-mantle-metrics.html" in mantle.source
+    assert dict(mantle.other_metrics) == {"invocations": "Inferences", "client_errors": "InferenceClientErrors"}
 
 
 def test_the_metric_limit_lives_in_limits_yaml_only():
@@ -123,15 +128,17 @@ def test_expression_contains_the_prices_and_the_period_factor(bedrock, limit):
         [runtime_source("us.moonshotai.kimi-k3.1-pro")], bedrock, threshold_usd_per_hour=25.0, max_metrics_per_alarm=limit
     )
     assert alarm.expression == (
-        "(FILL(m0_in, 0) * 3 + FILL(m0_cr, 0) * 0.75 + FILL(m0_cw, 0) * 3 + FILL(m0_out, 0) * 12)"
+        "(FILL(m0_in, 0) * 3 + FILL(m0_cr, 0) * 0.75 + FILL(m0_cw, 0) * 3.75 + FILL(m0_out, 0) * 12)"
         " / 1000000 * 12"
     )
     # The coefficients of the module docstring, one token of each kind in a 300 s period:
-    for metric_id, usd_per_hour in {"m0_in": 0.000036, "m0_cr": 0.000009, "m0_cw": 0.000036, "m0_out": 0.000144}.items():
+    for metric_id, usd_per_hour in {"m0_in": 0.000036, "m0_cr": 0.000009, "m0_cw": 0.000045, "m0_out": 0.000144}.items():
         assert evaluate(alarm.expression, {metric_id: 1}) == pytest.approx(usd_per_hour, rel=1e-12)
     # 1M input + 2M cache read + 0.5M output in 5 minutes = 3 + 1.5 + 6 = 10.5 USD per 5 min = 126 USD/hour.
     assert evaluate(alarm.expression, {"m0_in": 1e6, "m0_cr": 2e6, "m0_out": 5e5}) == pytest.approx(126.0)
     assert evaluate(alarm.expression, {}) == 0.0  # FILL(m, 0): no data counts as zero
+    with pytest.raises(LandingZoneError):
+        evaluate("__import__('os')", {})  # only the arithmetic subset the alarms use is understood
 
 
 @pytest.mark.parametrize(("period", "factor"), [(60, "60"), (300, "12"), (420, "8.571428571428571"), (3600, "1")])
@@ -193,7 +200,7 @@ def test_only_the_metrics_a_source_has_are_used(bedrock):
     assert {m.namespace for m in alarm.metrics} == {"AWS/BedrockMantle"}
     assert dict(alarm.metrics[0].dimensions) == {"Model": "moonshotai.kimi-k3.1-pro"}
     assert alarm.expression == "(FILL(m0_in, 0) * 3 + FILL(m0_out, 0) * 12) / 1000000 * 12"
-    assert alarm.unverified_sources == (mantle.label,)
+    assert alarm.unverified_sources == ()  # the Mantle metric names are documented
 
 
 # --------------------------------------------------------------------------------------------------
@@ -340,14 +347,88 @@ def test_metric_sources_of_the_default_plan(plan_for, bedrock):
     plan = plan_for()
     sources = metric_sources_for_plan(plan)
     assert [(s.namespace, s.dimension_name, s.dimension_value, s.verified) for s in sources] == [
-        ("AWS/Bedrock", "ModelId", "us.moonshotai.kimi-k3.1-pro", True),
-        ("AWS/BedrockMantle", "Model", "moonshotai.kimi-k3.1-pro", False),
+        ("AWS/Bedrock", "ModelId", "us.moonshotai.kimi-k3.1-pro", False),  # cache metric names are assumptions
+        ("AWS/BedrockMantle", "Model", "moonshotai.kimi-k3.1-pro", True),
     ]
     alarms = build_spend_alarms(
         sources, bedrock, threshold_usd_per_hour=20.0, max_metrics_per_alarm=plan.catalog.limit("metric_math_max_metrics")
     )
     assert len(alarms) == 1 and len(alarms[0].metrics) == 6
+    assert {m.metric_name for m in alarms[0].metrics if m.namespace == "AWS/BedrockMantle"} == {
+        "TotalInputTokens", "TotalOutputTokens"}
     assert "NOT verified" in coverage_note(alarms) and "AWS/BedrockMantle" not in alarms[0].expression
+
+
+# --------------------------------------------------------------------------------------------------
+# Worked examples: the alarm expression, evaluated offline, equals the pure cost model
+# --------------------------------------------------------------------------------------------------
+
+
+def _values_for(alarm, series):
+    """Metric ID -> the period's Sum, from {(namespace, dimension value, metric name): tokens}."""
+    return {m.id: series.get((m.namespace, next(iter(m.dimensions.values())), m.metric_name)) for m in alarm.metrics}
+
+
+def test_worked_example_runtime_and_mantle_usd_per_hour_equals_the_cost_model(plan_for, bedrock):
+    """One 5-minute period: 2M input, 3M cache-read, 0.5M cache-write and 0.4M output tokens on the US profile,
+    and 1M input + 0.2M output on Mantle."""
+    from landing_zone.cost_alarms import evaluate_expression
+
+    plan = plan_for()
+    period = 300
+    sources = metric_sources_for_plan(plan)
+    (alarm,) = build_spend_alarms(sources, bedrock, threshold_usd_per_hour=20.0, max_metrics_per_alarm=10,
+                                  period_seconds=period)
+    profile, model = "us.moonshotai.kimi-k3.1-pro", "moonshotai.kimi-k3.1-pro"
+    series = {
+        ("AWS/Bedrock", profile, "InputTokenCount"): 2_000_000,
+        ("AWS/Bedrock", profile, "CacheReadInputTokenCount"): 3_000_000,
+        ("AWS/Bedrock", profile, "CacheWriteInputTokenCount"): 500_000,
+        ("AWS/Bedrock", profile, "OutputTokenCount"): 400_000,
+        ("AWS/BedrockMantle", model, "TotalInputTokens"): 1_000_000,
+        ("AWS/BedrockMantle", model, "TotalOutputTokens"): 200_000,
+    }
+    usd_per_hour = evaluate_expression(alarm.expression, _values_for(alarm, series))
+    # the cost model: the same tokens per period x 12 periods per hour, priced by pricing.estimate_cost
+    runtime = estimate_cost(
+        Workload(requests_per_day=24 * 12, input_tokens_per_request=5_500_000,
+                 output_tokens_per_request=400_000, cached_input_fraction=3 / 5.5, cache_write_fraction=0.5 / 5.5),
+        bedrock, hours_per_month=730,
+    )
+    mantle = estimate_cost(
+        Workload(requests_per_day=24 * 12, input_tokens_per_request=1_000_000, output_tokens_per_request=200_000,
+                 cached_input_fraction=0.0),
+        bedrock, hours_per_month=730,
+    )
+    assert usd_per_hour == pytest.approx(runtime.hourly_usd + mantle.hourly_usd, rel=1e-12)
+    # by hand, at 3.00 / 0.75 / 3.75 / 12.00 USD per 1M: runtime 15.9375 + Mantle 5.40 per period, x 12
+    assert usd_per_hour == pytest.approx((2 * 3.0 + 3 * 0.75 + 0.5 * bedrock.cache_write_usd_per_million
+                                          + 0.4 * 12.0 + 1 * 3.0 + 0.2 * 12.0) * 12)
+
+
+@pytest.mark.parametrize("counting", ["separate", "also-under-source"])
+def test_each_token_through_an_application_profile_is_counted_once(plan_for, bedrock, tmp_path, counting):
+    """Whichever way AWS/Bedrock counts a call through an application profile, the alarm's series count each
+    token once — given the catalog states the way (application_profile_counting)."""
+    from landing_zone.cost_alarms import evaluate_expression
+
+    raw = yaml.safe_load(DEFAULT_METRICS_PATH.read_text())
+    raw["endpoints"]["runtime"]["application_profile_counting"] = counting
+    path = tmp_path / "metrics.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    catalog = load_metric_catalog(path)
+    plan = plan_for()
+    arn = "arn:aws:bedrock:us-east-1:111111111111:application-inference-profile/abc"
+    sources = metric_sources_for_plan(plan, catalog, application_profiles={"workload": arn})
+    (alarm,) = build_spend_alarms([s for s in sources if s.namespace == "AWS/Bedrock"], bedrock,
+                                  threshold_usd_per_hour=20.0, max_metrics_per_alarm=10)
+    profile = "us.moonshotai.kimi-k3.1-pro"
+    app_tokens, direct_tokens = 1_000_000, 250_000  # output tokens in one period
+    series = {("AWS/Bedrock", arn, "OutputTokenCount"): app_tokens}
+    # the world as the catalog says it is: under 'also-under-source' the profile ID carries the app calls too
+    series[("AWS/Bedrock", profile, "OutputTokenCount")] = direct_tokens + (app_tokens if counting != "separate" else 0)
+    usd_per_hour = evaluate_expression(alarm.expression, _values_for(alarm, series))
+    assert usd_per_hour == pytest.approx((app_tokens + direct_tokens) / 1e6 * bedrock.output_usd_per_million * 12)
 
 
 def test_monthly_budget_computed_from_the_workload_and_headroom(plan_for):

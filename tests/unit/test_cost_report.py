@@ -93,8 +93,9 @@ def test_markdown_has_the_workload_costs_and_budget(written):
 def test_markdown_has_prices_with_provenance(written):
     _, paths = written
     md = paths["markdown"].read_text()
-    assert "| `bedrock` (configured) | 3.00 | 0.75 | 3.00 | 12.00 |" in md
-    assert "| `kimi-api` | 2.00 | 0.20 | 2.00 | 10.00 | platform.kimi.ai pricing page | 2026-11-08 | **no** |" in md
+    assert "| `bedrock` (configured) | 3.00 | 0.75 | 3.75 | 12.00 |" in md
+    assert "| `kimi-api` | 2.00 | 0.20 | 2.00 | 10.00 | Kimi (Moonshot AI) platform pricing, https://platform.kimi.ai/docs/pricing/chat" in md
+    assert "| `bedrock-kimi-k3-us` | 3.30 | 0.33 | 4.12 | 16.50 | Amazon Bedrock user guide, 'Kimi K3' model card" in md
     assert "**Unverified prices:**" in md
     assert "## Provenance" in md and "(as of 2026-11-08, NOT verified)" in md
 
@@ -107,8 +108,8 @@ def test_markdown_has_the_breakeven_table_and_embeds_the_chart(written):
         assert f"{volume:,.0f}" in md, source
     assert "1,535,433,333" in md and "1,036,417,500" in md
     # 4 measured throughputs x 3 price sources
-    for tps in ("92.0", "105.7", "516.0", "4,634.0"):
-        assert md.count(f"| {tps} |") == 3, tps
+    for tps in ("92.0", "105.8", "516.0", "4,634.0"):
+        assert md.count(f"| {tps} |") == 5, tps  # one row per price source
     assert "](cost-vs-volume.png)" in md and "![" in md
     assert "516 output tokens/s per node (`concurrency_8`" in md
     assert "- `kimi-api-highspeed`: break-even at **1,036,417,500 output tokens/month**" in md
@@ -129,9 +130,10 @@ def test_report_numbers_are_the_pricing_module_s(plan_for):
     assert report.workload == workload
     for prices, estimate in zip(report.prices, report.estimates):
         assert estimate == estimate_cost(workload, prices, hours_per_month=730)
-    assert [p.source_name for p in report.prices] == ["bedrock", "kimi-api", "kimi-api-highspeed"]
+    assert [p.source_name for p in report.prices] == ["bedrock", "bedrock-kimi-k3-us", "bedrock-kimi-k3-global",
+                                                      "kimi-api", "kimi-api-highspeed"]
     assert report.hourly_usd == 56.79 and report.instance.instance_type == "p6-b300.48xlarge"
-    assert len(report.breakevens) == 12
+    assert len(report.breakevens) == 20
     for row in report.breakevens:
         expected = break_even(
             tokens_per_second=row.result.tokens_per_second,
@@ -142,7 +144,7 @@ def test_report_numbers_are_the_pricing_module_s(plan_for):
             instance_type="p6-b300.48xlarge",
         )
         assert row.result == expected
-    assert sorted({row.result.tokens_per_second for row in report.breakevens}) == [92.0, 105.7, 516.0, 4634.0]
+    assert sorted({row.result.tokens_per_second for row in report.breakevens}) == [92.0, 105.8, 516.0, 4634.0]
 
 
 def test_chart_data_uses_516_tokens_per_second_and_marks_the_crossings(plan_for):

@@ -87,15 +87,36 @@ class BedrockRegion:
         return stubber
 
 
+NAMESPACES = ("AWS/Bedrock", "AWS/BedrockMantle")
+
+
+def cloudwatch_stub(client: Any, published: dict[str, list[str]] | None) -> Stubber:
+    """ListMetrics for both namespaces, in order; ``published`` None: the credentials may not call it."""
+    stubber = Stubber(client)
+    for namespace in NAMESPACES:
+        if published is None:
+            stubber.add_client_error("list_metrics", "AccessDenied", "not authorized", 403, {"Namespace": namespace})
+        else:
+            metrics = [{"Namespace": namespace, "MetricName": m, "Dimensions": []} for m in published.get(namespace, [])]
+            stubber.add_response("list_metrics", {"Metrics": metrics}, {"Namespace": namespace})
+    stubber.activate()
+    return stubber
+
+
 @contextlib.contextmanager
-def bedrock_regions(regions: list[BedrockRegion], wanted: set[str]) -> Iterator[list[Stubber]]:
+def bedrock_regions(
+    regions: list[BedrockRegion], wanted: set[str], published: dict[str, list[str]] | None = None
+) -> Iterator[list[Stubber]]:
     stubbers: list[Stubber] = []
     by_region = {r.region: r for r in regions}
 
     def factory(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
-        assert service == "bedrock" and region in by_region, (service, region)
-        client = boto3.client("bedrock", region_name=region)
-        stubbers.append(by_region[region].stub(client, wanted))
+        assert service in ("bedrock", "cloudwatch") and region in by_region, (service, region)
+        client = boto3.client(service, region_name=region)
+        if service == "cloudwatch":
+            stubbers.append(cloudwatch_stub(client, published))
+        else:
+            stubbers.append(by_region[region].stub(client, wanted))
         return client
 
     with use_client_factory(factory):
@@ -137,7 +158,7 @@ def catalog():
 def test_requests_are_exactly_the_pinned_ones(catalog) -> None:
     with bedrock_regions(eu_bedrock(in_region_frankfurt=True), {KIMI}) as stubbers:
         discovery = discover_mod.discover(["eu-central-1", "eu-west-1"], [KIMI], catalog, today=date(2026, 12, 1))
-    assert len(stubbers) == 2  # one client per Region
+    assert len(stubbers) == 4  # one Bedrock and one CloudWatch client per Region
     assert [s.region for s in discovery.scans] == ["eu-central-1", "eu-west-1"]
     # the unrelated Nova profile was listed but never fetched (Stubber would have failed on an extra call)
     assert set(discovery.scans[0].profiles) == {EU_PROFILE, GLOBAL_PROFILE}
@@ -321,3 +342,33 @@ def test_cli_model_nowhere_to_be_found_is_reported(tmp_path: Path) -> None:
     assert code == 1
     assert "acme.unknown-v1: not in the catalog and not offered in eu-central-1" in stderr
     assert list(yaml.safe_load(out.read_text())["models"]) == [KIMI]  # the rest is written
+
+
+# --------------------------------------------------------------------------------------------------
+# CloudWatch metrics: the catalog's names against what the account publishes
+# --------------------------------------------------------------------------------------------------
+
+
+def test_metrics_the_account_does_not_publish_are_reported(catalog) -> None:
+    published = {
+        # the user guide's cache names, not the catalogue's: the assumption is reported as not (yet) published
+        "AWS/Bedrock": ["InputTokenCount", "OutputTokenCount", "Invocations", "CacheReadInputTokens"],
+        "AWS/BedrockMantle": ["TotalInputTokens", "TotalOutputTokens", "Inferences", "InferenceClientErrors"],
+    }
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True)[:1], {KIMI}, published):
+        discovery = discover_mod.discover(["eu-central-1"], [KIMI], catalog, today=date(2026, 12, 1))
+    rows = {r["namespace"]: r for r in discover_mod.metric_findings(discovery)}
+    runtime, mantle = rows["AWS/Bedrock"], rows["AWS/BedrockMantle"]
+    assert runtime["read"] and {"CacheReadInputTokenCount", "CacheWriteInputTokenCount"} <= set(runtime["catalog_metrics_not_published"])
+    assert "CacheReadInputTokens" in runtime["published_not_in_catalog"]
+    assert mantle["catalog_metrics_not_published"] == []
+    summary = discover_mod.format_summary(discovery)
+    assert "AWS/Bedrock: not published (yet" in summary and "AWS/BedrockMantle: every catalogued metric" in summary
+
+
+def test_metrics_that_cannot_be_read_are_reported_not_fatal(catalog) -> None:
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True)[:1], {KIMI}, None):
+        discovery = discover_mod.discover(["eu-central-1"], [KIMI], catalog, today=date(2026, 12, 1))
+    assert all(not r["read"] for r in discover_mod.metric_findings(discovery))
+    assert discovery.entries  # the overlay is still built
+    assert "ListMetrics could not be read" in discover_mod.format_summary(discovery)

@@ -104,7 +104,8 @@ def test_every_self_hosting_option_has_provenance(catalog: PriceCatalog) -> None
 
 def test_catalog_figures(catalog: PriceCatalog, bedrock: TokenPrices, kimi_api: TokenPrices) -> None:
     assert (bedrock.input_usd_per_million, bedrock.cache_read_usd_per_million) == (3.00, 0.75)
-    assert (bedrock.cache_write_usd_per_million, bedrock.output_usd_per_million) == (3.00, 12.00)
+    # cache writes: not published for K3.1 Pro; 1.25x input, the ratio AWS publishes for Kimi K3
+    assert (bedrock.cache_write_usd_per_million, bedrock.output_usd_per_million) == (3.75, 12.00)
     assert bedrock.global_profile_discount_fraction == 0.10
     assert (kimi_api.input_usd_per_million, kimi_api.output_usd_per_million) == (2.00, 10.00)
     b300 = catalog.self_hosting_option(B300)
@@ -302,7 +303,7 @@ def test_all_input_cached_leaves_no_plain_input(bedrock: TokenPrices) -> None:
     workload = Workload(1000, 8000, 0, cached_input_fraction=0.7, cache_write_fraction=0.3)
     est = estimate_cost(workload, bedrock, hours_per_month=HOURS)
     assert est.input_usd_per_day == pytest.approx(0.0, abs=1e-12)
-    assert est.daily_usd == pytest.approx(1000 * 8000 * (0.7 * 0.75 + 0.3 * 3.00) / 1e6)
+    assert est.daily_usd == pytest.approx(1000 * 8000 * (0.7 * 0.75 + 0.3 * 3.75) / 1e6)
 
 
 def test_monthly_uses_given_hours_per_month(bedrock: TokenPrices) -> None:
