@@ -8,12 +8,10 @@ scalars replace).  Every invalid value is collected and reported in one :class:`
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Mapping, Sequence
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -26,7 +24,8 @@ from pydantic import (
     model_validator,
 )
 
-from landing_zone.errors import ConfigError, Problem
+from landing_zone.config_loading import load_data_file, structure_problems
+from landing_zone.errors import ConfigError, Described, Problem
 
 CONTEXT_KEY = "landing_zone"
 CONFIG_FILE_CONTEXT_KEY = "config"
@@ -655,36 +654,56 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML or JSON config file; problems become a ConfigError naming the file."""
+    """Read a YAML or JSON config file under the rules of :mod:`landing_zone.config_loading` (size, depth, no
+    aliases, no duplicate keys, YAML 1.2 scalars); every problem becomes a ConfigError naming the file."""
     p = Path(path)
     origin = f"config file {p}"
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError([Problem("config", str(p), "the file does not exist")], origin=origin) from None
-    except OSError as exc:
-        raise ConfigError([Problem("config", str(p), f"cannot be read ({exc.strerror})")], origin=origin) from None
-    try:
-        data = json.loads(text) if p.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError([Problem("config", str(p), f"is not valid YAML/JSON: {exc}")], origin=origin) from None
+    data = load_data_file(p, origin=origin)
     if data is None:
-        return {}
+        return {}  # an empty file overrides nothing
     if not isinstance(data, dict):
-        raise ConfigError(
-            [Problem("config", type(data).__name__, "the file must hold a mapping of config keys")], origin=origin
-        )
+        raise ConfigError([Problem("config", Described(f"a {_kind_of(data)}"), "the file must hold a mapping of "
+                                   "config keys (`key: value` lines), optionally under `landing_zone:`")], origin=origin)
     # A file may hold the keys directly or under `landing_zone:` (same shape as cdk.json context).
-    return dict(data.get(CONTEXT_KEY, data)) if set(data) == {CONTEXT_KEY} else data
+    if set(data) == {CONTEXT_KEY}:
+        inner = data[CONTEXT_KEY]
+        if not isinstance(inner, dict):
+            raise ConfigError([Problem(CONTEXT_KEY, inner, "must be a mapping of config keys: indent the keys under "
+                                       "`landing_zone:`, or write them at the top level")], origin=origin)
+        return dict(inner)
+    return data
+
+
+def _kind_of(value: Any) -> str:
+    """Plain words for a YAML/JSON value's type."""
+    if isinstance(value, bool):
+        return "true/false value"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "text value"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, Mapping):
+        return "mapping"
+    return "null value" if value is None else type(value).__name__
 
 
 def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
     """The ``landing_zone`` defaults from cdk.json context (for the CLI; the CDK app gets them from context)."""
-    try:
-        data = json.loads(Path(cdk_json).read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    path = Path(cdk_json)
+    if not path.exists():
         return {}
-    return dict((data.get("context") or {}).get(CONTEXT_KEY) or {})
+    origin = f"cdk.json file {path}"
+    data = load_data_file(path, origin=origin, what="cdk.json")
+    if not isinstance(data, dict):
+        raise ConfigError([Problem("cdk.json", Described(f"a {_kind_of(data)}"), "must hold a JSON object with a "
+                                   "`context` key")], origin=origin)
+    context = data.get("context")
+    defaults = context.get(CONTEXT_KEY) if isinstance(context, dict) else None
+    if defaults is not None and not isinstance(defaults, dict):
+        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
+    return dict(defaults or {})
 
 
 def _path(loc: Sequence[Any]) -> str:
@@ -748,6 +767,12 @@ def build_config(
     raw: Mapping[str, Any], *, catalog: Any = None, price_sources: Sequence[str] | None = None, origin: str = "configuration"
 ) -> LandingZoneConfig:
     """Validate a raw mapping; every problem is raised together as one ConfigError."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError([Problem("(top level)", Described(f"a {_kind_of(raw)}"), "the configuration must be a "
+                                   "mapping of config keys")], origin=origin)
+    shape = structure_problems(raw)
+    if shape:
+        raise ConfigError(shape, origin=origin)
     context = {"catalog": catalog, "price_sources": price_sources}
     try:
         return LandingZoneConfig.model_validate(dict(raw), context=context)
@@ -757,9 +782,17 @@ def build_config(
 
 def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | None) -> tuple[dict[str, Any], str]:
     """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description."""
-    raw = dict(defaults or {})
     origin = "cdk.json context 'landing_zone'"
+    if defaults is not None and not isinstance(defaults, Mapping):
+        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
+    shape = structure_problems(defaults or {})
+    if shape:
+        raise ConfigError(shape, origin=origin)
+    raw = dict(defaults or {})
     if config_path:
+        if not isinstance(config_path, (str, Path)):
+            raise ConfigError([Problem(CONFIG_FILE_CONTEXT_KEY, config_path, "must be the path of a YAML or JSON "
+                                       "file")], origin="context 'config'")
         raw = deep_merge(raw, read_config_file(config_path))
         origin = f"configuration (cdk.json defaults + {config_path})"
     return raw, origin

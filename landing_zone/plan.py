@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from landing_zone.applications import ApplicationPlan, plan_applications
 from landing_zone.catalog import Catalog, Model, load_catalog
 from landing_zone.config import LandingZoneConfig, build_config, raw_config
+from landing_zone.config_loading import load_data_file
 from landing_zone.errors import CatalogError, ConfigError, Problem
 from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
 from landing_zone.pricing import PriceCatalog, load_price_catalog
@@ -38,6 +39,8 @@ def _catalog_for(raw: Mapping[str, Any], origin: str) -> Catalog:
     missing = [o for o in overlays if not Path(o).is_file()]
     if missing:
         raise ConfigError([Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin)
+    for i, overlay in enumerate(overlays):  # the same size, depth, alias and duplicate-key rules as a config file
+        load_data_file(overlay, origin=f"catalog overlay {overlay}", what=f"catalog_overlays[{i}]")
     try:
         return load_catalog(tuple(Path(o) for o in overlays))
     except CatalogError as exc:

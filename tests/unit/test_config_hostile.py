@@ -1,0 +1,172 @@
+"""Hostile and malformed configuration input: every case is one ConfigError naming the key (or the file and
+line) and the problem, never a hang, a traceback or a value silently reinterpreted.
+
+Small files live in tests/fixtures/hostile/; large and deep ones are generated here in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from landing_zone import config_loading
+from landing_zone.config import read_cdk_json_defaults, read_config_file
+from landing_zone.config_loading import MAX_CONFIG_BYTES, MAX_NESTING_DEPTH
+from landing_zone.errors import ConfigError
+from tests.conftest import FIXTURES
+
+HOSTILE = FIXTURES / "hostile"
+
+
+def problems_of(exc: ConfigError) -> dict[str, str]:
+    return {p.path: str(p) for p in exc.problems}
+
+
+def refused(plan_for, *args, **kwargs) -> dict[str, str]:
+    with pytest.raises(ConfigError) as info:
+        plan_for(*args, **kwargs)
+    return problems_of(info.value)
+
+
+# -- files that cannot be read as a configuration --------------------------------------------------------------
+FILE_CASES = [
+    # file, where the problem is reported, a fragment of the message
+    ("alias-bomb.yaml", "config (line 2, column 4)", "got the anchor &a; YAML anchors, aliases and merge keys"),
+    ("merge-key.yaml", "config (line 2, column 7)", "got the anchor &base"),
+    ("not-utf8.yaml", "config (line 2)", "got the byte 0xe9 at offset 74, which is not UTF-8; the file must be UTF-8"),
+    ("utf16.yaml", "config (line 1)", "got the byte 0xff at offset 0, which is not UTF-8"),
+    ("landing-zone-null.yaml", "landing_zone", "got null; must be a mapping of config keys"),
+    ("top-level-list.yaml", "config", "got a list; the file must hold a mapping of config keys"),
+    ("top-level-scalar.yaml", "config", "got a text value; the file must hold a mapping of config keys"),
+    ("duplicate-key.yaml", "cost.workload.requests_per_day",
+     "got the key 'requests_per_day' twice (lines 4 and 6); a key may appear once per mapping"),
+    ("duplicate-key.json", "allow_global_inference",
+     "twice in one object (lines where \"allow_global_inference\" is a key: 3, 4)"),
+    ("python-tag.yaml", "config (line 1, column 7)", "the YAML tag '!!python/object/apply:os.system' is not allowed"),
+    ("binary-tag.yaml", "config (line 1, column 7)", "the YAML tag '!!binary' is not allowed"),
+    ("tab-indent.yaml", "config (line 2, column 1)", "a tab: YAML indents with spaces only"),
+    ("two-documents.yaml", "config (line 2, column 1)", "expected a single document"),
+]
+
+
+@pytest.mark.parametrize(("name", "path", "fragment"), FILE_CASES, ids=[c[0] for c in FILE_CASES])
+def test_unreadable_files_are_one_problem_naming_the_file_and_the_place(name, path, fragment):
+    with pytest.raises(ConfigError) as info:
+        read_config_file(HOSTILE / name)
+    assert str(info.value).startswith(f"invalid config file {HOSTILE / name}: 1 problem(s)")
+    problems = problems_of(info.value)
+    assert path in problems, problems
+    assert fragment in problems[path]
+
+
+def test_alias_bomb_is_refused_at_the_first_anchor_before_anything_is_built(monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the YAML document was composed or constructed")
+
+    monkeypatch.setattr(config_loading._ConfigYamlLoader, "get_single_node", never)
+    monkeypatch.setattr(config_loading._ConfigYamlLoader, "construct_document", never)
+    start = time.perf_counter()
+    with pytest.raises(ConfigError, match="anchor &a"):
+        read_config_file(HOSTILE / "alias-bomb.yaml")
+    assert time.perf_counter() - start < 2  # before: minutes and 5.5 GB
+
+
+def test_a_file_over_the_size_cap_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    big = tmp_path / "big.yaml"
+    big.write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 1))
+    monkeypatch.setattr(config_loading, "parse_data", lambda *a, **k: pytest.fail("parsed"))
+    with pytest.raises(ConfigError) as info:
+        read_config_file(big)
+    (problem,) = info.value.problems
+    assert str(problem) == (
+        f"config: got a file of {big.stat().st_size:,} bytes; a config file may hold at most 1,048,576 bytes (1 MiB, "
+        "MAX_CONFIG_BYTES in landing_zone/config_loading.py): a real configuration is a few kilobytes"
+    )
+
+
+@pytest.mark.parametrize("levels", [MAX_NESTING_DEPTH + 1, 10_000])
+def test_deeply_nested_yaml_is_refused_with_the_cap(tmp_path, levels):
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("tags: " + "[" * levels + "]" * levels + "\n")
+    with pytest.raises(ConfigError) as info:
+        read_config_file(deep)
+    (problem,) = info.value.problems
+    # the top-level mapping is level 1, so the 64th '[' (after "tags: ") is one too many
+    assert problem.path == f"config (line 1, column {6 + MAX_NESTING_DEPTH})"
+    assert "a config may nest lists and mappings at most 64 levels deep" in str(problem)
+
+
+def test_deeply_nested_block_mappings_are_refused(tmp_path):
+    deep = tmp_path / "deep-block.yaml"
+    deep.write_text("".join(f"{'  ' * i}k:\n" for i in range(300)))
+    with pytest.raises(ConfigError, match="at most 64 levels deep"):
+        read_config_file(deep)
+
+
+def test_deeply_nested_json_is_refused_without_a_recursion_error(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"tags": ' + "[" * 100_000 + "]" * 100_000 + ', "s": "[[[[ in a string ]"}')
+    with pytest.raises(ConfigError) as info:
+        read_config_file(deep)
+    assert "at most 64 levels deep" in str(info.value)
+    shallow = tmp_path / "shallow.json"
+    shallow.write_text(json.dumps({"name": "[" * 100 + "{{{ brackets in strings do not count"}))
+    assert read_config_file(shallow)["name"].startswith("[[[")
+
+
+def test_deep_values_from_code_or_cdk_context_are_refused_without_recursion(plan_for):
+    value: list = []
+    for _ in range(5_000):
+        value = [value]
+    problems = refused(plan_for, tags={"a": value})
+    assert problems == {"tags.a": "tags.a: got more than 64 levels of nesting; a config may nest lists and mappings "
+                                  "at most 64 levels deep"}
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_an_integer_with_thousands_of_digits_is_refused(tmp_path, suffix):
+    f = tmp_path / f"long{suffix}"
+    f.write_text(json.dumps({"cost": {"workload": {"requests_per_day": "X"}}}).replace('"X"', "9" * 5000))
+    with pytest.raises(ConfigError) as info:
+        read_config_file(f)
+    assert "Traceback" not in str(info.value)
+    assert len(str(info.value)) < 600
+
+
+def test_a_directory_or_a_missing_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="is a directory: give the path of a YAML or JSON file"):
+        read_config_file(tmp_path)
+    with pytest.raises(ConfigError, match="the file does not exist"):
+        read_config_file(tmp_path / "nope.yaml")
+
+
+def test_empty_file_and_utf8_byte_order_mark_are_fine(tmp_path):
+    (tmp_path / "empty.yaml").write_text("")
+    assert read_config_file(tmp_path / "empty.yaml") == {}
+    (tmp_path / "bom.yaml").write_bytes("\ufeffname: kimi-bom\n".encode())
+    assert read_config_file(tmp_path / "bom.yaml") == {"name": "kimi-bom"}
+
+
+def test_hostile_cdk_json_is_a_config_error_naming_it(tmp_path):
+    dup = tmp_path / "cdk.json"
+    dup.write_text('{"context": {"landing_zone": {"name": "a-lz", "name": "b-lz"}}}')
+    with pytest.raises(ConfigError, match=r"(?s)invalid cdk.json file .*name: got the key 'name' twice"):
+        read_cdk_json_defaults(dup)
+    dup.write_text('{"context": {"landing_zone": "not a mapping"}}')
+    with pytest.raises(ConfigError, match="context.landing_zone: got 'not a mapping'; must be a mapping"):
+        read_cdk_json_defaults(dup)
+
+
+def test_catalog_overlays_are_read_under_the_same_rules(plan_for):
+    problems = refused(plan_for, catalog_overlays=[str(HOSTILE / "alias-bomb.yaml")])
+    assert problems["catalog_overlays[0] (line 2, column 4)"].endswith("write the values out")
+
+
+# -- YAML 1.2 scalars: what you write is what you get ----------------------------------------------------------
+def test_yaml_scalars_follow_the_1_2_core_schema(tmp_path):
+    f = tmp_path / "scalars.yaml"
+    f.write_text("a: 010\nb: 1e3\nc: 2024-01-01\nd: on\ne: True\nf: ~\ng: 0x1F\nh: 1_000\ni: 0o17\nj: 12:30\n")
+    assert read_config_file(f) == {
+        "a": 10, "b": 1000.0, "c": "2024-01-01", "d": "on", "e": True, "f": None, "g": 31, "h": 1000, "i": 15, "j": "12:30"
+    }
