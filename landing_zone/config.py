@@ -7,8 +7,11 @@ scalars replace).  Every invalid value is collected and reported in one :class:`
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
+import types
+import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal, Mapping, Sequence
 
@@ -49,7 +52,47 @@ LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    """Frozen, no unknown keys, no NaN or infinity, and no silent reinterpretation of booleans: a ``bool``
+    field takes only ``true``/``false`` (not ``"yes"``, ``"true"`` or ``1``) and a number field never takes
+    ``true``/``false``.  Every model of the configuration inherits this."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_reinterpretation(cls, value: Any, info: ValidationInfo) -> Any:
+        kind = _field_kind(cls, info.field_name)
+        if kind == "bool" and not isinstance(value, bool):
+            hint = " (quoted text and yes/no/on/off are not booleans)" if isinstance(value, str) else ""
+            raise ValueError(f"must be true or false{hint}")
+        if kind == "number" and isinstance(value, bool):
+            raise ValueError("must be a number, not true/false")
+        if kind == "numbers" and isinstance(value, (list, tuple)) and any(isinstance(v, bool) for v in value):
+            raise ValueError("must be a list of numbers, not true/false")
+        return value
+
+
+@functools.cache
+def _field_kind(model: type[BaseModel], name: str | None) -> str | None:
+    """'bool', 'number', 'numbers' (a tuple of numbers) or None, from the field's annotation."""
+    field = model.model_fields.get(name or "")
+    return _annotation_kind(field.annotation) if field is not None else None
+
+
+def _annotation_kind(annotation: Any) -> str | None:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Annotated:
+        return _annotation_kind(args[0])
+    if origin in (typing.Union, types.UnionType):
+        kinds = {_annotation_kind(a) for a in args if a is not type(None)}
+        return kinds.pop() if len(kinds) == 1 else None
+    if annotation is bool:
+        return "bool"
+    if annotation in (int, float):
+        return "number"
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis and _annotation_kind(args[0]) == "number":
+        return "numbers"
+    return None
 
 
 def _account_id(value: Any) -> str:

@@ -35,6 +35,8 @@ CASES = {
     "over 1 MiB": (lambda t: generated(t, "big.yaml", "# padding\n" * 110_000), "  - config: got a file of 1,100,000 bytes"),
     "duplicate key": (lambda t: HOSTILE / "duplicate-key.yaml",
                       "  - cost.workload.requests_per_day: got the key 'requests_per_day' twice (lines 4 and 6)"),
+    "string boolean": (lambda t: HOSTILE / "string-boolean.yaml",
+                       "  - allow_global_inference: got 'yes'; must be true or false"),
 }
 
 

@@ -100,7 +100,7 @@ def test_home_region_must_be_compliant(plan_for):
         ({"organization": {"management_account_id": "444444444444", "organization_id": "org-1"}}, "organization.organization_id", "o-"),
         ({"cost": {"monthly_budget_usd": -5}}, "cost.monthly_budget_usd", "greater than 0"),
         ({"deployment_account_id": 123}, "deployment_account_id", "12-digit"),
-        ({"allow_global_inference": "perhaps"}, "allow_global_inference", "valid boolean"),
+        ({"allow_global_inference": "perhaps"}, "allow_global_inference", "must be true or false"),
     ],
 )
 def test_single_invalid_values_name_field_value_and_rule(plan_for, overrides, path, fragment):

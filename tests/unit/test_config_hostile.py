@@ -170,3 +170,33 @@ def test_yaml_scalars_follow_the_1_2_core_schema(tmp_path):
     assert read_config_file(f) == {
         "a": 10, "b": 1000.0, "c": "2024-01-01", "d": "on", "e": True, "f": None, "g": 31, "h": 1000, "i": 15, "j": "12:30"
     }
+
+
+# -- no silent reinterpretation --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("source", "path", "got"),
+    [
+        ("string-boolean.yaml", "allow_global_inference", "'yes'"),
+        ("yaml11-boolean.yaml", "policy_guardrails.tamper_protection", "'off'"),
+    ],
+)
+def test_booleans_take_real_booleans_only(plan_for, source, path, got):
+    problems = refused(plan_for, HOSTILE / source)
+    assert problems[path] == f"{path}: got {got}; must be true or false (quoted text and yes/no/on/off are not booleans)"
+
+
+@pytest.mark.parametrize("value", ["true", 1, 0, "1", None])
+def test_security_switches_refuse_anything_but_true_or_false(plan_for, value):
+    problems = refused(plan_for, policy_guardrails={"deny_bearer_token_calls": value}, cost={"kill_switch": value})
+    assert "must be true or false" in problems["policy_guardrails.deny_bearer_token_calls"]
+    assert "must be true or false" in problems["cost.kill_switch"]
+
+
+def test_numbers_refuse_booleans_nan_and_infinity(plan_for):
+    problems = refused(plan_for, HOSTILE / "boolean-number.yaml")
+    assert problems["cost.budget_headroom"] == "cost.budget_headroom: got true; must be a number, not true/false"
+    assert problems["cost.notify_actual_percent"].endswith("must be a list of numbers, not true/false")
+    problems = refused(plan_for, HOSTILE / "nan-inf.yaml")
+    for path, got in [("cost.workload.requests_per_day", "nan"), ("cost.monthly_budget_usd", "inf"),
+                      ("cost.anomaly_threshold_usd", "'-inf'")]:
+        assert problems[path].startswith(f"{path}: got {got}; must be a finite number")
