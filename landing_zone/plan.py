@@ -91,7 +91,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     applications: tuple[ApplicationPlan, ...] = ()
     if not problems:
         applications, app_problems = plan_applications(config, routing, catalog)
-        problems += app_problems
+        problems += _blame_written_keys(config, routing, catalog, app_problems)
     cost = config.cost
     max_emails = catalog.limit("budget_max_emails_per_notification")
     if len(cost.alert_emails) > max_emails:
@@ -134,6 +134,33 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         warnings=tuple(warnings),
     )
     return replace(plan, warnings=(*plan.warnings, *budget_warnings(plan)))
+
+
+def _blame_written_keys(
+    config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog, problems: list[Problem]
+) -> list[Problem]:
+    """Problems of the default applications (one per account, not written by the user) are about the keys the
+    user did write: home_region, compliant_regions and models.  Said once, at home_region."""
+    out, default_app_problem = [], None
+    for problem in problems:
+        if problem.path.startswith("applications (default"):
+            default_app_problem = default_app_problem or problem
+        else:
+            out.append(problem)
+    if default_app_problem is not None:
+        model = catalog.resolve_model(config.models[0])
+        reachable = sorted({
+            region for mr in routing.models if model is not None and mr.model.id == model.id
+            for route in mr.compliant_routes if route.endpoint == "runtime" for region in route.source_regions
+        })
+        where = f" (its compliant runtime paths are callable from {', '.join(reachable)})" if reachable else ""
+        out.append(Problem(
+            "home_region", config.home_region,
+            f"{default_app_problem.allowed}; `applications` is omitted, so every account gets a default application "
+            f"that calls models[0] ({config.models[0]}) from home_region{where}: choose such a home_region, or list "
+            "`applications` with a model that is reachable from this one",
+        ))
+    return out
 
 
 def budget_warnings(plan: Plan) -> list[str]:

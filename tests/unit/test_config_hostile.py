@@ -13,7 +13,7 @@ import pytest
 from landing_zone import config_loading
 from landing_zone.config import read_cdk_json_defaults, read_config_file
 from landing_zone.config_loading import MAX_CONFIG_BYTES, MAX_NESTING_DEPTH
-from landing_zone.errors import ConfigError
+from landing_zone.errors import MAX_SHOWN_PROBLEMS, ConfigError
 from tests.conftest import FIXTURES
 
 HOSTILE = FIXTURES / "hostile"
@@ -200,3 +200,70 @@ def test_numbers_refuse_booleans_nan_and_infinity(plan_for):
     for path, got in [("cost.workload.requests_per_day", "nan"), ("cost.monthly_budget_usd", "inf"),
                       ("cost.anomaly_threshold_usd", "'-inf'")]:
         assert problems[path].startswith(f"{path}: got {got}; must be a finite number")
+
+
+# -- messages a person can act on -------------------------------------------------------------------------------
+def test_every_cross_field_problem_is_reported_at_its_own_key(plan_for):
+    with pytest.raises(ConfigError) as info:
+        plan_for(HOSTILE / "cross-field.yaml")
+    problems = problems_of(info.value)
+    assert set(problems) == {"home_region", "applications[0].account", "applications[1].name",
+                             "network.availability_zones[0]", "network.availability_zones[1]"}
+    assert problems["home_region"] == (
+        "home_region: got 'eu-west-1'; not in compliant_regions [eu-central-1, eu-west-3]: the landing zone's own "
+        "endpoints, keys and logs must live in a compliant Region; add eu-west-1 to compliant_regions or choose "
+        "home_region from them"
+    )
+    assert problems["applications[0].account"].endswith("not the name or ID of an entry of accounts: did you mean "
+                                                        "'eu-prod'?")
+    assert "repeats applications[0].name" in problems["applications[1].name"]
+    assert "(top level)" not in str(info.value)
+    assert max(len(line) for line in str(info.value).splitlines()) < 400  # never a dump of the merged config
+
+
+def test_nearest_region_and_model_are_suggested(plan_for):
+    problems = refused(plan_for, HOSTILE / "typo-region-model.yaml")
+    assert problems["home_region"].endswith("not a known commercial Region: did you mean 'eu-west-1' or 'us-west-1'?")
+    assert problems["compliant_regions[1]"].endswith("did you mean 'eu-central-1' or 'me-central-1'?")
+    assert problems["models[0]"].endswith("not in the catalog: did you mean 'kimi-k3.1-pro' or 'kimi-k3-1-pro'?")
+    far = refused(plan_for, home_region="xx-nowhere-9")["home_region"]
+    assert "none is close" in far and len(far) < 250
+
+
+def test_type_mismatches_are_in_plain_words(plan_for):
+    problems = refused(plan_for, accounts="abc", network="x", tags=[1], compliant_regions=None,
+                       cost={"alarm_period_seconds": 300.5, "budget_headroom": float("inf"),
+                             "workload": {"requests_per_day": "lots"}})
+    assert problems["accounts"] == "accounts: got 'abc'; must be a list, not a text value"
+    assert problems["network"] == "network: got 'x'; must be a mapping of keys (`key: value`), not a text value"
+    assert problems["tags"] == "tags: got [1]; must be a mapping of keys (`key: value`), not a list"
+    assert problems["cost.alarm_period_seconds"].endswith("must be a whole number (no fractional part)")
+    assert problems["cost.workload.requests_per_day"].endswith("must be a number, not a text value")
+    assert problems["cost.budget_headroom"] == "cost.budget_headroom: got inf; must be a finite number (not NaN or infinity)"
+    text = "\n".join(problems.values())
+    for pydantic_words in ("valid tuple", "instance of", "valid dictionary", "Input should"):
+        assert pydantic_words not in text
+
+
+def test_a_misplaced_or_misspelt_key_says_where_it_belongs(plan_for):
+    problems = refused(plan_for, requests_per_day=5, netwrok={})
+    assert problems["requests_per_day"].endswith("unknown key here: it belongs under cost.workload.requests_per_day")
+    assert problems["netwrok"].endswith("unknown key: did you mean 'network'?")
+
+
+def test_echoed_values_are_cut_and_the_list_of_problems_is_capped(plan_for):
+    problems = refused(plan_for, name="x" * 5000)
+    assert len(problems["name"]) < 400 and "(5,000 characters)" in problems["name"]
+    with pytest.raises(ConfigError) as info:
+        plan_for(**{f"unknown_{i}": i for i in range(500)})
+    lines = str(info.value).splitlines()
+    assert lines[0].endswith("500 problem(s)") and len(lines) == MAX_SHOWN_PROBLEMS + 2
+    assert lines[-1] == f"  ... and {500 - MAX_SHOWN_PROBLEMS} more (fix these first)"
+
+
+def test_a_long_list_of_bad_entries_lists_the_first_20_then_says_there_are_more(plan_for):
+    problems = refused(plan_for, compliant_regions=[f"xx-{i}" for i in range(10_000)])
+    assert set(problems) == {f"compliant_regions[{i}]" for i in range(20)} | {"compliant_regions"}
+    assert problems["compliant_regions"] == (
+        "compliant_regions: got more than 20 problems; only the first 20 are listed: fix these and validate again"
+    )
