@@ -14,6 +14,7 @@ import itertools
 import re
 import types
 import typing
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Iterator, Literal, Mapping, Sequence
 
@@ -51,6 +52,28 @@ EndpointService = Literal["bedrock-runtime", "bedrock-mantle", "bedrock"]
 DEFAULT_ENDPOINTS: tuple[str, ...] = ("bedrock-runtime", "bedrock-mantle", "bedrock")
 # The retention periods CloudWatch Logs accepts (PutRetentionPolicy API reference).
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
+
+# Upper bounds of the workload and money settings (docs/CONFIG.md, "Limits"): far above any real Bedrock use,
+# and low enough that every derived amount (monthly budget, hourly alarm threshold, per-account budget
+# parameter) stays a plain decimal number that AWS Budgets and CloudWatch accept.
+MAX_REQUESTS_PER_DAY = 1_000_000_000  # ~11,600 requests/s around the clock
+MAX_TOKENS_PER_REQUEST = 1_048_576  # the largest context window in the catalog (Kimi K3.1 Pro): no request holds more
+MAX_MONTHLY_USD = 10_000_000_000  # any monthly amount, given or computed (budgets, anomaly threshold)
+MAX_NODE_HOURLY_USD = 10_000  # a self-hosted GPU node; the catalog's p6-b300.48xlarge costs ~57 USD/h
+MAX_NODE_TOKENS_PER_SECOND = 1_000_000  # a self-hosted node; the catalog measured 516 output tokens/s
+# AWS tags (Tagging AWS resources, "Tag naming limits and requirements"): 50 per resource, keys 1-128 and values
+# 0-256 Unicode characters of letters, digits, spaces and + - = . _ : / @, no `aws:` prefix on either.
+TAGS_MAX_PER_RESOURCE = 50
+TAG_KEY_MAX_CHARACTERS = 128
+TAG_VALUE_MAX_CHARACTERS = 256
+# The most tags the landing zone itself puts on one resource: subnets get Name, aws-cdk:subnet-name,
+# aws-cdk:subnet-type, landing-zone and managed-by (application profiles: application, cost-center,
+# landing-zone, managed-by).  tests/cdk/test_stack_limits.py checks it against every example's templates.
+LANDING_ZONE_TAGS_MAX = 5
+# Keys the landing zone sets with a meaning (tamper protection, budget scope, cost allocation): `tags` may not
+# override them.
+RESERVED_TAG_KEYS = ("landing-zone", "managed-by", "application", "cost-center")
+
 
 class CrossFieldProblems(ValueError):
     """Several problems found by one validator, each at its own path relative to the model it validates.
@@ -172,7 +195,7 @@ class Account(_Strict):
         default=None, description="OU of the account (member_baseline: its StackSet instance targets this OU)."
     )
     monthly_budget_usd: float | None = Field(
-        default=None, gt=0, description="member_baseline: this account's budget; omitted: the computed one."
+        default=None, gt=0, le=MAX_MONTHLY_USD, description="member_baseline: this account's budget; omitted: the computed one."
     )
     alert_emails: tuple[Email, ...] = Field(default=(), description="member_baseline: this account's alert e-mails.")
     cost_center: str | None = Field(default=None, max_length=128, description="member_baseline: cost-center tag value.")
@@ -244,9 +267,9 @@ class Network(_Strict):
 class Workload(_Strict):
     """Expected steady-state traffic, the input of the token-cost model."""
 
-    requests_per_day: float = Field(default=10_000, ge=0)
-    input_tokens_per_request: float = Field(default=6_000, ge=0)
-    output_tokens_per_request: float = Field(default=1_200, ge=0)
+    requests_per_day: float = Field(default=10_000, ge=0, le=MAX_REQUESTS_PER_DAY)
+    input_tokens_per_request: float = Field(default=6_000, ge=0, le=MAX_TOKENS_PER_REQUEST)
+    output_tokens_per_request: float = Field(default=1_200, ge=0, le=MAX_TOKENS_PER_REQUEST)
     cached_input_fraction: float = Field(default=0.5, ge=0, le=1)
 
 
@@ -254,7 +277,7 @@ class Cost(_Strict):
     price_source: str = Field(default="bedrock", description="A price source from landing_zone/catalog/prices.yaml.")
     workload: Workload = Workload()
     monthly_budget_usd: float | None = Field(
-        default=None, gt=0, description="Omitted: the computed monthly cost x budget_headroom."
+        default=None, gt=0, le=MAX_MONTHLY_USD, description="Omitted: the computed monthly cost x budget_headroom."
     )
     budget_headroom: float = Field(default=1.2, ge=1, le=10)
     alert_emails: tuple[Email, ...] = ()
@@ -273,7 +296,9 @@ class Cost(_Strict):
         default=2.0, gt=0, le=100, description="Spend alarms fire above (monthly budget / hours per month) x this."
     )
     alarm_period_seconds: int = Field(default=300, description="Metric period of the spend alarms (60, 300, 900, 3600).")
-    anomaly_threshold_usd: float = Field(default=100.0, gt=0, description="Cost Anomaly Detection: total impact to alert on.")
+    anomaly_threshold_usd: float = Field(
+        default=100.0, gt=0, le=MAX_MONTHLY_USD, description="Cost Anomaly Detection: total impact to alert on."
+    )
     alert_on_mantle_usage: bool = Field(
         default=True, description="Alarm on any Mantle token usage (not captured by invocation logging)."
     )
@@ -480,9 +505,11 @@ class SelfHosting(_Strict):
     system_instance_type: str = Field(default="m7i.large", description="Instance type of the small system node group.")
     vllm_image: str = Field(default="vllm/vllm-openai:kimi-k3", description="Serving image (CUDA 13, driver 580).")
     expected_tokens_per_second: float = Field(
-        default=516.0, gt=0, description="Sustained output tokens/s you expect per node (catalog: 516 at concurrency 8)."
+        default=516.0, gt=0, le=MAX_NODE_TOKENS_PER_SECOND, description="Sustained output tokens/s you expect per node (catalog: 516 at concurrency 8)."
     )
-    hourly_usd: float | None = Field(default=None, gt=0, description="Node cost per hour; omitted: the catalog's figure.")
+    hourly_usd: float | None = Field(
+        default=None, gt=0, le=MAX_NODE_HOURLY_USD, description="Node cost per hour; omitted: the catalog's figure."
+    )
     apply_manifests: bool = Field(
         default=False, description="Apply the rendered Kubernetes manifests through a kubectl provider (needs one)."
     )
@@ -593,6 +620,31 @@ class LandingZoneConfig(_Strict):
         _raise_all(problems())
         return v
 
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: Mapping[str, str]) -> Mapping[str, str]:
+        def problems() -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+            room = TAGS_MAX_PER_RESOURCE - LANDING_ZONE_TAGS_MAX
+            if len(v) > room:
+                yield (), Described(f"{len(v)} tags"), (
+                    f"at most {room}: AWS allows {TAGS_MAX_PER_RESOURCE} tags per resource and the landing zone puts "
+                    f"up to {LANDING_ZONE_TAGS_MAX} of its own on some resources (subnets: Name, aws-cdk:subnet-name, "
+                    "aws-cdk:subnet-type, landing-zone, managed-by)"
+                )
+            for key, value in v.items():
+                if key in RESERVED_TAG_KEYS:
+                    yield (key,), key, (f"a key the landing zone sets itself ({', '.join(RESERVED_TAG_KEYS)}): "
+                                        "overriding it would break tamper protection, the budget scope or cost "
+                                        "allocation; choose another key")
+                    continue
+                if rule := tag_rule(key, key=True):
+                    yield (key,), Described(f"the key {key!r}"), rule
+                if rule := tag_rule(value, key=False):
+                    yield (key,), value, rule
+
+        _raise_all(problems())
+        return v
+
     @model_validator(mode="after")
     def _cross_field(self) -> "LandingZoneConfig":
         _raise_all(self._cross_field_problems())
@@ -617,6 +669,14 @@ class LandingZoneConfig(_Strict):
             if i != j:
                 yield (("applications", j, "name"), app.name, f"repeats applications[{i}].name: application names must "
                     "be unique (they name the invoker role and the inference profile)")
+        for i, app in enumerate(self.applications):
+            rule = tag_rule(app.cost_center, key=False)
+            if rule:
+                yield (("applications", i, "cost_center"), app.cost_center, f"{rule} (it becomes the cost-center tag)")
+        for i, acct in enumerate(self.accounts):
+            rule = acct.cost_center is not None and tag_rule(acct.cost_center, key=False)
+            if rule:
+                yield (("accounts", i, "cost_center"), acct.cost_center, f"{rule} (it becomes the cost-center tag)")
         mb = self.member_baseline
         if mb.enabled and self.self_hosting.enabled:
             yield (("self_hosting", "enabled"), True,
@@ -750,6 +810,26 @@ def _suggestion(value: str, known: Sequence[str], what: str) -> str:
     if len(known) <= 8:
         return f" (known: {', '.join(known)})"
     return f" (none is close; {len(known)} known {what}, e.g. {', '.join(list(known)[:4])}, ...)"
+
+
+_TAG_PUNCTUATION = set(" _.:/=+-@")
+
+
+def tag_rule(text: str, *, key: bool) -> str | None:
+    """Why ``text`` cannot be an AWS tag key (``key=True``) or value, or None when it can."""
+    limit = TAG_KEY_MAX_CHARACTERS if key else TAG_VALUE_MAX_CHARACTERS
+    what = "a tag key" if key else "a tag value"
+    if key and not text:
+        return "a tag key cannot be empty"
+    if len(text) > limit:
+        return f"{what} has at most {limit} characters, this one has {len(text)}"
+    if text.lower().startswith("aws:"):
+        return f"{what} cannot start with 'aws:' (in any case): the prefix is reserved for AWS"
+    bad = sorted({c for c in text if c not in _TAG_PUNCTUATION and unicodedata.category(c)[0] not in "LNZ"})
+    if bad:
+        return (f"{what} may hold only letters, digits, spaces and + - = . _ : / @ (found "
+                f"{', '.join(repr(c) for c in bad[:5])})")
+    return None
 
 
 # -- loading ------------------------------------------------------------------------------------------

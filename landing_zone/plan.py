@@ -8,9 +8,9 @@ from typing import Any, Mapping
 
 from landing_zone.applications import ApplicationPlan, plan_applications
 from landing_zone.catalog import Catalog, Model, load_catalog
-from landing_zone.config import LandingZoneConfig, build_config, raw_config
+from landing_zone.config import MAX_MONTHLY_USD, LandingZoneConfig, build_config, raw_config
 from landing_zone.config_loading import load_data_file
-from landing_zone.errors import CatalogError, ConfigError, Problem
+from landing_zone.errors import CatalogError, ConfigError, Described, Problem
 from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
 from landing_zone.pricing import PriceCatalog, load_price_catalog
 from landing_zone.self_hosting import self_hosting_warnings
@@ -115,6 +115,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             scp_documents(config, routing, catalog)
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
+    problems += _context_window_problems(config, models)
     if problems:
         raise ConfigError(problems, origin=origin)
     warnings = unverified_warnings(models, prices, config.cost.price_source)
@@ -133,6 +134,9 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         applications=applications,
         warnings=tuple(warnings),
     )
+    problems = _budget_problems(plan)
+    if problems:
+        raise ConfigError(problems, origin=origin)
     return replace(plan, warnings=(*plan.warnings, *budget_warnings(plan)))
 
 
@@ -161,6 +165,45 @@ def _blame_written_keys(
             "`applications` with a model that is reachable from this one",
         ))
     return out
+
+
+def _context_window_problems(config: LandingZoneConfig, models: tuple[Model, ...]) -> list[Problem]:
+    """A request holds its prompt and its completion: together at most the largest configured context window."""
+    windows = [m.context_window_tokens for m in models if m.context_window_tokens]
+    if not windows:
+        return []
+    w = config.cost.workload
+    total = w.input_tokens_per_request + w.output_tokens_per_request
+    if total <= max(windows):
+        return []
+    return [Problem(
+        "cost.workload.input_tokens_per_request", w.input_tokens_per_request,
+        f"with output_tokens_per_request {w.output_tokens_per_request:g} a request would hold {total:,.0f} tokens, "
+        f"more than the largest context window of the configured models ({max(windows):,} tokens): lower them",
+    )]
+
+
+def _budget_problems(plan: Plan) -> list[Problem]:
+    """The computed monthly budget must be a positive amount AWS Budgets accepts (at most MAX_MONTHLY_USD)."""
+    from landing_zone.cost_alarms import monthly_budget
+
+    budget = monthly_budget(plan)
+    if budget.explicit:
+        return []  # bounded by the field itself
+    if budget.usd > MAX_MONTHLY_USD:
+        return [Problem(
+            "cost.workload", Described(f"a workload that costs {budget.usd / budget.headroom:,.0f} USD/month"),
+            f"the computed monthly budget ({budget.usd:,.0f} USD with budget_headroom {budget.headroom:g}) exceeds "
+            f"{MAX_MONTHLY_USD:,} USD, the most the landing zone sets: check requests_per_day and the tokens per "
+            "request for a typo, or set cost.monthly_budget_usd",
+        )]
+    if budget.usd < 0.01:
+        return [Problem(
+            "cost.workload.requests_per_day", plan.config.cost.workload.requests_per_day,
+            "the configured workload costs nothing, so the computed monthly budget would be 0 USD (AWS Budgets needs "
+            "an amount above 0): give the expected workload, or set cost.monthly_budget_usd",
+        )]
+    return []
 
 
 def budget_warnings(plan: Plan) -> list[str]:

@@ -37,6 +37,8 @@ CASES = {
                       "  - cost.workload.requests_per_day: got the key 'requests_per_day' twice (lines 4 and 6)"),
     "string boolean": (lambda t: HOSTILE / "string-boolean.yaml",
                        "  - allow_global_inference: got 'yes'; must be true or false"),
+    "1e39 requests": (lambda t: HOSTILE / "huge-workload.yaml",
+                      "  - cost.workload.requests_per_day: got 1e+39; must be less than or equal to 1000000000"),
 }
 
 

@@ -11,7 +11,13 @@ import time
 import pytest
 
 from landing_zone import config_loading
-from landing_zone.config import read_cdk_json_defaults, read_config_file
+from landing_zone.config import (
+    LANDING_ZONE_TAGS_MAX,
+    MAX_MONTHLY_USD,
+    TAGS_MAX_PER_RESOURCE,
+    read_cdk_json_defaults,
+    read_config_file,
+)
 from landing_zone.config_loading import MAX_CONFIG_BYTES, MAX_NESTING_DEPTH
 from landing_zone.errors import MAX_SHOWN_PROBLEMS, ConfigError
 from tests.conftest import FIXTURES
@@ -200,6 +206,71 @@ def test_numbers_refuse_booleans_nan_and_infinity(plan_for):
     for path, got in [("cost.workload.requests_per_day", "nan"), ("cost.monthly_budget_usd", "inf"),
                       ("cost.anomaly_threshold_usd", "'-inf'")]:
         assert problems[path].startswith(f"{path}: got {got}; must be a finite number")
+
+
+# -- AWS limits up front ----------------------------------------------------------------------------------------
+def test_tags_follow_the_aws_rules(plan_for):
+    problems = refused(plan_for, HOSTILE / "bad-tags.yaml")
+    assert problems["tags.aws:created-by"].endswith("a tag key cannot start with 'aws:' (in any case): the prefix is "
+                                                     "reserved for AWS")
+    assert "cannot start with 'aws:'" in problems["tags.AWS:Team"]
+    assert problems['tags.""'] == "tags.\"\": got the key ''; a tag key cannot be empty"
+    assert "a key the landing zone sets itself" in problems["tags.landing-zone"]
+    assert problems["tags.owner"].endswith("may hold only letters, digits, spaces and + - = . _ : / @ (found '<', '>')")
+    assert problems["tags.long-value"].endswith("a tag value has at most 256 characters, this one has 268")
+    assert len(problems["tags.long-value"]) < 400  # the value is echoed cut short
+
+
+def test_tags_leave_room_for_the_landing_zones_own(plan_for):
+    room = TAGS_MAX_PER_RESOURCE - LANDING_ZONE_TAGS_MAX
+    assert plan_for(tags={f"k{i}": "v" for i in range(room)}).config.tags["k0"] == "v"
+    problems = refused(plan_for, tags={f"k{i}": "v" for i in range(60)})
+    assert problems["tags"].startswith(f"tags: got 60 tags; at most {room}: AWS allows 50 tags per resource and the "
+                                       "landing zone puts up to 5 of its own")
+    assert plan_for(tags={"team": "platform été", "path": "a/b:c=d+e@f_g.h-i"}).config.tags["team"] == "platform été"
+
+
+def test_cost_centers_become_tags_and_follow_the_rules(plan_for):
+    problems = refused(plan_for, applications=[{"name": "bot", "cost_center": "cc#1"}])
+    assert problems["applications[0].cost_center"].endswith("(found '#') (it becomes the cost-center tag)")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "path", "fragment"),
+    [
+        ({"cost": {"workload": {"requests_per_day": 1e39}}}, "cost.workload.requests_per_day",
+         "got 1e+39; must be less than or equal to 1000000000"),
+        ({"cost": {"workload": {"input_tokens_per_request": 2_000_000}}}, "cost.workload.input_tokens_per_request",
+         "less than or equal to 1048576"),
+        ({"cost": {"monthly_budget_usd": 1e13}}, "cost.monthly_budget_usd", "less than or equal to 10000000000"),
+        ({"cost": {"anomaly_threshold_usd": 1e300}}, "cost.anomaly_threshold_usd", "less than or equal to 10000000000"),
+        ({"accounts": [{"id": "210987654321", "name": "prod", "monthly_budget_usd": 1e20}]},
+         "accounts[0].monthly_budget_usd", "less than or equal to 10000000000"),
+        ({"cost": {"workload": {"requests_per_day": 1e9, "input_tokens_per_request": 1e6,
+                                "output_tokens_per_request": 48_576}}},
+         "cost.workload", f"exceeds {MAX_MONTHLY_USD:,} USD, the most the landing zone sets"),
+        ({"cost": {"workload": {"input_tokens_per_request": 1_000_000, "output_tokens_per_request": 100_000}}},
+         "cost.workload.input_tokens_per_request", "a request would hold 1,100,000 tokens, more than the largest "
+                                                   "context window of the configured models (1,048,576 tokens)"),
+        ({"cost": {"workload": {"requests_per_day": 0}}}, "cost.workload.requests_per_day",
+         "the computed monthly budget would be 0 USD"),
+    ],
+)
+def test_workload_and_money_have_upper_bounds_that_keep_budgets_and_alarms_valid(plan_for, overrides, path, fragment):
+    problems = refused(plan_for, **overrides)
+    assert fragment in problems[path], problems
+
+
+def test_the_largest_allowed_workload_still_gives_plain_budget_and_threshold_numbers(plan_for):
+    from landing_zone.cost_alarms import hourly_threshold_usd, monthly_budget
+
+    plan = plan_for(cost={"workload": {"requests_per_day": 1e9, "input_tokens_per_request": 60_000,
+                                       "output_tokens_per_request": 12_000}, "alarm_factor": 100})
+    budget = monthly_budget(plan).usd
+    assert 1e9 < budget <= MAX_MONTHLY_USD
+    threshold = hourly_threshold_usd(budget, plan.prices.hours_per_month, 100)
+    for amount in (budget, threshold):
+        assert "e" not in f"{amount:.2f}" and "e" not in json.dumps(round(amount, 2))
 
 
 # -- messages a person can act on -------------------------------------------------------------------------------
