@@ -134,7 +134,9 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         applications=applications,
         warnings=tuple(warnings),
     )
-    problems = _budget_problems(plan)
+    from landing_zone.stack_limits import stack_limit_problems
+
+    problems = _budget_problems(plan) + stack_limit_problems(plan)
     if problems:
         raise ConfigError(problems, origin=origin)
     return replace(plan, warnings=(*plan.warnings, *budget_warnings(plan)))

@@ -39,6 +39,9 @@ CASES = {
                        "  - allow_global_inference: got 'yes'; must be true or false"),
     "1e39 requests": (lambda t: HOSTILE / "huge-workload.yaml",
                       "  - cost.workload.requests_per_day: got 1e+39; must be less than or equal to 1000000000"),
+    "200 accounts": (lambda t: generated(t, "accounts.json", json.dumps(
+        {"accounts": [{"id": f"{100000000000 + i}", "name": f"acct-{i:03d}"} for i in range(200)]})),
+        "  - accounts: got 200 accounts, each with a default application"),
 }
 
 
