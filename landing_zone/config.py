@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from landing_zone.config_loading import load_data_file, structure_problems
+from landing_zone.config_loading import iter_strings, load_data_file, structure_problems
 from landing_zone.errors import ConfigError, Described, Problem
 
 CONTEXT_KEY = "landing_zone"
@@ -1054,3 +1054,35 @@ def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | Non
 
 def json_schema() -> dict[str, Any]:
     return LandingZoneConfig.model_json_schema()
+
+
+# -- placeholders -------------------------------------------------------------------------------------------
+# Values copied from the examples and the AWS documentation that would deploy, but to nobody's account:
+# account IDs of 12 identical digits (111111111111 ... the examples' IDs) or 123456789012 (the AWS documentation's
+# example account), anywhere in the configuration (account lists, ARNs, image URIs); organization IDs that
+# start with o-example; e-mail addresses at the reserved example domains (RFC 2606).
+_ACCOUNT_RUN = re.compile(r"(?<!\d)\d{12}(?!\d)")
+_EXAMPLE_EMAIL = re.compile(r"@(?:[^@\s]+\.)?example\.(?:com|net|org)$", re.IGNORECASE)
+
+
+def is_placeholder_account_id(account_id: str) -> bool:
+    return len(set(account_id)) == 1 or account_id == "123456789012"
+
+
+PLACEHOLDER_ACCOUNT = "a placeholder account ID"
+PLACEHOLDER_ORGANIZATION = "an example organization ID"
+PLACEHOLDER_EMAIL = "an e-mail address at a reserved example domain (alerts sent there reach nobody)"
+
+
+def placeholders(config: LandingZoneConfig) -> tuple[Problem, ...]:
+    """Every placeholder value in ``config`` as Problem(path, value, kind), account IDs first (rule above)."""
+    found: list[Problem] = []
+    for path, text in iter_strings(config.model_dump(mode="python", exclude_defaults=True)):
+        if any(is_placeholder_account_id(m) for m in _ACCOUNT_RUN.findall(text)):
+            found.append(Problem(path, text, PLACEHOLDER_ACCOUNT))
+        elif text.startswith("o-example") and path.endswith("organization_id"):
+            found.append(Problem(path, text, PLACEHOLDER_ORGANIZATION))
+        elif _EXAMPLE_EMAIL.search(text):
+            found.append(Problem(path, text, PLACEHOLDER_EMAIL))
+    order = (PLACEHOLDER_ACCOUNT, PLACEHOLDER_ORGANIZATION, PLACEHOLDER_EMAIL)
+    return tuple(sorted(found, key=lambda p: order.index(p.allowed)))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -389,3 +389,16 @@ def _deep_path(value: Any, prefix: str) -> str:
         elif isinstance(item, (list, tuple)):
             stack.extend((child, keys, depth + 1) for child in item if isinstance(child, (Mapping, list, tuple)))
     return prefix or "(top level)"
+
+
+def iter_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Every string in plain data with its config path (iterative; used for placeholder detection)."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            yield where, item
+        elif isinstance(item, Mapping):
+            stack.extend((v, _join(where, k)) for k, v in reversed(list(item.items())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(item))))

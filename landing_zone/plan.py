@@ -8,9 +8,15 @@ from typing import Any, Mapping
 
 from landing_zone.applications import ApplicationPlan, plan_applications
 from landing_zone.catalog import Catalog, Model, load_catalog
-from landing_zone.config import MAX_MONTHLY_USD, LandingZoneConfig, build_config, raw_config
+from landing_zone.config import (
+    MAX_MONTHLY_USD,
+    LandingZoneConfig,
+    build_config,
+    placeholders as find_placeholders,
+    raw_config,
+)
 from landing_zone.config_loading import load_data_file
-from landing_zone.errors import CatalogError, ConfigError, Described, Problem
+from landing_zone.errors import CatalogError, ConfigError, Described, Problem, shown
 from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
 from landing_zone.pricing import PriceCatalog, load_price_catalog
 from landing_zone.self_hosting import self_hosting_warnings
@@ -25,10 +31,31 @@ class Plan:
     routing: RoutingDecision
     applications: tuple[ApplicationPlan, ...]
     warnings: tuple[str, ...]
+    # Placeholder values left in the configuration (example account IDs, example.com e-mails; the rule is in
+    # landing_zone.config.placeholders): each a Problem(path, value, why).  They do not stop a synth;
+    # `validate` and the CDK app print `placeholder_warning`, reports can mark them.
+    placeholders: tuple[Problem, ...] = ()
 
     @property
     def models(self) -> tuple[Model, ...]:
         return tuple(mr.model for mr in self.routing.models)
+
+    @property
+    def placeholder_warning(self) -> str | None:
+        """One warning naming every placeholder, grouped by kind (the first few paths of each), or None."""
+        if not self.placeholders:
+            return None
+        groups: dict[str, list[str]] = {}
+        for p in self.placeholders:
+            groups.setdefault(p.allowed, []).append(f"{p.path} ({shown(p.got, 60)})")
+        parts = [
+            f"{kind} at {', '.join(paths[:4])}{f' and {len(paths) - 4} more' if len(paths) > 4 else ''}"
+            for kind, paths in groups.items()
+        ]
+        return (
+            f"{len(self.placeholders)} placeholder value(s) left in the configuration: {'; '.join(parts)}. "
+            "The configuration is valid and synthesizes; replace them with your own before deploying"
+        )
 
 
 def _catalog_for(raw: Mapping[str, Any], origin: str) -> Catalog:
@@ -139,7 +166,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     problems = _budget_problems(plan) + stack_limit_problems(plan)
     if problems:
         raise ConfigError(problems, origin=origin)
-    return replace(plan, warnings=(*plan.warnings, *budget_warnings(plan)))
+    return replace(plan, warnings=(*plan.warnings, *budget_warnings(plan)), placeholders=find_placeholders(config))
 
 
 def _blame_written_keys(

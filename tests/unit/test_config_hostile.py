@@ -338,3 +338,24 @@ def test_a_long_list_of_bad_entries_lists_the_first_20_then_says_there_are_more(
     assert problems["compliant_regions"] == (
         "compliant_regions: got more than 20 problems; only the first 20 are listed: fix these and validate again"
     )
+
+
+# -- placeholders ------------------------------------------------------------------------------------------------
+def test_placeholders_are_exposed_on_the_plan(plan_for):
+    plan = plan_for()
+    assert [(p.path, p.got) for p in plan.placeholders] == [("accounts[0].id", "111111111111")]
+    assert plan.placeholder_warning == (
+        "1 placeholder value(s) left in the configuration: a placeholder account ID at accounts[0].id "
+        "('111111111111'). The configuration is valid and synthesizes; replace them with your own before deploying"
+    )
+    eu = plan_for(FIXTURES.parent.parent / "examples" / "eu-sovereign.yaml")
+    found = {p.path: p.allowed for p in eu.placeholders}
+    assert found["organization.management_account_id"] == "a placeholder account ID"
+    assert found["applications[1].trusted_principal_arns[0]"] == "a placeholder account ID"
+    assert found["organization.organization_id"] == "an example organization ID"
+    assert found["cost.alert_emails[0]"].startswith("an e-mail address at a reserved example domain")
+
+
+def test_real_looking_values_are_not_placeholders(plan_for):
+    plan = plan_for(accounts=[{"id": "210987654321", "name": "prod"}], cost={"alert_emails": ["finops@corp.test"]})
+    assert plan.placeholders == () and plan.placeholder_warning is None
