@@ -21,6 +21,8 @@ def main() -> int:
         plan = load_plan(app.node.try_get_context(CONTEXT_KEY), app.node.try_get_context(CONFIG_FILE_CONTEXT_KEY))
         for warning in plan.warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        if plan.placeholder_warning:
+            print(f"warning: {plan.placeholder_warning}", file=sys.stderr)
         if app.node.try_get_context(NAG_CONTEXT_KEY) in (True, "true"):
             from constructs_lib.nag import add_nag_checks
 

@@ -46,6 +46,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
     for warning in plan.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if plan.placeholder_warning:  # valid, so exit 0, but said out loud
+        print(f"warning: {plan.placeholder_warning}", file=sys.stderr)
     routes = plan.routing.compliant_routes()
     print(
         f"configuration OK: {plan.config.name} in {plan.config.home_region}, "

@@ -7,13 +7,17 @@ scalars replace).  Every invalid value is collected and reported in one :class:`
 
 from __future__ import annotations
 
+import difflib
+import functools
 import ipaddress
-import json
+import itertools
 import re
+import types
+import typing
+import unicodedata
 from pathlib import Path
-from typing import Annotated, Any, Literal, Mapping, Sequence
+from typing import Annotated, Any, Iterable, Iterator, Literal, Mapping, Sequence
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -26,7 +30,8 @@ from pydantic import (
     model_validator,
 )
 
-from landing_zone.errors import ConfigError, Problem
+from landing_zone.config_loading import iter_strings, load_data_file, structure_problems
+from landing_zone.errors import ConfigError, Described, Problem
 
 CONTEXT_KEY = "landing_zone"
 CONFIG_FILE_CONTEXT_KEY = "config"
@@ -48,9 +53,97 @@ DEFAULT_ENDPOINTS: tuple[str, ...] = ("bedrock-runtime", "bedrock-mantle", "bedr
 # The retention periods CloudWatch Logs accepts (PutRetentionPolicy API reference).
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
 
+# Upper bounds of the workload and money settings (docs/CONFIG.md, "Limits"): far above any real Bedrock use,
+# and low enough that every derived amount (monthly budget, hourly alarm threshold, per-account budget
+# parameter) stays a plain decimal number that AWS Budgets and CloudWatch accept.
+MAX_REQUESTS_PER_DAY = 1_000_000_000  # ~11,600 requests/s around the clock
+MAX_TOKENS_PER_REQUEST = 1_048_576  # the largest context window in the catalog (Kimi K3.1 Pro): no request holds more
+MAX_MONTHLY_USD = 10_000_000_000  # any monthly amount, given or computed (budgets, anomaly threshold)
+MAX_NODE_HOURLY_USD = 10_000  # a self-hosted GPU node; the catalog's p6-b300.48xlarge costs ~57 USD/h
+MAX_NODE_TOKENS_PER_SECOND = 1_000_000  # a self-hosted node; the catalog measured 516 output tokens/s
+# AWS tags (Tagging AWS resources, "Tag naming limits and requirements"): 50 per resource, keys 1-128 and values
+# 0-256 Unicode characters of letters, digits, spaces and + - = . _ : / @, no `aws:` prefix on either.
+TAGS_MAX_PER_RESOURCE = 50
+TAG_KEY_MAX_CHARACTERS = 128
+TAG_VALUE_MAX_CHARACTERS = 256
+# The most tags the landing zone itself puts on one resource: subnets get Name, aws-cdk:subnet-name,
+# aws-cdk:subnet-type, landing-zone and managed-by (application profiles: application, cost-center,
+# landing-zone, managed-by).  tests/cdk/test_stack_limits.py checks it against every example's templates.
+LANDING_ZONE_TAGS_MAX = 5
+# Keys the landing zone sets with a meaning (tamper protection, budget scope, cost allocation): `tags` may not
+# override them.
+RESERVED_TAG_KEYS = ("landing-zone", "managed-by", "application", "cost-center")
+
+
+class CrossFieldProblems(ValueError):
+    """Several problems found by one validator, each at its own path relative to the model it validates.
+
+    ``problems`` holds ``(relative_loc, got, allowed)``; :func:`problems_from_validation_error` reports each
+    one at its own key instead of one message at the model's path."""
+
+    def __init__(self, problems: Sequence[tuple[tuple[Any, ...], Any, str]]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(f"{_path(loc)}: got {got!r}; {allowed}" for loc, got, allowed in self.problems))
+
+
+# A validator lists at most this many problems of one list or mapping, then says there are more: a hostile
+# file with 100,000 bad entries must not cost 100,000 nearest-match searches.
+MAX_PROBLEMS_PER_KEY = 20
+
+
+def _raise_all(problems: Iterable[tuple[tuple[Any, ...], Any, str]]) -> None:
+    """Raise the problems (the first MAX_PROBLEMS_PER_KEY of an iterable, which is consumed lazily)."""
+    iterator = iter(problems)
+    found = list(itertools.islice(iterator, MAX_PROBLEMS_PER_KEY))
+    if next(iterator, None) is not None:
+        found.append(((), Described(f"more than {MAX_PROBLEMS_PER_KEY} problems"),
+                      f"only the first {MAX_PROBLEMS_PER_KEY} are listed: fix these and validate again"))
+    if found:
+        raise CrossFieldProblems(found)
+
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    """Frozen, no unknown keys, no NaN or infinity, and no silent reinterpretation of booleans: a ``bool``
+    field takes only ``true``/``false`` (not ``"yes"``, ``"true"`` or ``1``) and a number field never takes
+    ``true``/``false``.  Every model of the configuration inherits this."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_reinterpretation(cls, value: Any, info: ValidationInfo) -> Any:
+        kind = _field_kind(cls, info.field_name)
+        if kind == "bool" and not isinstance(value, bool):
+            hint = " (quoted text and yes/no/on/off are not booleans)" if isinstance(value, str) else ""
+            raise ValueError(f"must be true or false{hint}")
+        if kind == "number" and isinstance(value, bool):
+            raise ValueError("must be a number, not true/false")
+        if kind == "numbers" and isinstance(value, (list, tuple)) and any(isinstance(v, bool) for v in value):
+            raise ValueError("must be a list of numbers, not true/false")
+        return value
+
+
+@functools.cache
+def _field_kind(model: type[BaseModel], name: str | None) -> str | None:
+    """'bool', 'number', 'numbers' (a tuple of numbers) or None, from the field's annotation."""
+    field = model.model_fields.get(name or "")
+    return _annotation_kind(field.annotation) if field is not None else None
+
+
+def _annotation_kind(annotation: Any) -> str | None:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Annotated:
+        return _annotation_kind(args[0])
+    if origin in (typing.Union, types.UnionType):
+        kinds = {_annotation_kind(a) for a in args if a is not type(None)}
+        return kinds.pop() if len(kinds) == 1 else None
+    if annotation is bool:
+        return "bool"
+    if annotation in (int, float):
+        return "number"
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis and _annotation_kind(args[0]) == "number":
+        return "numbers"
+    return None
 
 
 def _account_id(value: Any) -> str:
@@ -107,7 +200,7 @@ class Account(_Strict):
         default=None, description="OU of the account (member_baseline: its StackSet instance targets this OU)."
     )
     monthly_budget_usd: float | None = Field(
-        default=None, gt=0, description="member_baseline: this account's budget; omitted: the computed one."
+        default=None, gt=0, le=MAX_MONTHLY_USD, description="member_baseline: this account's budget; omitted: the computed one."
     )
     alert_emails: tuple[Email, ...] = Field(default=(), description="member_baseline: this account's alert e-mails.")
     cost_center: str | None = Field(default=None, max_length=128, description="member_baseline: cost-center tag value.")
@@ -162,21 +255,26 @@ class Network(_Strict):
 
     @model_validator(mode="after")
     def _imported_vpc(self) -> "Network":
+        problems = []
         if self.vpc_id and not self.subnet_ids:
-            raise ValueError("vpc_id is set but subnet_ids is empty: an imported VPC needs the subnet IDs for endpoints")
+            problems.append((("subnet_ids",), [], f"vpc_id is {self.vpc_id!r} but subnet_ids is empty: an imported VPC "
+                             "needs the IDs of the subnets for the endpoints"))
         if self.subnet_ids and not self.vpc_id:
-            raise ValueError("subnet_ids is set without vpc_id")
+            problems.append((("vpc_id",), Described("nothing"), "subnet_ids is set without vpc_id: give the ID of the VPC they belong to, "
+                             "or remove subnet_ids to create a new VPC"))
         if self.subnet_ids and len(self.availability_zones) != len(self.subnet_ids):
-            raise ValueError("an imported VPC needs availability_zones with one AZ per entry of subnet_ids")
+            problems.append((("availability_zones",), list(self.availability_zones),
+                             f"an imported VPC needs one AZ per entry of subnet_ids ({len(self.subnet_ids)} subnet(s))"))
+        _raise_all(problems)
         return self
 
 
 class Workload(_Strict):
     """Expected steady-state traffic, the input of the token-cost model."""
 
-    requests_per_day: float = Field(default=10_000, ge=0)
-    input_tokens_per_request: float = Field(default=6_000, ge=0)
-    output_tokens_per_request: float = Field(default=1_200, ge=0)
+    requests_per_day: float = Field(default=10_000, ge=0, le=MAX_REQUESTS_PER_DAY)
+    input_tokens_per_request: float = Field(default=6_000, ge=0, le=MAX_TOKENS_PER_REQUEST)
+    output_tokens_per_request: float = Field(default=1_200, ge=0, le=MAX_TOKENS_PER_REQUEST)
     cached_input_fraction: float = Field(default=0.5, ge=0, le=1)
 
 
@@ -184,7 +282,7 @@ class Cost(_Strict):
     price_source: str = Field(default="bedrock", description="A price source from landing_zone/catalog/prices.yaml.")
     workload: Workload = Workload()
     monthly_budget_usd: float | None = Field(
-        default=None, gt=0, description="Omitted: the computed monthly cost x budget_headroom."
+        default=None, gt=0, le=MAX_MONTHLY_USD, description="Omitted: the computed monthly cost x budget_headroom."
     )
     budget_headroom: float = Field(default=1.2, ge=1, le=10)
     alert_emails: tuple[Email, ...] = ()
@@ -203,7 +301,9 @@ class Cost(_Strict):
         default=2.0, gt=0, le=100, description="Spend alarms fire above (monthly budget / hours per month) x this."
     )
     alarm_period_seconds: int = Field(default=300, description="Metric period of the spend alarms (60, 300, 900, 3600).")
-    anomaly_threshold_usd: float = Field(default=100.0, gt=0, description="Cost Anomaly Detection: total impact to alert on.")
+    anomaly_threshold_usd: float = Field(
+        default=100.0, gt=0, le=MAX_MONTHLY_USD, description="Cost Anomaly Detection: total impact to alert on."
+    )
     alert_on_mantle_usage: bool = Field(
         default=True, description="Alarm on any Mantle token usage (not captured by invocation logging)."
     )
@@ -281,10 +381,9 @@ class InvocationLogging(_Strict):
     @model_validator(mode="after")
     def _lifecycle(self) -> "InvocationLogging":
         if self.s3_expiration_days <= self.s3_infrequent_access_after_days:
-            raise ValueError(
-                f"s3_expiration_days ({self.s3_expiration_days}) must be later than "
-                f"s3_infrequent_access_after_days ({self.s3_infrequent_access_after_days})"
-            )
+            _raise_all([(("s3_expiration_days",), self.s3_expiration_days,
+                         f"must be later than s3_infrequent_access_after_days ({self.s3_infrequent_access_after_days}): "
+                         "raise it, or lower s3_infrequent_access_after_days")])
         return self
 
 
@@ -440,22 +539,26 @@ class SelfHosting(_Strict):
     system_instance_type: str = Field(default="m7i.large", description="Instance type of the small system node group.")
     vllm_image: str = Field(default="vllm/vllm-openai:kimi-k3", description="Serving image (CUDA 13, driver 580).")
     expected_tokens_per_second: float = Field(
-        default=516.0, gt=0, description="Sustained output tokens/s you expect per node (catalog: 516 at concurrency 8)."
+        default=516.0, gt=0, le=MAX_NODE_TOKENS_PER_SECOND, description="Sustained output tokens/s you expect per node (catalog: 516 at concurrency 8)."
     )
-    hourly_usd: float | None = Field(default=None, gt=0, description="Node cost per hour; omitted: the catalog's figure.")
+    hourly_usd: float | None = Field(
+        default=None, gt=0, le=MAX_NODE_HOURLY_USD, description="Node cost per hour; omitted: the catalog's figure."
+    )
     apply_manifests: bool = Field(
         default=False, description="Apply the rendered Kubernetes manifests through a kubectl provider (needs one)."
     )
 
     @model_validator(mode="after")
     def _capacity_block(self) -> "SelfHosting":
-        if self.enabled and self.capacity == "capacity-block" and not (self.capacity_reservation_id and self.availability_zone):
-            raise ValueError(
-                "capacity: capacity-block needs capacity_reservation_id and availability_zone (the block's AZ); "
-                "or set capacity: on-demand"
-            )
+        problems = []
+        if self.enabled and self.capacity == "capacity-block":
+            for key in ("capacity_reservation_id", "availability_zone"):
+                if not getattr(self, key):
+                    problems.append(((key,), Described("nothing"), "capacity: capacity-block needs capacity_reservation_id and "
+                                     "availability_zone (the block's AZ); or set capacity: on-demand"))
         if self.desired_size > self.max_size:
-            raise ValueError(f"desired_size ({self.desired_size}) exceeds max_size ({self.max_size})")
+            problems.append((("desired_size",), self.desired_size, f"exceeds max_size ({self.max_size})"))
+        _raise_all(problems)
         return self
 
 
@@ -497,118 +600,172 @@ class LandingZoneConfig(_Strict):
     @field_validator("home_region")
     @classmethod
     def _home_region(cls, v: str, info: ValidationInfo) -> str:
-        _check_regions([v], info)
+        _raise_all([((), v, rule) for rule in [_region_rule(v, info)] if rule])
         return v
 
     @field_validator("compliant_regions")
     @classmethod
     def _compliant_regions(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        if len(set(v)) != len(v):
-            raise ValueError("lists a Region twice")
-        _check_regions(v, info)
+        def problems() -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+            first: dict[str, int] = {}
+            for j, region in enumerate(v):
+                i = first.setdefault(region, j)
+                if i != j:
+                    yield (j,), region, f"repeats compliant_regions[{i}]: list each Region once"
+                elif rule := _region_rule(region, info):
+                    yield (j,), region, rule
+
+        _raise_all(problems())
         return tuple(v)
 
     @field_validator("models")
     @classmethod
     def _models(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
         catalog = (info.context or {}).get("catalog")
-        if catalog is not None:
-            unknown = [m for m in v if catalog.resolve_model(m) is None]
-            if unknown:
-                raise ValueError(
-                    f"{', '.join(repr(u) for u in unknown)} not in the catalog "
-                    f"(known: {', '.join(catalog.model_names())})"
-                )
-            ids = [catalog.resolve_model(m).id for m in v]
-            if len(set(ids)) != len(ids):
-                raise ValueError("names the same model twice (an alias and its ID count as the same model)")
+        if catalog is None:
+            return v
+
+        def problems() -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+            first_index: dict[str, int] = {}
+            for i, name in enumerate(v):
+                model = catalog.resolve_model(name)
+                if model is None:
+                    yield (i,), name, "not in the catalog" + _suggestion(name, catalog.model_names(), "models")
+                elif model.id in first_index:
+                    yield (i,), name, (f"names the same model as models[{first_index[model.id]}] (an alias and its ID, "
+                                       f"{model.id}, count as the same model): list it once")
+                else:
+                    first_index[model.id] = i
+
+        _raise_all(problems())
         return v
 
     @field_validator("accounts")
     @classmethod
     def _unique_accounts(cls, v: tuple[Account, ...]) -> tuple[Account, ...]:
-        ids = [a.id for a in v]
-        names = [a.name for a in v]
-        if len(set(ids)) != len(ids) or len(set(names)) != len(names):
-            raise ValueError("account IDs and names must be unique")
+        def problems() -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+            for key in ("id", "name"):
+                first: dict[str, int] = {}
+                for j, account in enumerate(v):
+                    i = first.setdefault(getattr(account, key), j)
+                    if i != j:
+                        yield (j, key), getattr(account, key), f"repeats accounts[{i}].{key}: account IDs and names must be unique"
+
+        _raise_all(problems())
+        return v
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: Mapping[str, str]) -> Mapping[str, str]:
+        def problems() -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+            room = TAGS_MAX_PER_RESOURCE - LANDING_ZONE_TAGS_MAX
+            if len(v) > room:
+                yield (), Described(f"{len(v)} tags"), (
+                    f"at most {room}: AWS allows {TAGS_MAX_PER_RESOURCE} tags per resource and the landing zone puts "
+                    f"up to {LANDING_ZONE_TAGS_MAX} of its own on some resources (subnets: Name, aws-cdk:subnet-name, "
+                    "aws-cdk:subnet-type, landing-zone, managed-by)"
+                )
+            for key, value in v.items():
+                if key in RESERVED_TAG_KEYS:
+                    yield (key,), key, (f"a key the landing zone sets itself ({', '.join(RESERVED_TAG_KEYS)}): "
+                                        "overriding it would break tamper protection, the budget scope or cost "
+                                        "allocation; choose another key")
+                    continue
+                if rule := tag_rule(key, key=True):
+                    yield (key,), Described(f"the key {key!r}"), rule
+                if rule := tag_rule(value, key=False):
+                    yield (key,), value, rule
+
+        _raise_all(problems())
         return v
 
     @model_validator(mode="after")
     def _cross_field(self) -> "LandingZoneConfig":
+        _raise_all(self._cross_field_problems())
+        return self
+
+    def _cross_field_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """Every problem that involves several keys, each at the key the user wrote, with the values and the fix
+        (generated lazily: the caller stops after MAX_PROBLEMS_PER_KEY)."""
         if self.home_region not in self.compliant_regions:
-            raise ValueError(
-                f"home_region {self.home_region!r} is not in compliant_regions {list(self.compliant_regions)}: "
-                "the landing zone's own endpoints, keys and logs must live in a compliant Region"
-            )
-        known_accounts = {a.id for a in self.accounts} | {a.name for a in self.accounts}
+            yield (("home_region",), self.home_region,
+                f"not in compliant_regions [{', '.join(self.compliant_regions)}]: the landing zone's own endpoints, "
+                f"keys and logs must live in a compliant Region; add {self.home_region} to compliant_regions or choose "
+                "home_region from them")
+        known_accounts = self.account_ids_by_name_or_id
         for i, app in enumerate(self.applications):
             if app.account is not None and app.account not in known_accounts:
-                raise ValueError(
-                    f"applications[{i}].account {app.account!r} is not in accounts "
-                    f"(known: {', '.join(sorted(known_accounts))})"
-                )
-        names = [a.name for a in self.applications]
-        if len(set(names)) != len(names):
-            raise ValueError("applications: names must be unique")
+                yield (("applications", i, "account"), app.account,
+                    "not the name or ID of an entry of accounts" + _suggestion(app.account, list(known_accounts), "accounts"))
+        first_app: dict[str, int] = {}
+        for j, app in enumerate(self.applications):
+            i = first_app.setdefault(app.name, j)
+            if i != j:
+                yield (("applications", j, "name"), app.name, f"repeats applications[{i}].name: application names must "
+                    "be unique (they name the invoker role and the inference profile)")
+        for i, app in enumerate(self.applications):
+            rule = tag_rule(app.cost_center, key=False)
+            if rule:
+                yield (("applications", i, "cost_center"), app.cost_center, f"{rule} (it becomes the cost-center tag)")
+        for i, acct in enumerate(self.accounts):
+            rule = acct.cost_center is not None and tag_rule(acct.cost_center, key=False)
+            if rule:
+                yield (("accounts", i, "cost_center"), acct.cost_center, f"{rule} (it becomes the cost-center tag)")
         mb = self.member_baseline
         if mb.enabled and self.self_hosting.enabled:
-            raise ValueError(
+            yield (("self_hosting", "enabled"), True,
                 "self_hosting and member_baseline cannot be combined: self-hosting runs in the deployment account's "
-                "VPC (per-account stacks), not in every member account"
-            )
+                "VPC (per-account stacks), not in every member account; turn one of them off")
         if mb.enabled:
             if self.organization is None or not self.organization.organization_id:
-                raise ValueError(
+                yield (("organization", "organization_id"), Described("nothing"),
                     "member_baseline.enabled needs organization.organization_id (service-managed StackSets and the "
-                    "organization-readable asset bucket are scoped to it)"
-                )
+                    "organization-readable asset bucket are scoped to it)")
             ous = self.member_target_ous
             if not ous:
-                raise ValueError("member_baseline.enabled needs target OUs (member_baseline.target_ou_ids or OU IDs "
-                                 "in organization.target_ids)")
+                yield (("member_baseline", "target_ou_ids"), [],
+                    "member_baseline.enabled needs target OUs: list them here or put OU IDs in organization.target_ids")
+            else:
+                for i, acct in enumerate(self.accounts):
+                    ou = acct.ou_id or (ous[0] if len(ous) == 1 else None)
+                    if ou is None or ou not in ous:
+                        yield (("accounts", i, "ou_id"), acct.ou_id,
+                            f"with several target OUs each account names its OU, one of [{', '.join(ous)}]")
             for i, acct in enumerate(self.accounts):
-                ou = acct.ou_id or (ous[0] if len(ous) == 1 else None)
-                if ou is None or ou not in ous:
-                    raise ValueError(
-                        f"accounts[{i}].ou_id {acct.ou_id!r}: with several target OUs each account names its OU, one of "
-                        f"{list(ous)}"
-                    )
                 if len(acct.alert_emails) > MEMBER_ALERT_EMAILS_MAX:
-                    raise ValueError(f"accounts[{i}].alert_emails: at most {MEMBER_ALERT_EMAILS_MAX} per account "
-                                     "in the member baseline")
+                    yield (("accounts", i, "alert_emails"), Described(f"{len(acct.alert_emails)} e-mail addresses"),
+                        f"at most {MEMBER_ALERT_EMAILS_MAX} per account in the member baseline (they become template "
+                        "parameters)")
             if len(self.cost.alert_emails) > MEMBER_ALERT_EMAILS_MAX:
-                raise ValueError(f"cost.alert_emails: at most {MEMBER_ALERT_EMAILS_MAX} with member_baseline "
-                                 "(they become template parameters)")
+                yield (("cost", "alert_emails"), Described(f"{len(self.cost.alert_emails)} e-mail addresses"),
+                    f"at most {MEMBER_ALERT_EMAILS_MAX} with member_baseline (they become template parameters)")
             for i, app in enumerate(self.applications):
                 if app.account is not None:
-                    raise ValueError(f"applications[{i}].account: with member_baseline every application exists in "
-                                     "every member account (its principals call it); remove `account`")
-            if len(self.asset_bucket_name(self.home_region)) > 63:
-                raise ValueError(f"name {self.name!r} is too long for the StackSet asset bucket name "
-                                 f"{self.asset_bucket_name(self.home_region)!r} (63 characters at most)")
+                    yield (("applications", i, "account"), app.account,
+                        "with member_baseline every application exists in every member account (its principals call "
+                        "it): remove `account`")
+            if self.organization is not None and len(self.asset_bucket_name(self.home_region)) > 63:
+                yield (("name",), self.name,
+                    f"too long for the StackSet asset bucket name {self.asset_bucket_name(self.home_region)!r} "
+                    "(63 characters at most): choose a shorter name")
         sh = self.self_hosting
         if sh.enabled and sh.availability_zone and not sh.availability_zone.startswith(self.home_region):
-            raise ValueError(
-                f"self_hosting.availability_zone {sh.availability_zone!r} is not in home_region {self.home_region!r}: "
-                "self-hosted inference must run in a compliant Region (the landing zone's home_region)"
-            )
+            yield (("self_hosting", "availability_zone"), sh.availability_zone,
+                f"not in home_region {self.home_region}: self-hosted inference must run in the landing zone's "
+                "home_region (a compliant Region)")
         if sh.enabled and sh.capacity == "capacity-block" and not self.network.availability_zones:
-            raise ValueError(
+            yield (("network", "availability_zones"), [],
                 "self_hosting with a Capacity Block needs network.availability_zones listing the block's AZ, so the "
-                "VPC has subnets there (AZs picked by Fn::GetAZs at deploy time might not include it)"
-            )
+                "VPC has subnets there (AZs picked by Fn::GetAZs at deploy time might not include it)")
         if sh.enabled and self.network.availability_zones and sh.availability_zone and (
             sh.availability_zone not in self.network.availability_zones
         ):
-            raise ValueError(
-                f"self_hosting.availability_zone {sh.availability_zone!r} is not one of network.availability_zones "
-                f"{list(self.network.availability_zones)}: the GPU subnets must exist in the Capacity Block's AZ"
-            )
-        if self.network.availability_zones:
-            wrong = [az for az in self.network.availability_zones if not az.startswith(self.home_region)]
-            if wrong:
-                raise ValueError(f"network.availability_zones {wrong} are not in home_region {self.home_region!r}")
-        return self
+            yield (("self_hosting", "availability_zone"), sh.availability_zone,
+                f"not one of network.availability_zones [{', '.join(self.network.availability_zones)}]: the GPU "
+                "subnets must exist in the Capacity Block's AZ; add it there")
+        for i, az in enumerate(self.network.availability_zones):
+            if not az.startswith(self.home_region):
+                yield (("network", "availability_zones", i), az, f"not an AZ of home_region {self.home_region}")
 
     # -- derived values ------------------------------------------------------------------------------
     @property
@@ -644,10 +801,14 @@ class LandingZoneConfig(_Strict):
         """The ID of an account given by name or ID; None means the deployment account."""
         if name_or_id is None:
             return self.deployment_account
-        for a in self.accounts:
-            if name_or_id in (a.id, a.name):
-                return a.id
-        raise KeyError(name_or_id)
+        return self.account_ids_by_name_or_id[name_or_id]
+
+    @functools.cached_property
+    def account_ids_by_name_or_id(self) -> dict[str, str]:
+        """Account ID by account name and by ID (built once: thousands of accounts stay fast)."""
+        index = {a.name: a.id for a in reversed(self.accounts)}
+        index.update({a.id: a.id for a in self.accounts})
+        return index
 
     @property
     def effective_applications(self) -> tuple[Application, ...]:
@@ -664,16 +825,45 @@ class LandingZoneConfig(_Strict):
 
 
 
-def _check_regions(regions: Sequence[str], info: ValidationInfo) -> None:
+def _region_rule(region: str, info: ValidationInfo) -> str | None:
+    """Why ``region`` is not acceptable (unknown to the catalog, with the nearest known one), or None."""
     catalog = (info.context or {}).get("catalog")
-    if catalog is None:
-        return
-    unknown = [r for r in regions if r not in catalog.regions]
-    if unknown:
-        raise ValueError(
-            f"{', '.join(repr(u) for u in unknown)} not a known commercial Region "
-            f"(known: {', '.join(catalog.commercial_regions())})"
-        )
+    if catalog is None or region in catalog.regions:
+        return None
+    return "not a known commercial Region" + _suggestion(region, catalog.commercial_regions(), "Regions")
+
+
+def _suggestion(value: str, known: Sequence[str], what: str) -> str:
+    """': did you mean 'x'?' for the nearest known value; otherwise a short list (or how many there are)."""
+    if len(known) > 2_000:  # a nearest-match search over more would cost more than it helps
+        return f" ({len(known):,} known {what})"
+    close = difflib.get_close_matches(str(value).lower(), [k.lower() for k in known], n=2, cutoff=0.6)
+    by_lower = {k.lower(): k for k in known}
+    if close:
+        return ": did you mean " + " or ".join(repr(by_lower[c]) for c in close) + "?"
+    if len(known) <= 8:
+        return f" (known: {', '.join(known)})"
+    return f" (none is close; {len(known)} known {what}, e.g. {', '.join(list(known)[:4])}, ...)"
+
+
+_TAG_PUNCTUATION = set(" _.:/=+-@")
+
+
+def tag_rule(text: str, *, key: bool) -> str | None:
+    """Why ``text`` cannot be an AWS tag key (``key=True``) or value, or None when it can."""
+    limit = TAG_KEY_MAX_CHARACTERS if key else TAG_VALUE_MAX_CHARACTERS
+    what = "a tag key" if key else "a tag value"
+    if key and not text:
+        return "a tag key cannot be empty"
+    if len(text) > limit:
+        return f"{what} has at most {limit} characters, this one has {len(text)}"
+    if text.lower().startswith("aws:"):
+        return f"{what} cannot start with 'aws:' (in any case): the prefix is reserved for AWS"
+    bad = sorted({c for c in text if c not in _TAG_PUNCTUATION and unicodedata.category(c)[0] not in "LNZ"})
+    if bad:
+        return (f"{what} may hold only letters, digits, spaces and + - = . _ : / @ (found "
+                f"{', '.join(repr(c) for c in bad[:5])})")
+    return None
 
 
 # -- loading ------------------------------------------------------------------------------------------
@@ -689,36 +879,56 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML or JSON config file; problems become a ConfigError naming the file."""
+    """Read a YAML or JSON config file under the rules of :mod:`landing_zone.config_loading` (size, depth, no
+    aliases, no duplicate keys, YAML 1.2 scalars); every problem becomes a ConfigError naming the file."""
     p = Path(path)
     origin = f"config file {p}"
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError([Problem("config", str(p), "the file does not exist")], origin=origin) from None
-    except OSError as exc:
-        raise ConfigError([Problem("config", str(p), f"cannot be read ({exc.strerror})")], origin=origin) from None
-    try:
-        data = json.loads(text) if p.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError([Problem("config", str(p), f"is not valid YAML/JSON: {exc}")], origin=origin) from None
+    data = load_data_file(p, origin=origin)
     if data is None:
-        return {}
+        return {}  # an empty file overrides nothing
     if not isinstance(data, dict):
-        raise ConfigError(
-            [Problem("config", type(data).__name__, "the file must hold a mapping of config keys")], origin=origin
-        )
+        raise ConfigError([Problem("config", Described(f"a {_kind_of(data)}"), "the file must hold a mapping of "
+                                   "config keys (`key: value` lines), optionally under `landing_zone:`")], origin=origin)
     # A file may hold the keys directly or under `landing_zone:` (same shape as cdk.json context).
-    return dict(data.get(CONTEXT_KEY, data)) if set(data) == {CONTEXT_KEY} else data
+    if set(data) == {CONTEXT_KEY}:
+        inner = data[CONTEXT_KEY]
+        if not isinstance(inner, dict):
+            raise ConfigError([Problem(CONTEXT_KEY, inner, "must be a mapping of config keys: indent the keys under "
+                                       "`landing_zone:`, or write them at the top level")], origin=origin)
+        return dict(inner)
+    return data
+
+
+def _kind_of(value: Any) -> str:
+    """Plain words for a YAML/JSON value's type."""
+    if isinstance(value, bool):
+        return "true/false value"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "text value"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, Mapping):
+        return "mapping"
+    return "null value" if value is None else type(value).__name__
 
 
 def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
     """The ``landing_zone`` defaults from cdk.json context (for the CLI; the CDK app gets them from context)."""
-    try:
-        data = json.loads(Path(cdk_json).read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    path = Path(cdk_json)
+    if not path.exists():
         return {}
-    return dict((data.get("context") or {}).get(CONTEXT_KEY) or {})
+    origin = f"cdk.json file {path}"
+    data = load_data_file(path, origin=origin, what="cdk.json")
+    if not isinstance(data, dict):
+        raise ConfigError([Problem("cdk.json", Described(f"a {_kind_of(data)}"), "must hold a JSON object with a "
+                                   "`context` key")], origin=origin)
+    context = data.get("context")
+    defaults = context.get(CONTEXT_KEY) if isinstance(context, dict) else None
+    if defaults is not None and not isinstance(defaults, dict):
+        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
+    return dict(defaults or {})
 
 
 def _path(loc: Sequence[Any]) -> str:
@@ -727,7 +937,7 @@ def _path(loc: Sequence[Any]) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            out += ("." if out else "") + (str(part) if part != "" else '""')
     return out or "(top level)"
 
 
@@ -746,6 +956,19 @@ def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str] | Non
     return None
 
 
+@functools.cache
+def _field_paths(model: type[BaseModel], prefix: str = "") -> tuple[str, ...]:
+    """Every key path of the model tree, e.g. 'cost.workload.requests_per_day' (for 'it belongs under')."""
+    paths: list[str] = []
+    for name, field in model.model_fields.items():
+        path = f"{prefix}{name}"
+        paths.append(path)
+        inner = _unwrap(field.annotation)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            paths += _field_paths(inner, f"{path}.")
+    return tuple(paths)
+
+
 def _unwrap(annotation: Any) -> Any:
     for arg in getattr(annotation, "__args__", ()) or ():
         inner = _unwrap(arg)
@@ -754,23 +977,73 @@ def _unwrap(annotation: Any) -> Any:
     return annotation
 
 
+# Pydantic's wording for a type mismatch, in the words of a YAML/JSON file.
+_PLAIN_WORDS = {
+    "tuple_type": "must be a list",
+    "list_type": "must be a list",
+    "set_type": "must be a list",
+    "dict_type": "must be a mapping of keys (`key: value`)",
+    "mapping_type": "must be a mapping of keys (`key: value`)",
+    "model_type": "must be a mapping of keys (`key: value`)",
+    "model_attributes_type": "must be a mapping of keys (`key: value`)",
+    "string_type": "must be text (a string)",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number (no fractional part)",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "finite_number": "must be a finite number (not NaN or infinity)",
+    "invalid_key": "keys must be text: quote the key",
+}
+
+
 def problems_from_validation_error(exc: ValidationError, model: type[BaseModel]) -> list[Problem]:
     problems: list[Problem] = []
+    suggestions_left = 50  # nearest-key searches: enough for a person, bounded for a hostile file
     errors = exc.errors(include_url=False)
     nested = {tuple(e["loc"][:i]) for e in errors for i in range(1, len(e["loc"]))}
     for err in errors:
-        loc = err["loc"]
+        loc = tuple(err["loc"])
+        kind = err["type"]
+        ctx = err.get("ctx") or {}
+        error = ctx.get("error")
+        if isinstance(error, CrossFieldProblems):
+            problems += [Problem(_path((*loc, *rel)), got, allowed) for rel, got, allowed in error.problems]
+            continue
         msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
         msg = msg.replace("Input should be", "must be")
-        kind = err["type"]
-        if kind == "too_short" and tuple(loc) in nested:
+        if kind == "too_short" and loc in nested:
             continue  # the items themselves are invalid and reported; "too short" would only repeat that
         if kind == "missing":
-            problems.append(Problem(_path(loc), "<missing>", "this key is required"))
+            problems.append(Problem(_path(loc), Described("nothing"), "this key is required"))
         elif kind == "extra_forbidden":
-            keys = _allowed_keys(model, loc)
-            allowed = f"unknown key (allowed keys here: {', '.join(keys)})" if keys else "unknown key"
+            keys = _allowed_keys(model, loc) or []
+            suggestions_left -= 1
+            close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.75) if suggestions_left > 0 else []
+            elsewhere = [p for p in _field_paths(model) if p.rsplit(".", 1)[-1] == loc[-1]] if suggestions_left > 0 else []
+            if close:
+                allowed = f"unknown key: did you mean {close[0]!r}?"
+            elif elsewhere:
+                allowed = f"unknown key here: it belongs under {' or '.join(elsewhere[:3])}"
+            else:
+                allowed = "unknown key" + (f" (allowed keys here: {', '.join(keys)})" if keys else "")
             problems.append(Problem(_path(loc), err.get("input"), allowed))
+        elif kind == "invalid_key":
+            problems.append(Problem(_path(loc[:-1]) if len(loc) > 1 else "(top level)", err.get("input"), _PLAIN_WORDS[kind]))
+        elif kind in _PLAIN_WORDS:
+            problems.append(Problem(_path(loc), err.get("input"), f"{_PLAIN_WORDS[kind]}, not a {_kind_of(err.get('input'))}"
+                                    if kind.endswith(("_type", "_parsing")) else _PLAIN_WORDS[kind]))
+        elif kind == "too_short":
+            problems.append(Problem(_path(loc), err.get("input"), f"must list at least {ctx.get('min_length')} item(s)"))
+        elif kind == "too_long":
+            problems.append(Problem(_path(loc), Described(f"{ctx.get('actual_length')} items"),
+                                    f"may list at most {ctx.get('max_length')} item(s)"))
+        elif kind in ("string_too_short", "string_too_long"):
+            bound = "at least" if kind == "string_too_short" else "at most"
+            count = ctx.get("min_length") if kind == "string_too_short" else ctx.get("max_length")
+            problems.append(Problem(_path(loc), err.get("input"), f"must be {bound} {count} character(s) long"))
         elif kind == "literal_error":
             problems.append(Problem(_path(loc), err.get("input"), msg))
         else:
@@ -782,6 +1055,12 @@ def build_config(
     raw: Mapping[str, Any], *, catalog: Any = None, price_sources: Sequence[str] | None = None, origin: str = "configuration"
 ) -> LandingZoneConfig:
     """Validate a raw mapping; every problem is raised together as one ConfigError."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError([Problem("(top level)", Described(f"a {_kind_of(raw)}"), "the configuration must be a "
+                                   "mapping of config keys")], origin=origin)
+    shape = structure_problems(raw)
+    if shape:
+        raise ConfigError(shape, origin=origin)
     context = {"catalog": catalog, "price_sources": price_sources}
     try:
         return LandingZoneConfig.model_validate(dict(raw), context=context)
@@ -791,9 +1070,17 @@ def build_config(
 
 def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | None) -> tuple[dict[str, Any], str]:
     """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description."""
-    raw = dict(defaults or {})
     origin = "cdk.json context 'landing_zone'"
+    if defaults is not None and not isinstance(defaults, Mapping):
+        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
+    shape = structure_problems(defaults or {})
+    if shape:
+        raise ConfigError(shape, origin=origin)
+    raw = dict(defaults or {})
     if config_path:
+        if not isinstance(config_path, (str, Path)):
+            raise ConfigError([Problem(CONFIG_FILE_CONTEXT_KEY, config_path, "must be the path of a YAML or JSON "
+                                       "file")], origin="context 'config'")
         raw = deep_merge(raw, read_config_file(config_path))
         origin = f"configuration (cdk.json defaults + {config_path})"
     return raw, origin
@@ -801,3 +1088,35 @@ def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | Non
 
 def json_schema() -> dict[str, Any]:
     return LandingZoneConfig.model_json_schema()
+
+
+# -- placeholders -------------------------------------------------------------------------------------------
+# Values copied from the examples and the AWS documentation that would deploy, but to nobody's account:
+# account IDs of 12 identical digits (111111111111 ... the examples' IDs) or 123456789012 (the AWS documentation's
+# example account), anywhere in the configuration (account lists, ARNs, image URIs); organization IDs that
+# start with o-example; e-mail addresses at the reserved example domains (RFC 2606).
+_ACCOUNT_RUN = re.compile(r"(?<!\d)\d{12}(?!\d)")
+_EXAMPLE_EMAIL = re.compile(r"@(?:[^@\s]+\.)?example\.(?:com|net|org)$", re.IGNORECASE)
+
+
+def is_placeholder_account_id(account_id: str) -> bool:
+    return len(set(account_id)) == 1 or account_id == "123456789012"
+
+
+PLACEHOLDER_ACCOUNT = "a placeholder account ID"
+PLACEHOLDER_ORGANIZATION = "an example organization ID"
+PLACEHOLDER_EMAIL = "an e-mail address at a reserved example domain (alerts sent there reach nobody)"
+
+
+def placeholders(config: LandingZoneConfig) -> tuple[Problem, ...]:
+    """Every placeholder value in ``config`` as Problem(path, value, kind), account IDs first (rule above)."""
+    found: list[Problem] = []
+    for path, text in iter_strings(config.model_dump(mode="python", exclude_defaults=True)):
+        if any(is_placeholder_account_id(m) for m in _ACCOUNT_RUN.findall(text)):
+            found.append(Problem(path, text, PLACEHOLDER_ACCOUNT))
+        elif text.startswith("o-example") and path.endswith("organization_id"):
+            found.append(Problem(path, text, PLACEHOLDER_ORGANIZATION))
+        elif _EXAMPLE_EMAIL.search(text):
+            found.append(Problem(path, text, PLACEHOLDER_EMAIL))
+    order = (PLACEHOLDER_ACCOUNT, PLACEHOLDER_ORGANIZATION, PLACEHOLDER_EMAIL)
+    return tuple(sorted(found, key=lambda p: order.index(p.allowed)))

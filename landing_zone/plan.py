@@ -8,8 +8,15 @@ from typing import Any, Mapping, Sequence
 
 from landing_zone.applications import ApplicationPlan, plan_applications
 from landing_zone.catalog import Catalog, Model, load_catalog
-from landing_zone.config import LandingZoneConfig, build_config, raw_config
-from landing_zone.errors import CatalogError, ConfigError, Problem
+from landing_zone.config import (
+    MAX_MONTHLY_USD,
+    LandingZoneConfig,
+    build_config,
+    placeholders as find_placeholders,
+    raw_config,
+)
+from landing_zone.config_loading import load_data_file
+from landing_zone.errors import CatalogError, ConfigError, Described, Problem, shown
 from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
 from landing_zone.pricing import PriceCatalog, load_price_catalog
 from landing_zone.self_hosting import self_hosting_warnings
@@ -24,10 +31,31 @@ class Plan:
     routing: RoutingDecision
     applications: tuple[ApplicationPlan, ...]
     warnings: tuple[str, ...]
+    # Placeholder values left in the configuration (example account IDs, example.com e-mails; the rule is in
+    # landing_zone.config.placeholders): each a Problem(path, value, why).  They do not stop a synth;
+    # `validate` and the CDK app print `placeholder_warning`, reports can mark them.
+    placeholders: tuple[Problem, ...] = ()
 
     @property
     def models(self) -> tuple[Model, ...]:
         return tuple(mr.model for mr in self.routing.models)
+
+    @property
+    def placeholder_warning(self) -> str | None:
+        """One warning naming every placeholder, grouped by kind (the first few paths of each), or None."""
+        if not self.placeholders:
+            return None
+        groups: dict[str, list[str]] = {}
+        for p in self.placeholders:
+            groups.setdefault(p.allowed, []).append(f"{p.path} ({shown(p.got, 60)})")
+        parts = [
+            f"{kind} at {', '.join(paths[:4])}{f' and {len(paths) - 4} more' if len(paths) > 4 else ''}"
+            for kind, paths in groups.items()
+        ]
+        return (
+            f"{len(self.placeholders)} placeholder value(s) left in the configuration: {'; '.join(parts)}. "
+            "The configuration is valid and synthesizes; replace them with your own before deploying"
+        )
 
 
 def _catalog_for(raw: Mapping[str, Any], origin: str) -> Catalog:
@@ -38,6 +66,8 @@ def _catalog_for(raw: Mapping[str, Any], origin: str) -> Catalog:
     missing = [o for o in overlays if not Path(o).is_file()]
     if missing:
         raise ConfigError([Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin)
+    for i, overlay in enumerate(overlays):  # the same size, depth, alias and duplicate-key rules as a config file
+        load_data_file(overlay, origin=f"catalog overlay {overlay}", what=f"catalog_overlays[{i}]")
     try:
         return load_catalog(tuple(Path(o) for o in overlays))
     except CatalogError as exc:
@@ -88,7 +118,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     applications: tuple[ApplicationPlan, ...] = ()
     if not problems:
         applications, app_problems = plan_applications(config, routing, catalog)
-        problems += app_problems
+        problems += _blame_written_keys(config, routing, catalog, app_problems)
     cost = config.cost
     max_emails = catalog.limit("budget_max_emails_per_notification")
     if len(cost.alert_emails) > max_emails:
@@ -112,6 +142,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             scp_documents(config, routing, catalog)
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
+    problems += _context_window_problems(config, models)
     if problems:
         raise ConfigError(problems, origin=origin)
     warnings = unverified_warnings(models, prices, config.cost.price_source)
@@ -133,7 +164,78 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         applications=applications,
         warnings=tuple(warnings),
     )
-    return replace(plan, warnings=(*plan.warnings, *budget_warnings(plan)))
+    from landing_zone.stack_limits import stack_limit_problems
+
+    problems = _budget_problems(plan) + stack_limit_problems(plan)
+    if problems:
+        raise ConfigError(problems, origin=origin)
+    return replace(plan, warnings=(*plan.warnings, *budget_warnings(plan)), placeholders=find_placeholders(config))
+
+
+def _blame_written_keys(
+    config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog, problems: list[Problem]
+) -> list[Problem]:
+    """Problems of the default applications (one per account, not written by the user) are about the keys the
+    user did write: home_region, compliant_regions and models.  Said once, at home_region."""
+    out, default_app_problem = [], None
+    for problem in problems:
+        if problem.path.startswith("applications (default"):
+            default_app_problem = default_app_problem or problem
+        else:
+            out.append(problem)
+    if default_app_problem is not None:
+        model = catalog.resolve_model(config.models[0])
+        reachable = sorted({
+            region for mr in routing.models if model is not None and mr.model.id == model.id
+            for route in mr.compliant_routes if route.endpoint == "runtime" for region in route.source_regions
+        })
+        where = f" (its compliant runtime paths are callable from {', '.join(reachable)})" if reachable else ""
+        out.append(Problem(
+            "home_region", config.home_region,
+            f"{default_app_problem.allowed}; `applications` is omitted, so every account gets a default application "
+            f"that calls models[0] ({config.models[0]}) from home_region{where}: choose such a home_region, or list "
+            "`applications` with a model that is reachable from this one",
+        ))
+    return out
+
+
+def _context_window_problems(config: LandingZoneConfig, models: tuple[Model, ...]) -> list[Problem]:
+    """A request holds its prompt and its completion: together at most the largest configured context window."""
+    windows = [m.context_window_tokens for m in models if m.context_window_tokens]
+    if not windows:
+        return []
+    w = config.cost.workload
+    total = w.input_tokens_per_request + w.output_tokens_per_request
+    if total <= max(windows):
+        return []
+    return [Problem(
+        "cost.workload.input_tokens_per_request", w.input_tokens_per_request,
+        f"with output_tokens_per_request {w.output_tokens_per_request:g} a request would hold {total:,.0f} tokens, "
+        f"more than the largest context window of the configured models ({max(windows):,} tokens): lower them",
+    )]
+
+
+def _budget_problems(plan: Plan) -> list[Problem]:
+    """The computed monthly budget must be a positive amount AWS Budgets accepts (at most MAX_MONTHLY_USD)."""
+    from landing_zone.cost_alarms import monthly_budget
+
+    budget = monthly_budget(plan)
+    if budget.explicit:
+        return []  # bounded by the field itself
+    if budget.usd > MAX_MONTHLY_USD:
+        return [Problem(
+            "cost.workload", Described(f"a workload that costs {budget.usd / budget.headroom:,.0f} USD/month"),
+            f"the computed monthly budget ({budget.usd:,.0f} USD with budget_headroom {budget.headroom:g}) exceeds "
+            f"{MAX_MONTHLY_USD:,} USD, the most the landing zone sets: check requests_per_day and the tokens per "
+            "request for a typo, or set cost.monthly_budget_usd",
+        )]
+    if budget.usd < 0.01:
+        return [Problem(
+            "cost.workload.requests_per_day", plan.config.cost.workload.requests_per_day,
+            "the configured workload costs nothing, so the computed monthly budget would be 0 USD (AWS Budgets needs "
+            "an amount above 0): give the expected workload, or set cost.monthly_budget_usd",
+        )]
+    return []
 
 
 def mantle_only_warning(mr: ModelRouting, home_region: str, compliant_regions: Sequence[str]) -> str:

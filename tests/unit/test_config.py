@@ -50,8 +50,8 @@ def test_every_problem_of_a_bad_file_is_reported_at_once(plan_for):
     problems = problems_of(info.value)
     assert set(problems) == {
         "home_region",
-        "compliant_regions",
-        "models",
+        "compliant_regions[1]",
+        "models[0]",
         "accounts[0].id",
         "accounts[0].name",
         "network.vpc_cidr",
@@ -71,9 +71,11 @@ def test_every_problem_of_a_bad_file_is_reported_at_once(plan_for):
     assert problems["network.endpoints[1]"] == (
         "network.endpoints[1]: got 'bedrock-telepathy'; must be 'bedrock-runtime', 'bedrock-mantle' or 'bedrock'"
     )
-    assert problems["models"].startswith("models: got ['kimi-k9', 'kimi-k3.1-pro']; 'kimi-k9' not in the catalog (known: ")
-    assert problems["unexpected_key"].startswith("unexpected_key: got True; unknown key (allowed keys here: access, accounts,")
-    assert problems["home_region"].startswith("home_region: got 'eu-central-9'; 'eu-central-9' not a known commercial Region")
+    assert problems["models[0]"] == "models[0]: got 'kimi-k9'; not in the catalog: did you mean 'kimi-k2.5' or 'kimi'?"
+    assert problems["unexpected_key"].startswith("unexpected_key: got true; unknown key (allowed keys here: access, accounts,")
+    assert problems["home_region"] == (
+        "home_region: got 'eu-central-9'; not a known commercial Region: did you mean 'eu-central-2' or 'eu-central-1'?"
+    )
     assert str(info.value).startswith("invalid configuration (cdk.json defaults + ")
     assert "11 problem(s)" in str(info.value)
 
@@ -82,25 +84,28 @@ def test_home_region_must_be_compliant(plan_for):
     with pytest.raises(ConfigError) as info:
         plan_for(home_region="eu-west-1")
     (problem,) = info.value.problems
-    assert problem.path == "(top level)"
-    assert "home_region 'eu-west-1' is not in compliant_regions ['us-east-1', 'us-east-2', 'us-west-2']" in str(problem)
+    assert problem.path == "home_region"
+    assert str(problem).startswith(
+        "home_region: got 'eu-west-1'; not in compliant_regions [us-east-1, us-east-2, us-west-2]: the landing zone's own"
+    )
+    assert "add eu-west-1 to compliant_regions or choose home_region from them" in str(problem)
 
 
 @pytest.mark.parametrize(
     ("overrides", "path", "fragment"),
     [
         ({"name": "Kimi_LZ"}, "name", "lowercase letters"),
-        ({"compliant_regions": ["us-east-1", "us-east-1"]}, "compliant_regions", "lists a Region twice"),
-        ({"models": ["kimi-k3.1-pro", "moonshotai.kimi-k3.1-pro"]}, "models", "names the same model twice"),
+        ({"compliant_regions": ["us-east-1", "us-east-1"]}, "compliant_regions[1]", "repeats compliant_regions[0]"),
+        ({"models": ["kimi-k3.1-pro", "moonshotai.kimi-k3.1-pro"]}, "models[1]", "names the same model as models[0]"),
         ({"accounts": []}, "accounts", "at least 1 item"),
-        ({"accounts": [{"id": "111111111111", "name": "a-b-c"}, {"id": "111111111111", "name": "d-e-f"}]}, "accounts", "unique"),
-        ({"network": {"vpc_id": "vpc-0123456789abcdef0"}}, "network", "subnet_ids is empty"),
+        ({"accounts": [{"id": "111111111111", "name": "a-b-c"}, {"id": "111111111111", "name": "d-e-f"}]}, "accounts[1].id", "unique"),
+        ({"network": {"vpc_id": "vpc-0123456789abcdef0"}}, "network.subnet_ids", "subnet_ids is empty"),
         ({"network": {"flow_log_retention_days": 100}}, "network.flow_log_retention_days", "allowed: 1, 3, 5, 7, 14"),
         ({"organization": {"management_account_id": "444444444444", "target_ids": ["ou-bad"]}}, "organization.target_ids[0]", "an OU ID (ou-...-...)"),
         ({"organization": {"management_account_id": "444444444444", "organization_id": "org-1"}}, "organization.organization_id", "o-"),
         ({"cost": {"monthly_budget_usd": -5}}, "cost.monthly_budget_usd", "greater than 0"),
         ({"deployment_account_id": 123}, "deployment_account_id", "12-digit"),
-        ({"allow_global_inference": "perhaps"}, "allow_global_inference", "valid boolean"),
+        ({"allow_global_inference": "perhaps"}, "allow_global_inference", "must be true or false"),
     ],
 )
 def test_single_invalid_values_name_field_value_and_rule(plan_for, overrides, path, fragment):
@@ -135,7 +140,7 @@ def test_missing_file_and_invalid_yaml_are_config_errors(tmp_path):
     bad.write_text("name: [unclosed\n")
     with pytest.raises(ConfigError) as info:
         read_config_file(bad)
-    assert "is not valid YAML/JSON" in str(info.value)
+    assert "not valid YAML" in str(info.value)
     scalar = tmp_path / "scalar.yaml"
     scalar.write_text("just a string\n")
     with pytest.raises(ConfigError) as info:

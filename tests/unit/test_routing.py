@@ -120,9 +120,11 @@ def test_application_model_compliant_only_away_from_home_region_is_an_error(plan
     with pytest.raises(ConfigError) as info:
         plan_for(home_region="us-west-1", compliant_regions=["us-west-1", "us-east-1"], models=["kimi-k2-thinking"])
     (problem,) = info.value.problems
-    assert problem.path == "applications (default for account 111111111111).path"
+    # blamed on the key the user wrote, not on the derived default application
+    assert problem.path == "home_region" and problem.got == "us-west-1"
     assert "no compliant runtime path of moonshot.kimi-k2-thinking is callable from home_region us-west-1" in str(problem)
     assert "compliant paths from there: none" in str(problem)
+    assert "its compliant runtime paths are callable from us-east-1" in str(problem)
 
 
 def test_unverified_entries_are_named_in_warnings(plan_for):

@@ -1,0 +1,178 @@
+"""CloudFormation template limits, checked from the plan before anything is synthesized.
+
+The CDK stops a synth that puts more than 500 resources into one stack with a jsii traceback
+(``TooManyResourcesInStack``); CloudFormation refuses a template with more than 200 outputs only at deploy
+time.  Both grow with the number of applications, so :func:`stack_limit_problems` counts, for the templates
+that grow, what the stacks will create, and turns "over the limit" into a configuration error with the
+numbers.  The other templates (keys, network, guardrails, self-hosting, rollout) have a fixed size.
+
+Counts per template, N = number of applications (``tests/cdk/test_stack_limits.py`` compares them with real
+synths of 1, 10 and 50 applications and of every example):
+
+``<name>-access`` (per-account mode)
+    resources = 1 permissions boundary + 15 invocation logging (if enabled) + 3 / 2 content guardrail
+                (account / per-request enforcement) + 8 model agreements (if accepted)
+                + 3 per application (inference profile, invoker role, invoke policy)
+    outputs   = 2 (log bucket and log group, if logging) + per application: 2 (profile ARN, role ARN)
+                + 1 export of the profile ARN (the cost stack's spend alarms) + 2 exports of the role ARN and
+                name (the cost stack's kill switch, if on)
+``<name>-cost`` (per-account mode)
+    resources = 5 (alerts topic and policy, budget, anomaly monitor and subscription) + 4 kill switch (if on)
+                + 1 per alert e-mail + the spend alarms + the Mantle usage alarms (one alarm per
+                ``metric_math_max_metrics`` metrics; every application profile is a source)
+the member-baseline StackSet template
+    resources = 4 keys + network (new VPC: 9 + 3 per AZ + 1 per endpoint; imported: 5 + 1 per endpoint)
+                + access and cost as above (no alert e-mails) + 3 optional e-mail subscriptions
+    outputs   = 2 per application + 2 (logging) + 1 per endpoint + 2 (alerts topic, alarm coverage)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from landing_zone.errors import Described, Problem
+
+if TYPE_CHECKING:
+    from landing_zone.plan import Plan
+
+# What each part adds to a template (see the module docstring).
+BOUNDARY_RESOURCES = 1
+LOGGING_RESOURCES = 15
+LOGGING_OUTPUTS = 2
+GUARDRAIL_RESOURCES = {"account": 3, "per-request": 2}
+AGREEMENTS_RESOURCES = 8
+APPLICATION_RESOURCES = 3
+APPLICATION_OUTPUTS = 2
+PROFILE_EXPORTS = 1
+KILL_SWITCH_EXPORTS = 2
+COST_BASE_RESOURCES = 5
+KILL_SWITCH_RESOURCES = 4
+KEYS_RESOURCES = 4
+NEW_VPC_RESOURCES, PER_AZ_RESOURCES, IMPORTED_VPC_RESOURCES = 9, 3, 5
+MEMBER_EMAIL_SUBSCRIPTIONS = 3
+MEMBER_COST_OUTPUTS = 2
+
+
+@dataclass(frozen=True)
+class TemplateFootprint:
+    """What one template will hold: resources and outputs, and what each application adds to them."""
+
+    template: str
+    resources: int
+    outputs: int
+    resources_per_application: float
+    outputs_per_application: float
+
+
+def _spend_alarm_count(plan: "Plan") -> tuple[int, int, float]:
+    """(spend alarms, Mantle usage alarms, spend alarms per application) exactly as stacks/cost.py builds them:
+    the plan's metric sources, then one source per application profile, packed in order into alarms of at most
+    ``metric_math_max_metrics`` metrics (cost_alarms._pack, counted here without building thousands of sources)."""
+    from landing_zone.cost_alarms import load_metric_catalog, metric_sources_for_plan
+
+    cfg = plan.config
+    metric_catalog = load_metric_catalog()
+    sources = metric_sources_for_plan(plan, metric_catalog)
+    per_profile = len(metric_catalog.for_endpoint("runtime").token_metrics)
+    limit = plan.catalog.limit("metric_math_max_metrics")
+    sizes = [len(s.token_metrics) for s in sources] + [per_profile] * len(plan.applications)
+    mantle_namespace = metric_catalog.for_endpoint("mantle").namespace
+    mantle_sizes = [len(s.token_metrics) for s in sources if s.namespace == mantle_namespace]
+    mantle = _packed(mantle_sizes, limit) if cfg.cost.alert_on_mantle_usage and mantle_sizes else 0
+    return _packed(sizes, limit), mantle, 1 / (limit // per_profile)
+
+
+def _packed(sizes: list[int], limit: int) -> int:
+    """How many groups of at most ``limit`` the sizes fill, in order (as cost_alarms._pack packs sources)."""
+    groups, used = 0, limit
+    for size in sizes:
+        if used + size > limit:
+            groups, used = groups + 1, 0
+        used += size
+    return groups
+
+
+def template_footprints(plan: "Plan") -> tuple[TemplateFootprint, ...]:
+    """The templates that grow with the configuration, with their resource and output counts."""
+    cfg = plan.config
+    n = len(plan.applications)
+    kill_switch = cfg.cost.kill_switch and n > 0
+    logging = cfg.invocation_logging.enabled
+    access_fixed = (
+        BOUNDARY_RESOURCES
+        + (LOGGING_RESOURCES if logging else 0)
+        + (GUARDRAIL_RESOURCES[cfg.content_guardrail.enforcement] if cfg.content_guardrail.enabled else 0)
+        + (AGREEMENTS_RESOURCES if cfg.model_access.accept_agreements else 0)
+    )
+    spend_alarms, mantle_alarms, alarms_per_app = _spend_alarm_count(plan)
+    cost_fixed = COST_BASE_RESOURCES + (KILL_SWITCH_RESOURCES if kill_switch else 0) + spend_alarms + mantle_alarms
+    access_resources = access_fixed + APPLICATION_RESOURCES * n
+    if not cfg.member_baseline.enabled:
+        per_app_outputs = APPLICATION_OUTPUTS + PROFILE_EXPORTS + (KILL_SWITCH_EXPORTS if kill_switch else 0)
+        return (
+            TemplateFootprint(f"{cfg.name}-access", access_resources, (LOGGING_OUTPUTS if logging else 0) + per_app_outputs * n,
+                              APPLICATION_RESOURCES, per_app_outputs),
+            TemplateFootprint(f"{cfg.name}-cost", cost_fixed + len(cfg.cost.alert_emails), 4, alarms_per_app, 0),
+        )
+    net = cfg.network
+    endpoints = len(net.endpoints)
+    if net.vpc_id:
+        network = IMPORTED_VPC_RESOURCES + endpoints
+    else:
+        network = NEW_VPC_RESOURCES + PER_AZ_RESOURCES * (len(net.availability_zones) or net.az_count) + endpoints
+    resources = KEYS_RESOURCES + network + access_resources + cost_fixed + MEMBER_EMAIL_SUBSCRIPTIONS
+    outputs = APPLICATION_OUTPUTS * n + (LOGGING_OUTPUTS if logging else 0) + endpoints + MEMBER_COST_OUTPUTS
+    return (
+        TemplateFootprint(f"{cfg.name}-rollout member-baseline StackSet", resources, outputs,
+                          APPLICATION_RESOURCES + alarms_per_app, APPLICATION_OUTPUTS),
+    )
+
+
+def stack_limit_problems(plan: "Plan") -> list[Problem]:
+    """A problem per template over CloudFormation's resource or output limit, blaming the key that the user
+    wrote (``applications``, or ``accounts`` when every account gets a default application)."""
+    cfg = plan.config
+    max_resources = plan.catalog.limit("cfn_max_resources_per_stack")
+    max_outputs = plan.catalog.limit("cfn_max_outputs_per_stack")
+    n = len(plan.applications)
+    if cfg.applications:
+        key, got = "applications", Described(f"{n} applications")
+    else:
+        key, got = "accounts", Described(f"{len(cfg.accounts)} accounts, each with a default application "
+                                          "(`applications` is omitted)")
+    over: list[str] = []
+    fits: list[int] = []
+    for fp in template_footprints(plan):
+        counts = []
+        if fp.resources > max_resources:
+            counts.append(f"{fp.resources} resources (CloudFormation allows {max_resources} per stack; each "
+                          f"application adds {fp.resources_per_application:g})")
+        if fp.outputs > max_outputs:
+            counts.append(f"{fp.outputs} outputs (CloudFormation allows {max_outputs} per template; each application "
+                          f"adds {fp.outputs_per_application:g})")
+        if counts:
+            over.append(f"the {fp.template} template would hold {' and '.join(counts)}")
+        fits.append(_applications_that_fit(fp, n, max_resources, max_outputs))
+    if not over:
+        return []
+    fix = (
+        "roll the baseline out with member_baseline.enabled (one StackSet: the applications are a template, the "
+        "accounts only parameter overrides), or configure fewer applications"
+        if not cfg.member_baseline.enabled
+        else "configure fewer applications (every application exists in every member account), or split them "
+        "across landing zones with different names"
+    )
+    return [Problem(key, got, f"{'; '.join(over)}; at most {min(fits)} application(s) fit: {fix}")]
+
+
+def _applications_that_fit(fp: TemplateFootprint, n: int, max_resources: int, max_outputs: int) -> int:
+    fits = []
+    if fp.resources_per_application:
+        fixed = fp.resources - fp.resources_per_application * n
+        fits.append(math.floor((max_resources - fixed) / fp.resources_per_application))
+    if fp.outputs_per_application:
+        fixed = fp.outputs - fp.outputs_per_application * n
+        fits.append(math.floor((max_outputs - fixed) / fp.outputs_per_application))
+    return max(0, min(fits)) if fits else 0
