@@ -45,9 +45,10 @@ setup: $(PY_STAMP) $(NODE_STAMP)
 validate: setup
 	python -m landing_zone validate $(CONFIG_FLAG)
 
-# Validate first (exit 2 with every problem listed, nothing written); synthesize into a scratch folder and
-# replace $(OUT)/ only when the whole synth succeeded.
-synth: validate
+# Validate first (exit 2 with every problem listed, nothing written; the warnings are printed once, by the app);
+# synthesize into a scratch folder and replace $(OUT)/ only when the whole synth succeeded.
+synth: setup
+	python -m landing_zone validate --quiet $(CONFIG_FLAG)
 	rm -rf $(OUT).tmp
 	cdk synth --quiet --no-notices --output $(OUT).tmp $(CDK_CONFIG) > /dev/null
 	rm -rf $(OUT) && mv $(OUT).tmp $(OUT)

@@ -44,10 +44,11 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
-    for warning in plan.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if plan.placeholder_warning:  # valid, so exit 0, but said out loud
-        print(f"warning: {plan.placeholder_warning}", file=sys.stderr)
+    if not args.quiet:  # `make synth` validates quietly: the CDK app prints the same warnings once
+        for warning in plan.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if plan.placeholder_warning:  # valid, so exit 0, but said out loud
+            print(f"warning: {plan.placeholder_warning}", file=sys.stderr)
     routes = plan.routing.compliant_routes()
     print(
         f"configuration OK: {plan.config.name} in {plan.config.home_region}, "
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="validate the configuration (what `make synth` runs first)")
     add_config_args(p)
+    p.add_argument("--quiet", action="store_true", help="print problems only, not the warnings")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("routes", help="print the routing matrix: compliant and rejected invocation paths")

@@ -61,11 +61,20 @@ MAX_TOKENS_PER_REQUEST = 1_048_576  # the largest context window in the catalog 
 MAX_MONTHLY_USD = 10_000_000_000  # any monthly amount, given or computed (budgets, anomaly threshold)
 MAX_NODE_HOURLY_USD = 10_000  # a self-hosted GPU node; the catalog's p6-b300.48xlarge costs ~57 USD/h
 MAX_NODE_TOKENS_PER_SECOND = 1_000_000  # a self-hosted node; the catalog measured 516 output tokens/s
-# AWS tags (Tagging AWS resources, "Tag naming limits and requirements"): 50 per resource, keys 1-128 and values
-# 0-256 Unicode characters of letters, digits, spaces and + - = . _ : / @, no `aws:` prefix on either.
+# AWS tags: the limits are catalog data (catalog/limits.yaml: tags_max_per_resource, tag_key_max_length,
+# tag_value_max_length, with their source); these defaults apply only when a config is validated without a catalog.
+# Keys 1-128 and values 0-256 Unicode characters of letters, digits, spaces and + - = . _ : / @, no `aws:` prefix.
 TAGS_MAX_PER_RESOURCE = 50
 TAG_KEY_MAX_CHARACTERS = 128
 TAG_VALUE_MAX_CHARACTERS = 256
+
+
+def _tag_limits(info: ValidationInfo | None) -> tuple[int, int, int]:
+    catalog = (info.context or {}).get("catalog") if info is not None else None
+    if catalog is None:
+        return TAGS_MAX_PER_RESOURCE, TAG_KEY_MAX_CHARACTERS, TAG_VALUE_MAX_CHARACTERS
+    return (catalog.limit("tags_max_per_resource"), catalog.limit("tag_key_max_length"),
+            catalog.limit("tag_value_max_length"))
 # The most tags the landing zone itself puts on one resource: subnets get Name, aws-cdk:subnet-name,
 # aws-cdk:subnet-type, landing-zone and managed-by (application profiles: application, cost-center,
 # landing-zone, managed-by).  tests/cdk/test_stack_limits.py checks it against every example's templates.
@@ -656,12 +665,14 @@ class LandingZoneConfig(_Strict):
 
     @field_validator("tags")
     @classmethod
-    def _tags(cls, v: Mapping[str, str]) -> Mapping[str, str]:
+    def _tags(cls, v: Mapping[str, str], info: ValidationInfo) -> Mapping[str, str]:
+        per_resource, key_max, value_max = _tag_limits(info)
+
         def problems() -> Iterator[tuple[tuple[Any, ...], Any, str]]:
-            room = TAGS_MAX_PER_RESOURCE - LANDING_ZONE_TAGS_MAX
+            room = per_resource - LANDING_ZONE_TAGS_MAX
             if len(v) > room:
                 yield (), Described(f"{len(v)} tags"), (
-                    f"at most {room}: AWS allows {TAGS_MAX_PER_RESOURCE} tags per resource and the landing zone puts "
+                    f"at most {room}: AWS allows {per_resource} tags per resource and the landing zone puts "
                     f"up to {LANDING_ZONE_TAGS_MAX} of its own on some resources (subnets: Name, aws-cdk:subnet-name, "
                     "aws-cdk:subnet-type, landing-zone, managed-by)"
                 )
@@ -671,9 +682,9 @@ class LandingZoneConfig(_Strict):
                                         "overriding it would break tamper protection, the budget scope or cost "
                                         "allocation; choose another key")
                     continue
-                if rule := tag_rule(key, key=True):
+                if rule := tag_rule(key, key=True, limit=key_max):
                     yield (key,), Described(f"the key {key!r}"), rule
-                if rule := tag_rule(value, key=False):
+                if rule := tag_rule(value, key=False, limit=value_max):
                     yield (key,), value, rule
 
         _raise_all(problems())
@@ -849,9 +860,11 @@ def _suggestion(value: str, known: Sequence[str], what: str) -> str:
 _TAG_PUNCTUATION = set(" _.:/=+-@")
 
 
-def tag_rule(text: str, *, key: bool) -> str | None:
-    """Why ``text`` cannot be an AWS tag key (``key=True``) or value, or None when it can."""
-    limit = TAG_KEY_MAX_CHARACTERS if key else TAG_VALUE_MAX_CHARACTERS
+def tag_rule(text: str, *, key: bool, limit: int | None = None) -> str | None:
+    """Why ``text`` cannot be an AWS tag key (``key=True``) or value, or None when it can (``limit``: the maximum
+    length from catalog/limits.yaml; omitted: the defaults above)."""
+    if limit is None:
+        limit = TAG_KEY_MAX_CHARACTERS if key else TAG_VALUE_MAX_CHARACTERS
     what = "a tag key" if key else "a tag value"
     if key and not text:
         return "a tag key cannot be empty"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -74,21 +75,46 @@ def _catalog_for(raw: Mapping[str, Any], origin: str) -> Catalog:
         raise ConfigError([Problem("catalog_overlays", list(overlays), str(exc))], origin=origin) from None
 
 
+def short_citation(source: str, limit: int = 140) -> str:
+    """A catalog ``source`` cut after its first URL (or at ``limit`` characters): enough to follow it."""
+    match = re.search(r"https://\S+?(?=[\s),;]|$)", source)
+    text = source[: match.end()] if match else source
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def unverified_warnings(plan_models: tuple[Model, ...], prices: PriceCatalog, price_source: str) -> list[str]:
     warnings = []
     for m in plan_models:
         if not m.verified:
             warnings.append(
-                f"catalog model {m.id!r} is unverified (source: {m.source}, as of {m.as_of}); confirm its ID, Regions and profiles with "
-                "`python -m landing_zone discover` before relying on the routing decision"
+                f"catalog model {m.id!r} is unverified ({short_citation(m.source)}; as of {m.as_of}): confirm its ID, "
+                "Regions and profiles with `python -m landing_zone discover` before relying on the routing decision"
             )
     p = prices.prices(price_source)
     if not p.verified:
+        models = ", ".join(m.id for m in plan_models)
         warnings.append(
-            f"price source {price_source!r} is unverified (source: {p.source}, as of {p.as_of}); budgets and alarms "
-            "use these prices, override them in config if you have a contract price"
+            f"price source {price_source!r} is unverified: it prices {p.description or 'an unnamed SKU'} "
+            f"({short_citation(p.source)}; as of {p.as_of}), the configured model(s): {models}. Budgets and alarms "
+            "use these prices; put a contract price into cost.price_overrides"
         )
     return warnings
+
+
+def metric_assumption_warning() -> str | None:
+    """One line for the explicit assumptions about CloudWatch metric names (catalog/metrics.yaml)."""
+    from landing_zone.cost_alarms import load_metric_catalog
+
+    catalog = load_metric_catalog()
+    count = sum(len(e.assumptions) for e in catalog.endpoints.values())
+    if not count:
+        return None
+    unverified = [f"{e.namespace} {e.token_metrics[k]}" for e in catalog.endpoints.values() for k in e.unverified_metrics]
+    return (
+        f"the spend alarms rest on {count} assumption(s) about CloudWatch metrics (catalog/metrics.yaml), among "
+        f"them the names {', '.join(unverified) or '-'}: `python -m landing_zone discover` compares them with the "
+        "metrics your account publishes"
+    )
 
 
 def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan:
@@ -146,6 +172,8 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems:
         raise ConfigError(problems, origin=origin)
     warnings = unverified_warnings(models, prices, config.cost.price_source)
+    if (metric_warning := metric_assumption_warning()) is not None:
+        warnings.append(metric_warning)
     warnings += self_hosting_warnings(config, prices)
     for mr in routing.models:
         if any(a.mantle_only and a.model.id == mr.model.id for a in applications):

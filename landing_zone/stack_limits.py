@@ -10,12 +10,13 @@ Counts per template, N = number of applications (``tests/cdk/test_stack_limits.p
 synths of 1, 10 and 50 applications and of every example):
 
 ``<name>-access`` (per-account mode)
-    resources = 1 permissions boundary + 15 invocation logging (if enabled) + 3 / 2 content guardrail
-                (account / per-request enforcement) + 8 model agreements (if accepted)
-                + 3 per application (inference profile, invoker role, invoke policy)
+    resources = 1 permissions boundary + 17 invocation logging (if enabled) + 3 / 2 content guardrail
+                (account / per-request enforcement) + 10 model agreements (if accepted); in the StackSet
+                template one fewer for each custom resource (no handler permission)
+                + 3 per application (inference profile, invoker role, invoke policy); 2 for a Mantle-only one
     outputs   = 2 (log bucket and log group, if logging) + per application: 2 (profile ARN, role ARN)
                 + 1 export of the profile ARN (the cost stack's spend alarms) + 2 exports of the role ARN and
-                name (the cost stack's kill switch, if on)
+                name (the cost stack's kill switch, if on); a Mantle-only application has no profile ARN
 ``<name>-cost`` (per-account mode)
     resources = 5 (alerts topic and policy, budget, anomaly monitor and subscription) + 4 kill switch (if on)
                 + 1 per alert e-mail + the spend alarms + the Mantle usage alarms (one alarm per
@@ -39,10 +40,13 @@ if TYPE_CHECKING:
 
 # What each part adds to a template (see the module docstring).
 BOUNDARY_RESOURCES = 1
-LOGGING_RESOURCES = 15
+LOGGING_RESOURCES = 16
+# Per-account stacks only: the CDK Provider grants its (immutable, pre-created) framework role the invoke through
+# the handler's resource policy, one AWS::Lambda::Permission per custom resource; StackSet templates have none.
+HANDLER_PERMISSION = 1
 LOGGING_OUTPUTS = 2
 GUARDRAIL_RESOURCES = {"account": 3, "per-request": 2}
-AGREEMENTS_RESOURCES = 8
+AGREEMENTS_RESOURCES = 9
 APPLICATION_RESOURCES = 3
 APPLICATION_OUTPUTS = 2
 PROFILE_EXPORTS = 1
@@ -75,13 +79,16 @@ def _spend_alarm_count(plan: "Plan") -> tuple[int, int, float]:
     cfg = plan.config
     metric_catalog = load_metric_catalog()
     sources = metric_sources_for_plan(plan, metric_catalog)
-    per_profile = len(metric_catalog.for_endpoint("runtime").token_metrics)
+    runtime = metric_catalog.for_endpoint("runtime")
+    per_profile = len(runtime.token_metrics)
     limit = plan.catalog.limit("metric_math_max_metrics")
-    sizes = [len(s.token_metrics) for s in sources] + [per_profile] * len(plan.applications)
+    # application profiles are sources of their own only when counted apart (application_profile_counting)
+    profiles = sum(1 for a in plan.applications if not a.mantle_only) if runtime.application_profile_counting == "separate" else 0
+    sizes = [len(s.token_metrics) for s in sources] + [per_profile] * profiles
     mantle_namespace = metric_catalog.for_endpoint("mantle").namespace
     mantle_sizes = [len(s.token_metrics) for s in sources if s.namespace == mantle_namespace]
     mantle = _packed(mantle_sizes, limit) if cfg.cost.alert_on_mantle_usage and mantle_sizes else 0
-    return _packed(sizes, limit), mantle, 1 / (limit // per_profile)
+    return _packed(sizes, limit), mantle, (1 / (limit // per_profile)) if profiles else 0.0
 
 
 def _packed(sizes: list[int], limit: int) -> int:
@@ -100,20 +107,22 @@ def template_footprints(plan: "Plan") -> tuple[TemplateFootprint, ...]:
     n = len(plan.applications)
     kill_switch = cfg.cost.kill_switch and n > 0
     logging = cfg.invocation_logging.enabled
+    permission = 0 if cfg.member_baseline.enabled else HANDLER_PERMISSION
     access_fixed = (
         BOUNDARY_RESOURCES
-        + (LOGGING_RESOURCES if logging else 0)
+        + (LOGGING_RESOURCES + permission if logging else 0)
         + (GUARDRAIL_RESOURCES[cfg.content_guardrail.enforcement] if cfg.content_guardrail.enabled else 0)
-        + (AGREEMENTS_RESOURCES if cfg.model_access.accept_agreements else 0)
+        + (AGREEMENTS_RESOURCES + permission if cfg.model_access.accept_agreements else 0)
     )
     spend_alarms, mantle_alarms, alarms_per_app = _spend_alarm_count(plan)
     cost_fixed = COST_BASE_RESOURCES + (KILL_SWITCH_RESOURCES if kill_switch else 0) + spend_alarms + mantle_alarms
-    access_resources = access_fixed + APPLICATION_RESOURCES * n
+    mantle_only = sum(1 for a in plan.applications if a.mantle_only)
+    access_resources = access_fixed + APPLICATION_RESOURCES * n - mantle_only  # no profile
     if not cfg.member_baseline.enabled:
         per_app_outputs = APPLICATION_OUTPUTS + PROFILE_EXPORTS + (KILL_SWITCH_EXPORTS if kill_switch else 0)
+        outputs = (LOGGING_OUTPUTS if logging else 0) + per_app_outputs * n - (1 + PROFILE_EXPORTS) * mantle_only
         return (
-            TemplateFootprint(f"{cfg.name}-access", access_resources, (LOGGING_OUTPUTS if logging else 0) + per_app_outputs * n,
-                              APPLICATION_RESOURCES, per_app_outputs),
+            TemplateFootprint(f"{cfg.name}-access", access_resources, outputs, APPLICATION_RESOURCES, per_app_outputs),
             TemplateFootprint(f"{cfg.name}-cost", cost_fixed + len(cfg.cost.alert_emails), 4, alarms_per_app, 0),
         )
     net = cfg.network
@@ -123,7 +132,7 @@ def template_footprints(plan: "Plan") -> tuple[TemplateFootprint, ...]:
     else:
         network = NEW_VPC_RESOURCES + PER_AZ_RESOURCES * (len(net.availability_zones) or net.az_count) + endpoints
     resources = KEYS_RESOURCES + network + access_resources + cost_fixed + MEMBER_EMAIL_SUBSCRIPTIONS
-    outputs = APPLICATION_OUTPUTS * n + (LOGGING_OUTPUTS if logging else 0) + endpoints + MEMBER_COST_OUTPUTS
+    outputs = APPLICATION_OUTPUTS * n - mantle_only + (LOGGING_OUTPUTS if logging else 0) + endpoints + MEMBER_COST_OUTPUTS
     return (
         TemplateFootprint(f"{cfg.name}-rollout member-baseline StackSet", resources, outputs,
                           APPLICATION_RESOURCES + alarms_per_app, APPLICATION_OUTPUTS),

@@ -86,8 +86,6 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict:
             env=env,
             description=f"{cfg.name}: self-hosted Kimi K3.1 Pro on EKS (private cluster, GPU node group, vLLM)",
         )
-    for warning in plan.warnings:
-        cdk.Annotations.of(network).add_warning_v2("landing-zone:catalog", warning)
     return {"keys": keys, "network": network, "access": access, "cost": cost, "self_hosting": self_hosting}
 
 
@@ -104,8 +102,6 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
             env=cdk.Environment(account=cfg.stackset_administrator_account, region=cfg.home_region),
             description=f"{cfg.name}: member baseline StackSet (service-managed, auto-deployed to the target OUs)",
         )
-        for warning in plan.warnings:
-            cdk.Annotations.of(parts["rollout"]).add_warning_v2("landing-zone:catalog", warning)
     else:
         parts.update(_per_account_stacks(scope, plan))
     if cfg.organization is not None:

@@ -207,7 +207,7 @@ def test_bad_numbers_exit_2_naming_flag_value_and_allowed(cli, args, flag, value
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (("cost", "--price-source", "nope"), "error: --price-source: got 'nope'; allowed: one of: bedrock, kimi-api"),
+        (("cost", "--price-source", "nope"), "error: --price-source: got 'nope'; allowed: one of: bedrock, bedrock-kimi-k3-global"),
         (("breakeven", "--tokens-per-second", "5", "--price-source", "nope"), "error: --price-source: got 'nope'"),
         (("breakeven", "--tokens-per-second", "5", "--instance-type", "x1.large"), "error: --instance-type: got 'x1.large'"),
         (("breakeven", "--tokens-per-second", "5", "--instance-type", "p6-b200.48xlarge"), "pass --hourly-usd"),

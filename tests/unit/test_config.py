@@ -71,7 +71,7 @@ def test_every_problem_of_a_bad_file_is_reported_at_once(plan_for):
     assert problems["network.endpoints[1]"] == (
         "network.endpoints[1]: got 'bedrock-telepathy'; must be 'bedrock-runtime', 'bedrock-mantle' or 'bedrock'"
     )
-    assert problems["models[0]"] == "models[0]: got 'kimi-k9'; not in the catalog: did you mean 'kimi-k2.5' or 'kimi'?"
+    assert problems["models[0]"] == "models[0]: got 'kimi-k9'; not in the catalog: did you mean 'kimi-k3' or 'kimi-k2.5'?"
     assert problems["unexpected_key"].startswith("unexpected_key: got true; unknown key (allowed keys here: access, accounts,")
     assert problems["home_region"] == (
         "home_region: got 'eu-central-9'; not a known commercial Region: did you mean 'eu-central-2' or 'eu-central-1'?"
