@@ -287,8 +287,53 @@ class Workload(_Strict):
     cached_input_fraction: float = Field(default=0.5, ge=0, le=1)
 
 
+MAX_USD_PER_MILLION_TOKENS = 10_000  # a sanity bound for a contract price (the catalog's highest is 20)
+
+
+def _known_price_source(value: str, info: ValidationInfo) -> str:
+    known = (info.context or {}).get("price_sources")
+    if known is not None and value not in known:
+        raise ValueError(f"unknown price source (allowed: {', '.join(sorted(known))})")
+    return value
+
+
+PriceSourceName = Annotated[str, AfterValidator(_known_price_source)]
+
+
+class PriceOverride(_Strict):
+    """A contract price for one price source: any of the four token prices (USD per 1M tokens) and where it comes
+    from.  Used by the budget, the spend alarms, the cost report and the review report instead of the catalog's."""
+
+    input_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
+    cache_read_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
+    cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
+    output_usd_per_million_tokens: float | None = Field(default=None, gt=0, le=MAX_USD_PER_MILLION_TOKENS)
+    source: str = Field(
+        min_length=3, max_length=500,
+        description="Required: where the price comes from, e.g. 'AWS private pricing addendum, signed 2026-10-01'.",
+    )
+
+    @model_validator(mode="after")
+    def _some_price(self) -> "PriceOverride":
+        if self.prices() == {}:
+            raise ValueError("give at least one of input_usd_per_million_tokens, cache_read_usd_per_million_tokens, "
+                             "cache_write_usd_per_million_tokens, output_usd_per_million_tokens")
+        return self
+
+    def prices(self) -> dict[str, float]:
+        """The prices given, keyed like prices.yaml."""
+        keys = ("input_usd_per_million_tokens", "cache_read_usd_per_million_tokens",
+                "cache_write_usd_per_million_tokens", "output_usd_per_million_tokens")
+        return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
+
+
 class Cost(_Strict):
     price_source: str = Field(default="bedrock", description="A price source from landing_zone/catalog/prices.yaml.")
+    price_overrides: Mapping[PriceSourceName, PriceOverride] = Field(
+        default_factory=dict,
+        description="Contract prices per price source (each with a required `source` note); they replace the "
+        "catalog's figures in the budget, the spend alarms and the reports.",
+    )
     workload: Workload = Workload()
     monthly_budget_usd: float | None = Field(
         default=None, gt=0, le=MAX_MONTHLY_USD, description="Omitted: the computed monthly cost x budget_headroom."
@@ -339,6 +384,7 @@ class Cost(_Strict):
         if known is not None and v not in known:
             raise ValueError(f"unknown price source (allowed: {', '.join(sorted(known))})")
         return v
+
 
 
 PathPreference = Literal["auto", "in-region", "geographic-profile", "global-profile"]
@@ -947,6 +993,8 @@ def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
 def _path(loc: Sequence[Any]) -> str:
     out = ""
     for part in loc:
+        if part == "[key]":  # pydantic's marker for a mapping key that failed validation: the path names the key
+            continue
         if isinstance(part, int):
             out += f"[{part}]"
         else:

@@ -65,6 +65,7 @@ def _number(allowed: str, ok: Callable[[float], bool]) -> Callable[[str], float]
 
 non_negative = _number("a number >= 0", lambda v: v >= 0)
 positive = _number("a number > 0", lambda v: v > 0)
+fraction = _number("a number between 0 and 1", lambda v: 0 <= v <= 1)
 fraction = _number("a number between 0 and 1 inclusive", lambda v: 0 <= v <= 1)
 
 
@@ -187,6 +188,7 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
         hours_per_month=catalog.hours_per_month,
         input_output_ratio=args.input_output_ratio,
         instance_type=args.instance_type,
+        cached_input_fraction=args.cached_input_fraction,
     )
     warnings = _price_warning(prices)
     hourly_source = "--hourly-usd" if args.hourly_usd is not None else f"price catalog ({args.instance_type})"
@@ -252,7 +254,9 @@ def register(
     p = subparsers.add_parser(
         "breakeven",
         help="self-hosting break-even of one node against a token-priced API (needs no configuration)",
-        description="One self-hosted node at a measured output throughput against a token-priced API.",
+        description="One self-hosted node at a measured output throughput against a token-priced API. The comparison "
+        "is blended: the API cost of 1M output tokens together with the R million input tokens that come with them "
+        "(--input-output-ratio, --cached-input-fraction); the output-price-only figures follow, labelled.",
     )
     p.add_argument(
         "--tokens-per-second", type=positive, required=True, metavar="T", help="output tokens/s of one node (> 0)"
@@ -267,6 +271,10 @@ def register(
     p.add_argument(
         "--input-output-ratio", type=non_negative, default=DEFAULT_INPUT_OUTPUT_RATIO, metavar="R",
         help=f"input tokens per output token (>= 0, default {DEFAULT_INPUT_OUTPUT_RATIO:g})",
+    )
+    p.add_argument(
+        "--cached-input-fraction", type=fraction, default=0.0, metavar="C",
+        help="share of the input tokens read from the prompt cache, 0-1 (default 0: no caching)",
     )
     p.add_argument(
         "--instance-type", type=_name, default=DEFAULT_INSTANCE_TYPE, metavar="TYPE",

@@ -142,6 +142,7 @@ class CostReport:
     chart_max_volume: float
     chart_series: tuple[ChartSeries, ...]
     workload_output_tokens_per_month: float
+    cached_input_fraction: float = 0.0  # the cache share every API figure of the report assumes
 
     @property
     def node_monthly_usd(self) -> float:
@@ -170,9 +171,17 @@ def build_report(
     *,
     instance_type: str = DEFAULT_INSTANCE_TYPE,
     chart_throughput: str = DEFAULT_CHART_THROUGHPUT,
-    input_output_ratio: float = DEFAULT_INPUT_OUTPUT_RATIO,
+    input_output_ratio: float | None = None,
+    cached_input_fraction: float | None = None,
 ) -> CostReport:
-    """The numbers of the report for ``plan`` (pure; raises PricingError for unusable catalog data)."""
+    """The numbers of the report for ``plan`` (pure; raises PricingError for unusable catalog data).
+
+    The API side is blended at the configured workload's input:output ratio and cache share unless given."""
+    from landing_zone.self_hosting import workload_ratio
+
+    configured_ratio, configured_cache = workload_ratio(plan.config)
+    input_output_ratio = configured_ratio if input_output_ratio is None else input_output_ratio
+    cached = configured_cache if cached_input_fraction is None else cached_input_fraction
     catalog = plan.prices
     hours = catalog.hours_per_month
     workload = config_workload(plan)
@@ -191,6 +200,7 @@ def build_report(
                 hours_per_month=hours,
                 input_output_ratio=input_output_ratio,
                 instance_type=instance_type,
+                cached_input_fraction=cached,
             )
             rows.append(
                 BreakEvenRow(
@@ -210,6 +220,7 @@ def build_report(
             hours_per_month=hours,
             input_output_ratio=input_output_ratio,
             instance_type=instance_type,
+            cached_input_fraction=cached,
         )
         for p in prices
     ]
@@ -229,6 +240,7 @@ def build_report(
             max_output_tokens_per_month=top,
             points=max(2, math.ceil(segments / 10)),  # the curve adds node boundaries only up to 10 x points
             instance_type=instance_type,
+            cached_input_fraction=cached,
         )
         series.append(
             ChartSeries(
@@ -258,6 +270,7 @@ def build_report(
         chart_max_volume=top,
         chart_series=tuple(series),
         workload_output_tokens_per_month=workload_out_month,
+        cached_input_fraction=cached,
     )
 
 
@@ -435,29 +448,37 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
         f"**{_usd(node_month)} USD/month per node** running 24/7 ({hours:g} h). Source: {inst.source} "
         f"(as of {inst.as_of}, {'verified' if inst.verified else 'NOT verified'}).",
         "",
-        f"API volumes assume {report.input_output_ratio:g} input tokens per output token and no prompt "
-        "caching (caching makes the API cheaper still). The break-even volume is where the API bill equals "
-        "one node's monthly cost; a node that cannot produce that volume never pays off, whatever the volume.",
+        f"The comparison is **blended**: a node's throughput already includes reading the prompts, while the API "
+        f"bills the input tokens on top of every output token, so the API side is the cost of 1M output tokens "
+        f"with their {report.input_output_ratio:g}M input tokens, {report.cached_input_fraction:.0%} of them read "
+        "from the prompt cache (the configured workload). The break-even volume is where the API bill equals "
+        "one node's monthly cost; a node that cannot produce that volume never pays off, whatever the volume. "
+        "The last two columns compare with the output price alone, which ignores the input tokens.",
         "",
     ]
     out += _table(
-        ("throughput profile", "output tok/s per node", "self-hosted USD/1M output", "vs", "API USD/1M output",
-         "ratio self/API", "break-even output tokens/month", "break-even input tokens/month",
-         "one node's output tokens/month", "nodes at break-even", "self-hosting cheaper at output tokens/month"),
-        "lrrlrrrrrrl",
+        ("throughput profile", "output tok/s per node", "self-hosted USD/1M output", "vs",
+         "API USD/1M output (blended)", "ratio self/API (blended)", "break-even tok/s (blended)",
+         "break-even output tokens/month", "break-even input tokens/month", "one node's output tokens/month",
+         "nodes at break-even", "self-hosting cheaper at output tokens/month", "API output price alone",
+         "ratio, output price alone"),
+        "lrrlrrrrrrrlrr",
         [
             (
                 _profile_label(row.profile),
                 f"{row.result.tokens_per_second:,.1f}",
                 _usd(row.result.usd_per_million_output_tokens),
                 f"`{row.result.price_source}`",
-                _usd(row.result.api_usd_per_million_output_tokens),
-                f"{row.result.ratio_to_api:,.2f}",
+                _usd(row.result.api_usd_per_million_output_tokens_blended),
+                f"{row.result.ratio_to_api_blended:,.2f}",
+                f"{row.result.breakeven_tokens_per_second_blended:,.1f}",
                 _tokens(row.result.breakeven_output_tokens_per_month),
                 _tokens(row.result.breakeven_input_tokens_per_month),
                 _tokens(row.result.output_tokens_per_month_capacity),
                 str(row.result.breakeven_nodes),
                 _describe_cheaper(row),
+                _usd(row.result.api_usd_per_million_output_tokens),
+                f"{row.result.ratio_to_api:,.2f}",
             )
             for row in report.breakevens
         ],
@@ -494,7 +515,7 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
                 f"{_tokens(be.output_tokens_per_month_capacity)} one node produces at this throughput: "
                 f"self-hosting costs {_usd(be.usd_per_million_output_tokens)} USD per 1M output tokens, the API "
                 f"{_usd(be.api_blended_usd_per_million_output_tokens)} USD for 1M output tokens with their "
-                f"{report.input_output_ratio:g}M input tokens."
+                f"{report.input_output_ratio:g}M input tokens ({be.ratio_to_api_blended:,.2f}x)."
             )
     out += [
         "",
@@ -532,7 +553,8 @@ def _footnote(report: CostReport) -> str:
     text = (
         "Data: landing_zone/catalog/prices.yaml, cited in cost.md. "
         + "; ".join(parts)
-        + f". API cost assumes {report.input_output_ratio:g} input tokens per output token, no prompt caching; "
+        + f". API cost assumes {report.input_output_ratio:g} input tokens per output token, "
+        f"{report.cached_input_fraction:.0%} of them cached; "
         f"a month is {report.hours_per_month:g} h; self-hosted nodes run 24/7."
     )
     return "\n".join(textwrap.wrap(text, width=200))
@@ -636,6 +658,11 @@ def render_chart(report: CostReport, path: Path) -> None:
 
     wl = report.workload_output_tokens_per_month / scale_x
     ax.axvline(wl, color="grey", linestyle=":", linewidth=1.2)
+    configured = next((s for s in report.chart_series if s.prices.source_name == report.price_source), None)
+    if configured is not None:  # the configured workload's own monthly API cost, on its price source's line
+        cost = report.workload_output_tokens_per_month * configured.breakeven.api_blended_usd_per_million_output_tokens / 1e6
+        ax.plot([wl], [cost / scale_y], marker="D", markersize=8, color="dimgrey", linestyle="none",
+                label=f"configured workload on {report.price_source}: {_usd(cost)} USD/month")
     ax.text(
         wl,
         0.70,
@@ -652,7 +679,7 @@ def render_chart(report: CostReport, path: Path) -> None:
     ax.set_xlabel(
         f"Output tokens per month (billions; input = {report.input_output_ratio:g} x output)", fontsize=10
     )
-    ax.set_ylabel("Monthly cost (thousand USD)", fontsize=10)
+    ax.set_ylabel("Monthly cost (USD; k = thousand)", fontsize=10)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.1f}"))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:,.0f}k"))
     ax.grid(True, color="0.9")

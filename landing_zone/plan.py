@@ -19,7 +19,7 @@ from landing_zone.config import (
 from landing_zone.config_loading import load_data_file
 from landing_zone.errors import CatalogError, ConfigError, Described, Problem, shown
 from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
-from landing_zone.pricing import PriceCatalog, load_price_catalog
+from landing_zone.pricing import PriceCatalog, load_price_catalog, with_contract_prices
 from landing_zone.self_hosting import self_hosting_warnings
 from landing_zone.routing import ModelRouting, PathKind, RoutingDecision, resolve_routes
 
@@ -121,6 +121,9 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     catalog = _catalog_for(raw, origin)
     prices = load_price_catalog()
     config = build_config(raw, catalog=catalog, price_sources=tuple(prices.price_sources), origin=origin)
+    prices = with_contract_prices(
+        prices, {name: {**o.prices(), "source": o.source} for name, o in config.cost.price_overrides.items()}
+    )
     models = tuple(catalog.resolve_model(m) for m in config.models)
     routing = resolve_routes(
         models=models,

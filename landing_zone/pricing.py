@@ -18,15 +18,23 @@ Token cost (:func:`estimate_cost`), per day::
     hourly  = daily / 24
     monthly = daily * H / 24
 
-Self-hosting break-even (:func:`break_even`), for one node at ``tps`` output tokens/s and ``hourly`` USD/h::
+Self-hosting break-even (:func:`break_even`), for one node at ``tps`` output tokens/s and ``hourly`` USD/h.
+The node's throughput already includes reading the prompts, while the API bills those input tokens on top of
+every output token: the honest comparison is **blended** — the API cost of 1M output tokens together with the
+R million input tokens that come with them, at the workload's cache share::
 
+    effective input price          = (1 - c - w) * input + c * cache read + w * cache write
+    API blended USD per 1M output  = R * effective input price + output price
     self-hosted USD per 1M output  = hourly / (tps * 3600 / M)
-    ratio to API                   = self-hosted USD per 1M output / API output price
-    break-even tokens/s            = hourly / (API output price * 3600 / M)
+    ratio (blended)                = self-hosted USD per 1M output / API blended USD per 1M output
+    break-even tokens/s (blended)  = hourly / (API blended * 3600 / M)
     monthly (24/7)                 = hourly * H
-    break-even output tokens/month = monthly / ((R * API input price + API output price) / M)
+    break-even output tokens/month = monthly / (API blended / M)  = break-even tokens/s (blended) * 3600 * H
     break-even input tokens/month  = R * break-even output tokens/month
-    (R = input tokens per output token, default 5)
+    (R = input tokens per output token, default 5; c, w = cached and cache-written input fractions, default 0)
+
+The output-price-only figures (``ratio_to_api``, ``breakeven_tokens_per_second``) stay, labelled as such: they
+ignore the input tokens and overstate what self-hosting must produce.
 
 Cost curve (:func:`monthly_cost_curve`), for a monthly output volume ``V``::
 
@@ -61,9 +69,11 @@ __all__ = [
     "PriceCatalog",
     "load_price_catalog",
     "with_overrides",
+    "with_contract_prices",
     "with_discount",
     "estimate_cost",
     "break_even",
+    "blended_usd_per_million_output",
     "monthly_cost_curve",
     "format_cost_table",
     "format_breakeven_table",
@@ -364,14 +374,22 @@ class BreakEven:
     api_usd_per_million_input_tokens: float = 0.0
     price_source: str = ""
     instance_type: str = ""
+    cached_input_fraction: float = 0.0
+    cache_write_fraction: float = 0.0
+    # R * effective input price + output price: the API cost of 1M output tokens with their input tokens
+    api_usd_per_million_output_tokens_blended: float = 0.0
+    ratio_to_api_blended: float = 0.0  # self-hosted $/1M out / API blended $/1M out
+    breakeven_tokens_per_second_blended: float = 0.0  # tps at which self-hosted $/1M out == API blended
 
     @property
     def api_blended_usd_per_million_output_tokens(self) -> float:
-        """API cost of 1M output tokens plus the R million input tokens that come with them."""
-        return (
-            self.input_output_ratio * self.api_usd_per_million_input_tokens
-            + self.api_usd_per_million_output_tokens
-        )
+        """API cost of 1M output tokens plus the R million input tokens that come with them (cache share included)."""
+        return self.api_usd_per_million_output_tokens_blended
+
+    @property
+    def self_hosting_cheaper(self) -> bool:
+        """At this throughput, is a fully used node cheaper per output token than the API (blended)?"""
+        return self.ratio_to_api_blended < 1.0
 
     @property
     def output_tokens_per_month_capacity(self) -> float:
@@ -403,6 +421,11 @@ class BreakEven:
             "monthly_usd": self.monthly_usd,
             "input_output_ratio": self.input_output_ratio,
             "api_blended_usd_per_million_output_tokens": self.api_blended_usd_per_million_output_tokens,
+            "cached_input_fraction": self.cached_input_fraction,
+            "cache_write_fraction": self.cache_write_fraction,
+            "api_usd_per_million_output_tokens_blended": self.api_usd_per_million_output_tokens_blended,
+            "ratio_to_api_blended": self.ratio_to_api_blended,
+            "breakeven_tokens_per_second_blended": self.breakeven_tokens_per_second_blended,
             "breakeven_output_tokens_per_month": self.breakeven_output_tokens_per_month,
             "breakeven_input_tokens_per_month": self.breakeven_input_tokens_per_month,
             "output_tokens_per_month_capacity": self.output_tokens_per_month_capacity,
@@ -655,6 +678,25 @@ def with_overrides(prices: TokenPrices, **usd_per_million: float | None) -> Toke
     )
 
 
+def with_contract_prices(prices: "PriceCatalog", overrides: Mapping[str, Mapping[str, Any]]) -> "PriceCatalog":
+    """The catalog with contract prices (``cost.price_overrides``: source name -> prices.yaml price keys and a
+    ``source`` note) in place of the catalog's figures.  A contract price is a fact the customer vouches for:
+    the entry is marked verified and cites the note."""
+    if not overrides:
+        return prices
+    sources = dict(prices.price_sources)
+    for name, override in overrides.items():
+        base = prices.prices(name)
+        figures = {k: v for k, v in override.items() if k != "source" and v is not None}
+        changed = with_overrides(base, **figures)
+        sources[name] = replace(
+            changed,
+            source=f"contract price (cost.price_overrides): {override['source']}; other figures: {base.source}",
+            verified=True,
+        )
+    return replace(prices, price_sources=MappingProxyType(sources))
+
+
 def with_discount(prices: TokenPrices, fraction: float | None = None) -> TokenPrices:
     """Every price multiplied by ``1 - fraction`` (default: the source's global-profile discount)."""
     share = prices.global_profile_discount_fraction if fraction is None else fraction
@@ -718,6 +760,23 @@ def _api_output_price(api_prices: TokenPrices) -> float:
     )
 
 
+def blended_usd_per_million_output(
+    api_prices: TokenPrices, input_output_ratio: float, cached_input_fraction: float = 0.0, cache_write_fraction: float = 0.0
+) -> float:
+    """The API cost of 1M output tokens with their ``input_output_ratio`` million input tokens, cache share
+    included (the formula in the module docstring)."""
+    c = _fraction("cached_input_fraction", cached_input_fraction)
+    w = _fraction("cache_write_fraction", cache_write_fraction)
+    if c + w > 1 + _FRACTION_SUM_TOLERANCE:
+        raise PricingError("cached_input_fraction + cache_write_fraction", c + w, "at most 1")
+    effective_input = (
+        max(0.0, 1 - c - w) * api_prices.input_usd_per_million
+        + c * api_prices.cache_read_usd_per_million
+        + w * api_prices.cache_write_usd_per_million
+    )
+    return _non_negative("input_output_ratio", input_output_ratio) * effective_input + api_prices.output_usd_per_million
+
+
 def break_even(
     *,
     tokens_per_second: float,
@@ -726,6 +785,8 @@ def break_even(
     hours_per_month: float,
     input_output_ratio: float = DEFAULT_INPUT_OUTPUT_RATIO,
     instance_type: str = "",
+    cached_input_fraction: float = 0.0,
+    cache_write_fraction: float = 0.0,
 ) -> BreakEven:
     """One self-hosted node (``hourly_usd``, ``tokens_per_second`` output) against ``api_prices``.
 
@@ -738,10 +799,12 @@ def break_even(
     ratio_in_out = _non_negative("input_output_ratio", input_output_ratio)
     api_out = _api_output_price(api_prices)
     api_in = api_prices.input_usd_per_million
+    blended = blended_usd_per_million_output(api_prices, ratio_in_out, cached_input_fraction, cache_write_fraction)
 
     self_hosted_per_million = hourly / (tps * _SECONDS_PER_HOUR / _MILLION)
     monthly = hourly * hours
-    breakeven_out = monthly / ((ratio_in_out * api_in + api_out) / _MILLION)
+    breakeven_tps_blended = hourly / (blended * _SECONDS_PER_HOUR / _MILLION)
+    breakeven_out = breakeven_tps_blended * _SECONDS_PER_HOUR * hours  # = monthly / (blended / M)
     return BreakEven(
         tokens_per_second=tps,
         hourly_usd=hourly,
@@ -757,6 +820,11 @@ def break_even(
         api_usd_per_million_input_tokens=api_in,
         price_source=api_prices.source_name,
         instance_type=instance_type,
+        cached_input_fraction=cached_input_fraction,
+        cache_write_fraction=cache_write_fraction,
+        api_usd_per_million_output_tokens_blended=blended,
+        ratio_to_api_blended=self_hosted_per_million / blended,
+        breakeven_tokens_per_second_blended=breakeven_tps_blended,
     )
 
 
@@ -780,6 +848,8 @@ def monthly_cost_curve(
     points: int = 50,
     min_nodes: int = 0,
     instance_type: str = "",
+    cached_input_fraction: float = 0.0,
+    cache_write_fraction: float = 0.0,
 ) -> list[CurvePoint]:
     """Monthly cost against monthly output volume, API versus self-hosted nodes, for a chart.
 
@@ -787,7 +857,8 @@ def monthly_cost_curve(
     volume, at least two nodes' capacity) in ``points`` even steps, plus every node-capacity boundary
     ``k * tps * 3600 * hours_per_month`` in range (when there are at most ``10 * points`` of them), sorted.
 
-    * API monthly USD = (R * V * input price + V * output price) / 1e6 (no prompt caching assumed).
+    * API monthly USD = V * (R * effective input price + output price) / 1e6, the effective input price with
+      the given cache share (:func:`blended_usd_per_million_output`).
     * Nodes = max(min_nodes, ceil(V / (tps * 3600 * hours_per_month))); self-hosted monthly USD =
       nodes * hourly_usd * hours_per_month.  At a boundary ``V = k * capacity`` the value is k nodes, so
       the interval ((k-1)*capacity, k*capacity] has k nodes: draw the self-hosted series with
@@ -802,13 +873,11 @@ def monthly_cost_curve(
         raise PricingError("points", points, "an integer >= 2")
     if isinstance(min_nodes, bool) or not isinstance(min_nodes, int) or min_nodes < 0:
         raise PricingError("min_nodes", min_nodes, "an integer >= 0")
-    api_in = api_prices.input_usd_per_million
-    api_out = api_prices.output_usd_per_million
+    blended = blended_usd_per_million_output(api_prices, ratio_in_out, cached_input_fraction, cache_write_fraction)
     capacity = tps * _SECONDS_PER_HOUR * hours
     node_monthly = hourly * hours
 
     if max_output_tokens_per_month is None:
-        blended = ratio_in_out * api_in + api_out
         breakeven = node_monthly / (blended / _MILLION) if blended > 0 else capacity
         top = max(2.0 * breakeven, 2.0 * capacity)
     else:
@@ -826,7 +895,7 @@ def monthly_cost_curve(
             CurvePoint(
                 output_tokens_per_month=volume,
                 input_tokens_per_month=ratio_in_out * volume,
-                api_monthly_usd=(ratio_in_out * volume * api_in + volume * api_out) / _MILLION,
+                api_monthly_usd=volume * blended / _MILLION,
                 self_hosted_monthly_usd=nodes * node_monthly,
                 nodes=nodes,
             )
@@ -911,32 +980,35 @@ def format_cost_table(estimate: CostEstimate) -> str:
 
 
 def format_breakeven_table(be: BreakEven) -> str:
-    """Fixed-width table of a :class:`BreakEven` with units."""
+    """Fixed-width table of a :class:`BreakEven` with units: the blended comparison first, the output-price-only
+    figures after it, labelled."""
     api = be.price_source or "API"
+    cache = (f", {be.cached_input_fraction:.0%} of input cached" if be.cached_input_fraction else ", no prompt caching") + (
+        f", {be.cache_write_fraction:.0%} cache-written" if be.cache_write_fraction else "")
     rows: list[tuple[str, ...]] = [
         ("throughput", f"{be.tokens_per_second:,.1f}", "output tokens/s per node"),
         ("instance price", _usd(be.hourly_usd), "USD/h"),
         ("monthly node cost (24/7)", _usd(be.monthly_usd), f"USD/month ({be.hours_per_month:g} h)"),
-        ("self-hosted output cost", _usd(be.usd_per_million_output_tokens), "USD/1M output tokens"),
-        (f"{api} output price", _usd(be.api_usd_per_million_output_tokens), "USD/1M output tokens"),
-        ("ratio self-hosted / API", f"{be.ratio_to_api:,.2f}", "x"),
-        ("break-even throughput", f"{be.breakeven_tokens_per_second:,.1f}", "output tokens/s per node"),
-        ("input per output token (R)", f"{be.input_output_ratio:g}", "input tokens/output token"),
-        (
-            f"{api} cost of 1M output + R*1M input",
-            _usd(be.api_blended_usd_per_million_output_tokens),
-            "USD",
-        ),
+        ("self-hosted cost", _usd(be.usd_per_million_output_tokens), "USD/1M output tokens (prompts included)"),
+        ("input per output token (R)", f"{be.input_output_ratio:g}", f"input tokens/output token{cache}"),
+        (f"{api}: 1M output + R*1M input", _usd(be.api_usd_per_million_output_tokens_blended), "USD (blended)"),
+        ("ratio self-hosted / API (blended)", f"{be.ratio_to_api_blended:,.2f}", "x"),
+        ("break-even throughput (blended)", f"{be.breakeven_tokens_per_second_blended:,.1f}", "output tokens/s per node"),
         ("break-even output volume", _tokens(be.breakeven_output_tokens_per_month), "output tokens/month"),
         ("break-even input volume", _tokens(be.breakeven_input_tokens_per_month), "input tokens/month"),
         ("one node's capacity", _tokens(be.output_tokens_per_month_capacity), "output tokens/month"),
         ("nodes for break-even volume", f"{be.breakeven_nodes:d}", "nodes"),
+        (f"{api} output price alone", _usd(be.api_usd_per_million_output_tokens), "USD/1M output tokens (no input)"),
+        ("ratio, output price alone", f"{be.ratio_to_api:,.2f}", "x (ignores the input tokens)"),
+        ("break-even, output price alone", f"{be.breakeven_tokens_per_second:,.1f}", "output tokens/s (ignores input)"),
     ]
-    verdict = (
-        "one node can serve its break-even volume: self-hosting is cheaper above it"
-        if be.breakeven_reachable
-        else "one node cannot serve its break-even volume: the API stays cheaper at this throughput"
-    )
+    if be.breakeven_reachable:
+        verdict = (f"one node can serve its break-even volume: above {be.breakeven_tokens_per_second_blended:,.1f} "
+                   "output tokens/s sustained, self-hosting is cheaper than the API (blended)")
+    else:
+        verdict = (f"one node cannot serve its break-even volume: at {be.tokens_per_second:,.1f} output tokens/s "
+                   f"self-hosting costs {be.ratio_to_api_blended:,.2f}x the API (blended); it needs "
+                   f"{be.breakeven_tokens_per_second_blended:,.1f} output tokens/s sustained to break even")
     title = "Self-hosting break-even"
     if be.instance_type:
         title += f": {be.instance_type}"

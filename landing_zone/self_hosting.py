@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from landing_zone.config import LandingZoneConfig, SelfHosting
-from landing_zone.pricing import BreakEven, PriceCatalog, PricingError, break_even
+from landing_zone.pricing import DEFAULT_INPUT_OUTPUT_RATIO, BreakEven, PriceCatalog, PricingError, break_even
 
 __all__ = [
     "CostLine",
@@ -81,7 +81,8 @@ class Economics:
 
     @property
     def below_break_even(self) -> bool:
-        return self.expected_tokens_per_second < self.break_even.breakeven_tokens_per_second
+        """Below the blended break-even: the API (input tokens included) is cheaper than a fully used node."""
+        return self.expected_tokens_per_second < self.break_even.breakeven_tokens_per_second_blended
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -119,6 +120,14 @@ def _require_hourly(self_hosting: SelfHosting, prices: PriceCatalog) -> tuple[fl
     return hourly, source
 
 
+def workload_ratio(config: LandingZoneConfig) -> tuple[float, float]:
+    """(input tokens per output token, cached input fraction) of the configured workload: what the API bills
+    on top of each output token (a workload without output tokens uses the default ratio)."""
+    w = config.cost.workload
+    ratio = w.input_tokens_per_request / w.output_tokens_per_request if w.output_tokens_per_request else DEFAULT_INPUT_OUTPUT_RATIO
+    return ratio, w.cached_input_fraction
+
+
 def economics(config: LandingZoneConfig, prices: PriceCatalog) -> Economics:
     """Break-even of one node of ``self_hosting.instance_type`` against ``cost.price_source``.
 
@@ -127,12 +136,15 @@ def economics(config: LandingZoneConfig, prices: PriceCatalog) -> Economics:
     sh = config.self_hosting
     hourly, source = _require_hourly(sh, prices)
     api = prices.prices(config.cost.price_source)
+    ratio, cached = workload_ratio(config)
     be = break_even(
         tokens_per_second=sh.expected_tokens_per_second,
         hourly_usd=hourly,
         api_prices=api,
         hours_per_month=prices.hours_per_month,
         instance_type=sh.instance_type,
+        input_output_ratio=ratio,
+        cached_input_fraction=cached,
     )
     return Economics(
         instance_type=sh.instance_type,
@@ -222,9 +234,12 @@ def self_hosting_warnings(config: LandingZoneConfig, prices: PriceCatalog) -> li
         warnings.append(
             f"self_hosting: at the expected {sh.expected_tokens_per_second:,.1f} output tokens/s per node, a "
             f"{sh.instance_type} at {_usd(hourly)} USD/h ({_usd(econ.monthly_usd_per_node)} USD/month 24/7) costs "
-            f"{_usd(be.usd_per_million_output_tokens)} USD per 1M output tokens against {_usd(be.api_usd_per_million_output_tokens)} "
-            f"on {config.cost.price_source!r}: self-hosting then costs {be.ratio_to_api:,.2f}x the API per output token. "
-            f"Break-even is {be.breakeven_tokens_per_second:,.1f} output tokens/s sustained per node "
-            f"(hourly price: {_short_source(sh, prices)})"
+            f"{_usd(be.usd_per_million_output_tokens)} USD per 1M output tokens (prompts included), against "
+            f"{_usd(be.api_usd_per_million_output_tokens_blended)} USD on {config.cost.price_source!r} for 1M output "
+            f"tokens with their {be.input_output_ratio:g}M input tokens ({be.cached_input_fraction:.0%} cached, the "
+            f"configured workload): self-hosting costs {be.ratio_to_api_blended:,.2f}x the API. Break-even is "
+            f"{be.breakeven_tokens_per_second_blended:,.1f} output tokens/s sustained per node (counting the output "
+            f"price alone: {be.ratio_to_api:,.2f}x, {be.breakeven_tokens_per_second:,.1f} tokens/s; hourly price: "
+            f"{_short_source(sh, prices)})"
         )
     return warnings

@@ -129,11 +129,18 @@ def _summary(d: Mapping[str, Any]) -> str:
         ["compliant Regions", _e(c["compliant_regions"])],
         ["global inference allowed", _badge("yes", "advisory") if c["allow_global_inference"] else _badge("no", "ok")],
         ["accounts known to the configuration", _many(c["known_accounts"], "accounts", limit=12)],
+        ["prices", _e(c["price_source"]) + (("<br>contract prices (cost.price_overrides): " + "; ".join(
+            _e(f"{name}: " + ", ".join(f"{k.replace('_usd_per_million_tokens', '')} {v:g}" for k, v in o.items()
+                                      if k != "source") + f" ({o['source']})") for name, o in c["price_overrides"].items()))
+            if c["price_overrides"] else " · catalog prices, no contract prices")],
         ["templates", _e(s["templates"])],
         ["policies by kind", _e(", ".join(f"{k}: {v}" for k, v in s["policies_by_kind"].items()))],
     ]
     html += _table(["", ""], rows, table_id="summary-table")
     html += "".join(f'<div class="warnbox">warning: {_e(w)}</div>' for w in c["warnings"])
+    html += "".join(f'<div class="warnbox"><strong>placeholder</strong> at <span class="mono">{_e(p["path"])}</span>: '
+                    f'{_e(p["value"])} ({_e(p["why"])}) — replace it before deploying</div>'
+                    for p in c.get("placeholders", []))
     return html
 
 

@@ -61,6 +61,10 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
             ["compliant Regions", c["compliant_regions"]],
             ["global inference allowed", "yes" if c["allow_global_inference"] else "no"],
             ["accounts known to the configuration", c["known_accounts"]],
+            ["prices", f"{c['price_source']}" + ("; contract prices (cost.price_overrides): " + "; ".join(
+                f"{name}: " + ", ".join(f"{k.replace('_usd_per_million_tokens', '')} {v:g}" for k, v in o.items()
+                                       if k != "source") + f" ({o['source']})" for name, o in c["price_overrides"].items())
+                if c["price_overrides"] else "; catalog prices, no contract prices")],
             ["templates", s["templates"]],
             ["policies / statements", f"{s['policies']} / {s['statements']}"],
             ["policies by kind", ", ".join(f"{k}: {v}" for k, v in s["policies_by_kind"].items())],
@@ -69,7 +73,9 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
     )
     for w in c["warnings"]:
         out.append(f"> warning: {w}")
-    return out + ([""] if c["warnings"] else [])
+    for p in c.get("placeholders", []):
+        out.append(f"> **placeholder** at `{p['path']}`: {p['value']} ({p['why']}) — replace it before deploying")
+    return out + ([""] if c["warnings"] or c.get("placeholders") else [])
 
 
 def _findings(d: Mapping[str, Any]) -> list[str]:

@@ -168,7 +168,12 @@ def build_review(
             "allow_global_inference": config.allow_global_inference,
             "mode": "organization (SCPs)" if config.organization is not None else "single account (permissions boundary)",
             "known_accounts": sorted(ctx.known_accounts),
+            "price_source": config.cost.price_source,
+            "price_overrides": {name: {**o.prices(), "source": o.source}
+                                for name, o in sorted(config.cost.price_overrides.items())},
             "warnings": list(plan.warnings),
+            # placeholder values left in the configuration (e.g. the example account 111111111111)
+            "placeholders": [{"path": p.path, "value": str(p.got), "why": p.allowed} for p in plan.placeholders],
         },
         "summary": {
             "verdict": "fail" if levels.get(BLOCKING) else "pass",

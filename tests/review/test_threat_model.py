@@ -43,3 +43,12 @@ def test_a_weakened_scp_is_a_blocking_decision_mismatch(synth, assembly_copy):
     mismatches = [f for f in data["findings"] if f["rule"] == "LZ-DECISION-MISMATCH"]
     assert mismatches and any("forged Delete event" in f["message"] for f in mismatches)
     assert data["summary"]["verdict"] == "fail"
+
+
+def test_placeholders_are_marked_in_the_report(synth):
+    from landing_zone.review.render_md import render_markdown
+
+    lz = synth(None)  # the default config's account 111111111111 is a placeholder
+    data = build_review(lz.outdir, lz.plan, scanners=False).data
+    assert [p["path"] for p in data["config"]["placeholders"]] == ["accounts[0].id"]
+    assert "**placeholder** at `accounts[0].id`: 111111111111" in render_markdown(data)

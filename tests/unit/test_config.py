@@ -162,3 +162,35 @@ def test_json_schema_documents_the_contract():
         assert key in props, key
     assert schema["additionalProperties"] is False
     assert set(schema["required"]) == {"home_region", "compliant_regions", "accounts"}
+
+
+# --------------------------------------------------------------------------------------------------
+# Contract prices: cost.price_overrides
+# --------------------------------------------------------------------------------------------------
+
+
+def test_a_contract_price_replaces_the_catalog_figure_everywhere(plan_for):
+    from landing_zone.cost_alarms import build_spend_alarms, metric_sources_for_plan, monthly_budget
+
+    contract = {"bedrock": {"output_usd_per_million_tokens": 9.0, "input_usd_per_million_tokens": 2.5,
+                            "source": "AWS private pricing addendum, signed 2026-10-01"}}
+    base, plan = plan_for(), plan_for(cost={"price_overrides": contract})
+    prices = plan.prices.prices("bedrock")
+    assert (prices.input_usd_per_million, prices.output_usd_per_million) == (2.5, 9.0)
+    assert prices.cache_read_usd_per_million == base.prices.prices("bedrock").cache_read_usd_per_million
+    assert prices.verified and "AWS private pricing addendum" in prices.source
+    assert monthly_budget(plan).usd < monthly_budget(base).usd  # the budget follows the contract
+    (alarm,) = build_spend_alarms(metric_sources_for_plan(plan), prices, threshold_usd_per_hour=1.0, max_metrics_per_alarm=10)
+    assert "FILL(m0_out, 0) * 9 " in alarm.expression and "FILL(m0_in, 0) * 2.5 " in alarm.expression
+    assert not any(w.startswith("price source 'bedrock' is unverified") for w in plan.warnings)
+
+
+def test_a_contract_price_needs_a_source_a_price_and_a_known_price_source(plan_for):
+    bad = {"bedrock": {"output_usd_per_million_tokens": 9.0},
+           "cheapest": {"output_usd_per_million_tokens": 1.0, "source": "a friend"},
+           "kimi-api": {"source": "no figure given"}}
+    with pytest.raises(ConfigError) as info:
+        plan_for(cost={"price_overrides": bad})
+    text = str(info.value)
+    assert "cost.price_overrides.bedrock.source" in text and "cost.price_overrides.cheapest" in text and "unknown price source" in text
+    assert "give at least one of input_usd_per_million_tokens" in text

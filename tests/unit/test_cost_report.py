@@ -7,9 +7,15 @@ Default configuration (cdk.json): 10,000 requests/day x (6,000 input, 50% cached
     kimi-api-highspeed  30M x 4.00 + 30M x 0.20 + 12M x 20.00 = 366.00 USD/day -> 11,132.50 USD/month
     budget              7,801.875 x 1.2 = 9,362.25 USD/month
 
-8xB300 at 56.79 USD/h = 41,456.70 USD/month; break-even output volume = 41,456.70 / ((5 x in + out) / 1e6):
-bedrock 41,456.70 / 27e-6 = 1,535,433,333; kimi-api / 20e-6 = 2,072,835,000; highspeed / 40e-6 = 1,036,417,500.
-One node at 516 tok/s produces 516 x 3600 x 730 = 1,356,048,000 output tokens/month.
+8xB300 at 56.79 USD/h = 41,456.70 USD/month.  The API side is blended at the workload's ratio (6,000 / 1,200 = 5
+input tokens per output token) and cache share (50 %): effective input = 0.5 x in + 0.5 x cache read, blended =
+5 x effective input + out, break-even output volume = 41,456.70 / (blended / 1e6):
+bedrock             5 x (1.50 + 0.375) + 12 = 21.375 -> 1,939,494,737
+kimi-api            5 x (1.00 + 0.10)  + 10 = 15.50  -> 2,674,625,806
+kimi-api-highspeed  5 x (2.00 + 0.10)  + 20 = 30.50  -> 1,359,236,066
+One node at 516 tok/s produces 516 x 3600 x 730 = 1,356,048,000 output tokens/month: below every break-even, so
+at the measured throughput the API stays cheaper against every source (highspeed by 0.2 %); at 4,634 tok/s
+(the aggregate figure) a node pays off against all of them.
 """
 
 from __future__ import annotations
@@ -36,9 +42,9 @@ from tests.conftest import ROOT
 NODE_MONTH = 56.79 * 730
 CAPACITY_516 = 516 * 3600 * 730
 BREAKEVEN = {
-    "bedrock": NODE_MONTH / 27e-6,
-    "kimi-api": NODE_MONTH / 20e-6,
-    "kimi-api-highspeed": NODE_MONTH / 40e-6,
+    "bedrock": NODE_MONTH / 21.375e-6,
+    "kimi-api": NODE_MONTH / 15.5e-6,
+    "kimi-api-highspeed": NODE_MONTH / 30.5e-6,
 }
 
 
@@ -106,14 +112,16 @@ def test_markdown_has_the_breakeven_table_and_embeds_the_chart(written):
     assert "**41,456.70 USD/month per node**" in md
     for source, volume in BREAKEVEN.items():
         assert f"{volume:,.0f}" in md, source
-    assert "1,535,433,333" in md and "1,036,417,500" in md
+    assert "1,939,494,737" in md and "1,359,236,066" in md
+    assert "| 21.38 | 1.43 | 738.0 |" in md  # bedrock at 516 tok/s: blended USD/1M, ratio, break-even tok/s
+    assert "**blended**" in md and "50% of them read from the prompt cache" in md
     # 4 measured throughputs x 3 price sources
     for tps in ("92.0", "105.8", "516.0", "4,634.0"):
         assert md.count(f"| {tps} |") == 5, tps  # one row per price source
     assert "](cost-vs-volume.png)" in md and "![" in md
     assert "516 output tokens/s per node (`concurrency_8`" in md
-    assert "- `kimi-api-highspeed`: break-even at **1,036,417,500 output tokens/month**" in md
-    assert "- `bedrock`: the API stays cheaper at every volume" in md
+    assert "- `kimi-api-highspeed`: the API stays cheaper at every volume" in md
+    assert "- `bedrock`: the API stays cheaper at every volume" in md and "(1.43x)" in md
 
 
 def test_explicit_budget_is_reported(plan_for, tmp_path):
@@ -142,6 +150,7 @@ def test_report_numbers_are_the_pricing_module_s(plan_for):
             hours_per_month=730,
             input_output_ratio=5,
             instance_type="p6-b300.48xlarge",
+            cached_input_fraction=0.5,  # the configured workload's
         )
         assert row.result == expected
     assert sorted({row.result.tokens_per_second for row in report.breakevens}) == [92.0, 105.8, 516.0, 4634.0]
@@ -153,9 +162,13 @@ def test_chart_data_uses_516_tokens_per_second_and_marks_the_crossings(plan_for)
     assert report.chart_capacity == pytest.approx(CAPACITY_516)
     assert report.chart_max_volume == pytest.approx(3 * CAPACITY_516)  # whole node segments
     series = {s.prices.source_name: s for s in report.chart_series}
-    assert series["bedrock"].crossings == () and series["kimi-api"].crossings == ()
-    b = BREAKEVEN["kimi-api-highspeed"]
-    assert series["kimi-api-highspeed"].crossings == pytest.approx((b, 2 * b, 3 * b))
+    assert all(s.crossings == () for s in series.values())  # at 516 tok/s no source is beaten
+    assert series["kimi-api-highspeed"].breakeven.breakeven_output_tokens_per_month == pytest.approx(
+        BREAKEVEN["kimi-api-highspeed"])
+    # without prompt caching (--cached-input-fraction 0) highspeed is beaten from its break-even volume on
+    uncached = {s.prices.source_name: s for s in build_report(plan_for(), cached_input_fraction=0.0).chart_series}
+    b = NODE_MONTH / 40e-6
+    assert uncached["kimi-api-highspeed"].crossings == pytest.approx((b, 2 * b, 3 * b))
     step = [(p.output_tokens_per_month, p.nodes) for p in series["bedrock"].curve]
     assert step[0] == (0.0, 0)
     assert [n for v, n in step if v > 0] == [1, 2, 3]  # node boundaries, drawn with steps-pre
@@ -186,11 +199,12 @@ def test_cheaper_ranges_match_a_brute_force_comparison(b, c):
 
 
 def test_cheaper_ranges_for_the_b300_against_the_highspeed_api():
-    b, c = BREAKEVEN["kimi-api-highspeed"], CAPACITY_516
+    b, c = NODE_MONTH / 40e-6, CAPACITY_516  # highspeed without prompt caching: 5 x 4.00 + 20.00 = 40 USD/1M output
     ranges = cheaper_ranges(b, c)
     assert [x for r in ranges.ranges for x in r] == pytest.approx([b, c, 2 * b, 2 * c, 3 * b, 3 * c])
     assert ranges.permanent_from == pytest.approx(4 * b)  # ceil(C / (C - B)) = 5
     assert cheaper_ranges(BREAKEVEN["bedrock"], c).never
+    assert cheaper_ranges(BREAKEVEN["kimi-api-highspeed"], c).never  # with the workload's cache share
 
 
 def test_importing_the_cost_modules_does_not_load_matplotlib():

@@ -671,9 +671,31 @@ def test_format_breakeven_table(bedrock: TokenPrices) -> None:
     )
     text = format_breakeven_table(be)
     assert B300 in text and "bedrock" in text
-    for snippet in ("171.47", "14.29", "1,314.6", "41,456.70", "1,535,433,333", "USD/h", "output tokens/s"):
+    for snippet in ("171.47", "27.00", "6.35", "584.3", "1,314.6", "41,456.70", "1,535,433,333", "USD/h",
+                    "output tokens/s"):
         assert snippet in text, snippet
-    assert "API stays cheaper" in text
+    assert "costs 6.35x the API (blended)" in text and "needs 584.3 output tokens/s" in text
+    assert "ratio, output price alone" in text  # the output-only ratio stays, labelled
+
+
+def test_blended_break_even_is_one_number_for_one_question(bedrock: TokenPrices) -> None:
+    """The break-even throughput and the break-even volume answer the same question: they agree, and no output
+    says "cheaper" with a ratio above 1."""
+    for tps in (92.0, 516.0, 584.2592592592592, 600.0, 4634.0):
+        for cached in (0.0, 0.5):
+            be = break_even(tokens_per_second=tps, hourly_usd=56.79, api_prices=bedrock, hours_per_month=730,
+                            cached_input_fraction=cached)
+            assert be.breakeven_tokens_per_second_blended * 730 * 3600 == pytest.approx(
+                be.breakeven_output_tokens_per_month, rel=1e-12)
+            assert be.breakeven_reachable == (be.ratio_to_api_blended <= 1 + 1e-12)
+            assert be.self_hosting_cheaper == (be.ratio_to_api_blended < 1)
+            text = format_breakeven_table(be)
+            assert ("self-hosting is cheaper" in text) == be.breakeven_reachable
+    # at 5:1 without caching the blended API costs 5 x 3.00 + 12.00 = 27.00 USD per 1M output tokens
+    be = break_even(tokens_per_second=516, hourly_usd=56.79, api_prices=bedrock, hours_per_month=730)
+    assert be.api_usd_per_million_output_tokens_blended == pytest.approx(27.0)
+    assert be.ratio_to_api_blended == pytest.approx(56.79 / (516 * 0.0036) / 27.0)
+    assert be.breakeven_tokens_per_second_blended == pytest.approx(56.79 / (27.0 * 0.0036))
 
 
 # --------------------------------------------------------------------------------------------------
