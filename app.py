@@ -7,7 +7,7 @@ import sys
 
 import aws_cdk as cdk
 
-from landing_zone.config import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY
+from landing_zone.core.config import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import load_plan
 from stacks.landing_zone import build_landing_zone

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.member_configs import write as write_member_config  # noqa: E402
-from landing_zone.catalog import load_catalog  # noqa: E402
+from landing_zone.core.catalog import load_catalog  # noqa: E402
 
 WORK = ROOT / ".bench"
 EMPTY_APP = """import aws_cdk as cdk

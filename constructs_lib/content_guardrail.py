@@ -6,7 +6,7 @@ from aws_cdk import CfnTag
 from aws_cdk import aws_bedrock as bedrock
 from constructs import Construct
 
-from landing_zone.config import ContentGuardrail as Settings
+from landing_zone.core.config import ContentGuardrail as Settings
 
 FILTER_TYPES = ("HATE", "INSULTS", "SEXUAL", "VIOLENCE", "MISCONDUCT")
 

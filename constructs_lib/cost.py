@@ -1,6 +1,6 @@
 """Cost controls: the alerts topic, the budget (+ kill switch), spend alarms and anomaly detection.
 
-Every number comes from the pure cost model (``landing_zone.cost_alarms`` / ``landing_zone.pricing``); these
+Every number comes from the pure cost model (``landing_zone.cost.alarms`` / ``landing_zone.cost.pricing``); these
 constructs only wire it into CloudFormation.
 """
 
@@ -19,7 +19,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from landing_zone.cost_alarms import AlarmSpec
+from landing_zone.cost.alarms import APPLICATION_PROFILE, AlarmSpec
 
 
 class AlertsTopic(Construct):
@@ -146,7 +146,12 @@ class KillSwitch(Construct):
 
 
 class SpendAlarms(Construct):
-    """One CloudWatch metric-math alarm per :class:`AlarmSpec`, notifying the topic."""
+    """One CloudWatch metric-math alarm per :class:`AlarmSpec` of the plan, notifying the topic.
+
+    ``dimension_values`` replaces the plan's placeholders (``application-profile:<name>``) with what only the stack
+    knows, the profiles' ARNs; ``threshold_override`` replaces the threshold of the alarms whose spec allows it
+    (a per-account CloudFormation parameter in the StackSet template).
+    """
 
     def __init__(
         self,
@@ -156,11 +161,13 @@ class SpendAlarms(Construct):
         alarm_name_prefix: str,
         specs: Sequence[AlarmSpec],
         topic: sns.ITopic,
-        threshold_override: float | None = None,  # e.g. a per-account CloudFormation parameter (StackSets)
+        dimension_values: Mapping[str, str] | None = None,
+        threshold_override: float | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.alarms: list[cloudwatch.Alarm] = []
         action = cw_actions.SnsAction(topic)
+        values = dict(dimension_values or {})
         for spec in specs:
             expression = cloudwatch.MathExpression(
                 expression=spec.expression,
@@ -170,7 +177,7 @@ class SpendAlarms(Construct):
                     m.id: cloudwatch.Metric(
                         namespace=m.namespace,
                         metric_name=m.metric_name,
-                        dimensions_map=dict(m.dimensions),
+                        dimensions_map={k: _dimension(v, values) for k, v in m.dimensions.items()},
                         statistic=m.statistic,
                         period=Duration.seconds(m.period),
                         label=m.label or None,
@@ -178,19 +185,28 @@ class SpendAlarms(Construct):
                     for m in spec.metrics
                 },
             )
+            override = threshold_override if spec.threshold_overridable else None
             alarm = cloudwatch.Alarm(
                 self,
                 f"Alarm-{spec.name_suffix}",
                 alarm_name=f"{alarm_name_prefix}-{spec.name_suffix}",
                 alarm_description=spec.description,
                 metric=expression,
-                threshold=round(spec.threshold_usd_per_hour, 4) if threshold_override is None else threshold_override,
+                threshold=round(spec.threshold, 4) if override is None else override,
                 evaluation_periods=spec.evaluation_periods,
                 comparison_operator=cloudwatch.ComparisonOperator(_CW_OPERATORS[spec.comparison_operator]),
                 treat_missing_data=cloudwatch.TreatMissingData(_CW_MISSING[spec.treat_missing_data]),
             )
             alarm.add_alarm_action(action)
             self.alarms.append(alarm)
+
+
+def _dimension(value: str, values: Mapping[str, str]) -> str:
+    if value.startswith(APPLICATION_PROFILE):
+        if value not in values:  # the plan and the stack disagree about which applications have profiles
+            raise LookupError(f"no application inference profile for the spend-alarm source {value!r}")
+        return values[value]
+    return value
 
 
 _CW_OPERATORS = {

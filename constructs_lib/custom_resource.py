@@ -25,7 +25,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from constructs_lib.compliance import acknowledge, nag_text
-from landing_zone import arns
+from landing_zone.core import arns
 from landing_zone.policies.access import handler_policy
 from landing_zone.policies.roles import with_own_log_group
 

@@ -31,8 +31,7 @@ from constructs import Construct
 from constructs_lib.compliance import acknowledge
 from constructs_lib.keys import LandingZoneKey
 from constructs_lib.network import RETENTION_DAYS, InterfaceEndpoints
-from landing_zone.errors import ConfigError, Problem
-from landing_zone.manifests import (
+from landing_zone.kubernetes.manifests import (
     GPU_NODE_LABELS,
     GPU_TAINT_KEY,
     GPU_TAINT_VALUE,
@@ -430,11 +429,8 @@ def efa_network_interfaces(
 
     ``network_cards`` comes from the price catalog (``self_hosting.<type>.network_cards``)."""
     cards = network_cards
-    if cards is None:
-        raise ConfigError(
-            [Problem("self_hosting.instance_type", instance_type,
-                     "no network-card count in catalog/prices.yaml for EFA (add network_cards for it)")]
-        )
+    if cards is None:  # the plan refuses efa without a count (landing_zone.plan.checks.self_hosting_problems)
+        raise ValueError(f"no network-card count for {instance_type}: the plan should have refused efa")
     interfaces = []
     for card in range(cards):
         interfaces.append(
@@ -451,22 +447,9 @@ def efa_network_interfaces(
 
 def kubectl_layer(scope: Construct, kubernetes_version: str) -> Any:
     """The kubectl Lambda layer matching ``kubernetes_version`` (package aws-cdk.lambda-layer-kubectl-vNN)."""
+    # Installed: the plan checked the distribution (landing_zone.plan.checks.self_hosting_problems).
     minor = kubernetes_version.split(".")[1]
-    module_name = f"aws_cdk.lambda_layer_kubectl_v{minor}"
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        raise ConfigError(
-            [
-                Problem(
-                    "self_hosting.apply_manifests",
-                    True,
-                    f"needs the kubectl layer for Kubernetes {kubernetes_version}: pip install "
-                    f"aws-cdk.lambda-layer-kubectl-v{minor} (or set apply_manifests: false and apply "
-                    "cdk.out/manifests/ yourself)",
-                )
-            ]
-        ) from None
+    module = importlib.import_module(f"aws_cdk.lambda_layer_kubectl_v{minor}")
     return getattr(module, f"KubectlV{minor}Layer")(scope, "KubectlLayer")
 
 

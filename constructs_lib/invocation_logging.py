@@ -14,10 +14,10 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from constructs_lib.compliance import acknowledge, nag_text
-from landing_zone import arns
+from landing_zone.core import arns
 from constructs_lib.custom_resource import PythonCustomResource
 from constructs_lib.network import RETENTION_DAYS
-from landing_zone.config import InvocationLogging as Settings
+from landing_zone.core.config import InvocationLogging as Settings
 from landing_zone.policies.access import (
     bedrock_logging_role_policy,
     bedrock_logging_trust_policy,

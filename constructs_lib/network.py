@@ -12,7 +12,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from constructs_lib.compliance import acknowledge, nag_text
-from landing_zone import arns
+from landing_zone.core import arns
 from landing_zone.policies.roles import flow_log_role_policy
 
 # CloudWatch Logs accepts only these retention periods (PutRetentionPolicy API).

@@ -12,11 +12,11 @@ For each Region given, through :func:`landing_zone.aws.client` (one ``bedrock`` 
    ``regionAvailability`` must be ``AVAILABLE`` for an in-Region entry; the agreement/authorization states are
    account facts, reported (and kept in the overlay's ``discover`` block) but not catalog facts;
 4. CloudWatch ``ListMetrics`` for ``AWS/Bedrock`` and ``AWS/BedrockMantle`` (when the credentials allow): the
-   metric names of ``catalog/metrics.yaml`` the account does not publish are reported.  A metric appears only
+   metric names of ``core/catalog/metrics.yaml`` the account does not publish are reported.  A metric appears only
    after the first call that produces it, so "not published" means "not seen yet" until there was traffic; it is
    how the cache-metric names (an explicit assumption of the catalog) get settled for an account.
 
-The overlay has the schema of ``landing_zone/catalog/models.yaml`` with **whole model entries**
+The overlay has the schema of ``landing_zone/core/catalog/models.yaml`` with **whole model entries**
 (``verified: true``, ``as_of`` today, ``source: "discover: ListFoundationModels/ListInferenceProfiles in
 <regions>"``). Fields the APIs do not show — name, provider, aliases, endpoints, context window, Mantle Regions
 and Mantle model name — are kept from the catalog entry (shipped or an existing overlay); Mantle is a different
@@ -30,9 +30,6 @@ described (nothing written for API failures), 2 usage errors.
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from datetime import date
@@ -42,10 +39,10 @@ from typing import Any, Callable, Iterable, Sequence
 import yaml
 
 from landing_zone import aws
-from landing_zone.catalog import ALL_REGIONS, GEOGRAPHIC_PREFIXES, GLOBAL_PREFIX, Catalog, load_catalog
-from landing_zone.errors import CatalogError, ConfigError, LandingZoneError, Problem
+from landing_zone.core.catalog import ALL_REGIONS, GEOGRAPHIC_PREFIXES, GLOBAL_PREFIX, Catalog, load_catalog
+from landing_zone.errors import CatalogError, LandingZoneError
 
-__all__ = ["DiscoveryError", "Discovery", "RegionScan", "discover", "overlay_yaml", "register", "scan_region"]
+__all__ = ["DiscoveryError", "Discovery", "RegionScan", "discover", "overlay_yaml", "scan_region"]
 
 SOURCE_TEMPLATE = "discover: ListFoundationModels/ListInferenceProfiles in {regions}"
 KEPT_FIELDS = ("name", "provider", "aliases", "endpoints", "context_window_tokens", "mantle_regions", "mantle_model_id")
@@ -190,7 +187,7 @@ def scan_metrics(region: str, namespaces: Iterable[str], *, profile: str | None 
 
 def metric_findings(discovery: "Discovery") -> list[dict]:
     """Per Region and namespace: the catalog's metric names the account does not publish (yet)."""
-    from landing_zone.cost_alarms import load_metric_catalog
+    from landing_zone.core.catalog.metrics import load_metric_catalog
 
     catalog = load_metric_catalog()
     rows = []
@@ -369,7 +366,7 @@ def discover(
     today: date | None = None,
 ) -> Discovery:
     """Scan ``regions`` for ``model_ids`` (Bedrock IDs) and build the overlay entries (nothing written)."""
-    from landing_zone.cost_alarms import load_metric_catalog
+    from landing_zone.core.catalog.metrics import load_metric_catalog
 
     namespaces = sorted({e.namespace for e in load_metric_catalog().endpoints.values()})
     scans, failures = [], []
@@ -420,105 +417,3 @@ def format_summary(discovery: Discovery) -> str:
         else:
             lines.append(f"metrics: {where}: every catalogued metric is published")
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------------------------------
-# Command line
-# --------------------------------------------------------------------------------------------------
-
-
-def _csv(text: str) -> list[str]:
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if not items:
-        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a comma-separated list")
-    return items
-
-
-def _raw_config(args: argparse.Namespace) -> tuple[dict, str]:
-    # discover must run even when the current catalog makes the configuration invalid (that is what it fixes),
-    # so it reads the raw configuration instead of building a plan.
-    from landing_zone.config import raw_config, read_cdk_json_defaults
-
-    cdk_json = args.cdk_json or (Path("cdk.json") if Path("cdk.json").is_file() else Path(__file__).resolve().parent.parent / "cdk.json")
-    defaults = read_cdk_json_defaults(cdk_json)
-    raw, origin = raw_config(defaults, args.config)
-    return dict(raw), origin
-
-
-def _catalog_of(raw: dict, origin: str) -> Catalog:
-    """The catalog the configuration uses (shipped + its ``catalog_overlays``): the base for kept fields."""
-    overlays = raw.get("catalog_overlays") or []
-    if not isinstance(overlays, list) or not all(isinstance(o, str) for o in overlays):
-        raise ConfigError([Problem("catalog_overlays", overlays, "must be a list of file paths")], origin=origin)
-    missing = [o for o in overlays if not Path(o).is_file()]
-    if missing:
-        raise ConfigError([Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin)
-    try:
-        return load_catalog(tuple(Path(o) for o in overlays))
-    except CatalogError as exc:
-        raise ConfigError([Problem("catalog_overlays", overlays, str(exc))], origin=origin) from None
-
-
-def _cmd_discover(args: argparse.Namespace) -> int:
-    raw, origin = _raw_config(args)
-    catalog = _catalog_of(raw, origin)
-    problems = []
-    known_regions = set(catalog.regions)
-    for i, region in enumerate(args.regions):
-        if region not in known_regions:
-            problems.append(Problem(f"--regions[{i}]", region, f"not a Region of catalog/regions.yaml (known: {', '.join(sorted(known_regions))})"))
-    names = args.models or list(raw.get("models") or ())
-    if not names:
-        problems.append(Problem("--models", names, "give model IDs or aliases, or configure `models`"))
-    model_ids = []
-    for name in names:
-        model = catalog.resolve_model(str(name))
-        model_ids.append(model.id if model else str(name))
-    if problems:
-        raise ConfigError(problems, origin="discover arguments")
-    discovery = discover(args.regions, list(dict.fromkeys(model_ids)), catalog, profile=args.profile)
-    text = overlay_yaml(discovery)
-    validate_overlay(text)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text)
-    if args.json:
-        data = discovery.as_dict()
-        data["out"] = args.out
-        print(json.dumps(data, indent=2))
-    else:
-        summary = format_summary(discovery)
-        if args.out:
-            print(summary)
-            print(f"\nwrote {args.out}: add it to `catalog_overlays` in the configuration to use it")
-        else:
-            print(text, end="")
-            print(summary, file=sys.stderr)
-    for problem in discovery.problems:
-        print(f"warning: {problem}", file=sys.stderr)
-    return 1 if discovery.problems else 0
-
-
-def register(
-    subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]",
-    add_config_args: Callable[[argparse.ArgumentParser], None],
-    plan_from_args: Callable[[argparse.Namespace], Any] | None = None,
-) -> None:
-    """Add ``discover`` to ``subparsers``.  ``plan_from_args`` is accepted for a uniform wiring line and not
-    used: discover reads the raw configuration, so it works while the current catalog makes it invalid."""
-    p = subparsers.add_parser(
-        "discover",
-        help="read ListFoundationModels/ListInferenceProfiles per Region and write a verified catalog overlay",
-        description="Per Region: ListFoundationModels (ON_DEMAND = in-Region, INFERENCE_PROFILE only = through a "
-        "profile), ListInferenceProfiles(typeEquals=SYSTEM_DEFINED) + GetInferenceProfile (destination Regions) and "
-        "GetFoundationModelAvailability for the allow-listed models; writes a catalog overlay (verified, as of "
-        "today) to list in config `catalog_overlays`. Fields the APIs cannot see (aliases, context window, Mantle "
-        "Regions) are kept from the catalog. Exit 0 written, 1 API failure or undescribable model, 2 usage error.",
-    )
-    p.add_argument("--regions", type=_csv, required=True, metavar="R1,R2", help="Regions to scan")
-    p.add_argument("--models", type=_csv, metavar="ID,...", help="model IDs or aliases (default: the configured models)")
-    p.add_argument("--out", metavar="FILE", help="write the overlay here (default: print it)")
-    add_config_args(p)
-    p.add_argument("--profile", metavar="P", help="AWS profile (default: the SDK's chain)")
-    p.add_argument("--json", action="store_true", help="machine-readable output (the overlay is still written with --out)")
-    p.set_defaults(func=_cmd_discover)

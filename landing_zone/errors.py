@@ -87,3 +87,22 @@ class ConfigError(LandingZoneError):
 
 class CatalogError(LandingZoneError):
     """The shipped catalog or an overlay is inconsistent."""
+
+
+class PricingError(LandingZoneError, ValueError):
+    """Invalid price data or cost input.  The message names the field, the value got and what is allowed."""
+
+    def __init__(self, field_name: str, value: object, allowed: str, hint: str | None = None) -> None:
+        self.field = field_name
+        self.value = value
+        self.allowed = allowed
+        self.hint = hint
+        message = f"{field_name}: got {value!r}; allowed: {allowed}"
+        if hint:
+            message += f". {hint}"
+        super().__init__(message)
+
+
+class CostAlarmError(PricingError):
+    """Invalid alarm input or metric catalog.  Like every PricingError: names the field, the value and what is
+    allowed."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from landing_zone.assembly import AssemblyError, load_assembly
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies.common import document
@@ -18,22 +19,13 @@ from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Decision, Request, 
 from landing_zone.policies.guardrails import guardrail_statements
 
 
-class AssemblyError(LandingZoneError):
-    """The cloud assembly is missing or holds no guardrail SCPs."""
-
-
 def scps_from_assembly(assembly: Path) -> list[tuple[str, dict]]:
-    """Every ``AWS::Organizations::Policy`` of type SERVICE_CONTROL_POLICY in the assembly's templates."""
-    if not (assembly / "manifest.json").is_file():
-        raise AssemblyError(f"--assembly {assembly}: no manifest.json there; run `make synth` first")
+    """Every ``AWS::Organizations::Policy`` of type SERVICE_CONTROL_POLICY in the assembly's stacks."""
     found: list[tuple[str, dict]] = []
-    for template_path in sorted(assembly.glob("*.template.json")):
-        template = json.loads(template_path.read_text())
-        for logical_id, res in sorted(template.get("Resources", {}).items()):
-            props = res.get("Properties", {})
-            if res.get("Type") == "AWS::Organizations::Policy" and props.get("Type") == "SERVICE_CONTROL_POLICY":
-                content = props["Content"]
-                found.append((props.get("Name", logical_id), json.loads(content) if isinstance(content, str) else content))
+    for res in load_assembly(assembly).resources("AWS::Organizations::Policy"):
+        if res.prop("Type") == "SERVICE_CONTROL_POLICY":
+            content = res.prop("Content")
+            found.append((res.prop("Name", res.logical_id), json.loads(content) if isinstance(content, str) else content))
     if not found:
         raise AssemblyError(
             f"--assembly {assembly}: no service control policies found (is an `organization` block configured?)"

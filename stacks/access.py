@@ -14,7 +14,7 @@ from constructs import Construct
 
 from constructs_lib.access import ApplicationProfile, InvokerRole, PermissionsBoundary
 from constructs_lib.compliance import acknowledge
-from landing_zone import arns
+from landing_zone.core import arns
 from constructs_lib.content_guardrail import ContentGuardrail
 from constructs_lib.invocation_logging import InvocationLoggingConfig
 from constructs_lib.model_access import ModelAgreements

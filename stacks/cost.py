@@ -11,15 +11,8 @@ from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from constructs_lib.cost import AlertsTopic, CostAnomalyDetection, KillSwitch, MonthlyCostBudget, SpendAlarms
-from landing_zone.cost_alarms import (
-    build_spend_alarms,
-    coverage_note,
-    hourly_threshold_usd,
-    load_metric_catalog,
-    metric_sources_for_plan,
-    monthly_budget,
-    MonthlyBudget,
-)
+from landing_zone.cost.alarms import AlarmSpec, application_profile_marker
+from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.plan import Plan
 from landing_zone.policies.cost import (
     alerts_topic_policy,
@@ -38,7 +31,7 @@ class CostParts:
     alerts: AlertsTopic
     budget: MonthlyCostBudget
     budget_model: MonthlyBudget
-    spend_specs: list
+    spend_specs: Sequence[AlarmSpec]
     spend_alarms: SpendAlarms
     coverage_note: str
     anomaly: CostAnomalyDetection
@@ -70,7 +63,7 @@ def add_cost_controls(
     alerts = AlertsTopic(scope, "Alerts", topic_name=f"{cfg.name}-cost-alerts", key=alerts_key, emails=emails)
     topic = alerts.topic
     alerts.set_policy(alerts_topic_policy(topic_arn=topic.topic_arn, account=account, region=region))
-    budget_model = monthly_budget(plan)
+    budget_model = plan.budget
     budget = MonthlyCostBudget(
         scope,
         "Budget",
@@ -100,43 +93,31 @@ def add_cost_controls(
             invoker_roles=roles,
             topic=topic,
         )
-    metric_catalog = load_metric_catalog()
-    sources = metric_sources_for_plan(
-        plan, metric_catalog, application_profiles={name: profile.arn for name, profile in profiles.items()}
-    )
-    prices = plan.prices.prices(cost.price_source)
-    planned_threshold = hourly_threshold_usd(budget_model.usd, plan.prices.hours_per_month, cost.alarm_factor)
-    max_metrics = plan.catalog.limit("metric_math_max_metrics")
-    specs = build_spend_alarms(
-        sources, prices, threshold_usd_per_hour=planned_threshold, max_metrics_per_alarm=max_metrics,
-        period_seconds=cost.alarm_period_seconds,
-    )
+    alarms = plan.cost_alarms
+    profile_arns = {application_profile_marker(name): profile.arn for name, profile in profiles.items()}
     spend_alarms = SpendAlarms(
-        scope, "SpendAlarms", alarm_name_prefix=cfg.name, specs=specs, topic=topic,
-        threshold_override=threshold_usd_per_hour,
+        scope, "SpendAlarms", alarm_name_prefix=cfg.name, specs=alarms.spend, topic=topic,
+        dimension_values=profile_arns, threshold_override=threshold_usd_per_hour,
     )
     mantle_alarms = None
-    mantle_sources = [s for s in sources if s.namespace == metric_catalog.for_endpoint("mantle").namespace]
-    if cost.alert_on_mantle_usage and mantle_sources:
+    if alarms.mantle_usage:
         # Any Mantle token is worth a notice: Mantle calls are not in the model invocation logs.
-        usage = build_spend_alarms(
-            mantle_sources, prices, threshold_usd_per_hour=1e-9, max_metrics_per_alarm=max_metrics,
-            period_seconds=cost.alarm_period_seconds, name_prefix="mantle-usage",
+        mantle_alarms = SpendAlarms(
+            scope, "MantleUsage", alarm_name_prefix=cfg.name, specs=alarms.mantle_usage, topic=topic
         )
-        mantle_alarms = SpendAlarms(scope, "MantleUsage", alarm_name_prefix=cfg.name, specs=usage, topic=topic)
     anomaly = CostAnomalyDetection(
         scope, "Anomalies", name=cfg.name, topic=topic, threshold_usd=cost.anomaly_threshold_usd,
         tags={"landing-zone": cfg.name},
     )
-    note = coverage_note(specs)
+    note = alarms.coverage_note
     if budget_usd is None:
         CfnOutput(scope, "MonthlyBudgetUsd", value=f"{budget_model.usd:.2f}", description=budget_model.basis)
-        CfnOutput(scope, "SpendAlarmThresholdUsdPerHour", value=f"{planned_threshold:.4f}",
-                  description=f"monthly budget / {plan.prices.hours_per_month:g} h x {cost.alarm_factor:g}")
+        CfnOutput(scope, "SpendAlarmThresholdUsdPerHour", value=f"{alarms.threshold_usd_per_hour:.4f}",
+                  description=alarms.threshold_basis)
     CfnOutput(scope, "SpendAlarmCoverage", value=note[:1000])
     CfnOutput(scope, "AlertsTopicArn", value=topic.topic_arn)
     return CostParts(
-        alerts=alerts, budget=budget, budget_model=budget_model, spend_specs=specs, spend_alarms=spend_alarms,
+        alerts=alerts, budget=budget, budget_model=budget_model, spend_specs=alarms.spend, spend_alarms=spend_alarms,
         coverage_note=note, anomaly=anomaly, kill_switch=kill_switch, mantle_alarms=mantle_alarms,
     )
 

@@ -13,7 +13,7 @@ from constructs import Construct
 
 from constructs_lib.cost import OptionalEmailSubscriptions
 from landing_zone.plan import Plan
-from landing_zone.rollout import PARAM_BUDGET, PARAM_COST_CENTER, PARAM_EMAILS, PARAM_THRESHOLD, default_parameters
+from landing_zone.plan.rollout import PARAM_BUDGET, PARAM_COST_CENTER, PARAM_EMAILS, PARAM_THRESHOLD, default_parameters
 from stacks.access import add_access
 from stacks.cost import add_cost_controls
 from stacks.keys import add_keys

@@ -23,7 +23,7 @@ from constructs import Construct
 from constructs_lib.compliance import acknowledge
 from constructs_lib.stacksets import StackSetAssetBucket
 from landing_zone.plan import Plan
-from landing_zone.rollout import member_instances
+from landing_zone.plan.rollout import member_instances
 from stacks.base import LandingZoneStack
 from stacks.member_baseline import MemberBaselineStack
 

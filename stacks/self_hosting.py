@@ -1,7 +1,7 @@
 """Optional self-hosting of Kimi K3.1 Pro's open weights on EKS (``self_hosting.enabled``).
 
 Composition only: the private cluster and node groups come from ``constructs_lib.eks``, the Kubernetes
-documents from the pure ``landing_zone.manifests`` renderer.  The rendered manifests are written at synth into
+documents from the pure ``landing_zone.kubernetes.manifests`` renderer.  The rendered manifests are written at synth into
 the cloud assembly, ``<outdir>/manifests/<stack name>/`` (``cdk.out/manifests/kimi-lz-self-hosting/``), one
 file per document plus ``all.yaml``; with ``apply_manifests: true`` the same documents are also applied by
 the cluster's kubectl provider.  The node group's Region is ``home_region`` (a compliant Region by
@@ -19,7 +19,7 @@ from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from constructs_lib.eks import GpuInferenceCluster
-from landing_zone.manifests import Images, ServingSpec, render_manifests, write_manifests
+from landing_zone.kubernetes.manifests import Images, ServingSpec, render_manifests, write_manifests
 from landing_zone.plan import Plan
 from stacks.base import LandingZoneStack
 

@@ -38,7 +38,7 @@ def defaults() -> dict:
 @pytest.fixture(scope="session")
 def plan_for(defaults: dict) -> Callable:
     """``plan_for(config_path=None, **overrides)``: the validated plan, as the app and the CLI build it."""
-    from landing_zone.config import deep_merge, raw_config
+    from landing_zone.core.config import deep_merge, raw_config
     from landing_zone.plan import build_plan
 
     def _plan(config_path: str | Path | None = None, **overrides):

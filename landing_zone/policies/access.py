@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from landing_zone import arns
-from landing_zone.applications import ApplicationPlan
+from landing_zone.core import arns
+from landing_zone.core.applications import ApplicationPlan
 from landing_zone.policies.common import document, from_source, statement
 from landing_zone.policies.invoke import (
     RUNTIME_INVOKE_ACTIONS,
@@ -23,7 +23,7 @@ from landing_zone.policies.invoke import (
     batch_statement,
     mantle_invoke_statements,
 )
-from landing_zone.routing import RoutingDecision
+from landing_zone.core.routing import RoutingDecision
 
 GUARDRAIL_KEY = "bedrock:GuardrailIdentifier"
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from landing_zone import arns
+from landing_zone.core import arns
 from landing_zone.policies.common import document, statement, with_condition
 from landing_zone.policies.invoke import mantle_invoke_statements, runtime_batch_statements, runtime_invoke_statements
-from landing_zone.routing import RoutingDecision
+from landing_zone.core.routing import RoutingDecision
 
 ENDPOINT_SERVICES = ("bedrock-runtime", "bedrock-mantle", "bedrock")
 

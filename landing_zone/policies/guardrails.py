@@ -55,12 +55,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from landing_zone.catalog import Catalog
-from landing_zone.config import LandingZoneConfig
+from landing_zone.core.catalog import Catalog
+from landing_zone.core.config import LandingZoneConfig
 from landing_zone.errors import LandingZoneError
 from landing_zone.policies.common import document, minified, statement
 from landing_zone.policies.invoke import BATCH_ACTIONS, MANTLE_INVOKE_ACTIONS, MANTLE_MODEL_KEY, RUNTIME_INVOKE_ACTIONS
-from landing_zone.routing import RoutingDecision
+from landing_zone.core.routing import RoutingDecision
 
 LANDING_ZONE_TAG = "landing-zone"
 PARTITION = "aws"

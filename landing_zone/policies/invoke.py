@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from landing_zone import arns
+from landing_zone.core import arns
 from landing_zone.policies.common import statement
-from landing_zone.routing import PathKind, Route, RoutingDecision
+from landing_zone.core.routing import PathKind, Route, RoutingDecision
 
 RUNTIME_INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
 BATCH_ACTIONS = ("bedrock:CreateModelInvocationJob",)

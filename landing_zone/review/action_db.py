@@ -27,7 +27,8 @@ import fnmatch
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
+
 
 __all__ = ["DENIED_RESOURCE_TYPES", "GLOBAL_KEYS", "Issue", "check_document", "database_version"]
 
@@ -354,73 +355,3 @@ def check_document(
                     issue("notresource-uncovered", f"{action.full} is always authorised against a {rt.name} "
                           f"({rt.arn}); no NotResource entry fits it, so every such request is denied")
     return issues
-
-
-def template_resolver(template_body: Mapping[str, Any], *, account: str, region: str) -> Any:
-    """Resolve the intrinsic functions of one template that make ARNs, as far as they can be known offline."""
-    resources = template_body.get("Resources", {}) if isinstance(template_body, Mapping) else {}
-    pseudo = {"AWS::Partition": "aws", "AWS::Region": region, "AWS::AccountId": account, "AWS::URLSuffix": "amazonaws.com"}
-
-    def name_of(logical_id: str, prop: str, default: str) -> str | None:
-        props = resources.get(logical_id, {}).get("Properties", {})
-        value = props.get(prop, default)
-        return value if isinstance(value, str) else resolve(value)
-
-    def get_att(logical_id: str, attribute: str) -> str | None:
-        res = resources.get(logical_id)
-        if not isinstance(res, Mapping):
-            return None
-        kind = res.get("Type")
-        if kind == "AWS::Logs::LogGroup" and attribute == "Arn":  # CloudFormation's Arn ends with ':*'
-            name = name_of(logical_id, "LogGroupName", "generated-log-group")
-            return None if name is None else f"arn:aws:logs:{region}:{account}:log-group:{name}:*"
-        if kind == "AWS::Lambda::Function" and attribute == "Arn":
-            name = name_of(logical_id, "FunctionName", "generated-function")
-            return None if name is None else f"arn:aws:lambda:{region}:{account}:function:{name}"
-        if kind == "AWS::IAM::Role" and attribute == "Arn":
-            name = name_of(logical_id, "RoleName", "generated-role")
-            return None if name is None else f"arn:aws:iam::{account}:role/{name}"
-        if kind == "AWS::S3::Bucket" and attribute == "Arn":
-            name = name_of(logical_id, "BucketName", "generated-bucket")
-            return None if name is None else f"arn:aws:s3:::{name}"
-        if kind == "AWS::KMS::Key" and attribute == "Arn":
-            return f"arn:aws:kms:{region}:{account}:key/00000000-0000-0000-0000-000000000000"
-        if kind == "AWS::Bedrock::ApplicationInferenceProfile" and attribute == "InferenceProfileArn":
-            return f"arn:aws:bedrock:{region}:{account}:application-inference-profile/generated"
-        if kind == "AWS::Bedrock::Guardrail" and attribute == "GuardrailArn":
-            return f"arn:aws:bedrock:{region}:{account}:guardrail/generated"
-        return None
-
-    def ref(logical_id: str) -> str | None:
-        if logical_id in pseudo:
-            return pseudo[logical_id]
-        res = resources.get(logical_id, {})
-        kind = res.get("Type")
-        if kind == "AWS::SNS::Topic":
-            name = name_of(logical_id, "TopicName", "generated-topic")
-            return None if name is None else f"arn:aws:sns:{region}:{account}:{name}"
-        if kind == "AWS::IAM::ManagedPolicy":
-            name = name_of(logical_id, "ManagedPolicyName", "generated-policy")
-            return None if name is None else f"arn:aws:iam::{account}:policy/{name}"
-        if kind in ("AWS::S3::Bucket", "AWS::Logs::LogGroup", "AWS::IAM::Role", "AWS::Lambda::Function"):
-            prop = {"AWS::S3::Bucket": "BucketName", "AWS::Logs::LogGroup": "LogGroupName",
-                    "AWS::IAM::Role": "RoleName", "AWS::Lambda::Function": "FunctionName"}[kind]
-            return name_of(logical_id, prop, "generated")
-        return None
-
-    def resolve(value: Any) -> str | None:
-        if isinstance(value, str):
-            return value
-        if not isinstance(value, Mapping) or len(value) != 1:
-            return None
-        (fn, arg), = value.items()
-        if fn == "Ref" and isinstance(arg, str):
-            return ref(arg)
-        if fn == "Fn::GetAtt" and isinstance(arg, Sequence) and len(arg) == 2:
-            return get_att(str(arg[0]), str(arg[1]))
-        if fn == "Fn::Join" and isinstance(arg, Sequence) and len(arg) == 2:
-            parts = [resolve(p) for p in _as_list(arg[1])]
-            return None if any(p is None for p in parts) else str(arg[0]).join(p for p in parts if p is not None)
-        return None
-
-    return resolve

@@ -277,7 +277,7 @@ _STACKSETS_SUFFIX = "0123456789abcdef"
 
 def params_for(plan: "Plan") -> CaseParams:
     """The table's parameters for a validated plan (deterministic: config order, then catalog order)."""
-    from landing_zone.routing import PathKind
+    from landing_zone.core.routing import PathKind
 
     config, catalog = plan.config, plan.catalog
     acc, home = config.deployment_account, config.home_region

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from landing_zone.review.assembly import Assembly
+from landing_zone.assembly import Assembly
 from landing_zone.review.inventory import IDENTITY_KINDS, PolicyRecord, statements_of
 from landing_zone.review.rules import ADVISORY, BLOCKING, rule
 from landing_zone.review.summarize import ROOT_ARN, as_list, plain_arn, principal_entries
@@ -429,12 +429,12 @@ def policy_findings(records: Iterable[PolicyRecord], ctx: ReviewContext) -> list
 def data_store_findings(assembly: Assembly) -> list[Finding]:
     out: list[Finding] = []
     for t in assembly.templates:
-        for logical_id, res in sorted(t.resources.items()):
+        for logical_id, res in sorted(t.resource_map.items()):
             if not isinstance(res, Mapping):
                 continue
             kind = res.get("Type")
             props = res.get("Properties") if isinstance(res.get("Properties"), Mapping) else {}
-            evidence = {"template": t.file, "stack": t.stack, "logical_id": logical_id}
+            evidence = {"template": t.file, "stack": t.name, "logical_id": logical_id}
             if kind == "AWS::S3::Bucket":
                 encryption = props.get("BucketEncryption")
                 if not encryption:

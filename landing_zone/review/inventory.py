@@ -29,8 +29,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from landing_zone.review.assembly import Assembly, StackTemplate
-from landing_zone.review.intrinsics import is_intrinsic, render, render_document
+from landing_zone.assembly import Assembly, Stack
+from landing_zone.assembly.intrinsics import is_intrinsic, render, render_document
 
 __all__ = ["PolicyRecord", "build_inventory", "statements_of"]
 
@@ -144,8 +144,8 @@ def _ref(value: Any) -> str | None:
     return None
 
 
-def _principal_label(template: StackTemplate, logical_id: str) -> str:
-    res = template.resources.get(logical_id) or {}
+def _principal_label(template: Stack, logical_id: str) -> str:
+    res = template.resource_map.get(logical_id) or {}
     kind = _PRINCIPAL_TYPES.get(str(res.get("Type")), "resource")
     props = res.get("Properties") or {}
     name_key = {"role": "RoleName", "user": "UserName", "group": "GroupName"}.get(kind, "")
@@ -153,44 +153,44 @@ def _principal_label(template: StackTemplate, logical_id: str) -> str:
     return f"{kind} {render(name) if name else logical_id}"
 
 
-def _attachments(template: StackTemplate) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
+def _attachments(template: Stack) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
     """managed policy logical id -> principals attached; -> principals using it as boundary; role -> AWS managed."""
     attached: dict[str, list[str]] = {}
     boundary: dict[str, list[str]] = {}
     external: dict[str, list[str]] = {}
-    for logical_id, res in sorted(template.resources.items()):
+    for logical_id, res in sorted(template.resource_map.items()):
         if not isinstance(res, Mapping) or res.get("Type") not in _PRINCIPAL_TYPES:
             continue
         props = res.get("Properties") or {}
         label = _principal_label(template, logical_id)
         for arn in props.get("ManagedPolicyArns") or []:
             target = _ref(arn)
-            if target and target in template.resources:
+            if target and target in template.resource_map:
                 attached.setdefault(target, []).append(label)
             else:
                 external.setdefault(logical_id, []).append(render(arn))
         target = _ref(props.get("PermissionsBoundary"))
-        if target and target in template.resources:
+        if target and target in template.resource_map:
             boundary.setdefault(target, []).append(label)
         elif props.get("PermissionsBoundary"):
             external.setdefault(logical_id, []).append(f"permissions boundary {render(props['PermissionsBoundary'])}")
-    for logical_id, res in sorted(template.resources.items()):
+    for logical_id, res in sorted(template.resource_map.items()):
         if isinstance(res, Mapping) and res.get("Type") == "AWS::IAM::ManagedPolicy":
             props = res.get("Properties") or {}
             for key in ("Roles", "Users", "Groups"):
                 for item in props.get(key) or []:
                     target = _ref(item)
-                    label = _principal_label(template, target) if target and target in template.resources else f"{key[:-1].lower()} {render(item)}"
+                    label = _principal_label(template, target) if target and target in template.resource_map else f"{key[:-1].lower()} {render(item)}"
                     attached.setdefault(logical_id, []).append(label)
     return attached, boundary, external
 
 
-def _listed_principals(template: StackTemplate, props: Mapping[str, Any]) -> list[str]:
+def _listed_principals(template: Stack, props: Mapping[str, Any]) -> list[str]:
     out = []
     for key in ("Roles", "Users", "Groups"):
         for item in props.get(key) or []:
             target = _ref(item)
-            out.append(_principal_label(template, target) if target and target in template.resources else f"{key[:-1].lower()} {render(item)}")
+            out.append(_principal_label(template, target) if target and target in template.resource_map else f"{key[:-1].lower()} {render(item)}")
     return out
 
 
@@ -215,7 +215,7 @@ def _name(resource_type: str, props: Mapping[str, Any], path: str, logical_id: s
     return logical_id
 
 
-def _applies_to(template: StackTemplate, resource_type: str, props: Mapping[str, Any], logical_id: str, exports: Mapping[str, Any]) -> str:
+def _applies_to(template: Stack, resource_type: str, props: Mapping[str, Any], logical_id: str, exports: Mapping[str, Any]) -> str:
     if resource_type == "AWS::S3::BucketPolicy":
         return f"bucket {render(props.get('Bucket'), exports)}"
     if resource_type == "AWS::SNS::TopicPolicy":
@@ -267,21 +267,21 @@ def _lambda_permission_document(props: Mapping[str, Any]) -> dict[str, Any]:
     return {"Version": "2012-10-17", "Statement": [stmt]}
 
 
-def _template_records(template: StackTemplate, exports: Mapping[str, Any]) -> list[PolicyRecord]:
+def _template_records(template: Stack, exports: Mapping[str, Any]) -> list[PolicyRecord]:
     attached, boundary, external = _attachments(template)
     records: list[PolicyRecord] = []
-    for logical_id, res in sorted(template.resources.items()):
+    for logical_id, res in sorted(template.resource_map.items()):
         if not isinstance(res, Mapping):
             continue
         resource_type = str(res.get("Type", ""))
         props = res.get("Properties") if isinstance(res.get("Properties"), Mapping) else {}
         if resource_type == "AWS::CloudFormation::StackSet" or resource_type == "AWS::CDK::Metadata":
             continue  # a StackSet's TemplateBody is inventoried as its own template
-        base = dict(stack=template.stack, template=template.file, logical_id=logical_id, resource_type=resource_type)
+        base = dict(stack=template.name, template=template.file, logical_id=logical_id, resource_type=resource_type)
         if resource_type == "AWS::Lambda::Permission":
             records.append(
                 PolicyRecord(
-                    id=f"{template.stack}/{logical_id}/Permission",
+                    id=f"{template.name}/{logical_id}/Permission",
                     kind="lambda-permission",
                     name=logical_id,
                     property_path="Properties",
@@ -316,7 +316,7 @@ def _template_records(template: StackTemplate, exports: Mapping[str, Any]) -> li
                 notes.append("the role also has (content not in the template): " + ", ".join(sorted(external[logical_id])))
             records.append(
                 PolicyRecord(
-                    id=f"{template.stack}/{logical_id}/{path}",
+                    id=f"{template.name}/{logical_id}/{path}",
                     kind=kind,
                     name=_name(resource_type, props, path, logical_id, node),
                     property_path=f"Properties.{path}",

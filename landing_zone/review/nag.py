@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from landing_zone.review.assembly import Assembly
+from landing_zone.assembly import Assembly
 from landing_zone.review.findings import Finding, finding
 
 __all__ = ["nag_findings", "nag_section"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from landing_zone.errors import LandingZoneError
-from landing_zone.review.assembly import Assembly, load_assembly, logical_id_lines
+from landing_zone.assembly import Assembly, load_assembly, logical_id_lines
 from landing_zone.review.diff import policy_diff
 from landing_zone.review.findings import ReviewContext, data_store_findings, policy_findings, sort_findings
 from landing_zone.review.inventory import PolicyRecord, build_inventory
@@ -45,7 +45,7 @@ class ReviewResult:
 
 
 def review_context(plan: "Plan") -> ReviewContext:
-    from landing_zone.routing import PathKind
+    from landing_zone.core.routing import PathKind
 
     config = plan.config
     accounts = {a.id for a in config.accounts} | {config.deployment_account}
@@ -73,7 +73,7 @@ def review_context(plan: "Plan") -> ReviewContext:
 
 def _check_match(assembly: Assembly, plan: "Plan") -> None:
     prefix = f"{plan.config.name}-"
-    stacks = sorted({t.stack for t in assembly.templates if t.nested_in is None})
+    stacks = sorted({t.name for t in assembly.templates if t.nested_in is None})
     if not any(s.startswith(prefix) for s in stacks):
         raise AssemblyMismatch(
             f"--assembly {assembly.path}: its stacks ({', '.join(stacks)}) were not synthesized from this configuration "
@@ -180,7 +180,7 @@ def build_review(
             "blocking": levels.get(BLOCKING, 0),
             "advisory": levels.get(ADVISORY, 0),
             "templates": sorted({t.file for t in assembly.templates}),
-            "stacks": sorted({t.stack for t in assembly.templates}),
+            "stacks": sorted({t.name for t in assembly.templates}),
             "policies": len(records),
             "statements": statements,
             "policies_by_kind": dict(sorted(Counter(r.kind for r in records).items())),

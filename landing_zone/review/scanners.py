@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 import yaml
 
 from landing_zone.errors import LandingZoneError
-from landing_zone.review.assembly import Assembly
+from landing_zone.assembly import Assembly
 from landing_zone.review.findings import Finding, finding
 
 __all__ = [

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from landing_zone.errors import LandingZoneError
-from landing_zone.verify.assembly import Assembly, AssemblyError
+from landing_zone.assembly import Assembly, AssemblyError
 from landing_zone.verify.report import CheckResult, Report, Status
 
 if TYPE_CHECKING:
     from landing_zone.plan import Plan
 
-__all__ = ["Assembly", "AssemblyError", "CheckResult", "Report", "Status", "verify", "register"]
+__all__ = ["Assembly", "AssemblyError", "CheckResult", "Report", "Status", "verify"]
 
 
 def verify(
@@ -82,10 +82,3 @@ def _deployment_account(assembly: Assembly, plan: "Plan | None") -> str | None:
     if len(accounts) == 1:
         return accounts.pop()
     return plan.config.deployment_account if plan else None
-
-
-def register(subparsers, add_config_args, plan_from_args) -> None:  # type: ignore[no-untyped-def]
-    """Add ``verify`` to ``subparsers`` (see :mod:`landing_zone.verify.cli`)."""
-    from landing_zone.verify.cli import register as _register
-
-    _register(subparsers, add_config_args, plan_from_args)

@@ -15,7 +15,7 @@ from botocore.exceptions import ClientError
 
 from landing_zone import aws
 from landing_zone.errors import LandingZoneError
-from landing_zone.verify.assembly import Assembly, Resource, Stack
+from landing_zone.assembly import Assembly, Resource, Stack
 from landing_zone.verify.compare import (
     Unresolved,
     as_bool,
@@ -47,9 +47,9 @@ class Context:
     region_override: str | None = None
     deployment_account: str | None = None
     compliant_regions: tuple[str, ...] = ()
-    catalog: Any = None  # landing_zone.catalog.Catalog, for the expected destinations of profiles
+    catalog: Any = None  # landing_zone.core.catalog.Catalog, for the expected destinations of profiles
     config_target_ids: tuple[str, ...] = ()
-    self_hosting: Any = None  # landing_zone.config.SelfHosting
+    self_hosting: Any = None  # landing_zone.core.config.SelfHosting
     invocation_log_bucket: str | None = None
     resolver: Resolver = field(init=False)
     key_labels: dict[str, str] = field(default_factory=dict)  # key ARN -> alias, for readable rows

@@ -16,7 +16,7 @@ import re
 from typing import Any, Callable
 
 from landing_zone import aws
-from landing_zone.verify.assembly import Assembly, Resource, Stack
+from landing_zone.assembly import Assembly, Resource, Stack
 from landing_zone.verify.compare import Unresolved
 
 

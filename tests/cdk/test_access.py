@@ -7,6 +7,7 @@ import json
 import pytest
 from aws_cdk.assertions import Match
 
+from landing_zone.assembly.intrinsics import resolve_document, template_resolver
 from landing_zone.policies.common import actions_of, resources_of
 from landing_zone.policies.evaluator import Request, evaluate
 from tests.conftest import ROOT
@@ -18,35 +19,28 @@ INVOKE = {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream", "bedro
           "bedrock-mantle:CreateInference"}
 
 
-def resolve(template_json: dict, value):
-    """Replace {"Fn::GetAtt"/"Ref"} tokens by readable placeholders (enough for policy evaluation)."""
-    if isinstance(value, dict):
-        if "Fn::GetAtt" in value:
-            logical, attr = value["Fn::GetAtt"]
-            # ARN attributes become ARN-shaped placeholders (no Region/account), so ArnLike can evaluate them
-            return f"arn:aws:token:::{logical}.{attr}" if attr.endswith("Arn") else f"<{logical}.{attr}>"
-        if "Ref" in value:
-            return f"<{value['Ref']}>"
-        if "Fn::ImportValue" in value:
-            return f"<import:{value['Fn::ImportValue']}>"
-        if "Fn::Join" in value:
-            sep, parts = value["Fn::Join"]
-            return sep.join(resolve(template_json, p) for p in parts)
-        return {k: resolve(template_json, v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [resolve(template_json, v) for v in value]
-    return value
+ACCOUNT = "123456789012"
+
+
+def resolve(template_json: dict, value, region: str):
+    """The policy with its intrinsics resolved offline (the one resolver of landing_zone.assembly.intrinsics)."""
+    return resolve_document(value, template_resolver(template_json, account=ACCOUNT, region=region))
+
+
+def token_arn(kind: str, logical_id: str, region: str) -> str:
+    """What the resolver makes of ``Fn::GetAtt`` of an application profile or guardrail."""
+    return f"arn:aws:bedrock:{region}:{ACCOUNT}:{kind}/{logical_id.lower()}"
 
 
 def by_type(template, type_):
     return template.find_resources(type_)
 
 
-def managed_policy(template, name_suffix):
+def managed_policy(template, name_suffix, region="eu-central-1"):
     raw = template.to_json()
     for res in raw["Resources"].values():
         if res["Type"] == "AWS::IAM::ManagedPolicy" and str(res["Properties"].get("ManagedPolicyName", "")).endswith(name_suffix):
-            return resolve(raw, res["Properties"]["PolicyDocument"])
+            return resolve(raw, res["Properties"]["PolicyDocument"], region)
     raise KeyError(name_suffix)
 
 
@@ -114,7 +108,7 @@ def test_no_invoke_statement_has_a_wildcard_resource_or_a_non_compliant_region(s
     for res in raw["Resources"].values():
         if res["Type"] != "AWS::IAM::ManagedPolicy":
             continue
-        for stmt in resolve(raw, res["Properties"]["PolicyDocument"])["Statement"]:
+        for stmt in resolve(raw, res["Properties"]["PolicyDocument"], cfg.home_region)["Statement"]:
             if stmt["Effect"] != "Allow" or not INVOKE & set(actions_of(stmt)):
                 continue
             if stmt.get("Sid") == "InvokerCeiling":
@@ -134,7 +128,7 @@ def decide(policy, action, resource, **context):
 def test_invoker_policy_semantics(eu_access):
     policy = managed_policy(eu_access, "-invoke-support-bot")
     profile = next(
-        f"arn:aws:token:::{k}.InferenceProfileArn" for k, v in eu_access.to_json()["Resources"].items()
+        token_arn("application-inference-profile", k, "eu-central-1") for k, v in eu_access.to_json()["Resources"].items()
         if v["Type"] == "AWS::Bedrock::ApplicationInferenceProfile" and v["Properties"]["InferenceProfileName"] == "kimi-eu-support-bot"
     )
     vpce = next(s for s in policy["Statement"] if s["Sid"] == "InvokeCompliantModelsAndProfiles")["Condition"]["StringEquals"]["aws:SourceVpce"]
@@ -157,10 +151,10 @@ def test_invoker_policy_semantics(eu_access):
 def test_per_request_guardrail_is_required_by_the_invoker_policy(synth):
     lz = synth(US)
     t = lz.template("access")
-    policy = managed_policy(t, "-invoke-us-workload")
+    policy = managed_policy(t, "-invoke-us-workload", lz.plan.config.home_region)
     direct = next(s for s in policy["Statement"] if s["Sid"] == "InvokeCompliantModelsAndProfiles")
     guardrail = next(k for k, v in t.to_json()["Resources"].items() if v["Type"] == "AWS::Bedrock::Guardrail")
-    guardrail_arn = f"arn:aws:token:::{guardrail}.GuardrailArn"
+    guardrail_arn = token_arn("guardrail", guardrail, lz.plan.config.home_region)
     assert direct["Condition"]["StringLike"]["bedrock:GuardrailIdentifier"] == [guardrail_arn, f"{guardrail_arn}:*"]
     vpce = direct["Condition"]["StringEquals"]["aws:SourceVpce"]
     resource = resources_of(direct)[0]

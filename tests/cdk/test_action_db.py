@@ -13,8 +13,9 @@ from typing import Any, Iterator, Mapping
 
 import pytest
 
-from landing_zone.review.action_db import check_document, template_resolver
-from landing_zone.review.assembly import load_assembly
+from landing_zone.assembly import load_assembly
+from landing_zone.assembly.intrinsics import template_resolver
+from landing_zone.review.action_db import check_document
 from tests.conftest import EXAMPLES
 
 POLICY_PROPERTIES = {
@@ -47,10 +48,10 @@ def test_every_synthesized_policy_agrees_with_the_iam_action_database(synth, exa
     assembly = load_assembly(synth(example).outdir)
     issues, checked = [], 0
     for template in assembly.templates:
-        resolve = template_resolver(template.body, account=template.account or "123456789012",
+        resolve = template_resolver(template.template, account=template.account or "123456789012",
                                     region=template.region or "us-east-1")
-        for name, document in policies(template.body):
+        for name, document in policies(template.template):
             checked += 1
-            issues += [str(i) for i in check_document(document, policy=f"{template.stack}/{name}", resolve=resolve)]
+            issues += [str(i) for i in check_document(document, policy=f"{template.name}/{name}", resolve=resolve)]
     assert checked >= 10
     assert not issues, "\n".join(issues)

@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from landing_zone.cost_alarms import monthly_budget
+from landing_zone.cost.pricing import Workload, estimate_cost
 from landing_zone.policies.evaluator import Request, evaluate
-from landing_zone.pricing import Workload, estimate_cost
 from tests.conftest import ROOT
 
 
@@ -95,7 +94,7 @@ def test_spend_alarm_prices_token_metrics_at_the_configured_prices(default_lz, c
     # bedrock prices 3.00 / 0.75 / 3.00 / 12.00 USD per 1M tokens, 300 s periods -> x12 per hour
     assert "FILL(m0_in, 0) * 3 + FILL(m0_cr, 0) * 0.75 + FILL(m0_cw, 0) * 3.75 + FILL(m0_out, 0) * 12" in expression
     assert expression.endswith("/ 1000000 * 12")
-    budget = monthly_budget(default_lz.plan)
+    budget = default_lz.plan.budget
     assert alarm["Threshold"] == pytest.approx(round(budget.usd / 730 * 2.0, 4))
     metrics = [m for m in alarm["Metrics"] if "MetricStat" in m]
     assert len(metrics) <= 10

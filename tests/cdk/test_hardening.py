@@ -12,10 +12,14 @@ from typing import Any
 
 import pytest
 
+from landing_zone.assembly.intrinsics import render_document, template_resolver
 from landing_zone.policies.endpoints import s3_gateway_policy
-from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate, evaluate_scp_levels
-from landing_zone.review.action_db import template_resolver
-from landing_zone.review.intrinsics import render_document
+from landing_zone.policies.evaluator import (
+    FULL_AWS_ACCESS,
+    Request,
+    evaluate,
+    evaluate_scp_levels,
+)
 from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"

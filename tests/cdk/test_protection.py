@@ -11,9 +11,14 @@ from typing import Any
 
 import pytest
 
+from landing_zone.assembly.intrinsics import template_resolver
 from landing_zone.policies.evaluator import _resource_match
-from landing_zone.policies.guardrails import LANDING_ZONE_TAG, exemptions, protected_resources
-from tests.conftest import EXAMPLES, ROOT
+from landing_zone.policies.guardrails import (
+    LANDING_ZONE_TAG,
+    exemptions,
+    protected_resources,
+)
+from tests.conftest import EXAMPLES
 
 ACCOUNT, REGION = "123456789012", "eu-west-1"
 
@@ -48,26 +53,6 @@ UNPROTECTED = {
 STACKS_OUTSIDE_TARGETS = ("-guardrails", "-rollout")  # management / StackSet administrator account: no SCP applies
 
 
-def _literal(value: Any) -> str | None:
-    """A name written in the template: literal, or a Join whose only tokens are the account and Region."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict) and "Fn::Join" in value:
-        sep, parts = value["Fn::Join"]
-        out = []
-        for p in parts:
-            if isinstance(p, str):
-                out.append(p)
-            elif p == {"Ref": "AWS::AccountId"}:
-                out.append(ACCOUNT)
-            elif p == {"Ref": "AWS::Region"}:
-                out.append(REGION)
-            else:
-                return None
-        return sep.join(out)
-    return None
-
-
 def _prop(props: dict, dotted: str) -> Any:
     for part in dotted.split("."):
         props = props.get(part, {}) if isinstance(props, dict) else {}
@@ -75,10 +60,10 @@ def _prop(props: dict, dotted: str) -> Any:
 
 
 def _templates(synthesized) -> list[tuple[str, dict]]:
-    from landing_zone.review.assembly import load_assembly
+    from landing_zone.assembly import load_assembly
 
-    return [(t.stack, dict(t.body)) for t in load_assembly(synthesized.outdir).templates
-            if not t.stack.endswith(STACKS_OUTSIDE_TARGETS) or t.nested_in]
+    return [(t.name, dict(t.template)) for t in load_assembly(synthesized.outdir).templates
+            if not t.name.endswith(STACKS_OUTSIDE_TARGETS) or t.nested_in]
 
 
 @pytest.mark.parametrize("example", [None, *EXAMPLES], ids=["default", *[e.stem for e in EXAMPLES]])
@@ -94,7 +79,7 @@ def test_every_named_resource_is_inside_the_protected_namespace(synth, example):
             if kind not in NAMED_TYPES or any(logical_id.startswith(u) for u in UNPROTECTED):
                 continue
             prop, arn = NAMED_TYPES[kind]
-            name = _literal(_prop(res.get("Properties", {}), prop))
+            name = template_resolver(body, account=ACCOUNT, region=REGION)(_prop(res.get("Properties", {}), prop))
             if name is None:
                 outside.append(f"{stack}/{logical_id} ({kind}): no literal {prop}")
                 continue

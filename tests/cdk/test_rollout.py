@@ -7,7 +7,12 @@ import json
 import pytest
 
 from landing_zone.errors import ConfigError
-from landing_zone.rollout import PARAM_BUDGET, PARAM_COST_CENTER, PARAM_THRESHOLD, member_instances
+from landing_zone.plan.rollout import (
+    PARAM_BUDGET,
+    PARAM_COST_CENTER,
+    PARAM_THRESHOLD,
+    member_instances,
+)
 from tests.conftest import ROOT
 
 EXAMPLE = ROOT / "examples" / "multi-account-100.yaml"

@@ -13,7 +13,11 @@ import json
 
 import pytest
 
-from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate_scp_levels
+from landing_zone.policies.evaluator import (
+    FULL_AWS_ACCESS,
+    Request,
+    evaluate_scp_levels,
+)
 from landing_zone.review.cases import ACC, ALLOW, APP_ROLE, CASES, DENY, DEPLOYER, M, fm
 from tests.conftest import ROOT
 

@@ -12,10 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import aws_cdk as cdk
+from dataclasses import replace
+
 import pytest
 from aws_cdk.assertions import Template
 
-from landing_zone.manifests import GPU_NODE_LABELS, Images, ServingSpec, render_manifests, to_yaml
+from landing_zone.kubernetes.manifests import (
+    GPU_NODE_LABELS,
+    Images,
+    ServingSpec,
+    render_manifests,
+    to_yaml,
+)
 from stacks.landing_zone import build_landing_zone
 from stacks.self_hosting import SelfHostingStack
 from tests.conftest import ROOT, cdk_context
@@ -274,16 +282,34 @@ def test_apply_manifests_adds_a_kubectl_provider_in_the_vpc(applied):
     assert ".lambda" in services
 
 
-def test_apply_manifests_without_the_kubectl_layer_package_is_a_config_error():
-    from constructs_lib.eks import kubectl_layer
+def test_apply_manifests_without_the_kubectl_layer_package_is_a_config_error(plan_for):
+    """Caught by the plan (exit 2 at synth with the pip command), not by a construct halfway through a synth."""
     from landing_zone.errors import ConfigError
 
-    stack = cdk.Stack(cdk.App(), "S")
-    with pytest.raises(ConfigError, match=r"self_hosting.apply_manifests.*aws-cdk.lambda-layer-kubectl-v39"):
-        kubectl_layer(stack, "1.39")  # no such layer package is installed
+    block = {"enabled": True, "capacity": "on-demand", "apply_manifests": True, "kubernetes_version": "1.39"}
+    with pytest.raises(ConfigError, match=r"self_hosting.apply_manifests.*pip install aws-cdk.lambda-layer-kubectl-v39"):
+        plan_for(self_hosting=block)  # no such layer package is installed
+    assert plan_for(self_hosting={**block, "kubernetes_version": "1.34"}).config.self_hosting.apply_manifests
 
 
-# -- cdk-nag (the gate in tests/nag covers the wired default example; these cover the other branches) ------
+def test_efa_without_a_network_card_count_is_a_config_error(plan_for, tmp_path):
+    """The EFA interfaces need the instance's network-card count from the price catalog; without it the plan
+    refuses efa: true, naming the field and what to add."""
+    from landing_zone.errors import ConfigError
+
+    block = {"enabled": True, "capacity": "on-demand", "efa": True, "hourly_usd": 100.0,
+             "instance_type": "p6-b300.48xlarge"}
+    assert plan_for(self_hosting=block).config.self_hosting.efa  # catalogued: 8 cards
+    plan = plan_for(self_hosting=block)
+    no_cards = replace(plan.prices, self_hosting={
+        **plan.prices.self_hosting,
+        "p6-b300.48xlarge": replace(plan.prices.self_hosting["p6-b300.48xlarge"], network_cards=None),
+    })
+    from landing_zone.plan.checks import self_hosting_problems
+
+    (problem,) = self_hosting_problems(plan.config, no_cards)
+    assert problem.path == "self_hosting.efa" and "network_cards" in problem.allowed
+
 def _nag_violations(plan, outdir: Path) -> list[str]:
     from constructs_lib.nag import PACK_NAMES, add_nag_checks
 

@@ -1,4 +1,4 @@
-"""The CloudFormation limit check (landing_zone/stack_limits.py) counts what the stacks really create.
+"""The CloudFormation limit check (landing_zone/plan/stack_limits.py) counts what the stacks really create.
 
 Each case synthesizes the app and compares the counted resources and outputs of the templates that grow with
 the configuration with the ones the plan predicts; a construct that adds a resource makes this fail and
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from landing_zone.config import LANDING_ZONE_TAGS_MAX, RESERVED_TAG_KEYS
+from landing_zone.core.config import LANDING_ZONE_TAGS_MAX, RESERVED_TAG_KEYS
 from landing_zone.errors import ConfigError
-from landing_zone.stack_limits import template_footprints
+from landing_zone.plan.stack_limits import template_footprints
 from tests.conftest import EXAMPLES, cdk_context
 
 MEMBER_BASELINE = {
@@ -82,7 +82,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_counted_resources_and_outputs_match_the_synthesized_templates(plan_for, tmp_path, case):
     plan = plan_for(**CASES[case])
-    predicted = {fp.template: (fp.resources, fp.outputs) for fp in template_footprints(plan)}
+    predicted = {fp.template: (fp.resources, fp.outputs) for fp in template_footprints(plan.config, plan.catalog, plan.applications, plan.cost_alarms)}
     assert predicted == actual_counts(plan, synthesized_templates(plan, tmp_path))
 
 
@@ -90,7 +90,7 @@ def test_counted_resources_and_outputs_match_the_synthesized_templates(plan_for,
 def test_counts_match_every_example(synth, example):
     lz = synth(example)
     templates = {p.name.removesuffix(".template.json"): json.loads(p.read_text()) for p in lz.outdir.rglob("*.template.json")}
-    predicted = {fp.template: (fp.resources, fp.outputs) for fp in template_footprints(lz.plan)}
+    predicted = {fp.template: (fp.resources, fp.outputs) for fp in template_footprints(lz.plan.config, lz.plan.catalog, lz.plan.applications, lz.plan.cost_alarms)}
     assert predicted == actual_counts(lz.plan, templates)
 
 

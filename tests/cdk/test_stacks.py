@@ -160,7 +160,7 @@ def test_every_example_synthesizes(synth, example):
 
 def test_config_retention_periods_match_the_construct_mapping():
     from constructs_lib.network import RETENTION_DAYS
-    from landing_zone.config import LOG_RETENTION_DAYS
+    from landing_zone.core.config import LOG_RETENTION_DAYS
 
     assert set(RETENTION_DAYS) == set(LOG_RETENTION_DAYS)
 

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import FIXTURES, ROOT
 
 BAD = FIXTURES / "bad-config.yaml"

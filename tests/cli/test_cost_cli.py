@@ -11,7 +11,8 @@ from typing import Callable
 
 import pytest
 
-from landing_zone.pricing import Workload, break_even, estimate_cost, load_price_catalog
+from landing_zone.core.catalog.prices import load_price_catalog
+from landing_zone.cost.pricing import Workload, break_even, estimate_cost
 from tests.conftest import ROOT
 
 Run = Callable[..., subprocess.CompletedProcess]

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import io
-import sys
 from typing import Callable, Iterator
 
 import pytest
 from moto import mock_aws
 
+from landing_zone.assembly import Assembly  # noqa: E402
 from landing_zone.aws import use_client_factory  # noqa: E402
-from landing_zone.verify.assembly import Assembly  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tests.moto.harness import Deployed, deploy_intent, moto_accounts  # noqa: E402
 
@@ -59,18 +58,12 @@ def empty_account(eu, aws_mock) -> Iterator[Deployed]:
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
     """``python -m landing_zone ARGV`` in-process (so the moto mock and the client factory apply)."""
-    from landing_zone import __main__ as cli
-    from landing_zone.errors import LandingZoneError
+    from landing_zone.cli import main
 
-    parser = cli.build_parser()
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            args = parser.parse_args(argv)
-            code = args.func(args)
-        except LandingZoneError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            code = exc.exit_code
+            code = main(argv)
         except SystemExit as exc:  # argparse usage errors
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()

@@ -30,7 +30,7 @@ from unittest import mock
 import boto3
 from botocore.stub import Stubber
 
-from landing_zone.verify.assembly import Assembly, Resource, Stack
+from landing_zone.assembly import Assembly, Resource, Stack
 
 PROFILE_TYPE = "AWS::Bedrock::ApplicationInferenceProfile"
 PROFILE_PREFIXES = ("us", "eu", "apac", "jp", "au", "ca", "us-gov", "global")

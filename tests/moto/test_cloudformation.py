@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from landing_zone.verify.assembly import Assembly
+from landing_zone.assembly import Assembly
 
 NOT_IN_MOTO_CLOUDFORMATION = {
     "AWS::Bedrock::ApplicationInferenceProfile",

@@ -10,9 +10,9 @@ from typing import Any, Iterator
 
 import pytest
 
+from landing_zone.assembly import Assembly
 from landing_zone.aws import use_client_factory
 from landing_zone.verify import verify
-from landing_zone.verify.assembly import Assembly
 from tests.moto.harness import Deployed, FakeServices, deploy_intent, moto_accounts
 
 NAME = "kimi-frag"

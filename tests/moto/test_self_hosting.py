@@ -8,8 +8,8 @@ from typing import Iterator
 
 import pytest
 
+from landing_zone.assembly import Assembly
 from landing_zone.aws import use_client_factory
-from landing_zone.verify.assembly import Assembly
 from tests.conftest import ROOT
 from tests.moto.harness import Deployed, deploy_intent
 

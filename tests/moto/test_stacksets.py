@@ -8,11 +8,17 @@ from typing import Iterator
 
 import pytest
 
+from landing_zone.assembly import Assembly
 from landing_zone.aws import use_client_factory
 from landing_zone.verify import verify
-from landing_zone.verify.assembly import Assembly
 from tests.conftest import ROOT
-from tests.moto.harness import MANAGEMENT_PROFILE, Deployed, MotoAccounts, deploy_intent, member_parameters
+from tests.moto.harness import (
+    MANAGEMENT_PROFILE,
+    Deployed,
+    MotoAccounts,
+    deploy_intent,
+    member_parameters,
+)
 
 MULTI = ROOT / "examples" / "multi-account-100.yaml"
 ADMIN = "444444444444"

@@ -10,7 +10,11 @@ import json
 import aws_cdk as cdk
 import pytest
 
-from constructs_lib.compliance import ACKNOWLEDGEABLE_RULES, AcknowledgmentNotAllowed, acknowledge
+from constructs_lib.compliance import (
+    ACKNOWLEDGEABLE_RULES,
+    AcknowledgmentNotAllowed,
+    acknowledge,
+)
 from constructs_lib.nag import PACK_NAMES, add_nag_checks
 from stacks.landing_zone import build_landing_zone
 from tests.conftest import EXAMPLES, cdk_context

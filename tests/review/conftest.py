@@ -3,15 +3,12 @@ once per session (``reviewed``); the scanner timings are printed at the end of t
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import time
 from pathlib import Path
 from typing import Callable
 
 import pytest
-
-from landing_zone.errors import LandingZoneError
 
 SCANNER_TIMINGS: dict[str, dict[str, float]] = {}
 
@@ -51,18 +48,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
 
 
 def run_cli(argv: list[str]) -> int:
-    """``python -m landing_zone review ...`` in-process: the subcommand as ``landing_zone.__main__`` wires it."""
-    from landing_zone.review import cli
+    """``python -m landing_zone review ...`` in-process, through the same entry point."""
+    from landing_zone.cli import main
 
-    parser = argparse.ArgumentParser(prog="python -m landing_zone")
-    sub = parser.add_subparsers(dest="command", required=True)
-    cli.register(sub)
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except LandingZoneError as exc:
-        print(f"error: {exc}")
-        return exc.exit_code
+    return main(argv)
 
 
 @pytest.fixture()

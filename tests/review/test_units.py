@@ -7,10 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from landing_zone.review.assembly import Assembly, StackTemplate
+from landing_zone.assembly import Assembly, Stack
+from landing_zone.assembly.intrinsics import render, render_document
 from landing_zone.review.cases import CASES, EU_SOVEREIGN, TABLE, cases_for, params_for
-from landing_zone.review.findings import ReviewContext, data_store_findings, policy_findings
-from landing_zone.review.intrinsics import render, render_document
+from landing_zone.review.findings import (
+    ReviewContext,
+    data_store_findings,
+    policy_findings,
+)
 from landing_zone.review.inventory import PolicyRecord, build_inventory
 from landing_zone.review.scanners import SkipsError, load_skips
 from landing_zone.review.summarize import condition_clauses, summarize_policy
@@ -155,21 +159,21 @@ def test_a_boundary_only_policy_is_advisory():
 
 
 def test_unencrypted_data_stores_are_blocking():
-    template = StackTemplate("s", "s.template.json", None, None, {"Resources": {
+    template = Stack("s", "s.template.json", None, None, {"Resources": {
         "Bucket": {"Type": "AWS::S3::Bucket", "Properties": {}},
         "Logs": {"Type": "AWS::Logs::LogGroup", "Properties": {"RetentionInDays": 7}},
         "Topic": {"Type": "AWS::SNS::Topic"},
         "Cluster": {"Type": "AWS::EKS::Cluster", "Properties": {"Name": "c"}},
         "Good": {"Type": "AWS::Logs::LogGroup", "Properties": {"KmsKeyId": {"Fn::GetAtt": ["K", "Arn"]}}},
     }})
-    found = data_store_findings(Assembly(Path("."), (template,), (), None))
+    found = data_store_findings(Assembly(Path("."), (template,)))
     assert sorted((f.rule, f.logical_id, f.level) for f in found) == [
         ("LZ-UNENCRYPTED-EKS", "Cluster", "blocking"), ("LZ-UNENCRYPTED-LOGS", "Logs", "blocking"),
         ("LZ-UNENCRYPTED-S3", "Bucket", "blocking"), ("LZ-UNENCRYPTED-SNS", "Topic", "blocking")]
 
 
 def test_the_inventory_finds_generic_and_text_policies():
-    template = StackTemplate("s", "s.template.json", None, None, {"Resources": {
+    template = Stack("s", "s.template.json", None, None, {"Resources": {
         "LogsPolicy": {"Type": "AWS::Logs::ResourcePolicy", "Properties": {"PolicyName": "p", "PolicyDocument": json.dumps(
             {"Statement": [{"Effect": "Allow", "Principal": {"Service": "es.amazonaws.com"}, "Action": "logs:PutLogEvents", "Resource": "*"}]})}},
         "Perm": {"Type": "AWS::Lambda::Permission", "Properties": {"Action": "lambda:InvokeFunction", "FunctionName": {"Ref": "Fn"},
@@ -182,7 +186,7 @@ def test_the_inventory_finds_generic_and_text_policies():
         "Boundary": {"Type": "AWS::IAM::ManagedPolicy", "Properties": {"PolicyDocument": {"Statement": []}}},
         "Broken": {"Type": "AWS::Custom::Thing", "Properties": {"Policy": '{"Statement": [ not json'}},
     }})
-    records = build_inventory(Assembly(Path("."), (template,), (), None))
+    records = build_inventory(Assembly(Path("."), (template,)))
     kinds = {(r.logical_id, r.kind, r.name) for r in records}
     assert kinds == {("LogsPolicy", "resource", "p"), ("Perm", "lambda-permission", "Perm"), ("Role", "trust", "Role"),
                      ("Role", "inline", "a"), ("Role", "inline", "b"), ("Boundary", "managed", "Boundary"),
@@ -258,7 +262,7 @@ def test_condition_values_naming_another_account_are_cross_account():
 
 
 def test_acknowledgments_come_from_the_stack_metadata_and_match_the_nag_report(tmp_path):
-    from landing_zone.review.assembly import load_assembly
+    from landing_zone.assembly import load_assembly
     from landing_zone.review.nag import nag_findings, nag_section
 
     (tmp_path / "manifest.json").write_text(json.dumps({"version": "55.0.0", "artifacts": {"app-stack": {
@@ -294,7 +298,7 @@ def test_acknowledgments_come_from_the_stack_metadata_and_match_the_nag_report(t
 
 
 def test_every_acknowledgment_of_a_synthesized_assembly_is_listed_with_its_reason(synth):
-    from landing_zone.review.assembly import load_assembly
+    from landing_zone.assembly import load_assembly
     from landing_zone.review.nag import nag_section
 
     synthesized = synth(None)

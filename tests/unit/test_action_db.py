@@ -6,7 +6,8 @@ synthesized policies are checked against it in tests/cdk/test_action_db.py.
 
 from __future__ import annotations
 
-from landing_zone.review.action_db import check_document, expand, template_resolver
+from landing_zone.assembly.intrinsics import template_resolver
+from landing_zone.review.action_db import check_document, expand
 
 
 def doc(*statements):

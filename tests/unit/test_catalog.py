@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from landing_zone.catalog import CATALOG_DIR, load_catalog
+from landing_zone.core.catalog import CATALOG_DIR, load_catalog
 from landing_zone.errors import CatalogError
 from tests.conftest import FIXTURES
 

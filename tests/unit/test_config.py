@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from landing_zone.config import deep_merge, json_schema, read_config_file
+from landing_zone.core.config import deep_merge, json_schema, read_config_file
 from landing_zone.errors import ConfigError
 from tests.conftest import FIXTURES
 
@@ -170,8 +170,6 @@ def test_json_schema_documents_the_contract():
 
 
 def test_a_contract_price_replaces_the_catalog_figure_everywhere(plan_for):
-    from landing_zone.cost_alarms import build_spend_alarms, metric_sources_for_plan, monthly_budget
-
     contract = {"bedrock": {"output_usd_per_million_tokens": 9.0, "input_usd_per_million_tokens": 2.5,
                             "source": "AWS private pricing addendum, signed 2026-10-01"}}
     base, plan = plan_for(), plan_for(cost={"price_overrides": contract})
@@ -179,8 +177,8 @@ def test_a_contract_price_replaces_the_catalog_figure_everywhere(plan_for):
     assert (prices.input_usd_per_million, prices.output_usd_per_million) == (2.5, 9.0)
     assert prices.cache_read_usd_per_million == base.prices.prices("bedrock").cache_read_usd_per_million
     assert prices.verified and "AWS private pricing addendum" in prices.source
-    assert monthly_budget(plan).usd < monthly_budget(base).usd  # the budget follows the contract
-    (alarm,) = build_spend_alarms(metric_sources_for_plan(plan), prices, threshold_usd_per_hour=1.0, max_metrics_per_alarm=10)
+    assert plan.budget.usd < base.budget.usd  # the budget follows the contract
+    (alarm,) = plan.cost_alarms.spend  # and so do the alarms
     assert "FILL(m0_out, 0) * 9 " in alarm.expression and "FILL(m0_in, 0) * 2.5 " in alarm.expression
     assert not any(w.startswith("price source 'bedrock' is unverified") for w in plan.warnings)
 

@@ -10,15 +10,15 @@ import time
 
 import pytest
 
-from landing_zone import config_loading
-from landing_zone.config import (
+from landing_zone.core import datafile as config_loading
+from landing_zone.core.config import (
     LANDING_ZONE_TAGS_MAX,
     MAX_MONTHLY_USD,
     TAGS_MAX_PER_RESOURCE,
     read_cdk_json_defaults,
     read_config_file,
 )
-from landing_zone.config_loading import MAX_CONFIG_BYTES, MAX_NESTING_DEPTH
+from landing_zone.core.datafile import MAX_CONFIG_BYTES, MAX_NESTING_DEPTH
 from landing_zone.errors import MAX_SHOWN_PROBLEMS, ConfigError
 from tests.conftest import FIXTURES
 
@@ -87,7 +87,7 @@ def test_a_file_over_the_size_cap_is_refused_before_it_is_parsed(tmp_path, monke
     (problem,) = info.value.problems
     assert str(problem) == (
         f"config: got a file of {big.stat().st_size:,} bytes; a config file may hold at most 1,048,576 bytes (1 MiB, "
-        "MAX_CONFIG_BYTES in landing_zone/config_loading.py): a real configuration is a few kilobytes"
+        "MAX_CONFIG_BYTES in landing_zone/core/datafile.py): a real configuration is a few kilobytes"
     )
 
 
@@ -262,11 +262,11 @@ def test_workload_and_money_have_upper_bounds_that_keep_budgets_and_alarms_valid
 
 
 def test_the_largest_allowed_workload_still_gives_plain_budget_and_threshold_numbers(plan_for):
-    from landing_zone.cost_alarms import hourly_threshold_usd, monthly_budget
+    from landing_zone.cost.alarms import hourly_threshold_usd
 
     plan = plan_for(cost={"workload": {"requests_per_day": 1e9, "input_tokens_per_request": 60_000,
                                        "output_tokens_per_request": 12_000}, "alarm_factor": 100})
-    budget = monthly_budget(plan).usd
+    budget = plan.budget.usd
     assert 1e9 < budget <= MAX_MONTHLY_USD
     threshold = hourly_threshold_usd(budget, plan.prices.hours_per_month, 100)
     for amount in (budget, threshold):

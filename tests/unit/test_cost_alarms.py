@@ -19,24 +19,28 @@ import re
 import pytest
 import yaml
 
-from landing_zone.catalog import CATALOG_DIR, load_catalog
-from landing_zone.cost_alarms import (
+from landing_zone.core.catalog import CATALOG_DIR, load_catalog
+from landing_zone.core.catalog.metrics import (
     DEFAULT_METRICS_PATH,
     TOKEN_KINDS,
-    AlarmSpec,
-    CostAlarmError,
     MetricSource,
+    load_metric_catalog,
+)
+from landing_zone.core.catalog.prices import TokenPrices, load_price_catalog
+from landing_zone.cost.alarms import (
+    AlarmSpec,
+    application_profile_marker,
     build_spend_alarms,
-    config_workload,
+    build_usage_alarms,
     coverage_note,
+    evaluate_expression,
     hourly_threshold_usd,
     is_valid_metric_id,
-    load_metric_catalog,
-    metric_sources_for_plan,
-    monthly_budget,
+    spend_sources,
 )
-from landing_zone.errors import LandingZoneError
-from landing_zone.pricing import TokenPrices, Workload, estimate_cost, load_price_catalog
+from landing_zone.cost.budget import config_workload
+from landing_zone.cost.pricing import Workload, estimate_cost
+from landing_zone.errors import CostAlarmError, LandingZoneError
 
 RUNTIME_METRICS = {
     "input": "InputTokenCount",
@@ -60,9 +64,15 @@ def runtime_source(value: str, label: str = "") -> MetricSource:
     return MetricSource("AWS/Bedrock", "ModelId", value, RUNTIME_METRICS, label=label)
 
 
+def sources_of(plan, metric_catalog=None, applications_with_profiles=()):
+    return spend_sources(plan.routing, home_region=plan.config.home_region,
+                         metric_catalog=metric_catalog or plan.metrics,
+                         applications_with_profiles=applications_with_profiles)
+
+
 def evaluate(expression: str, tokens: dict[str, float]) -> float:
     """The library's offline evaluator (missing IDs count as FILL's 0); checked below against hand arithmetic."""
-    from landing_zone.cost_alarms import evaluate_expression
+    from landing_zone.cost.alarms import evaluate_expression
 
     return evaluate_expression(expression, tokens)
 
@@ -185,7 +195,7 @@ def test_metric_specs_sum_the_source_metrics(bedrock):
             "ModelId": "arn:aws:bedrock:us-east-1:111111111111:application-inference-profile/abc123"
         }
     assert set(alarm.using_metrics) == {"m0_in", "m0_cr", "m0_cw", "m0_out"}
-    assert alarm.threshold_usd_per_hour == 5.0
+    assert alarm.threshold == 5.0 and alarm.threshold_unit == "USD/hour"
     assert alarm.comparison_operator == "GreaterThanThreshold"
     assert alarm.treat_missing_data == "notBreaching"
     assert alarm.name_suffix == "spend" and (alarm.part, alarm.parts) == (1, 1)
@@ -215,7 +225,7 @@ def test_three_sources_of_four_metrics_split_into_eight_and_four(bedrock, limit)
     assert [a.name_suffix for a in alarms] == ["spend-1-of-2", "spend-2-of-2"]
     assert [(a.part, a.parts) for a in alarms] == [(1, 2), (2, 2)]
     # Every alarm compares its own part with the FULL threshold.
-    assert [a.threshold_usd_per_hour for a in alarms] == [30.0, 30.0]
+    assert [a.threshold for a in alarms] == [30.0, 30.0]
     # All metrics of one source stay in one alarm.
     assert {m.dimensions["ModelId"] for m in alarms[0].metrics} == {"us.moonshotai.kimi-k3.1-pro", "eu.moonshotai.kimi-k3.1-pro"}
     assert {m.dimensions["ModelId"] for m in alarms[1].metrics} == {"global.moonshotai.kimi-k3.1-pro"}
@@ -345,7 +355,7 @@ def test_hourly_threshold_validates_every_argument(args, field):
 
 def test_metric_sources_of_the_default_plan(plan_for, bedrock):
     plan = plan_for()
-    sources = metric_sources_for_plan(plan)
+    sources = sources_of(plan)
     assert [(s.namespace, s.dimension_name, s.dimension_value, s.verified) for s in sources] == [
         ("AWS/Bedrock", "ModelId", "us.moonshotai.kimi-k3.1-pro", False),  # cache metric names are assumptions
         ("AWS/BedrockMantle", "Model", "moonshotai.kimi-k3.1-pro", True),
@@ -372,11 +382,11 @@ def _values_for(alarm, series):
 def test_worked_example_runtime_and_mantle_usd_per_hour_equals_the_cost_model(plan_for, bedrock):
     """One 5-minute period: 2M input, 3M cache-read, 0.5M cache-write and 0.4M output tokens on the US profile,
     and 1M input + 0.2M output on Mantle."""
-    from landing_zone.cost_alarms import evaluate_expression
+    from landing_zone.cost.alarms import evaluate_expression
 
     plan = plan_for()
     period = 300
-    sources = metric_sources_for_plan(plan)
+    sources = sources_of(plan)
     (alarm,) = build_spend_alarms(sources, bedrock, threshold_usd_per_hour=20.0, max_metrics_per_alarm=10,
                                   period_seconds=period)
     profile, model = "us.moonshotai.kimi-k3.1-pro", "moonshotai.kimi-k3.1-pro"
@@ -410,7 +420,7 @@ def test_worked_example_runtime_and_mantle_usd_per_hour_equals_the_cost_model(pl
 def test_each_token_through_an_application_profile_is_counted_once(plan_for, bedrock, tmp_path, counting):
     """Whichever way AWS/Bedrock counts a call through an application profile, the alarm's series count each
     token once — given the catalog states the way (application_profile_counting)."""
-    from landing_zone.cost_alarms import evaluate_expression
+    from landing_zone.cost.alarms import evaluate_expression
 
     raw = yaml.safe_load(DEFAULT_METRICS_PATH.read_text())
     raw["endpoints"]["runtime"]["application_profile_counting"] = counting
@@ -418,8 +428,9 @@ def test_each_token_through_an_application_profile_is_counted_once(plan_for, bed
     path.write_text(yaml.safe_dump(raw))
     catalog = load_metric_catalog(path)
     plan = plan_for()
-    arn = "arn:aws:bedrock:us-east-1:111111111111:application-inference-profile/abc"
-    sources = metric_sources_for_plan(plan, catalog, application_profiles={"workload": arn})
+    # the plan names the profile's series by a marker; the CDK layer puts the profile's ARN in its place
+    arn = application_profile_marker("workload")
+    sources = sources_of(plan, catalog, ["workload"])
     (alarm,) = build_spend_alarms([s for s in sources if s.namespace == "AWS/Bedrock"], bedrock,
                                   threshold_usd_per_hour=20.0, max_metrics_per_alarm=10)
     profile = "us.moonshotai.kimi-k3.1-pro"
@@ -433,18 +444,18 @@ def test_each_token_through_an_application_profile_is_counted_once(plan_for, bed
 
 def test_monthly_budget_computed_from_the_workload_and_headroom(plan_for):
     plan = plan_for()
-    budget = monthly_budget(plan)
+    budget = plan.budget
     # bedrock: 30M uncached x 3 + 30M cached x 0.75 + 12M out x 12 = 256.5 USD/day; x 730/24; x 1.2
     assert budget.estimate.monthly_usd == pytest.approx(256.5 * 730 / 24)
     assert budget.usd == pytest.approx(256.5 * 730 / 24 * 1.2)
     assert budget.explicit is False and "budget_headroom 1.2" in budget.basis
     assert budget.hourly_usd == pytest.approx(budget.usd / 730)
-    workload = config_workload(plan)
+    workload = config_workload(plan.config)
     assert budget.estimate == estimate_cost(workload, plan.prices.prices("bedrock"), hours_per_month=730)
 
 
 def test_monthly_budget_explicit(plan_for):
-    budget = monthly_budget(plan_for(cost={"monthly_budget_usd": 5000, "price_source": "kimi-api"}))
+    budget = plan_for(cost={"monthly_budget_usd": 5000, "price_source": "kimi-api"}).budget
     assert budget.usd == 5000.0 and budget.explicit is True
     assert budget.estimate.price_source == "kimi-api"
     assert hourly_threshold_usd(budget.usd, budget.hours_per_month, 2) == pytest.approx(5000 / 730 * 2)
@@ -456,3 +467,44 @@ def test_alarm_spec_is_plain_data(bedrock):
     data = alarm.as_dict()
     assert data["expression"] == alarm.expression and data["parts"] == 1
     yaml.safe_dump(data)  # only plain types inside
+
+
+# --------------------------------------------------------------------------------------------------
+# The plan's alarms (computed once; the stack only renders them)
+# --------------------------------------------------------------------------------------------------
+
+
+def test_the_plan_decides_the_alarms_at_its_budget(plan_for, bedrock):
+    plan = plan_for()
+    alarms = plan.cost_alarms
+    assert alarms.threshold_usd_per_hour == pytest.approx(
+        hourly_threshold_usd(plan.budget.usd, plan.prices.hours_per_month, plan.config.cost.alarm_factor))
+    # the default configuration has one application with a profile, counted apart (application_profile_counting)
+    assert list(alarms.sources) == sources_of(plan, applications_with_profiles=[a.app.name for a in plan.applications])
+    assert [s.dimension_value for s in alarms.sources][-1] == application_profile_marker(plan.applications[0].app.name)
+    assert [a.threshold for a in alarms.spend] == [alarms.threshold_usd_per_hour] * len(alarms.spend)
+    assert alarms.coverage_note == coverage_note(alarms.spend)
+
+
+def test_mantle_usage_alarm_fires_on_one_token_and_not_on_none(plan_for):
+    """No magic near-zero USD threshold: the usage alarm counts tokens and compares the count with 0."""
+    plan = plan_for()
+    (usage,) = plan.cost_alarms.mantle_usage
+    assert usage.threshold == 0 and usage.threshold_unit == "tokens per period"
+    assert usage.comparison_operator == "GreaterThanThreshold" and usage.threshold_overridable is False
+    assert {m.namespace for m in usage.metrics} == {"AWS/BedrockMantle"}
+    ids = [m.id for m in usage.metrics]
+    assert evaluate_expression(usage.expression, {}) == 0  # no data point: no traffic, no alarm
+    assert evaluate_expression(usage.expression, {ids[-1]: 1}) == 1 > usage.threshold  # one output token: alarm
+    assert evaluate_expression(usage.expression, {i: 10 for i in ids}) == 10 * len(ids)
+
+
+def test_mantle_usage_alarms_follow_the_switch(plan_for):
+    assert plan_for(cost={"alert_on_mantle_usage": False}).cost_alarms.mantle_usage == ()
+
+
+def test_usage_alarms_validate_like_spend_alarms():
+    with pytest.raises(CostAlarmError, match="at least one metric source"):
+        build_usage_alarms([], max_metrics_per_alarm=10)
+    with pytest.raises(CostAlarmError, match="period_seconds"):
+        build_usage_alarms([runtime_source("m")], max_metrics_per_alarm=10, period_seconds=90)

@@ -27,16 +27,16 @@ import sys
 
 import pytest
 
-from landing_zone.cost_report import (
+from landing_zone.cost.pricing import Workload, break_even, estimate_cost
+from landing_zone.finops import write_cost_report
+from landing_zone.finops.build import (
     CHART_DPI,
     CHART_NAME,
     CHART_SIZE_INCHES,
     REPORT_NAME,
     build_report,
     cheaper_ranges,
-    write_cost_report,
 )
-from landing_zone.pricing import Workload, break_even, estimate_cost
 from tests.conftest import ROOT
 
 NODE_MONTH = 56.79 * 730
@@ -209,7 +209,7 @@ def test_cheaper_ranges_for_the_b300_against_the_highspeed_api():
 
 def test_importing_the_cost_modules_does_not_load_matplotlib():
     code = (
-        "import sys, landing_zone.cost_alarms, landing_zone.cost_report, landing_zone.cost_cli; "
+        "import sys, landing_zone.cost.alarms, landing_zone.finops, landing_zone.cli.cost; "
         "print('matplotlib' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

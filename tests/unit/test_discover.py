@@ -3,10 +3,8 @@ overlay it writes loads with load_catalog and changes the routing decision."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
-import sys
 from datetime import date
 from pathlib import Path
 from typing import Any, Iterator
@@ -18,9 +16,8 @@ from botocore.stub import Stubber
 
 from landing_zone import discover as discover_mod
 from landing_zone.aws import use_client_factory
-from landing_zone.catalog import load_catalog
-from landing_zone.errors import ConfigError
-from landing_zone.routing import PathKind, resolve_routes
+from landing_zone.core.catalog import load_catalog
+from landing_zone.core.routing import PathKind, resolve_routes
 
 ROOT = Path(__file__).resolve().parents[2]
 EU_CONFIG = ROOT / "examples" / "eu-sovereign.yaml"
@@ -273,22 +270,13 @@ def test_overlay_with_a_non_compliant_destination_rejects_the_profile(plan_for, 
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
-    from landing_zone import __main__ as cli
-    from landing_zone.errors import LandingZoneError
+    from landing_zone.cli import main
 
-    parser = cli.build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    if "discover" not in sub.choices:
-        discover_mod.register(sub, cli.add_config_args, cli.plan_from_args)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            args = parser.parse_args(argv)
-            code = args.func(args)
-        except LandingZoneError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            code = exc.exit_code
-        except SystemExit as exc:
+            code = main(argv)
+        except SystemExit as exc:  # argparse usage errors
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
 

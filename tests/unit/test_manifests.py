@@ -13,7 +13,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from landing_zone import manifests as m
+from landing_zone.kubernetes import manifests as m
 
 K8S_VERSION = "1.34"  # config default self_hosting.kubernetes_version
 SPEC = m.ServingSpec(allowed_cidrs=("10.80.0.0/16",))
@@ -92,7 +92,7 @@ def test_weight_cache_is_a_host_path_on_the_nvme_raid():
 def test_startup_probe_budget_is_well_over_the_cold_start():
     probe = vllm_container()["startupProbe"]
     budget_minutes = probe["periodSeconds"] * probe["failureThreshold"] / 60
-    from landing_zone.pricing import load_price_catalog
+    from landing_zone.core.catalog.prices import load_price_catalog
 
     cold_start = load_price_catalog().self_hosting["p6-b300.48xlarge"].cold_start_minutes
     assert cold_start == (22, 27)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from landing_zone import arns
+from landing_zone.core import arns
+from landing_zone.core.routing import PathKind
 from landing_zone.policies.common import actions_of, resources_of
 from landing_zone.policies.endpoints import endpoint_policy
 from landing_zone.policies.evaluator import Request, evaluate
 from landing_zone.policies.kms import alerts_key_policy, logs_key_policy
-from landing_zone.routing import PathKind
 
 ACCOUNT = "111111111111"
 OTHER_ACCOUNT = "999999999999"

@@ -1,4 +1,4 @@
-"""Pins the cost arithmetic of landing_zone.pricing with hand-computed numbers.
+"""Pins the cost arithmetic of landing_zone.cost.pricing with hand-computed numbers.
 
 Expected values are written as arithmetic from the catalog figures so that a reader can check them.
 """
@@ -13,24 +13,25 @@ from pathlib import Path
 
 import pytest
 
-from landing_zone import pricing
-from landing_zone.pricing import (
-    BreakEven,
-    CostEstimate,
+from landing_zone.core.catalog.prices import (
     PriceCatalog,
-    PricingError,
     SelfHostingOption,
     TokenPrices,
+    load_price_catalog,
+)
+from landing_zone.cost import pricing
+from landing_zone.cost.pricing import (
+    BreakEven,
+    CostEstimate,
     Workload,
     break_even,
     estimate_cost,
-    format_breakeven_table,
-    format_cost_table,
-    load_price_catalog,
     monthly_cost_curve,
     with_discount,
     with_overrides,
 )
+from landing_zone.cost.tables import format_breakeven_table, format_cost_table
+from landing_zone.errors import PricingError
 
 B300 = "p6-b300.48xlarge"
 HOURS = 730.0
@@ -198,7 +199,7 @@ def test_catalog_variants(tmp_path: Path) -> None:
         (720, -6, "price_sources.p.output_usd_per_million_tokens", "-6"),
         (720, ".nan", "price_sources.p.output_usd_per_million_tokens", "nan"),
         (720, '"cheap"', "price_sources.p.output_usd_per_million_tokens", "'cheap'"),
-        (0, 6, "hours_per_month", "0"),
+        (0, 6, "hours_per_month.value", "0"),
     ],
 )
 def test_bad_catalog_values(tmp_path: Path, hours, output, field: str, got: str) -> None:
@@ -211,7 +212,7 @@ def test_bad_catalog_values(tmp_path: Path, hours, output, field: str, got: str)
 
 def test_catalog_missing_provenance(tmp_path: Path) -> None:
     text = _MINIMAL.format(hours=730, cache_write="", output=6).replace('    source: "test"\n', "")
-    match = r"price_sources\.p\.source: got None; allowed: a non-empty string"
+    match = r"price_sources\.p\.source: got None; allowed: field required"
     with pytest.raises(PricingError, match=match):
         load_price_catalog(_write_catalog(tmp_path, text))
 

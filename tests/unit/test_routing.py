@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from landing_zone.catalog import load_catalog
+from landing_zone.core.catalog import load_catalog
+from landing_zone.core.routing import PathKind, format_table, resolve_routes
 from landing_zone.errors import ConfigError
-from landing_zone.routing import PathKind, format_table, resolve_routes
 from tests.conftest import FIXTURES
 
 EU = ["eu-central-1", "eu-west-1", "eu-west-3", "eu-north-1", "eu-south-1", "eu-south-2"]

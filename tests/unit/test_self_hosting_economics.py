@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from landing_zone.pricing import PricingError
-from landing_zone.self_hosting import (
+from landing_zone.cost.self_hosting import (
     economics,
     holds_weights,
     monthly_cost_line,
     node_hourly_usd,
     self_hosting_warnings,
 )
+from landing_zone.errors import PricingError
 
 ON_DEMAND = {"enabled": True, "capacity": "on-demand"}
 
@@ -116,11 +116,10 @@ def test_capacity_block_with_zero_desired_nodes_still_budgets_the_block(plan_for
 
 
 def test_the_budget_includes_the_self_hosted_nodes(plan_for):
-    from landing_zone.cost_alarms import monthly_budget
     from tests.conftest import ROOT
 
     p = plan_for(ROOT / "examples" / "self-hosting.yaml")
-    budget = monthly_budget(p)
+    budget = p.budget
     nodes = p.config.self_hosting.max_size * 56.79 * 730
     assert budget.self_hosted_monthly_usd == pytest.approx(nodes)
     assert budget.usd == pytest.approx((budget.estimate.monthly_usd + nodes) * p.config.cost.budget_headroom)

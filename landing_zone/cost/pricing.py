@@ -1,7 +1,7 @@
 """Pure cost arithmetic for Kimi K3.1 Pro: token-priced APIs versus a self-hosted node.
 
-Every figure comes from ``landing_zone/catalog/prices.yaml`` (or a config override) and carries its
-source and date.  All money is USD as ``float``; nothing is rounded inside the model, only when a table
+Every figure comes from ``landing_zone/core/catalog/prices.yaml`` (read by :mod:`landing_zone.core.catalog.prices`)
+or a config override and carries its source and date.  All money is USD as ``float``; nothing is rounded inside the model, only when a table
 is formatted.  This module uses the standard library and PyYAML only and never imports ``aws_cdk``.
 
 Formulas (``M = 1_000_000``; ``H`` = hours per month, 730 in the catalog):
@@ -47,39 +47,27 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-import yaml
-
-from landing_zone.errors import LandingZoneError
+from landing_zone.core.catalog.prices import PRICE_FIELDS, PriceCatalog, TokenPrices, hourly_hint
+from landing_zone.errors import PricingError
 
 __all__ = [
-    "DEFAULT_PRICES_PATH",
     "DEFAULT_INPUT_OUTPUT_RATIO",
-    "PricingError",
-    "TokenPrices",
-    "Workload",
-    "CostEstimate",
-    "SelfHostingOption",
     "BreakEven",
+    "CostEstimate",
     "CurvePoint",
-    "PriceCatalog",
-    "load_price_catalog",
-    "with_overrides",
+    "Workload",
+    "blended_usd_per_million_output",
+    "break_even",
+    "estimate_cost",
+    "monthly_cost_curve",
     "with_contract_prices",
     "with_discount",
-    "estimate_cost",
-    "break_even",
-    "blended_usd_per_million_output",
-    "monthly_cost_curve",
-    "format_cost_table",
-    "format_breakeven_table",
+    "with_overrides",
 ]
 
-DEFAULT_PRICES_PATH = Path(__file__).resolve().parent / "catalog" / "prices.yaml"
 DEFAULT_INPUT_OUTPUT_RATIO = 5.0
 
 _MILLION = 1_000_000.0
@@ -89,23 +77,11 @@ _HOURS_PER_DAY = 24.0
 _FRACTION_SUM_TOLERANCE = 1e-9
 
 
-# --------------------------------------------------------------------------------------------------
-# Errors and validation helpers
-# --------------------------------------------------------------------------------------------------
 
 
-class PricingError(LandingZoneError, ValueError):
-    """Invalid price data or cost input.  The message names the field, the value got and what is allowed."""
-
-    def __init__(self, field_name: str, value: Any, allowed: str, hint: str | None = None) -> None:
-        self.field = field_name
-        self.value = value
-        self.allowed = allowed
-        self.hint = hint
-        message = f"{field_name}: got {value!r}; allowed: {allowed}"
-        if hint:
-            message += f". {hint}"
-        super().__init__(message)
+# ---------------------------------------------------------------------------------------------------
+# Validation helpers
+# ---------------------------------------------------------------------------------------------------
 
 
 def _number(
@@ -151,76 +127,9 @@ def _fraction(field_name: str, value: Any) -> float:
     return result
 
 
-def _text(field_name: str, value: Any, *, error: type[PricingError] = PricingError) -> str:
-    if isinstance(value, (date, datetime)):  # YAML turns an unquoted 2026-11-08 into a date
-        return value.isoformat()
-    if not isinstance(value, str) or not value.strip():
-        raise error(field_name, value, "a non-empty string")
-    return value
-
-
-def _flag(field_name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise PricingError(field_name, value, "true or false")
-    return value
-
-
-# --------------------------------------------------------------------------------------------------
-# Data model
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TokenPrices:
-    """Token prices of one price source, in USD per 1M tokens."""
-
-    source_name: str
-    input_usd_per_million: float
-    cache_read_usd_per_million: float
-    cache_write_usd_per_million: float
-    output_usd_per_million: float
-    source: str  # provenance text
-    as_of: str
-    verified: bool
-    description: str = ""
-    # Share by which a global cross-Region inference profile is cheaper (Bedrock); see with_discount().
-    global_profile_discount_fraction: float = 0.0
-
-    def __post_init__(self) -> None:
-        for name in _PRICE_FIELDS:
-            object.__setattr__(
-                self, name, _non_negative(f"{self.source_name}.{name}", getattr(self, name))
-            )
-        object.__setattr__(
-            self,
-            "global_profile_discount_fraction",
-            _fraction(
-                f"{self.source_name}.global_profile_discount_fraction",
-                self.global_profile_discount_fraction,
-            ),
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "source_name": self.source_name,
-            "input_usd_per_million": self.input_usd_per_million,
-            "cache_read_usd_per_million": self.cache_read_usd_per_million,
-            "cache_write_usd_per_million": self.cache_write_usd_per_million,
-            "output_usd_per_million": self.output_usd_per_million,
-            "global_profile_discount_fraction": self.global_profile_discount_fraction,
-            "description": self.description,
-            "source": self.source,
-            "as_of": self.as_of,
-            "verified": self.verified,
-        }
-
-
-_PRICE_FIELDS = (
-    "input_usd_per_million",
-    "cache_read_usd_per_million",
-    "cache_write_usd_per_million",
-    "output_usd_per_million",
-)
+# ---------------------------------------------------------------------------------------------------
+# Inputs and results
+# ---------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -292,68 +201,6 @@ class CostEstimate:
             "prices_as_of": self.prices_as_of,
             "prices_verified": self.prices_verified,
         }
-
-
-@dataclass(frozen=True)
-class SelfHostingOption:
-    """One EC2 instance type that could serve the model.  ``hourly_usd`` is None when not catalogued."""
-
-    instance_type: str
-    hourly_usd: float | None
-    source: str
-    as_of: str
-    verified: bool
-    throughput_output_tokens_per_second: Mapping[str, float] = field(default_factory=dict)
-    description: str = ""
-    gpu_memory_gb: float | None = None
-    holds_model_weights: bool | None = None
-    network_cards: int | None = None  # EFA: one interface per card
-    cold_start_minutes: tuple[float, ...] = ()
-
-    def require_hourly_usd(self, override: float | None = None) -> float:
-        """The hourly price to use: ``override`` (e.g. ``--hourly-usd``) if given, else the catalog's.
-
-        Raises PricingError naming the instance type when neither is available or valid.
-        """
-        value = self.hourly_usd if override is None else override
-        field_name = (
-            "--hourly-usd" if override is not None else f"self_hosting.{self.instance_type}.hourly_usd"
-        )
-        return _positive(field_name, value, hint=_hourly_hint(self.instance_type))
-
-    def tokens_per_second(self, profile: str) -> float:
-        """Measured output tokens/s for one throughput profile (e.g. ``single_request_sustained``)."""
-        try:
-            return self.throughput_output_tokens_per_second[profile]
-        except KeyError:
-            known = ", ".join(sorted(self.throughput_output_tokens_per_second)) or "none catalogued"
-            raise PricingError(
-                f"self_hosting.{self.instance_type}.throughput_output_tokens_per_second",
-                profile,
-                f"one of: {known}",
-                hint="pass --tokens-per-second to use your own measurement",
-            ) from None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "instance_type": self.instance_type,
-            "hourly_usd": self.hourly_usd,
-            "throughput_output_tokens_per_second": dict(self.throughput_output_tokens_per_second),
-            "description": self.description,
-            "gpu_memory_gb": self.gpu_memory_gb,
-            "holds_model_weights": self.holds_model_weights,
-            "source": self.source,
-            "as_of": self.as_of,
-            "verified": self.verified,
-        }
-
-
-def _hourly_hint(instance_type: str) -> str:
-    name = f"instance type {instance_type!r}" if instance_type else "this instance type"
-    return (
-        f"The price catalog has no usable hourly price for {name}; "
-        "pass --hourly-usd <USD per instance-hour> (a number > 0)"
-    )
 
 
 @dataclass(frozen=True)
@@ -454,186 +301,14 @@ class CurvePoint:
         }
 
 
-@dataclass(frozen=True)
-class PriceCatalog:
-    """The parsed ``prices.yaml``."""
-
-    hours_per_month: float
-    price_sources: Mapping[str, TokenPrices]
-    self_hosting: Mapping[str, SelfHostingOption]
-    self_hosted_model: "SelfHostedModel | None" = None
-    path: str = ""
-    hours_per_month_source: str = ""
-
-    def prices(self, name: str) -> TokenPrices:
-        try:
-            return self.price_sources[name]
-        except KeyError:
-            known = ", ".join(sorted(self.price_sources)) or "none"
-            raise PricingError("price_source", name, f"one of: {known}") from None
-
-    def self_hosting_option(self, instance_type: str) -> SelfHostingOption:
-        try:
-            return self.self_hosting[instance_type]
-        except KeyError:
-            known = ", ".join(sorted(self.self_hosting)) or "none"
-            raise PricingError(
-                "instance_type",
-                instance_type,
-                f"one of: {known}",
-                hint="or pass --hourly-usd and --tokens-per-second for an instance type not catalogued",
-            ) from None
-
-
-# --------------------------------------------------------------------------------------------------
-# Loading and overrides
-# --------------------------------------------------------------------------------------------------
-
-# prices.yaml key -> TokenPrices field
-_YAML_PRICE_KEYS = {
-    "input_usd_per_million_tokens": "input_usd_per_million",
-    "cache_read_usd_per_million_tokens": "cache_read_usd_per_million",
-    "cache_write_usd_per_million_tokens": "cache_write_usd_per_million",
-    "output_usd_per_million_tokens": "output_usd_per_million",
-}
-
-
-def _mapping(field_name: str, value: Any) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise PricingError(field_name, value, "a mapping")
-    return value
-
-
-def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
-    """Load and validate ``prices.yaml`` (default: ``catalog/prices.yaml`` next to this module).
-
-    A price source without ``cache_write_usd_per_million_tokens`` is billed at its input price for cache
-    writes (conservative).  Self-hosting entries may have ``hourly_usd: null``; use
-    :meth:`SelfHostingOption.require_hourly_usd` to get a usable price.
-    """
-    file = Path(path) if path is not None else DEFAULT_PRICES_PATH
-    try:
-        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PricingError("price catalog path", str(file), "a readable YAML file", hint=str(exc)) from None
-    except yaml.YAMLError as exc:
-        raise PricingError("price catalog", str(file), "valid YAML", hint=str(exc)) from None
-    doc = _mapping(f"{file}", raw)
-
-    schema = doc.get("schema_version")
-    if schema != 1:
-        raise PricingError("schema_version", schema, "1")
-
-    hours_raw = doc.get("hours_per_month")
-    hours_source = ""
-    if isinstance(hours_raw, Mapping):
-        hours_source = str(hours_raw.get("source", ""))
-        hours_raw = hours_raw.get("value")
-    hours = _positive("hours_per_month", hours_raw)
-
-    sources: dict[str, TokenPrices] = {}
-    for name, entry in _mapping("price_sources", doc.get("price_sources")).items():
-        sources[str(name)] = _parse_price_source(str(name), entry)
-    if not sources:
-        raise PricingError("price_sources", {}, "at least one price source")
-
-    hosting: dict[str, SelfHostingOption] = {}
-    for name, entry in _mapping("self_hosting", doc.get("self_hosting") or {}).items():
-        hosting[str(name)] = _parse_self_hosting(str(name), entry)
-
-    return PriceCatalog(
-        hours_per_month=hours,
-        price_sources=MappingProxyType(sources),
-        self_hosting=MappingProxyType(hosting),
-        self_hosted_model=_parse_self_hosted_model(doc["self_hosted_model"]) if "self_hosted_model" in doc else None,
-        path=str(file),
-        hours_per_month_source=hours_source,
-    )
-
-
-def _parse_price_source(name: str, entry: Any) -> TokenPrices:
-    prefix = f"price_sources.{name}"
-    data = _mapping(prefix, entry)
-    values: dict[str, float] = {}
-    for yaml_key, attr in _YAML_PRICE_KEYS.items():
-        value = data.get(yaml_key)
-        if value is None and yaml_key == "cache_write_usd_per_million_tokens":
-            value = data.get("input_usd_per_million_tokens")
-        values[attr] = _non_negative(f"{prefix}.{yaml_key}", value)
-    return TokenPrices(
-        source_name=name,
-        source=_text(f"{prefix}.source", data.get("source")),
-        as_of=_text(f"{prefix}.as_of", data.get("as_of")),
-        verified=_flag(f"{prefix}.verified", data.get("verified")),
-        description=str(data.get("description", "")),
-        global_profile_discount_fraction=_fraction(
-            f"{prefix}.global_profile_discount_fraction",
-            data.get("global_profile_discount_fraction", 0.0),
-        ),
-        **values,
-    )
-
-
-def _parse_self_hosting(name: str, entry: Any) -> SelfHostingOption:
-    prefix = f"self_hosting.{name}"
-    data = _mapping(prefix, entry)
-    hourly = data.get("hourly_usd")
-    if hourly is not None:
-        hourly = _positive(f"{prefix}.hourly_usd", hourly, hint="or null when not catalogued")
-    throughput: dict[str, float] = {}
-    for profile, tps in _mapping(
-        f"{prefix}.throughput_output_tokens_per_second",
-        data.get("throughput_output_tokens_per_second") or {},
-    ).items():
-        throughput[str(profile)] = _positive(
-            f"{prefix}.throughput_output_tokens_per_second.{profile}", tps
-        )
-    gpu_memory = data.get("gpu_memory_gb")
-    holds = data.get("holds_kimi_k3_weights", data.get("holds_model_weights"))
-    cards = data.get("network_cards")
-    cold_start = data.get("cold_start_minutes") or ()
-    return SelfHostingOption(
-        instance_type=name,
-        hourly_usd=hourly,
-        source=_text(f"{prefix}.source", data.get("source")),
-        as_of=_text(f"{prefix}.as_of", data.get("as_of")),
-        verified=_flag(f"{prefix}.verified", data.get("verified")),
-        throughput_output_tokens_per_second=MappingProxyType(throughput),
-        description=str(data.get("description", "")),
-        gpu_memory_gb=None if gpu_memory is None else _positive(f"{prefix}.gpu_memory_gb", gpu_memory),
-        holds_model_weights=None if holds is None else _flag(f"{prefix}.holds_kimi_k3_weights", holds),
-        network_cards=None if cards is None else int(_positive(f"{prefix}.network_cards", cards)),
-        cold_start_minutes=tuple(_positive(f"{prefix}.cold_start_minutes", m) for m in cold_start),
-    )
-
-
-@dataclass(frozen=True)
-class SelfHostedModel:
-    """Size of the open weights and the GPU memory vLLM needs for them on one node (with provenance)."""
-
-    name: str
-    weights_gb: float
-    vllm_min_gpu_memory_gb: float
-    source: str
-    as_of: str
-    verified: bool
-
-
-def _parse_self_hosted_model(entry: Any) -> SelfHostedModel:
-    data = _mapping("self_hosted_model", entry)
-    return SelfHostedModel(
-        name=_text("self_hosted_model.name", data.get("name")),
-        weights_gb=_positive("self_hosted_model.weights_gb", data.get("weights_gb")),
-        vllm_min_gpu_memory_gb=_positive("self_hosted_model.vllm_min_gpu_memory_gb", data.get("vllm_min_gpu_memory_gb")),
-        source=_text("self_hosted_model.source", data.get("source")),
-        as_of=_text("self_hosted_model.as_of", data.get("as_of")),
-        verified=_flag("self_hosted_model.verified", data.get("verified")),
-    )
+# ---------------------------------------------------------------------------------------------------
+# Price overrides
+# ---------------------------------------------------------------------------------------------------
 
 
 # Accepted override keys -> TokenPrices field: short names, field names and prices.yaml names.
 _OVERRIDE_KEYS: dict[str, str] = {}
-for _attr in _PRICE_FIELDS:
+for _attr in PRICE_FIELDS:
     _short = _attr.removesuffix("_usd_per_million")
     _OVERRIDE_KEYS[_short] = _attr
     _OVERRIDE_KEYS[_attr] = _attr
@@ -707,7 +382,7 @@ def with_discount(prices: TokenPrices, fraction: float | None = None) -> TokenPr
     return replace(
         prices,
         source=f"{prices.source}; discounted by {share!r}",
-        **{attr: getattr(prices, attr) * factor for attr in _PRICE_FIELDS},
+        **{attr: getattr(prices, attr) * factor for attr in PRICE_FIELDS},
     )
 
 
@@ -794,7 +469,7 @@ def break_even(
     """
     tps = _positive("tokens_per_second", tokens_per_second)
     field_name = f"self_hosting.{instance_type}.hourly_usd" if instance_type else "hourly_usd"
-    hourly = _positive(field_name, hourly_usd, hint=_hourly_hint(instance_type))
+    hourly = _positive(field_name, hourly_usd, hint=hourly_hint(instance_type))
     hours = _positive("hours_per_month", hours_per_month)
     ratio_in_out = _non_negative("input_output_ratio", input_output_ratio)
     api_out = _api_output_price(api_prices)
@@ -866,7 +541,7 @@ def monthly_cost_curve(
     """
     tps = _positive("tokens_per_second", tokens_per_second)
     field_name = f"self_hosting.{instance_type}.hourly_usd" if instance_type else "hourly_usd"
-    hourly = _positive(field_name, hourly_usd, hint=_hourly_hint(instance_type))
+    hourly = _positive(field_name, hourly_usd, hint=hourly_hint(instance_type))
     hours = _positive("hours_per_month", hours_per_month)
     ratio_in_out = _non_negative("input_output_ratio", input_output_ratio)
     if isinstance(points, bool) or not isinstance(points, int) or points < 2:
@@ -901,116 +576,3 @@ def monthly_cost_curve(
             )
         )
     return curve
-
-
-# --------------------------------------------------------------------------------------------------
-# Formatting (the only place where numbers are rounded)
-# --------------------------------------------------------------------------------------------------
-
-
-def _usd(value: float) -> str:
-    return f"{value:,.2f}"
-
-
-def _tokens(value: float) -> str:
-    return f"{value:,.0f}"
-
-
-def _table(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]], notes: list[str]) -> str:
-    body = [row for row in rows if row != ("---",)]
-    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-
-    def line(row: tuple[str, ...]) -> str:
-        first = row[0].ljust(widths[0])
-        rest = [cell.rjust(width) for cell, width in zip(row[1:], widths[1:])]
-        return "  ".join([first, *rest]).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    out = [title, line(header), rule]
-    for row in rows:
-        out.append(rule if row == ("---",) else line(row))
-    out.extend(notes)
-    return "\n".join(out)
-
-
-def format_cost_table(estimate: CostEstimate) -> str:
-    """Fixed-width table of a :class:`CostEstimate`: tokens/day, USD per 1M, USD/day and USD/month."""
-    per_month = estimate.hours_per_month / _HOURS_PER_DAY  # days per month
-    parts = [
-        ("input (uncached)", "input", estimate.input_usd_per_day),
-        ("cache read", "cache_read", estimate.cache_read_usd_per_day),
-        ("cache write", "cache_write", estimate.cache_write_usd_per_day),
-        ("output", "output", estimate.output_usd_per_day),
-    ]
-    rows: list[tuple[str, ...]] = []
-    for label, key, usd_day in parts:
-        rate = estimate.usd_per_million.get(key)
-        rows.append(
-            (
-                label,
-                _tokens(estimate.tokens_per_day.get(key, 0.0)),
-                "" if rate is None else _usd(rate),
-                _usd(usd_day),
-                _usd(usd_day * per_month),
-            )
-        )
-    rows.append(("---",))
-    rows.append(
-        (
-            "total",
-            _tokens(sum(estimate.tokens_per_day.values())),
-            "",
-            _usd(estimate.daily_usd),
-            _usd(estimate.monthly_usd),
-        )
-    )
-    notes = [
-        f"hourly: {_usd(estimate.hourly_usd)} USD/h; month = {estimate.hours_per_month:g} h "
-        f"({per_month:g} days)",
-    ]
-    if estimate.prices_source:
-        verified = "verified" if estimate.prices_verified else "NOT verified"
-        notes.append(f"prices: {estimate.prices_source} (as of {estimate.prices_as_of}, {verified})")
-    return _table(
-        f"Token cost at price source {estimate.price_source!r}",
-        ("component", "tokens/day", "USD/1M tokens", "USD/day", "USD/month"),
-        rows,
-        notes,
-    )
-
-
-def format_breakeven_table(be: BreakEven) -> str:
-    """Fixed-width table of a :class:`BreakEven` with units: the blended comparison first, the output-price-only
-    figures after it, labelled."""
-    api = be.price_source or "API"
-    cache = (f", {be.cached_input_fraction:.0%} of input cached" if be.cached_input_fraction else ", no prompt caching") + (
-        f", {be.cache_write_fraction:.0%} cache-written" if be.cache_write_fraction else "")
-    rows: list[tuple[str, ...]] = [
-        ("throughput", f"{be.tokens_per_second:,.1f}", "output tokens/s per node"),
-        ("instance price", _usd(be.hourly_usd), "USD/h"),
-        ("monthly node cost (24/7)", _usd(be.monthly_usd), f"USD/month ({be.hours_per_month:g} h)"),
-        ("self-hosted cost", _usd(be.usd_per_million_output_tokens), "USD/1M output tokens (prompts included)"),
-        ("input per output token (R)", f"{be.input_output_ratio:g}", f"input tokens/output token{cache}"),
-        (f"{api}: 1M output + R*1M input", _usd(be.api_usd_per_million_output_tokens_blended), "USD (blended)"),
-        ("ratio self-hosted / API (blended)", f"{be.ratio_to_api_blended:,.2f}", "x"),
-        ("break-even throughput (blended)", f"{be.breakeven_tokens_per_second_blended:,.1f}", "output tokens/s per node"),
-        ("break-even output volume", _tokens(be.breakeven_output_tokens_per_month), "output tokens/month"),
-        ("break-even input volume", _tokens(be.breakeven_input_tokens_per_month), "input tokens/month"),
-        ("one node's capacity", _tokens(be.output_tokens_per_month_capacity), "output tokens/month"),
-        ("nodes for break-even volume", f"{be.breakeven_nodes:d}", "nodes"),
-        (f"{api} output price alone", _usd(be.api_usd_per_million_output_tokens), "USD/1M output tokens (no input)"),
-        ("ratio, output price alone", f"{be.ratio_to_api:,.2f}", "x (ignores the input tokens)"),
-        ("break-even, output price alone", f"{be.breakeven_tokens_per_second:,.1f}", "output tokens/s (ignores input)"),
-    ]
-    if be.breakeven_reachable:
-        verdict = (f"one node can serve its break-even volume: above {be.breakeven_tokens_per_second_blended:,.1f} "
-                   "output tokens/s sustained, self-hosting is cheaper than the API (blended)")
-    else:
-        verdict = (f"one node cannot serve its break-even volume: at {be.tokens_per_second:,.1f} output tokens/s "
-                   f"self-hosting costs {be.ratio_to_api_blended:,.2f}x the API (blended); it needs "
-                   f"{be.breakeven_tokens_per_second_blended:,.1f} output tokens/s sustained to break even")
-    title = "Self-hosting break-even"
-    if be.instance_type:
-        title += f": {be.instance_type}"
-    title += f" vs {api}"
-    return _table(title, ("quantity", "value", "unit"), rows, [verdict])

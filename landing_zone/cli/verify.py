@@ -1,24 +1,17 @@
-"""``python -m landing_zone verify``.  ``landing_zone.__main__.build_parser`` wires it in with::
-
-    from landing_zone import verify
-    verify.register(sub, add_config_args, plan_from_args)
-"""
+"""``python -m landing_zone verify``: the live account against the synthesized assembly."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Callable
 
-from landing_zone.plan import Plan
+from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
+from landing_zone.verify import verify
 
-AddConfigArgs = Callable[[argparse.ArgumentParser], None]
-PlanFromArgs = Callable[[argparse.Namespace], Plan]
+__all__ = ["register"]
 
 
-def _cmd_verify(args: argparse.Namespace, plan_from_args: PlanFromArgs) -> int:
-    from landing_zone.verify import verify
-
+def _cmd_verify(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
     report = verify(
         args.assembly,
@@ -33,11 +26,7 @@ def _cmd_verify(args: argparse.Namespace, plan_from_args: PlanFromArgs) -> int:
     return report.exit_code
 
 
-def register(
-    subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]",
-    add_config_args: AddConfigArgs,
-    plan_from_args: PlanFromArgs,
-) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "verify",
         help="compare the live account with the synthesized assembly (exit 0 all holds, 1 drift/missing/error)",
@@ -62,4 +51,4 @@ def register(
                    help="member_baseline: verify the StackSet's member template in the account of --profile (a member "
                    "account) instead of the assembly's own stacks")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=lambda args: _cmd_verify(args, plan_from_args))
+    p.set_defaults(func=_cmd_verify)

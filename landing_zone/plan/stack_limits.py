@@ -31,12 +31,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Sequence
 
+from landing_zone.core.applications import ApplicationPlan
+from landing_zone.core.catalog import Catalog
+from landing_zone.core.config import LandingZoneConfig
+from landing_zone.cost.alarms import CostAlarmPlan
 from landing_zone.errors import Described, Problem
 
-if TYPE_CHECKING:
-    from landing_zone.plan import Plan
+__all__ = ["TemplateFootprint", "stack_limit_problems", "template_footprints"]
 
 # What each part adds to a template (see the module docstring).
 BOUNDARY_RESOURCES = 1
@@ -70,41 +73,21 @@ class TemplateFootprint:
     outputs_per_application: float
 
 
-def _spend_alarm_count(plan: "Plan") -> tuple[int, int, float]:
-    """(spend alarms, Mantle usage alarms, spend alarms per application) exactly as stacks/cost.py builds them:
-    the plan's metric sources, then one source per application profile, packed in order into alarms of at most
-    ``metric_math_max_metrics`` metrics (cost_alarms._pack, counted here without building thousands of sources)."""
-    from landing_zone.cost_alarms import load_metric_catalog, metric_sources_for_plan
-
-    cfg = plan.config
-    metric_catalog = load_metric_catalog()
-    sources = metric_sources_for_plan(plan, metric_catalog)
-    runtime = metric_catalog.for_endpoint("runtime")
-    per_profile = len(runtime.token_metrics)
-    limit = plan.catalog.limit("metric_math_max_metrics")
-    # application profiles are sources of their own only when counted apart (application_profile_counting)
-    profiles = sum(1 for a in plan.applications if not a.mantle_only) if runtime.application_profile_counting == "separate" else 0
-    sizes = [len(s.token_metrics) for s in sources] + [per_profile] * profiles
-    mantle_namespace = metric_catalog.for_endpoint("mantle").namespace
-    mantle_sizes = [len(s.token_metrics) for s in sources if s.namespace == mantle_namespace]
-    mantle = _packed(mantle_sizes, limit) if cfg.cost.alert_on_mantle_usage and mantle_sizes else 0
-    return _packed(sizes, limit), mantle, (1 / (limit // per_profile)) if profiles else 0.0
+def _alarm_counts(config: LandingZoneConfig, catalog: Catalog, cost_alarms: CostAlarmPlan) -> tuple[int, int, float]:
+    """(spend alarms, Mantle usage alarms, spend alarms each application adds): the plan's alarms as built, and
+    the share of an alarm one application-profile source takes (0 when profiles are not sources of their own)."""
+    per_profile = cost_alarms.metrics_per_profile
+    limit = catalog.limit("metric_math_max_metrics")
+    per_app = 1 / (limit // per_profile) if per_profile else 0.0
+    return len(cost_alarms.spend), len(cost_alarms.mantle_usage), per_app
 
 
-def _packed(sizes: list[int], limit: int) -> int:
-    """How many groups of at most ``limit`` the sizes fill, in order (as cost_alarms._pack packs sources)."""
-    groups, used = 0, limit
-    for size in sizes:
-        if used + size > limit:
-            groups, used = groups + 1, 0
-        used += size
-    return groups
-
-
-def template_footprints(plan: "Plan") -> tuple[TemplateFootprint, ...]:
+def template_footprints(
+    config: LandingZoneConfig, catalog: Catalog, applications: Sequence[ApplicationPlan], cost_alarms: CostAlarmPlan
+) -> tuple[TemplateFootprint, ...]:
     """The templates that grow with the configuration, with their resource and output counts."""
-    cfg = plan.config
-    n = len(plan.applications)
+    cfg = config
+    n = len(applications)
     kill_switch = cfg.cost.kill_switch and n > 0
     logging = cfg.invocation_logging.enabled
     permission = 0 if cfg.member_baseline.enabled else HANDLER_PERMISSION
@@ -114,9 +97,9 @@ def template_footprints(plan: "Plan") -> tuple[TemplateFootprint, ...]:
         + (GUARDRAIL_RESOURCES[cfg.content_guardrail.enforcement] if cfg.content_guardrail.enabled else 0)
         + (AGREEMENTS_RESOURCES + permission if cfg.model_access.accept_agreements else 0)
     )
-    spend_alarms, mantle_alarms, alarms_per_app = _spend_alarm_count(plan)
+    spend_alarms, mantle_alarms, alarms_per_app = _alarm_counts(cfg, catalog, cost_alarms)
     cost_fixed = COST_BASE_RESOURCES + (KILL_SWITCH_RESOURCES if kill_switch else 0) + spend_alarms + mantle_alarms
-    mantle_only = sum(1 for a in plan.applications if a.mantle_only)
+    mantle_only = sum(1 for a in applications if a.mantle_only)
     access_resources = access_fixed + APPLICATION_RESOURCES * n - mantle_only  # no profile
     if not cfg.member_baseline.enabled:
         per_app_outputs = APPLICATION_OUTPUTS + PROFILE_EXPORTS + (KILL_SWITCH_EXPORTS if kill_switch else 0)
@@ -139,13 +122,15 @@ def template_footprints(plan: "Plan") -> tuple[TemplateFootprint, ...]:
     )
 
 
-def stack_limit_problems(plan: "Plan") -> list[Problem]:
+def stack_limit_problems(
+    config: LandingZoneConfig, catalog: Catalog, applications: Sequence[ApplicationPlan], cost_alarms: CostAlarmPlan
+) -> list[Problem]:
     """A problem per template over CloudFormation's resource or output limit, blaming the key that the user
     wrote (``applications``, or ``accounts`` when every account gets a default application)."""
-    cfg = plan.config
-    max_resources = plan.catalog.limit("cfn_max_resources_per_stack")
-    max_outputs = plan.catalog.limit("cfn_max_outputs_per_stack")
-    n = len(plan.applications)
+    cfg = config
+    max_resources = catalog.limit("cfn_max_resources_per_stack")
+    max_outputs = catalog.limit("cfn_max_outputs_per_stack")
+    n = len(applications)
     if cfg.applications:
         key, got = "applications", Described(f"{n} applications")
     else:
@@ -153,7 +138,7 @@ def stack_limit_problems(plan: "Plan") -> list[Problem]:
                                           "(`applications` is omitted)")
     over: list[str] = []
     fits: list[int] = []
-    for fp in template_footprints(plan):
+    for fp in template_footprints(config, catalog, applications, cost_alarms):
         counts = []
         if fp.resources > max_resources:
             counts.append(f"{fp.resources} resources (CloudFormation allows {max_resources} per stack; each "

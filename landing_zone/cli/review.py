@@ -1,10 +1,5 @@
 """``python -m landing_zone review``: the policy review of a synthesized cloud assembly.
 
-``landing_zone.__main__.build_parser`` wires it in with::
-
-    from landing_zone.review import cli as review_cli
-    review_cli.register(sub)
-
 Writes ``policy-review.md``, ``policy-review.html``, ``policy-review.json`` and ``policy-review.sarif`` into
 ``--out``.  Exit codes: 0 no blocking finding, 1 blocking findings, 2 invalid input (assembly, config, flags;
 raised as :class:`~landing_zone.errors.LandingZoneError` and printed by ``__main__.main`` without traceback).
@@ -18,29 +13,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
 from landing_zone.errors import LandingZoneError
+from landing_zone.review.render_html import render_html
+from landing_zone.review.render_md import render_markdown
+from landing_zone.review.report import build_review
+from landing_zone.review.sarif import render_sarif
+from landing_zone.review.scanners import DEFAULT_SKIPS_FILE
 
 __all__ = ["OUTPUT_NAMES", "register", "run_review", "write_reports"]
 
 OUTPUT_NAMES = ("policy-review.md", "policy-review.html", "policy-review.json", "policy-review.sarif")
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _plan(config: str | None, cdk_json: Path | None) -> tuple[Any, str]:
-    from landing_zone.config import read_cdk_json_defaults
-    from landing_zone.plan import load_plan
-
-    defaults_file = cdk_json or (Path("cdk.json") if Path("cdk.json").is_file() else _REPO_ROOT / "cdk.json")
-    origin = f"cdk.json defaults + {config}" if config else "cdk.json defaults"
-    return load_plan(read_cdk_json_defaults(defaults_file), config), origin
 
 
 def write_reports(data: dict[str, Any], out: Path) -> list[Path]:
     """The four report files; returns their paths."""
-    from landing_zone.review.render_html import render_html
-    from landing_zone.review.render_md import render_markdown
-    from landing_zone.review.sarif import render_sarif
-
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -60,13 +47,12 @@ def write_reports(data: dict[str, Any], out: Path) -> list[Path]:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from landing_zone.review.report import build_review
-
     if not args.assembly.is_dir():
         raise LandingZoneError(f"--assembly {args.assembly}: not a directory; run `make synth` first")
     if args.baseline is not None and not args.baseline.is_dir():
         raise LandingZoneError(f"--baseline {args.baseline}: not a directory (give the cdk.out of the earlier synth)")
-    plan, origin = _plan(args.config, args.cdk_json)
+    plan = plan_from_args(args)
+    origin = f"cdk.json defaults + {args.config}" if args.config else "cdk.json defaults"
     result = build_review(args.assembly, plan, config_origin=origin, baseline=args.baseline, scanners=args.scanners,
                           skips_file=args.checkov_skips)
     paths = write_reports(result.data, args.out)
@@ -84,7 +70,7 @@ def run_review(args: argparse.Namespace) -> int:
     return 1 if result.blocking else 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     """Add the ``review`` subcommand to the ``python -m landing_zone`` subparsers."""
     p = subparsers.add_parser(
         "review",
@@ -95,8 +81,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--assembly", type=Path, default=Path("cdk.out"), metavar="DIR", help="the cloud assembly (default: cdk.out)")
     p.add_argument("--out", type=Path, default=Path("reports"), metavar="DIR", help="where to write the reports (default: reports)")
-    p.add_argument("--config", metavar="PATH", help="the configuration the assembly was synthesized with (default: cdk.json defaults)")
-    p.add_argument("--cdk-json", metavar="PATH", type=Path, default=None, help="cdk.json with the defaults")
+    add_config_args(p)  # the configuration the assembly was synthesized with
     p.add_argument("--baseline", type=Path, metavar="OLD_CDK_OUT", help="an earlier assembly: report access added and removed")
     p.add_argument("--scanners", action=argparse.BooleanOptionalAction, default=True,
                    help="run cfn-lint and checkov (offline) over the templates (default: on)")
@@ -107,8 +92,6 @@ def register(subparsers: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     if args.checkov_skips is None:
-        from landing_zone.review.scanners import DEFAULT_SKIPS_FILE
-
         args.checkov_skips = DEFAULT_SKIPS_FILE
     elif not args.checkov_skips.is_file():
         raise LandingZoneError(f"--checkov-skips {args.checkov_skips}: no such file")

@@ -306,7 +306,7 @@ def read_text_bounded(path: Path, *, origin: str, what: str = "config") -> str:
         raise refuse(
             Described(f"a file of {size_text}"),
             f"a config file may hold at most {MAX_CONFIG_BYTES:,} bytes (1 MiB, MAX_CONFIG_BYTES in "
-            "landing_zone/config_loading.py): a real configuration is a few kilobytes",
+            "landing_zone/core/datafile.py): a real configuration is a few kilobytes",
         )
     try:
         return data.decode("utf-8-sig")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from landing_zone.config import MEMBER_ALERT_EMAILS_MAX
-from landing_zone.cost_alarms import hourly_threshold_usd, monthly_budget
-from landing_zone.plan import Plan
+from landing_zone.core.config import MEMBER_ALERT_EMAILS_MAX
+from landing_zone.cost.alarms import hourly_threshold_usd
+from landing_zone.plan.model import Plan
 
 PARAM_BUDGET = "MonthlyBudgetUsd"
 PARAM_THRESHOLD = "SpendAlarmThresholdUsdPerHour"
@@ -29,10 +29,9 @@ class MemberInstance:
 def default_parameters(plan: Plan) -> dict[str, str]:
     """Template defaults: what an account that is not listed in config (auto-deployed into an OU) gets."""
     cfg = plan.config
-    budget = monthly_budget(plan).usd
     params = {
-        PARAM_BUDGET: f"{budget:.2f}",
-        PARAM_THRESHOLD: f"{hourly_threshold_usd(budget, plan.prices.hours_per_month, cfg.cost.alarm_factor):.4f}",
+        PARAM_BUDGET: f"{plan.budget.usd:.2f}",
+        PARAM_THRESHOLD: f"{plan.cost_alarms.threshold_usd_per_hour:.4f}",
         PARAM_COST_CENTER: cfg.name,
     }
     emails = list(cfg.cost.alert_emails)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["Exports", "is_intrinsic", "render", "render_document"]
+__all__ = ["Exports", "is_intrinsic", "render", "render_document", "resolve_document", "template_resolver"]
 
 # export name -> (exporting stack, rendered value)
 Exports = Mapping[str, tuple[str, Any]]
@@ -135,4 +135,97 @@ def render_document(value: Any, exports: Exports | None = None) -> Any:
         return {str(k): render_document(v, exports) for k, v in value.items()}
     if isinstance(value, list):
         return [render_document(v, exports) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------------------------------
+# Resolving: concrete values, as far as they can be known offline
+# --------------------------------------------------------------------------------------------------
+
+
+def template_resolver(template_body: Mapping[str, Any], *, account: str, region: str) -> Any:
+    """Resolve the intrinsic functions of one template that make ARNs, as far as they can be known offline.
+
+    Names the template sets are used as written; a generated name or ID becomes ``generated-...`` or, for
+    application inference profiles and guardrails, the lower-cased logical ID (distinct per resource, so a policy
+    that names the wrong one is told apart).  Returns None for what cannot be known (a Ref of a parameter, an
+    attribute of another resource type)."""
+    resources = template_body.get("Resources", {}) if isinstance(template_body, Mapping) else {}
+    pseudo = {"AWS::Partition": "aws", "AWS::Region": region, "AWS::AccountId": account, "AWS::URLSuffix": "amazonaws.com"}
+
+    def name_of(logical_id: str, prop: str, default: str) -> str | None:
+        props = resources.get(logical_id, {}).get("Properties", {})
+        value = props.get(prop, default)
+        return value if isinstance(value, str) else resolve(value)
+
+    def get_att(logical_id: str, attribute: str) -> str | None:
+        res = resources.get(logical_id)
+        if not isinstance(res, Mapping):
+            return None
+        kind = res.get("Type")
+        if kind == "AWS::Logs::LogGroup" and attribute == "Arn":  # CloudFormation's Arn ends with ':*'
+            name = name_of(logical_id, "LogGroupName", "generated-log-group")
+            return None if name is None else f"arn:aws:logs:{region}:{account}:log-group:{name}:*"
+        if kind == "AWS::Lambda::Function" and attribute == "Arn":
+            name = name_of(logical_id, "FunctionName", "generated-function")
+            return None if name is None else f"arn:aws:lambda:{region}:{account}:function:{name}"
+        if kind == "AWS::IAM::Role" and attribute == "Arn":
+            name = name_of(logical_id, "RoleName", "generated-role")
+            return None if name is None else f"arn:aws:iam::{account}:role/{name}"
+        if kind == "AWS::S3::Bucket" and attribute == "Arn":
+            name = name_of(logical_id, "BucketName", "generated-bucket")
+            return None if name is None else f"arn:aws:s3:::{name}"
+        if kind == "AWS::KMS::Key" and attribute == "Arn":
+            return f"arn:aws:kms:{region}:{account}:key/00000000-0000-0000-0000-000000000000"
+        if kind == "AWS::Bedrock::ApplicationInferenceProfile" and attribute == "InferenceProfileArn":
+            return f"arn:aws:bedrock:{region}:{account}:application-inference-profile/{logical_id.lower()}"
+        if kind == "AWS::Bedrock::Guardrail" and attribute == "GuardrailArn":
+            return f"arn:aws:bedrock:{region}:{account}:guardrail/{logical_id.lower()}"
+        return None
+
+    def ref(logical_id: str) -> str | None:
+        if logical_id in pseudo:
+            return pseudo[logical_id]
+        res = resources.get(logical_id, {})
+        kind = res.get("Type")
+        if kind == "AWS::SNS::Topic":
+            name = name_of(logical_id, "TopicName", "generated-topic")
+            return None if name is None else f"arn:aws:sns:{region}:{account}:{name}"
+        if kind == "AWS::IAM::ManagedPolicy":
+            name = name_of(logical_id, "ManagedPolicyName", "generated-policy")
+            return None if name is None else f"arn:aws:iam::{account}:policy/{name}"
+        if kind in ("AWS::S3::Bucket", "AWS::Logs::LogGroup", "AWS::IAM::Role", "AWS::Lambda::Function"):
+            prop = {"AWS::S3::Bucket": "BucketName", "AWS::Logs::LogGroup": "LogGroupName",
+                    "AWS::IAM::Role": "RoleName", "AWS::Lambda::Function": "FunctionName"}[kind]
+            return name_of(logical_id, prop, "generated")
+        return None
+
+    def resolve(value: Any) -> str | None:
+        if isinstance(value, str):
+            return value
+        if not isinstance(value, Mapping) or len(value) != 1:
+            return None
+        (fn, arg), = value.items()
+        if fn == "Ref" and isinstance(arg, str):
+            return ref(arg)
+        if fn == "Fn::GetAtt" and isinstance(arg, Sequence) and len(arg) == 2:
+            return get_att(str(arg[0]), str(arg[1]))
+        if fn == "Fn::Join" and isinstance(arg, Sequence) and len(arg) == 2:
+            parts = [resolve(p) for p in (arg[1] if isinstance(arg[1], list) else [arg[1]])]
+            return None if any(p is None for p in parts) else str(arg[0]).join(p for p in parts if p is not None)
+        return None
+
+    return resolve
+
+
+def resolve_document(value: Any, resolve: Callable[[Any], str | None], exports: Exports | None = None) -> Any:
+    """``value`` (a policy document, a property) with every intrinsic that ``resolve`` (a
+    :func:`template_resolver`) can resolve replaced by its concrete value, and the rest rendered readably."""
+    if is_intrinsic(value):
+        resolved = resolve(value)
+        return resolved if resolved is not None else render(value, exports)
+    if isinstance(value, Mapping):
+        return {k: resolve_document(v, resolve, exports) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_document(v, resolve, exports) for v in value]
     return value

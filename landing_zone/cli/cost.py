@@ -1,10 +1,5 @@
 """Cost commands of ``python -m landing_zone``: ``cost``, ``breakeven`` and ``cost-report``.
 
-``landing_zone.__main__.build_parser`` wires them in with::
-
-    from landing_zone import cost_cli
-    cost_cli.register(sub, add_config_args, plan_from_args)
-
 Every command returns an exit code; invalid input raises a :class:`~landing_zone.errors.LandingZoneError`
 (exit code 2, printed without traceback by ``__main__.main``) or fails argparse validation (exit code 2,
 message naming the flag, the value and what is allowed).
@@ -19,30 +14,19 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from landing_zone.config import Cost
-from landing_zone.cost_report import DEFAULT_INSTANCE_TYPE, write_cost_report
-from landing_zone.plan import Plan
-from landing_zone.pricing import (
-    DEFAULT_INPUT_OUTPUT_RATIO,
-    PriceCatalog,
-    PricingError,
-    TokenPrices,
-    Workload,
-    break_even,
-    estimate_cost,
-    format_breakeven_table,
-    format_cost_table,
-    load_price_catalog,
-)
+from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
+from landing_zone.core.config import Cost
+from landing_zone.finops import DEFAULT_INSTANCE_TYPE, write_cost_report
+from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices, load_price_catalog
+from landing_zone.cost.pricing import DEFAULT_INPUT_OUTPUT_RATIO, Workload, break_even, estimate_cost
+from landing_zone.cost.tables import format_breakeven_table, format_cost_table
+from landing_zone.errors import PricingError
 
 __all__ = ["register", "DEFAULT_INSTANCE_TYPE", "DEFAULT_REPORT_DIR"]
 
 DEFAULT_REPORT_DIR = "reports"
 # `breakeven` reads no configuration: its default price source is the config model's default.
 _DEFAULT_PRICE_SOURCE: str = Cost.model_fields["price_source"].default
-
-AddConfigArgs = Callable[[argparse.ArgumentParser], None]
-PlanFromArgs = Callable[[argparse.Namespace], Plan]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -116,7 +100,7 @@ _WORKLOAD_FLAGS = {
 }
 
 
-def _cmd_cost(args: argparse.Namespace, plan_from_args: PlanFromArgs) -> int:
+def _cmd_cost(args: argparse.Namespace) -> int:
     given = {dest: getattr(args, dest) for dest in _WORKLOAD_FLAGS}
     missing = [dest for dest, value in given.items() if value is None]
     needs_config = bool(args.config) or bool(missing) or args.price_source is None
@@ -213,7 +197,7 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------------
 
 
-def _cmd_cost_report(args: argparse.Namespace, plan_from_args: PlanFromArgs) -> int:
+def _cmd_cost_report(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
     paths = write_cost_report(plan, Path(args.out))
     for path in paths.values():
@@ -226,11 +210,7 @@ def _cmd_cost_report(args: argparse.Namespace, plan_from_args: PlanFromArgs) -> 
 # --------------------------------------------------------------------------------------------------
 
 
-def register(
-    subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]",
-    add_config_args: AddConfigArgs,
-    plan_from_args: PlanFromArgs,
-) -> None:
+def register(subparsers: Subparsers) -> None:
     """Add ``cost``, ``breakeven`` and ``cost-report`` to ``subparsers`` (from ``add_subparsers``)."""
     p = subparsers.add_parser(
         "cost",
@@ -249,7 +229,7 @@ def register(
     p.add_argument("--price-source", type=_name, metavar="S", help="price source (default: cost.price_source)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_config_args(p)
-    p.set_defaults(func=lambda args: _cmd_cost(args, plan_from_args))
+    p.set_defaults(func=_cmd_cost)
 
     p = subparsers.add_parser(
         "breakeven",
@@ -291,4 +271,4 @@ def register(
         "--out", default=DEFAULT_REPORT_DIR, metavar="DIR", help=f"output folder (default: {DEFAULT_REPORT_DIR}/)"
     )
     add_config_args(p)
-    p.set_defaults(func=lambda args: _cmd_cost_report(args, plan_from_args))
+    p.set_defaults(func=_cmd_cost_report)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable, Sequence
 
-from landing_zone.catalog import Catalog, Model
+from landing_zone.core.catalog import Catalog, Model
 
 
 class PathKind(str, Enum):

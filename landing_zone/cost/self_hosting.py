@@ -1,12 +1,12 @@
 """Self-hosting economics and warnings (pure: no CDK, no AWS calls).
 
 Inputs are the validated ``self_hosting`` options, the configured API price source and the price catalog
-(``landing_zone/catalog/prices.yaml``).  Outputs:
+(``landing_zone/core/catalog/prices.yaml``).  Outputs:
 
 * :func:`node_hourly_usd` - the hourly price of one GPU node: ``self_hosting.hourly_usd`` if set, else the
   catalog's figure for ``self_hosting.instance_type`` (None when neither exists);
 * :func:`economics` - hourly and monthly node cost and the break-even against the API
-  (:func:`landing_zone.pricing.break_even`);
+  (:func:`landing_zone.cost.pricing.break_even`);
 * :func:`monthly_cost_line` - the self-hosted line of the budget / cost report:
   ``nodes x hourly_usd x hours_per_month`` with ``nodes = self_hosting.max_size``;
 * :func:`self_hosting_warnings` - the plan warnings: a GPU type that cannot hold the weights on one node,
@@ -24,10 +24,12 @@ Formulas (``M = 1e6``, ``H`` = hours per month, 730 in the catalog)::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
-from landing_zone.config import LandingZoneConfig, SelfHosting
-from landing_zone.pricing import DEFAULT_INPUT_OUTPUT_RATIO, BreakEven, PriceCatalog, PricingError, break_even
+from landing_zone.core.config import LandingZoneConfig, SelfHosting
+from landing_zone.core.catalog.prices import PriceCatalog
+from landing_zone.cost.pricing import BreakEven, DEFAULT_INPUT_OUTPUT_RATIO, break_even
+from landing_zone.errors import PricingError
 
 __all__ = [
     "CostLine",
@@ -40,7 +42,7 @@ __all__ = [
 ]
 
 # Weights size, vLLM's GPU-memory need and network cards per instance type are catalog data
-# (catalog/prices.yaml: self_hosted_model, self_hosting.<type>.network_cards), with source and date.
+# (core/catalog/prices.yaml: self_hosted_model, self_hosting.<type>.network_cards), with source and date.
 
 
 @dataclass(frozen=True)

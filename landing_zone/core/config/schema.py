@@ -1,4 +1,4 @@
-"""The configuration contract: one typed, frozen model validated once at the edge.
+"""The configuration schema: one typed, frozen model and the rules that collect every problem.
 
 Defaults live in ``cdk.json`` under the ``landing_zone`` context key; an optional YAML/JSON file given as
 ``-c config=PATH`` (or ``--config PATH`` on the CLI) is deep-merged over them (mappings merge, lists and
@@ -15,7 +15,6 @@ import re
 import types
 import typing
 import unicodedata
-from pathlib import Path
 from typing import Annotated, Any, Iterable, Iterator, Literal, Mapping, Sequence
 
 from pydantic import (
@@ -24,14 +23,83 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from landing_zone.config_loading import iter_strings, load_data_file, structure_problems
-from landing_zone.errors import ConfigError, Described, Problem
+from landing_zone.errors import Described
+
+__all__ = [
+    "ACCOUNT_ID",
+    "Access",
+    "Account",
+    "AccountId",
+    "Application",
+    "BatchRoleArn",
+    "CDK_QUALIFIER",
+    "CONFIG_FILE_CONTEXT_KEY",
+    "CONTEXT_KEY",
+    "ContentGuardrail",
+    "Cost",
+    "CrossFieldProblems",
+    "DEFAULT_CDK_QUALIFIER",
+    "DEFAULT_ENDPOINTS",
+    "EMAIL",
+    "EXEMPT_ROLE_ARN",
+    "Email",
+    "EndpointService",
+    "ExemptRoleArn",
+    "FilterStrength",
+    "GpuInstanceType",
+    "InvocationLogging",
+    "LANDING_ZONE_TAGS_MAX",
+    "LOG_RETENTION_DAYS",
+    "LandingZoneConfig",
+    "MAX_MONTHLY_USD",
+    "MAX_NODE_HOURLY_USD",
+    "MAX_NODE_TOKENS_PER_SECOND",
+    "MAX_PROBLEMS_PER_KEY",
+    "MAX_REQUESTS_PER_DAY",
+    "MAX_TOKENS_PER_REQUEST",
+    "MAX_USD_PER_MILLION_TOKENS",
+    "MEMBER_ALERT_EMAILS_MAX",
+    "MemberBaseline",
+    "ModelAccess",
+    "NAME",
+    "Name",
+    "Network",
+    "ORG_ID",
+    "OU_ID",
+    "OrgId",
+    "Organization",
+    "OuId",
+    "PRINCIPAL_ARN",
+    "PRINCIPAL_ARN_PATTERN",
+    "PathPreference",
+    "PolicyGuardrails",
+    "PriceOverride",
+    "PriceSourceName",
+    "PrincipalArn",
+    "PrincipalArnPattern",
+    "RESERVATION_ID",
+    "RESERVED_TAG_KEYS",
+    "ReservationId",
+    "RetentionDays",
+    "SUBNET_ID",
+    "SelfHosting",
+    "SubnetId",
+    "TAGS_MAX_PER_RESOURCE",
+    "TAG_KEY_MAX_CHARACTERS",
+    "TAG_VALUE_MAX_CHARACTERS",
+    "TARGET_ID",
+    "TargetId",
+    "VPC_ID",
+    "VpcId",
+    "Workload",
+    "json_schema",
+    "tag_rule",
+]
 
 CONTEXT_KEY = "landing_zone"
 CONFIG_FILE_CONTEXT_KEY = "config"
@@ -61,7 +129,7 @@ MAX_TOKENS_PER_REQUEST = 1_048_576  # the largest context window in the catalog 
 MAX_MONTHLY_USD = 10_000_000_000  # any monthly amount, given or computed (budgets, anomaly threshold)
 MAX_NODE_HOURLY_USD = 10_000  # a self-hosted GPU node; the catalog's p6-b300.48xlarge costs ~57 USD/h
 MAX_NODE_TOKENS_PER_SECOND = 1_000_000  # a self-hosted node; the catalog measured 516 output tokens/s
-# AWS tags: the limits are catalog data (catalog/limits.yaml: tags_max_per_resource, tag_key_max_length,
+# AWS tags: the limits are catalog data (core/catalog/limits.yaml: tags_max_per_resource, tag_key_max_length,
 # tag_value_max_length, with their source); these defaults apply only when a config is validated without a catalog.
 # Keys 1-128 and values 0-256 Unicode characters of letters, digits, spaces and + - = . _ : / @, no `aws:` prefix.
 TAGS_MAX_PER_RESOURCE = 50
@@ -328,7 +396,7 @@ class PriceOverride(_Strict):
 
 
 class Cost(_Strict):
-    price_source: str = Field(default="bedrock", description="A price source from landing_zone/catalog/prices.yaml.")
+    price_source: str = Field(default="bedrock", description="A price source from landing_zone/core/catalog/prices.yaml.")
     price_overrides: Mapping[PriceSourceName, PriceOverride] = Field(
         default_factory=dict,
         description="Contract prices per price source (each with a required `source` note); they replace the "
@@ -908,7 +976,7 @@ _TAG_PUNCTUATION = set(" _.:/=+-@")
 
 def tag_rule(text: str, *, key: bool, limit: int | None = None) -> str | None:
     """Why ``text`` cannot be an AWS tag key (``key=True``) or value, or None when it can (``limit``: the maximum
-    length from catalog/limits.yaml; omitted: the defaults above)."""
+    length from core/catalog/limits.yaml; omitted: the defaults above)."""
     if limit is None:
         limit = TAG_KEY_MAX_CHARACTERS if key else TAG_VALUE_MAX_CHARACTERS
     what = "a tag key" if key else "a tag value"
@@ -925,37 +993,27 @@ def tag_rule(text: str, *, key: bool, limit: int | None = None) -> str | None:
     return None
 
 
-# -- loading ------------------------------------------------------------------------------------------
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """Mappings merge recursively; anything else in ``override`` replaces the base value."""
-    merged: dict[str, Any] = dict(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = deep_merge(merged[key], value)
+def json_schema() -> dict[str, Any]:
+    return LandingZoneConfig.model_json_schema()
+
+
+# -- placeholders -------------------------------------------------------------------------------------------
+# Values copied from the examples and the AWS documentation that would deploy, but to nobody's account:
+# account IDs of 12 identical digits (111111111111 ... the examples' IDs) or 123456789012 (the AWS documentation's
+# example account), anywhere in the configuration (account lists, ARNs, image URIs); organization IDs that
+# start with o-example; e-mail addresses at the reserved example domains (RFC 2606).
+
+
+def _path(loc: Sequence[Any]) -> str:
+    out = ""
+    for part in loc:
+        if part == "[key]":  # pydantic's marker for a mapping key that failed validation: the path names the key
+            continue
+        if isinstance(part, int):
+            out += f"[{part}]"
         else:
-            merged[key] = value
-    return merged
-
-
-def read_config_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML or JSON config file under the rules of :mod:`landing_zone.config_loading` (size, depth, no
-    aliases, no duplicate keys, YAML 1.2 scalars); every problem becomes a ConfigError naming the file."""
-    p = Path(path)
-    origin = f"config file {p}"
-    data = load_data_file(p, origin=origin)
-    if data is None:
-        return {}  # an empty file overrides nothing
-    if not isinstance(data, dict):
-        raise ConfigError([Problem("config", Described(f"a {_kind_of(data)}"), "the file must hold a mapping of "
-                                   "config keys (`key: value` lines), optionally under `landing_zone:`")], origin=origin)
-    # A file may hold the keys directly or under `landing_zone:` (same shape as cdk.json context).
-    if set(data) == {CONTEXT_KEY}:
-        inner = data[CONTEXT_KEY]
-        if not isinstance(inner, dict):
-            raise ConfigError([Problem(CONTEXT_KEY, inner, "must be a mapping of config keys: indent the keys under "
-                                       "`landing_zone:`, or write them at the top level")], origin=origin)
-        return dict(inner)
-    return data
+            out += ("." if out else "") + (str(part) if part != "" else '""')
+    return out or "(top level)"
 
 
 def _kind_of(value: Any) -> str:
@@ -971,213 +1029,3 @@ def _kind_of(value: Any) -> str:
     if isinstance(value, Mapping):
         return "mapping"
     return "null value" if value is None else type(value).__name__
-
-
-def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
-    """The ``landing_zone`` defaults from cdk.json context (for the CLI; the CDK app gets them from context)."""
-    path = Path(cdk_json)
-    if not path.exists():
-        return {}
-    origin = f"cdk.json file {path}"
-    data = load_data_file(path, origin=origin, what="cdk.json")
-    if not isinstance(data, dict):
-        raise ConfigError([Problem("cdk.json", Described(f"a {_kind_of(data)}"), "must hold a JSON object with a "
-                                   "`context` key")], origin=origin)
-    context = data.get("context")
-    defaults = context.get(CONTEXT_KEY) if isinstance(context, dict) else None
-    if defaults is not None and not isinstance(defaults, dict):
-        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
-    return dict(defaults or {})
-
-
-def _path(loc: Sequence[Any]) -> str:
-    out = ""
-    for part in loc:
-        if part == "[key]":  # pydantic's marker for a mapping key that failed validation: the path names the key
-            continue
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + (str(part) if part != "" else '""')
-    return out or "(top level)"
-
-
-def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str] | None:
-    """Field names of the model that contains ``loc``'s last key (for 'unknown key' messages)."""
-    current: Any = model
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        if not (isinstance(current, type) and issubclass(current, BaseModel)) or part not in current.model_fields:
-            return None
-        annotation = current.model_fields[part].annotation
-        current = _unwrap(annotation)
-    if isinstance(current, type) and issubclass(current, BaseModel):
-        return sorted(current.model_fields)
-    return None
-
-
-@functools.cache
-def _field_paths(model: type[BaseModel], prefix: str = "") -> tuple[str, ...]:
-    """Every key path of the model tree, e.g. 'cost.workload.requests_per_day' (for 'it belongs under')."""
-    paths: list[str] = []
-    for name, field in model.model_fields.items():
-        path = f"{prefix}{name}"
-        paths.append(path)
-        inner = _unwrap(field.annotation)
-        if isinstance(inner, type) and issubclass(inner, BaseModel):
-            paths += _field_paths(inner, f"{path}.")
-    return tuple(paths)
-
-
-def _unwrap(annotation: Any) -> Any:
-    for arg in getattr(annotation, "__args__", ()) or ():
-        inner = _unwrap(arg)
-        if isinstance(inner, type) and issubclass(inner, BaseModel):
-            return inner
-    return annotation
-
-
-# Pydantic's wording for a type mismatch, in the words of a YAML/JSON file.
-_PLAIN_WORDS = {
-    "tuple_type": "must be a list",
-    "list_type": "must be a list",
-    "set_type": "must be a list",
-    "dict_type": "must be a mapping of keys (`key: value`)",
-    "mapping_type": "must be a mapping of keys (`key: value`)",
-    "model_type": "must be a mapping of keys (`key: value`)",
-    "model_attributes_type": "must be a mapping of keys (`key: value`)",
-    "string_type": "must be text (a string)",
-    "bool_type": "must be true or false",
-    "bool_parsing": "must be true or false",
-    "int_type": "must be a whole number",
-    "int_parsing": "must be a whole number",
-    "int_from_float": "must be a whole number (no fractional part)",
-    "float_type": "must be a number",
-    "float_parsing": "must be a number",
-    "finite_number": "must be a finite number (not NaN or infinity)",
-    "invalid_key": "keys must be text: quote the key",
-}
-
-
-def problems_from_validation_error(exc: ValidationError, model: type[BaseModel]) -> list[Problem]:
-    problems: list[Problem] = []
-    suggestions_left = 50  # nearest-key searches: enough for a person, bounded for a hostile file
-    errors = exc.errors(include_url=False)
-    nested = {tuple(e["loc"][:i]) for e in errors for i in range(1, len(e["loc"]))}
-    for err in errors:
-        loc = tuple(err["loc"])
-        kind = err["type"]
-        ctx = err.get("ctx") or {}
-        error = ctx.get("error")
-        if isinstance(error, CrossFieldProblems):
-            problems += [Problem(_path((*loc, *rel)), got, allowed) for rel, got, allowed in error.problems]
-            continue
-        msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
-        msg = msg.replace("Input should be", "must be")
-        if kind == "too_short" and loc in nested:
-            continue  # the items themselves are invalid and reported; "too short" would only repeat that
-        if kind == "missing":
-            problems.append(Problem(_path(loc), Described("nothing"), "this key is required"))
-        elif kind == "extra_forbidden":
-            keys = _allowed_keys(model, loc) or []
-            suggestions_left -= 1
-            close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.75) if suggestions_left > 0 else []
-            elsewhere = [p for p in _field_paths(model) if p.rsplit(".", 1)[-1] == loc[-1]] if suggestions_left > 0 else []
-            if close:
-                allowed = f"unknown key: did you mean {close[0]!r}?"
-            elif elsewhere:
-                allowed = f"unknown key here: it belongs under {' or '.join(elsewhere[:3])}"
-            else:
-                allowed = "unknown key" + (f" (allowed keys here: {', '.join(keys)})" if keys else "")
-            problems.append(Problem(_path(loc), err.get("input"), allowed))
-        elif kind == "invalid_key":
-            problems.append(Problem(_path(loc[:-1]) if len(loc) > 1 else "(top level)", err.get("input"), _PLAIN_WORDS[kind]))
-        elif kind in _PLAIN_WORDS:
-            problems.append(Problem(_path(loc), err.get("input"), f"{_PLAIN_WORDS[kind]}, not a {_kind_of(err.get('input'))}"
-                                    if kind.endswith(("_type", "_parsing")) else _PLAIN_WORDS[kind]))
-        elif kind == "too_short":
-            problems.append(Problem(_path(loc), err.get("input"), f"must list at least {ctx.get('min_length')} item(s)"))
-        elif kind == "too_long":
-            problems.append(Problem(_path(loc), Described(f"{ctx.get('actual_length')} items"),
-                                    f"may list at most {ctx.get('max_length')} item(s)"))
-        elif kind in ("string_too_short", "string_too_long"):
-            bound = "at least" if kind == "string_too_short" else "at most"
-            count = ctx.get("min_length") if kind == "string_too_short" else ctx.get("max_length")
-            problems.append(Problem(_path(loc), err.get("input"), f"must be {bound} {count} character(s) long"))
-        elif kind == "literal_error":
-            problems.append(Problem(_path(loc), err.get("input"), msg))
-        else:
-            problems.append(Problem(_path(loc), err.get("input"), msg[0].lower() + msg[1:] if msg else msg))
-    return problems
-
-
-def build_config(
-    raw: Mapping[str, Any], *, catalog: Any = None, price_sources: Sequence[str] | None = None, origin: str = "configuration"
-) -> LandingZoneConfig:
-    """Validate a raw mapping; every problem is raised together as one ConfigError."""
-    if not isinstance(raw, Mapping):
-        raise ConfigError([Problem("(top level)", Described(f"a {_kind_of(raw)}"), "the configuration must be a "
-                                   "mapping of config keys")], origin=origin)
-    shape = structure_problems(raw)
-    if shape:
-        raise ConfigError(shape, origin=origin)
-    context = {"catalog": catalog, "price_sources": price_sources}
-    try:
-        return LandingZoneConfig.model_validate(dict(raw), context=context)
-    except ValidationError as exc:
-        raise ConfigError(problems_from_validation_error(exc, LandingZoneConfig), origin=origin) from None
-
-
-def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | None) -> tuple[dict[str, Any], str]:
-    """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description."""
-    origin = "cdk.json context 'landing_zone'"
-    if defaults is not None and not isinstance(defaults, Mapping):
-        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
-    shape = structure_problems(defaults or {})
-    if shape:
-        raise ConfigError(shape, origin=origin)
-    raw = dict(defaults or {})
-    if config_path:
-        if not isinstance(config_path, (str, Path)):
-            raise ConfigError([Problem(CONFIG_FILE_CONTEXT_KEY, config_path, "must be the path of a YAML or JSON "
-                                       "file")], origin="context 'config'")
-        raw = deep_merge(raw, read_config_file(config_path))
-        origin = f"configuration (cdk.json defaults + {config_path})"
-    return raw, origin
-
-
-def json_schema() -> dict[str, Any]:
-    return LandingZoneConfig.model_json_schema()
-
-
-# -- placeholders -------------------------------------------------------------------------------------------
-# Values copied from the examples and the AWS documentation that would deploy, but to nobody's account:
-# account IDs of 12 identical digits (111111111111 ... the examples' IDs) or 123456789012 (the AWS documentation's
-# example account), anywhere in the configuration (account lists, ARNs, image URIs); organization IDs that
-# start with o-example; e-mail addresses at the reserved example domains (RFC 2606).
-_ACCOUNT_RUN = re.compile(r"(?<!\d)\d{12}(?!\d)")
-_EXAMPLE_EMAIL = re.compile(r"@(?:[^@\s]+\.)?example\.(?:com|net|org)$", re.IGNORECASE)
-
-
-def is_placeholder_account_id(account_id: str) -> bool:
-    return len(set(account_id)) == 1 or account_id == "123456789012"
-
-
-PLACEHOLDER_ACCOUNT = "a placeholder account ID"
-PLACEHOLDER_ORGANIZATION = "an example organization ID"
-PLACEHOLDER_EMAIL = "an e-mail address at a reserved example domain (alerts sent there reach nobody)"
-
-
-def placeholders(config: LandingZoneConfig) -> tuple[Problem, ...]:
-    """Every placeholder value in ``config`` as Problem(path, value, kind), account IDs first (rule above)."""
-    found: list[Problem] = []
-    for path, text in iter_strings(config.model_dump(mode="python", exclude_defaults=True)):
-        if any(is_placeholder_account_id(m) for m in _ACCOUNT_RUN.findall(text)):
-            found.append(Problem(path, text, PLACEHOLDER_ACCOUNT))
-        elif text.startswith("o-example") and path.endswith("organization_id"):
-            found.append(Problem(path, text, PLACEHOLDER_ORGANIZATION))
-        elif _EXAMPLE_EMAIL.search(text):
-            found.append(Problem(path, text, PLACEHOLDER_EMAIL))
-    order = (PLACEHOLDER_ACCOUNT, PLACEHOLDER_ORGANIZATION, PLACEHOLDER_EMAIL)
-    return tuple(sorted(found, key=lambda p: order.index(p.allowed)))

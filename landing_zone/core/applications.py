@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from landing_zone import arns
-from landing_zone.catalog import Catalog, Model
-from landing_zone.config import Application, LandingZoneConfig
+from landing_zone.core import arns
+from landing_zone.core.catalog import Catalog, Model
+from landing_zone.core.config import Application, LandingZoneConfig
 from landing_zone.errors import Problem
-from landing_zone.routing import PathKind, Route, RoutingDecision
+from landing_zone.core.routing import PathKind, Route, RoutingDecision
 
 # `auto` prefers processing closest to home: in-Region, then a geographic profile, then (if allowed) global;
 # with no compliant runtime path at all, an application is Mantle only (no application inference profile).

@@ -1,0 +1,39 @@
+"""Command line: ``python -m landing_zone <command>``.
+
+Commands read the same configuration as the CDK app: ``cdk.json`` context defaults, overridden by ``--config``.
+Exit codes: 0 success, 2 invalid input (config, flags) with a readable message and no traceback.
+
+Every command module has one entry point, ``register(subparsers)``, and takes its configuration flags and plan
+from :mod:`landing_zone.cli.common`; :data:`COMMANDS` lists them in the order ``--help`` shows them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from landing_zone.cli import config, cost, discover, guardrails, review, verify
+from landing_zone.errors import LandingZoneError
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+COMMANDS = (config, guardrails, cost, review, verify, discover)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m landing_zone", description="The Kimi K3.1 Pro on Amazon Bedrock landing zone: validate, explain, cost, review and verify it.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except LandingZoneError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code

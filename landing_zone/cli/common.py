@@ -1,0 +1,40 @@
+"""What every command shares: the configuration flags and the plan they select."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from landing_zone.core.config import raw_config, read_cdk_json_defaults
+from landing_zone.plan import Plan, load_plan
+
+__all__ = ["REPO_ROOT", "Subparsers", "add_config_args", "default_cdk_json", "plan_from_args", "raw_config_from_args"]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# The object `ArgumentParser.add_subparsers()` returns; every command module has `register(subparsers: Subparsers)`.
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def default_cdk_json() -> Path:
+    """``./cdk.json`` when there is one (a project of its own), else the repository's."""
+    local = Path("cdk.json")
+    return local if local.is_file() else REPO_ROOT / "cdk.json"
+
+
+def add_config_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="PATH", help="YAML/JSON config file merged over the cdk.json defaults")
+    parser.add_argument("--cdk-json", metavar="PATH", type=Path, default=None, help="cdk.json with the defaults")
+
+
+def plan_from_args(args: argparse.Namespace) -> Plan:
+    """The plan of ``--config`` over the ``--cdk-json`` defaults (ConfigError, exit 2, when it is invalid)."""
+    defaults = read_cdk_json_defaults(args.cdk_json or default_cdk_json())
+    return load_plan(defaults, args.config)
+
+
+def raw_config_from_args(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """The merged raw configuration, for commands that must run while it does not validate (``discover``)."""
+    defaults = read_cdk_json_defaults(args.cdk_json or default_cdk_json())
+    raw, origin = raw_config(defaults, args.config)
+    return dict(raw), origin

@@ -1,0 +1,70 @@
+"""Configuration commands: ``schema``, ``validate``, ``routes``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
+from landing_zone.core.config import json_schema
+from landing_zone.core.routing import format_table
+
+__all__ = ["register"]
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(), indent=2, sort_keys=True))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    plan = plan_from_args(args)
+    if not args.quiet:  # `make synth` validates quietly: the CDK app prints the same warnings once
+        for warning in plan.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if plan.placeholder_warning:  # valid, so exit 0, but said out loud
+            print(f"warning: {plan.placeholder_warning}", file=sys.stderr)
+    routes = plan.routing.compliant_routes()
+    print(
+        f"configuration OK: {plan.config.name} in {plan.config.home_region}, "
+        f"{len(plan.models)} model(s), {len(routes)} compliant path(s)"
+    )
+    return 0
+
+
+def cmd_routes(args: argparse.Namespace) -> int:
+    plan = plan_from_args(args)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "home_region": plan.routing.home_region,
+                    "compliant_regions": list(plan.routing.compliant_regions),
+                    "allow_global_inference": plan.routing.allow_global_inference,
+                    "routes": plan.routing.as_rows(),
+                    "warnings": list(plan.warnings),
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(format_table(plan.routing))
+        for warning in plan.warnings:
+            print(f"\nwarning: {warning}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers: Subparsers) -> None:
+    p = subparsers.add_parser("schema", help="print the JSON Schema of the configuration")
+    p.set_defaults(func=cmd_schema)
+
+    p = subparsers.add_parser("validate", help="validate the configuration (what `make synth` runs first)")
+    add_config_args(p)
+    p.add_argument("--quiet", action="store_true", help="print problems only, not the warnings")
+    p.set_defaults(func=cmd_validate)
+
+    p = subparsers.add_parser("routes", help="print the routing matrix: compliant and rejected invocation paths")
+    add_config_args(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_routes)

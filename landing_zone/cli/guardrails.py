@@ -1,0 +1,73 @@
+"""Guardrail commands: ``simulate`` (one request) and ``threat-model`` (the red-team table)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
+from landing_zone.errors import LandingZoneError
+from landing_zone.policies.evaluator import FULL_AWS_ACCESS
+from landing_zone.policies.guardrails import scp_documents
+from landing_zone.review.redteam import evaluate_attacks, threat_model_markdown
+from landing_zone.simulate import parse_context, scps_from_assembly, scps_from_plan, simulate
+
+__all__ = ["register"]
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    context = parse_context(args.context)
+    if args.assembly:
+        scps, source = scps_from_assembly(args.assembly), f"SCPs in {args.assembly}"
+    else:
+        scps, source = scps_from_plan(plan_from_args(args)), "guardrails compiled from the configuration"
+    result = simulate(
+        action=args.action,
+        resource=args.resource,
+        region=args.region,
+        principal_arn=args.principal_arn,
+        context=context,
+        scps=scps,
+        source=source,
+    )
+    print(json.dumps(result.as_dict(), indent=2) if args.json else result.text())
+    return 0 if result.decision.allowed else 1
+
+
+def cmd_threat_model(args: argparse.Namespace) -> int:
+    """The red-team table of docs/THREAT_MODEL.md, evaluated against the SCPs compiled from the configuration."""
+    plan = plan_from_args(args)
+    if plan.config.organization is None:
+        raise LandingZoneError("threat-model needs an `organization` block: the threat model is an administrator of "
+                               "a targeted member account, and only SCPs bind one (docs/THREAT_MODEL.md)")
+    scps = scp_documents(plan.config, plan.routing, plan.catalog)
+    levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(scps.documents, start=1))]]
+    results, skipped = evaluate_attacks(plan, levels)
+    print(threat_model_markdown(plan, results, skipped), end="")
+    return 0 if all(r.ok for r in results) else 1
+
+
+def register(subparsers: Subparsers) -> None:
+    p = subparsers.add_parser(
+        "simulate",
+        help="would the guardrail SCPs allow this request? (exit 0 allowed, 1 denied)",
+        description="Evaluate one request against FullAWSAccess + the guardrail SCPs and name the deciding statement.",
+    )
+    add_config_args(p)
+    p.add_argument("--action", required=True, help="e.g. bedrock:InvokeModel")
+    p.add_argument("--resource", required=True, help="resource ARN, or *")
+    p.add_argument("--region", help="aws:RequestedRegion (use 'unspecified' for the global leg)")
+    p.add_argument("--principal-arn", help="aws:PrincipalARN of the caller")
+    p.add_argument("--context", action="append", default=[], metavar="KEY=VALUE",
+                   help="further condition keys, repeatable; commas make a multivalued key")
+    p.add_argument("--assembly", type=Path, help="read the SCPs from this cloud assembly instead of the config")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_simulate)
+
+    p = subparsers.add_parser(
+        "threat-model",
+        help="evaluate the red-team table against the guardrail SCPs (Markdown; exit 1 if any attack gets through)",
+    )
+    add_config_args(p)
+    p.set_defaults(func=cmd_threat_model)

@@ -1,0 +1,196 @@
+"""``metrics.yaml``: the CloudWatch metrics that count tokens per invocation endpoint, with provenance.
+
+Validated with pydantic like every catalog file (:mod:`landing_zone.core.catalog.schema`); a malformed file raises
+:class:`~landing_zone.errors.CostAlarmError` naming the field, the value and what is allowed.  The spend alarms
+(:mod:`landing_zone.cost.alarms`) price the series a :class:`MetricSource` names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal, Mapping
+
+from pydantic import Field, model_validator
+
+from landing_zone.core.catalog.schema import FileModel, Text, load_catalog_file
+from landing_zone.errors import CostAlarmError
+
+__all__ = [
+    "APPLICATION_PROFILE_COUNTING",
+    "DEFAULT_METRICS_PATH",
+    "TOKEN_KINDS",
+    "EndpointMetrics",
+    "MetricCatalog",
+    "MetricSource",
+    "load_metric_catalog",
+    "metric_assumptions",
+]
+
+DEFAULT_METRICS_PATH = Path(__file__).resolve().parent / "metrics.yaml"
+# Token kinds in expression order; each is priced with the matching price of prices.yaml.
+TOKEN_KINDS: tuple[str, ...] = ("input", "cache_read", "cache_write", "output")
+# How a call through an application inference profile is counted in AWS/Bedrock (see metrics.yaml).
+APPLICATION_PROFILE_COUNTING = ("separate", "also-under-source")
+TokenKind = Literal["input", "cache_read", "cache_write", "output"]
+
+
+def _text(field: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise CostAlarmError(field, value, "a non-empty string")
+    return value
+
+
+@dataclass(frozen=True)
+class MetricSource:
+    """One thing whose token metrics are priced: a namespace + one dimension value.
+
+    ``token_metrics`` maps a token kind (``input``, ``cache_read``, ``cache_write``, ``output``) to the
+    CloudWatch metric name that counts it; only the kinds listed are priced.
+    """
+
+    namespace: str
+    dimension_name: str
+    dimension_value: str  # model ID, inference-profile ID or application-profile ARN
+    token_metrics: Mapping[str, str]
+    label: str = ""
+    verified: bool = True  # False when the metric or dimension names are assumptions
+
+    def __post_init__(self) -> None:
+        where = f"metric source {self.label or self.dimension_value!r}"
+        for name in ("namespace", "dimension_name", "dimension_value"):
+            _text(f"{where}.{name}", getattr(self, name))
+        if not isinstance(self.token_metrics, Mapping) or not self.token_metrics:
+            raise CostAlarmError(
+                f"{where}.token_metrics", self.token_metrics, f"a non-empty mapping with keys from {TOKEN_KINDS}"
+            )
+        unknown = [k for k in self.token_metrics if k not in TOKEN_KINDS]
+        if unknown:
+            raise CostAlarmError(f"{where}.token_metrics", unknown, f"token kinds from {TOKEN_KINDS}")
+        for kind, metric in self.token_metrics.items():
+            _text(f"{where}.token_metrics.{kind}", metric)
+        ordered = {k: self.token_metrics[k] for k in TOKEN_KINDS if k in self.token_metrics}
+        object.__setattr__(self, "token_metrics", MappingProxyType(ordered))
+        if not self.label:
+            object.__setattr__(self, "label", f"{self.namespace} {self.dimension_name}={self.dimension_value}")
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.namespace, self.dimension_name, self.dimension_value)
+
+
+@dataclass(frozen=True)
+class EndpointMetrics:
+    """The metrics one invocation endpoint (``runtime`` or ``mantle``) reports, with provenance."""
+
+    endpoint: str
+    namespace: str
+    dimension: str
+    token_metrics: Mapping[str, str]
+    other_metrics: Mapping[str, str]
+    statistic: str
+    source: str
+    as_of: str
+    verified: bool
+    description: str = ""
+    unverified_metrics: tuple[str, ...] = ()  # token kinds whose metric names are assumptions
+    assumptions: tuple[str, ...] = ()  # explicit, reported assumptions (see metrics.yaml)
+    application_profile_counting: str = "separate"  # runtime only: "separate" | "also-under-source"
+
+    @property
+    def fully_verified(self) -> bool:
+        return self.verified and not self.unverified_metrics
+
+    def source_for(self, dimension_value: str, label: str = "") -> MetricSource:
+        """The :class:`MetricSource` of one dimension value (model ID, profile ID or profile ARN)."""
+        return MetricSource(
+            namespace=self.namespace,
+            dimension_name=self.dimension,
+            dimension_value=dimension_value,
+            token_metrics=self.token_metrics,
+            label=label,
+            verified=self.fully_verified,
+        )
+
+
+@dataclass(frozen=True)
+class MetricCatalog:
+    """The parsed ``metrics.yaml``."""
+
+    endpoints: Mapping[str, EndpointMetrics]
+    path: str = ""
+
+    def for_endpoint(self, endpoint: str) -> EndpointMetrics:
+        try:
+            return self.endpoints[endpoint]
+        except KeyError:
+            known = ", ".join(sorted(self.endpoints)) or "none"
+            raise CostAlarmError("metrics endpoint", endpoint, f"one of: {known}") from None
+
+
+# --------------------------------------------------------------------------------------------------
+# The file schema
+# --------------------------------------------------------------------------------------------------
+
+
+class _Endpoint(FileModel):
+    description: str = ""
+    namespace: Text
+    dimension: Text
+    statistic: Literal["Sum"] = "Sum"  # token counts are summed per period
+    token_metrics: dict[TokenKind, Text] = Field(min_length=1)
+    unverified_metrics: tuple[TokenKind, ...] = ()
+    other_metrics: dict[str, Text] = Field(default_factory=dict)
+    application_profile_counting: Literal["separate", "also-under-source"] = "separate"
+    assumptions: tuple[Text, ...] = ()
+    source: Text
+    as_of: Text
+    verified: bool
+
+    @model_validator(mode="after")
+    def _assumptions_cover_unverified(self) -> "_Endpoint":
+        outside = [k for k in self.unverified_metrics if k not in self.token_metrics]
+        if outside:
+            raise ValueError(f"unverified_metrics {outside} are not token kinds of this entry "
+                             f"({list(self.token_metrics)})")
+        if self.unverified_metrics and not self.assumptions:
+            raise ValueError("unverified_metrics need assumptions: one sentence per unverified metric, saying what "
+                             "was searched")
+        return self
+
+
+class _MetricsFile(FileModel):
+    schema_version: Literal[1]
+    endpoints: dict[str, _Endpoint] = Field(min_length=1)
+
+
+def load_metric_catalog(path: Path | str | None = None) -> MetricCatalog:
+    """Load and validate ``metrics.yaml`` (default: the shipped file)."""
+    file = Path(path) if path is not None else DEFAULT_METRICS_PATH
+    doc = load_catalog_file(_MetricsFile, file, error=CostAlarmError, what="metric catalog")
+    endpoints = {
+        name: EndpointMetrics(
+            endpoint=name,
+            namespace=e.namespace,
+            dimension=e.dimension,
+            token_metrics=MappingProxyType({k: e.token_metrics[k] for k in TOKEN_KINDS if k in e.token_metrics}),
+            other_metrics=MappingProxyType(dict(e.other_metrics)),
+            statistic=e.statistic,
+            source=e.source,
+            as_of=e.as_of,
+            verified=e.verified,
+            description=e.description,
+            unverified_metrics=tuple(e.unverified_metrics),
+            assumptions=tuple(e.assumptions),
+            application_profile_counting=e.application_profile_counting,
+        )
+        for name, e in doc.endpoints.items()
+    }
+    return MetricCatalog(endpoints=MappingProxyType(endpoints), path=str(file))
+
+
+def metric_assumptions(metric_catalog: MetricCatalog | None = None) -> list[str]:
+    """Every explicit assumption of the metric catalog, as one sentence each (synth, review and cost report)."""
+    catalog = metric_catalog or load_metric_catalog()
+    return [f"{e.namespace}: {a}" for e in catalog.endpoints.values() for a in e.assumptions]

@@ -1,0 +1,318 @@
+"""``prices.yaml``: token prices per price source and self-hosting hardware, as data with provenance.
+
+Validated with pydantic like every catalog file (:mod:`landing_zone.core.catalog.schema`); the result is the
+frozen dataclasses below, which the cost arithmetic (:mod:`landing_zone.cost.pricing`) reads.  A malformed file
+raises :class:`~landing_zone.errors.PricingError` naming the field, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from pydantic import Field, field_validator, model_validator
+
+from landing_zone.core.catalog.schema import FileModel, Text, load_catalog_file
+from landing_zone.errors import PricingError
+
+__all__ = [
+    "DEFAULT_PRICES_PATH",
+    "PRICE_FIELDS",
+    "PriceCatalog",
+    "SelfHostedModel",
+    "SelfHostingOption",
+    "TokenPrices",
+    "hourly_hint",
+    "load_price_catalog",
+]
+
+DEFAULT_PRICES_PATH = Path(__file__).resolve().parent / "prices.yaml"
+
+PRICE_FIELDS = (
+    "input_usd_per_million",
+    "cache_read_usd_per_million",
+    "cache_write_usd_per_million",
+    "output_usd_per_million",
+)
+
+
+def hourly_hint(instance_type: str) -> str:
+    name = f"instance type {instance_type!r}" if instance_type else "this instance type"
+    return (
+        f"The price catalog has no usable hourly price for {name}; "
+        "pass --hourly-usd <USD per instance-hour> (a number > 0)"
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# What the rest of the package reads
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TokenPrices:
+    """Token prices of one price source, in USD per 1M tokens."""
+
+    source_name: str
+    input_usd_per_million: float
+    cache_read_usd_per_million: float
+    cache_write_usd_per_million: float
+    output_usd_per_million: float
+    source: str  # provenance text
+    as_of: str
+    verified: bool
+    description: str = ""
+    # Share by which a global cross-Region inference profile is cheaper (Bedrock); see cost.pricing.with_discount.
+    global_profile_discount_fraction: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in PRICE_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                raise PricingError(f"{self.source_name}.{name}", value, "a finite number >= 0")
+            object.__setattr__(self, name, float(value))
+        fraction = self.global_profile_discount_fraction
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction <= 1:
+            raise PricingError(f"{self.source_name}.global_profile_discount_fraction", fraction,
+                               "a number between 0 and 1 inclusive")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source_name": self.source_name,
+            "input_usd_per_million": self.input_usd_per_million,
+            "cache_read_usd_per_million": self.cache_read_usd_per_million,
+            "cache_write_usd_per_million": self.cache_write_usd_per_million,
+            "output_usd_per_million": self.output_usd_per_million,
+            "global_profile_discount_fraction": self.global_profile_discount_fraction,
+            "description": self.description,
+            "source": self.source,
+            "as_of": self.as_of,
+            "verified": self.verified,
+        }
+
+
+@dataclass(frozen=True)
+class SelfHostingOption:
+    """One EC2 instance type that could serve the model.  ``hourly_usd`` is None when not catalogued."""
+
+    instance_type: str
+    hourly_usd: float | None
+    source: str
+    as_of: str
+    verified: bool
+    throughput_output_tokens_per_second: Mapping[str, float] = field(default_factory=dict)
+    description: str = ""
+    gpu_memory_gb: float | None = None
+    holds_model_weights: bool | None = None
+    network_cards: int | None = None  # EFA: one interface per card
+    cold_start_minutes: tuple[float, ...] = ()
+
+    def require_hourly_usd(self, override: float | None = None) -> float:
+        """The hourly price to use: ``override`` (e.g. ``--hourly-usd``) if given, else the catalog's.
+
+        Raises PricingError naming the instance type when neither is available or valid.
+        """
+        value = self.hourly_usd if override is None else override
+        field_name = "--hourly-usd" if override is not None else f"self_hosting.{self.instance_type}.hourly_usd"
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise PricingError(field_name, value, "a finite number > 0", hourly_hint(self.instance_type))
+        return float(value)
+
+    def tokens_per_second(self, profile: str) -> float:
+        """Measured output tokens/s for one throughput profile (e.g. ``single_request_sustained``)."""
+        try:
+            return self.throughput_output_tokens_per_second[profile]
+        except KeyError:
+            known = ", ".join(sorted(self.throughput_output_tokens_per_second)) or "none catalogued"
+            raise PricingError(
+                f"self_hosting.{self.instance_type}.throughput_output_tokens_per_second",
+                profile,
+                f"one of: {known}",
+                hint="pass --tokens-per-second to use your own measurement",
+            ) from None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "instance_type": self.instance_type,
+            "hourly_usd": self.hourly_usd,
+            "throughput_output_tokens_per_second": dict(self.throughput_output_tokens_per_second),
+            "description": self.description,
+            "gpu_memory_gb": self.gpu_memory_gb,
+            "holds_model_weights": self.holds_model_weights,
+            "network_cards": self.network_cards,
+            "cold_start_minutes": list(self.cold_start_minutes),
+            "source": self.source,
+            "as_of": self.as_of,
+            "verified": self.verified,
+        }
+
+
+@dataclass(frozen=True)
+class SelfHostedModel:
+    """Size of the open weights and the GPU memory vLLM needs for them on one node (with provenance)."""
+
+    name: str
+    weights_gb: float
+    vllm_min_gpu_memory_gb: float
+    source: str
+    as_of: str
+    verified: bool
+
+
+@dataclass(frozen=True)
+class PriceCatalog:
+    """The parsed ``prices.yaml``."""
+
+    hours_per_month: float
+    price_sources: Mapping[str, TokenPrices]
+    self_hosting: Mapping[str, SelfHostingOption]
+    self_hosted_model: SelfHostedModel | None = None
+    path: str = ""
+    hours_per_month_source: str = ""
+
+    def prices(self, name: str) -> TokenPrices:
+        try:
+            return self.price_sources[name]
+        except KeyError:
+            known = ", ".join(sorted(self.price_sources)) or "none"
+            raise PricingError("price_source", name, f"one of: {known}") from None
+
+    def self_hosting_option(self, instance_type: str) -> SelfHostingOption:
+        try:
+            return self.self_hosting[instance_type]
+        except KeyError:
+            known = ", ".join(sorted(self.self_hosting)) or "none"
+            raise PricingError(
+                "instance_type",
+                instance_type,
+                f"one of: {known}",
+                hint="or pass --hourly-usd and --tokens-per-second for an instance type not catalogued",
+            ) from None
+
+
+# --------------------------------------------------------------------------------------------------
+# The file schema (pydantic, like every catalog file)
+# --------------------------------------------------------------------------------------------------
+
+class _Provenance(FileModel):
+    source: Text
+    as_of: Text
+    verified: bool
+
+
+class _HoursPerMonth(FileModel):
+    value: float = Field(gt=0, allow_inf_nan=False)
+    source: str = ""
+    as_of: Text | None = None
+    verified: bool | None = None
+
+
+class _PriceSource(_Provenance):
+    description: str = ""
+    input_usd_per_million_tokens: float = Field(ge=0, allow_inf_nan=False)
+    cache_read_usd_per_million_tokens: float = Field(ge=0, allow_inf_nan=False)
+    # Omitted: billed like input (a conservative default when a price source does not publish it).
+    cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    output_usd_per_million_tokens: float = Field(ge=0, allow_inf_nan=False)
+    global_profile_discount_fraction: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
+
+
+class _SelfHosting(_Provenance):
+    description: str = ""
+    hourly_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    gpu_memory_gb: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    network_cards: int | None = Field(default=None, gt=0)
+    holds_kimi_k3_weights: bool | None = None
+    throughput_output_tokens_per_second: dict[str, float] = Field(default_factory=dict)
+    cold_start_minutes: tuple[float, ...] = ()
+
+    @field_validator("throughput_output_tokens_per_second")
+    @classmethod
+    def _positive_throughput(cls, v: dict[str, float]) -> dict[str, float]:
+        bad = {k: t for k, t in v.items() if not 0 < t < float("inf")}
+        if bad:
+            raise ValueError(f"must be finite numbers > 0 (got {bad})")
+        return v
+
+
+class _SelfHostedModel(_Provenance):
+    name: Text
+    weights_gb: float = Field(gt=0, allow_inf_nan=False)
+    vllm_min_gpu_memory_gb: float = Field(gt=0, allow_inf_nan=False)
+
+
+class _PricesFile(FileModel):
+    schema_version: int
+    hours_per_month: _HoursPerMonth
+    price_sources: dict[str, _PriceSource] = Field(min_length=1)
+    self_hosted_model: _SelfHostedModel | None = None
+    self_hosting: dict[str, _SelfHosting] = Field(default_factory=dict)
+
+    @field_validator("hours_per_month", mode="before")
+    @classmethod
+    def _plain_hours(cls, v: Any) -> Any:
+        return {"value": v} if not isinstance(v, dict) else v  # a plain number or {value, source, ...}
+
+    @model_validator(mode="after")
+    def _schema_version(self) -> "_PricesFile":
+        if self.schema_version != 1:
+            raise ValueError(f"schema_version: got {self.schema_version}; allowed: 1")
+        return self
+
+
+def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
+    """Load and validate ``prices.yaml`` (default: the shipped one).
+
+    A price source without ``cache_write_usd_per_million_tokens`` is billed at its input price for cache
+    writes.  Self-hosting entries may have ``hourly_usd: null``; use :meth:`SelfHostingOption.require_hourly_usd`.
+    """
+    file = Path(path) if path is not None else DEFAULT_PRICES_PATH
+    doc = load_catalog_file(_PricesFile, file, error=PricingError, what="price catalog")
+    sources = {
+        name: TokenPrices(
+            source_name=name,
+            input_usd_per_million=e.input_usd_per_million_tokens,
+            cache_read_usd_per_million=e.cache_read_usd_per_million_tokens,
+            cache_write_usd_per_million=(e.cache_write_usd_per_million_tokens
+                                         if e.cache_write_usd_per_million_tokens is not None
+                                         else e.input_usd_per_million_tokens),
+            output_usd_per_million=e.output_usd_per_million_tokens,
+            source=e.source,
+            as_of=e.as_of,
+            verified=e.verified,
+            description=e.description,
+            global_profile_discount_fraction=e.global_profile_discount_fraction,
+        )
+        for name, e in doc.price_sources.items()
+    }
+    hosting = {
+        name: SelfHostingOption(
+            instance_type=name,
+            hourly_usd=e.hourly_usd,
+            source=e.source,
+            as_of=e.as_of,
+            verified=e.verified,
+            throughput_output_tokens_per_second=MappingProxyType(dict(e.throughput_output_tokens_per_second)),
+            description=e.description,
+            gpu_memory_gb=e.gpu_memory_gb,
+            holds_model_weights=e.holds_kimi_k3_weights,
+            network_cards=e.network_cards,
+            cold_start_minutes=tuple(e.cold_start_minutes),
+        )
+        for name, e in doc.self_hosting.items()
+    }
+    model = doc.self_hosted_model
+    return PriceCatalog(
+        hours_per_month=doc.hours_per_month.value,
+        price_sources=MappingProxyType(sources),
+        self_hosting=MappingProxyType(hosting),
+        self_hosted_model=None if model is None else SelfHostedModel(
+            name=model.name, weights_gb=model.weights_gb, vllm_min_gpu_memory_gb=model.vllm_min_gpu_memory_gb,
+            source=model.source, as_of=model.as_of, verified=model.verified,
+        ),
+        path=str(file),
+        hours_per_month_source=doc.hours_per_month.source,
+    )
+

@@ -1,0 +1,30 @@
+"""The configuration contract: one typed, frozen model validated once at the edge.
+
+Defaults live in ``cdk.json`` under the ``landing_zone`` context key; an optional YAML/JSON file given as
+``-c config=PATH`` (or ``--config PATH`` on the CLI) is deep-merged over them (mappings merge, lists and
+scalars replace).  Every invalid value is collected and reported in one :class:`ConfigError`.
+
+* :mod:`.schema` — the pydantic models and the rules that span several keys;
+* :mod:`.loading` — reading cdk.json and config files, merging them;
+* :mod:`.problems` — validation errors in plain words, :func:`build_config`;
+* :mod:`.placeholders` — example values left in a configuration.
+"""
+
+from landing_zone.core.config.loading import catalog_for, deep_merge, raw_config, read_cdk_json_defaults, read_config_file
+from landing_zone.core.config.placeholders import is_placeholder_account_id, placeholders
+from landing_zone.core.config.problems import build_config, problems_from_validation_error
+from landing_zone.core.config.schema import *  # noqa: F403 - the schema's names are the package's public names
+from landing_zone.core.config.schema import __all__ as _schema_names
+
+__all__ = [
+    *_schema_names,
+    "build_config",
+    "catalog_for",
+    "deep_merge",
+    "is_placeholder_account_id",
+    "placeholders",
+    "problems_from_validation_error",
+    "raw_config",
+    "read_cdk_json_defaults",
+    "read_config_file",
+]

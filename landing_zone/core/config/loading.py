@@ -1,0 +1,107 @@
+"""Reading configuration: cdk.json defaults, an optional YAML/JSON file deep-merged over them.
+
+Files are read under the rules of :mod:`landing_zone.core.datafile` (size, depth, no aliases, no duplicate keys,
+YAML 1.2 scalars); every problem becomes a :class:`~landing_zone.errors.ConfigError` naming the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from landing_zone.core.catalog import Catalog, load_catalog
+from landing_zone.core.config.schema import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY, _kind_of
+from landing_zone.core.datafile import load_data_file, structure_problems
+from landing_zone.errors import CatalogError, ConfigError, Described, Problem
+
+__all__ = ["catalog_for", "deep_merge", "raw_config", "read_cdk_json_defaults", "read_config_file"]
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Mappings merge recursively; anything else in ``override`` replaces the base value."""
+    merged: dict[str, Any] = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a YAML or JSON config file under the rules of :mod:`landing_zone.core.datafile` (size, depth, no
+    aliases, no duplicate keys, YAML 1.2 scalars); every problem becomes a ConfigError naming the file."""
+    p = Path(path)
+    origin = f"config file {p}"
+    data = load_data_file(p, origin=origin)
+    if data is None:
+        return {}  # an empty file overrides nothing
+    if not isinstance(data, dict):
+        raise ConfigError([Problem("config", Described(f"a {_kind_of(data)}"), "the file must hold a mapping of "
+                                   "config keys (`key: value` lines), optionally under `landing_zone:`")], origin=origin)
+    # A file may hold the keys directly or under `landing_zone:` (same shape as cdk.json context).
+    if set(data) == {CONTEXT_KEY}:
+        inner = data[CONTEXT_KEY]
+        if not isinstance(inner, dict):
+            raise ConfigError([Problem(CONTEXT_KEY, inner, "must be a mapping of config keys: indent the keys under "
+                                       "`landing_zone:`, or write them at the top level")], origin=origin)
+        return dict(inner)
+    return data
+
+
+def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
+    """The ``landing_zone`` defaults from cdk.json context (for the CLI; the CDK app gets them from context)."""
+    path = Path(cdk_json)
+    if not path.exists():
+        return {}
+    origin = f"cdk.json file {path}"
+    data = load_data_file(path, origin=origin, what="cdk.json")
+    if not isinstance(data, dict):
+        raise ConfigError([Problem("cdk.json", Described(f"a {_kind_of(data)}"), "must hold a JSON object with a "
+                                   "`context` key")], origin=origin)
+    context = data.get("context")
+    defaults = context.get(CONTEXT_KEY) if isinstance(context, dict) else None
+    if defaults is not None and not isinstance(defaults, dict):
+        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
+    return dict(defaults or {})
+
+
+def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | None) -> tuple[dict[str, Any], str]:
+    """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description."""
+    origin = "cdk.json context 'landing_zone'"
+    if defaults is not None and not isinstance(defaults, Mapping):
+        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
+    shape = structure_problems(defaults or {})
+    if shape:
+        raise ConfigError(shape, origin=origin)
+    raw = dict(defaults or {})
+    if config_path:
+        if not isinstance(config_path, (str, Path)):
+            raise ConfigError([Problem(CONFIG_FILE_CONTEXT_KEY, config_path, "must be the path of a YAML or JSON "
+                                       "file")], origin="context 'config'")
+        raw = deep_merge(raw, read_config_file(config_path))
+        origin = f"configuration (cdk.json defaults + {config_path})"
+    return raw, origin
+
+
+def catalog_for(raw: Mapping[str, Any], origin: str, *, strict: bool = False) -> Catalog:
+    """The catalog a raw configuration uses: the shipped one with its ``catalog_overlays`` laid over it.
+
+    Overlay files are read under the same rules as a config file.  A ``catalog_overlays`` value of the wrong shape
+    raises when ``strict``; otherwise the shipped catalog is returned and the schema reports the value together
+    with every other problem of the configuration.
+    """
+    overlays = raw.get("catalog_overlays") or ()
+    if not isinstance(overlays, (list, tuple)) or not all(isinstance(o, str) for o in overlays):
+        if strict:
+            raise ConfigError([Problem("catalog_overlays", overlays, "must be a list of file paths")], origin=origin)
+        return load_catalog()
+    missing = [o for o in overlays if not Path(o).is_file()]
+    if missing:
+        raise ConfigError([Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin)
+    for i, overlay in enumerate(overlays):  # the same size, depth, alias and duplicate-key rules as a config file
+        load_data_file(overlay, origin=f"catalog overlay {overlay}", what=f"catalog_overlays[{i}]")
+    try:
+        return load_catalog(tuple(Path(o) for o in overlays))
+    except CatalogError as exc:
+        raise ConfigError([Problem("catalog_overlays", list(overlays), str(exc))], origin=origin) from None

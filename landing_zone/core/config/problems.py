@@ -1,0 +1,144 @@
+"""Turning pydantic's validation errors into problems a person can act on (field path, value got, what is
+allowed, in plain words), and validating a raw mapping into the frozen configuration."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from pydantic import BaseModel, ValidationError
+
+import difflib
+import functools
+
+from landing_zone.core.config.schema import CrossFieldProblems, LandingZoneConfig, _kind_of, _path
+from landing_zone.core.datafile import structure_problems
+from landing_zone.errors import ConfigError, Described, Problem
+
+__all__ = ["build_config", "problems_from_validation_error"]
+
+
+def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str] | None:
+    """Field names of the model that contains ``loc``'s last key (for 'unknown key' messages)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)) or part not in current.model_fields:
+            return None
+        annotation = current.model_fields[part].annotation
+        current = _unwrap(annotation)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return sorted(current.model_fields)
+    return None
+
+
+@functools.cache
+def _field_paths(model: type[BaseModel], prefix: str = "") -> tuple[str, ...]:
+    """Every key path of the model tree, e.g. 'cost.workload.requests_per_day' (for 'it belongs under')."""
+    paths: list[str] = []
+    for name, field in model.model_fields.items():
+        path = f"{prefix}{name}"
+        paths.append(path)
+        inner = _unwrap(field.annotation)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            paths += _field_paths(inner, f"{path}.")
+    return tuple(paths)
+
+
+def _unwrap(annotation: Any) -> Any:
+    for arg in getattr(annotation, "__args__", ()) or ():
+        inner = _unwrap(arg)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            return inner
+    return annotation
+
+
+# Pydantic's wording for a type mismatch, in the words of a YAML/JSON file.
+_PLAIN_WORDS = {
+    "tuple_type": "must be a list",
+    "list_type": "must be a list",
+    "set_type": "must be a list",
+    "dict_type": "must be a mapping of keys (`key: value`)",
+    "mapping_type": "must be a mapping of keys (`key: value`)",
+    "model_type": "must be a mapping of keys (`key: value`)",
+    "model_attributes_type": "must be a mapping of keys (`key: value`)",
+    "string_type": "must be text (a string)",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number (no fractional part)",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "finite_number": "must be a finite number (not NaN or infinity)",
+    "invalid_key": "keys must be text: quote the key",
+}
+
+
+def problems_from_validation_error(exc: ValidationError, model: type[BaseModel]) -> list[Problem]:
+    problems: list[Problem] = []
+    suggestions_left = 50  # nearest-key searches: enough for a person, bounded for a hostile file
+    errors = exc.errors(include_url=False)
+    nested = {tuple(e["loc"][:i]) for e in errors for i in range(1, len(e["loc"]))}
+    for err in errors:
+        loc = tuple(err["loc"])
+        kind = err["type"]
+        ctx = err.get("ctx") or {}
+        error = ctx.get("error")
+        if isinstance(error, CrossFieldProblems):
+            problems += [Problem(_path((*loc, *rel)), got, allowed) for rel, got, allowed in error.problems]
+            continue
+        msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        msg = msg.replace("Input should be", "must be")
+        if kind == "too_short" and loc in nested:
+            continue  # the items themselves are invalid and reported; "too short" would only repeat that
+        if kind == "missing":
+            problems.append(Problem(_path(loc), Described("nothing"), "this key is required"))
+        elif kind == "extra_forbidden":
+            keys = _allowed_keys(model, loc) or []
+            suggestions_left -= 1
+            close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.75) if suggestions_left > 0 else []
+            elsewhere = [p for p in _field_paths(model) if p.rsplit(".", 1)[-1] == loc[-1]] if suggestions_left > 0 else []
+            if close:
+                allowed = f"unknown key: did you mean {close[0]!r}?"
+            elif elsewhere:
+                allowed = f"unknown key here: it belongs under {' or '.join(elsewhere[:3])}"
+            else:
+                allowed = "unknown key" + (f" (allowed keys here: {', '.join(keys)})" if keys else "")
+            problems.append(Problem(_path(loc), err.get("input"), allowed))
+        elif kind == "invalid_key":
+            problems.append(Problem(_path(loc[:-1]) if len(loc) > 1 else "(top level)", err.get("input"), _PLAIN_WORDS[kind]))
+        elif kind in _PLAIN_WORDS:
+            problems.append(Problem(_path(loc), err.get("input"), f"{_PLAIN_WORDS[kind]}, not a {_kind_of(err.get('input'))}"
+                                    if kind.endswith(("_type", "_parsing")) else _PLAIN_WORDS[kind]))
+        elif kind == "too_short":
+            problems.append(Problem(_path(loc), err.get("input"), f"must list at least {ctx.get('min_length')} item(s)"))
+        elif kind == "too_long":
+            problems.append(Problem(_path(loc), Described(f"{ctx.get('actual_length')} items"),
+                                    f"may list at most {ctx.get('max_length')} item(s)"))
+        elif kind in ("string_too_short", "string_too_long"):
+            bound = "at least" if kind == "string_too_short" else "at most"
+            count = ctx.get("min_length") if kind == "string_too_short" else ctx.get("max_length")
+            problems.append(Problem(_path(loc), err.get("input"), f"must be {bound} {count} character(s) long"))
+        elif kind == "literal_error":
+            problems.append(Problem(_path(loc), err.get("input"), msg))
+        else:
+            problems.append(Problem(_path(loc), err.get("input"), msg[0].lower() + msg[1:] if msg else msg))
+    return problems
+
+
+def build_config(
+    raw: Mapping[str, Any], *, catalog: Any = None, price_sources: Sequence[str] | None = None, origin: str = "configuration"
+) -> LandingZoneConfig:
+    """Validate a raw mapping; every problem is raised together as one ConfigError."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError([Problem("(top level)", Described(f"a {_kind_of(raw)}"), "the configuration must be a "
+                                   "mapping of config keys")], origin=origin)
+    shape = structure_problems(raw)
+    if shape:
+        raise ConfigError(shape, origin=origin)
+    context = {"catalog": catalog, "price_sources": price_sources}
+    try:
+        return LandingZoneConfig.model_validate(dict(raw), context=context)
+    except ValidationError as exc:
+        raise ConfigError(problems_from_validation_error(exc, LandingZoneConfig), origin=origin) from None

@@ -1,0 +1,1 @@
+"""Cost: token arithmetic, the budget, spend alarms, self-hosting economics and the FinOps report."""

@@ -1,0 +1,169 @@
+"""``cost-vs-volume.png``: monthly cost against monthly output-token volume, drawn with matplotlib.
+
+One line per API price source and the self-hosted step line (``nodes = ceil(volume / node capacity)``) at the chart
+throughput, with the break-even points marked.  matplotlib (Agg backend, no display) is imported only when the
+chart is drawn.  Output is deterministic: fixed size and dpi, no software or date metadata.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from landing_zone.finops.build import CHART_DPI, CHART_SIZE_INCHES, CostReport, ReportError
+from landing_zone.finops.markdown import _profile_label, _short_tokens, _usd
+
+__all__ = ["render_chart"]
+
+_LINE_STYLES = ("-", "--", "-.", ":")
+# Text boxes, in axes fractions: break-even points in the free area above the first node step, the
+# "API always cheaper" markers (ordered by volume) along the bottom, under the API lines.
+_CROSSING_SLOTS = ((0.13, 0.56), (0.13, 0.44), (0.13, 0.32))
+_NO_CROSSING_SLOTS = ((0.30, 0.04), (0.66, 0.04), (0.66, 0.16))
+
+
+def _footnote(report: CostReport) -> str:
+    # Status only: the full citations (titles in several scripts, URLs) are in cost.md next to the chart.
+    parts = [f"{p.source_name} (as of {p.as_of}, {'verified' if p.verified else 'NOT verified'})" for p in report.prices]
+    inst = report.instance
+    parts.append(f"{inst.instance_type} (as of {inst.as_of}, {'verified' if inst.verified else 'NOT verified'})")
+    text = (
+        "Data: landing_zone/core/catalog/prices.yaml, cited in cost.md. "
+        + "; ".join(parts)
+        + f". API cost assumes {report.input_output_ratio:g} input tokens per output token, "
+        f"{report.cached_input_fraction:.0%} of them cached; "
+        f"a month is {report.hours_per_month:g} h; self-hosted nodes run 24/7."
+    )
+    return "\n".join(textwrap.wrap(text, width=200))
+
+
+def render_chart(report: CostReport, path: Path) -> None:
+    """Draw the chart to ``path`` (PNG, CHART_SIZE_INCHES at CHART_DPI, no metadata that varies)."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import FuncFormatter
+    except ImportError as exc:
+        raise ReportError(
+            f"the cost chart needs matplotlib ({exc}); install the pinned requirements: "
+            "pip install -r requirements.txt -c constraints.txt"
+        ) from None
+
+    fig = Figure(figsize=CHART_SIZE_INCHES, dpi=CHART_DPI)
+    FigureCanvasAgg(fig)  # Agg: no display, same pixels everywhere
+    footnote = _footnote(report)
+    footnote_lines = footnote.count("\n") + 1
+    bottom = 0.11 + 0.022 * footnote_lines
+    fig.subplots_adjust(left=0.075, right=0.98, top=0.92, bottom=bottom)
+    ax = fig.add_subplot(1, 1, 1)
+
+    scale_x, scale_y = 1e9, 1e3
+    inst = report.instance
+    node_month = report.node_monthly_usd
+    first = report.chart_series[0].curve
+    ax.plot(
+        [p.output_tokens_per_month / scale_x for p in first],
+        [p.self_hosted_monthly_usd / scale_y for p in first],
+        drawstyle="steps-pre",
+        color="black",
+        linewidth=2.2,
+        label=(
+            f"Self-hosted {inst.instance_type} (8xB300, {_usd(report.hourly_usd)} USD/h = {node_month / 1e3:,.1f}k "
+            f"USD/month per node) at {report.chart_tokens_per_second:g} output tok/s per node "
+            f"({_profile_label(report.chart_profile)})"
+        ),
+    )
+    colors = ("tab:orange", "tab:blue", "tab:purple", "tab:green", "tab:red")
+    annotations: list[tuple[bool, float, str, tuple[float, float], str]] = []
+    for i, s in enumerate(report.chart_series):
+        p = s.prices
+        color = colors[i % len(colors)]
+        ax.plot(
+            [c.output_tokens_per_month / scale_x for c in s.curve],
+            [c.api_monthly_usd / scale_y for c in s.curve],
+            linestyle=_LINE_STYLES[i % len(_LINE_STYLES)],
+            color=color,
+            linewidth=1.8,
+            label=(
+                f"API {p.source_name}: {_usd(p.input_usd_per_million)} in / {_usd(p.output_usd_per_million)} out "
+                f"USD per 1M tokens{'' if p.verified else ' (unverified)'}"
+            ),
+        )
+        be = s.breakeven
+        if s.crossings:
+            blended = be.api_blended_usd_per_million_output_tokens / 1e6
+            ax.plot(
+                [v / scale_x for v in s.crossings],
+                [v * blended / scale_y for v in s.crossings],
+                marker="o",
+                markersize=8,
+                linestyle="none",
+                color=color,
+            )
+            v = s.crossings[0]
+            text = (
+                f"break-even vs {p.source_name}: {_short_tokens(v)} output tokens/month\n"
+                "(filled dots: self-hosting becomes cheaper)"
+            )
+            annotations.append((True, v, text, (v / scale_x, v * blended / scale_y), color))
+        else:
+            v = be.breakeven_output_tokens_per_month
+            if v > report.chart_max_volume:
+                continue
+            ax.plot([v / scale_x], [node_month / scale_y], marker="o", markersize=8, markerfacecolor="white",
+                    markeredgewidth=2, linestyle="none", color=color)
+            text = (
+                f"{p.source_name}: 1-node break-even {_short_tokens(v)}/month,\n"
+                f"but one node serves {_short_tokens(be.output_tokens_per_month_capacity)}: API always cheaper"
+            )
+            annotations.append((False, v, text, (v / scale_x, node_month / scale_y), color))
+
+    crossing = sorted((a for a in annotations if a[0]), key=lambda a: a[1])
+    no_crossing = sorted((a for a in annotations if not a[0]), key=lambda a: a[1])
+    for group, slots in ((crossing, _CROSSING_SLOTS), (no_crossing, _NO_CROSSING_SLOTS)):
+        for (_, _, text, xy, color), slot in zip(group, slots):
+            ax.annotate(
+                text,
+                xy=xy,
+                xytext=slot,
+                textcoords="axes fraction",
+                fontsize=8.5,
+                color=color,
+                arrowprops={"arrowstyle": "->", "color": color, "linewidth": 1},
+                bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": color, "alpha": 0.9},
+            )
+
+    wl = report.workload_output_tokens_per_month / scale_x
+    ax.axvline(wl, color="grey", linestyle=":", linewidth=1.2)
+    configured = next((s for s in report.chart_series if s.prices.source_name == report.price_source), None)
+    if configured is not None:  # the configured workload's own monthly API cost, on its price source's line
+        cost = report.workload_output_tokens_per_month * configured.breakeven.api_blended_usd_per_million_output_tokens / 1e6
+        ax.plot([wl], [cost / scale_y], marker="D", markersize=8, color="dimgrey", linestyle="none",
+                label=f"configured workload on {report.price_source}: {_usd(cost)} USD/month")
+    ax.text(
+        wl,
+        0.70,
+        f" configured workload:\n {_short_tokens(report.workload_output_tokens_per_month)} output tokens/month",
+        transform=ax.get_xaxis_transform(),
+        ha="left",
+        va="center",
+        fontsize=8,
+        color="dimgrey",
+    )
+
+    ax.set_xlim(0, report.chart_max_volume / scale_x)
+    ax.set_ylim(0, None)
+    ax.set_xlabel(
+        f"Output tokens per month (billions; input = {report.input_output_ratio:g} x output)", fontsize=10
+    )
+    ax.set_ylabel("Monthly cost (USD; k = thousand)", fontsize=10)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.1f}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:,.0f}k"))
+    ax.grid(True, color="0.9")
+    ax.set_title(
+        f"Kimi K3.1 Pro: monthly cost against output volume, token APIs vs self-hosted {inst.instance_type}",
+        fontsize=12,
+    )
+    ax.legend(loc="upper left", fontsize=8.5, framealpha=0.95)
+    fig.text(0.01, 0.012, footnote, fontsize=7, color="dimgrey", ha="left", va="bottom")
+    fig.savefig(path, format="png", dpi=CHART_DPI, metadata={"Software": None})

@@ -1,0 +1,1 @@
+"""Kubernetes manifests of the optional self-hosting (pure builders)."""

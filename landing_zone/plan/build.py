@@ -1,0 +1,170 @@
+"""Building the plan: config -> catalogs -> routing -> applications -> budget -> alarms, every problem collected.
+
+One pass, in the order of the data flow; each step reads only what the steps before it decided.  Problems are
+collected and raised together as one :class:`~landing_zone.errors.ConfigError` (exit 2 at the CLI edge) at the
+points where a later step cannot run without the earlier ones being valid.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from landing_zone.core.applications import ApplicationPlan, plan_applications
+from landing_zone.core.catalog import Catalog
+from landing_zone.core.catalog.metrics import load_metric_catalog
+from landing_zone.core.catalog.prices import load_price_catalog
+from landing_zone.core.config import LandingZoneConfig, build_config, catalog_for, raw_config
+from landing_zone.core.config import placeholders as find_placeholders
+from landing_zone.core.routing import RoutingDecision, resolve_routes
+from landing_zone.cost.alarms import plan_cost_alarms
+from landing_zone.cost.budget import monthly_budget
+from landing_zone.cost.pricing import with_contract_prices
+from landing_zone.cost.self_hosting import self_hosting_warnings
+from landing_zone.errors import ConfigError, Problem
+from landing_zone.plan.checks import (
+    blame_written_keys,
+    budget_problems,
+    context_window_problems,
+    self_hosting_problems,
+)
+from landing_zone.plan.model import Plan
+from landing_zone.plan.stack_limits import stack_limit_problems
+from landing_zone.plan.warnings import (
+    budget_warnings,
+    mantle_only_warning,
+    metric_assumption_warning,
+    unverified_warnings,
+)
+from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
+
+__all__ = ["build_plan", "load_plan"]
+
+
+def _unroutable_problems(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> list[Problem]:
+    problems = []
+    resolved = [catalog.resolve_model(m).id for m in config.models]
+    for mr in routing.unroutable_models():
+        index = resolved.index(mr.model.id)
+        problems.append(
+            Problem(
+                f"models[{index}]",
+                config.models[index],
+                f"has no compliant invocation path within compliant_regions [{', '.join(config.compliant_regions)}]"
+                f"{'' if config.allow_global_inference else ' (allow_global_inference is false)'}; "
+                f"it is offered {mr.offered_summary()}",
+            )
+        )
+    return problems
+
+
+def _budget_limit_problems(config: LandingZoneConfig, catalog: Catalog) -> list[Problem]:
+    cost = config.cost
+    problems = []
+    max_emails = catalog.limit("budget_max_emails_per_notification")
+    if len(cost.alert_emails) > max_emails:
+        problems.append(Problem("cost.alert_emails", len(cost.alert_emails),
+                                f"AWS Budgets allows at most {max_emails} e-mail subscribers per notification"))
+    notifications = len(cost.notify_actual_percent) + len(cost.notify_forecast_percent)
+    max_notifications = catalog.limit("budget_max_notifications")
+    if notifications > max_notifications:
+        problems.append(Problem("cost.notify_actual_percent/notify_forecast_percent", notifications,
+                                f"AWS Budgets allows at most {max_notifications} notifications per budget"))
+    return problems
+
+
+def _routing_warnings(
+    config: LandingZoneConfig, routing: RoutingDecision, applications: tuple[ApplicationPlan, ...]
+) -> list[str]:
+    warnings = []
+    for mr in routing.models:
+        if any(a.mantle_only and a.model.id == mr.model.id for a in applications):
+            warnings.append(mantle_only_warning(mr, config.home_region, config.compliant_regions))
+    for mr in routing.unreachable_from_home():
+        regions = sorted({r for route in mr.compliant_routes for r in route.source_regions})
+        warnings.append(
+            f"model {mr.model.id!r} has compliant paths only from {', '.join(regions)}, not from home_region "
+            f"{config.home_region}: the landing zone's VPC endpoints cannot reach it"
+        )
+    return warnings
+
+
+def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan:
+    """The plan of a raw configuration mapping; raises ConfigError listing every problem found."""
+    catalog = catalog_for(raw, origin)
+    prices = load_price_catalog()
+    metrics = load_metric_catalog()
+    config = build_config(raw, catalog=catalog, price_sources=tuple(prices.price_sources), origin=origin)
+    prices = with_contract_prices(
+        prices, {name: {**o.prices(), "source": o.source} for name, o in config.cost.price_overrides.items()}
+    )
+    models = tuple(catalog.resolve_model(m) for m in config.models)
+    routing = resolve_routes(
+        models=models,
+        home_region=config.home_region,
+        compliant_regions=config.compliant_regions,
+        allow_global_inference=config.allow_global_inference,
+        catalog=catalog,
+    )
+
+    problems = _unroutable_problems(config, routing, catalog)
+    applications: tuple[ApplicationPlan, ...] = ()
+    if not problems:
+        applications, app_problems = plan_applications(config, routing, catalog)
+        problems += blame_written_keys(config, routing, catalog, app_problems)
+    problems += _budget_limit_problems(config, catalog)
+    if not problems:
+        problems += self_hosting_problems(config, prices)
+    if config.organization is not None and not problems:
+        try:
+            scp_documents(config, routing, catalog)
+        except GuardrailSizeError as exc:
+            problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
+    problems += context_window_problems(config, models)
+    if problems:
+        raise ConfigError(problems, origin=origin)
+
+    budget = monthly_budget(config, prices)
+    if problems := budget_problems(config, budget):
+        raise ConfigError(problems, origin=origin)
+    cost = config.cost
+    cost_alarms = plan_cost_alarms(
+        routing,
+        home_region=config.home_region,
+        metric_catalog=metrics,
+        prices=prices.prices(cost.price_source),
+        monthly_budget_usd=budget.usd,
+        hours_per_month=prices.hours_per_month,
+        alarm_factor=cost.alarm_factor,
+        max_metrics_per_alarm=catalog.limit("metric_math_max_metrics"),
+        period_seconds=cost.alarm_period_seconds,
+        alert_on_mantle_usage=cost.alert_on_mantle_usage,
+        applications_with_profiles=[a.app.name for a in applications if not a.mantle_only],
+    )
+    if problems := stack_limit_problems(config, catalog, applications, cost_alarms):
+        raise ConfigError(problems, origin=origin)
+
+    warnings = unverified_warnings(models, prices, cost.price_source)
+    if (metric_warning := metric_assumption_warning(metrics)) is not None:
+        warnings.append(metric_warning)
+    warnings += self_hosting_warnings(config, prices)
+    warnings += _routing_warnings(config, routing, applications)
+    warnings += budget_warnings(config, budget)
+    return Plan(
+        config=config,
+        catalog=catalog,
+        prices=prices,
+        metrics=metrics,
+        routing=routing,
+        applications=applications,
+        budget=budget,
+        cost_alarms=cost_alarms,
+        warnings=tuple(warnings),
+        placeholders=find_placeholders(config),
+    )
+
+
+def load_plan(defaults: Mapping[str, Any] | None, config_path: str | Path | None = None) -> Plan:
+    """The plan of ``config_path`` (or of ``defaults``, the ``cdk.json`` context, when it is None)."""
+    raw, origin = raw_config(defaults, config_path)
+    return build_plan(raw, origin=origin)

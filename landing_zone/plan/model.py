@@ -1,0 +1,65 @@
+"""The :class:`Plan`: everything decided about a configuration, computed once and read by every later layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from landing_zone.core.applications import ApplicationPlan
+from landing_zone.core.catalog import Catalog, Model
+from landing_zone.core.catalog.metrics import MetricCatalog
+from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices
+from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.routing import RoutingDecision
+from landing_zone.cost.alarms import CostAlarmPlan
+from landing_zone.cost.budget import MonthlyBudget
+from landing_zone.errors import Problem, shown
+
+__all__ = ["Plan"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Validated config + catalogs + the routing decision + the numbers derived from them.
+
+    Built by :func:`landing_zone.plan.build_plan`; the constructs, stacks, reports and checks only read it.
+    """
+
+    config: LandingZoneConfig
+    catalog: Catalog
+    prices: PriceCatalog  # with the configuration's contract prices (cost.price_overrides) applied
+    metrics: MetricCatalog
+    routing: RoutingDecision
+    applications: tuple[ApplicationPlan, ...]
+    budget: MonthlyBudget  # the one monthly budget: AWS Budgets, kill switch, alarm threshold, reports
+    cost_alarms: CostAlarmPlan  # the token-metric alarms at that budget
+    warnings: tuple[str, ...]
+    # Placeholder values left in the configuration (example account IDs, example.com e-mails; the rule is in
+    # landing_zone.core.config.placeholders): each a Problem(path, value, why).  They do not stop a synth;
+    # `validate` and the CDK app print `placeholder_warning`, reports can mark them.
+    placeholders: tuple[Problem, ...] = ()
+
+    @property
+    def models(self) -> tuple[Model, ...]:
+        return tuple(mr.model for mr in self.routing.models)
+
+    @property
+    def token_prices(self) -> TokenPrices:
+        """The prices of the configured ``cost.price_source``."""
+        return self.prices.prices(self.config.cost.price_source)
+
+    @property
+    def placeholder_warning(self) -> str | None:
+        """One warning naming every placeholder, grouped by kind (the first few paths of each), or None."""
+        if not self.placeholders:
+            return None
+        groups: dict[str, list[str]] = {}
+        for p in self.placeholders:
+            groups.setdefault(p.allowed, []).append(f"{p.path} ({shown(p.got, 60)})")
+        parts = [
+            f"{kind} at {', '.join(paths[:4])}{f' and {len(paths) - 4} more' if len(paths) > 4 else ''}"
+            for kind, paths in groups.items()
+        ]
+        return (
+            f"{len(self.placeholders)} placeholder value(s) left in the configuration: {'; '.join(parts)}. "
+            "The configuration is valid and synthesizes; replace them with your own before deploying"
+        )

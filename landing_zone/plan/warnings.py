@@ -1,0 +1,95 @@
+"""The plan's warnings: true, valid configurations that a person should still hear about."""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from landing_zone.core.catalog import Model
+from landing_zone.core.catalog.metrics import MetricCatalog
+from landing_zone.core.catalog.prices import PriceCatalog
+from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.routing import ModelRouting, PathKind
+from landing_zone.cost.budget import MonthlyBudget
+
+__all__ = [
+    "budget_warnings",
+    "mantle_only_warning",
+    "metric_assumption_warning",
+    "short_citation",
+    "unverified_warnings",
+]
+
+
+def short_citation(source: str, limit: int = 140) -> str:
+    """A catalog ``source`` cut after its first URL (or at ``limit`` characters): enough to follow it."""
+    match = re.search(r"https://\S+?(?=[\s),;]|$)", source)
+    text = source[: match.end()] if match else source
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def unverified_warnings(plan_models: tuple[Model, ...], prices: PriceCatalog, price_source: str) -> list[str]:
+    warnings = []
+    for m in plan_models:
+        if not m.verified:
+            warnings.append(
+                f"catalog model {m.id!r} is unverified ({short_citation(m.source)}; as of {m.as_of}): confirm its ID, "
+                "Regions and profiles with `python -m landing_zone discover` before relying on the routing decision"
+            )
+    p = prices.prices(price_source)
+    if not p.verified:
+        models = ", ".join(m.id for m in plan_models)
+        warnings.append(
+            f"price source {price_source!r} is unverified: it prices {p.description or 'an unnamed SKU'} "
+            f"({short_citation(p.source)}; as of {p.as_of}), the configured model(s): {models}. Budgets and alarms "
+            "use these prices; put a contract price into cost.price_overrides"
+        )
+    return warnings
+
+
+def metric_assumption_warning(catalog: MetricCatalog) -> str | None:
+    """One line for the explicit assumptions about CloudWatch metric names (core/catalog/metrics.yaml)."""
+    count = sum(len(e.assumptions) for e in catalog.endpoints.values())
+    if not count:
+        return None
+    unverified = [f"{e.namespace} {e.token_metrics[k]}" for e in catalog.endpoints.values() for k in e.unverified_metrics]
+    return (
+        f"the spend alarms rest on {count} assumption(s) about CloudWatch metrics (core/catalog/metrics.yaml), among "
+        f"them the names {', '.join(unverified) or '-'}: `python -m landing_zone discover` compares them with the "
+        "metrics your account publishes"
+    )
+
+
+def mantle_only_warning(mr: ModelRouting, home_region: str, compliant_regions: Sequence[str]) -> str:
+    """Why a model is Mantle only, and what would make a runtime path (InvokeModel/Converse) compliant."""
+    hints = []
+    for route in mr.rejected_routes:
+        if route.endpoint != "runtime":
+            continue
+        missing = sorted(set(route.destination_regions) - set(compliant_regions))
+        if route.kind is PathKind.GLOBAL_PROFILE:
+            hints.append(f"{route.invoke_id}: set allow_global_inference: true (it may process data in any "
+                         "commercial Region)")
+        elif home_region not in route.source_regions:
+            hints.append(f"{route.invoke_id}: not callable from home_region {home_region} (sources: "
+                         f"{', '.join(route.source_regions)})")
+        elif missing:
+            hints.append(f"{route.invoke_id}: add {', '.join(missing)} to compliant_regions (it may process data there)")
+    offered = "; ".join(hints) or "no runtime path is offered from home_region"
+    return (
+        f"model {mr.model.id!r} has no compliant runtime path from home_region {home_region}: its applications get "
+        f"Mantle only (bedrock-mantle, not captured by invocation logging) and no application inference profile. "
+        f"To admit a runtime path: {offered}"
+    )
+
+
+def budget_warnings(config: LandingZoneConfig, budget: MonthlyBudget) -> list[str]:
+    """An explicit budget below the computed spend is allowed, but said out loud with both numbers."""
+    computed = budget.computed_monthly_usd
+    if budget.explicit and budget.usd < computed:
+        return [
+            f"cost.monthly_budget_usd {budget.usd:,.2f} USD is below the computed monthly spend of {computed:,.2f} USD "
+            f"for the configured workload at {config.cost.price_source!r} prices: budget alerts and the kill "
+            f"switch will fire around day {budget.usd / computed * 30.4:.0f} of a month at that load"
+        ]
+    return []
