@@ -1,0 +1,121 @@
+"""What every check family shares: the :class:`Context` a run carries (assembly, live account, resolver,
+configuration facts), the row builders (``_row``, ``_errors`` for a call that failed, ``_unresolvable`` for an
+expected value that cannot be worked out), and the small helpers more than one family needs (``_not_found`` for
+the not-found error codes, ``_tags`` for tag lists, ``_policy_row`` for comparing a policy document).  It checks
+no AWS resource itself and calls no AWS API directly; the :class:`~landing_zone.verify.live.Resolver` it builds
+reads CloudFormation (ListStacks, DescribeStacks, DescribeStackResource) when a family asks for a condition, a
+stack parameter or a generated name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from landing_zone import aws
+from landing_zone.assembly import Assembly, Resource, Stack
+from landing_zone.verify.compare import document_diff, same_document, short_hash, unresolved_in
+from landing_zone.verify.live import ApiError, Live, Resolver, partition_of
+from landing_zone.verify.report import CheckResult, Status
+
+PASS, DRIFT, MISSING, ERROR = Status.PASS, Status.DRIFT, Status.MISSING, Status.ERROR
+
+_GLOBAL_REGION = {"aws": "us-east-1", "aws-cn": "cn-northwest-1", "aws-us-gov": "us-gov-west-1"}
+
+
+@dataclass
+class Context:
+    assembly: Assembly
+    live: Live
+    name: str
+    home_region: str
+    region_override: str | None = None
+    deployment_account: str | None = None
+    compliant_regions: tuple[str, ...] = ()
+    catalog: Any = None  # landing_zone.core.catalog.Catalog, for the expected destinations of profiles
+    config_target_ids: tuple[str, ...] = ()
+    self_hosting: Any = None  # landing_zone.core.config.SelfHosting
+    invocation_log_bucket: str | None = None
+    resolver: Resolver = field(init=False)
+    key_labels: dict[str, str] = field(default_factory=dict)  # key ARN -> alias, for readable rows
+
+    def __post_init__(self) -> None:
+        self.resolver = Resolver(self.assembly, self.live, region_of=self.region_of)
+
+    def region_of(self, stack: Stack) -> str:
+        return self.region_override or stack.region or self.home_region
+
+    def global_region(self) -> str:
+        return _GLOBAL_REGION[partition_of(self.region_override or self.home_region)]
+
+    def resources(self, *types: str) -> list[Resource]:
+        """The assembly's resources of these types that exist: a resource whose template Condition is false
+        (e.g. an optional e-mail subscription) is not expected; one whose condition cannot be evaluated is."""
+        return [
+            r for r in self.assembly.resources(*types)
+            if r.condition is None or self.resolver.condition(r.condition, r.stack) is not False
+        ]
+
+    def resolve(self, value: Any, res: Resource) -> Any:
+        return self.resolver.value(value, res.stack)
+
+    def key_label(self, arn: Any) -> str:
+        if not isinstance(arn, str) or not arn:
+            return "(none)"
+        return self.key_labels.get(arn, arn.rsplit("/", 1)[-1])
+
+
+def _row(
+    check: str, resource: str, expected: Any, actual: Any, status: Status, detail: str = "", res: Resource | None = None
+) -> CheckResult:
+    return CheckResult(check, resource, str(expected), str(actual), status, detail, res.path if res else "")
+
+
+def _errors(checks: Sequence[str], resource: str, expected: str, exc: ApiError | str, res: Resource | None) -> list[CheckResult]:
+    """Rows for checks that could not be made; ``actual`` says why in a few words, ``detail`` in full."""
+    text = exc.description if isinstance(exc, ApiError) else exc
+    where = f"{exc.service}:{exc.operation} " if isinstance(exc, ApiError) else ""
+    short = text.replace("not attempted: ", "").split(" (", 1)[0].split(": ", 2)
+    actual = ": ".join(short[:2]) if short[0] == "unauthorised" else short[0]
+    return [_row(c, resource, expected, actual, ERROR, f"{where}{text}", res) for c in checks]
+
+
+def _unresolvable(checks: Sequence[str], resource: str, value: Any, res: Resource | None) -> list[CheckResult]:
+    why = "; ".join(u.why for u in unresolved_in(value)) or str(value)
+    return [
+        _row(c, resource, "(cannot resolve)", "not checked", ERROR, f"the expected value cannot be resolved: {why}", res)
+        for c in checks
+    ]
+
+
+def _not_found(exc: ClientError, *codes: str) -> bool:
+    code = aws.error_code(exc) or ""
+    return code in codes or code.endswith("NotFound") or code.endswith("NotFoundException")
+
+
+def _tags(value: Any) -> dict[str, str]:
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()}
+    tags = {}
+    for tag in value or []:
+        key = tag.get("Key", tag.get("key"))
+        tags[str(key)] = str(tag.get("Value", tag.get("value")))
+    return tags
+
+
+def _policy_row(check: str, resource: str, expected: Any, actual: Any, res: Resource) -> CheckResult:
+    if actual in (None, ""):
+        return _row(check, resource, f"as synthesized ({short_hash(expected)})", "no policy", DRIFT, "", res)
+    try:
+        same = same_document(expected, actual)
+    except ValueError:
+        return _row(check, resource, f"as synthesized ({short_hash(expected)})", "not valid JSON", DRIFT, str(actual)[:400], res)
+    if same:
+        return _row(check, resource, f"as synthesized ({short_hash(expected)})", "identical", PASS, "", res)
+    return _row(
+        check, resource, f"as synthesized ({short_hash(expected)})", f"differs ({short_hash(actual)})", DRIFT,
+        document_diff(expected, actual), res,
+    )

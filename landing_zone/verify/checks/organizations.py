@@ -1,0 +1,86 @@
+"""Organizations service control policies: each ``AWS::Organizations::Policy`` of type SERVICE_CONTROL_POLICY
+exists with the synthesized content and is attached to every target of the template (and of the configuration's
+``organization.target_ids``).  Calls, with the management account's credentials in the partition's global Region,
+organizations ListPolicies (filter SERVICE_CONTROL_POLICY), DescribePolicy and ListTargetsForPolicy.
+"""
+
+from __future__ import annotations
+
+from landing_zone.assembly import Resource
+from landing_zone.verify.checks._common import (
+    MISSING,
+    PASS,
+    Context,
+    _errors,
+    _policy_row,
+    _row,
+    _unresolvable,
+)
+from landing_zone.verify.compare import Unresolved, short_hash, unresolved_in
+from landing_zone.verify.live import ApiError
+from landing_zone.verify.report import CheckResult, summarize
+
+SCP_TYPE = "AWS::Organizations::Policy"
+
+
+def check_scps(ctx: Context) -> list[CheckResult]:
+    policies = [r for r in ctx.resources(SCP_TYPE) if r.prop("Type") == "SERVICE_CONTROL_POLICY"]
+    if not policies:
+        return []
+    region = ctx.global_region()
+    rows: list[CheckResult] = []
+    try:
+        live_policies = ctx.live.paginate(
+            "organizations", "list_policies", "Policies", region=region, management=True, Filter="SERVICE_CONTROL_POLICY"
+        )
+    except ApiError as exc:
+        for res in policies:
+            name = str(res.prop("Name", res.logical_id))
+            rows += _errors(["scp-content"], name, "exists", exc, res)
+            rows += _errors(["scp-attachment"], f"{name} -> {', '.join(_scp_targets(ctx, res)[0]) or '(no targets)'}",
+                            "attached", exc, res)
+        return rows
+    for res in policies:
+        name = ctx.resolve(res.prop("Name"), res)
+        expected = ctx.resolve(res.prop("Content"), res)
+        targets, config_only = _scp_targets(ctx, res)
+        label = name if isinstance(name, str) else res.logical_id
+        if isinstance(name, Unresolved) or unresolved_in(expected):
+            rows += _unresolvable(["scp-content"], label, name if isinstance(name, Unresolved) else expected, res)
+            continue
+        match = [p for p in live_policies if p.get("Name") == name]
+        if not match:
+            rows.append(_row("scp-content", name, f"exists, as synthesized ({short_hash(expected)})", "not found", MISSING,
+                             f"no service control policy named {name!r} in the organization", res))
+            rows += [_row("scp-attachment", f"{name} -> {t}", "attached", "policy not found", MISSING, "", res) for t in targets]
+            continue
+        policy_id = match[0]["Id"]
+        try:
+            content = ctx.live.call("organizations", "describe_policy", region=region, management=True,
+                                    PolicyId=policy_id)["Policy"]["Content"]
+            rows.append(_policy_row("scp-content", name, expected, content, res))
+            attached = {
+                t["TargetId"]
+                for t in ctx.live.paginate("organizations", "list_targets_for_policy", "Targets", region=region,
+                                           management=True, PolicyId=policy_id)
+            }
+        except ApiError as exc:
+            rows += _errors(["scp-attachment"], f"{name} -> {', '.join(targets)}", "attached", exc, res)
+            continue
+        for target in targets:
+            note = (" (configured in organization.target_ids but not in the assembly: synthesize and deploy again)"
+                    if target in config_only else "")
+            if target in attached:
+                rows.append(_row("scp-attachment", f"{name} -> {target}", "attached", "attached", PASS, "", res))
+            else:
+                others = sorted(attached)
+                rows.append(_row("scp-attachment", f"{name} -> {target}", "attached", "not attached", MISSING,
+                                 f"{name} ({policy_id}) is attached to {summarize(others) if others else 'nothing'}{note}", res))
+    return rows
+
+
+def _scp_targets(ctx: Context, res: Resource) -> tuple[list[str], set[str]]:
+    synthesized = ctx.resolve(res.prop("TargetIds") or [], res)
+    targets = [t for t in synthesized if isinstance(t, str)]
+    config_only = {t for t in ctx.config_target_ids if t not in targets}
+    return targets + sorted(config_only), config_only
