@@ -8,15 +8,24 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from landing_zone.assembly import Assembly
 from landing_zone.review.inventory import IDENTITY_KINDS, PolicyRecord, statements_of
 from landing_zone.review.rules import ADVISORY, BLOCKING, rule
 from landing_zone.review.summarize import ROOT_ARN, as_list, plain_arn, principal_entries
 
-__all__ = ["INVOKE_ACTIONS", "Finding", "ReviewContext", "data_store_findings", "finding", "policy_findings", "sort_findings"]
+__all__ = [
+    "INVOKE_ACTIONS",
+    "Finding",
+    "ReviewContext",
+    "data_store_findings",
+    "finding",
+    "policy_findings",
+    "sort_findings",
+]
 
 
 @dataclass(frozen=True)
@@ -67,11 +76,19 @@ def finding(rule_id: str, message: str, *, level: str | None = None, **evidence:
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     order = {BLOCKING: 0, ADVISORY: 1}
-    unique = {f: None for f in findings}
+    unique = dict.fromkeys(findings)
     return sorted(
         unique,
-        key=lambda f: (order.get(f.level, 2), f.rule, f.template, f.logical_id, f.policy_id,
-                       -1 if f.statement_index is None else f.statement_index, f.element, f.message),
+        key=lambda f: (
+            order.get(f.level, 2),
+            f.rule,
+            f.template,
+            f.logical_id,
+            f.policy_id,
+            -1 if f.statement_index is None else f.statement_index,
+            f.element,
+            f.message,
+        ),
     )
 
 
@@ -105,11 +122,22 @@ READ_PREFIXES = ("get", "list", "describe", "view", "batchget", "search", "query
 CONFUSED_DEPUTY_SERVICES = frozenset({"bedrock", "logs", "budgets", "costalerts", "cloudwatch"})
 DATA_RESOURCE_KINDS = frozenset({"key", "bucket", "topic"})
 SOURCE_KEYS = ("aws:sourceaccount", "aws:sourcearn", "aws:sourceorgid", "aws:sourceorgpaths")
-ACCOUNT_SCOPE_KEYS = frozenset({
-    "aws:principalaccount", "aws:principalorgid", "aws:principalorgpaths", "aws:sourceaccount",
-    "aws:sourceorgid", "aws:sourceorgpaths", "aws:principalarn", "aws:sourcearn", "kms:calleraccount",
-})
-ACCOUNT_VALUE_KEYS = frozenset({"aws:principalaccount", "aws:sourceaccount", "aws:resourceaccount", "kms:calleraccount"})
+ACCOUNT_SCOPE_KEYS = frozenset(
+    {
+        "aws:principalaccount",
+        "aws:principalorgid",
+        "aws:principalorgpaths",
+        "aws:sourceaccount",
+        "aws:sourceorgid",
+        "aws:sourceorgpaths",
+        "aws:principalarn",
+        "aws:sourcearn",
+        "kms:calleraccount",
+    }
+)
+ACCOUNT_VALUE_KEYS = frozenset(
+    {"aws:principalaccount", "aws:sourceaccount", "aws:resourceaccount", "kms:calleraccount"}
+)
 ARN_VALUE_KEYS = frozenset({"aws:principalarn", "aws:sourcearn"})
 
 REGION = r"[a-z]{2}(?:-[a-z]+)+-\d+"
@@ -179,8 +207,11 @@ def _resource_bound(record: PolicyRecord, stmt: Mapping[str, Any], ctx: ReviewCo
 
 
 def _perimeter(record: PolicyRecord, i: int, stmt: Mapping[str, Any], bound: str, what: str) -> Finding:
-    return finding("LZ-ENDPOINT-PERIMETER", f"{_where(record, i, stmt)} allows {what}, bounded by {bound}",
-                   **_evidence(record, i, stmt, f"{what} [Condition {bound}]"))
+    return finding(
+        "LZ-ENDPOINT-PERIMETER",
+        f"{_where(record, i, stmt)} allows {what}, bounded by {bound}",
+        **_evidence(record, i, stmt, f"{what} [Condition {bound}]"),
+    )
 
 
 def _evidence(record: PolicyRecord, index: int | None, stmt: Mapping[str, Any] | None, element: str) -> dict[str, Any]:
@@ -233,19 +264,37 @@ def _wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx:
         if bound:
             out.append(_perimeter(record, i, stmt, bound, element))
         elif boundary_only:
-            out.append(finding("LZ-WILDCARD-IN-BOUNDARY",
-                               f"{_where(record, i, stmt)}: the permissions boundary allows {', '.join(hit)} on "
-                               f"{', '.join(wild)} (ceiling of {', '.join(record.boundary_of)})",
-                               **_evidence(record, i, stmt, element)))
+            out.append(
+                finding(
+                    "LZ-WILDCARD-IN-BOUNDARY",
+                    f"{_where(record, i, stmt)}: the permissions boundary allows {', '.join(hit)} on "
+                    f"{', '.join(wild)} (ceiling of {', '.join(record.boundary_of)})",
+                    **_evidence(record, i, stmt, element),
+                )
+            )
         else:
-            out.append(finding(rule_id, f"{_where(record, i, stmt)} allows {', '.join(hit)} on {', '.join(wild)}",
-                               **_evidence(record, i, stmt, element)))
+            out.append(
+                finding(
+                    rule_id,
+                    f"{_where(record, i, stmt)} allows {', '.join(hit)} on {', '.join(wild)}",
+                    **_evidence(record, i, stmt, element),
+                )
+            )
     if not sensitive_hit and not boundary_only and not bound and record.kind in IDENTITY_KINDS | {"endpoint"}:
-        actions = as_list(stmt.get("Action"))
-        writes = [a for a in actions if not a.split(":", 1)[-1].lower().startswith(READ_PREFIXES) and a != "*" and not a.endswith(":*")]
+        named_actions = as_list(stmt.get("Action"))
+        writes = [
+            a
+            for a in named_actions
+            if not a.split(":", 1)[-1].lower().startswith(READ_PREFIXES) and a != "*" and not a.endswith(":*")
+        ]
         if writes and "*" in wild:
-            out.append(finding("LZ-WILDCARD-OTHER", f"{_where(record, i, stmt)} allows {', '.join(writes)} on any resource",
-                               **_evidence(record, i, stmt, f"Action {', '.join(writes)} on Resource *")))
+            out.append(
+                finding(
+                    "LZ-WILDCARD-OTHER",
+                    f"{_where(record, i, stmt)} allows {', '.join(writes)} on any resource",
+                    **_evidence(record, i, stmt, f"Action {', '.join(writes)} on Resource *"),
+                )
+            )
     return out
 
 
@@ -284,13 +333,26 @@ def _full_action_check(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ct
     if bound:
         return [_perimeter(record, i, stmt, bound, element)]
     if record.is_boundary_only:
-        return [finding("LZ-WILDCARD-IN-BOUNDARY", f"{_where(record, i, stmt)}: the permissions boundary allows {', '.join(broad)}",
-                        **_evidence(record, i, stmt, element))]
-    return [finding("LZ-FULL-ACTION", f"{_where(record, i, stmt)} allows {', '.join(broad)}", **_evidence(record, i, stmt, element))]
+        return [
+            finding(
+                "LZ-WILDCARD-IN-BOUNDARY",
+                f"{_where(record, i, stmt)}: the permissions boundary allows {', '.join(broad)}",
+                **_evidence(record, i, stmt, element),
+            )
+        ]
+    return [
+        finding(
+            "LZ-FULL-ACTION",
+            f"{_where(record, i, stmt)} allows {', '.join(broad)}",
+            **_evidence(record, i, stmt, element),
+        )
+    ]
 
 
 def _has_source_condition(stmt: Mapping[str, Any]) -> bool:
-    keys = _condition_keys(stmt)
+    # Positive operators only: "StringNotEquals aws:SourceAccount <own>" or "Null aws:SourceArn true" on an Allow
+    # admits every other source, which is the confused deputy itself, not a guard against it.
+    keys = _condition_keys(stmt, positive_only=True)
     return any(k in keys for k in SOURCE_KEYS) or any(k.startswith("kms:encryptioncontext") for k in keys)
 
 
@@ -307,47 +369,81 @@ def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx
             service = value.split(".", 1)[0]
             blocking = service in CONFUSED_DEPUTY_SERVICES and record.kind in DATA_RESOURCE_KINDS
             rule_id = "LZ-CONFUSED-DEPUTY" if blocking else "LZ-SERVICE-PRINCIPAL-UNSCOPED"
-            out.append(finding(rule_id, f"{_where(record, i, stmt)} admits service {value} without aws:SourceAccount, "
-                                        "aws:SourceArn, aws:SourceOrgID or kms:EncryptionContext",
-                               **_evidence(record, i, stmt, f"Principal Service {value}")))
+            out.append(
+                finding(
+                    rule_id,
+                    f"{_where(record, i, stmt)} admits service {value} without aws:SourceAccount, "
+                    "aws:SourceArn, aws:SourceOrgID or kms:EncryptionContext",
+                    **_evidence(record, i, stmt, f"Principal Service {value}"),
+                )
+            )
         elif value == "*" or "NotPrincipal" in stmt:
             # In an endpoint policy "*" means the callers inside the VPC: the risk is reaching foreign resources.
-            endpoint_ok = record.kind == "endpoint" and (not _wildcard_resources(stmt) or _resource_bound(record, stmt, ctx))
+            endpoint_ok = record.kind == "endpoint" and (
+                not _wildcard_resources(stmt) or _resource_bound(record, stmt, ctx)
+            )
             if not (ACCOUNT_SCOPE_KEYS & set(scoped_keys)) and not endpoint_ok:
-                out.append(finding("LZ-PUBLIC-PRINCIPAL", f"{_where(record, i, stmt)} admits {'everyone except ' if 'NotPrincipal' in stmt else ''}"
-                                                          f"any principal without an account or organization condition",
-                                   **_evidence(record, i, stmt, f"Principal {kind} {value}")))
+                out.append(
+                    finding(
+                        "LZ-PUBLIC-PRINCIPAL",
+                        f"{_where(record, i, stmt)} admits {'everyone except ' if 'NotPrincipal' in stmt else ''}"
+                        f"any principal without an account or organization condition",
+                        **_evidence(record, i, stmt, f"Principal {kind} {value}"),
+                    )
+                )
         elif kind == "AWS":
             value = plain_arn(value)
             match = ROOT_ARN.match(value) or IAM_ACCOUNT.match(value)
             account = match.group(1) if match else value if value.isdigit() else None
             if account is not None and not _is_own(account, ctx):
-                out.append(finding("LZ-CROSS-ACCOUNT", f"{_where(record, i, stmt)} admits account {account}, which is not in the configuration",
-                                   **_evidence(record, i, stmt, f"Principal AWS {value}")))
+                out.append(
+                    finding(
+                        "LZ-CROSS-ACCOUNT",
+                        f"{_where(record, i, stmt)} admits account {account}, which is not in the configuration",
+                        **_evidence(record, i, stmt, f"Principal AWS {value}"),
+                    )
+                )
     return out
 
 
-def _condition_account_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
+def _condition_account_checks(
+    record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext
+) -> list[Finding]:
     out = []
     for key, values in sorted(_condition_keys(stmt, positive_only=True).items()):
         if key in ACCOUNT_VALUE_KEYS:
             for v in values:
                 if not _is_own(v, ctx):
-                    out.append(finding("LZ-CROSS-ACCOUNT", f"{_where(record, i, stmt)} admits account {v} by condition {key}",
-                                       **_evidence(record, i, stmt, f"Condition {key} = {v}")))
+                    out.append(
+                        finding(
+                            "LZ-CROSS-ACCOUNT",
+                            f"{_where(record, i, stmt)} admits account {v} by condition {key}",
+                            **_evidence(record, i, stmt, f"Condition {key} = {v}"),
+                        )
+                    )
         elif key in ARN_VALUE_KEYS:
             for v in values:
                 parts = plain_arn(v).split(":")
                 account = parts[4] if len(parts) > 5 and parts[0] == "arn" else ""
                 if account.isdigit() and not _is_own(account, ctx):
-                    out.append(finding("LZ-CROSS-ACCOUNT", f"{_where(record, i, stmt)} admits account {account} by condition {key}",
-                                       **_evidence(record, i, stmt, f"Condition {key} = {v}")))
+                    out.append(
+                        finding(
+                            "LZ-CROSS-ACCOUNT",
+                            f"{_where(record, i, stmt)} admits account {account} by condition {key}",
+                            **_evidence(record, i, stmt, f"Condition {key} = {v}"),
+                        )
+                    )
         elif key == "aws:principalorgid":
             for v in values:
                 if v != ctx.organization_id and not (v.startswith("<") and v.endswith(">")):
-                    out.append(finding("LZ-CROSS-ACCOUNT", f"{_where(record, i, stmt)} admits organization {v}, not the configured "
-                                                           f"{ctx.organization_id or '(none)'}",
-                                       **_evidence(record, i, stmt, f"Condition aws:PrincipalOrgID = {v}")))
+                    out.append(
+                        finding(
+                            "LZ-CROSS-ACCOUNT",
+                            f"{_where(record, i, stmt)} admits organization {v}, not the configured "
+                            f"{ctx.organization_id or '(none)'}",
+                            **_evidence(record, i, stmt, f"Condition aws:PrincipalOrgID = {v}"),
+                        )
+                    )
     return out
 
 
@@ -355,7 +451,7 @@ def _strings(value: Any) -> Iterable[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
-        for k, v in value.items():
+        for v in value.values():
             yield from _strings(v)
     elif isinstance(value, list):
         for v in value:
@@ -382,9 +478,13 @@ def _region_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: R
                 if region in ctx.compliant_regions or _global_exempt(text, region, ctx) or (text, region) in seen:
                     continue
                 seen.add((text, region))
-                out.append(finding("LZ-NONCOMPLIANT-REGION",
-                                   f"{_where(record, i, stmt)} names {region}, which is not in compliant_regions",
-                                   **_evidence(record, i, stmt, f"{element_name} {text}")))
+                out.append(
+                    finding(
+                        "LZ-NONCOMPLIANT-REGION",
+                        f"{_where(record, i, stmt)} names {region}, which is not in compliant_regions",
+                        **_evidence(record, i, stmt, f"{element_name} {text}"),
+                    )
+                )
     return out
 
 
@@ -395,8 +495,13 @@ def _region_wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any
     for r in as_list(stmt.get("Resource")):
         parts = r.split(":", 5)
         if len(parts) == 6 and parts[0] == "arn" and "*" in parts[3]:
-            out.append(finding("LZ-REGION-WILDCARD", f"{_where(record, i, stmt)} allows inference on {r} in any Region",
-                               **_evidence(record, i, stmt, f"Resource {r}")))
+            out.append(
+                finding(
+                    "LZ-REGION-WILDCARD",
+                    f"{_where(record, i, stmt)} allows inference on {r} in any Region",
+                    **_evidence(record, i, stmt, f"Resource {r}"),
+                )
+            )
     return out
 
 
@@ -404,8 +509,13 @@ def policy_findings(records: Iterable[PolicyRecord], ctx: ReviewContext) -> list
     out: list[Finding] = []
     for record in records:
         if record.parse_error:
-            out.append(finding("LZ-UNPARSEABLE-POLICY", f"{record.kind} policy {record.name!r}: {record.parse_error}",
-                               **_evidence(record, None, None, record.property_path)))
+            out.append(
+                finding(
+                    "LZ-UNPARSEABLE-POLICY",
+                    f"{record.kind} policy {record.name!r}: {record.parse_error}",
+                    **_evidence(record, None, None, record.property_path),
+                )
+            )
         for i, stmt in enumerate(statements_of(record.document)):
             if stmt.get("Effect") != "Allow":
                 continue
@@ -433,20 +543,54 @@ def data_store_findings(assembly: Assembly) -> list[Finding]:
             if not isinstance(res, Mapping):
                 continue
             kind = res.get("Type")
-            props = res.get("Properties") if isinstance(res.get("Properties"), Mapping) else {}
+            raw_props = res.get("Properties")
+            props: Mapping[str, Any] = raw_props if isinstance(raw_props, Mapping) else {}
             evidence = {"template": t.file, "stack": t.name, "logical_id": logical_id}
             if kind == "AWS::S3::Bucket":
                 encryption = props.get("BucketEncryption")
                 if not encryption:
-                    out.append(finding("LZ-UNENCRYPTED-S3", f"bucket {logical_id} has no BucketEncryption", element="BucketEncryption (missing)", **evidence))
+                    out.append(
+                        finding(
+                            "LZ-UNENCRYPTED-S3",
+                            f"bucket {logical_id} has no BucketEncryption",
+                            element="BucketEncryption (missing)",
+                            **evidence,
+                        )
+                    )
                 elif "aws:kms" not in str(encryption):
-                    out.append(finding("LZ-S3-SSE-S3", f"bucket {logical_id} is encrypted with S3-managed keys (SSE-S3)",
-                                       element="BucketEncryption SSEAlgorithm AES256", **evidence))
+                    out.append(
+                        finding(
+                            "LZ-S3-SSE-S3",
+                            f"bucket {logical_id} is encrypted with S3-managed keys (SSE-S3)",
+                            element="BucketEncryption SSEAlgorithm AES256",
+                            **evidence,
+                        )
+                    )
             elif kind == "AWS::Logs::LogGroup" and not props.get("KmsKeyId"):
-                out.append(finding("LZ-UNENCRYPTED-LOGS", f"log group {logical_id} has no KmsKeyId", element="KmsKeyId (missing)", **evidence))
+                out.append(
+                    finding(
+                        "LZ-UNENCRYPTED-LOGS",
+                        f"log group {logical_id} has no KmsKeyId",
+                        element="KmsKeyId (missing)",
+                        **evidence,
+                    )
+                )
             elif kind == "AWS::SNS::Topic" and not props.get("KmsMasterKeyId"):
-                out.append(finding("LZ-UNENCRYPTED-SNS", f"topic {logical_id} has no KmsMasterKeyId", element="KmsMasterKeyId (missing)", **evidence))
+                out.append(
+                    finding(
+                        "LZ-UNENCRYPTED-SNS",
+                        f"topic {logical_id} has no KmsMasterKeyId",
+                        element="KmsMasterKeyId (missing)",
+                        **evidence,
+                    )
+                )
             elif kind == "AWS::EKS::Cluster" and not props.get("EncryptionConfig"):
-                out.append(finding("LZ-UNENCRYPTED-EKS", f"EKS cluster {logical_id} has no EncryptionConfig", element="EncryptionConfig (missing)", **evidence))
+                out.append(
+                    finding(
+                        "LZ-UNENCRYPTED-EKS",
+                        f"EKS cluster {logical_id} has no EncryptionConfig",
+                        element="EncryptionConfig (missing)",
+                        **evidence,
+                    )
+                )
     return out
-

@@ -1,0 +1,836 @@
+"""One failing and one passing fixture for every rule of the policy review, the way cdk-nag tests its rules.
+
+For each rule of ``landing_zone.review.rules.RULES`` the table ``FIXTURES`` holds at least one pair of inputs:
+
+* the *failing* input makes the rule fire, with the level the registry gives it (blocking or advisory);
+* the *passing* input is the same input with one thing changed, and the rule does not fire on it.
+
+Every input goes through the review's own public entry points, without a synth and without running a scanner:
+
+* ``Template``: a hand-written template, inventoried by ``build_inventory`` and checked by ``policy_findings`` and
+  ``data_store_findings``;
+* ``Guardrails``: the SCPs and the invoker permissions boundary of a configuration exactly as the stacks build them
+  (``scp_documents``, ``permissions_boundary``), optionally with one statement removed, evaluated by
+  ``decision_matrix`` and ``decision_findings``;
+* ``NagReport``: a ``validation-report.json`` as cdk-nag and CDK write it, read by ``nag_section`` and
+  ``nag_findings``;
+* ``Scans``: the parsed results of cfn-lint and checkov (``ScannerRun`` objects shaped like their real JSON output),
+  read by ``scanners_section`` and ``scanner_findings``.
+
+A new rule without a fixture pair fails ``test_every_rule_has_a_failing_and_a_passing_fixture``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from landing_zone.assembly import Assembly, Stack
+from landing_zone.policies.guardrails import permissions_boundary, scp_documents
+from landing_zone.review.findings import Finding, ReviewContext, data_store_findings, policy_findings
+from landing_zone.review.inventory import build_inventory
+from landing_zone.review.matrices import decision_findings, decision_matrix
+from landing_zone.review.nag import nag_findings, nag_section
+from landing_zone.review.rules import ADVISORY, BLOCKING, RULES
+from landing_zone.review.scanners import CheckovSkip, ScannerRun, scanner_findings, scanners_section
+from tests.conftest import ROOT
+
+ACCOUNT = "111111111111"
+FOREIGN_ACCOUNT = "222222222222"
+ORGANIZATION = "o-abc"
+CTX = ReviewContext(
+    compliant_regions=frozenset({"eu-central-1", "eu-west-1"}),
+    known_accounts=frozenset({ACCOUNT}),
+    organization_id=ORGANIZATION,
+)
+TEMPLATE_FILE = "app.template.json"
+MODEL_ARN = "arn:aws:bedrock:eu-central-1::foundation-model/moonshotai.kimi-k2"
+DATA_ARN = "arn:aws:s3:::app-data/*"
+US_ORGANIZATION = ROOT / "examples" / "us-organization.yaml"
+SINGLE_ACCOUNT = None  # the cdk.json defaults: no organization block, the boundary is the only guardrail
+
+
+# ----------------------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Template:
+    """The resources of one hand-written template (stack ``app`` in eu-central-1 of the configured account)."""
+
+    resources: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Guardrails:
+    """The guardrails of a configuration as the stacks synthesize them, optionally weakened or left out.
+
+    ``config`` is an example file, or None for the cdk.json defaults. ``scps`` puts the SCPs in the assembly
+    (organization mode only), ``boundary`` the invoker permissions boundary, and ``drop`` removes the statement with
+    that Sid from every guardrail document.
+    """
+
+    config: Path | None
+    scps: bool = True
+    boundary: bool = True
+    drop: str | None = None
+
+
+@dataclass(frozen=True)
+class NagReport:
+    """The content of ``validation-report.json`` (None: the file is missing)."""
+
+    report: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Scans:
+    """What cfn-lint and checkov returned, and the entries of checkov-skips.yaml."""
+
+    cfn_lint: ScannerRun
+    checkov: ScannerRun
+    skips: tuple[CheckovSkip, ...] = ()
+
+
+Input = Template | Guardrails | NagReport | Scans
+
+
+@dataclass(frozen=True)
+class RuleFixture:
+    """A failing and a passing input for one rule; ``request`` says what the failing input is and what changes."""
+
+    rule: str
+    level: str
+    case: str  # short name, part of the test id
+    request: str
+    failing: Input
+    passing: Input
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule}:{self.case}"
+
+
+# ----------------------------------------------------------------------------------------- template builders
+
+
+def document(*statements: Mapping[str, Any]) -> dict[str, Any]:
+    """A policy document with the given statements."""
+    return {"Version": "2012-10-17", "Statement": list(statements)}
+
+
+def allow(action: str | list[str], resource: str | list[str], **extra: Any) -> dict[str, Any]:
+    """An Allow statement (``extra``: Principal, Condition, ...)."""
+    return {"Effect": "Allow", "Action": action, "Resource": resource, **extra}
+
+
+def identity_policy(*statements: Mapping[str, Any]) -> Template:
+    """An ``AWS::IAM::Policy`` attached to the role ``app-role``."""
+    return Template(
+        {
+            "Subject": {
+                "Type": "AWS::IAM::Policy",
+                "Properties": {
+                    "PolicyName": "app-policy",
+                    "Roles": ["app-role"],
+                    "PolicyDocument": document(*statements),
+                },
+            }
+        }
+    )
+
+
+def resource(resource_type: str, **properties: Any) -> Template:
+    """A template with one resource of the given type."""
+    return Template({"Subject": {"Type": resource_type, "Properties": properties}})
+
+
+def role_trusting(statement: Mapping[str, Any]) -> Template:
+    """An ``AWS::IAM::Role`` whose trust policy has the given statement."""
+    return resource("AWS::IAM::Role", RoleName="app-role", AssumeRolePolicyDocument=document(statement))
+
+
+def bounded_role(*boundary_statements: Mapping[str, Any]) -> Template:
+    """A role whose permissions boundary (a managed policy attached to nothing else) has the given statements."""
+    trust = {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "Action": "sts:AssumeRole"}
+    return Template(
+        {
+            "Role": {
+                "Type": "AWS::IAM::Role",
+                "Properties": {
+                    "RoleName": "app-role",
+                    "AssumeRolePolicyDocument": document(trust),
+                    "PermissionsBoundary": {"Ref": "Subject"},
+                },
+            },
+            "Subject": {
+                "Type": "AWS::IAM::ManagedPolicy",
+                "Properties": {"PolicyDocument": document(*boundary_statements)},
+            },
+        }
+    )
+
+
+def key_policy(statement: Mapping[str, Any]) -> Template:
+    """An ``AWS::KMS::Key`` whose policy has the usual root statement and the given statement."""
+    root = allow("kms:*", "*", Principal={"AWS": f"arn:aws:iam::{ACCOUNT}:root"})
+    return resource("AWS::KMS::Key", KeyPolicy=document(root, statement))
+
+
+def logs_resource_policy(text: str) -> Template:
+    """An ``AWS::Logs::ResourcePolicy``, whose document is JSON text."""
+    return resource("AWS::Logs::ResourcePolicy", PolicyName="app-delivery", PolicyDocument=text)
+
+
+LOG_DELIVERY_POLICY = json.dumps(
+    document(
+        allow(
+            "logs:PutLogEvents",
+            f"arn:aws:logs:eu-central-1:{ACCOUNT}:log-group:/app/*:*",
+            Principal={"Service": "delivery.logs.amazonaws.com"},
+            Condition={"StringEquals": {"aws:SourceAccount": ACCOUNT}},
+        )
+    )
+)
+SSE_KMS = {
+    "ServerSideEncryptionConfiguration": [
+        {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "aws:kms", "KMSMasterKeyID": {"Fn::GetAtt": ["Key", "Arn"]}}}
+    ]
+}
+SSE_S3 = {"ServerSideEncryptionConfiguration": [{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]}
+KEY_ARN = {"Fn::GetAtt": ["Key", "Arn"]}
+EKS_PROPERTIES = {
+    "Name": "app",
+    "RoleArn": {"Fn::GetAtt": ["ClusterRole", "Arn"]},
+    "ResourcesVpcConfig": {"SubnetIds": ["subnet-1", "subnet-2"]},
+}
+EKS_ENCRYPTION = [{"Provider": {"KeyArn": KEY_ARN}, "Resources": ["secrets"]}]
+LOGS_KEY_CONDITION = {
+    "ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:eu-central-1:{ACCOUNT}:log-group:*"}
+}
+TOPIC_ARN = f"arn:aws:sns:eu-central-1:{ACCOUNT}:app-alerts"
+ENDPOINT_BOUND = {"StringEquals": {"aws:ResourceAccount": ACCOUNT}}
+
+
+def topic_policy(statement: Mapping[str, Any]) -> Template:
+    """An ``AWS::SNS::TopicPolicy`` with the given statement."""
+    return resource("AWS::SNS::TopicPolicy", Topics=[{"Ref": "Topic"}], PolicyDocument=document(statement))
+
+
+def endpoint_policy(statement: Mapping[str, Any]) -> Template:
+    """An S3 gateway ``AWS::EC2::VPCEndpoint`` with the given policy statement."""
+    return resource(
+        "AWS::EC2::VPCEndpoint",
+        ServiceName="com.amazonaws.eu-central-1.s3",
+        VpcId="vpc-1",
+        PolicyDocument=document(statement),
+    )
+
+
+# ----------------------------------------------------------------------------------------- nag report builders
+
+
+def nag_violation(rule: str, severity: str, logical_id: str, description: str) -> dict[str, Any]:
+    """One violation, shaped as in the validation report CDK writes."""
+    return {
+        "ruleName": rule,
+        "description": description,
+        "severity": severity,
+        "violatingConstructs": [
+            {
+                "constructPath": f"app/{logical_id}/Resource",
+                "cloudFormationResource": {"templatePath": TEMPLATE_FILE, "logicalId": logical_id},
+            }
+        ],
+    }
+
+
+def acknowledged(violation: Mapping[str, Any], plugin: str, reason: str) -> dict[str, Any]:
+    """The same violation, acknowledged (``Validations.of(x).acknowledge``): a suppressed violation."""
+    path = violation["violatingConstructs"][0]["constructPath"].rsplit("/", 1)[0]
+    return {
+        **violation,
+        "acknowledgedId": f"{plugin}::{violation['ruleName']}",
+        "acknowledgedAt": path,
+        "reason": reason,
+    }
+
+
+def nag_report(*plugins: Mapping[str, Any]) -> NagReport:
+    """A validation report with the given plugin reports."""
+    return NagReport({"version": "55.0.0", "title": "Validation Report", "pluginReports": list(plugins)})
+
+
+def plugin(name: str, conclusion: str, violations: tuple[dict, ...] = (), suppressed: tuple[dict, ...] = ()) -> dict:
+    """One plugin's report."""
+    return {
+        "pluginName": name,
+        "pluginVersion": "3.0.2",
+        "conclusion": conclusion,
+        "violations": list(violations),
+        "suppressedViolations": list(suppressed),
+    }
+
+
+S10 = nag_violation("AwsSolutions-S10", "error", "Bucket", "The S3 Bucket does not require requests to use SSL.")
+S10_REASON = "the bucket policy of the log bucket denies aws:SecureTransport false"
+IAM5_WARNING = nag_violation("AwsSolutions-IAM5", "warning", "Role", "The IAM entity contains wildcard permissions.")
+IAM5_REASON = "bedrock:ListFoundationModels has no resource-level permission (Resource must be *)"
+W3010 = nag_violation("W3010", "warning", "Subnet", "AvailabilityZone: Avoid hardcoding availability zones")
+W3010_REASON = "the endpoint subnets are pinned to the AZs of the compliant Region on purpose"
+
+
+# ----------------------------------------------------------------------------------------- scanner builders
+
+
+def cfn_lint_result(level: str, rule: str, logical_id: str, prop: str, message: str) -> dict[str, Any]:
+    """One result of ``cfn-lint --format json``."""
+    return {
+        "Filename": TEMPLATE_FILE,
+        "Level": level,
+        "Location": {
+            "Start": {"LineNumber": 7, "ColumnNumber": 9},
+            "End": {"LineNumber": 7, "ColumnNumber": 30},
+            "Path": ["Resources", logical_id, "Properties", prop],
+        },
+        "Message": message,
+        "Rule": {"Id": rule, "ShortDescription": message.split(":", 1)[0], "Description": message, "Source": ""},
+    }
+
+
+def cfn_lint_run(*results: Mapping[str, Any], error: str | None = None) -> ScannerRun:
+    """A finished cfn-lint run with the given results (or one that could not run: ``error``)."""
+    return ScannerRun(
+        "cfn-lint",
+        ["cfn-lint"],
+        returncode=None if error else (2 if results else 0),
+        output=None if error else list(results),
+        error=error,
+        version="1.58.0",
+    )
+
+
+def checkov_failed(check: str, name: str, logical_id: str) -> dict[str, Any]:
+    """One failed check of ``checkov --output json --compact``."""
+    return {
+        "check_id": check,
+        "check_name": name,
+        "check_result": {"result": "FAILED"},
+        "file_path": f"/{TEMPLATE_FILE}",
+        "file_line_range": [3, 9],
+        "resource": f"AWS::S3::Bucket.{logical_id}",
+    }
+
+
+def checkov_run(*failed: Mapping[str, Any], error: str | None = None) -> ScannerRun:
+    """A finished checkov run with the given failed checks (or one that could not run: ``error``)."""
+    report = {
+        "check_type": "cloudformation",
+        "results": {"passed_checks": [], "failed_checks": list(failed), "skipped_checks": [], "parsing_errors": []},
+        "summary": {"passed": 12, "failed": len(failed), "skipped": 0, "parsing_errors": 0, "resource_count": 1},
+    }
+    return ScannerRun(
+        "checkov",
+        ["checkov"],
+        returncode=None if error else (1 if failed else 0),
+        output=None if error else report,
+        error=error,
+        version="3.1.47",
+    )
+
+
+LINT_WARNING = cfn_lint_result(
+    "Warning", "W3010", "Subnet", "AvailabilityZone", "Avoid hardcoding availability zones 'eu-central-1a'"
+)
+LINT_ERROR = cfn_lint_result(
+    "Error",
+    "E3002",
+    "Bucket",
+    "Bogus",
+    "Resource properties are invalid: Additional properties are not allowed ('Bogus' was unexpected)",
+)
+CKV_LOGGING = checkov_failed("CKV_AWS_18", "Ensure the S3 bucket has access logging enabled", "AccessLogs")
+CKV_LOGGING_SKIP = CheckovSkip("CKV_AWS_18", "the access-log bucket cannot log to itself (it would loop)", "AccessLogs")
+
+
+# ----------------------------------------------------------------------------------------- the table
+
+
+FIXTURES: tuple[RuleFixture, ...] = (
+    # --- over-broad grants
+    RuleFixture(
+        "LZ-WILDCARD-INVOKE",
+        BLOCKING,
+        "identity-policy",
+        "identity policy allows bedrock:InvokeModel on Resource * (passing: on one foundation-model ARN)",
+        identity_policy(allow("bedrock:InvokeModel", "*")),
+        identity_policy(allow("bedrock:InvokeModel", MODEL_ARN)),
+    ),
+    RuleFixture(
+        "LZ-WILDCARD-PASSROLE",
+        BLOCKING,
+        "identity-policy",
+        "identity policy allows iam:PassRole on Resource * (passing: on one role ARN)",
+        identity_policy(allow("iam:PassRole", "*")),
+        identity_policy(allow("iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/app-batch")),
+    ),
+    RuleFixture(
+        "LZ-WILDCARD-KMS",
+        BLOCKING,
+        "identity-policy",
+        "identity policy allows kms:Decrypt on Resource * (passing: on one key ARN)",
+        identity_policy(allow("kms:Decrypt", "*")),
+        identity_policy(allow("kms:Decrypt", f"arn:aws:kms:eu-central-1:{ACCOUNT}:key/1234abcd")),
+    ),
+    RuleFixture(
+        "LZ-WILDCARD-DATA",
+        BLOCKING,
+        "identity-policy",
+        "identity policy allows s3:GetObject on Resource * (passing: on the objects of one bucket)",
+        identity_policy(allow("s3:GetObject", "*")),
+        identity_policy(allow("s3:GetObject", DATA_ARN)),
+    ),
+    RuleFixture(
+        "LZ-FULL-ACTION",
+        BLOCKING,
+        "identity-policy",
+        "identity policy allows s3:* on one bucket's objects (passing: s3:GetObject)",
+        identity_policy(allow("s3:*", DATA_ARN)),
+        identity_policy(allow("s3:GetObject", DATA_ARN)),
+    ),
+    RuleFixture(
+        "LZ-WILDCARD-IN-BOUNDARY",
+        ADVISORY,
+        "boundary-only",
+        "permissions boundary of a role (attached to nothing else) allows bedrock:InvokeModel on Resource * "
+        "(passing: on one foundation-model ARN)",
+        bounded_role(allow("bedrock:InvokeModel", "*")),
+        bounded_role(allow("bedrock:InvokeModel", MODEL_ARN)),
+    ),
+    RuleFixture(
+        "LZ-ENDPOINT-PERIMETER",
+        ADVISORY,
+        "s3-endpoint",
+        "S3 endpoint policy allows s3:GetObject on Resource * to Principal *, bounded by aws:ResourceAccount "
+        "to the configured account (passing: on one bucket's objects)",
+        endpoint_policy(allow("s3:GetObject", "*", Principal="*", Condition=ENDPOINT_BOUND)),
+        endpoint_policy(allow("s3:GetObject", DATA_ARN, Principal="*", Condition=ENDPOINT_BOUND)),
+    ),
+    RuleFixture(
+        "LZ-WILDCARD-OTHER",
+        ADVISORY,
+        "identity-policy",
+        "identity policy allows sqs:SendMessage on Resource * (passing: on one queue ARN)",
+        identity_policy(allow("sqs:SendMessage", "*")),
+        identity_policy(allow("sqs:SendMessage", f"arn:aws:sqs:eu-central-1:{ACCOUNT}:app-queue")),
+    ),
+    RuleFixture(
+        "LZ-REGION-WILDCARD",
+        ADVISORY,
+        "identity-policy",
+        "identity policy allows bedrock:InvokeModel on arn:aws:bedrock:*::foundation-model/<model> "
+        "(passing: the same ARN in eu-central-1)",
+        identity_policy(allow("bedrock:InvokeModel", MODEL_ARN.replace("eu-central-1", "*"))),
+        identity_policy(allow("bedrock:InvokeModel", MODEL_ARN)),
+    ),
+    # --- principals
+    RuleFixture(
+        "LZ-CONFUSED-DEPUTY",
+        BLOCKING,
+        "key-policy",
+        "KMS key policy lets logs.eu-central-1.amazonaws.com decrypt without a source or encryption-context "
+        "condition (passing: with kms:EncryptionContext:aws:logs:arn of the configured account)",
+        key_policy(allow("kms:Decrypt", "*", Principal={"Service": "logs.eu-central-1.amazonaws.com"})),
+        key_policy(
+            allow(
+                "kms:Decrypt",
+                "*",
+                Principal={"Service": "logs.eu-central-1.amazonaws.com"},
+                Condition=LOGS_KEY_CONDITION,
+            )
+        ),
+    ),
+    RuleFixture(
+        "LZ-CONFUSED-DEPUTY",
+        BLOCKING,
+        "negated-source-condition",
+        "SNS topic policy lets budgets.amazonaws.com publish on condition StringNotEquals aws:SourceAccount "
+        "(every other account's budgets) (passing: StringEquals aws:SourceAccount of the configured account)",
+        topic_policy(
+            allow(
+                "sns:Publish",
+                TOPIC_ARN,
+                Principal={"Service": "budgets.amazonaws.com"},
+                Condition={"StringNotEquals": {"aws:SourceAccount": ACCOUNT}},
+            )
+        ),
+        topic_policy(
+            allow(
+                "sns:Publish",
+                TOPIC_ARN,
+                Principal={"Service": "budgets.amazonaws.com"},
+                Condition={"StringEquals": {"aws:SourceAccount": ACCOUNT}},
+            )
+        ),
+    ),
+    RuleFixture(
+        "LZ-SERVICE-PRINCIPAL-UNSCOPED",
+        ADVISORY,
+        "trust-policy",
+        "role trust policy lets bedrock.amazonaws.com assume the role without a source condition "
+        "(passing: with aws:SourceAccount of the configured account)",
+        role_trusting(
+            {"Effect": "Allow", "Principal": {"Service": "bedrock.amazonaws.com"}, "Action": "sts:AssumeRole"}
+        ),
+        role_trusting(
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "bedrock.amazonaws.com"},
+                "Action": "sts:AssumeRole",
+                "Condition": {"StringEquals": {"aws:SourceAccount": ACCOUNT}},
+            }
+        ),
+    ),
+    RuleFixture(
+        "LZ-CROSS-ACCOUNT",
+        BLOCKING,
+        "trust-policy",
+        f"role trust policy admits a role of account {FOREIGN_ACCOUNT}, not in the configuration "
+        f"(passing: the same role in the configured account {ACCOUNT})",
+        role_trusting(
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": f"arn:aws:iam::{FOREIGN_ACCOUNT}:role/ci"},
+                "Action": "sts:AssumeRole",
+            }
+        ),
+        role_trusting(
+            {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:role/ci"}, "Action": "sts:AssumeRole"}
+        ),
+    ),
+    RuleFixture(
+        "LZ-PUBLIC-PRINCIPAL",
+        BLOCKING,
+        "bucket-policy",
+        "bucket policy allows s3:GetObject to Principal * (passing: only within aws:PrincipalOrgID o-abc)",
+        resource(
+            "AWS::S3::BucketPolicy",
+            Bucket="app-data",
+            PolicyDocument=document(allow("s3:GetObject", DATA_ARN, Principal="*")),
+        ),
+        resource(
+            "AWS::S3::BucketPolicy",
+            Bucket="app-data",
+            PolicyDocument=document(
+                allow(
+                    "s3:GetObject",
+                    DATA_ARN,
+                    Principal="*",
+                    Condition={"StringEquals": {"aws:PrincipalOrgID": ORGANIZATION}},
+                )
+            ),
+        ),
+    ),
+    # --- Regions
+    RuleFixture(
+        "LZ-NONCOMPLIANT-REGION",
+        BLOCKING,
+        "identity-policy",
+        "identity policy allows bedrock:InvokeModel on a foundation model in us-west-2, outside "
+        "compliant_regions (passing: the same model in eu-central-1)",
+        identity_policy(allow("bedrock:InvokeModel", MODEL_ARN.replace("eu-central-1", "us-west-2"))),
+        identity_policy(allow("bedrock:InvokeModel", MODEL_ARN)),
+    ),
+    # --- data stores
+    RuleFixture(
+        "LZ-UNENCRYPTED-S3",
+        BLOCKING,
+        "bucket",
+        "AWS::S3::Bucket without BucketEncryption (passing: SSE-KMS with a customer-managed key)",
+        resource("AWS::S3::Bucket", BucketName="app-data"),
+        resource("AWS::S3::Bucket", BucketName="app-data", BucketEncryption=SSE_KMS),
+    ),
+    RuleFixture(
+        "LZ-S3-SSE-S3",
+        ADVISORY,
+        "bucket",
+        "AWS::S3::Bucket encrypted with SSEAlgorithm AES256 (passing: aws:kms with a customer-managed key)",
+        resource("AWS::S3::Bucket", BucketName="app-data", BucketEncryption=SSE_S3),
+        resource("AWS::S3::Bucket", BucketName="app-data", BucketEncryption=SSE_KMS),
+    ),
+    RuleFixture(
+        "LZ-UNENCRYPTED-LOGS",
+        BLOCKING,
+        "log-group",
+        "AWS::Logs::LogGroup without KmsKeyId (passing: with KmsKeyId)",
+        resource("AWS::Logs::LogGroup", LogGroupName="/app/invocations", RetentionInDays=365),
+        resource("AWS::Logs::LogGroup", LogGroupName="/app/invocations", RetentionInDays=365, KmsKeyId=KEY_ARN),
+    ),
+    RuleFixture(
+        "LZ-UNENCRYPTED-SNS",
+        BLOCKING,
+        "topic",
+        "AWS::SNS::Topic without KmsMasterKeyId (passing: with KmsMasterKeyId)",
+        resource("AWS::SNS::Topic", TopicName="app-alerts"),
+        resource("AWS::SNS::Topic", TopicName="app-alerts", KmsMasterKeyId=KEY_ARN),
+    ),
+    RuleFixture(
+        "LZ-UNENCRYPTED-EKS",
+        BLOCKING,
+        "cluster",
+        "AWS::EKS::Cluster without EncryptionConfig (passing: secrets encrypted with a KMS key)",
+        resource("AWS::EKS::Cluster", **EKS_PROPERTIES),
+        resource("AWS::EKS::Cluster", **EKS_PROPERTIES, EncryptionConfig=EKS_ENCRYPTION),
+    ),
+    # --- semantics
+    RuleFixture(
+        "LZ-DECISION-MISMATCH",
+        BLOCKING,
+        "organization-scps",
+        "us-organization SCPs without DenyUnlistedModels: an unlisted model in a compliant Region is "
+        "allowed where the cases expect explicit_deny (passing: the SCPs as the stacks build them)",
+        Guardrails(US_ORGANIZATION, drop="DenyUnlistedModels"),
+        Guardrails(US_ORGANIZATION),
+    ),
+    RuleFixture(
+        "LZ-DECISION-MISMATCH",
+        BLOCKING,
+        "single-account-boundary",
+        "default (single-account) invoker boundary without DenyBedrockOutsideCompliantRegions: inference in "
+        "a non-compliant Region is allowed (passing: the boundary as the stacks build it)",
+        Guardrails(SINGLE_ACCOUNT, drop="DenyBedrockOutsideCompliantRegions"),
+        Guardrails(SINGLE_ACCOUNT),
+    ),
+    RuleFixture(
+        "LZ-GUARDRAILS-MISSING",
+        BLOCKING,
+        "organization-without-scps",
+        "us-organization assembly with the invoker boundary but no SCP (passing: with the SCPs)",
+        Guardrails(US_ORGANIZATION, scps=False),
+        Guardrails(US_ORGANIZATION),
+    ),
+    RuleFixture(
+        "LZ-GUARDRAILS-MISSING",
+        BLOCKING,
+        "single-account-without-boundary",
+        "default (single-account) assembly without the <name>-invoker-boundary managed policy (passing: with it)",
+        Guardrails(SINGLE_ACCOUNT, boundary=False),
+        Guardrails(SINGLE_ACCOUNT),
+    ),
+    RuleFixture(
+        "LZ-UNPARSEABLE-POLICY",
+        ADVISORY,
+        "logs-resource-policy",
+        "AWS::Logs::ResourcePolicy whose PolicyDocument text is cut short, not valid JSON (passing: the complete text)",
+        logs_resource_policy(LOG_DELIVERY_POLICY[:-2]),
+        logs_resource_policy(LOG_DELIVERY_POLICY),
+    ),
+    # --- cdk-nag and synth-time validation
+    RuleFixture(
+        "LZ-NAG-VIOLATION",
+        BLOCKING,
+        "error",
+        "AwsSolutions reports AwsSolutions-S10 (severity error) on Bucket without an acknowledgment "
+        "(passing: the same violation acknowledged with a reason)",
+        nag_report(plugin("AwsSolutions", "failure", violations=(S10,))),
+        nag_report(plugin("AwsSolutions", "success", suppressed=(acknowledged(S10, "AwsSolutions", S10_REASON),))),
+    ),
+    RuleFixture(
+        "LZ-NAG-VIOLATION",
+        BLOCKING,
+        "warning-of-a-failed-plugin",
+        "AwsSolutions concludes failure with a warning-severity AwsSolutions-IAM5 on Role "
+        "(passing: the warning acknowledged, conclusion success)",
+        nag_report(plugin("AwsSolutions", "failure", violations=(IAM5_WARNING,))),
+        nag_report(
+            plugin("AwsSolutions", "success", suppressed=(acknowledged(IAM5_WARNING, "AwsSolutions", IAM5_REASON),))
+        ),
+    ),
+    RuleFixture(
+        "LZ-VALIDATION-WARNING",
+        ADVISORY,
+        "cloudformation-validate",
+        "CloudFormation Validate concludes success with a W3010 warning on Subnet "
+        "(passing: the warning acknowledged with a reason)",
+        nag_report(plugin("CloudFormation Validate", "success", violations=(W3010,))),
+        nag_report(
+            plugin(
+                "CloudFormation Validate",
+                "success",
+                suppressed=(acknowledged(W3010, "CloudFormation Validate", W3010_REASON),),
+            )
+        ),
+    ),
+    RuleFixture(
+        "LZ-NAG-NOT-RUN",
+        ADVISORY,
+        "no-report",
+        "assembly without validation-report.json (passing: a report in which AwsSolutions found nothing)",
+        NagReport(None),
+        nag_report(plugin("AwsSolutions", "success")),
+    ),
+    # --- scanners
+    RuleFixture(
+        "LZ-CFN-LINT-ERROR",
+        BLOCKING,
+        "error",
+        "cfn-lint reports E3002 (an unknown property of Bucket) next to a W3010 warning (passing: only the warning)",
+        Scans(cfn_lint_run(LINT_WARNING, LINT_ERROR), checkov_run()),
+        Scans(cfn_lint_run(LINT_WARNING), checkov_run()),
+    ),
+    RuleFixture(
+        "LZ-CHECKOV-FAILED",
+        BLOCKING,
+        "unlisted-failure",
+        "checkov fails CKV_AWS_18 on the bucket AccessLogs and checkov-skips.yaml does not list it "
+        "(passing: listed for AccessLogs with a reason)",
+        Scans(cfn_lint_run(), checkov_run(CKV_LOGGING)),
+        Scans(cfn_lint_run(), checkov_run(CKV_LOGGING), skips=(CKV_LOGGING_SKIP,)),
+    ),
+    RuleFixture(
+        "LZ-SCANNER-ERROR",
+        BLOCKING,
+        "cfn-lint-crashed",
+        "cfn-lint exited without JSON output (passing: it ran and found nothing)",
+        Scans(cfn_lint_run(error="cfn-lint exited 1 without JSON output: Traceback ... KeyError"), checkov_run()),
+        Scans(cfn_lint_run(), checkov_run()),
+    ),
+    RuleFixture(
+        "LZ-SCANNER-ERROR",
+        BLOCKING,
+        "checkov-not-installed",
+        "checkov is not installed (passing: it ran and every check passed)",
+        Scans(cfn_lint_run(), checkov_run(error="checkov is not installed in .venv (pip install it)")),
+        Scans(cfn_lint_run(), checkov_run()),
+    ),
+)
+
+
+# ----------------------------------------------------------------------------------------- running the review
+
+
+def template_findings(template: Template) -> list[Finding]:
+    """The policy and data-store findings of one hand-written template."""
+    stack = Stack("app", TEMPLATE_FILE, ACCOUNT, "eu-central-1", {"Resources": dict(template.resources)})
+    assembly = Assembly(Path("."), (stack,))
+    return [*policy_findings(build_inventory(assembly), CTX), *data_store_findings(assembly)]
+
+
+def _without(doc: Mapping[str, Any], sid: str | None) -> tuple[dict[str, Any], int]:
+    """The document without the statement ``sid``, and how many statements were removed."""
+    kept = [s for s in doc["Statement"] if sid is None or s.get("Sid") != sid]
+    return {**doc, "Statement": kept}, len(doc["Statement"]) - len(kept)
+
+
+def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> list[Finding]:
+    """The decision findings of an assembly holding the configuration's guardrails, as the stacks write them."""
+    plan = plan_for(guardrails.config)
+    cfg = plan.config
+    resources: dict[str, Any] = {}
+    removed = 0
+    if guardrails.scps and cfg.organization is not None:
+        for index, scp in enumerate(scp_documents(cfg, plan.routing, plan.catalog).documents, start=1):
+            content, n = _without(scp, guardrails.drop)
+            removed += n
+            resources[f"BedrockGuardrailsPolicy{index}"] = {
+                "Type": "AWS::Organizations::Policy",
+                "Properties": {
+                    "Name": f"{cfg.name}-bedrock-guardrails-{index}",
+                    "Type": "SERVICE_CONTROL_POLICY",
+                    "Content": json.dumps(content, separators=(",", ":")),
+                    "TargetIds": list(cfg.organization.target_ids),
+                },
+            }
+    if guardrails.boundary:
+        boundary, n = _without(permissions_boundary(cfg, plan.routing, plan.catalog), guardrails.drop)
+        removed += n
+        resources["InvokerBoundary"] = {
+            "Type": "AWS::IAM::ManagedPolicy",
+            "Properties": {"ManagedPolicyName": f"{cfg.name}-invoker-boundary", "PolicyDocument": boundary},
+        }
+    assert guardrails.drop is None or removed, f"no guardrail statement {guardrails.drop!r} to remove"
+    stack = Stack(
+        f"{cfg.name}-guardrails",
+        f"{cfg.name}-guardrails.template.json",
+        cfg.deployment_account,
+        cfg.home_region,
+        {"Resources": resources},
+    )
+    return decision_findings(decision_matrix(plan, build_inventory(Assembly(Path("."), (stack,)))))
+
+
+def review(given: Input, plan_for: Callable[..., Any]) -> list[Finding]:
+    """The findings the review draws from one input, through the entry point for its kind."""
+    if isinstance(given, Template):
+        return template_findings(given)
+    if isinstance(given, Guardrails):
+        return guardrail_findings(given, plan_for)
+    if isinstance(given, NagReport):
+        stack = Stack("app", TEMPLATE_FILE, ACCOUNT, "eu-central-1", {"Resources": {}})
+        return nag_findings(nag_section(Assembly(Path("."), (stack,), nag_report=given.report)))
+    runs = {"cfn-lint": given.cfn_lint, "checkov": given.checkov}
+    return scanner_findings(scanners_section(runs, given.skips, "checkov-skips.yaml"))
+
+
+_REVIEWED: dict[tuple[str, str], list[Finding]] = {}
+
+
+def reviewed(fixture: RuleFixture, side: str, plan_for: Callable[..., Any]) -> list[Finding]:
+    """The findings of the fixture's ``failing`` or ``passing`` input, computed once per session."""
+    key = (fixture.id, side)
+    if key not in _REVIEWED:
+        _REVIEWED[key] = review(getattr(fixture, side), plan_for)
+    return _REVIEWED[key]
+
+
+def shown(findings: list[Finding]) -> str:
+    """Findings in one line each, for assertion messages."""
+    return "\n".join(f"  {f.rule} ({f.level}) {f.logical_id}: {f.message[:160]}" for f in findings) or "  (none)"
+
+
+# ----------------------------------------------------------------------------------------- tests
+
+
+def test_every_rule_has_a_failing_and_a_passing_fixture() -> None:
+    covered = {fx.rule for fx in FIXTURES}
+    assert covered == set(RULES), (
+        f"rules without a fixture pair: {sorted(set(RULES) - covered)}; "
+        f"fixtures of unknown rules: {sorted(covered - set(RULES))}"
+    )
+    ids = [fx.id for fx in FIXTURES]
+    assert len(ids) == len(set(ids)), "fixture ids must be unique"
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda fx: fx.id)
+def test_the_fixture_states_the_rule_level(fixture: RuleFixture) -> None:
+    assert fixture.level == RULES[fixture.rule].level
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda fx: fx.id)
+def test_the_rule_fires_on_the_failing_fixture(fixture: RuleFixture, plan_for: Callable[..., Any]) -> None:
+    found = reviewed(fixture, "failing", plan_for)
+    fired = [f for f in found if f.rule == fixture.rule]
+    assert fired, f"{fixture.rule} did not fire on: {fixture.request}\nfindings:\n{shown(found)}"
+    assert {f.level for f in fired} == {fixture.level}, shown(fired)
+    if isinstance(fixture.failing, Template):  # the evidence points at the offending resource
+        assert {(f.template, f.logical_id) for f in fired} == {(TEMPLATE_FILE, "Subject")}, shown(fired)
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda fx: fx.id)
+def test_the_rule_does_not_fire_on_the_passing_fixture(fixture: RuleFixture, plan_for: Callable[..., Any]) -> None:
+    found = reviewed(fixture, "passing", plan_for)
+    fired = [f for f in found if f.rule == fixture.rule]
+    assert not fired, f"{fixture.rule} fired on the passing input of: {fixture.request}\n{shown(fired)}"
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda fx: fx.id)
+def test_the_two_fixtures_differ_only_in_the_rule(fixture: RuleFixture, plan_for: Callable[..., Any]) -> None:
+    """Near-identical inputs: apart from the rule under test, both draw the same findings (usually none)."""
+    others = Counter((f.rule, f.level) for f in reviewed(fixture, "failing", plan_for) if f.rule != fixture.rule)
+    passing = Counter((f.rule, f.level) for f in reviewed(fixture, "passing", plan_for))
+    assert others == passing, f"failing input also draws {dict(others)}, passing input {dict(passing)}"
