@@ -14,33 +14,63 @@ export PATH := $(BIN):$(CURDIR)/node_modules/.bin:$(PATH)
 export CDK_DISABLE_CLI_TELEMETRY := true
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-PY_STAMP   := $(VENV)/.deps-installed
-NODE_STAMP := node_modules/.deps-installed
-CONFIG_FLAG := $(if $(CONFIG),--config $(CONFIG),)
-CDK_CONFIG  := $(if $(CONFIG),-c config=$(CONFIG),)
+# One virtualenv, filled in tiers, each a pinned requirements file checked against the full lock (constraints.txt):
+# synth needs requirements.txt only; verify/discover/cost-report add requirements-cli.txt; tests and lint add
+# requirements-dev.txt.  The template scanners (checkov, cfn-lint) live in their own virtualenv with their own lock.
+SYNTH_STAMP := $(VENV)/.deps-synth
+CLI_STAMP   := $(VENV)/.deps-cli
+DEV_STAMP   := $(VENV)/.deps-dev
+NODE_STAMP  := node_modules/.deps-installed
+SCAN_VENV   ?= .venv-scanners
+SCAN_STAMP  := $(SCAN_VENV)/.deps-installed
+export LZ_SCANNERS_PYTHON := $(CURDIR)/$(SCAN_VENV)/bin/python
+CONFIG_FLAG := $(if $(CONFIG),--config "$(CONFIG)",)
+CDK_CONFIG  := $(if $(CONFIG),-c "config=$(CONFIG)",)
+# Test workers: one per core, at most 4 (each worker imports the CDK and synthesizes the configurations it needs).
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+PYTEST_ARGS ?=
 
-.PHONY: setup synth test validate routes schema cost review bench clean help
+.PHONY: setup setup-cli setup-dev scanners synth test lint validate routes schema cost review bench clean help
 
 help:
-	@echo "make synth [CONFIG=examples/x.yaml]  set up, validate the config, synthesize into $(OUT)/"
-	@echo "make test                            set up, then run every check"
+	@echo "make synth [CONFIG=examples/x.yaml]  set up (runtime dependencies only), validate, synthesize into $(OUT)/"
+	@echo "make test                            set up everything, then lint and every test"
+	@echo "make lint                            ruff (lint + format check), mypy, import-layer contracts"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
 	@echo "make review [CONFIG=...]             synth, then reports/policy-review.{md,html,json,sarif} for security review"
 	@echo "make cost [CONFIG=...]               write reports/cost.md and reports/cost-vs-volume.png"
-	@echo "make bench                           synth-time and template-limit benchmark (empty app, default, 1/10/100 accounts)"
-	@echo "make clean                           remove cdk.out/ and caches (keeps .venv and node_modules)"
+	@echo "make bench                           synth-time, template-limit and test-time benchmarks"
+	@echo "make clean                           remove cdk.out/ and caches (keeps the virtualenvs and node_modules)"
 
-$(PY_STAMP): requirements.txt requirements-dev.txt constraints.txt
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(SYNTH_STAMP): requirements.txt constraints.txt | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
+	touch $@
+
+$(CLI_STAMP): requirements-cli.txt $(SYNTH_STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-cli.txt -c constraints.txt
+	touch $@
+
+$(DEV_STAMP): requirements-dev.txt $(CLI_STAMP)
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt
 	touch $@
 
-$(NODE_STAMP): package.json package-lock.json $(PY_STAMP)
+$(SCAN_STAMP): requirements-scanners.txt constraints-scanners.txt
+	test -x $(SCAN_VENV)/bin/python || $(PYTHON) -m venv $(SCAN_VENV)
+	$(SCAN_VENV)/bin/python -m pip install --quiet -r requirements-scanners.txt -c constraints-scanners.txt
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json $(SYNTH_STAMP)
 	@node --version | grep -qE '^v(2[2-9]|[3-9][0-9])\.' || { echo "error: need Node.js >= 22, got $$(node --version)"; exit 2; }
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-setup: $(PY_STAMP) $(NODE_STAMP)
+setup: $(SYNTH_STAMP) $(NODE_STAMP)
+setup-cli: setup $(CLI_STAMP)
+setup-dev: setup-cli $(DEV_STAMP) $(SCAN_STAMP)
+scanners: $(SCAN_STAMP)
 
 validate: setup
 	python -m landing_zone validate $(CONFIG_FLAG)
@@ -54,8 +84,15 @@ synth: setup
 	rm -rf $(OUT) && mv $(OUT).tmp $(OUT)
 	@echo "synthesized $$(ls $(OUT)/*.template.json | wc -l) stack template(s) into $(OUT)/"
 
-test: setup
-	python -m pytest
+# Lint first (seconds), then every test, in parallel (test files spread over $(JOBS) workers).
+test: setup-dev lint
+	python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
+
+lint: setup-dev
+	ruff check .
+	ruff format --check .
+	mypy
+	lint-imports --no-cache
 
 routes: setup
 	python -m landing_zone routes $(CONFIG_FLAG)
@@ -63,15 +100,16 @@ routes: setup
 schema: setup
 	python -m landing_zone schema
 
-review: synth
+review: synth scanners
 	python -m landing_zone review --assembly $(OUT) --out reports/ $(CONFIG_FLAG)
 
-cost: setup
+cost: setup-cli
 	python -m landing_zone cost-report --out reports $(CONFIG_FLAG)
 
-bench: setup
+bench: setup-dev
 	python bench/synth_bench.py
+	python bench/test_bench.py
 
 clean:
-	rm -rf $(OUT) $(OUT).tmp .pytest_cache reports .bench
-	find . -name __pycache__ -not -path './.venv/*' -not -path './node_modules/*' -prune -exec rm -rf {} +
+	rm -rf $(OUT) $(OUT).tmp .pytest_cache .mypy_cache .ruff_cache reports .bench
+	find . -name __pycache__ -not -path './.venv*' -not -path './node_modules/*' -prune -exec rm -rf {} +

@@ -1,4 +1,8 @@
-"""cfn-lint and checkov over the assembly's templates, offline, as subprocesses of this Python.
+"""cfn-lint and checkov over the assembly's templates, offline, as subprocesses of the scanners' own Python.
+
+The scanners live in their own pinned virtualenv (``.venv-scanners``, from ``requirements-scanners.txt``, made by
+``make scanners``), so their pins never constrain the runtime; :func:`scanner_python` finds it
+(``LZ_SCANNERS_PYTHON`` overrides, and without that virtualenv this Python is used).
 
 * cfn-lint (``python -c 'cfnlint.runner.main()'``, ``--format json``) with the stacks' Region(s): errors are
   blocking findings (``LZ-CFN-LINT-ERROR``), warnings and informational results are listed.
@@ -18,27 +22,47 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import yaml
 
-from landing_zone.errors import LandingZoneError
 from landing_zone.assembly import Assembly
+from landing_zone.errors import LandingZoneError
 from landing_zone.review.findings import Finding, finding
 
 __all__ = [
-    "CheckovSkip", "ScannerRun", "SkipsError", "DEFAULT_SKIPS_FILE", "load_skips", "run_scanners",
-    "scanner_findings", "scanners_section",
+    "CheckovSkip",
+    "ScannerRun",
+    "SkipsError",
+    "DEFAULT_SKIPS_FILE",
+    "load_skips",
+    "run_scanners",
+    "scanner_python",
+    "scanner_findings",
+    "scanners_section",
 ]
 
 SCANNER_TIMEOUT_SECONDS = 600
-DEFAULT_SKIPS_FILE = Path(__file__).resolve().parents[2] / "checkov-skips.yaml"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_SKIPS_FILE = REPO_ROOT / "checkov-skips.yaml"
+SCANNERS_VENV = REPO_ROOT / ".venv-scanners"
+SCANNERS_PYTHON_ENV = "LZ_SCANNERS_PYTHON"
 MIN_REASON_CHARACTERS = 20
 # Variables that would make checkov talk to a platform (or an LLM), or read another config.
-_SCRUBBED_ENV = ("BC_API_KEY", "CKV_API_KEY", "PRISMA_API_URL", "BC_API_URL", "CKV_OPENAI_API_KEY", "OPENAI_API_KEY",
-                 "CKV_VALIDATE_SECRETS", "BC_SOURCE", "BC_REPO_ID")
+_SCRUBBED_ENV = (
+    "BC_API_KEY",
+    "CKV_API_KEY",
+    "PRISMA_API_URL",
+    "BC_API_URL",
+    "CKV_OPENAI_API_KEY",
+    "OPENAI_API_KEY",
+    "CKV_VALIDATE_SECRETS",
+    "BC_SOURCE",
+    "BC_REPO_ID",
+)
 _CFN_LINT = "import sys; from cfnlint.runner import main; sys.exit(main())"
 
 
@@ -50,7 +74,9 @@ class SkipsError(LandingZoneError):
 class CheckovSkip:
     check: str
     reason: str
-    resource: str | None = None  # fnmatch pattern on checkov's resource ("AWS::Lambda::Function.Handler*") or logical id
+    resource: str | None = (
+        None  # fnmatch pattern on checkov's resource ("AWS::Lambda::Function.Handler*") or logical id
+    )
 
     def covers(self, check_id: str, resource: str) -> bool:
         if self.check != check_id:
@@ -84,7 +110,9 @@ def load_skips(path: Path | None) -> tuple[CheckovSkip, ...]:
         if not isinstance(check, str) or not check.startswith("CKV"):
             problems.append(f"skips[{i}].check: got {check!r}; must be a checkov check ID like 'CKV_AWS_116'")
         if not isinstance(reason, str) or len(reason.strip()) < MIN_REASON_CHARACTERS:
-            problems.append(f"skips[{i}].reason: got {reason!r}; must give the evidence in at least {MIN_REASON_CHARACTERS} characters")
+            problems.append(
+                f"skips[{i}].reason: got {reason!r}; must give the evidence in at least {MIN_REASON_CHARACTERS} characters"
+            )
         if resource is not None and not isinstance(resource, str):
             problems.append(f"skips[{i}].resource: got {resource!r}; must be a resource ID or pattern")
         if isinstance(check, str) and isinstance(reason, str):
@@ -106,23 +134,44 @@ class ScannerRun:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _python_version_of(module: str) -> str:
-    try:
-        from importlib.metadata import version
+def scanner_python() -> str:
+    """The Python that runs the scanners: $LZ_SCANNERS_PYTHON, else .venv-scanners, else this one."""
+    configured = os.environ.get(SCANNERS_PYTHON_ENV)
+    if configured:
+        return configured
+    candidate = SCANNERS_VENV / "bin" / "python"
+    return str(candidate) if candidate.exists() else sys.executable
 
-        return version(module)
-    except Exception:  # noqa: BLE001
-        return "not installed"
+
+_VERSIONS = (
+    "import json, importlib.metadata as m\n"
+    "def v(n):\n"
+    "    try:\n        return m.version(n)\n"
+    "    except m.PackageNotFoundError:\n        return 'not installed'\n"
+    "print(json.dumps({n: v(n) for n in ('cfn-lint', 'checkov')}))"
+)
+
+
+def scanner_versions(python: str) -> dict[str, str]:
+    """{"cfn-lint": version, "checkov": version} in the scanners' Python ("not installed" when absent)."""
+    try:
+        done = subprocess.run([python, "-c", _VERSIONS], capture_output=True, text=True, timeout=60)
+        found = json.loads(done.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return {"cfn-lint": "not installed", "checkov": "not installed"}
+    return {name: str(found.get(name, "not installed")) for name in ("cfn-lint", "checkov")}
 
 
 def _checkov_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED_ENV}
-    env.update({
-        "BC_SKIP_MAPPING": "TRUE",
-        "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONWARNINGS": "ignore",
-    })
+    env.update(
+        {
+            "BC_SKIP_MAPPING": "TRUE",
+            "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false",
+            "LOG_LEVEL": "WARNING",
+            "PYTHONWARNINGS": "ignore",
+        }
+    )
     return env
 
 
@@ -134,28 +183,53 @@ def run_scanners(assembly: Assembly, *, timeout: float = SCANNER_TIMEOUT_SECONDS
     """Run cfn-lint and checkov concurrently over the top-level templates of the assembly."""
     files = sorted({t.file for t in assembly.templates})
     root = assembly.path.resolve()
+    python = scanner_python()
+    versions = scanner_versions(python)
     runs = {
         "cfn-lint": ScannerRun(
             "cfn-lint",
-            [sys.executable, "-c", _CFN_LINT, "--format", "json", "--regions", *_regions(assembly), "--", *files],
-            version=_python_version_of("cfn-lint"),
+            [python, "-c", _CFN_LINT, "--format", "json", "--regions", *_regions(assembly), "--", *files],
+            version=versions["cfn-lint"],
         ),
         "checkov": ScannerRun(
             "checkov",
-            [sys.executable, "-W", "ignore", "-m", "checkov.main", "--framework", "cloudformation", "--skip-download",
-             "--output", "json", "--quiet", "--compact", *(a for f in files for a in ("--file", f))],
-            version=_python_version_of("checkov"),
+            [
+                python,
+                "-W",
+                "ignore",
+                "-m",
+                "checkov.main",
+                "--framework",
+                "cloudformation",
+                "--skip-download",
+                "--output",
+                "json",
+                "--quiet",
+                "--compact",
+                *(a for f in files for a in ("--file", f)),
+            ],
+            version=versions["checkov"],
         ),
     }
     envs = {"cfn-lint": dict(os.environ), "checkov": _checkov_env()}
     started: dict[str, tuple[subprocess.Popen[str], float]] = {}
     for name, run in runs.items():
         if run.version == "not installed":
-            run.error = f"{name} is not installed in {sys.prefix} (pip install it from requirements-dev.txt)"
+            run.error = (
+                f"{name} is not installed for {python}: run `make scanners` (requirements-scanners.txt "
+                f"into {SCANNERS_VENV.name}/), or point {SCANNERS_PYTHON_ENV} at a Python that has it"
+            )
             continue
         try:
-            proc = subprocess.Popen(run.command, cwd=root, env=envs[name], stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+            proc = subprocess.Popen(
+                run.command,
+                cwd=root,
+                env=envs[name],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                text=True,
+            )
         except OSError as exc:
             run.error = f"could not start {name}: {exc}"
             continue
@@ -178,7 +252,9 @@ def run_scanners(assembly: Assembly, *, timeout: float = SCANNER_TIMEOUT_SECONDS
             run.output = None
         if run.output is None:
             tail = (stderr or stdout).strip().splitlines()[-5:]
-            run.error = f"{name} exited {proc.returncode} without JSON output: {' | '.join(tail) or '(nothing printed)'}"
+            run.error = (
+                f"{name} exited {proc.returncode} without JSON output: {' | '.join(tail) or '(nothing printed)'}"
+            )
     return runs
 
 
@@ -194,17 +270,21 @@ def _cfn_lint_results(run: ScannerRun) -> list[dict[str, Any]]:
         location = item.get("Location") or {}
         path = location.get("Path") or []
         logical_id = str(path[1]) if len(path) > 1 and path[0] == "Resources" else ""
-        results.append({
-            "level": str(item.get("Level", "")),
-            "rule": str(rule_info.get("Id", "")),
-            "description": str(rule_info.get("ShortDescription", "")),
-            "message": str(item.get("Message", "")),
-            "template": str(item.get("Filename", "")),
-            "logical_id": logical_id,
-            "path": "/".join(str(p) for p in path),
-            "line": (location.get("Start") or {}).get("LineNumber"),
-        })
-    return sorted(results, key=lambda r: (r["level"], r["template"], r["logical_id"], r["rule"], r["path"], r["message"]))
+        results.append(
+            {
+                "level": str(item.get("Level", "")),
+                "rule": str(rule_info.get("Id", "")),
+                "description": str(rule_info.get("ShortDescription", "")),
+                "message": str(item.get("Message", "")),
+                "template": str(item.get("Filename", "")),
+                "logical_id": logical_id,
+                "path": "/".join(str(p) for p in path),
+                "line": (location.get("Start") or {}).get("LineNumber"),
+            }
+        )
+    return sorted(
+        results, key=lambda r: (r["level"], r["template"], r["logical_id"], r["rule"], r["path"], r["message"])
+    )
 
 
 def _checkov_reports(run: ScannerRun) -> list[Mapping[str, Any]]:
@@ -214,7 +294,9 @@ def _checkov_reports(run: ScannerRun) -> list[Mapping[str, Any]]:
     return [r for r in out or [] if isinstance(r, Mapping)]
 
 
-def _checkov_results(run: ScannerRun, skips: Sequence[CheckovSkip]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+def _checkov_results(
+    run: ScannerRun, skips: Sequence[CheckovSkip]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
     failed, skipped, passed = [], [], 0
     for report in _checkov_reports(run):
         summary = report.get("summary") or {}
@@ -238,7 +320,9 @@ def _checkov_results(run: ScannerRun, skips: Sequence[CheckovSkip]) -> tuple[lis
     return sorted(failed, key=key), sorted(skipped, key=key), passed
 
 
-def scanners_section(runs: Mapping[str, ScannerRun] | None, skips: Sequence[CheckovSkip], skips_file: str) -> dict[str, Any]:
+def scanners_section(
+    runs: Mapping[str, ScannerRun] | None, skips: Sequence[CheckovSkip], skips_file: str
+) -> dict[str, Any]:
     if runs is None:
         return {"ran": False, "note": "scanners not run (--no-scanners)"}
     lint, ckv = runs["cfn-lint"], runs["checkov"]
@@ -263,7 +347,11 @@ def scanners_section(runs: Mapping[str, ScannerRun] | None, skips: Sequence[Chec
             "skipped": skipped,
             "skips_file": skips_file,
             "unused_skips": sorted(
-                [{"check": s.check, "resource": s.resource, "reason": s.reason} for s in skips if (s.check, s.resource) not in used],
+                [
+                    {"check": s.check, "resource": s.resource, "reason": s.reason}
+                    for s in skips
+                    if (s.check, s.resource) not in used
+                ],
                 key=lambda s: (s["check"], s["resource"] or ""),
             ),
         },
@@ -278,10 +366,24 @@ def scanner_findings(section: Mapping[str, Any]) -> list[Finding]:
         if section[tool]["error"]:
             out.append(finding("LZ-SCANNER-ERROR", section[tool]["error"], element=tool.replace("_", "-")))
     for e in section["cfn_lint"]["errors"]:
-        out.append(finding("LZ-CFN-LINT-ERROR", f"{e['rule']} {e['message']}", template=e["template"],
-                           logical_id=e["logical_id"], element=e["path"]))
+        out.append(
+            finding(
+                "LZ-CFN-LINT-ERROR",
+                f"{e['rule']} {e['message']}",
+                template=e["template"],
+                logical_id=e["logical_id"],
+                element=e["path"],
+            )
+        )
     for f in section["checkov"]["failed"]:
-        out.append(finding("LZ-CHECKOV-FAILED", f"{f['check']} {f['name']} ({f['resource']}); fix it or list it with a "
-                                                f"reason in {Path(section['checkov']['skips_file']).name}",
-                           template=f["template"], logical_id=f["logical_id"], element=f["check"]))
+        out.append(
+            finding(
+                "LZ-CHECKOV-FAILED",
+                f"{f['check']} {f['name']} ({f['resource']}); fix it or list it with a "
+                f"reason in {Path(section['checkov']['skips_file']).name}",
+                template=f["template"],
+                logical_id=f["logical_id"],
+                element=f["check"],
+            )
+        )
     return out

@@ -3,7 +3,6 @@ configuration and every example.  Each assembly is synthesized once and scanned 
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,8 @@ import pytest
 from landing_zone.review.scanners import DEFAULT_SKIPS_FILE, load_skips
 from tests.conftest import EXAMPLES, ROOT
 
+pytestmark = pytest.mark.scanners
+
 CONFIGS = [None, *EXAMPLES]
 IDS = [getattr(p, "stem", "default") for p in CONFIGS]
 
@@ -22,7 +23,9 @@ IDS = [getattr(p, "stem", "default") for p in CONFIGS]
 def test_cfn_lint_reports_no_error(reviewed, example):
     lint = reviewed(example).data["scanners"]["cfn_lint"]
     assert lint["error"] is None, lint["error"]
-    assert lint["errors"] == [], "\n".join(f"{e['template']} {e['logical_id']}: {e['rule']} {e['message']}" for e in lint["errors"])
+    assert lint["errors"] == [], "\n".join(
+        f"{e['template']} {e['logical_id']}: {e['rule']} {e['message']}" for e in lint["errors"]
+    )
 
 
 @pytest.mark.parametrize("example", CONFIGS, ids=IDS)
@@ -31,7 +34,8 @@ def test_checkov_fails_only_listed_checks(reviewed, example):
     assert checkov["error"] is None, checkov["error"]
     assert checkov["passed"] > 0
     assert checkov["failed"] == [], "not in checkov-skips.yaml:\n" + "\n".join(
-        f"{f['check']} {f['resource']} ({f['template']}): {f['name']}" for f in checkov["failed"])
+        f"{f['check']} {f['resource']} ({f['template']}): {f['name']}" for f in checkov["failed"]
+    )
     assert all(len(s["reason"]) >= 20 for s in checkov["skipped"])
 
 
@@ -45,7 +49,11 @@ def test_review_has_no_blocking_finding(reviewed, example):
 
 
 def test_every_skip_is_used_by_some_assembly(reviewed):
-    used = {(s["check"], s["skip_resource"]) for example in CONFIGS for s in reviewed(example).data["scanners"]["checkov"]["skipped"]}
+    used = {
+        (s["check"], s["skip_resource"])
+        for example in CONFIGS
+        for s in reviewed(example).data["scanners"]["checkov"]["skipped"]
+    }
     unused = [(s.check, s.resource) for s in load_skips(DEFAULT_SKIPS_FILE) if (s.check, s.resource) not in used]
     assert unused == [], "checkov-skips.yaml entries that match nothing: remove them"
 
@@ -53,14 +61,33 @@ def test_every_skip_is_used_by_some_assembly(reviewed):
 @pytest.mark.skipif(shutil.which("strace") is None or sys.platform != "linux", reason="needs strace")
 def test_checkov_opens_no_network_connection(synth, tmp_path):
     """Run the scanner command exactly as the review does, traced: no connect() to an IP address."""
-    from landing_zone.review.scanners import _checkov_env
+    from landing_zone.review.scanners import _checkov_env, scanner_python
 
     outdir = synth(None).outdir
     template = sorted(Path(outdir).glob("*keys.template.json"))[0]
     trace = tmp_path / "trace"
-    command = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace), sys.executable, "-W", "ignore", "-m",
-               "checkov.main", "--framework", "cloudformation", "--skip-download", "--output", "json", "--quiet",
-               "--file", template.name]
+    command = [
+        "strace",
+        "-f",
+        "-qq",
+        "-e",
+        "trace=connect",
+        "-o",
+        str(trace),
+        scanner_python(),
+        "-W",
+        "ignore",
+        "-m",
+        "checkov.main",
+        "--framework",
+        "cloudformation",
+        "--skip-download",
+        "--output",
+        "json",
+        "--quiet",
+        "--file",
+        template.name,
+    ]
     done = subprocess.run(command, cwd=outdir, env=_checkov_env(), capture_output=True, text=True, timeout=300)
     assert done.stdout.strip().startswith(("{", "[")), done.stderr[-2000:]
     connects = [line for line in trace.read_text().splitlines() if "AF_INET" in line]
@@ -69,4 +96,4 @@ def test_checkov_opens_no_network_connection(synth, tmp_path):
 
 def test_the_skips_file_is_at_the_repository_root():
     assert DEFAULT_SKIPS_FILE == ROOT / "checkov-skips.yaml" and DEFAULT_SKIPS_FILE.is_file()
-    assert os.access(ROOT / "landing_zone" / "review" / "ensure_chromium.sh", os.X_OK)
+    assert not list((ROOT / "landing_zone").rglob("*.sh")), "scripts that install things belong to the tests"
