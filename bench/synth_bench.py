@@ -38,7 +38,9 @@ def cdk_synth(cwd: Path, out: Path, config: Path | None) -> float:
     if config:
         cmd += ["-c", f"config={config}"]
     start = time.perf_counter()
-    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env={**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"})
+    result = subprocess.run(
+        cmd, cwd=cwd, capture_output=True, text=True, env={**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"}
+    )
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(f"synth failed in {cwd} ({config}):\n{result.stderr[-3000:]}")
@@ -70,7 +72,9 @@ def main() -> int:
     empty = WORK / "empty-app"
     empty.mkdir(exist_ok=True)
     (empty / "app.py").write_text(EMPTY_APP)
-    (empty / "cdk.json").write_text(json.dumps({"app": f"{sys.executable} app.py", "context": {"cli-telemetry": False}}))
+    (empty / "cdk.json").write_text(
+        json.dumps({"app": f"{sys.executable} app.py", "context": {"cli-telemetry": False}})
+    )
     configs = {n: write_member_config(n, WORK / f"members-{n}.yaml") for n in (1, 10, 100)}
     cases = [("empty CDK app", empty, None), ("default landing zone", ROOT, None)] + [
         (f"member baseline, {n} account{'s' if n > 1 else ''}", ROOT, path) for n, path in configs.items()
@@ -79,8 +83,15 @@ def main() -> int:
     for label, cwd, config in cases:
         out = WORK / ("out-" + label.replace(" ", "-").replace(",", ""))
         times = [cdk_synth(cwd, out, config) for _ in range(args.repeat)]
-        results.append({"case": label, "median_s": statistics.median(times), "runs_s": times,
-                        "templates": templates(out), "scps": scp_sizes(out)})
+        results.append(
+            {
+                "case": label,
+                "median_s": statistics.median(times),
+                "runs_s": times,
+                "templates": templates(out),
+                "scps": scp_sizes(out),
+            }
+        )
         print(f"  measured {label}: {', '.join(f'{t:.2f}' for t in times)} s", file=sys.stderr)
 
     catalog = load_catalog()
@@ -96,7 +107,9 @@ def main() -> int:
     for r in results:
         print(f"{r['case']:<32} {r['median_s']:>9.2f} {r['median_s'] / base:>8.2f}x {len(r['templates']):>9}")
     print(f"\n100 accounts / 1 account: {ratio:.2f}x ({'OK' if ratio <= 2 else 'OVER'} the 2x budget)")
-    print(f"100 accounts / 10 accounts: {hundred['median_s'] / by_case['member baseline, 10 accounts']['median_s']:.2f}x")
+    print(
+        f"100 accounts / 10 accounts: {hundred['median_s'] / by_case['member baseline, 10 accounts']['median_s']:.2f}x"
+    )
 
     print(f"\nLargest templates (limits: {max_bytes:,} bytes via S3, {max_resources} resources per stack)")
     print(f"{'case':<32} {'template':<56} {'bytes':>9} {'% of 1MB':>8} {'resources':>9}")

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aws_cdk import CfnTag
 from aws_cdk import aws_bedrock as bedrock
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from constructs_lib.cfn import cfn_child
 from constructs_lib.compliance import acknowledge
 
 
@@ -34,7 +36,9 @@ class ApplicationProfile(Construct):
             "Profile",
             inference_profile_name=profile_name,
             description=description,
-            model_source=bedrock.CfnApplicationInferenceProfile.InferenceProfileModelSourceProperty(copy_from=copy_from),
+            model_source=bedrock.CfnApplicationInferenceProfile.InferenceProfileModelSourceProperty(
+                copy_from=copy_from
+            ),
             tags=[CfnTag(key=k, value=v) for k, v in sorted(tags.items())],
         )
         self.arn: str = self.profile.attr_inference_profile_arn
@@ -74,7 +78,7 @@ class InvokerRole(Construct):
             permissions_boundary=boundary,
             description=description,
         )
-        self.role.node.default_child.assume_role_policy_document = dict(trust_policy)  # type: ignore[union-attr]
+        cfn_child(self.role, iam.CfnRole).assume_role_policy_document = dict(trust_policy)
 
 
 class PermissionsBoundary(Construct):
@@ -89,5 +93,9 @@ class PermissionsBoundary(Construct):
             description="Permissions boundary of the invoker roles: an inference ceiling minus the guardrail denies",
             document=iam.PolicyDocument.from_json(dict(document)),
         )
-        acknowledge(self.policy, "AwsSolutions-IAM5", finding="Resource::*",
-                    reason="a permissions boundary is a ceiling, not a grant: each invoker policy scopes the resources")
+        acknowledge(
+            self.policy,
+            "AwsSolutions-IAM5",
+            finding="Resource::*",
+            reason="a permissions boundary is a ceiling, not a grant: each invoker policy scopes the resources",
+        )

@@ -70,7 +70,7 @@ def nag_text(scope: IConstruct, value: str) -> str:
             return f"<{logical_id}.{attribute}>"
         if isinstance(node, dict) and "Fn::Join" in node:
             separator, parts = node["Fn::Join"]
-            return separator.join(flat(p) for p in parts)
+            return str(separator).join(flat(p) for p in parts)
         raise ValueError(f"cannot flatten {node!r} the way cdk-nag does")
 
     return flat(Stack.of(scope).resolve(value))

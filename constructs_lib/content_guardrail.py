@@ -40,7 +40,9 @@ class ContentGuardrail(Construct):
             tags=[CfnTag(key=k, value=v) for k, v in sorted(tags.items())],
         )
         self.version = bedrock.CfnGuardrailVersion(
-            self, "Version", guardrail_identifier=self.guardrail.attr_guardrail_arn,
+            self,
+            "Version",
+            guardrail_identifier=self.guardrail.attr_guardrail_arn,
             description="Version pinned by the landing zone",
         )
         self.arn: str = self.guardrail.attr_guardrail_arn

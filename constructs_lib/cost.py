@@ -7,7 +7,8 @@ constructs only wire it into CloudFormation.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from aws_cdk import CfnCondition, Duration, Fn, Token
 from aws_cdk import aws_budgets as budgets
@@ -19,6 +20,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from constructs_lib.cfn import cfn_child
 from landing_zone.cost.alarms import APPLICATION_PROFILE, AlarmSpec
 
 
@@ -32,7 +34,9 @@ class AlertsTopic(Construct):
         super().__init__(scope, construct_id)
         self.topic = sns.Topic(self, "Topic", topic_name=topic_name, master_key=key, display_name=topic_name)
         for i, email in enumerate(emails):
-            sns.Subscription(self, f"Email{i}", topic=self.topic, protocol=sns.SubscriptionProtocol.EMAIL, endpoint=email)
+            sns.Subscription(
+                self, f"Email{i}", topic=self.topic, protocol=sns.SubscriptionProtocol.EMAIL, endpoint=email
+            )
 
     def set_policy(self, policy: Mapping[str, Any]) -> None:
         sns.CfnTopicPolicy(self, "Policy", topics=[self.topic.topic_arn], policy_document=dict(policy))
@@ -62,7 +66,9 @@ class MonthlyCostBudget(Construct):
         def notification(kind: str, percent: float) -> budgets.CfnBudget.NotificationWithSubscribersProperty:
             return budgets.CfnBudget.NotificationWithSubscribersProperty(
                 notification=budgets.CfnBudget.NotificationProperty(
-                    comparison_operator="GREATER_THAN", notification_type=kind, threshold=percent,
+                    comparison_operator="GREATER_THAN",
+                    notification_type=kind,
+                    threshold=percent,
                     threshold_type="PERCENTAGE",
                 ),
                 subscribers=subscribers,
@@ -109,12 +115,16 @@ class KillSwitch(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         self.policy = iam.ManagedPolicy(
-            self, "DenyInference", managed_policy_name=f"{landing_zone_name}-kill-switch",
+            self,
+            "DenyInference",
+            managed_policy_name=f"{landing_zone_name}-kill-switch",
             description="Attached by the budget action when the monthly budget is exhausted: no inference",
             document=iam.PolicyDocument.from_json(dict(deny_policy)),
         )
         execution_policy = iam.ManagedPolicy(
-            self, "ExecutionPolicy", managed_policy_name=f"{landing_zone_name}-automation-budget-action",
+            self,
+            "ExecutionPolicy",
+            managed_policy_name=f"{landing_zone_name}-automation-budget-action",
             document=iam.PolicyDocument.from_json(execution_policy_for(self.policy.managed_policy_arn)),
         )
         self.execution_role = iam.Role(
@@ -125,13 +135,15 @@ class KillSwitch(Construct):
             managed_policies=[execution_policy],
             description="AWS Budgets applies the kill-switch policy to the invoker roles",
         )
-        self.execution_role.node.default_child.assume_role_policy_document = dict(execution_trust)  # type: ignore[union-attr]
+        cfn_child(self.execution_role, iam.CfnRole).assume_role_policy_document = dict(execution_trust)
         self.action = budgets.CfnBudgetsAction(
             self,
             "Action",
             budget_name=budget.budget_name,
             action_type="APPLY_IAM_POLICY",
-            action_threshold=budgets.CfnBudgetsAction.ActionThresholdProperty(type="PERCENTAGE", value=threshold_percent),
+            action_threshold=budgets.CfnBudgetsAction.ActionThresholdProperty(
+                type="PERCENTAGE", value=threshold_percent
+            ),
             definition=budgets.CfnBudgetsAction.DefinitionProperty(
                 iam_action_definition=budgets.CfnBudgetsAction.IamActionDefinitionProperty(
                     policy_arn=self.policy.managed_policy_arn, roles=[r.role_name for r in invoker_roles]
@@ -220,13 +232,23 @@ class CostAnomalyDetection(Construct):
     """A dimensional (per service) anomaly monitor and an immediate SNS subscription above a USD impact."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, name: str, topic: sns.ITopic, threshold_usd: float,
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        name: str,
+        topic: sns.ITopic,
+        threshold_usd: float,
         tags: Mapping[str, str],
     ) -> None:
         super().__init__(scope, construct_id)
         cfn_tags = [{"key": k, "value": v} for k, v in sorted(tags.items())]
         self.monitor = ce.CfnAnomalyMonitor(
-            self, "Monitor", monitor_name=f"{name}-services", monitor_type="DIMENSIONAL", monitor_dimension="SERVICE",
+            self,
+            "Monitor",
+            monitor_name=f"{name}-services",
+            monitor_type="DIMENSIONAL",
+            monitor_dimension="SERVICE",
             resource_tags=cfn_tags,
         )
         self.subscription = ce.CfnAnomalySubscription(
@@ -258,5 +280,7 @@ class OptionalEmailSubscriptions(Construct):
         super().__init__(scope, construct_id)
         for i, email in enumerate(emails, start=1):
             condition = CfnCondition(self, f"HasEmail{i}", expression=Fn.condition_not(Fn.condition_equals(email, "")))
-            subscription = sns.CfnSubscription(self, f"Email{i}", topic_arn=topic.topic_arn, protocol="email", endpoint=email)
+            subscription = sns.CfnSubscription(
+                self, f"Email{i}", topic_arn=topic.topic_arn, protocol="email", endpoint=email
+            )
             subscription.cfn_options.condition = condition

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import importlib
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from aws_cdk import Annotations, CfnOutput, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_ec2 as ec2
@@ -28,6 +29,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from constructs_lib.cfn import cfn_child, logical_id
 from constructs_lib.compliance import acknowledge
 from constructs_lib.keys import LandingZoneKey
 from constructs_lib.network import RETENTION_DAYS, InterfaceEndpoints
@@ -100,7 +102,7 @@ class NodeEndpoints(Construct):
             vpc=vpc,
             subnets=subnets,
             allowed_cidr=allowed_cidr,
-            services={service: None for service in services},
+            services=dict.fromkeys(services),
             tag_key="self-hosting-endpoint-service",
             description="EKS node endpoints: HTTPS from inside the VPC only",
         )
@@ -117,7 +119,7 @@ class NodeEndpoints(Construct):
                 service=ec2.GatewayVpcEndpointAwsService.S3,
                 subnets=[subnets],
             )
-            self.s3.node.default_child.policy_document = s3_gateway_policy(  # type: ignore[union-attr]
+            cfn_child(self.s3, ec2.CfnVPCEndpoint).policy_document = s3_gateway_policy(
                 region=stack.region,
                 accounts=accounts,
                 partition="aws",
@@ -243,6 +245,8 @@ class GpuInferenceCluster(Construct):
             default_capacity=0,
             kubectl_provider_options=kubectl_options,
         )
+        # jsii declares the interface with @jsii.implements, which mypy cannot see: Cluster is an ICluster.
+        cluster_ref = cast(eks.ICluster, self.cluster)
         self.cluster.node.add_dependency(self.log_group)
         self.cluster.node.add_dependency(self.endpoints)
         Annotations.of(self.cluster).acknowledge_warning(
@@ -253,13 +257,17 @@ class GpuInferenceCluster(Construct):
             self.cluster.grant_access(
                 f"Admin{i}",
                 arn,
-                [eks.AccessPolicy.from_access_policy_name("AmazonEKSClusterAdminPolicy", access_scope_type=eks.AccessScopeType.CLUSTER)],
+                [
+                    eks.AccessPolicy.from_access_policy_name(
+                        "AmazonEKSClusterAdminPolicy", access_scope_type=eks.AccessScopeType.CLUSTER
+                    )
+                ],
             )
 
         self.addons: dict[str, eks.Addon] = {}
         for addon_name in NODE_ADDONS:
             self.addons[addon_name] = eks.Addon(
-                self, _pascal(addon_name), cluster=self.cluster, addon_name=addon_name, preserve_on_delete=False
+                self, _pascal(addon_name), cluster=cluster_ref, addon_name=addon_name, preserve_on_delete=False
             )
 
         # -- system node group (CoreDNS, anything without a GPU toleration) ------------------------------
@@ -272,7 +280,7 @@ class GpuInferenceCluster(Construct):
         self.system_nodegroup = eks.Nodegroup(
             self,
             "SystemNodes",
-            cluster=self.cluster,
+            cluster=cluster_ref,
             node_role=system_role,
             instance_types=[system_type],
             ami_type=(
@@ -281,7 +289,7 @@ class GpuInferenceCluster(Construct):
                 else eks.NodegroupAmiType.AL2023_X86_64_STANDARD
             ),
             launch_template_spec=eks.LaunchTemplateSpec(
-                id=self.system_launch_template.launch_template_id,  # type: ignore[arg-type]
+                id=_launch_template_id(self.system_launch_template),
                 version=self.system_launch_template.latest_version_number,
             ),
             min_size=2,
@@ -293,7 +301,7 @@ class GpuInferenceCluster(Construct):
         for addon in self.addons.values():
             self.system_nodegroup.node.add_dependency(addon)
         self.addons[CLUSTER_DNS_ADDON] = eks.Addon(
-            self, "Coredns", cluster=self.cluster, addon_name=CLUSTER_DNS_ADDON, preserve_on_delete=False
+            self, "Coredns", cluster=cluster_ref, addon_name=CLUSTER_DNS_ADDON, preserve_on_delete=False
         )
         self.addons[CLUSTER_DNS_ADDON].node.add_dependency(self.system_nodegroup)
 
@@ -322,19 +330,21 @@ class GpuInferenceCluster(Construct):
             lt_data_overrides["NetworkInterfaces"] = efa_network_interfaces(
                 instance_type, network_cards, [self.cluster.cluster_security_group_id]
             )
-        lt_resource: ec2.CfnLaunchTemplate = self.gpu_launch_template.node.default_child  # type: ignore[assignment]
+        lt_resource = cfn_child(self.gpu_launch_template, ec2.CfnLaunchTemplate)
         for key, value in lt_data_overrides.items():
             lt_resource.add_property_override(f"LaunchTemplateData.{key}", value)
 
         self.gpu_nodegroup = eks.Nodegroup(
             self,
             "GpuNodes",
-            cluster=self.cluster,
+            cluster=cluster_ref,
             node_role=gpu_role,
             ami_type=eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
-            capacity_type=eks.CapacityType.CAPACITY_BLOCK if capacity == "capacity-block" else eks.CapacityType.ON_DEMAND,
+            capacity_type=eks.CapacityType.CAPACITY_BLOCK
+            if capacity == "capacity-block"
+            else eks.CapacityType.ON_DEMAND,
             launch_template_spec=eks.LaunchTemplateSpec(
-                id=self.gpu_launch_template.launch_template_id,  # type: ignore[arg-type]
+                id=_launch_template_id(self.gpu_launch_template),
                 version=self.gpu_launch_template.latest_version_number,
             ),
             min_size=0,
@@ -377,7 +387,12 @@ class GpuInferenceCluster(Construct):
         return role
 
     def _launch_template(
-        self, construct_id: str, *, root_volume_gib: int, user_data: ec2.UserData | None, instance_type: str | None = None
+        self,
+        construct_id: str,
+        *,
+        root_volume_gib: int,
+        user_data: ec2.UserData | None,
+        instance_type: str | None = None,
     ) -> ec2.LaunchTemplate:
         lt = ec2.LaunchTemplate(
             self,
@@ -406,14 +421,23 @@ class GpuInferenceCluster(Construct):
         )
         if instance_type:
             # Verbatim string: ec2.InstanceType("p6-b300.48xlarge") fails the node group's validation.
-            lt.node.default_child.add_property_override("LaunchTemplateData.InstanceType", instance_type)  # type: ignore[union-attr]
+            cfn_child(lt, ec2.CfnLaunchTemplate).add_property_override("LaunchTemplateData.InstanceType", instance_type)
         return lt
+
+
+def _launch_template_id(template: ec2.LaunchTemplate) -> str:
+    """The template's ID token (typed optional by the CDK; always set for a template this stack creates)."""
+    if template.launch_template_id is None:
+        raise ValueError(f"{template.node.path}: launch template without an ID")
+    return template.launch_template_id
 
 
 def _gpu_user_data() -> ec2.MultipartUserData:
     """MIME multi-part user data: the nodeadm NodeConfig (RAID0 of the NVMe disks) and the shell fallback."""
     user_data = ec2.MultipartUserData()
-    user_data.add_part(ec2.MultipartBody.from_raw_body(content_type="application/node.eks.aws", body=node_config_yaml(NVME_MOUNT_PATH)))
+    user_data.add_part(
+        ec2.MultipartBody.from_raw_body(content_type="application/node.eks.aws", body=node_config_yaml(NVME_MOUNT_PATH))
+    )
     user_data.add_part(
         ec2.MultipartBody.from_raw_body(
             content_type='text/x-shellscript; charset="us-ascii"', body=nvme_raid_script(NVME_MOUNT_PATH)
@@ -471,15 +495,24 @@ def _acknowledge_kubectl_provider(cluster: eks.Cluster) -> None:
     provider = cluster.node.try_find_child("KubectlProvider")
     if provider is None:
         return
-    stack = Stack.of(cluster)
+
     handler = provider.node.find_child("Handler")
-    handler_id = stack.get_logical_id(handler.node.default_child)  # type: ignore[arg-type]
-    ecr_public_condition = stack.get_logical_id(handler.node.find_child("HasEcrPublic"))  # type: ignore[arg-type]
+    handler_id = logical_id(handler)
+    ecr_public_condition = logical_id(handler.node.find_child("HasEcrPublic"))
     ecr_public = json.dumps(
         {
             "Fn::If": [
                 ecr_public_condition,
-                {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly"]]},
+                {
+                    "Fn::Join": [
+                        "",
+                        [
+                            "arn:",
+                            {"Ref": "AWS::Partition"},
+                            ":iam::aws:policy/AmazonElasticContainerRegistryPublicReadOnly",
+                        ],
+                    ]
+                },
                 {"Ref": "AWS::NoValue"},
             ]
         },
@@ -488,7 +521,10 @@ def _acknowledge_kubectl_provider(cluster: eks.Cluster) -> None:
     framework = "CDK's kubectl provider (handler and custom-resource framework functions, in the VPC)"
     for policy, why in (
         ("arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole", "writes its own logs"),
-        ("arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole", "manages its ENIs in the VPC"),
+        (
+            "arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole",
+            "manages its ENIs in the VPC",
+        ),
         ("arn:<AWS::Partition>:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly", "reads ECR for Helm OCI charts"),
         (ecr_public, "reads ECR Public for Helm OCI charts (aws partition only)"),
     ):

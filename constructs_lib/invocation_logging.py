@@ -13,17 +13,18 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from constructs_lib.cfn import cfn_child
 from constructs_lib.compliance import acknowledge, nag_text
-from landing_zone.core import arns
 from constructs_lib.custom_resource import PythonCustomResource
 from constructs_lib.network import RETENTION_DAYS
+from landing_zone.core import arns
 from landing_zone.core.config import InvocationLogging as Settings
 from landing_zone.policies.access import (
     bedrock_logging_role_policy,
     bedrock_logging_trust_policy,
+    handler_policy,
     invocation_log_bucket_policy,
 )
-from landing_zone.policies.access import handler_policy
 
 KEY_PREFIX = "bedrock-invocation-logs/"
 HANDLER_ACTIONS = (
@@ -55,11 +56,17 @@ class InvocationLoggingConfig(Construct):
             removal_policy=RemovalPolicy.RETAIN,
             lifecycle_rules=[s3.LifecycleRule(expiration=Duration.days(settings.s3_expiration_days))],
         )
-        acknowledge(self.access_log_bucket, "AwsSolutions-S1",
-                    reason="this is the server access log bucket of the invocation-log bucket; it cannot log to itself")
+        acknowledge(
+            self.access_log_bucket,
+            "AwsSolutions-S1",
+            reason="this is the server access log bucket of the invocation-log bucket; it cannot log to itself",
+        )
         for pack in ("NIST.800.53.R5", "HIPAA.Security"):
-            acknowledge(self.access_log_bucket, f"{pack}-S3DefaultEncryptionKMS",
-                        reason="S3 server access logs can only be delivered to SSE-S3 buckets (S3 user guide)")
+            acknowledge(
+                self.access_log_bucket,
+                f"{pack}-S3DefaultEncryptionKMS",
+                reason="S3 server access logs can only be delivered to SSE-S3 buckets (S3 user guide)",
+            )
         self.bucket = s3.Bucket(
             self,
             "Bucket",
@@ -102,8 +109,11 @@ class InvocationLoggingConfig(Construct):
         )
         for bucket in (self.access_log_bucket, self.bucket):
             for pack in ("NIST.800.53.R5", "HIPAA.Security"):
-                acknowledge(bucket, f"{pack}-S3BucketReplicationEnabled",
-                            reason="invocation logs must stay in home_region (data residency); versioning + retention instead")
+                acknowledge(
+                    bucket,
+                    f"{pack}-S3BucketReplicationEnabled",
+                    reason="invocation logs must stay in home_region (data residency); versioning + retention instead",
+                )
         streams = arns.log_streams(region, account, log_group_name, stack.partition)
         logging_policy = iam.ManagedPolicy(
             self,
@@ -112,7 +122,8 @@ class InvocationLoggingConfig(Construct):
             document=iam.PolicyDocument.from_json(bedrock_logging_role_policy(log_streams_arn=streams)),
         )
         acknowledge(
-            logging_policy, "AwsSolutions-IAM5",
+            logging_policy,
+            "AwsSolutions-IAM5",
             finding=f"Resource::{nag_text(self, streams)}",
             reason="Bedrock writes streams it names itself, only in the invocation-log group",
         )
@@ -124,7 +135,7 @@ class InvocationLoggingConfig(Construct):
             description="Assumed by Bedrock to deliver model invocation logs to CloudWatch Logs",
             managed_policies=[logging_policy],
         )
-        self.role.node.default_child.assume_role_policy_document = bedrock_logging_trust_policy(  # type: ignore[union-attr]
+        cfn_child(self.role, iam.CfnRole).assume_role_policy_document = bedrock_logging_trust_policy(
             account=account, region=region
         )
         handler = handler_policy(HANDLER_ACTIONS, sid="ManageInvocationLogging")
@@ -159,7 +170,9 @@ class InvocationLoggingConfig(Construct):
             },
         )
         acknowledge(
-            self.configuration.policy, "AwsSolutions-IAM5", finding="Resource::*",
+            self.configuration.policy,
+            "AwsSolutions-IAM5",
+            finding="Resource::*",
             reason="Bedrock's invocation-logging configuration is an account/Region singleton with no resource ARN",
         )
         self.configuration.resource.node.add_dependency(self.bucket, self.log_group, self.role)

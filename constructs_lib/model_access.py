@@ -7,7 +7,7 @@ as Moonshot's) additionally need their agreement accepted.  This custom resource
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
@@ -51,6 +51,8 @@ class ModelAgreements(Construct):
             properties={"ModelIds": ",".join(sorted(model_ids)), "OfferType": "PUBLIC"},
         )
         acknowledge(
-            self.custom_resource.policy, "AwsSolutions-IAM5", finding="Resource::*",
+            self.custom_resource.policy,
+            "AwsSolutions-IAM5",
+            finding="Resource::*",
             reason="model agreement offers and Marketplace subscriptions have no resource ARN to scope to",
         )

@@ -6,6 +6,9 @@ off the apps of ordinary tests: a registered plugin also runs inside ``Template.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from aws_cdk import App, Validations
 from cdk_nag import AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks
 
@@ -13,7 +16,7 @@ PACK_NAMES = ("AwsSolutions", "NIST.800.53.R5", "HIPAA.Security")
 
 
 def add_nag_checks(app: App, *, packs: tuple[str, ...] = PACK_NAMES) -> None:
-    factories = {
+    factories: dict[str, Callable[[App], Any]] = {  # each pack class, instantiated with the app
         "AwsSolutions": AwsSolutionsChecks,
         "NIST.800.53.R5": NIST80053R5Checks,
         "HIPAA.Security": HIPAASecurityChecks,

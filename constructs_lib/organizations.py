@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from aws_cdk import CfnTag
 from aws_cdk import aws_organizations as organizations
@@ -23,7 +24,7 @@ class ServiceControlPolicies(Construct):
         scope: Construct,
         construct_id: str,
         *,
-        documents: Sequence[Mapping],
+        documents: Sequence[Mapping[str, Any]],
         name_prefix: str,
         description: str,
         target_ids: Sequence[str],

@@ -54,12 +54,23 @@ class StackSetAssetBucket(Construct):
                 conditions={"StringEquals": {"aws:PrincipalOrgID": organization_id}},
             )
         )
-        acknowledge(self.access_logs, "AwsSolutions-S1",
-                    reason="server access log bucket of the StackSet asset bucket; it cannot log to itself")
+        acknowledge(
+            self.access_logs,
+            "AwsSolutions-S1",
+            reason="server access log bucket of the StackSet asset bucket; it cannot log to itself",
+        )
         for pack in ("NIST.800.53.R5", "HIPAA.Security"):
-            for target, why in ((self.access_logs, "S3 server access logs can only be delivered to SSE-S3 buckets"),
-                                (self.bucket, "member accounts across the organization read the Lambda code; "
-                                              "SSE-KMS would need an organization-wide key grant")):
+            for target, why in (
+                (self.access_logs, "S3 server access logs can only be delivered to SSE-S3 buckets"),
+                (
+                    self.bucket,
+                    "member accounts across the organization read the Lambda code; "
+                    "SSE-KMS would need an organization-wide key grant",
+                ),
+            ):
                 acknowledge(target, f"{pack}-S3DefaultEncryptionKMS", reason=why)
-                acknowledge(target, f"{pack}-S3BucketReplicationEnabled",
-                            reason="deployment artifacts, re-published by every deployment; no replica needed")
+                acknowledge(
+                    target,
+                    f"{pack}-S3BucketReplicationEnabled",
+                    reason="deployment artifacts, re-published by every deployment; no replica needed",
+                )

@@ -10,8 +10,9 @@ access denied) so callers report them as errors instead of mistaking them for an
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator, Protocol
+from typing import Any, Protocol
 
 from landing_zone.errors import LandingZoneError
 
@@ -119,7 +120,9 @@ def failure(exc: BaseException) -> str | None:
         return f"no usable credentials ({exc})"
     if isinstance(exc, (bx.TokenRetrievalError, bx.SSOTokenLoadError, bx.UnauthorizedSSOTokenError)):
         return f"credentials expired or not loadable ({exc})"
-    if isinstance(exc, (bx.EndpointConnectionError, bx.ConnectTimeoutError, bx.ReadTimeoutError, bx.ConnectionClosedError)):
+    if isinstance(
+        exc, (bx.EndpointConnectionError, bx.ConnectTimeoutError, bx.ReadTimeoutError, bx.ConnectionClosedError)
+    ):
         return f"unreachable ({exc})"
     if isinstance(exc, bx.ClientError):
         code = error_code(exc) or ""
@@ -127,4 +130,3 @@ def failure(exc: BaseException) -> str | None:
             message = (exc.response.get("Error") or {}).get("Message") or ""
             return f"unauthorised: {code}{': ' + message if message else ''}"
     return None
-

@@ -31,15 +31,18 @@ described (nothing written for API failures), 2 usage errors.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import yaml
 
 from landing_zone import aws
 from landing_zone.core.catalog import ALL_REGIONS, GEOGRAPHIC_PREFIXES, GLOBAL_PREFIX, Catalog, load_catalog
+from landing_zone.core.catalog.metrics import load_metric_catalog
 from landing_zone.errors import CatalogError, LandingZoneError
 
 __all__ = ["DiscoveryError", "Discovery", "RegionScan", "discover", "overlay_yaml", "scan_region"]
@@ -58,9 +61,11 @@ class DiscoveryError(LandingZoneError):
 @dataclass
 class RegionScan:
     region: str
-    models: dict[str, dict] = field(default_factory=dict)  # allow-listed model ID -> FoundationModelSummary
-    profiles: dict[str, dict] = field(default_factory=dict)  # system profile ID -> GetInferenceProfile response
-    availability: dict[str, dict] = field(default_factory=dict)  # model ID -> GetFoundationModelAvailability
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)  # allow-listed model ID -> FoundationModelSummary
+    profiles: dict[str, dict[str, Any]] = field(
+        default_factory=dict
+    )  # system profile ID -> GetInferenceProfile response
+    availability: dict[str, dict[str, Any]] = field(default_factory=dict)  # model ID -> GetFoundationModelAvailability
     # namespace -> metric names the account publishes there; None: ListMetrics could not be called
     published_metrics: dict[str, set[str] | None] = field(default_factory=dict)
 
@@ -70,7 +75,7 @@ class Discovery:
     regions: tuple[str, ...]
     model_ids: tuple[str, ...]
     scans: tuple[RegionScan, ...]
-    entries: dict[str, dict]  # model ID -> catalog entry (models.yaml schema)
+    entries: dict[str, dict[str, Any]]  # model ID -> catalog entry (models.yaml schema)
     kept: dict[str, list[str]]  # model ID -> fields kept from the catalog
     problems: list[str]  # models that could not be described
     as_of: date
@@ -78,7 +83,7 @@ class Discovery:
     def in_region(self, model_id: str) -> list[str]:
         return list(self.entries.get(model_id, {}).get("in_region_regions", []))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "as_of": self.as_of.isoformat(),
             "regions": list(self.regions),
@@ -86,9 +91,7 @@ class Discovery:
                 model_id: {
                     "entry": self.entries.get(model_id),
                     "kept_from_catalog": self.kept.get(model_id, []),
-                    "per_region": {
-                        scan.region: _region_facts(scan, model_id) for scan in self.scans
-                    },
+                    "per_region": {scan.region: _region_facts(scan, model_id) for scan in self.scans},
                 }
                 for model_id in self.model_ids
             },
@@ -97,7 +100,7 @@ class Discovery:
         }
 
 
-def _region_facts(scan: RegionScan, model_id: str) -> dict:
+def _region_facts(scan: RegionScan, model_id: str) -> dict[str, Any]:
     summary = scan.models.get(model_id)
     availability = scan.availability.get(model_id) or {}
     return {
@@ -143,8 +146,8 @@ def scan_region(region: str, model_ids: Iterable[str], *, profile: str | None = 
     summaries = _ask(region, "ListFoundationModels", lambda: bedrock.list_foundation_models())["modelSummaries"]
     scan.models = {m["modelId"]: m for m in summaries if m.get("modelId") in wanted}
 
-    def list_profiles() -> list[dict]:
-        items: list[dict] = []
+    def list_profiles() -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
         for page in bedrock.get_paginator("list_inference_profiles").paginate(typeEquals="SYSTEM_DEFINED"):
             items.extend(page.get("inferenceProfileSummaries") or [])
         return items
@@ -155,11 +158,15 @@ def scan_region(region: str, model_ids: Iterable[str], *, profile: str | None = 
         if _profile_model(profile_id) not in wanted:
             continue
         scan.profiles[profile_id] = _ask(
-            region, "GetInferenceProfile", lambda: bedrock.get_inference_profile(inferenceProfileIdentifier=profile_id)
+            region,
+            "GetInferenceProfile",
+            partial(bedrock.get_inference_profile, inferenceProfileIdentifier=profile_id),
         )
     for model_id in sorted(scan.models):
         scan.availability[model_id] = _ask(
-            region, "GetFoundationModelAvailability", lambda: bedrock.get_foundation_model_availability(modelId=model_id)
+            region,
+            "GetFoundationModelAvailability",
+            partial(bedrock.get_foundation_model_availability, modelId=model_id),
         )
     return scan
 
@@ -170,13 +177,13 @@ def scan_metrics(region: str, namespaces: Iterable[str], *, profile: str | None 
     try:
         cloudwatch = aws.client("cloudwatch", region=region, profile=profile)
     except Exception:  # noqa: BLE001 - no client (no credentials): reported as "could not be read"
-        return {ns: None for ns in namespaces}
+        return dict.fromkeys(namespaces)
     for namespace in namespaces:
         names: set[str] = set()
         try:
             for page in cloudwatch.get_paginator("list_metrics").paginate(Namespace=namespace):
                 names.update(m["MetricName"] for m in page.get("Metrics") or [])
-        except Exception as exc:  # noqa: BLE001 - optional: reported, never fatal
+        except Exception as exc:  # optional: reported, never fatal (re-raised when not an AWS error)
             if aws.error_code(exc) is None and aws.failure(exc) is None:
                 raise
             out[namespace] = None
@@ -185,10 +192,8 @@ def scan_metrics(region: str, namespaces: Iterable[str], *, profile: str | None 
     return out
 
 
-def metric_findings(discovery: "Discovery") -> list[dict]:
+def metric_findings(discovery: Discovery) -> list[dict[str, Any]]:
     """Per Region and namespace: the catalog's metric names the account does not publish (yet)."""
-    from landing_zone.core.catalog.metrics import load_metric_catalog
-
     catalog = load_metric_catalog()
     rows = []
     for scan in discovery.scans:
@@ -197,13 +202,17 @@ def metric_findings(discovery: "Discovery") -> list[dict]:
             if published == "not asked":
                 continue
             wanted = sorted({*endpoint.token_metrics.values(), *endpoint.other_metrics.values()})
-            rows.append({
-                "region": scan.region,
-                "namespace": endpoint.namespace,
-                "read": published is not None,
-                "catalog_metrics_not_published": [] if published is None else [m for m in wanted if m not in published],
-                "published_not_in_catalog": [] if published is None else sorted(set(published) - set(wanted)),
-            })
+            rows.append(
+                {
+                    "region": scan.region,
+                    "namespace": endpoint.namespace,
+                    "read": published is not None,
+                    "catalog_metrics_not_published": []
+                    if published is None
+                    else [m for m in wanted if m not in published],
+                    "published_not_in_catalog": [] if published is None else sorted(set(published) - set(wanted)),
+                }
+            )
     return rows
 
 
@@ -219,10 +228,10 @@ def _arn_region(arn: str) -> str:
 
 def build_entries(
     scans: Sequence[RegionScan], model_ids: Sequence[str], catalog: Catalog, *, as_of: date
-) -> tuple[dict[str, dict], dict[str, list[str]], list[str]]:
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], list[str]]:
     regions = [s.region for s in scans]
     source = SOURCE_TEMPLATE.format(regions=", ".join(regions))
-    entries: dict[str, dict] = {}
+    entries: dict[str, dict[str, Any]] = {}
     kept: dict[str, list[str]] = {}
     problems: list[str] = []
     for model_id in model_ids:
@@ -237,43 +246,59 @@ def build_entries(
         for scan in scans:
             summary = scan.models.get(model_id)
             availability = (scan.availability.get(model_id) or {}).get("regionAvailability")
-            if summary and "ON_DEMAND" in (summary.get("inferenceTypesSupported") or []) and availability in (None, "AVAILABLE"):
+            if (
+                summary
+                and "ON_DEMAND" in (summary.get("inferenceTypesSupported") or [])
+                and availability in (None, "AVAILABLE")
+            ):
                 in_region.append(scan.region)
-        profiles: dict[str, dict] = {}
+        profiles: dict[str, dict[str, Any]] = {}
         for scan in scans:
             for profile_id, detail in scan.profiles.items():
                 if _profile_model(profile_id) != model_id:
                     continue
-                entry = profiles.setdefault(profile_id, {"sources": set(), "destinations": set()})
-                entry["sources"].add(scan.region)
-                entry["destinations"].update(
+                found = profiles.setdefault(profile_id, {"sources": set(), "destinations": set()})
+                found["sources"].add(scan.region)
+                found["destinations"].update(
                     r for r in (_arn_region(m.get("modelArn", "")) for m in detail.get("models") or []) if r
                 )
         profile_entries = []
         for profile_id in sorted(profiles):
             is_global = profile_id.split(".", 1)[0] == GLOBAL_PREFIX
-            profile_entries.append({
-                "id": profile_id,
-                "scope": "global" if is_global else "geographic",
-                "source_regions": sorted(profiles[profile_id]["sources"]),
-                "destination_regions": [ALL_REGIONS] if is_global else sorted(profiles[profile_id]["destinations"]),
-            })
+            profile_entries.append(
+                {
+                    "id": profile_id,
+                    "scope": "global" if is_global else "geographic",
+                    "source_regions": sorted(profiles[profile_id]["sources"]),
+                    "destination_regions": [ALL_REGIONS] if is_global else sorted(profiles[profile_id]["destinations"]),
+                }
+            )
         entry: dict[str, Any] = {}
         if base is not None:
-            entry.update({
-                "name": base.name,
-                "provider": base.provider,
-                "aliases": list(base.aliases),
-                "endpoints": list(base.endpoints),
-            })
+            entry.update(
+                {
+                    "name": base.name,
+                    "provider": base.provider,
+                    "aliases": list(base.aliases),
+                    "endpoints": list(base.endpoints),
+                }
+            )
             if base.context_window_tokens is not None:
                 entry["context_window_tokens"] = base.context_window_tokens
-            kept[model_id] = [f for f in KEPT_FIELDS if f not in ("context_window_tokens", "mantle_model_id")
-                              or getattr(base, f) is not None]
+            kept[model_id] = [
+                f
+                for f in KEPT_FIELDS
+                if f not in ("context_window_tokens", "mantle_model_id") or getattr(base, f) is not None
+            ]
         else:
-            entry.update({"name": seen["modelName"] if seen and seen.get("modelName") else model_id,
-                          "provider": seen.get("providerName") if seen and seen.get("providerName") else "unknown",
-                          "aliases": [], "endpoints": ["runtime"]})
+            entry.update(
+                {
+                    "name": seen["modelName"] if seen and seen.get("modelName") else model_id,
+                    "provider": seen.get("providerName") if seen and seen.get("providerName") else "unknown",
+                    "aliases": [],
+                    "endpoints": ["runtime"],
+                }
+            )
         entry["in_region_regions"] = in_region
         entry["mantle_regions"] = list(base.mantle_regions) if base is not None else []
         if base is not None and base.mantle_model_id:
@@ -321,12 +346,15 @@ def overlay_yaml(discovery: Discovery) -> str:
             "account_availability": {
                 model_id: {
                     scan.region: {
-                        k: v for k, v in _region_facts(scan, model_id).items()
+                        k: v
+                        for k, v in _region_facts(scan, model_id).items()
                         if k in ("region_availability", "agreement", "authorization", "entitlement") and v is not None
                     }
-                    for scan in discovery.scans if model_id in scan.availability
+                    for scan in discovery.scans
+                    if model_id in scan.availability
                 }
-                for model_id in discovery.model_ids if model_id in discovery.entries
+                for model_id in discovery.model_ids
+                if model_id in discovery.entries
             },
         }
     }
@@ -336,9 +364,13 @@ def overlay_yaml(discovery: Discovery) -> str:
         kept = discovery.kept.get(model_id)
         if kept:
             lines.append(f"  # Kept from the catalog (not visible to discover): {', '.join(kept)}.")
-            lines.append("  # Mantle (bedrock-mantle) is a different API: mantle_regions is the catalogued value, not a discovered one.")
+            lines.append(
+                "  # Mantle (bedrock-mantle) is a different API: mantle_regions is the catalogued value, not a discovered one."
+            )
         else:
-            lines.append(f"  # {model_id}: new to the catalog; name and provider from ListFoundationModels, no aliases, no Mantle.")
+            lines.append(
+                f"  # {model_id}: new to the catalog; name and provider from ListFoundationModels, no aliases, no Mantle."
+            )
         if not entry["in_region_regions"] and not entry["inference_profiles"]:
             lines.append(f"  # {model_id} is not offered on bedrock-runtime in {regions}.")
         body = yaml.safe_dump({model_id: entry}, sort_keys=False, default_flow_style=None, width=120)
@@ -354,7 +386,9 @@ def validate_overlay(text: str, catalog_dir: Path | None = None) -> None:
         try:
             load_catalog((path,)) if catalog_dir is None else load_catalog((path,), catalog_dir=catalog_dir)
         except CatalogError as exc:
-            raise DiscoveryError(f"the discovered data does not make a valid catalog overlay (nothing written):\n{exc}") from None
+            raise DiscoveryError(
+                f"the discovered data does not make a valid catalog overlay (nothing written):\n{exc}"
+            ) from None
 
 
 def discover(
@@ -366,7 +400,6 @@ def discover(
     today: date | None = None,
 ) -> Discovery:
     """Scan ``regions`` for ``model_ids`` (Bedrock IDs) and build the overlay entries (nothing written)."""
-    from landing_zone.core.catalog.metrics import load_metric_catalog
 
     namespaces = sorted({e.namespace for e in load_metric_catalog().endpoints.values()})
     scans, failures = [], []
@@ -390,17 +423,24 @@ def format_summary(discovery: Discovery) -> str:
     for model_id in discovery.model_ids:
         for scan in discovery.scans:
             facts = _region_facts(scan, model_id)
-            rows.append((
-                model_id, scan.region, "yes" if facts["listed"] else "no",
-                ", ".join(facts["inference_types"]) or "-", facts["region_availability"] or "-",
-                facts["agreement"] or "-", ", ".join(facts["profiles"]) or "-",
-            ))
+            rows.append(
+                (
+                    model_id,
+                    scan.region,
+                    "yes" if facts["listed"] else "no",
+                    ", ".join(facts["inference_types"]) or "-",
+                    facts["region_availability"] or "-",
+                    facts["agreement"] or "-",
+                    ", ".join(facts["profiles"]) or "-",
+                )
+            )
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     for model_id, entry in discovery.entries.items():
-        profiles = "; ".join(
-            f"{p['id']} -> {', '.join(p['destination_regions'])}" for p in entry["inference_profiles"]
-        ) or "none"
+        profiles = (
+            "; ".join(f"{p['id']} -> {', '.join(p['destination_regions'])}" for p in entry["inference_profiles"])
+            or "none"
+        )
         lines.append(
             f"{model_id}: in-Region {', '.join(entry['in_region_regions']) or 'nowhere scanned'}; profiles: {profiles}"
         )
@@ -410,10 +450,15 @@ def format_summary(discovery: Discovery) -> str:
         if not row["read"]:
             lines.append(f"metrics: {where}: ListMetrics could not be read (cloudwatch:ListMetrics not allowed?)")
         elif row["catalog_metrics_not_published"]:
-            lines.append(f"metrics: {where}: not published (yet: metrics appear after the first call): "
-                         f"{', '.join(row['catalog_metrics_not_published'])}"
-                         + (f"; published but not catalogued: {', '.join(row['published_not_in_catalog'][:8])}"
-                            if row["published_not_in_catalog"] else ""))
+            lines.append(
+                f"metrics: {where}: not published (yet: metrics appear after the first call): "
+                f"{', '.join(row['catalog_metrics_not_published'])}"
+                + (
+                    f"; published but not catalogued: {', '.join(row['published_not_in_catalog'][:8])}"
+                    if row["published_not_in_catalog"]
+                    else ""
+                )
+            )
         else:
             lines.append(f"metrics: {where}: every catalogued metric is published")
     return "\n".join(lines)

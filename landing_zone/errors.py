@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 MAX_SHOWN_CHARACTERS = 200  # an echoed value is cut to this many characters
 MAX_SHOWN_PROBLEMS = 50  # a ConfigError lists this many problems, then says how many more there are

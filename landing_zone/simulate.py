@@ -7,9 +7,10 @@ as deployed) or compiled from the configuration (the same builder the stacks use
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any
 
 from landing_zone.assembly import AssemblyError, load_assembly
 from landing_zone.errors import LandingZoneError
@@ -19,13 +20,15 @@ from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Decision, Request, 
 from landing_zone.policies.guardrails import guardrail_statements
 
 
-def scps_from_assembly(assembly: Path) -> list[tuple[str, dict]]:
+def scps_from_assembly(assembly: Path) -> list[tuple[str, dict[str, Any]]]:
     """Every ``AWS::Organizations::Policy`` of type SERVICE_CONTROL_POLICY in the assembly's stacks."""
-    found: list[tuple[str, dict]] = []
+    found: list[tuple[str, dict[str, Any]]] = []
     for res in load_assembly(assembly).resources("AWS::Organizations::Policy"):
         if res.prop("Type") == "SERVICE_CONTROL_POLICY":
             content = res.prop("Content")
-            found.append((res.prop("Name", res.logical_id), json.loads(content) if isinstance(content, str) else content))
+            found.append(
+                (res.prop("Name", res.logical_id), json.loads(content) if isinstance(content, str) else content)
+            )
     if not found:
         raise AssemblyError(
             f"--assembly {assembly}: no service control policies found (is an `organization` block configured?)"
@@ -33,7 +36,7 @@ def scps_from_assembly(assembly: Path) -> list[tuple[str, dict]]:
     return found
 
 
-def scps_from_plan(plan: Plan) -> list[tuple[str, dict]]:
+def scps_from_plan(plan: Plan) -> list[tuple[str, dict[str, Any]]]:
     return [("guardrails", document(guardrail_statements(plan.config, plan.routing, plan.catalog)))]
 
 
@@ -54,7 +57,7 @@ class Simulation:
     decision: Decision
     source: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "action": self.request.action,
             "resource": self.request.resource,
@@ -88,10 +91,10 @@ def simulate(
     region: str | None,
     principal_arn: str | None,
     context: Mapping[str, str | list[str]],
-    scps: Sequence[tuple[str, dict]],
+    scps: Sequence[tuple[str, dict[str, Any]]],
     source: str,
 ) -> Simulation:
-    ctx: dict[str, object] = dict(context)
+    ctx: dict[str, str | Sequence[str] | bool | int] = dict(context)
     if region:
         ctx.setdefault("aws:RequestedRegion", region)
     if principal_arn:

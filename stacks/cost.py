@@ -3,13 +3,15 @@ spend alarms from Bedrock/Mantle token metrics, Mantle usage alarm, Cost Anomaly
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from aws_cdk import CfnOutput
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
+from constructs_lib.access import ApplicationProfile, InvokerRole
 from constructs_lib.cost import AlertsTopic, CostAnomalyDetection, KillSwitch, MonthlyCostBudget, SpendAlarms
 from landing_zone.cost.alarms import AlarmSpec, application_profile_marker
 from landing_zone.cost.budget import MonthlyBudget
@@ -21,7 +23,6 @@ from landing_zone.policies.cost import (
     budget_filter_expression,
     kill_switch_policy,
 )
-from constructs_lib.access import ApplicationProfile, InvokerRole
 from stacks.access import AccessStack
 from stacks.base import LandingZoneStack
 
@@ -96,8 +97,13 @@ def add_cost_controls(
     alarms = plan.cost_alarms
     profile_arns = {application_profile_marker(name): profile.arn for name, profile in profiles.items()}
     spend_alarms = SpendAlarms(
-        scope, "SpendAlarms", alarm_name_prefix=cfg.name, specs=alarms.spend, topic=topic,
-        dimension_values=profile_arns, threshold_override=threshold_usd_per_hour,
+        scope,
+        "SpendAlarms",
+        alarm_name_prefix=cfg.name,
+        specs=alarms.spend,
+        topic=topic,
+        dimension_values=profile_arns,
+        threshold_override=threshold_usd_per_hour,
     )
     mantle_alarms = None
     if alarms.mantle_usage:
@@ -106,19 +112,34 @@ def add_cost_controls(
             scope, "MantleUsage", alarm_name_prefix=cfg.name, specs=alarms.mantle_usage, topic=topic
         )
     anomaly = CostAnomalyDetection(
-        scope, "Anomalies", name=cfg.name, topic=topic, threshold_usd=cost.anomaly_threshold_usd,
+        scope,
+        "Anomalies",
+        name=cfg.name,
+        topic=topic,
+        threshold_usd=cost.anomaly_threshold_usd,
         tags={"landing-zone": cfg.name},
     )
     note = alarms.coverage_note
     if budget_usd is None:
         CfnOutput(scope, "MonthlyBudgetUsd", value=f"{budget_model.usd:.2f}", description=budget_model.basis)
-        CfnOutput(scope, "SpendAlarmThresholdUsdPerHour", value=f"{alarms.threshold_usd_per_hour:.4f}",
-                  description=alarms.threshold_basis)
+        CfnOutput(
+            scope,
+            "SpendAlarmThresholdUsdPerHour",
+            value=f"{alarms.threshold_usd_per_hour:.4f}",
+            description=alarms.threshold_basis,
+        )
     CfnOutput(scope, "SpendAlarmCoverage", value=note[:1000])
     CfnOutput(scope, "AlertsTopicArn", value=topic.topic_arn)
     return CostParts(
-        alerts=alerts, budget=budget, budget_model=budget_model, spend_specs=alarms.spend, spend_alarms=spend_alarms,
-        coverage_note=note, anomaly=anomaly, kill_switch=kill_switch, mantle_alarms=mantle_alarms,
+        alerts=alerts,
+        budget=budget,
+        budget_model=budget_model,
+        spend_specs=alarms.spend,
+        spend_alarms=spend_alarms,
+        coverage_note=note,
+        anomaly=anomaly,
+        kill_switch=kill_switch,
+        mantle_alarms=mantle_alarms,
     )
 
 
@@ -126,12 +147,23 @@ class CostStack(LandingZoneStack):
     """Attributes as :class:`CostParts` (``budget_model``, ``spend_specs``, ``kill_switch``, ...)."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, plan: Plan, alerts_key: kms.IKey, access: AccessStack, **kwargs: Any
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        plan: Plan,
+        alerts_key: kms.IKey,
+        access: AccessStack,
+        **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, plan=plan, **kwargs)
         parts = add_cost_controls(
-            self, plan=plan, account=plan.config.deployment_account, alerts_key=alerts_key,
-            profiles=access.profiles, invokers=access.invokers,
+            self,
+            plan=plan,
+            account=plan.config.deployment_account,
+            alerts_key=alerts_key,
+            profiles=access.profiles,
+            invokers=access.invokers,
         )
         self.alerts = parts.alerts
         self.budget = parts.budget

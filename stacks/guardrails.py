@@ -31,7 +31,7 @@ class GuardrailsStack(LandingZoneStack):
             target_ids=cfg.organization.target_ids,
             tags={"landing-zone": cfg.name},
         )
-        for index, (policy, size) in enumerate(zip(self.policies.policies, self.scps.sizes), start=1):
+        for index, (policy, size) in enumerate(zip(self.policies.policies, self.scps.sizes, strict=True), start=1):
             CfnOutput(
                 self,
                 f"Scp{index}Id",

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import aws_cdk as cdk
 from constructs import Construct
@@ -38,7 +39,7 @@ class LandingZone:
         return tuple(s for s in members if s is not None)
 
 
-def _per_account_stacks(scope: Construct, plan: Plan) -> dict:
+def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
     cfg = plan.config
     env = cdk.Environment(account=cfg.deployment_account, region=cfg.home_region)
     keys = KeysStack(
@@ -91,7 +92,7 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict:
 
 def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
     cfg = plan.config
-    parts: dict = {}
+    parts: dict[str, Any] = {}
     if cfg.member_baseline.enabled:
         from stacks.rollout import RolloutStack
 

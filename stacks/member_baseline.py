@@ -27,21 +27,35 @@ class MemberBaselineStack(StackSetStack):
         super().__init__(scope, construct_id, asset_buckets=[asset_bucket], asset_bucket_prefix=asset_bucket_prefix)
         cfg = plan.config
         defaults = default_parameters(plan)
-        budget = CfnParameter(self, PARAM_BUDGET, type="Number", min_value=1, default=defaults[PARAM_BUDGET],
-                              description="Monthly Bedrock budget of this account (USD)")
-        threshold = CfnParameter(self, PARAM_THRESHOLD, type="Number", default=defaults[PARAM_THRESHOLD],
-                                 description="Spend alarm threshold (USD/hour)")
-        cost_center = CfnParameter(self, PARAM_COST_CENTER, type="String", default=defaults[PARAM_COST_CENTER],
-                                   description="cost-center tag of this account's application profiles")
+        budget = CfnParameter(
+            self,
+            PARAM_BUDGET,
+            type="Number",
+            min_value=1,
+            default=defaults[PARAM_BUDGET],
+            description="Monthly Bedrock budget of this account (USD)",
+        )
+        threshold = CfnParameter(
+            self,
+            PARAM_THRESHOLD,
+            type="Number",
+            default=defaults[PARAM_THRESHOLD],
+            description="Spend alarm threshold (USD/hour)",
+        )
+        cost_center = CfnParameter(
+            self,
+            PARAM_COST_CENTER,
+            type="String",
+            default=defaults[PARAM_COST_CENTER],
+            description="cost-center tag of this account's application profiles",
+        )
         emails = [
             CfnParameter(self, name, type="String", default=defaults[name], description="Alert e-mail (empty: none)")
             for name in PARAM_EMAILS
         ]
         account = Aws.ACCOUNT_ID
         self.keys = add_keys(self, plan=plan, account=account)
-        azs = list(cfg.network.availability_zones) or [
-            Fn.select(i, Fn.get_azs()) for i in range(cfg.network.az_count)
-        ]
+        azs = list(cfg.network.availability_zones) or [Fn.select(i, Fn.get_azs()) for i in range(cfg.network.az_count)]
         network = add_network(
             self,
             plan=plan,
@@ -74,4 +88,6 @@ class MemberBaselineStack(StackSetStack):
             threshold_usd_per_hour=threshold.value_as_number,
         )
         self.cost = cost
-        OptionalEmailSubscriptions(self, "AlertEmails", topic=cost.alerts.topic, emails=[e.value_as_string for e in emails])
+        OptionalEmailSubscriptions(
+            self, "AlertEmails", topic=cost.alerts.topic, emails=[e.value_as_string for e in emails]
+        )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from aws_cdk import CfnOutput
 from aws_cdk import aws_kms as kms
@@ -45,7 +46,7 @@ def add_network(
         flow_log_key=logs_key,
         flow_log_retention_days=net.flow_log_retention_days,
     )
-    policies = {
+    policies: dict[str, dict[str, Any]] = {
         service: endpoint_policy(
             service, plan.routing, region=cfg.home_region, accounts=accounts, organization_id=organization_id
         )

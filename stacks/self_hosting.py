@@ -66,7 +66,10 @@ class SelfHostingStack(LandingZoneStack):
             manifests=self.manifests,
             apply_manifests=sh.apply_manifests,
         )
-        self.manifests_dir = Path(Stage.of(self).outdir) / MANIFESTS_DIR / self.stack_name
+        stage = Stage.of(self)
+        if stage is None:  # a stack always lives in an App (a Stage); kept for the type checker
+            raise RuntimeError("SelfHostingStack must be created inside a cdk.App")
+        self.manifests_dir = Path(stage.outdir) / MANIFESTS_DIR / self.stack_name
         write_manifests(self.manifests, self.manifests_dir)
         CfnOutput(
             self,

@@ -123,9 +123,13 @@ def _current(bedrock: Any) -> dict[str, Any]:
 def _put(props: Mapping[str, Any]) -> dict[str, Any]:
     config = build_logging_config(props)
     bedrock = client("bedrock")
-    LOG.info("Putting model invocation logging config: log group %s, bucket %s, key prefix %r, flags %s",
-             config["cloudWatchConfig"]["logGroupName"], config["s3Config"]["bucketName"],
-             config["s3Config"].get("keyPrefix", ""), {f: config[f] for f, _ in DELIVERY_FLAGS.values()})
+    LOG.info(
+        "Putting model invocation logging config: log group %s, bucket %s, key prefix %r, flags %s",
+        config["cloudWatchConfig"]["logGroupName"],
+        config["s3Config"]["bucketName"],
+        config["s3Config"].get("keyPrefix", ""),
+        {f: config[f] for f, _ in DELIVERY_FLAGS.values()},
+    )
     bedrock.put_model_invocation_logging_configuration(loggingConfig=config)
     effective = _current(bedrock)
     diffs = _differences(config, effective)
@@ -150,8 +154,14 @@ def _delete(props: Mapping[str, Any]) -> None:
     cur_bucket = (current.get("s3Config") or {}).get("bucketName")
     cur_group = (current.get("cloudWatchConfig") or {}).get("logGroupName")
     if not bucket or cur_bucket != bucket or cur_group != log_group:
-        LOG.warning("Leaving model invocation logging untouched: it now points at bucket %r / log group %r, not this "
-                    "resource's %r / %r (another owner has replaced it)", cur_bucket, cur_group, bucket, log_group)
+        LOG.warning(
+            "Leaving model invocation logging untouched: it now points at bucket %r / log group %r, not this "
+            "resource's %r / %r (another owner has replaced it)",
+            cur_bucket,
+            cur_group,
+            bucket,
+            log_group,
+        )
         return
     bedrock.delete_model_invocation_logging_configuration()
     LOG.info("Deleted model invocation logging configuration (bucket %s, log group %s)", bucket, log_group)

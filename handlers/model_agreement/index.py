@@ -114,9 +114,14 @@ def ensure_agreements(props: Mapping[str, Any]) -> dict[str, str]:
         availability = bedrock.get_foundation_model_availability(modelId=model_id)
         agreement = availability.get("agreementAvailability") or {}
         status = agreement.get("status")
-        LOG.info("%s: agreement %s, authorization %s, entitlement %s, region %s", model_id, status,
-                 availability.get("authorizationStatus"), availability.get("entitlementAvailability"),
-                 availability.get("regionAvailability"))
+        LOG.info(
+            "%s: agreement %s, authorization %s, entitlement %s, region %s",
+            model_id,
+            status,
+            availability.get("authorizationStatus"),
+            availability.get("entitlementAvailability"),
+            availability.get("regionAvailability"),
+        )
         if status == "AVAILABLE":
             available.append(model_id)
         elif status == "PENDING":
@@ -124,8 +129,9 @@ def ensure_agreements(props: Mapping[str, Any]) -> dict[str, str]:
             pending.append(model_id)
         else:
             if status == "ERROR":
-                LOG.warning("%s: previous agreement is in ERROR (%s); requesting again",
-                            model_id, agreement.get("errorMessage"))
+                LOG.warning(
+                    "%s: previous agreement is in ERROR (%s); requesting again", model_id, agreement.get("errorMessage")
+                )
             _accept(bedrock, model_id, offer_type)
             accepted.append(model_id)
     return {"Accepted": ",".join(accepted), "AlreadyAvailable": ",".join(available), "Pending": ",".join(pending)}
@@ -135,8 +141,11 @@ def on_event(event: Mapping[str, Any], context: Any = None) -> dict[str, Any]:
     request_type = event.get("RequestType")
     props = {k: v for k, v in (event.get("ResourceProperties") or {}).items() if k != "ServiceToken"}
     if request_type == "Delete":
-        LOG.info("Delete of %s: keeping the model agreements on purpose (removing them would cut model access "
-                 "for every application in the account); no AWS call made", event.get("PhysicalResourceId"))
+        LOG.info(
+            "Delete of %s: keeping the model agreements on purpose (removing them would cut model access "
+            "for every application in the account); no AWS call made",
+            event.get("PhysicalResourceId"),
+        )
         return {"PhysicalResourceId": event.get("PhysicalResourceId") or "model-agreements", "Data": {}}
     if request_type not in ("Create", "Update"):
         raise ValueError(f"RequestType must be Create, Update or Delete, got {request_type!r}")

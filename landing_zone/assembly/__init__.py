@@ -26,9 +26,10 @@ Intrinsic functions are rendered readably by :mod:`landing_zone.assembly.intrins
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from landing_zone.errors import LandingZoneError
 
@@ -113,8 +114,9 @@ class Resource:
 
 def _resource(stack: Stack, logical_id: str, res: Mapping[str, Any]) -> Resource:
     props = res.get("Properties")
-    return Resource(stack, logical_id, str(res.get("Type", "")), props if isinstance(props, Mapping) else {},
-                    res.get("Condition"))
+    return Resource(
+        stack, logical_id, str(res.get("Type", "")), props if isinstance(props, Mapping) else {}, res.get("Condition")
+    )
 
 
 @dataclass(frozen=True)
@@ -213,7 +215,7 @@ def logical_id_lines(assembly: Assembly, file: str) -> dict[str, int]:
             in_resources = True
             continue
         if in_resources and stripped.endswith("{") and stripped.startswith('"') and '":' in stripped:
-            key = stripped[1: stripped.index('":')]
+            key = stripped[1 : stripped.index('":')]
             found.setdefault(key, number)
     return found
 
@@ -234,7 +236,7 @@ def _environment(environment: Any) -> tuple[str | None, str | None]:
     # "aws://123456789012/eu-central-1"; CDK writes unknown-account / unknown-region for agnostic stacks.
     if not isinstance(environment, str) or not environment.startswith("aws://"):
         return None, None
-    account, _, region = environment[len("aws://"):].partition("/")
+    account, _, region = environment[len("aws://") :].partition("/")
     return (
         None if not account or account.startswith("unknown") else account,
         None if not region or region.startswith("unknown") else region,
@@ -254,7 +256,9 @@ def _acknowledgments(metadata: Mapping[str, Any], stack: str) -> list[Acknowledg
     return found
 
 
-def _asset_templates(root: Path, directory: Path, manifest: Mapping[str, Any], artifact: Mapping[str, Any]) -> dict[str, str]:
+def _asset_templates(
+    root: Path, directory: Path, manifest: Mapping[str, Any], artifact: Mapping[str, Any]
+) -> dict[str, str]:
     """Object key -> template file (relative to the assembly root) of the stack's asset manifest."""
     artifacts = manifest.get("artifacts") or {}
     files: dict[str, str] = {}
@@ -366,8 +370,16 @@ def load_assembly(path: str | Path) -> Assembly:
         body = _read_json(root, extra)
         name = extra.name[: -len(".template.json")]
         kind = "StackSet template" if name.endswith(".stackset") else "template file not listed as a stack"
-        unlisted.append(Stack(name.removesuffix(".stackset"), extra.name, None, home_region,
-                              body if isinstance(body, Mapping) else {}, nested_in=kind))
+        unlisted.append(
+            Stack(
+                name.removesuffix(".stackset"),
+                extra.name,
+                None,
+                home_region,
+                body if isinstance(body, Mapping) else {},
+                nested_in=kind,
+            )
+        )
     nag_path = root / NAG_REPORT
     nag = _read_json(root, nag_path) if nag_path.is_file() else None
     return Assembly(

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 __all__ = ["Exports", "is_intrinsic", "render", "render_document", "resolve_document", "template_resolver"]
 
@@ -63,7 +64,7 @@ def _render(value: Any, exports: Exports, depth: int) -> str:
         return ", ".join(_render(v, exports, depth + 1) for v in value)
     if not is_intrinsic(value):
         return _short(value)
-    (name, arg), = value.items()
+    ((name, arg),) = value.items()
     if name == "Ref":
         return f"<{arg}>" if isinstance(arg, str) else f"<Ref {_short(arg)}>"
     if name == "Fn::GetAtt":
@@ -78,7 +79,13 @@ def _render(value: Any, exports: Exports, depth: int) -> str:
             return arg[0].join(_render(p, exports, depth + 1) for p in parts)
         return f"<Fn::Join {_short(arg)}>"
     if name == "Fn::Sub":
-        template, variables = (arg, {}) if isinstance(arg, str) else (arg[0], arg[1]) if isinstance(arg, list) and len(arg) == 2 else (None, None)
+        template, variables = (
+            (arg, {})
+            if isinstance(arg, str)
+            else (arg[0], arg[1])
+            if isinstance(arg, list) and len(arg) == 2
+            else (None, None)
+        )
         if not isinstance(template, str) or not isinstance(variables, dict):
             return f"<Fn::Sub {_short(arg)}>"
 
@@ -101,7 +108,12 @@ def _render(value: Any, exports: Exports, depth: int) -> str:
     if name == "Fn::Select":
         if isinstance(arg, list) and len(arg) == 2:
             index, items = arg
-            if isinstance(items, list) and isinstance(index, (int, str)) and str(index).isdigit() and int(index) < len(items):
+            if (
+                isinstance(items, list)
+                and isinstance(index, (int, str))
+                and str(index).isdigit()
+                and int(index) < len(items)
+            ):
                 return _render(items[int(index)], exports, depth + 1)
             return f"<item {_render(index, exports, depth + 1)} of {_render(items, exports, depth + 1)}>"
         return f"<Fn::Select {_short(arg)}>"
@@ -113,12 +125,10 @@ def _render(value: Any, exports: Exports, depth: int) -> str:
     if name == "Fn::GetAZs":
         region = _render(arg, exports, depth + 1)
         return f"<AZs of {region or 'the stack Region'}>"
-    if name == "Fn::FindInMap":
-        if isinstance(arg, list):
-            return "<map " + ".".join(_render(a, exports, depth + 1) for a in arg) + ">"
-    if name == "Fn::Split":
-        if isinstance(arg, list) and len(arg) == 2:
-            return f"<split {_render(arg[1], exports, depth + 1)} on {arg[0]!r}>"
+    if name == "Fn::FindInMap" and isinstance(arg, list):
+        return "<map " + ".".join(_render(a, exports, depth + 1) for a in arg) + ">"
+    if name == "Fn::Split" and isinstance(arg, list) and len(arg) == 2:
+        return f"<split {_render(arg[1], exports, depth + 1)} on {arg[0]!r}>"
     if name == "Fn::Base64":
         return f"<base64 {_render(arg, exports, depth + 1)}>"
     if name == "Condition":
@@ -151,7 +161,12 @@ def template_resolver(template_body: Mapping[str, Any], *, account: str, region:
     that names the wrong one is told apart).  Returns None for what cannot be known (a Ref of a parameter, an
     attribute of another resource type)."""
     resources = template_body.get("Resources", {}) if isinstance(template_body, Mapping) else {}
-    pseudo = {"AWS::Partition": "aws", "AWS::Region": region, "AWS::AccountId": account, "AWS::URLSuffix": "amazonaws.com"}
+    pseudo = {
+        "AWS::Partition": "aws",
+        "AWS::Region": region,
+        "AWS::AccountId": account,
+        "AWS::URLSuffix": "amazonaws.com",
+    }
 
     def name_of(logical_id: str, prop: str, default: str) -> str | None:
         props = resources.get(logical_id, {}).get("Properties", {})
@@ -195,8 +210,12 @@ def template_resolver(template_body: Mapping[str, Any], *, account: str, region:
             name = name_of(logical_id, "ManagedPolicyName", "generated-policy")
             return None if name is None else f"arn:aws:iam::{account}:policy/{name}"
         if kind in ("AWS::S3::Bucket", "AWS::Logs::LogGroup", "AWS::IAM::Role", "AWS::Lambda::Function"):
-            prop = {"AWS::S3::Bucket": "BucketName", "AWS::Logs::LogGroup": "LogGroupName",
-                    "AWS::IAM::Role": "RoleName", "AWS::Lambda::Function": "FunctionName"}[kind]
+            prop = {
+                "AWS::S3::Bucket": "BucketName",
+                "AWS::Logs::LogGroup": "LogGroupName",
+                "AWS::IAM::Role": "RoleName",
+                "AWS::Lambda::Function": "FunctionName",
+            }[kind]
             return name_of(logical_id, prop, "generated")
         return None
 
@@ -205,7 +224,7 @@ def template_resolver(template_body: Mapping[str, Any], *, account: str, region:
             return value
         if not isinstance(value, Mapping) or len(value) != 1:
             return None
-        (fn, arg), = value.items()
+        ((fn, arg),) = value.items()
         if fn == "Ref" and isinstance(arg, str):
             return ref(arg)
         if fn == "Fn::GetAtt" and isinstance(arg, Sequence) and len(arg) == 2:

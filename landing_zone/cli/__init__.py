@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from landing_zone.cli import config, cost, discover, guardrails, review, verify
 from landing_zone.errors import LandingZoneError
@@ -22,7 +22,10 @@ COMMANDS = (config, guardrails, cost, review, verify, discover)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m landing_zone", description="The Kimi K3.1 Pro on Amazon Bedrock landing zone: validate, explain, cost, review and verify it.")
+    parser = argparse.ArgumentParser(
+        prog="python -m landing_zone",
+        description="The Kimi K3.1 Pro on Amazon Bedrock landing zone: validate, explain, cost, review and verify it.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.register(sub)

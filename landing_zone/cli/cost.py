@@ -11,16 +11,17 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
-from landing_zone.core.config import Cost
-from landing_zone.finops import DEFAULT_INSTANCE_TYPE, write_cost_report
 from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices, load_price_catalog
+from landing_zone.core.config import Cost
 from landing_zone.cost.pricing import DEFAULT_INPUT_OUTPUT_RATIO, Workload, break_even, estimate_cost
 from landing_zone.cost.tables import format_breakeven_table, format_cost_table
 from landing_zone.errors import PricingError
+from landing_zone.finops import DEFAULT_INSTANCE_TYPE, write_cost_report
 
 __all__ = ["register", "DEFAULT_INSTANCE_TYPE", "DEFAULT_REPORT_DIR"]
 
@@ -245,19 +246,31 @@ def register(subparsers: Subparsers) -> None:
         "--hourly-usd", type=positive, metavar="H", help="USD per instance-hour (> 0; default: the price catalog's)"
     )
     p.add_argument(
-        "--price-source", type=_name, default=_DEFAULT_PRICE_SOURCE, metavar="S",
+        "--price-source",
+        type=_name,
+        default=_DEFAULT_PRICE_SOURCE,
+        metavar="S",
         help=f"API price source (default: {_DEFAULT_PRICE_SOURCE})",
     )
     p.add_argument(
-        "--input-output-ratio", type=non_negative, default=DEFAULT_INPUT_OUTPUT_RATIO, metavar="R",
+        "--input-output-ratio",
+        type=non_negative,
+        default=DEFAULT_INPUT_OUTPUT_RATIO,
+        metavar="R",
         help=f"input tokens per output token (>= 0, default {DEFAULT_INPUT_OUTPUT_RATIO:g})",
     )
     p.add_argument(
-        "--cached-input-fraction", type=fraction, default=0.0, metavar="C",
+        "--cached-input-fraction",
+        type=fraction,
+        default=0.0,
+        metavar="C",
         help="share of the input tokens read from the prompt cache, 0-1 (default 0: no caching)",
     )
     p.add_argument(
-        "--instance-type", type=_name, default=DEFAULT_INSTANCE_TYPE, metavar="TYPE",
+        "--instance-type",
+        type=_name,
+        default=DEFAULT_INSTANCE_TYPE,
+        metavar="TYPE",
         help=f"catalogued instance type (default {DEFAULT_INSTANCE_TYPE})",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -31,7 +31,13 @@ def _cmd_discover(args: argparse.Namespace) -> int:
     known_regions = set(catalog.regions)
     for i, region in enumerate(args.regions):
         if region not in known_regions:
-            problems.append(Problem(f"--regions[{i}]", region, f"not a Region of core/catalog/regions.yaml (known: {', '.join(sorted(known_regions))})"))
+            problems.append(
+                Problem(
+                    f"--regions[{i}]",
+                    region,
+                    f"not a Region of core/catalog/regions.yaml (known: {', '.join(sorted(known_regions))})",
+                )
+            )
     names = args.models or list(raw.get("models") or ())
     if not names:
         problems.append(Problem("--models", names, "give model IDs or aliases, or configure `models`"))
@@ -75,9 +81,13 @@ def register(subparsers: Subparsers) -> None:
         "Regions) are kept from the catalog. Exit 0 written, 1 API failure or undescribable model, 2 usage error.",
     )
     p.add_argument("--regions", type=_csv, required=True, metavar="R1,R2", help="Regions to scan")
-    p.add_argument("--models", type=_csv, metavar="ID,...", help="model IDs or aliases (default: the configured models)")
+    p.add_argument(
+        "--models", type=_csv, metavar="ID,...", help="model IDs or aliases (default: the configured models)"
+    )
     p.add_argument("--out", metavar="FILE", help="write the overlay here (default: print it)")
     add_config_args(p)
     p.add_argument("--profile", metavar="P", help="AWS profile (default: the SDK's chain)")
-    p.add_argument("--json", action="store_true", help="machine-readable output (the overlay is still written with --out)")
+    p.add_argument(
+        "--json", action="store_true", help="machine-readable output (the overlay is still written with --out)"
+    )
     p.set_defaults(func=_cmd_discover)

@@ -39,8 +39,10 @@ def cmd_threat_model(args: argparse.Namespace) -> int:
     """The red-team table of docs/THREAT_MODEL.md, evaluated against the SCPs compiled from the configuration."""
     plan = plan_from_args(args)
     if plan.config.organization is None:
-        raise LandingZoneError("threat-model needs an `organization` block: the threat model is an administrator of "
-                               "a targeted member account, and only SCPs bind one (docs/THREAT_MODEL.md)")
+        raise LandingZoneError(
+            "threat-model needs an `organization` block: the threat model is an administrator of "
+            "a targeted member account, and only SCPs bind one (docs/THREAT_MODEL.md)"
+        )
     scps = scp_documents(plan.config, plan.routing, plan.catalog)
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(scps.documents, start=1))]]
     results, skipped = evaluate_attacks(plan, levels)
@@ -59,8 +61,13 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--resource", required=True, help="resource ARN, or *")
     p.add_argument("--region", help="aws:RequestedRegion (use 'unspecified' for the global leg)")
     p.add_argument("--principal-arn", help="aws:PrincipalARN of the caller")
-    p.add_argument("--context", action="append", default=[], metavar="KEY=VALUE",
-                   help="further condition keys, repeatable; commas make a multivalued key")
+    p.add_argument(
+        "--context",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="further condition keys, repeatable; commas make a multivalued key",
+    )
     p.add_argument("--assembly", type=Path, help="read the SCPs from this cloud assembly instead of the config")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_simulate)

@@ -53,15 +53,23 @@ def run_review(args: argparse.Namespace) -> int:
         raise LandingZoneError(f"--baseline {args.baseline}: not a directory (give the cdk.out of the earlier synth)")
     plan = plan_from_args(args)
     origin = f"cdk.json defaults + {args.config}" if args.config else "cdk.json defaults"
-    result = build_review(args.assembly, plan, config_origin=origin, baseline=args.baseline, scanners=args.scanners,
-                          skips_file=args.checkov_skips)
+    result = build_review(
+        args.assembly,
+        plan,
+        config_origin=origin,
+        baseline=args.baseline,
+        scanners=args.scanners,
+        skips_file=args.checkov_skips,
+    )
     paths = write_reports(result.data, args.out)
     if result.scanner_runs:
         timings = ", ".join(f"{name} {run.seconds:.1f} s" for name, run in sorted(result.scanner_runs.items()))
         print(f"scanners: {timings} (run concurrently)", file=sys.stderr)
     s = result.data["summary"]
-    print(f"policy review of {args.assembly}: {s['verdict'].upper()} — {s['blocking']} blocking, {s['advisory']} advisory "
-          f"finding(s); {s['policies']} policies, {s['decision_cases']} decision cases ({s['decision_mismatches']} mismatches)")
+    print(
+        f"policy review of {args.assembly}: {s['verdict'].upper()} — {s['blocking']} blocking, {s['advisory']} advisory "
+        f"finding(s); {s['policies']} policies, {s['decision_cases']} decision cases ({s['decision_mismatches']} mismatches)"
+    )
     for f in result.data["findings"]:
         if f["level"] == "blocking":
             print(f"  BLOCKING {f['rule']}: {f['message']}")
@@ -79,14 +87,29 @@ def register(subparsers: Subparsers) -> None:
         "evaluate the standard request cases against the synthesized guardrails, and list cdk-nag, cfn-lint and "
         "checkov results. Exit codes: 0 no blocking finding, 1 blocking findings, 2 invalid input.",
     )
-    p.add_argument("--assembly", type=Path, default=Path("cdk.out"), metavar="DIR", help="the cloud assembly (default: cdk.out)")
-    p.add_argument("--out", type=Path, default=Path("reports"), metavar="DIR", help="where to write the reports (default: reports)")
+    p.add_argument(
+        "--assembly", type=Path, default=Path("cdk.out"), metavar="DIR", help="the cloud assembly (default: cdk.out)"
+    )
+    p.add_argument(
+        "--out", type=Path, default=Path("reports"), metavar="DIR", help="where to write the reports (default: reports)"
+    )
     add_config_args(p)  # the configuration the assembly was synthesized with
-    p.add_argument("--baseline", type=Path, metavar="OLD_CDK_OUT", help="an earlier assembly: report access added and removed")
-    p.add_argument("--scanners", action=argparse.BooleanOptionalAction, default=True,
-                   help="run cfn-lint and checkov (offline) over the templates (default: on)")
-    p.add_argument("--checkov-skips", type=Path, default=None, metavar="YAML",
-                   help="checkov checks accepted with a reason (default: checkov-skips.yaml at the repository root)")
+    p.add_argument(
+        "--baseline", type=Path, metavar="OLD_CDK_OUT", help="an earlier assembly: report access added and removed"
+    )
+    p.add_argument(
+        "--scanners",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run cfn-lint and checkov (offline) over the templates (default: on)",
+    )
+    p.add_argument(
+        "--checkov-skips",
+        type=Path,
+        default=None,
+        metavar="YAML",
+        help="checkov checks accepted with a reason (default: checkov-skips.yaml at the repository root)",
+    )
     p.set_defaults(func=_run)
 
 

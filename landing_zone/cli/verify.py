@@ -6,12 +6,15 @@ import argparse
 from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
-from landing_zone.verify import verify
 
 __all__ = ["register"]
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    # On use: verify needs boto3 (requirements-cli.txt), and `make synth` installs only the runtime, which runs
+    # this CLI for `validate`.  The CLI edge is the one place that loads a command's dependencies late.
+    from landing_zone.verify import verify
+
     plan = plan_from_args(args)
     report = verify(
         args.assembly,
@@ -36,19 +39,33 @@ def register(subparsers: Subparsers) -> None:
         "drift, missing resource or check that could not be made (API unreachable or unauthorised), 2 on usage "
         "errors.",
     )
-    p.add_argument("--assembly", type=Path, default=Path("cdk.out"), metavar="DIR",
-                   help="cloud assembly to verify against (default: cdk.out)")
+    p.add_argument(
+        "--assembly",
+        type=Path,
+        default=Path("cdk.out"),
+        metavar="DIR",
+        help="cloud assembly to verify against (default: cdk.out)",
+    )
     add_config_args(p)
     p.add_argument("--profile", metavar="P", help="AWS profile of the deployment account (default: the SDK's chain)")
-    p.add_argument("--management-profile", metavar="P",
-                   help="AWS profile for the Organizations checks (management or delegated administrator account; "
-                   "default: --profile)")
+    p.add_argument(
+        "--management-profile",
+        metavar="P",
+        help="AWS profile for the Organizations checks (management or delegated administrator account; "
+        "default: --profile)",
+    )
     p.add_argument("--region", metavar="R", help="Region of the stacks (default: each stack's Region in the assembly)")
-    p.add_argument("--invocation-log-bucket", metavar="NAME",
-                   help="invocation-log bucket name (default: resolved from the access stack with CloudFormation "
-                   "DescribeStackResource, else from the configured bucket's aws:cloudformation:* tags)")
-    p.add_argument("--stackset-member", action="store_true",
-                   help="member_baseline: verify the StackSet's member template in the account of --profile (a member "
-                   "account) instead of the assembly's own stacks")
+    p.add_argument(
+        "--invocation-log-bucket",
+        metavar="NAME",
+        help="invocation-log bucket name (default: resolved from the access stack with CloudFormation "
+        "DescribeStackResource, else from the configured bucket's aws:cloudformation:* tags)",
+    )
+    p.add_argument(
+        "--stackset-member",
+        action="store_true",
+        help="member_baseline: verify the StackSet's member template in the account of --profile (a member "
+        "account) instead of the assembly's own stacks",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_cmd_verify)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from landing_zone.core import arns
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.config import Application, LandingZoneConfig
-from landing_zone.errors import Problem
 from landing_zone.core.routing import PathKind, Route, RoutingDecision
+from landing_zone.errors import Problem
 
 # `auto` prefers processing closest to home: in-Region, then a geographic profile, then (if allowed) global;
 # with no compliant runtime path at all, an application is Mantle only (no application inference profile).
@@ -33,7 +33,7 @@ class ApplicationPlan:
             raise ValueError(f"application {self.app.name!r} has no runtime path (Mantle only): it has no profile")
         if self.route.kind is PathKind.IN_REGION:
             return arns.foundation_model(region, self.model.id, partition)
-        return arns.inference_profile(region, account, self.route.profile_id, partition)
+        return arns.inference_profile(region, account, self.route.require_profile_id(), partition)
 
 
 def _choose(routes: list[Route], preference: str) -> Route | None:
@@ -60,12 +60,17 @@ def plan_applications(
             )
             continue
         callable_here = [
-            r for r in allowed[model.id].compliant_routes
+            r
+            for r in allowed[model.id].compliant_routes
             if r.endpoint == "runtime" and config.home_region in r.source_regions
         ]
         route = _choose(callable_here, app.path)
         mantle = next(
-            (r for r in allowed[model.id].compliant_routes if r.kind is PathKind.MANTLE and config.home_region in r.source_regions),
+            (
+                r
+                for r in allowed[model.id].compliant_routes
+                if r.kind is PathKind.MANTLE and config.home_region in r.source_regions
+            ),
             None,
         )
         if route is None and (app.path != "auto" or mantle is None):

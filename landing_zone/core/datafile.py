@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, ClassVar
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -61,11 +62,13 @@ for _tag, _regexp, _first in (
 class _CoreConstructor(SafeConstructor):
     """Plain data only; duplicate keys and non-core tags are errors."""
 
-    yaml_constructors: dict = {}
+    yaml_constructors: ClassVar[dict[str | None, Any]] = {}
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
         if not isinstance(node, MappingNode):
-            raise ConstructorError(None, None, f"expected a mapping, found {node.id}", node.start_mark)
+            raise ConstructorError(
+                None, None, f"expected a mapping, found {getattr(node, 'id', type(node).__name__)}", node.start_mark
+            )
         mapping: dict[Any, Any] = {}
         lines: dict[Any, int] = {}
         for key_node, value_node in node.value:
@@ -74,8 +77,10 @@ class _CoreConstructor(SafeConstructor):
                 hash(key)
             except TypeError:
                 raise ConstructorError(
-                    "while reading a mapping", node.start_mark,
-                    "found a list or mapping used as a key (keys must be plain text)", key_node.start_mark,
+                    "while reading a mapping",
+                    node.start_mark,
+                    "found a list or mapping used as a key (keys must be plain text)",
+                    key_node.start_mark,
                 ) from None
             line = key_node.start_mark.line + 1
             if key in lines:
@@ -101,14 +106,16 @@ class _CoreConstructor(SafeConstructor):
 
     def construct_undefined(self, node: Node) -> Any:
         raise ConstructorError(
-            None, None,
-            f"the YAML tag {node.tag.replace(_CORE, '!!')!r} is not allowed here: a config holds only text, numbers, true/false, null, "
+            None,
+            None,
+            f"the YAML tag {node.tag.replace(_CORE, '!!')!r} is not allowed here: a config holds only text, numbers, "
+            "true/false, null, "
             "lists and mappings",
             node.start_mark,
         )
 
 
-for _tag, _method in (
+_CONSTRUCTORS: tuple[tuple[str, Callable[[Any, Any], Any]], ...] = (
     ("null", SafeConstructor.construct_yaml_null),
     ("bool", SafeConstructor.construct_yaml_bool),
     ("int", _CoreConstructor.construct_yaml_int),
@@ -116,15 +123,20 @@ for _tag, _method in (
     ("str", SafeConstructor.construct_yaml_str),
     ("seq", SafeConstructor.construct_yaml_seq),
     ("map", SafeConstructor.construct_yaml_map),
-):
+)
+for _tag, _method in _CONSTRUCTORS:
     _CoreConstructor.add_constructor(_CORE + _tag, _method)
-_CoreConstructor.add_constructor(None, _CoreConstructor.construct_undefined)
+# typed loosely: the stubs want a loader class as the first parameter, and the loader is assembled below
+_UNDEFINED: Callable[[Any, Any], Any] = _CoreConstructor.construct_undefined
+_CoreConstructor.add_constructor(None, _UNDEFINED)
 
 
 def _check_number_length(text: str, node: Node) -> None:
     if len(text) > MAX_NUMBER_CHARACTERS:
         raise ConstructorError(
-            None, None, f"a number written with {len(text):,} characters (at most {MAX_NUMBER_CHARACTERS})",
+            None,
+            None,
+            f"a number written with {len(text):,} characters (at most {MAX_NUMBER_CHARACTERS})",
             node.start_mark,
         )
 
@@ -146,9 +158,9 @@ class _Refused(Exception):
 # libyaml's parser when present (fast, iterative); PyYAML's pure-Python one otherwise.  Only events are read
 # from it before the checks pass, so neither ever recurses into hostile nesting.
 if yaml.__with_libyaml__:
-    from yaml.cyaml import CParser as _CParser
+    from yaml._yaml import CParser as _CParser  # what yaml.cyaml re-exports; the stubs declare it here
 
-    class _Parser(_CParser):  # type: ignore[misc, valid-type]
+    class _Parser(_CParser):
         pass
 
 else:  # pragma: no cover - libyaml is part of the pinned PyYAML wheels
@@ -190,8 +202,7 @@ def _check_events(text: str) -> None:
 
 
 _NO_ANCHORS = (
-    "YAML anchors, aliases and merge keys (&name, *name, <<: *name) are not allowed in a config: write the "
-    "values out"
+    "YAML anchors, aliases and merge keys (&name, *name, <<: *name) are not allowed in a config: write the values out"
 )
 _TOO_DEEP = f"a config may nest lists and mappings at most {MAX_NESTING_DEPTH} levels deep"
 
@@ -269,9 +280,11 @@ def _parse_json(text: str) -> Any:
         return json.loads(text, object_pairs_hook=_json_object, parse_constant=_json_constant)
     except _JsonDuplicateKey as dup:
         key = dup.args[0]
-        lines = list(dict.fromkeys(
-            text.count("\n", 0, m.start()) + 1 for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)
-        ))
+        lines = list(
+            dict.fromkeys(
+                text.count("\n", 0, m.start()) + 1 for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)
+            )
+        )
         shown = ", ".join(map(str, lines[:6])) + (" ..." if len(lines) > 6 else "")
         raise _Refused(
             None,
@@ -328,13 +341,16 @@ def parse_data(text: str, *, json_format: bool, origin: str, what: str = "config
         place = exc.path or (f"{what} (line {exc.mark.line + 1}, column {exc.mark.column + 1})" if exc.mark else what)
         raise ConfigError([Problem(place, Described(exc.got), exc.rule)], origin=origin) from None
     except json.JSONDecodeError as exc:
-        problem = Problem(f"{what} (line {exc.lineno}, column {exc.colno})", Described("text that is not valid JSON"), exc.msg)
+        problem = Problem(
+            f"{what} (line {exc.lineno}, column {exc.colno})", Described("text that is not valid JSON"), exc.msg
+        )
         raise ConfigError([problem], origin=origin) from None
     except yaml.YAMLError as exc:
         raise ConfigError([_yaml_problem(exc, what, text)], origin=origin) from None
     except (ValueError, RecursionError, MemoryError) as exc:  # e.g. an integer beyond Python's 4,300 digits
-        raise ConfigError([Problem(what, Described("text that cannot be read as data"), str(exc)[:200])],
-                          origin=origin) from None
+        raise ConfigError(
+            [Problem(what, Described("text that cannot be read as data"), str(exc)[:200])], origin=origin
+        ) from None
 
 
 def _yaml_problem(exc: yaml.YAMLError, what: str, text: str) -> Problem:
@@ -364,14 +380,20 @@ def structure_problems(value: Any, *, prefix: str = "") -> list[Problem]:
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict) or (not isinstance(item, (str, int, float, list, tuple)) and isinstance(item, Mapping)):
+        if isinstance(item, dict) or (
+            not isinstance(item, (str, int, float, list, tuple)) and isinstance(item, Mapping)
+        ):
             children: Any = item.values()
         elif isinstance(item, (list, tuple)):
             children = item
         else:
             continue
         if depth >= MAX_NESTING_DEPTH:
-            return [Problem(_deep_path(value, prefix), Described(f"more than {MAX_NESTING_DEPTH} levels of nesting"), _TOO_DEEP)]
+            return [
+                Problem(
+                    _deep_path(value, prefix), Described(f"more than {MAX_NESTING_DEPTH} levels of nesting"), _TOO_DEEP
+                )
+            ]
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple, Mapping)))
     return []
 
@@ -384,8 +406,11 @@ def _deep_path(value: Any, prefix: str) -> str:
         if depth >= MAX_NESTING_DEPTH:
             return ".".join(keys[:3]) + (".…" if len(keys) > 3 else "") if keys else "(top level)"
         if isinstance(item, Mapping):
-            stack.extend((child, (*keys, str(key)), depth + 1) for key, child in item.items()
-                         if isinstance(child, (Mapping, list, tuple)))
+            stack.extend(
+                (child, (*keys, str(key)), depth + 1)
+                for key, child in item.items()
+                if isinstance(child, (Mapping, list, tuple))
+            )
         elif isinstance(item, (list, tuple)):
             stack.extend((child, keys, depth + 1) for child in item if isinstance(child, (Mapping, list, tuple)))
     return prefix or "(top level)"

@@ -14,14 +14,15 @@ re-derives it.  Rules:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
-from typing import Iterable, Sequence
+from enum import StrEnum
+from typing import Any
 
 from landing_zone.core.catalog import Catalog, Model
 
 
-class PathKind(str, Enum):
+class PathKind(StrEnum):
     IN_REGION = "in-region"
     GEOGRAPHIC_PROFILE = "geographic-profile"
     GLOBAL_PROFILE = "global-profile"
@@ -47,6 +48,12 @@ class Route:
     @property
     def endpoint(self) -> str:
         return "mantle" if self.kind is PathKind.MANTLE else "runtime"
+
+    def require_profile_id(self) -> str:
+        """The inference-profile ID of a profile route (a programming error to ask an in-Region or Mantle one)."""
+        if self.profile_id is None:
+            raise ValueError(f"route {self.invoke_id!r} ({self.kind.value}) has no inference profile")
+        return self.profile_id
 
 
 @dataclass(frozen=True)
@@ -107,7 +114,7 @@ class RoutingDecision:
             if mr.compliant_routes and not any(self.home_region in r.source_regions for r in mr.compliant_routes)
         )
 
-    def as_rows(self) -> list[dict]:
+    def as_rows(self) -> list[dict[str, Any]]:
         rows = []
         for mr in self.models:
             for r in mr.routes:
@@ -158,7 +165,10 @@ def _routes_for(model: Model, compliant: frozenset[str], allow_global: bool, cat
         if profile.scope == "global":
             kind = PathKind.GLOBAL_PROFILE
             if not allow_global:
-                ok, reason = False, "allow_global_inference is false: a global profile may process data in any commercial Region"
+                ok, reason = (
+                    False,
+                    "allow_global_inference is false: a global profile may process data in any commercial Region",
+                )
             elif not good_sources:
                 ok, reason = False, f"no source Region is compliant (sources: {_fmt(profile.source_regions)})"
             else:
@@ -232,8 +242,10 @@ def format_table(decision: RoutingDecision) -> str:
         )
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     widths[-1] = len(headers[-1])  # the reason column is last and unpadded
+
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
     out = [
         f"compliant_regions: {', '.join(decision.compliant_regions)}   home_region: {decision.home_region}   "
         f"allow_global_inference: {str(decision.allow_global_inference).lower()}",

@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from landing_zone.core.catalog.metrics import MetricCatalog, MetricSource
 from landing_zone.core.catalog.prices import TokenPrices
@@ -82,6 +83,7 @@ APPLICATION_PROFILE = "application-profile:"
 
 def application_profile_marker(application: str) -> str:
     return f"{APPLICATION_PROFILE}{application}"
+
 
 # CloudWatch metric-data-query IDs: start with a lowercase letter; letters, digits and '_' only.
 _METRIC_ID = re.compile(r"^[a-z][a-zA-Z0-9_]{0,254}$")
@@ -276,7 +278,9 @@ def _checked_sources(sources: Iterable[MetricSource]) -> list[MetricSource]:
             raise CostAlarmError("sources", source, "MetricSource instances")
         if source.key in seen:
             raise CostAlarmError(
-                f"metric source {source.label!r}", source.key, "each namespace/dimension value once (it would count twice)"
+                f"metric source {source.label!r}",
+                source.key,
+                "each namespace/dimension value once (it would count twice)",
             )
         seen.add(source.key)
     return source_list
@@ -388,9 +392,7 @@ def build_usage_alarms(
     for part, group in enumerate(groups, start=1):
         metrics = [m for m, _ in _group_metrics(group, period)]
         labels = tuple(source.label for _, source in group)
-        text = (
-            f"Tokens counted in {period} s on: {'; '.join(labels)}. {why}".strip()
-        )
+        text = f"Tokens counted in {period} s on: {'; '.join(labels)}. {why}".strip()
         alarms.append(
             AlarmSpec(
                 name_suffix=prefix if parts == 1 else f"{prefix}-{part}-of-{parts}",
@@ -567,14 +569,19 @@ def plan_cost_alarms(
 ) -> CostAlarmPlan:
     """The spend alarms (and Mantle usage alarms) of a routing decision at a budget; see :class:`CostAlarmPlan`."""
     sources = spend_sources(
-        routing, home_region=home_region, metric_catalog=metric_catalog,
+        routing,
+        home_region=home_region,
+        metric_catalog=metric_catalog,
         applications_with_profiles=applications_with_profiles,
     )
     threshold = hourly_threshold_usd(monthly_budget_usd, hours_per_month, alarm_factor)
     spend: list[AlarmSpec] = []
     if sources:  # none when no model is reachable from the home Region (the plan warns about that)
         spend = build_spend_alarms(
-            sources, prices, threshold_usd_per_hour=threshold, max_metrics_per_alarm=max_metrics_per_alarm,
+            sources,
+            prices,
+            threshold_usd_per_hour=threshold,
+            max_metrics_per_alarm=max_metrics_per_alarm,
             period_seconds=period_seconds,
         )
     mantle_namespace = metric_catalog.for_endpoint("mantle").namespace
@@ -582,7 +589,9 @@ def plan_cost_alarms(
     usage: list[AlarmSpec] = []
     if alert_on_mantle_usage and mantle_sources:
         usage = build_usage_alarms(
-            mantle_sources, max_metrics_per_alarm=max_metrics_per_alarm, period_seconds=period_seconds,
+            mantle_sources,
+            max_metrics_per_alarm=max_metrics_per_alarm,
+            period_seconds=period_seconds,
             name_prefix="mantle-usage",
             why="Any Mantle traffic is reported: Mantle calls are not in the model invocation logs.",
         )

@@ -1,8 +1,9 @@
 """Pure cost arithmetic for Kimi K3.1 Pro: token-priced APIs versus a self-hosted node.
 
 Every figure comes from ``landing_zone/core/catalog/prices.yaml`` (read by :mod:`landing_zone.core.catalog.prices`)
-or a config override and carries its source and date.  All money is USD as ``float``; nothing is rounded inside the model, only when a table
-is formatted.  This module uses the standard library and PyYAML only and never imports ``aws_cdk``.
+or a config override and carries its source and date.  All money is USD as ``float``; nothing is rounded inside
+the model, only when a table is formatted (:mod:`landing_zone.cost.tables`).  Standard library only; no
+``aws_cdk``.
 
 Formulas (``M = 1_000_000``; ``H`` = hours per month, 730 in the catalog):
 
@@ -46,9 +47,10 @@ Cost curve (:func:`monthly_cost_curve`), for a monthly output volume ``V``::
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from landing_zone.core.catalog.prices import PRICE_FIELDS, PriceCatalog, TokenPrices, hourly_hint
 from landing_zone.errors import PricingError
@@ -75,8 +77,6 @@ _SECONDS_PER_HOUR = 3600.0
 _HOURS_PER_DAY = 24.0
 # Floating-point slack when checking cached_input_fraction + cache_write_fraction <= 1.
 _FRACTION_SUM_TOLERANCE = 1e-9
-
-
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -345,15 +345,11 @@ def with_overrides(prices: TokenPrices, **usd_per_million: float | None) -> Toke
     if not changed:
         return prices
     note = ", ".join(f"{attr}={v!r}" for attr, v in changed.items())
-    return replace(
-        prices,
-        source=f"{prices.source}; overridden in config: {note}",
-        verified=False,
-        **changed,
-    )
+    fields: dict[str, Any] = {**changed, "source": f"{prices.source}; overridden in config: {note}", "verified": False}
+    return replace(prices, **fields)
 
 
-def with_contract_prices(prices: "PriceCatalog", overrides: Mapping[str, Mapping[str, Any]]) -> "PriceCatalog":
+def with_contract_prices(prices: PriceCatalog, overrides: Mapping[str, Mapping[str, Any]]) -> PriceCatalog:
     """The catalog with contract prices (``cost.price_overrides``: source name -> prices.yaml price keys and a
     ``source`` note) in place of the catalog's figures.  A contract price is a fact the customer vouches for:
     the entry is marked verified and cites the note."""
@@ -436,7 +432,10 @@ def _api_output_price(api_prices: TokenPrices) -> float:
 
 
 def blended_usd_per_million_output(
-    api_prices: TokenPrices, input_output_ratio: float, cached_input_fraction: float = 0.0, cache_write_fraction: float = 0.0
+    api_prices: TokenPrices,
+    input_output_ratio: float,
+    cached_input_fraction: float = 0.0,
+    cache_write_fraction: float = 0.0,
 ) -> float:
     """The API cost of 1M output tokens with their ``input_output_ratio`` million input tokens, cache share
     included (the formula in the module docstring)."""

@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from landing_zone.core.config import LandingZoneConfig, SelfHosting
 from landing_zone.core.catalog.prices import PriceCatalog
-from landing_zone.cost.pricing import BreakEven, DEFAULT_INPUT_OUTPUT_RATIO, break_even
+from landing_zone.core.config import LandingZoneConfig, SelfHosting
+from landing_zone.cost.pricing import DEFAULT_INPUT_OUTPUT_RATIO, BreakEven, break_even
 from landing_zone.errors import PricingError
 
 __all__ = [
@@ -107,7 +107,10 @@ def node_hourly_usd(self_hosting: SelfHosting, prices: PriceCatalog) -> tuple[fl
     if option is None or option.hourly_usd is None:
         return None, f"price catalog has no hourly price for {self_hosting.instance_type}"
     verified = "verified" if option.verified else "unverified"
-    return option.hourly_usd, f"price catalog ({self_hosting.instance_type}: {option.source}, as of {option.as_of}, {verified})"
+    return (
+        option.hourly_usd,
+        f"price catalog ({self_hosting.instance_type}: {option.source}, as of {option.as_of}, {verified})",
+    )
 
 
 def _require_hourly(self_hosting: SelfHosting, prices: PriceCatalog) -> tuple[float, str]:
@@ -126,7 +129,11 @@ def workload_ratio(config: LandingZoneConfig) -> tuple[float, float]:
     """(input tokens per output token, cached input fraction) of the configured workload: what the API bills
     on top of each output token (a workload without output tokens uses the default ratio)."""
     w = config.cost.workload
-    ratio = w.input_tokens_per_request / w.output_tokens_per_request if w.output_tokens_per_request else DEFAULT_INPUT_OUTPUT_RATIO
+    ratio = (
+        w.input_tokens_per_request / w.output_tokens_per_request
+        if w.output_tokens_per_request
+        else DEFAULT_INPUT_OUTPUT_RATIO
+    )
     return ratio, w.cached_input_fraction
 
 
@@ -215,8 +222,11 @@ def self_hosting_warnings(config: LandingZoneConfig, prices: PriceCatalog) -> li
         option = prices.self_hosting[sh.instance_type]
         memory = f"{option.gpu_memory_gb:,.0f} GB of GPU memory" if option.gpu_memory_gb else "too little GPU memory"
         model = prices.self_hosted_model
-        need = (f"{model.weights_gb:,.1f} GB of weights (vLLM needs >= {model.vllm_min_gpu_memory_gb:,.0f} GB)"
-                if model else "weights")
+        need = (
+            f"{model.weights_gb:,.1f} GB of weights (vLLM needs >= {model.vllm_min_gpu_memory_gb:,.0f} GB)"
+            if model
+            else "weights"
+        )
         warnings.append(
             f"self_hosting.instance_type {sh.instance_type!r} has {memory}: one node cannot hold Kimi K3.1 Pro's "
             f"{need}; use "

@@ -9,7 +9,6 @@ __all__ = ["format_breakeven_table", "format_cost_table"]
 _HOURS_PER_DAY = 24.0
 
 
-
 def _usd(value: float) -> str:
     return f"{value:,.2f}"
 
@@ -24,7 +23,7 @@ def _table(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]], not
 
     def line(row: tuple[str, ...]) -> str:
         first = row[0].ljust(widths[0])
-        rest = [cell.rjust(width) for cell, width in zip(row[1:], widths[1:])]
+        rest = [cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)]
         return "  ".join([first, *rest]).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
@@ -67,8 +66,7 @@ def format_cost_table(estimate: CostEstimate) -> str:
         )
     )
     notes = [
-        f"hourly: {_usd(estimate.hourly_usd)} USD/h; month = {estimate.hours_per_month:g} h "
-        f"({per_month:g} days)",
+        f"hourly: {_usd(estimate.hourly_usd)} USD/h; month = {estimate.hours_per_month:g} h ({per_month:g} days)",
     ]
     if estimate.prices_source:
         verified = "verified" if estimate.prices_verified else "NOT verified"
@@ -85,8 +83,9 @@ def format_breakeven_table(be: BreakEven) -> str:
     """Fixed-width table of a :class:`BreakEven` with units: the blended comparison first, the output-price-only
     figures after it, labelled."""
     api = be.price_source or "API"
-    cache = (f", {be.cached_input_fraction:.0%} of input cached" if be.cached_input_fraction else ", no prompt caching") + (
-        f", {be.cache_write_fraction:.0%} cache-written" if be.cache_write_fraction else "")
+    cache = (
+        f", {be.cached_input_fraction:.0%} of input cached" if be.cached_input_fraction else ", no prompt caching"
+    ) + (f", {be.cache_write_fraction:.0%} cache-written" if be.cache_write_fraction else "")
     rows: list[tuple[str, ...]] = [
         ("throughput", f"{be.tokens_per_second:,.1f}", "output tokens/s per node"),
         ("instance price", _usd(be.hourly_usd), "USD/h"),
@@ -95,7 +94,11 @@ def format_breakeven_table(be: BreakEven) -> str:
         ("input per output token (R)", f"{be.input_output_ratio:g}", f"input tokens/output token{cache}"),
         (f"{api}: 1M output + R*1M input", _usd(be.api_usd_per_million_output_tokens_blended), "USD (blended)"),
         ("ratio self-hosted / API (blended)", f"{be.ratio_to_api_blended:,.2f}", "x"),
-        ("break-even throughput (blended)", f"{be.breakeven_tokens_per_second_blended:,.1f}", "output tokens/s per node"),
+        (
+            "break-even throughput (blended)",
+            f"{be.breakeven_tokens_per_second_blended:,.1f}",
+            "output tokens/s per node",
+        ),
         ("break-even output volume", _tokens(be.breakeven_output_tokens_per_month), "output tokens/month"),
         ("break-even input volume", _tokens(be.breakeven_input_tokens_per_month), "input tokens/month"),
         ("one node's capacity", _tokens(be.output_tokens_per_month_capacity), "output tokens/month"),
@@ -105,12 +108,16 @@ def format_breakeven_table(be: BreakEven) -> str:
         ("break-even, output price alone", f"{be.breakeven_tokens_per_second:,.1f}", "output tokens/s (ignores input)"),
     ]
     if be.breakeven_reachable:
-        verdict = (f"one node can serve its break-even volume: above {be.breakeven_tokens_per_second_blended:,.1f} "
-                   "output tokens/s sustained, self-hosting is cheaper than the API (blended)")
+        verdict = (
+            f"one node can serve its break-even volume: above {be.breakeven_tokens_per_second_blended:,.1f} "
+            "output tokens/s sustained, self-hosting is cheaper than the API (blended)"
+        )
     else:
-        verdict = (f"one node cannot serve its break-even volume: at {be.tokens_per_second:,.1f} output tokens/s "
-                   f"self-hosting costs {be.ratio_to_api_blended:,.2f}x the API (blended); it needs "
-                   f"{be.breakeven_tokens_per_second_blended:,.1f} output tokens/s sustained to break even")
+        verdict = (
+            f"one node cannot serve its break-even volume: at {be.tokens_per_second:,.1f} output tokens/s "
+            f"self-hosting costs {be.ratio_to_api_blended:,.2f}x the API (blended); it needs "
+            f"{be.breakeven_tokens_per_second_blended:,.1f} output tokens/s sustained to break even"
+        )
     title = "Self-hosting break-even"
     if be.instance_type:
         title += f": {be.instance_type}"

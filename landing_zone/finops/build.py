@@ -212,7 +212,7 @@ def build_report(
     segments = min(40, max(3, math.ceil(widest / capacity)))
     top = segments * capacity
     series = []
-    for p, be in zip(prices, chart_bes):
+    for p, be in zip(prices, chart_bes, strict=True):
         curve = monthly_cost_curve(
             api_prices=p,
             hourly_usd=hourly,

@@ -24,7 +24,9 @@ _NO_CROSSING_SLOTS = ((0.30, 0.04), (0.66, 0.04), (0.66, 0.16))
 
 def _footnote(report: CostReport) -> str:
     # Status only: the full citations (titles in several scripts, URLs) are in cost.md next to the chart.
-    parts = [f"{p.source_name} (as of {p.as_of}, {'verified' if p.verified else 'NOT verified'})" for p in report.prices]
+    parts = [
+        f"{p.source_name} (as of {p.as_of}, {'verified' if p.verified else 'NOT verified'})" for p in report.prices
+    ]
     inst = report.instance
     parts.append(f"{inst.instance_type} (as of {inst.as_of}, {'verified' if inst.verified else 'NOT verified'})")
     text = (
@@ -110,8 +112,16 @@ def render_chart(report: CostReport, path: Path) -> None:
             v = be.breakeven_output_tokens_per_month
             if v > report.chart_max_volume:
                 continue
-            ax.plot([v / scale_x], [node_month / scale_y], marker="o", markersize=8, markerfacecolor="white",
-                    markeredgewidth=2, linestyle="none", color=color)
+            ax.plot(
+                [v / scale_x],
+                [node_month / scale_y],
+                marker="o",
+                markersize=8,
+                markerfacecolor="white",
+                markeredgewidth=2,
+                linestyle="none",
+                color=color,
+            )
             text = (
                 f"{p.source_name}: 1-node break-even {_short_tokens(v)}/month,\n"
                 f"but one node serves {_short_tokens(be.output_tokens_per_month_capacity)}: API always cheaper"
@@ -121,7 +131,9 @@ def render_chart(report: CostReport, path: Path) -> None:
     crossing = sorted((a for a in annotations if a[0]), key=lambda a: a[1])
     no_crossing = sorted((a for a in annotations if not a[0]), key=lambda a: a[1])
     for group, slots in ((crossing, _CROSSING_SLOTS), (no_crossing, _NO_CROSSING_SLOTS)):
-        for (_, _, text, xy, color), slot in zip(group, slots):
+        for (_, _, text, xy, color), slot in zip(
+            group, slots, strict=False
+        ):  # more markers than slots: the rest are not boxed
             ax.annotate(
                 text,
                 xy=xy,
@@ -137,9 +149,20 @@ def render_chart(report: CostReport, path: Path) -> None:
     ax.axvline(wl, color="grey", linestyle=":", linewidth=1.2)
     configured = next((s for s in report.chart_series if s.prices.source_name == report.price_source), None)
     if configured is not None:  # the configured workload's own monthly API cost, on its price source's line
-        cost = report.workload_output_tokens_per_month * configured.breakeven.api_blended_usd_per_million_output_tokens / 1e6
-        ax.plot([wl], [cost / scale_y], marker="D", markersize=8, color="dimgrey", linestyle="none",
-                label=f"configured workload on {report.price_source}: {_usd(cost)} USD/month")
+        cost = (
+            report.workload_output_tokens_per_month
+            * configured.breakeven.api_blended_usd_per_million_output_tokens
+            / 1e6
+        )
+        ax.plot(
+            [wl],
+            [cost / scale_y],
+            marker="D",
+            markersize=8,
+            color="dimgrey",
+            linestyle="none",
+            label=f"configured workload on {report.price_source}: {_usd(cost)} USD/month",
+        )
     ax.text(
         wl,
         0.70,
@@ -153,9 +176,7 @@ def render_chart(report: CostReport, path: Path) -> None:
 
     ax.set_xlim(0, report.chart_max_volume / scale_x)
     ax.set_ylim(0, None)
-    ax.set_xlabel(
-        f"Output tokens per month (billions; input = {report.input_output_ratio:g} x output)", fontsize=10
-    )
+    ax.set_xlabel(f"Output tokens per month (billions; input = {report.input_output_ratio:g} x output)", fontsize=10)
     ax.set_ylabel("Monthly cost (USD; k = thousand)", fontsize=10)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.1f}"))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:,.0f}k"))

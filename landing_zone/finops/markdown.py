@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from landing_zone.finops.build import CHART_NAME, BreakEvenRow, CheaperRanges, CostReport
 
@@ -145,8 +145,15 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
 
     out += ["", "## Cost of the configured workload", ""]
     out += _table(
-        ("price source", "input USD/day", "cache read USD/day", "cache write USD/day", "output USD/day",
-         "total USD/day", "total USD/month"),
+        (
+            "price source",
+            "input USD/day",
+            "cache read USD/day",
+            "cache write USD/day",
+            "output USD/day",
+            "total USD/day",
+            "total USD/month",
+        ),
         "lrrrrrr",
         [
             (
@@ -194,11 +201,22 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
         "",
     ]
     out += _table(
-        ("throughput profile", "output tok/s per node", "self-hosted USD/1M output", "vs",
-         "API USD/1M output (blended)", "ratio self/API (blended)", "break-even tok/s (blended)",
-         "break-even output tokens/month", "break-even input tokens/month", "one node's output tokens/month",
-         "nodes at break-even", "self-hosting cheaper at output tokens/month", "API output price alone",
-         "ratio, output price alone"),
+        (
+            "throughput profile",
+            "output tok/s per node",
+            "self-hosted USD/1M output",
+            "vs",
+            "API USD/1M output (blended)",
+            "ratio self/API (blended)",
+            "break-even tok/s (blended)",
+            "break-even output tokens/month",
+            "break-even input tokens/month",
+            "one node's output tokens/month",
+            "nodes at break-even",
+            "self-hosting cheaper at output tokens/month",
+            "API output price alone",
+            "ratio, output price alone",
+        ),
         "lrrlrrrrrrrlrr",
         [
             (

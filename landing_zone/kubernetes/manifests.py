@@ -22,9 +22,10 @@ shell fallback that builds the same array with mdadm when the AMI's nodeadm pred
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import yaml
 
@@ -213,7 +214,10 @@ def dcgm_exporter_daemonset(images: Images = Images()) -> dict[str, Any]:
                                 "runAsUser": 0,
                                 "capabilities": {"add": ["SYS_ADMIN"]},
                             },
-                            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "512Mi"}},
+                            "resources": {
+                                "requests": {"cpu": "100m", "memory": "128Mi"},
+                                "limits": {"memory": "512Mi"},
+                            },
                             "readinessProbe": {
                                 "httpGet": {"path": "/health", "port": DCGM_PORT},
                                 "periodSeconds": 15,
@@ -257,16 +261,24 @@ def vllm_args(spec: ServingSpec = ServingSpec()) -> list[str]:
     model = _local_model_path(spec) if spec.weights_s3_uri else spec.model
     return [
         model,
-        "--served-model-name", spec.served_model_name,
-        "--host", "0.0.0.0",
-        "--port", str(VLLM_PORT),
-        "--tensor-parallel-size", str(spec.tensor_parallel_size),
-        "--max-model-len", str(spec.max_model_len),
-        "--kv-cache-dtype", spec.kv_cache_dtype,
+        "--served-model-name",
+        spec.served_model_name,
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(VLLM_PORT),
+        "--tensor-parallel-size",
+        str(spec.tensor_parallel_size),
+        "--max-model-len",
+        str(spec.max_model_len),
+        "--kv-cache-dtype",
+        spec.kv_cache_dtype,
         "--enable-prefix-caching",
         "--enable-auto-tool-choice",
-        "--tool-call-parser", spec.tool_call_parser,
-        "--reasoning-parser", spec.reasoning_parser,
+        "--tool-call-parser",
+        spec.tool_call_parser,
+        "--reasoning-parser",
+        spec.reasoning_parser,
         "--trust-remote-code",
         *spec.extra_args,
     ]
@@ -288,7 +300,9 @@ def _health_probe(**timing: int) -> dict[str, Any]:
     return {"httpGet": {"path": "/health", "port": "http"}, **timing}
 
 
-def vllm_deployment(spec: ServingSpec = ServingSpec(), images: Images = Images(), ns: str = NAMESPACE) -> dict[str, Any]:
+def vllm_deployment(
+    spec: ServingSpec = ServingSpec(), images: Images = Images(), ns: str = NAMESPACE
+) -> dict[str, Any]:
     labels = _labels(APP_NAME)
     gpus = str(spec.gpus_per_node)
     volumes: list[dict[str, Any]] = [

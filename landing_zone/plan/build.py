@@ -7,8 +7,9 @@ points where a later step cannot run without the earlier ones being valid.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from landing_zone.core.applications import ApplicationPlan, plan_applications
 from landing_zone.core.catalog import Catalog
@@ -43,7 +44,7 @@ __all__ = ["build_plan", "load_plan"]
 
 def _unroutable_problems(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> list[Problem]:
     problems = []
-    resolved = [catalog.resolve_model(m).id for m in config.models]
+    resolved = [catalog.require_model(m).id for m in config.models]
     for mr in routing.unroutable_models():
         index = resolved.index(mr.model.id)
         problems.append(
@@ -63,13 +64,23 @@ def _budget_limit_problems(config: LandingZoneConfig, catalog: Catalog) -> list[
     problems = []
     max_emails = catalog.limit("budget_max_emails_per_notification")
     if len(cost.alert_emails) > max_emails:
-        problems.append(Problem("cost.alert_emails", len(cost.alert_emails),
-                                f"AWS Budgets allows at most {max_emails} e-mail subscribers per notification"))
+        problems.append(
+            Problem(
+                "cost.alert_emails",
+                len(cost.alert_emails),
+                f"AWS Budgets allows at most {max_emails} e-mail subscribers per notification",
+            )
+        )
     notifications = len(cost.notify_actual_percent) + len(cost.notify_forecast_percent)
     max_notifications = catalog.limit("budget_max_notifications")
     if notifications > max_notifications:
-        problems.append(Problem("cost.notify_actual_percent/notify_forecast_percent", notifications,
-                                f"AWS Budgets allows at most {max_notifications} notifications per budget"))
+        problems.append(
+            Problem(
+                "cost.notify_actual_percent/notify_forecast_percent",
+                notifications,
+                f"AWS Budgets allows at most {max_notifications} notifications per budget",
+            )
+        )
     return problems
 
 
@@ -98,7 +109,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     prices = with_contract_prices(
         prices, {name: {**o.prices(), "source": o.source} for name, o in config.cost.price_overrides.items()}
     )
-    models = tuple(catalog.resolve_model(m) for m in config.models)
+    models = tuple(catalog.require_model(m) for m in config.models)  # validated by build_config
     routing = resolve_routes(
         models=models,
         home_region=config.home_region,

@@ -28,17 +28,26 @@ def blame_written_keys(
             out.append(problem)
     if default_app_problem is not None:
         model = catalog.resolve_model(config.models[0])
-        reachable = sorted({
-            region for mr in routing.models if model is not None and mr.model.id == model.id
-            for route in mr.compliant_routes if route.endpoint == "runtime" for region in route.source_regions
-        })
+        reachable = sorted(
+            {
+                region
+                for mr in routing.models
+                if model is not None and mr.model.id == model.id
+                for route in mr.compliant_routes
+                if route.endpoint == "runtime"
+                for region in route.source_regions
+            }
+        )
         where = f" (its compliant runtime paths are callable from {', '.join(reachable)})" if reachable else ""
-        out.append(Problem(
-            "home_region", config.home_region,
-            f"{default_app_problem.allowed}; `applications` is omitted, so every account gets a default application "
-            f"that calls models[0] ({config.models[0]}) from home_region{where}: choose such a home_region, or list "
-            "`applications` with a model that is reachable from this one",
-        ))
+        out.append(
+            Problem(
+                "home_region",
+                config.home_region,
+                f"{default_app_problem.allowed}; `applications` is omitted, so every account gets a default application "
+                f"that calls models[0] ({config.models[0]}) from home_region{where}: choose such a home_region, or list "
+                "`applications` with a model that is reachable from this one",
+            )
+        )
     return out
 
 
@@ -51,11 +60,14 @@ def context_window_problems(config: LandingZoneConfig, models: tuple[Model, ...]
     total = w.input_tokens_per_request + w.output_tokens_per_request
     if total <= max(windows):
         return []
-    return [Problem(
-        "cost.workload.input_tokens_per_request", w.input_tokens_per_request,
-        f"with output_tokens_per_request {w.output_tokens_per_request:g} a request would hold {total:,.0f} tokens, "
-        f"more than the largest context window of the configured models ({max(windows):,} tokens): lower them",
-    )]
+    return [
+        Problem(
+            "cost.workload.input_tokens_per_request",
+            w.input_tokens_per_request,
+            f"with output_tokens_per_request {w.output_tokens_per_request:g} a request would hold {total:,.0f} tokens, "
+            f"more than the largest context window of the configured models ({max(windows):,} tokens): lower them",
+        )
+    ]
 
 
 def budget_problems(config: LandingZoneConfig, budget: MonthlyBudget) -> list[Problem]:
@@ -63,18 +75,24 @@ def budget_problems(config: LandingZoneConfig, budget: MonthlyBudget) -> list[Pr
     if budget.explicit:
         return []  # bounded by the field itself
     if budget.usd > MAX_MONTHLY_USD:
-        return [Problem(
-            "cost.workload", Described(f"a workload that costs {budget.usd / budget.headroom:,.0f} USD/month"),
-            f"the computed monthly budget ({budget.usd:,.0f} USD with budget_headroom {budget.headroom:g}) exceeds "
-            f"{MAX_MONTHLY_USD:,} USD, the most the landing zone sets: check requests_per_day and the tokens per "
-            "request for a typo, or set cost.monthly_budget_usd",
-        )]
+        return [
+            Problem(
+                "cost.workload",
+                Described(f"a workload that costs {budget.usd / budget.headroom:,.0f} USD/month"),
+                f"the computed monthly budget ({budget.usd:,.0f} USD with budget_headroom {budget.headroom:g}) exceeds "
+                f"{MAX_MONTHLY_USD:,} USD, the most the landing zone sets: check requests_per_day and the tokens per "
+                "request for a typo, or set cost.monthly_budget_usd",
+            )
+        ]
     if budget.usd < 0.01:
-        return [Problem(
-            "cost.workload.requests_per_day", config.cost.workload.requests_per_day,
-            "the configured workload costs nothing, so the computed monthly budget would be 0 USD (AWS Budgets needs "
-            "an amount above 0): give the expected workload, or set cost.monthly_budget_usd",
-        )]
+        return [
+            Problem(
+                "cost.workload.requests_per_day",
+                config.cost.workload.requests_per_day,
+                "the configured workload costs nothing, so the computed monthly budget would be 0 USD (AWS Budgets needs "
+                "an amount above 0): give the expected workload, or set cost.monthly_budget_usd",
+            )
+        ]
     return []
 
 
@@ -95,19 +113,25 @@ def self_hosting_problems(config: LandingZoneConfig, prices: PriceCatalog) -> li
         problems.append(Problem("self_hosting.hourly_usd", sh.hourly_usd, str(exc)))
     option = prices.self_hosting.get(sh.instance_type)
     if sh.efa and (option is None or option.network_cards is None):
-        problems.append(Problem(
-            "self_hosting.efa", True,
-            f"EFA needs the number of network cards of {sh.instance_type}, which core/catalog/prices.yaml does not "
-            "give: add self_hosting.<type>.network_cards there (or through a catalog overlay), or set efa: false",
-        ))
+        problems.append(
+            Problem(
+                "self_hosting.efa",
+                True,
+                f"EFA needs the number of network cards of {sh.instance_type}, which core/catalog/prices.yaml does not "
+                "give: add self_hosting.<type>.network_cards there (or through a catalog overlay), or set efa: false",
+            )
+        )
     if sh.apply_manifests:
         distribution = kubectl_layer_distribution(sh.kubernetes_version)
         try:
             metadata.distribution(distribution)  # not imported: the plan never loads aws_cdk
         except metadata.PackageNotFoundError:
-            problems.append(Problem(
-                "self_hosting.apply_manifests", True,
-                f"needs the kubectl layer for Kubernetes {sh.kubernetes_version}: pip install {distribution} "
-                "(or set apply_manifests: false and apply cdk.out/manifests/ yourself)",
-            ))
+            problems.append(
+                Problem(
+                    "self_hosting.apply_manifests",
+                    True,
+                    f"needs the kubectl layer for Kubernetes {sh.kubernetes_version}: pip install {distribution} "
+                    "(or set apply_manifests: false and apply cdk.out/manifests/ yourself)",
+                )
+            )
     return problems

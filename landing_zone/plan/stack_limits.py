@@ -30,8 +30,8 @@ the member-baseline StackSet template
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.catalog import Catalog
@@ -115,10 +115,17 @@ def template_footprints(
     else:
         network = NEW_VPC_RESOURCES + PER_AZ_RESOURCES * (len(net.availability_zones) or net.az_count) + endpoints
     resources = KEYS_RESOURCES + network + access_resources + cost_fixed + MEMBER_EMAIL_SUBSCRIPTIONS
-    outputs = APPLICATION_OUTPUTS * n - mantle_only + (LOGGING_OUTPUTS if logging else 0) + endpoints + MEMBER_COST_OUTPUTS
+    outputs = (
+        APPLICATION_OUTPUTS * n - mantle_only + (LOGGING_OUTPUTS if logging else 0) + endpoints + MEMBER_COST_OUTPUTS
+    )
     return (
-        TemplateFootprint(f"{cfg.name}-rollout member-baseline StackSet", resources, outputs,
-                          APPLICATION_RESOURCES + alarms_per_app, APPLICATION_OUTPUTS),
+        TemplateFootprint(
+            f"{cfg.name}-rollout member-baseline StackSet",
+            resources,
+            outputs,
+            APPLICATION_RESOURCES + alarms_per_app,
+            APPLICATION_OUTPUTS,
+        ),
     )
 
 
@@ -134,18 +141,24 @@ def stack_limit_problems(
     if cfg.applications:
         key, got = "applications", Described(f"{n} applications")
     else:
-        key, got = "accounts", Described(f"{len(cfg.accounts)} accounts, each with a default application "
-                                          "(`applications` is omitted)")
+        key, got = (
+            "accounts",
+            Described(f"{len(cfg.accounts)} accounts, each with a default application (`applications` is omitted)"),
+        )
     over: list[str] = []
     fits: list[int] = []
     for fp in template_footprints(config, catalog, applications, cost_alarms):
         counts = []
         if fp.resources > max_resources:
-            counts.append(f"{fp.resources} resources (CloudFormation allows {max_resources} per stack; each "
-                          f"application adds {fp.resources_per_application:g})")
+            counts.append(
+                f"{fp.resources} resources (CloudFormation allows {max_resources} per stack; each "
+                f"application adds {fp.resources_per_application:g})"
+            )
         if fp.outputs > max_outputs:
-            counts.append(f"{fp.outputs} outputs (CloudFormation allows {max_outputs} per template; each application "
-                          f"adds {fp.outputs_per_application:g})")
+            counts.append(
+                f"{fp.outputs} outputs (CloudFormation allows {max_outputs} per template; each application "
+                f"adds {fp.outputs_per_application:g})"
+            )
         if counts:
             over.append(f"the {fp.template} template would hold {' and '.join(counts)}")
         fits.append(_applications_that_fit(fp, n, max_resources, max_outputs))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from landing_zone.core.catalog import Model
 from landing_zone.core.catalog.metrics import MetricCatalog
@@ -52,7 +52,9 @@ def metric_assumption_warning(catalog: MetricCatalog) -> str | None:
     count = sum(len(e.assumptions) for e in catalog.endpoints.values())
     if not count:
         return None
-    unverified = [f"{e.namespace} {e.token_metrics[k]}" for e in catalog.endpoints.values() for k in e.unverified_metrics]
+    unverified = [
+        f"{e.namespace} {e.token_metrics[k]}" for e in catalog.endpoints.values() for k in e.unverified_metrics
+    ]
     return (
         f"the spend alarms rest on {count} assumption(s) about CloudWatch metrics (core/catalog/metrics.yaml), among "
         f"them the names {', '.join(unverified) or '-'}: `python -m landing_zone discover` compares them with the "
@@ -68,13 +70,18 @@ def mantle_only_warning(mr: ModelRouting, home_region: str, compliant_regions: S
             continue
         missing = sorted(set(route.destination_regions) - set(compliant_regions))
         if route.kind is PathKind.GLOBAL_PROFILE:
-            hints.append(f"{route.invoke_id}: set allow_global_inference: true (it may process data in any "
-                         "commercial Region)")
+            hints.append(
+                f"{route.invoke_id}: set allow_global_inference: true (it may process data in any commercial Region)"
+            )
         elif home_region not in route.source_regions:
-            hints.append(f"{route.invoke_id}: not callable from home_region {home_region} (sources: "
-                         f"{', '.join(route.source_regions)})")
+            hints.append(
+                f"{route.invoke_id}: not callable from home_region {home_region} (sources: "
+                f"{', '.join(route.source_regions)})"
+            )
         elif missing:
-            hints.append(f"{route.invoke_id}: add {', '.join(missing)} to compliant_regions (it may process data there)")
+            hints.append(
+                f"{route.invoke_id}: add {', '.join(missing)} to compliant_regions (it may process data there)"
+            )
     offered = "; ".join(hints) or "no runtime path is offered from home_region"
     return (
         f"model {mr.model.id!r} has no compliant runtime path from home_region {home_region}: its applications get "

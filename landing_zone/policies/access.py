@@ -11,10 +11,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from landing_zone.core import arns
 from landing_zone.core.applications import ApplicationPlan
+from landing_zone.core.routing import RoutingDecision
 from landing_zone.policies.common import document, from_source, statement
 from landing_zone.policies.invoke import (
     RUNTIME_INVOKE_ACTIONS,
@@ -23,7 +25,6 @@ from landing_zone.policies.invoke import (
     batch_statement,
     mantle_invoke_statements,
 )
-from landing_zone.core.routing import RoutingDecision
 
 GUARDRAIL_KEY = "bedrock:GuardrailIdentifier"
 
@@ -39,9 +40,9 @@ def invoker_policy(
     mantle_endpoint_id: str | None = None,
     guardrail_arn: str | None = None,
     partition: str = arns.PARTITION,
-) -> dict:
+) -> dict[str, Any]:
     """``application_profile_arn`` is None for a Mantle-only application (no compliant runtime path)."""
-    stmts: list[dict] = []
+    stmts: list[dict[str, Any]] = []
     if app.route is not None and application_profile_arn is not None:
         resources = InvokeResources()
         # The system profile / FM ARN the application profile copies is evaluated too when the profile is invoked.
@@ -58,8 +59,11 @@ def invoker_policy(
             actions=RUNTIME_INVOKE_ACTIONS, sid_prefix="Invoke", direct_condition=invoke_condition or None
         )
         batch = batch_resources(app.route, sources=[region], accounts=[account], partition=partition)
-        stmts.append(batch_statement(batch, regions=[region], accounts=[account], sid="BatchCompliantModels",
-                                     partition=partition))
+        stmts.append(
+            batch_statement(
+                batch, regions=[region], accounts=[account], sid="BatchCompliantModels", partition=partition
+            )
+        )
         if app.app.batch_role_arns:
             stmts.append(
                 statement(
@@ -73,7 +77,9 @@ def invoker_policy(
             statement(
                 "ReadOwnProfile",
                 actions=["bedrock:GetInferenceProfile"],
-                resources=sorted({application_profile_arn, *[r for r in resources.direct if ":inference-profile/" in r]}),
+                resources=sorted(
+                    {application_profile_arn, *[r for r in resources.direct if ":inference-profile/" in r]}
+                ),
             )
         )
     if app.mantle_route is not None:
@@ -100,7 +106,7 @@ def invoker_trust_policy(
     trusted_principal_arns: Sequence[str] = (),
     sso_permission_sets: Sequence[str] = (),
     partition: str = arns.PARTITION,
-) -> dict:
+) -> dict[str, Any]:
     """Principals of ``caller_account`` may assume the role; narrowed to given principals/permission sets."""
     patterns = [*trusted_principal_arns, *(sso_role_pattern(caller_account, s, partition) for s in sso_permission_sets)]
     condition = {"ArnLike": {"aws:PrincipalArn": patterns}} if patterns else None
@@ -119,7 +125,7 @@ def invoker_trust_policy(
 
 def invocation_log_bucket_policy(
     *, bucket_arn: str, key_prefix: str, account: str, region: str, partition: str = arns.PARTITION
-) -> dict:
+) -> dict[str, Any]:
     """Bedrock may write invocation logs under the prefix; nothing may use plain HTTP."""
     return document(
         [
@@ -142,7 +148,7 @@ def invocation_log_bucket_policy(
     )
 
 
-def bedrock_logging_trust_policy(*, account: str, region: str, partition: str = arns.PARTITION) -> dict:
+def bedrock_logging_trust_policy(*, account: str, region: str, partition: str = arns.PARTITION) -> dict[str, Any]:
     return document(
         [
             statement(
@@ -156,7 +162,7 @@ def bedrock_logging_trust_policy(*, account: str, region: str, partition: str = 
     )
 
 
-def bedrock_logging_role_policy(*, log_streams_arn: str) -> dict:
+def bedrock_logging_role_policy(*, log_streams_arn: str) -> dict[str, Any]:
     """``log_streams_arn``: ``arns.log_streams(...)`` of the invocation-log group (…:log-group:NAME:log-stream:*)."""
     return document(
         [
@@ -169,5 +175,7 @@ def bedrock_logging_role_policy(*, log_streams_arn: str) -> dict:
     )
 
 
-def handler_policy(actions: Sequence[str], *, resources: Sequence[str] = ("*",), sid: str = "Handler") -> dict:
+def handler_policy(
+    actions: Sequence[str], *, resources: Sequence[str] = ("*",), sid: str = "Handler"
+) -> dict[str, Any]:
     return document([statement(sid, actions=actions, resources=resources)])

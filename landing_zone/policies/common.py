@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 VERSION = "2012-10-17"
 
@@ -44,7 +45,10 @@ def statement(
         stmt["Resource"] = one_or_many(resources) if resources is not None else "*"
     if condition:
         stmt["Condition"] = {
-            op: {k: (one_or_many(v) if isinstance(v, (list, tuple, set, frozenset)) else v) for k, v in sorted(kv.items())}
+            op: {
+                k: (one_or_many(v) if isinstance(v, (list, tuple, set, frozenset)) else v)
+                for k, v in sorted(kv.items())
+            }
             for op, kv in sorted(condition.items())
         }
     return stmt
@@ -57,7 +61,7 @@ def from_source(account: str, source_arn: str) -> dict[str, dict[str, str]]:
 
 def with_condition(stmt: Mapping[str, Any], operator: str, key: str, values: Iterable[str] | str) -> dict[str, Any]:
     """A copy of ``stmt`` with one more condition (ANDed with the existing ones)."""
-    out = json.loads(json.dumps(stmt))
+    out: dict[str, Any] = json.loads(json.dumps(stmt))
     cond = out.setdefault("Condition", {})
     vals = [values] if isinstance(values, str) else list(values)
     cond.setdefault(operator, {})[key] = one_or_many(vals)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from landing_zone.policies.common import document, from_source, statement
 from landing_zone.policies.invoke import BATCH_ACTIONS, MANTLE_INVOKE_ACTIONS, RUNTIME_INVOKE_ACTIONS
@@ -10,20 +11,28 @@ from landing_zone.policies.invoke import BATCH_ACTIONS, MANTLE_INVOKE_ACTIONS, R
 KILL_SWITCH_ACTIONS = (*RUNTIME_INVOKE_ACTIONS, *BATCH_ACTIONS, *MANTLE_INVOKE_ACTIONS)
 
 
-def kill_switch_policy() -> dict:
+def kill_switch_policy() -> dict[str, Any]:
     """Attached to the invoker roles by the budget action: no more inference until someone detaches it."""
     return document(
         [statement("BudgetExhaustedDenyInference", effect="Deny", actions=KILL_SWITCH_ACTIONS, resources=["*"])]
     )
 
 
-def alerts_topic_policy(*, topic_arn: str, account: str, region: str, partition: str = "aws") -> dict:
+def alerts_topic_policy(*, topic_arn: str, account: str, region: str, partition: str = "aws") -> dict[str, Any]:
     """Publishers of the alerts topic, each limited to this account's own budgets, anomaly subscriptions and
     alarms (confused deputy); plain-HTTP use denied."""
     publishers = [
         ("BudgetsPublish", "budgets.amazonaws.com", f"arn:{partition}:budgets::{account}:*"),
-        ("CostAnomalyDetectionPublish", "costalerts.amazonaws.com", f"arn:{partition}:ce::{account}:anomalysubscription/*"),
-        ("CloudWatchAlarmsPublish", "cloudwatch.amazonaws.com", f"arn:{partition}:cloudwatch:{region}:{account}:alarm:*"),
+        (
+            "CostAnomalyDetectionPublish",
+            "costalerts.amazonaws.com",
+            f"arn:{partition}:ce::{account}:anomalysubscription/*",
+        ),
+        (
+            "CloudWatchAlarmsPublish",
+            "cloudwatch.amazonaws.com",
+            f"arn:{partition}:cloudwatch:{region}:{account}:alarm:*",
+        ),
     ]
     return document(
         [
@@ -49,7 +58,7 @@ def alerts_topic_policy(*, topic_arn: str, account: str, region: str, partition:
     )
 
 
-def budget_action_trust_policy(*, account: str, partition: str = "aws") -> dict:
+def budget_action_trust_policy(*, account: str, partition: str = "aws") -> dict[str, Any]:
     return document(
         [
             statement(
@@ -63,7 +72,7 @@ def budget_action_trust_policy(*, account: str, partition: str = "aws") -> dict:
     )
 
 
-def budget_action_execution_policy(*, kill_switch_policy_arn: str, invoker_role_arns: Sequence[str]) -> dict:
+def budget_action_execution_policy(*, kill_switch_policy_arn: str, invoker_role_arns: Sequence[str]) -> dict[str, Any]:
     """Attach/detach exactly the kill-switch policy, on exactly the invoker roles."""
     return document(
         [
@@ -77,7 +86,7 @@ def budget_action_execution_policy(*, kill_switch_policy_arn: str, invoker_role_
     )
 
 
-def budget_filter_expression(*, scope: str, account: str, tag_key: str, tag_value: str) -> dict:
+def budget_filter_expression(*, scope: str, account: str, tag_key: str, tag_value: str) -> dict[str, Any]:
     """AWS Budgets filter (``FilterExpression``) that catches Kimi spend wherever it is billed.
 
     Marketplace models may bill under "<Model> (Amazon Bedrock Edition)" rather than "Amazon Bedrock", so the

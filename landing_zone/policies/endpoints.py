@@ -7,12 +7,13 @@ Principals are admitted by ``aws:PrincipalOrgID`` when the organization ID is co
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from landing_zone.core import arns
+from landing_zone.core.routing import RoutingDecision
 from landing_zone.policies.common import document, statement, with_condition
 from landing_zone.policies.invoke import mantle_invoke_statements, runtime_batch_statements, runtime_invoke_statements
-from landing_zone.core.routing import RoutingDecision
 
 ENDPOINT_SERVICES = ("bedrock-runtime", "bedrock-mantle", "bedrock")
 
@@ -21,14 +22,14 @@ CONTROL_PLANE_READ_ACTIONS = ("bedrock:Get*", "bedrock:List*")
 MANTLE_READ_ACTIONS = ("bedrock-mantle:Get*", "bedrock-mantle:List*")
 
 
-def _admit_principals(stmt: dict, *, accounts: Sequence[str], organization_id: str | None) -> dict:
+def _admit_principals(stmt: dict[str, Any], *, accounts: Sequence[str], organization_id: str | None) -> dict[str, Any]:
     stmt = dict(stmt, Principal="*")
     if organization_id:
         return with_condition(stmt, "StringEquals", "aws:PrincipalOrgID", organization_id)
     return with_condition(stmt, "StringEquals", "aws:PrincipalAccount", list(accounts))
 
 
-def _order(stmt: dict) -> dict:
+def _order(stmt: dict[str, Any]) -> dict[str, Any]:
     keys = ["Sid", "Effect", "Principal", "Action", "NotAction", "Resource", "Condition"]
     return {k: stmt[k] for k in keys if k in stmt}
 
@@ -41,7 +42,7 @@ def endpoint_policy(
     accounts: Sequence[str],
     organization_id: str | None = None,
     partition: str = arns.PARTITION,
-) -> dict:
+) -> dict[str, Any]:
     """The policy document of the ``service`` endpoint in ``region``."""
     if service == "bedrock-runtime":
         stmts = runtime_invoke_statements(routing, accounts=accounts, source_region=region, partition=partition)
@@ -73,9 +74,7 @@ def endpoint_policy(
         )
     else:
         raise ValueError(f"endpoint service {service!r} is not supported (allowed: {', '.join(ENDPOINT_SERVICES)})")
-    admitted = [
-        _order(_admit_principals(s, accounts=accounts, organization_id=organization_id)) for s in stmts
-    ]
+    admitted = [_order(_admit_principals(s, accounts=accounts, organization_id=organization_id)) for s in stmts]
     return document(admitted)
 
 
@@ -85,7 +84,9 @@ def custom_resource_response_bucket(region: str) -> str:
     return f"cloudformation-custom-resource-response-{region.replace('-', '')}"
 
 
-def s3_gateway_policy(*, region: str, accounts: Sequence[str], partition: str = "aws", custom_resource_responses: bool = False) -> dict:
+def s3_gateway_policy(
+    *, region: str, accounts: Sequence[str], partition: str = "aws", custom_resource_responses: bool = False
+) -> dict[str, Any]:
     """S3 through the gateway endpoint: ECR image layers (AWS's starport bucket) and the landing zone's own
     accounts' buckets (weights); with the kubectl provider, CloudFormation's custom-resource response bucket."""
     statements = [

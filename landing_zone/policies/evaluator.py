@@ -41,9 +41,10 @@ multivalued context keys" and "Policy evaluation logic".
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Callable, Mapping, Sequence
+from typing import Any
 
 __all__ = [
     "FULL_AWS_ACCESS",
@@ -56,7 +57,7 @@ __all__ = [
     "statement_matches",
 ]
 
-FULL_AWS_ACCESS: dict = {
+FULL_AWS_ACCESS: dict[str, Any] = {
     "Version": "2012-10-17",
     "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}],
 }
@@ -114,6 +115,7 @@ class Decision:
 
 # --------------------------------------------------------------------------- patterns
 
+
 def _glob_regex(pattern: str, any_char: str, star: Callable[[str, int], str]) -> str:
     out = []
     for i, ch in enumerate(pattern):
@@ -141,6 +143,7 @@ def _resource_match(pattern: str, resource: str) -> bool:
     any other `*` and every `?` stay inside one segment.  A request resource of
     "*" is therefore matched only by patterns that can match the literal "*".
     """
+
     def star(p: str, i: int) -> str:
         return ".*" if i + 1 == len(p) or p[i + 1] == ":" else "[^:]*"
 
@@ -160,11 +163,12 @@ def _arn_like(pattern: str, value: str) -> bool:
     value_parts = _split_arn(value)
     if value_parts is None:  # a non-ARN never matches ArnLike (so ArnNotLike is true)
         return False
-    return all(_glob(p, v) for p, v in zip(pattern_parts, value_parts))
+    return all(_glob(p, v) for p, v in zip(pattern_parts, value_parts, strict=True))
 
 
 # A bad value raises: UnsupportedPolicyElement when it is in the policy, plain
 # ValueError when it is in the request context (the caller's mistake).
+
 
 def _to_bool(value: str, in_policy: bool) -> str:
     lowered = value.lower()
@@ -231,7 +235,7 @@ def _parse_operator(name: str) -> _Operator:
     rest, set_op = name, None
     for prefix in ("ForAnyValue", "ForAllValues"):
         if rest.startswith(prefix + ":"):
-            rest, set_op = rest[len(prefix) + 1:], prefix
+            rest, set_op = rest[len(prefix) + 1 :], prefix
     if_exists = rest.endswith("IfExists")
     if if_exists:
         rest = rest[: -len("IfExists")]
@@ -247,6 +251,7 @@ def _parse_operator(name: str) -> _Operator:
 
 
 # --------------------------------------------------------------------------- values
+
 
 def _scalar(value: object, where: str) -> str:
     if isinstance(value, bool):
@@ -299,8 +304,8 @@ def _policy_values(value: object, where: str) -> tuple[str, ...]:
 
 # --------------------------------------------------------------------------- conditions
 
-def _key_matches(op: _Operator, key: str, policy_values: tuple[str, ...],
-                 context: dict[str, tuple[str, ...]]) -> bool:
+
+def _key_matches(op: _Operator, key: str, policy_values: tuple[str, ...], context: dict[str, tuple[str, ...]]) -> bool:
     request_values = context.get(key.lower())  # None = absent (or empty list)
 
     if op.base == "Null":
@@ -351,7 +356,7 @@ _STATEMENT_KEYS = {"Sid", "Effect", "Principal", "Action", "NotAction", "Resourc
 _POLICY_KEYS = {"Version", "Id", "Statement"}
 
 
-def _patterns(statement: dict, name: str) -> tuple[str, ...]:
+def _patterns(statement: dict[str, Any], name: str) -> tuple[str, ...]:
     raw = statement[name]
     items = raw if isinstance(raw, list) else [raw]
     if not items or not all(isinstance(p, str) and p for p in items):
@@ -362,14 +367,14 @@ def _patterns(statement: dict, name: str) -> tuple[str, ...]:
     return tuple(items)
 
 
-def _one_of(statement: dict, positive: str, negative: str) -> str:
+def _one_of(statement: dict[str, Any], positive: str, negative: str) -> str:
     present = [k for k in (positive, negative) if k in statement]
     if len(present) != 1:
         raise UnsupportedPolicyElement(f"statement needs exactly one of {positive}/{negative}")
     return present[0]
 
 
-def statement_matches(statement: dict, request: Request) -> bool:
+def statement_matches(statement: dict[str, Any], request: Request) -> bool:
     """True when the statement applies to the request (its Effect is not consulted)."""
     if not isinstance(statement, dict):
         raise UnsupportedPolicyElement("statement must be an object")
@@ -397,20 +402,22 @@ def statement_matches(statement: dict, request: Request) -> bool:
     return action_ok and resource_ok and condition_ok
 
 
-def _statements(name: str, document: dict) -> list[dict]:
+def _statements(name: str, document: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(document, dict):
         raise UnsupportedPolicyElement(f"policy {name!r} must be an object")
     unknown = set(document) - _POLICY_KEYS
     if unknown:
         raise UnsupportedPolicyElement(f"policy {name!r}: unsupported element(s): {', '.join(sorted(unknown))}")
     raw = document.get("Statement")
-    statements = raw if isinstance(raw, list) else [raw]
-    if raw is None or not statements:
+    if raw is None:
+        raise UnsupportedPolicyElement(f"policy {name!r} has no Statement")
+    statements: list[dict[str, Any]] = raw if isinstance(raw, list) else [raw]
+    if not statements:
         raise UnsupportedPolicyElement(f"policy {name!r} has no Statement")
     return statements
 
 
-def evaluate(policies: Sequence[tuple[str, dict]], request: Request) -> Decision:
+def evaluate(policies: Sequence[tuple[str, dict[str, Any]]], request: Request) -> Decision:
     """One set of policies at one level: explicit Deny wins, else any Allow, else implicit deny.
 
     Every statement of every policy is checked, so a malformed or unsupported
@@ -430,7 +437,7 @@ def evaluate(policies: Sequence[tuple[str, dict]], request: Request) -> Decision
     return Decision("implicit_deny", False, (), ())
 
 
-def evaluate_scp_levels(levels: Sequence[Sequence[tuple[str, dict]]], request: Request) -> Decision:
+def evaluate_scp_levels(levels: Sequence[Sequence[tuple[str, dict[str, Any]]]], request: Request) -> Decision:
     """SCP inheritance: root, each OU, then the account.
 
     Any explicit Deny at any level denies; otherwise the request must be

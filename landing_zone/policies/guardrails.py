@@ -52,15 +52,16 @@ Optional:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any
 
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import LandingZoneError
 from landing_zone.policies.common import document, minified, statement
 from landing_zone.policies.invoke import BATCH_ACTIONS, MANTLE_INVOKE_ACTIONS, MANTLE_MODEL_KEY, RUNTIME_INVOKE_ACTIONS
-from landing_zone.core.routing import RoutingDecision
 
 LANDING_ZONE_TAG = "landing-zone"
 PARTITION = "aws"
@@ -322,7 +323,7 @@ def protected_resources(config: LandingZoneConfig) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class ScpSet:
-    documents: tuple[dict, ...]
+    documents: tuple[dict[str, Any], ...]
     sizes: tuple[int, ...]
     max_characters: int
     max_per_target: int
@@ -354,12 +355,12 @@ def _mantle_models(routing: RoutingDecision) -> list[str]:
     return sorted({r.invoke_id for r in routing.compliant_routes(endpoint="mantle")})
 
 
-def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) -> list[dict]:
+def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) -> list[dict[str, Any]]:
     """Statements 1-5: where and which models; nobody is exempt."""
     g = config.policy_guardrails
     compliant = sorted(config.compliant_regions)
     inference_regions = compliant + (["unspecified"] if config.allow_global_inference else [])
-    stmts: list[dict] = [
+    stmts: list[dict[str, Any]] = [
         statement(
             "DenyBedrockOutsideCompliantRegions",
             effect="Deny",
@@ -430,7 +431,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
     return stmts
 
 
-def tamper_statements(config: LandingZoneConfig) -> list[dict]:
+def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
     """Statements 6-12 (empty without ``tamper_protection``)."""
     if not config.policy_guardrails.tamper_protection:
         return []
@@ -439,29 +440,62 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict]:
     tagged_actions = TAGGED_TAMPER_ACTIONS + (SELF_HOSTING_TAGGED_TAMPER_ACTIONS if config.self_hosting.enabled else ())
     assume_condition = {"ArnNotLike": {"aws:PrincipalARN": list(ex.deployers)}} if ex.deployers else None
     return [
-        statement("DenyExemptRoleTakeover", effect="Deny", actions=ROLE_TAKEOVER_ACTIONS,
-                  resources=ex.protected_roles, condition=not_exempt),
-        statement("DenyDeploymentRoleAssumption", effect="Deny", actions=ASSUME_ROLE_ACTIONS,
-                  resources=ex.cdk_roles, condition=assume_condition),
-        statement("DenyLandingZoneTampering", effect="Deny", actions=NAMED_TAMPER_ACTIONS,
-                  resources=protected_resources(config), condition=not_exempt),
-        statement("DenyTaggedResourceTampering", effect="Deny", actions=tagged_actions, resources=["*"],
-                  condition={**not_exempt, "StringEquals": {f"aws:ResourceTag/{LANDING_ZONE_TAG}": config.name}}),
-        statement("DenyLandingZoneTagChanges", effect="Deny", actions=TAG_ACTIONS, resources=["*"],
-                  condition={**not_exempt, "ForAnyValue:StringEquals": {"aws:TagKeys": [LANDING_ZONE_TAG]}}),
-        statement("DenyAccountSettingChanges", effect="Deny", actions=ACCOUNT_SETTING_ACTIONS, resources=["*"],
-                  condition=not_exempt),
-        statement("DenyLeavingOrganization", effect="Deny", actions=["organizations:LeaveOrganization"],
-                  resources=["*"]),
+        statement(
+            "DenyExemptRoleTakeover",
+            effect="Deny",
+            actions=ROLE_TAKEOVER_ACTIONS,
+            resources=ex.protected_roles,
+            condition=not_exempt,
+        ),
+        statement(
+            "DenyDeploymentRoleAssumption",
+            effect="Deny",
+            actions=ASSUME_ROLE_ACTIONS,
+            resources=ex.cdk_roles,
+            condition=assume_condition,
+        ),
+        statement(
+            "DenyLandingZoneTampering",
+            effect="Deny",
+            actions=NAMED_TAMPER_ACTIONS,
+            resources=protected_resources(config),
+            condition=not_exempt,
+        ),
+        statement(
+            "DenyTaggedResourceTampering",
+            effect="Deny",
+            actions=tagged_actions,
+            resources=["*"],
+            condition={**not_exempt, "StringEquals": {f"aws:ResourceTag/{LANDING_ZONE_TAG}": config.name}},
+        ),
+        statement(
+            "DenyLandingZoneTagChanges",
+            effect="Deny",
+            actions=TAG_ACTIONS,
+            resources=["*"],
+            condition={**not_exempt, "ForAnyValue:StringEquals": {"aws:TagKeys": [LANDING_ZONE_TAG]}},
+        ),
+        statement(
+            "DenyAccountSettingChanges",
+            effect="Deny",
+            actions=ACCOUNT_SETTING_ACTIONS,
+            resources=["*"],
+            condition=not_exempt,
+        ),
+        statement(
+            "DenyLeavingOrganization", effect="Deny", actions=["organizations:LeaveOrganization"], resources=["*"]
+        ),
     ]
 
 
-def guardrail_statements(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> list[dict]:
+def guardrail_statements(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> list[dict[str, Any]]:
     """Every SCP statement, in a fixed order (see the module docstring)."""
     stmts = inference_statements(config, routing) + tamper_statements(config)
     g = config.policy_guardrails
     if g.region_deny_all_services:
-        inference_regions = sorted(config.compliant_regions) + (["unspecified"] if config.allow_global_inference else [])
+        inference_regions = sorted(config.compliant_regions) + (
+            ["unspecified"] if config.allow_global_inference else []
+        )
         condition: dict[str, dict[str, object]] = {"StringNotEquals": {"aws:RequestedRegion": inference_regions}}
         if g.tamper_protection:
             condition["ArnNotLike"] = {"aws:PrincipalARN": list(exemptions(config).exempt)}
@@ -485,12 +519,12 @@ def _limits(config: LandingZoneConfig, catalog: Catalog) -> tuple[int, int]:
     )
 
 
-def pack_statements(statements: Sequence[dict], *, max_characters: int) -> list[dict]:
+def pack_statements(statements: Sequence[dict[str, Any]], *, max_characters: int) -> list[dict[str, Any]]:
     """Split statements into as few documents as fit ``max_characters`` each (minified JSON).
 
     First-fit in the given order keeps related statements together and the result deterministic.
     """
-    documents: list[list[dict]] = []
+    documents: list[list[dict[str, Any]]] = []
     for stmt in statements:
         single = len(minified(document([stmt])))
         if single > max_characters:
@@ -552,7 +586,7 @@ INVOKER_CEILING_ACTIONS = (
 )
 
 
-def permissions_boundary(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> dict:
+def permissions_boundary(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> dict[str, Any]:
     """The invoker roles' boundary: a ceiling of inference actions, minus the inference denies.
 
     In single-account mode it is the only guardrail; with an organization it repeats the SCPs' inference

@@ -21,12 +21,13 @@ compliant FM ARNs in one statement without the profile condition.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Any
 
 from landing_zone.core import arns
-from landing_zone.policies.common import statement
 from landing_zone.core.routing import PathKind, Route, RoutingDecision
+from landing_zone.policies.common import statement
 
 RUNTIME_INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
 BATCH_ACTIONS = ("bedrock:CreateModelInvocationJob",)
@@ -49,19 +50,25 @@ class InvokeResources:
     global_fms: set[str] = field(default_factory=set)  # Region-less FM ARNs
 
     def add_route(self, route: Route, *, sources: Iterable[str], accounts: Sequence[str], partition: str) -> None:
-        sources = tuple(sources)
+        regions = tuple(sources)
         if route.kind is PathKind.IN_REGION:
-            self.direct.update(arns.foundation_model(r, route.model_id, partition) for r in sources)
+            self.direct.update(arns.foundation_model(r, route.model_id, partition) for r in regions)
         elif route.kind is PathKind.GEOGRAPHIC_PROFILE:
-            profile_arns = {arns.inference_profile(r, a, route.profile_id, partition) for r in sources for a in accounts}
+            profile_arns = {
+                arns.inference_profile(r, a, route.require_profile_id(), partition) for r in regions for a in accounts
+            }
             self.direct |= profile_arns
             self.profiles |= profile_arns
             self.geo_legs.update(arns.foundation_model(r, route.model_id, partition) for r in route.destination_regions)
         elif route.kind is PathKind.GLOBAL_PROFILE:
-            profile_arns = {arns.inference_profile(r, a, route.profile_id, partition) for r in sources for a in accounts}
+            profile_arns = {
+                arns.inference_profile(r, a, route.require_profile_id(), partition) for r in regions for a in accounts
+            }
             self.direct |= profile_arns
             self.global_profiles |= profile_arns
-            self.global_legs.update(arns.foundation_model(r, route.model_id, partition) for r in route.destination_regions)
+            self.global_legs.update(
+                arns.foundation_model(r, route.model_id, partition) for r in route.destination_regions
+            )
             self.global_fms.add(arns.global_foundation_model(route.model_id, partition))
 
     def add_application_profiles(self, profile_arns: Iterable[str], *, route_kinds: Iterable[PathKind]) -> None:
@@ -76,24 +83,36 @@ class InvokeResources:
 
     def statements(
         self, *, actions: Sequence[str], sid_prefix: str, direct_condition: Condition | None = None
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """``direct_condition`` is ANDed onto the statement the caller names (e.g. aws:SourceVpce); the legs
         are evaluated in other Regions and carry no such keys."""
-        out: list[dict] = []
+        out: list[dict[str, Any]] = []
         if self.direct:
             out.append(
-                statement(f"{sid_prefix}CompliantModelsAndProfiles", actions=actions, resources=self.direct,
-                          condition=direct_condition)
+                statement(
+                    f"{sid_prefix}CompliantModelsAndProfiles",
+                    actions=actions,
+                    resources=self.direct,
+                    condition=direct_condition,
+                )
             )
         if self.geo_legs:
             out.append(
-                statement(f"{sid_prefix}GeoProfileDestinations", actions=actions, resources=self.geo_legs,
-                          condition={"ArnLike": {PROFILE_ARN_KEY: sorted(self.profiles)}})
+                statement(
+                    f"{sid_prefix}GeoProfileDestinations",
+                    actions=actions,
+                    resources=self.geo_legs,
+                    condition={"ArnLike": {PROFILE_ARN_KEY: sorted(self.profiles)}},
+                )
             )
         if self.global_legs:
             out.append(
-                statement(f"{sid_prefix}GlobalProfileDestinations", actions=actions, resources=self.global_legs,
-                          condition={"ArnLike": {PROFILE_ARN_KEY: sorted(self.global_profiles)}})
+                statement(
+                    f"{sid_prefix}GlobalProfileDestinations",
+                    actions=actions,
+                    resources=self.global_legs,
+                    condition={"ArnLike": {PROFILE_ARN_KEY: sorted(self.global_profiles)}},
+                )
             )
             out.append(
                 statement(
@@ -129,9 +148,13 @@ def batch_resources(
 
 
 def batch_statement(
-    resources: Iterable[str], *, regions: Iterable[str], accounts: Sequence[str], sid: str = "BatchCompliantModels",
+    resources: Iterable[str],
+    *,
+    regions: Iterable[str],
+    accounts: Sequence[str],
+    sid: str = "BatchCompliantModels",
     partition: str = arns.PARTITION,
-) -> dict:
+) -> dict[str, Any]:
     """``CreateModelInvocationJob`` on the given model/profile ARNs and the accounts' job ARNs in ``regions``."""
     jobs = {arns.batch_jobs(r, a, partition) for r in regions for a in accounts}
     return statement(sid, actions=BATCH_ACTIONS, resources={*resources, *jobs})
@@ -144,7 +167,7 @@ def runtime_batch_statements(
     source_region: str | None = None,
     sid_prefix: str = "Batch",
     partition: str = arns.PARTITION,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Batch on every compliant runtime path callable from ``source_region`` (VPC endpoint policies)."""
     resources: set[str] = set()
     regions: set[str] = set()
@@ -155,8 +178,11 @@ def runtime_batch_statements(
             regions.update(sources)
     if not regions:
         return []
-    return [batch_statement(resources, regions=regions, accounts=accounts, sid=f"{sid_prefix}CompliantModels",
-                            partition=partition)]
+    return [
+        batch_statement(
+            resources, regions=regions, accounts=accounts, sid=f"{sid_prefix}CompliantModels", partition=partition
+        )
+    ]
 
 
 def _in_source(route: Route, source_region: str | None) -> tuple[str, ...]:
@@ -173,7 +199,7 @@ def runtime_invoke_statements(
     actions: Sequence[str] = RUNTIME_INVOKE_ACTIONS,
     sid_prefix: str = "Invoke",
     partition: str = arns.PARTITION,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Statements allowing ``actions`` on every compliant runtime path, and the accounts' application profiles.
 
     ``source_region`` limits the result to calls made in that Region (a VPC endpoint serves one Region).
@@ -203,7 +229,7 @@ def mantle_invoke_statements(
     sid_prefix: str = "Mantle",
     condition: Condition | None = None,
     partition: str = arns.PARTITION,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """``bedrock-mantle:CreateInference`` on the accounts' projects, only for models compliant on Mantle there.
 
     ``model_names`` narrows to some Mantle model names; ``condition`` is ANDed (e.g. aws:SourceVpce).
@@ -218,10 +244,10 @@ def mantle_invoke_statements(
     groups: dict[tuple[str, ...], set[str]] = {}
     for region, models in by_region.items():
         groups.setdefault(tuple(sorted(models)), set()).add(region)
-    statements = []
-    for i, (models, regions) in enumerate(sorted(groups.items())):
+    statements: list[dict[str, Any]] = []
+    for i, (model_names, regions) in enumerate(sorted(groups.items())):
         cond: dict[str, dict[str, object]] = {op: dict(kv) for op, kv in (condition or {}).items()}
-        cond.setdefault("StringEquals", {})[MANTLE_MODEL_KEY] = list(models)
+        cond.setdefault("StringEquals", {})[MANTLE_MODEL_KEY] = list(model_names)
         statements.append(
             statement(
                 f"{sid_prefix}InvokeCompliantModels{i if len(groups) > 1 else ''}",

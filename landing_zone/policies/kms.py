@@ -9,12 +9,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from landing_zone.policies.common import document, from_source, statement
 
 KEY_PURPOSES = ("logs", "alerts", "secrets")
 
 
-def _root(account: str, partition: str) -> dict:
+def _root(account: str, partition: str) -> dict[str, Any]:
     # The standard first statement: IAM policies in the account decide who may use/administer the key.
     return statement(
         "EnableIamPolicies",
@@ -29,7 +31,7 @@ def log_group_arn_pattern(*, account: str, region: str, name: str, partition: st
     return f"arn:{partition}:logs:{region}:{account}:log-group:/{name}/*"
 
 
-def logs_key_policy(*, account: str, region: str, name: str, partition: str = "aws") -> dict:
+def logs_key_policy(*, account: str, region: str, name: str, partition: str = "aws") -> dict[str, Any]:
     return document(
         [
             _root(account, partition),
@@ -57,11 +59,15 @@ def logs_key_policy(*, account: str, region: str, name: str, partition: str = "a
     )
 
 
-def alerts_key_policy(*, account: str, region: str, partition: str = "aws") -> dict:
+def alerts_key_policy(*, account: str, region: str, partition: str = "aws") -> dict[str, Any]:
     publishers = [
         ("BudgetsPublishAlerts", "budgets.amazonaws.com", f"arn:{partition}:budgets::{account}:*"),
         ("CostAnomalyDetectionPublishAlerts", "costalerts.amazonaws.com", f"arn:{partition}:ce::{account}:*"),
-        ("CloudWatchAlarmsPublishAlerts", "cloudwatch.amazonaws.com", f"arn:{partition}:cloudwatch:{region}:{account}:alarm:*"),
+        (
+            "CloudWatchAlarmsPublishAlerts",
+            "cloudwatch.amazonaws.com",
+            f"arn:{partition}:cloudwatch:{region}:{account}:alarm:*",
+        ),
     ]
     return document(
         [_root(account, partition)]
@@ -78,11 +84,11 @@ def alerts_key_policy(*, account: str, region: str, partition: str = "aws") -> d
     )
 
 
-def secrets_key_policy(*, account: str, partition: str = "aws") -> dict:
+def secrets_key_policy(*, account: str, partition: str = "aws") -> dict[str, Any]:
     return document([_root(account, partition)])
 
 
-def eks_data_key_policy(*, account: str, region: str, log_group_name: str, partition: str = "aws") -> dict:
+def eks_data_key_policy(*, account: str, region: str, log_group_name: str, partition: str = "aws") -> dict[str, Any]:
     """Key policy of the key that encrypts the GPU/system nodes' root volumes and the control-plane log group.
 
     * EBS: managed node groups launch instances with the EC2 Auto Scaling service-linked role, whose own
@@ -125,7 +131,9 @@ def eks_data_key_policy(*, account: str, region: str, log_group_name: str, parti
                 resources=["*"],
                 condition={
                     "ArnEquals": {
-                        "kms:EncryptionContext:aws:logs:arn": f"arn:{partition}:logs:{region}:{account}:log-group:{log_group_name}"
+                        "kms:EncryptionContext:aws:logs:arn": (
+                            f"arn:{partition}:logs:{region}:{account}:log-group:{log_group_name}"
+                        )
                     }
                 },
             ),
@@ -133,7 +141,7 @@ def eks_data_key_policy(*, account: str, region: str, log_group_name: str, parti
     )
 
 
-def key_policy(purpose: str, *, account: str, region: str, name: str, partition: str = "aws") -> dict:
+def key_policy(purpose: str, *, account: str, region: str, name: str, partition: str = "aws") -> dict[str, Any]:
     if purpose == "logs":
         return logs_key_policy(account=account, region=region, name=name, partition=partition)
     if purpose == "alerts":

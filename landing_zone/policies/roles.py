@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from landing_zone.policies.common import document, statement
 
 
-def flow_log_role_policy(*, log_group_arn: str, log_streams_arn: str) -> dict:
+def flow_log_role_policy(*, log_group_arn: str, log_streams_arn: str) -> dict[str, Any]:
     """``log_group_arn`` without the trailing ':*' (``arns.log_group``); ``log_streams_arn`` = ``arns.log_streams``."""
     return document(
         [
@@ -20,7 +21,7 @@ def flow_log_role_policy(*, log_group_arn: str, log_streams_arn: str) -> dict:
     )
 
 
-def secrets_key_use_policy(*, key_arn: str) -> dict:
+def secrets_key_use_policy(*, key_arn: str) -> dict[str, Any]:
     """What the EKS cluster role needs on the secrets key for envelope encryption of Kubernetes secrets."""
     return document(
         [
@@ -33,7 +34,7 @@ def secrets_key_use_policy(*, key_arn: str) -> dict:
     )
 
 
-def with_own_log_group(policy: Mapping[str, Any], *, log_streams_arn: str) -> dict:
+def with_own_log_group(policy: Mapping[str, Any], *, log_streams_arn: str) -> dict[str, Any]:
     """A handler's policy plus writing the streams of its own log group (``arns.log_streams``) and nothing else."""
     writes_logs = statement(
         "WriteOwnLogs",

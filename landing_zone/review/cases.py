@@ -20,16 +20,37 @@ route, a rejected geographic profile) are left out for it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    from landing_zone.plan import Plan
+from landing_zone.core.routing import PathKind
+from landing_zone.plan import Plan
 
 __all__ = [
-    "ACC", "ALLOW", "APP_ROLE", "AUTOMATION", "CASES", "DENY", "DEPLOYER", "EU_SOVEREIGN", "IMPLICIT", "KEY", "M",
-    "OTHER", "STACKSETS", "TAGGED", "Case", "CaseParams", "Row", "TABLE", "build_cases", "cases_for", "fm",
-    "mantle", "params_for",
+    "ACC",
+    "ALLOW",
+    "APP_ROLE",
+    "AUTOMATION",
+    "CASES",
+    "DENY",
+    "DEPLOYER",
+    "EU_SOVEREIGN",
+    "IMPLICIT",
+    "KEY",
+    "M",
+    "OTHER",
+    "STACKSETS",
+    "TAGGED",
+    "Case",
+    "CaseParams",
+    "Row",
+    "TABLE",
+    "build_cases",
+    "cases_for",
+    "fm",
+    "mantle",
+    "params_for",
 ]
 
 ALLOW, DENY, IMPLICIT = "allow", "explicit_deny", "implicit_deny"
@@ -156,7 +177,9 @@ def _mantle(region: str) -> str:
 
 _TAGGED = {"aws:ResourceTag/landing-zone": "{name}"}
 _IM, _IMS, _BATCH, _MANTLE = (
-    "bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream", "bedrock:CreateModelInvocationJob",
+    "bedrock:InvokeModel",
+    "bedrock:InvokeModelWithResponseStream",
+    "bedrock:CreateModelInvocationJob",
     "bedrock-mantle:CreateInference",
 )
 _NA: dict[str, Any] = {"boundary": None, "boundary_off": None}  # not an invoker role: the boundary does not apply
@@ -164,71 +187,442 @@ _NA: dict[str, Any] = {"boundary": None, "boundary_off": None}  # not an invoker
 _TAMPER: dict[str, Any] = {"scp": DENY, "boundary": IMPLICIT, "guard": GUARD_TAMPER}
 _GLOBAL: dict[str, Any] = {"scp": DENY, "boundary": DENY, "guard": GUARD_GLOBAL, "boundary_off": ALLOW}
 
-# fmt: off
 TABLE: tuple[Row, ...] = (
     # --- runtime inference: in-Region and geographic profile legs -------------------------------------------
     Row("{geo} profile, source {home}", _IM, "{geo_profile}", "{home}", "{app_role}", needs=("geo",)),
-    Row("{geo} profile streaming (ConverseStream), source {second}", _IMS, "{geo_profile_second}", "{second}", "{app_role}", needs=("geo",)),
-    Row("{geo} profile leg to {dest1}", _IM, _fm("{dest1}"), "{dest1}", "{app_role}", {PROFILE_KEY: "{geo_profile}"}, needs=("geo",)),
-    Row("{geo} profile leg to {dest2} ({dest2_note})", _IM, _fm("{dest2}"), "{dest2}", "{app_role}", {PROFILE_KEY: "{geo_profile}"}, needs=("geo",)),
+    Row(
+        "{geo} profile streaming (ConverseStream), source {second}",
+        _IMS,
+        "{geo_profile_second}",
+        "{second}",
+        "{app_role}",
+        needs=("geo",),
+    ),
+    Row(
+        "{geo} profile leg to {dest1}",
+        _IM,
+        _fm("{dest1}"),
+        "{dest1}",
+        "{app_role}",
+        {PROFILE_KEY: "{geo_profile}"},
+        needs=("geo",),
+    ),
+    Row(
+        "{geo} profile leg to {dest2} ({dest2_note})",
+        _IM,
+        _fm("{dest2}"),
+        "{dest2}",
+        "{app_role}",
+        {PROFILE_KEY: "{geo_profile}"},
+        needs=("geo",),
+    ),
     Row("in-Region call in a compliant Region", _IM, _fm("{home}"), "{home}", "{app_role}"),
-    Row("in-Region call in a non-compliant Region", _IM, _fm("{outside}"), "{outside}", "{app_role}", scp=DENY, boundary=DENY),
-    Row("{rgeo} profile called in {rejected_source}", _IM, "{rejected_profile}", "{rejected_source}", "{app_role}", scp=DENY, boundary=DENY, needs=("rejected_geo",)),
-    Row("geo leg to {outside_dest} (non-compliant destination)", _IM, _fm("{outside_dest}"), "{outside_dest}", "{app_role}", {PROFILE_KEY: "{geo_profile}"}, scp=DENY, boundary=DENY, needs=("geo",)),
-    Row("geo leg to {outside_dest2} ({outside_dest2_city}, not declared compliant)", _IM, _fm("{outside_dest2}"), "{outside_dest2}", "{app_role}", {PROFILE_KEY: "{geo_profile}"}, scp=DENY, boundary=DENY, needs=("geo",)),
-    Row("Converse in a non-compliant Region (authorised as InvokeModel)", _IM, _fm("{outside_converse}"), "{outside_converse}", "{app_role}", scp=DENY, boundary=DENY),
+    Row(
+        "in-Region call in a non-compliant Region",
+        _IM,
+        _fm("{outside}"),
+        "{outside}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+    ),
+    Row(
+        "{rgeo} profile called in {rejected_source}",
+        _IM,
+        "{rejected_profile}",
+        "{rejected_source}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+        needs=("rejected_geo",),
+    ),
+    Row(
+        "geo leg to {outside_dest} (non-compliant destination)",
+        _IM,
+        _fm("{outside_dest}"),
+        "{outside_dest}",
+        "{app_role}",
+        {PROFILE_KEY: "{geo_profile}"},
+        scp=DENY,
+        boundary=DENY,
+        needs=("geo",),
+    ),
+    Row(
+        "geo leg to {outside_dest2} ({outside_dest2_city}, not declared compliant)",
+        _IM,
+        _fm("{outside_dest2}"),
+        "{outside_dest2}",
+        "{app_role}",
+        {PROFILE_KEY: "{geo_profile}"},
+        scp=DENY,
+        boundary=DENY,
+        needs=("geo",),
+    ),
+    Row(
+        "Converse in a non-compliant Region (authorised as InvokeModel)",
+        _IM,
+        _fm("{outside_converse}"),
+        "{outside_converse}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+    ),
     # --- global profile --------------------------------------------------------------------------------------
-    Row("global profile resource in a compliant source Region", _IM, "{global_profile}", "{home}", "{app_role}", **_GLOBAL),
-    Row("global profile: Region-less FM leg", _IM, "arn:aws:bedrock:::foundation-model/{M}", "unspecified", "{app_role}", {PROFILE_KEY: "{global_profile}"}, **_GLOBAL),
+    Row(
+        "global profile resource in a compliant source Region",
+        _IM,
+        "{global_profile}",
+        "{home}",
+        "{app_role}",
+        **_GLOBAL,
+    ),
+    Row(
+        "global profile: Region-less FM leg",
+        _IM,
+        "arn:aws:bedrock:::foundation-model/{M}",
+        "unspecified",
+        "{app_role}",
+        {PROFILE_KEY: "{global_profile}"},
+        **_GLOBAL,
+    ),
     Row("global profile: FM leg in the source Region", _IMS, "{global_profile}", "{second}", "{app_role}", **_GLOBAL),
     # --- allow-list of models on runtime ---------------------------------------------------------------------
-    Row("unlisted model in-Region, compliant Region", _IM, _fm("{home}", "{OTHER}"), "{home}", "{app_role}", scp=DENY, boundary=DENY),
-    Row("unlisted model's {geo} profile", _IM, "arn:aws:bedrock:{home}:{acc}:inference-profile/{geo}.{OTHER}", "{home}", "{app_role}", scp=DENY, boundary=DENY, needs=("geo",)),
-    Row("application profile resource (its model legs are checked separately)", _IM, "{app_profile}", "{home}", "{app_role}"),
-    Row("application profile over an unlisted model: the model leg", _IM, _fm("{second}", "{OTHER}"), "{second}", "{app_role}", {PROFILE_KEY: "{app_profile}"}, scp=DENY, boundary=DENY),
-    Row("application profile over Kimi: the model leg", _IM, _fm("{second}"), "{second}", "{app_role}", {PROFILE_KEY: "{app_profile}"}),
-    Row("provisioned throughput of another model", _IM, "arn:aws:bedrock:{home}:{acc}:provisioned-model/abc", "{home}", "{app_role}", scp=DENY, boundary=DENY),
+    Row(
+        "unlisted model in-Region, compliant Region",
+        _IM,
+        _fm("{home}", "{OTHER}"),
+        "{home}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+    ),
+    Row(
+        "unlisted model's {geo} profile",
+        _IM,
+        "arn:aws:bedrock:{home}:{acc}:inference-profile/{geo}.{OTHER}",
+        "{home}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+        needs=("geo",),
+    ),
+    Row(
+        "application profile resource (its model legs are checked separately)",
+        _IM,
+        "{app_profile}",
+        "{home}",
+        "{app_role}",
+    ),
+    Row(
+        "application profile over an unlisted model: the model leg",
+        _IM,
+        _fm("{second}", "{OTHER}"),
+        "{second}",
+        "{app_role}",
+        {PROFILE_KEY: "{app_profile}"},
+        scp=DENY,
+        boundary=DENY,
+    ),
+    Row(
+        "application profile over Kimi: the model leg",
+        _IM,
+        _fm("{second}"),
+        "{second}",
+        "{app_role}",
+        {PROFILE_KEY: "{app_profile}"},
+    ),
+    Row(
+        "provisioned throughput of another model",
+        _IM,
+        "arn:aws:bedrock:{home}:{acc}:provisioned-model/abc",
+        "{home}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+    ),
     # --- Mantle (OpenAI-compatible endpoint) -----------------------------------------------------------------
-    Row("Mantle, allowed model, compliant Region", _MANTLE, _mantle("{home}"), "{home}", "{app_role}", {MANTLE_KEY: "{mantle_model}"}, needs=("mantle",)),
-    Row("Mantle, unlisted model", _MANTLE, _mantle("{home}"), "{home}", "{app_role}", {MANTLE_KEY: UNLISTED_MANTLE_MODEL}, scp=DENY, boundary=DENY),
-    Row("Mantle, request without the model key", _MANTLE, _mantle("{home}"), "{home}", "{app_role}", scp=DENY, boundary=DENY),
-    Row("Mantle, allowed model, non-compliant Region", _MANTLE, _mantle("{outside}"), "{outside}", "{app_role}", {MANTLE_KEY: "{mantle_model}"}, scp=DENY, boundary=DENY, needs=("mantle",)),
-    Row("Mantle read-only calls stay allowed", "bedrock-mantle:ListProjects", _mantle("{home}"), "{home}", "{app_role}"),
+    Row(
+        "Mantle, allowed model, compliant Region",
+        _MANTLE,
+        _mantle("{home}"),
+        "{home}",
+        "{app_role}",
+        {MANTLE_KEY: "{mantle_model}"},
+        needs=("mantle",),
+    ),
+    Row(
+        "Mantle, unlisted model",
+        _MANTLE,
+        _mantle("{home}"),
+        "{home}",
+        "{app_role}",
+        {MANTLE_KEY: UNLISTED_MANTLE_MODEL},
+        scp=DENY,
+        boundary=DENY,
+    ),
+    Row(
+        "Mantle, request without the model key",
+        _MANTLE,
+        _mantle("{home}"),
+        "{home}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+    ),
+    Row(
+        "Mantle, allowed model, non-compliant Region",
+        _MANTLE,
+        _mantle("{outside}"),
+        "{outside}",
+        "{app_role}",
+        {MANTLE_KEY: "{mantle_model}"},
+        scp=DENY,
+        boundary=DENY,
+        needs=("mantle",),
+    ),
+    Row(
+        "Mantle read-only calls stay allowed", "bedrock-mantle:ListProjects", _mantle("{home}"), "{home}", "{app_role}"
+    ),
     # --- batch -----------------------------------------------------------------------------------------------
     Row("batch job on the {geo} profile", _BATCH, "{geo_profile}", "{home}", "{app_role}", needs=("geo",)),
-    Row("batch job in a non-compliant Region", _BATCH, _fm("{outside_batch}"), "{outside_batch}", "{app_role}", scp=DENY, boundary=DENY),
-    Row("batch job on an unlisted model", _BATCH, _fm("{home}", "{OTHER}"), "{home}", "{app_role}", scp=DENY, boundary=DENY),
+    Row(
+        "batch job in a non-compliant Region",
+        _BATCH,
+        _fm("{outside_batch}"),
+        "{outside_batch}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+    ),
+    Row(
+        "batch job on an unlisted model",
+        _BATCH,
+        _fm("{home}", "{OTHER}"),
+        "{home}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+    ),
     # --- API keys --------------------------------------------------------------------------------------------
-    Row("create a long-term Bedrock API key", "iam:CreateServiceSpecificCredential", "arn:aws:iam::{acc}:user/bot", "us-east-1", "{app_role}", {"iam:ServiceSpecificCredentialServiceName": "bedrock.amazonaws.com"}, scp=DENY, boundary=DENY, guard=GUARD_API_KEYS),
-    Row("create a CodeCommit credential (other service)", "iam:CreateServiceSpecificCredential", "arn:aws:iam::{acc}:user/dev", "us-east-1", "{app_role}", {"iam:ServiceSpecificCredentialServiceName": "codecommit.amazonaws.com"}, boundary=IMPLICIT),
-    Row("call Bedrock with a bearer token", "bedrock:CallWithBearerToken", "*", "{home}", "{app_role}", scp=DENY, boundary=DENY, guard=GUARD_BEARER),
-    Row("call Mantle with a bearer token", "bedrock-mantle:CallWithBearerToken", "*", "{home}", "{app_role}", scp=DENY, boundary=DENY, guard=GUARD_BEARER),
+    Row(
+        "create a long-term Bedrock API key",
+        "iam:CreateServiceSpecificCredential",
+        "arn:aws:iam::{acc}:user/bot",
+        "us-east-1",
+        "{app_role}",
+        {"iam:ServiceSpecificCredentialServiceName": "bedrock.amazonaws.com"},
+        scp=DENY,
+        boundary=DENY,
+        guard=GUARD_API_KEYS,
+    ),
+    Row(
+        "create a CodeCommit credential (other service)",
+        "iam:CreateServiceSpecificCredential",
+        "arn:aws:iam::{acc}:user/dev",
+        "us-east-1",
+        "{app_role}",
+        {"iam:ServiceSpecificCredentialServiceName": "codecommit.amazonaws.com"},
+        boundary=IMPLICIT,
+    ),
+    Row(
+        "call Bedrock with a bearer token",
+        "bedrock:CallWithBearerToken",
+        "*",
+        "{home}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+        guard=GUARD_BEARER,
+    ),
+    Row(
+        "call Mantle with a bearer token",
+        "bedrock-mantle:CallWithBearerToken",
+        "*",
+        "{home}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+        guard=GUARD_BEARER,
+    ),
     # --- tamper protection -----------------------------------------------------------------------------------
-    Row("app role changes the invocation-logging configuration", "bedrock:PutModelInvocationLoggingConfiguration", "*", "{home}", "{app_role}", **_TAMPER),
-    Row("app role deletes the invocation-logging configuration", "bedrock:DeleteModelInvocationLoggingConfiguration", "*", "{home}", "{app_role}", **_TAMPER),
-    Row("deployment role changes the invocation-logging configuration", "bedrock:PutModelInvocationLoggingConfiguration", "*", "{home}", "{deployer}", **_NA),
-    Row("landing-zone automation role sets the logging configuration", "bedrock:PutModelInvocationLoggingConfiguration", "*", "{home}", "{automation}", **_NA),
-    Row("StackSets execution role sets the logging configuration", "bedrock:PutModelInvocationLoggingConfiguration", "*", "{home}", "{stacksets}", needs=("stacksets",), **_NA),
-    Row("app role schedules deletion of a landing-zone key", "kms:ScheduleKeyDeletion", "{key}", "{home}", "{app_role}", _TAGGED, **_TAMPER),
-    Row("deployment role schedules deletion of a landing-zone key", "kms:ScheduleKeyDeletion", "{key}", "{home}", "{deployer}", _TAGGED, **_NA),
-    Row("app role schedules deletion of its own untagged key", "kms:ScheduleKeyDeletion", "{key}", "{home}", "{app_role}", boundary=IMPLICIT),
-    Row("app role removes the landing-zone tag from a key", "kms:UntagResource", "{key}", "{home}", "{app_role}", {**_TAGGED, "aws:TagKeys": "landing-zone"}, **_TAMPER),
-    Row("app role deletes a landing-zone VPC endpoint", "ec2:DeleteVpcEndpoints", "arn:aws:ec2:{home}:{acc}:vpc-endpoint/vpce-0123", "{home}", "{app_role}", _TAGGED, **_TAMPER),
-    Row("app role edits a landing-zone endpoint policy", "ec2:ModifyVpcEndpoint", "arn:aws:ec2:{home}:{acc}:vpc-endpoint/vpce-0123", "{home}", "{app_role}", _TAGGED, **_TAMPER),
-    Row("app role widens a landing-zone role's trust", "iam:UpdateAssumeRolePolicy", "arn:aws:iam::{acc}:role/{name}-invoker", "us-east-1", "{app_role}", _TAGGED, **_TAMPER),
-    Row("app role detaches the kill-switch policy", "iam:DetachRolePolicy", "arn:aws:iam::{acc}:role/{name}-invoker", "us-east-1", "{app_role}", _TAGGED, **_TAMPER),
-    Row("app role creates a role posing as landing-zone automation", "iam:CreateRole", "arn:aws:iam::{acc}:role/{name}-automation-evil", "us-east-1", "{app_role}", **_TAMPER),
-    Row("automation role (budget action) attaches the kill switch to an invoker role", "iam:AttachRolePolicy", "arn:aws:iam::{acc}:role/{name}-invoker-x", "us-east-1", "{automation}", **_NA),
-    Row("deployment role creates an automation role", "iam:CreateRole", "arn:aws:iam::{acc}:role/{name}-automation-x", "us-east-1", "{deployer}", **_NA),
-    Row("app role deletes a landing-zone stack", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/{name}-network/1", "{home}", "{app_role}", _TAGGED, **_TAMPER),
-    Row("app role creates its own role (unrelated IAM)", "iam:CreateRole", "arn:aws:iam::{acc}:role/my-app", "us-east-1", "{app_role}", boundary=IMPLICIT),
+    Row(
+        "app role changes the invocation-logging configuration",
+        "bedrock:PutModelInvocationLoggingConfiguration",
+        "*",
+        "{home}",
+        "{app_role}",
+        **_TAMPER,
+    ),
+    Row(
+        "app role deletes the invocation-logging configuration",
+        "bedrock:DeleteModelInvocationLoggingConfiguration",
+        "*",
+        "{home}",
+        "{app_role}",
+        **_TAMPER,
+    ),
+    Row(
+        "deployment role changes the invocation-logging configuration",
+        "bedrock:PutModelInvocationLoggingConfiguration",
+        "*",
+        "{home}",
+        "{deployer}",
+        **_NA,
+    ),
+    Row(
+        "landing-zone automation role sets the logging configuration",
+        "bedrock:PutModelInvocationLoggingConfiguration",
+        "*",
+        "{home}",
+        "{automation}",
+        **_NA,
+    ),
+    Row(
+        "StackSets execution role sets the logging configuration",
+        "bedrock:PutModelInvocationLoggingConfiguration",
+        "*",
+        "{home}",
+        "{stacksets}",
+        needs=("stacksets",),
+        **_NA,
+    ),
+    Row(
+        "app role schedules deletion of a landing-zone key",
+        "kms:ScheduleKeyDeletion",
+        "{key}",
+        "{home}",
+        "{app_role}",
+        _TAGGED,
+        **_TAMPER,
+    ),
+    Row(
+        "deployment role schedules deletion of a landing-zone key",
+        "kms:ScheduleKeyDeletion",
+        "{key}",
+        "{home}",
+        "{deployer}",
+        _TAGGED,
+        **_NA,
+    ),
+    Row(
+        "app role schedules deletion of its own untagged key",
+        "kms:ScheduleKeyDeletion",
+        "{key}",
+        "{home}",
+        "{app_role}",
+        boundary=IMPLICIT,
+    ),
+    Row(
+        "app role removes the landing-zone tag from a key",
+        "kms:UntagResource",
+        "{key}",
+        "{home}",
+        "{app_role}",
+        {**_TAGGED, "aws:TagKeys": "landing-zone"},
+        **_TAMPER,
+    ),
+    Row(
+        "app role deletes a landing-zone VPC endpoint",
+        "ec2:DeleteVpcEndpoints",
+        "arn:aws:ec2:{home}:{acc}:vpc-endpoint/vpce-0123",
+        "{home}",
+        "{app_role}",
+        _TAGGED,
+        **_TAMPER,
+    ),
+    Row(
+        "app role edits a landing-zone endpoint policy",
+        "ec2:ModifyVpcEndpoint",
+        "arn:aws:ec2:{home}:{acc}:vpc-endpoint/vpce-0123",
+        "{home}",
+        "{app_role}",
+        _TAGGED,
+        **_TAMPER,
+    ),
+    Row(
+        "app role widens a landing-zone role's trust",
+        "iam:UpdateAssumeRolePolicy",
+        "arn:aws:iam::{acc}:role/{name}-invoker",
+        "us-east-1",
+        "{app_role}",
+        _TAGGED,
+        **_TAMPER,
+    ),
+    Row(
+        "app role detaches the kill-switch policy",
+        "iam:DetachRolePolicy",
+        "arn:aws:iam::{acc}:role/{name}-invoker",
+        "us-east-1",
+        "{app_role}",
+        _TAGGED,
+        **_TAMPER,
+    ),
+    Row(
+        "app role creates a role posing as landing-zone automation",
+        "iam:CreateRole",
+        "arn:aws:iam::{acc}:role/{name}-automation-evil",
+        "us-east-1",
+        "{app_role}",
+        **_TAMPER,
+    ),
+    Row(
+        "automation role (budget action) attaches the kill switch to an invoker role",
+        "iam:AttachRolePolicy",
+        "arn:aws:iam::{acc}:role/{name}-invoker-x",
+        "us-east-1",
+        "{automation}",
+        **_NA,
+    ),
+    Row(
+        "deployment role creates an automation role",
+        "iam:CreateRole",
+        "arn:aws:iam::{acc}:role/{name}-automation-x",
+        "us-east-1",
+        "{deployer}",
+        **_NA,
+    ),
+    Row(
+        "app role deletes a landing-zone stack",
+        "cloudformation:DeleteStack",
+        "arn:aws:cloudformation:{home}:{acc}:stack/{name}-network/1",
+        "{home}",
+        "{app_role}",
+        _TAGGED,
+        **_TAMPER,
+    ),
+    Row(
+        "app role creates its own role (unrelated IAM)",
+        "iam:CreateRole",
+        "arn:aws:iam::{acc}:role/my-app",
+        "us-east-1",
+        "{app_role}",
+        boundary=IMPLICIT,
+    ),
     # --- unrelated services stay allowed ---------------------------------------------------------------------
     Row("STS in us-east-1", "sts:GetCallerIdentity", "*", "us-east-1", "{app_role}"),
-    Row("S3 read in {outside} (no general Region deny by default)", "s3:GetObject", "arn:aws:s3:::bucket/key", "{outside}", "{app_role}", guard=GUARD_REGION_ALL, scp=DENY, boundary=DENY, scp_off=ALLOW, boundary_off=IMPLICIT),
+    Row(
+        "S3 read in {outside} (no general Region deny by default)",
+        "s3:GetObject",
+        "arn:aws:s3:::bucket/key",
+        "{outside}",
+        "{app_role}",
+        guard=GUARD_REGION_ALL,
+        scp=DENY,
+        boundary=DENY,
+        scp_off=ALLOW,
+        boundary_off=IMPLICIT,
+    ),
     Row("S3 write in {home}", "s3:PutObject", "arn:aws:s3:::bucket/key", "{home}", "{app_role}", boundary=IMPLICIT),
-    Row("Bedrock catalog read in {outside} (every Bedrock action is confined)", "bedrock:ListFoundationModels", "*", "{outside}", "{app_role}", scp=DENY, boundary=DENY),
+    Row(
+        "Bedrock catalog read in {outside} (every Bedrock action is confined)",
+        "bedrock:ListFoundationModels",
+        "*",
+        "{outside}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+    ),
 )
-# fmt: on
 
 
 def _fill(text: str, values: Mapping[str, str]) -> str:
@@ -275,19 +669,29 @@ _PREFERRED_OUTSIDE = {
 _STACKSETS_SUFFIX = "0123456789abcdef"
 
 
-def params_for(plan: "Plan") -> CaseParams:
+def params_for(plan: Plan) -> CaseParams:
     """The table's parameters for a validated plan (deterministic: config order, then catalog order)."""
-    from landing_zone.core.routing import PathKind
-
     config, catalog = plan.config, plan.catalog
     acc, home = config.deployment_account, config.home_region
     compliant = list(config.compliant_regions)
     model = plan.models[0]
     routes = next(mr.routes for mr in plan.routing.models if mr.model.id == model.id)
-    geo = next((r for r in sorted(routes, key=lambda r: r.invoke_id)
-                if r.kind is PathKind.GEOGRAPHIC_PROFILE and r.compliant and home in r.source_regions), None)
-    rejected = next((r for r in sorted(routes, key=lambda r: r.invoke_id)
-                     if r.kind is PathKind.GEOGRAPHIC_PROFILE and not r.compliant and r.source_regions), None)
+    geo = next(
+        (
+            r
+            for r in sorted(routes, key=lambda r: r.invoke_id)
+            if r.kind is PathKind.GEOGRAPHIC_PROFILE and r.compliant and home in r.source_regions
+        ),
+        None,
+    )
+    rejected = next(
+        (
+            r
+            for r in sorted(routes, key=lambda r: r.invoke_id)
+            if r.kind is PathKind.GEOGRAPHIC_PROFILE and not r.compliant and r.source_regions
+        ),
+        None,
+    )
     sources = set(geo.source_regions) if geo else set(compliant)
     destinations = set(geo.destination_regions) if geo else set(compliant)
     second = next((r for r in compliant if r != home and r in sources), next((r for r in compliant if r != home), home))
@@ -301,17 +705,25 @@ def params_for(plan: "Plan") -> CaseParams:
     used = {outside}
     picks: dict[str, str] = {}
     for slot, preferred in _PREFERRED_OUTSIDE.items():
-        choice = preferred if preferred in outside_regions and preferred not in used else next(r for r in outside_regions if r not in used)
+        choice = (
+            preferred
+            if preferred in outside_regions and preferred not in used
+            else next(r for r in outside_regions if r not in used)
+        )
         picks[slot] = choice
         used.add(choice)
-    city_name = region_info[picks["outside_dest2"]].name if picks["outside_dest2"] in region_info else picks["outside_dest2"]
-    city = city_name[city_name.find("(") + 1: city_name.rfind(")")] if "(" in city_name else city_name
+    city_name = (
+        region_info[picks["outside_dest2"]].name if picks["outside_dest2"] in region_info else picks["outside_dest2"]
+    )
+    city = city_name[city_name.find("(") + 1 : city_name.rfind(")")] if "(" in city_name else city_name
     mantle_routes = [r for mr in plan.routing.models for r in mr.compliant_routes if r.kind is PathKind.MANTLE]
     own_mantle = [r for r in mantle_routes if r.model_id == model.id]
     mantle_model = (own_mantle or mantle_routes)[0].invoke_id if (own_mantle or mantle_routes) else None
     g = config.policy_guardrails
     q = g.cdk_bootstrap_qualifier
-    stacksets = f"arn:aws:iam::{acc}:role/stacksets-exec-{_STACKSETS_SUFFIX}" if config.member_baseline.enabled else None
+    stacksets = (
+        f"arn:aws:iam::{acc}:role/stacksets-exec-{_STACKSETS_SUFFIX}" if config.member_baseline.enabled else None
+    )
     # Who deploys into `acc`: the StackSets execution role (member baseline), else the CDK execution role.
     deployer = stacksets or f"arn:aws:iam::{acc}:role/cdk-{q}-cfn-exec-role-{acc}-{home}"
     global_ok = any(r.kind is PathKind.GLOBAL_PROFILE and r.compliant for r in routes)
@@ -348,7 +760,7 @@ def params_for(plan: "Plan") -> CaseParams:
     )
 
 
-def cases_for(plan: "Plan") -> tuple[Case, ...]:
+def cases_for(plan: Plan) -> tuple[Case, ...]:
     return build_cases(params_for(plan))
 
 
@@ -398,4 +810,3 @@ def fm(region: str, model: str = M) -> str:
 
 def mantle(region: str, account: str = ACC) -> str:
     return f"arn:aws:bedrock-mantle:{region}:{account}:project/default"
-

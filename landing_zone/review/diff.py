@@ -9,7 +9,8 @@ actions, resources, principals and conditions added or removed, effect changed; 
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from landing_zone.review.inventory import PolicyRecord, statements_of
 from landing_zone.review.summarize import as_list, condition_clauses, principal_entries, summarize_statement
@@ -22,7 +23,11 @@ def _canonical(value: Any) -> Any:
         return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
     if isinstance(value, list):
         items = [_canonical(v) for v in value]
-        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True)) if all(isinstance(v, (str, int, float, bool)) for v in items) else items
+        return (
+            sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
+            if all(isinstance(v, (str, int, float, bool)) for v in items)
+            else items
+        )
     return value
 
 
@@ -40,7 +45,9 @@ def _delta(old: list[str], new: list[str]) -> tuple[list[str], list[str]]:
     return sorted(set(new) - set(old)), sorted(set(old) - set(new))
 
 
-def _changed(record: PolicyRecord, old: Mapping[str, Any], new: Mapping[str, Any], old_i: int, new_i: int) -> dict[str, Any]:
+def _changed(
+    record: PolicyRecord, old: Mapping[str, Any], new: Mapping[str, Any], old_i: int, new_i: int
+) -> dict[str, Any]:
     out: dict[str, Any] = {"sid": str(new.get("Sid", "")), "old_index": old_i, "new_index": new_i}
     if old.get("Effect") != new.get("Effect"):
         out["effect"] = {"from": old.get("Effect"), "to": new.get("Effect")}
@@ -70,8 +77,8 @@ def _statement_entry(record: PolicyRecord, stmt: Mapping[str, Any], index: int) 
 def _compare(old_rec: PolicyRecord, new_rec: PolicyRecord) -> dict[str, Any] | None:
     old = list(enumerate(statements_of(old_rec.document)))
     new = list(enumerate(statements_of(new_rec.document)))
-    old_left = {i: s for i, s in old}
-    new_left = {i: s for i, s in new}
+    old_left = dict(old)
+    new_left = dict(new)
     for i, s in old:  # identical statements: unchanged
         match = next((j for j, t in new_left.items() if _key(t) == _key(s)), None)
         if match is not None:
@@ -89,8 +96,9 @@ def _compare(old_rec: PolicyRecord, new_rec: PolicyRecord) -> dict[str, Any] | N
             del old_left[i]
     added = [_statement_entry(new_rec, s, j) for j, s in sorted(new_left.items())]
     removed = [_statement_entry(old_rec, s, i) for i, s in sorted(old_left.items())]
-    attachment_added, attachment_removed = _delta(list(old_rec.attached_to + old_rec.boundary_of),
-                                                  list(new_rec.attached_to + new_rec.boundary_of))
+    attachment_added, attachment_removed = _delta(
+        list(old_rec.attached_to + old_rec.boundary_of), list(new_rec.attached_to + new_rec.boundary_of)
+    )
     if not (added or removed or changed or attachment_added or attachment_removed):
         return None
     entry = _entry(new_rec, "changed")
@@ -109,12 +117,23 @@ def _entry(record: PolicyRecord, status: str) -> dict[str, Any]:
     if record.boundary_of:
         parts.append("permissions boundary of " + ", ".join(record.boundary_of))
     who = "; ".join(parts) or record.applies_to
-    return {"policy_id": record.id, "status": status, "kind": record.kind, "name": record.name,
-            "template": record.template, "logical_id": record.logical_id, "who": who,
-            "added": [], "removed": [], "changed": []}
+    return {
+        "policy_id": record.id,
+        "status": status,
+        "kind": record.kind,
+        "name": record.name,
+        "template": record.template,
+        "logical_id": record.logical_id,
+        "who": who,
+        "added": [],
+        "removed": [],
+        "changed": [],
+    }
 
 
-def policy_diff(baseline: Iterable[PolicyRecord], current: Iterable[PolicyRecord], *, baseline_label: str) -> dict[str, Any]:
+def policy_diff(
+    baseline: Iterable[PolicyRecord], current: Iterable[PolicyRecord], *, baseline_label: str
+) -> dict[str, Any]:
     old = {r.id: r for r in baseline}
     new = {r.id: r for r in current}
     entries: list[dict[str, Any]] = []
@@ -141,4 +160,3 @@ def policy_diff(baseline: Iterable[PolicyRecord], current: Iterable[PolicyRecord
         "statements_changed": sum(len(e["changed"]) for e in entries),
         "entries": entries,
     }
-

@@ -26,8 +26,9 @@ resource               any other property holding a policy document         the 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from landing_zone.assembly import Assembly, Stack
 from landing_zone.assembly.intrinsics import is_intrinsic, render, render_document
@@ -180,7 +181,11 @@ def _attachments(template: Stack) -> tuple[dict[str, list[str]], dict[str, list[
             for key in ("Roles", "Users", "Groups"):
                 for item in props.get(key) or []:
                     target = _ref(item)
-                    label = _principal_label(template, target) if target and target in template.resource_map else f"{key[:-1].lower()} {render(item)}"
+                    label = (
+                        _principal_label(template, target)
+                        if target and target in template.resource_map
+                        else f"{key[:-1].lower()} {render(item)}"
+                    )
                     attached.setdefault(logical_id, []).append(label)
     return attached, boundary, external
 
@@ -190,7 +195,11 @@ def _listed_principals(template: Stack, props: Mapping[str, Any]) -> list[str]:
     for key in ("Roles", "Users", "Groups"):
         for item in props.get(key) or []:
             target = _ref(item)
-            out.append(_principal_label(template, target) if target and target in template.resource_map else f"{key[:-1].lower()} {render(item)}")
+            out.append(
+                _principal_label(template, target)
+                if target and target in template.resource_map
+                else f"{key[:-1].lower()} {render(item)}"
+            )
     return out
 
 
@@ -215,7 +224,9 @@ def _name(resource_type: str, props: Mapping[str, Any], path: str, logical_id: s
     return logical_id
 
 
-def _applies_to(template: Stack, resource_type: str, props: Mapping[str, Any], logical_id: str, exports: Mapping[str, Any]) -> str:
+def _applies_to(
+    template: Stack, resource_type: str, props: Mapping[str, Any], logical_id: str, exports: Mapping[str, Any]
+) -> str:
     if resource_type == "AWS::S3::BucketPolicy":
         return f"bucket {render(props.get('Bucket'), exports)}"
     if resource_type == "AWS::SNS::TopicPolicy":
@@ -274,10 +285,13 @@ def _template_records(template: Stack, exports: Mapping[str, Any]) -> list[Polic
         if not isinstance(res, Mapping):
             continue
         resource_type = str(res.get("Type", ""))
-        props = res.get("Properties") if isinstance(res.get("Properties"), Mapping) else {}
+        raw_props = res.get("Properties")
+        props: Mapping[str, Any] = raw_props if isinstance(raw_props, Mapping) else {}
         if resource_type == "AWS::CloudFormation::StackSet" or resource_type == "AWS::CDK::Metadata":
             continue  # a StackSet's TemplateBody is inventoried as its own template
-        base = dict(stack=template.name, template=template.file, logical_id=logical_id, resource_type=resource_type)
+        base: dict[str, Any] = dict(
+            stack=template.name, template=template.file, logical_id=logical_id, resource_type=resource_type
+        )
         if resource_type == "AWS::Lambda::Permission":
             records.append(
                 PolicyRecord(
@@ -313,7 +327,9 @@ def _template_records(template: Stack, exports: Mapping[str, Any]) -> list[Polic
             else:
                 applies_to = _applies_to(template, resource_type, props, logical_id, exports)
             if kind == "trust" and external.get(logical_id):
-                notes.append("the role also has (content not in the template): " + ", ".join(sorted(external[logical_id])))
+                notes.append(
+                    "the role also has (content not in the template): " + ", ".join(sorted(external[logical_id]))
+                )
             records.append(
                 PolicyRecord(
                     id=f"{template.name}/{logical_id}/{path}",

@@ -11,22 +11,21 @@ is a blocking finding (``LZ-DECISION-MISMATCH``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any
 
+from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate, evaluate_scp_levels
 from landing_zone.review.cases import Case, cases_for
 from landing_zone.review.findings import Finding, finding
 from landing_zone.review.inventory import PolicyRecord
 from landing_zone.review.redteam import AttackResult, evaluate_attacks
 
-if TYPE_CHECKING:  # pragma: no cover
-    from landing_zone.plan import Plan
-
 __all__ = ["DecisionMatrix", "DecisionRow", "decision_findings", "decision_matrix", "routing_matrix"]
 
 
-def routing_matrix(plan: "Plan") -> list[dict[str, Any]]:
+def routing_matrix(plan: Plan) -> list[dict[str, Any]]:
     """model x path x Region: allowed or rejected, with the reason (the routing resolver's decision)."""
     rows = plan.routing.as_rows()
     return sorted(rows, key=lambda r: (r["model_id"], r["path"], r["invoke_id"], r["source_regions"]))
@@ -74,7 +73,7 @@ class DecisionMatrix:
     policies: tuple[PolicyRecord, ...]
     rows: tuple[DecisionRow, ...]
     skipped: int = 0  # cases not applicable in this mode
-    threat_model: tuple["AttackResult", ...] = ()  # the red-team table (organization mode)
+    threat_model: tuple[AttackResult, ...] = ()  # the red-team table (organization mode)
     threat_model_skipped: int = 0  # its rows whose preconditions this configuration lacks
 
     def as_dict(self) -> dict[str, Any]:
@@ -97,22 +96,48 @@ def _row(case: Case, expected: str, decide: Any) -> DecisionRow:
         deciding = tuple(sorted({m.label for m in matches}))
     except Exception as exc:  # noqa: BLE001 - an unsupported policy element is reported, not raised
         actual, deciding = f"error: {exc}", ()
-    return DecisionRow(case.case, case.action, case.resource, case.region, case.principal, dict(case.context),
-                       expected, actual, deciding)
+    return DecisionRow(
+        case.case,
+        case.action,
+        case.resource,
+        case.region,
+        case.principal,
+        dict(case.context),
+        expected,
+        actual,
+        deciding,
+    )
 
 
-def _attack_rows(result: "AttackResult") -> tuple[DecisionRow, DecisionRow]:
+def _attack_rows(result: AttackResult) -> tuple[DecisionRow, DecisionRow]:
     c = result.case
-    attack = DecisionRow(f"[red team, goal {c.goal}] {c.path}", c.attack.action, c.attack.resource, c.attack.region,
-                         c.attack.principal, dict(c.attack.context), c.attacker_expected, result.attack_actual,
-                         result.attack_deciding, expected_by=c.stops if c.attacker_expected == "explicit_deny" else None)
-    legit = DecisionRow(f"[red team, goal {c.goal}] legitimate neighbour: {c.legit_path}", c.legit.action,
-                        c.legit.resource, c.legit.region, c.legit.principal, dict(c.legit.context), "allow",
-                        result.legit_actual, result.legit_deciding)
+    attack = DecisionRow(
+        f"[red team, goal {c.goal}] {c.path}",
+        c.attack.action,
+        c.attack.resource,
+        c.attack.region,
+        c.attack.principal,
+        dict(c.attack.context),
+        c.attacker_expected,
+        result.attack_actual,
+        result.attack_deciding,
+        expected_by=c.stops if c.attacker_expected == "explicit_deny" else None,
+    )
+    legit = DecisionRow(
+        f"[red team, goal {c.goal}] legitimate neighbour: {c.legit_path}",
+        c.legit.action,
+        c.legit.resource,
+        c.legit.region,
+        c.legit.principal,
+        dict(c.legit.context),
+        "allow",
+        result.legit_actual,
+        result.legit_deciding,
+    )
     return attack, legit
 
 
-def decision_matrix(plan: "Plan", records: Iterable[PolicyRecord]) -> DecisionMatrix:
+def decision_matrix(plan: Plan, records: Iterable[PolicyRecord]) -> DecisionMatrix:
     records = tuple(records)
     cases = cases_for(plan)
     if plan.config.organization is not None:

@@ -7,7 +7,8 @@ the suppressed findings it covers (an acknowledgment that covers nothing is show
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from landing_zone.assembly import Assembly
 from landing_zone.review.findings import Finding, finding
@@ -16,7 +17,9 @@ __all__ = ["nag_findings", "nag_section"]
 
 
 def _constructs(violation: Mapping[str, Any]) -> list[str]:
-    return sorted(str(c.get("constructPath", "")) for c in violation.get("violatingConstructs") or [] if isinstance(c, Mapping))
+    return sorted(
+        str(c.get("constructPath", "")) for c in violation.get("violatingConstructs") or [] if isinstance(c, Mapping)
+    )
 
 
 def _resources(violation: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -40,24 +43,28 @@ def nag_section(assembly: Assembly) -> dict[str, Any]:
             name = str(plugin.get("pluginName", "?"))
             plugin_violations = [v for v in plugin.get("violations") or [] if isinstance(v, Mapping)]
             plugin_suppressed = [v for v in plugin.get("suppressedViolations") or [] if isinstance(v, Mapping)]
-            plugins.append({
-                "name": name,
-                "conclusion": str(plugin.get("conclusion", "")),
-                "violations": len(plugin_violations),
-                "acknowledged": len(plugin_suppressed),
-            })
+            plugins.append(
+                {
+                    "name": name,
+                    "conclusion": str(plugin.get("conclusion", "")),
+                    "violations": len(plugin_violations),
+                    "acknowledged": len(plugin_suppressed),
+                }
+            )
             failed = str(plugin.get("conclusion", "")).lower() != "success"
             for v in plugin_violations:
                 severity = str(v.get("severity", "")).lower()
-                violations.append({
-                    "plugin": name,
-                    "blocking": failed or severity not in ("warning", "info", "informational"),
-                    "resources": _resources(v),
-                    "rule": str(v.get("ruleName", "")),
-                    "description": str(v.get("description", "")),
-                    "severity": str(v.get("severity", "")),
-                    "constructs": _constructs(v),
-                })
+                violations.append(
+                    {
+                        "plugin": name,
+                        "blocking": failed or severity not in ("warning", "info", "informational"),
+                        "resources": _resources(v),
+                        "rule": str(v.get("ruleName", "")),
+                        "description": str(v.get("description", "")),
+                        "severity": str(v.get("severity", "")),
+                        "constructs": _constructs(v),
+                    }
+                )
             for v in plugin_suppressed:
                 key = (str(v.get("acknowledgedId", "")), str(v.get("acknowledgedAt", "")).lstrip("/"))
                 suppressed.setdefault(key, []).extend(_constructs(v))
@@ -67,20 +74,30 @@ def nag_section(assembly: Assembly) -> dict[str, Any]:
         key = (ack.id, ack.construct_path)
         seen.add(key)
         covered = sorted(set(suppressed.get(key, [])))
-        acknowledgments.append({
-            "id": ack.id,
-            "rule": ack.rule,
-            "reason": ack.reason,
-            "construct_path": ack.construct_path,
-            "stack": ack.stack,
-            "covers": covered,
-            "used": None if report is None else bool(covered),
-        })
+        acknowledgments.append(
+            {
+                "id": ack.id,
+                "rule": ack.rule,
+                "reason": ack.reason,
+                "construct_path": ack.construct_path,
+                "stack": ack.stack,
+                "covers": covered,
+                "used": None if report is None else bool(covered),
+            }
+        )
     for (ack_id, at), covered in sorted(suppressed.items()):
         if (ack_id, at) not in seen:  # acknowledged in the report but not recorded in the metadata
-            acknowledgments.append({"id": ack_id, "rule": ack_id.split("::", 1)[-1].split("[", 1)[0], "reason": "",
-                                    "construct_path": at, "stack": at.split("/", 1)[0], "covers": sorted(set(covered)),
-                                    "used": True})
+            acknowledgments.append(
+                {
+                    "id": ack_id,
+                    "rule": ack_id.split("::", 1)[-1].split("[", 1)[0],
+                    "reason": "",
+                    "construct_path": at,
+                    "stack": at.split("/", 1)[0],
+                    "covers": sorted(set(covered)),
+                    "used": True,
+                }
+            )
     return {
         "report_found": report is not None,
         "plugins": sorted(plugins, key=lambda p: p["name"]),
@@ -92,15 +109,24 @@ def nag_section(assembly: Assembly) -> dict[str, Any]:
 
 def nag_findings(section: Mapping[str, Any]) -> list[Finding]:
     if not section["report_found"]:
-        return [finding("LZ-NAG-NOT-RUN", "validation-report.json not found: the cdk-nag packs did not run for this assembly",
-                        element="validation-report.json")]
+        return [
+            finding(
+                "LZ-NAG-NOT-RUN",
+                "validation-report.json not found: the cdk-nag packs did not run for this assembly",
+                element="validation-report.json",
+            )
+        ]
     out = []
     for v in section["violations"]:
         where = v["resources"][0] if v["resources"] else {"template": "", "logical_id": ""}
         out.append(
-            finding("LZ-NAG-VIOLATION" if v["blocking"] else "LZ-VALIDATION-WARNING",
-                    f"{v['plugin']}: {v['rule']} at {', '.join(v['constructs'])}: {v['description']}",
-                    stack=(v["constructs"][0].split("/", 1)[0] if v["constructs"] else ""),
-                    template=where["template"], logical_id=where["logical_id"], element=v["rule"])
+            finding(
+                "LZ-NAG-VIOLATION" if v["blocking"] else "LZ-VALIDATION-WARNING",
+                f"{v['plugin']}: {v['rule']} at {', '.join(v['constructs'])}: {v['description']}",
+                stack=(v["constructs"][0].split("/", 1)[0] if v["constructs"] else ""),
+                template=where["template"],
+                logical_id=where["logical_id"],
+                element=v["rule"],
+            )
         )
     return out

@@ -24,13 +24,14 @@ profile, Mantle, the member baseline, configured deployers) are left out for it,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any
 
+from landing_zone.plan import Plan
+from landing_zone.policies.evaluator import Request as EvalRequest
+from landing_zone.policies.evaluator import evaluate_scp_levels
 from landing_zone.review.cases import ALLOW, DENY, params_for
-
-if TYPE_CHECKING:  # pragma: no cover
-    from landing_zone.plan import Plan
 
 __all__ = ["GOALS", "ATTACKS", "Attack", "AttackCase", "Probe", "attacks_for", "evaluate_attacks"]
 
@@ -126,212 +127,875 @@ def _agent(region: str) -> str:
 
 
 P = Probe
-# fmt: off
 ATTACKS: tuple[Attack, ...] = (
     # --- goal 1: processing outside the compliant Regions ------------------------------------------------------
-    Attack(1, "invoke the model in-Region in a non-compliant Region", P("attacker", "bedrock:InvokeModel", _fm("{outside}"), "{outside}"),
-           REGIONS, P("app_role", "bedrock:InvokeModel", "{app_profile}"), "invoke through the application profile in home_region"),
-    Attack(1, "Converse (authorised as InvokeModel) in a non-compliant Region", P("attacker", "bedrock:InvokeModelWithResponseStream", _fm("{outside_converse}"), "{outside_converse}"),
-           REGIONS, P("app_role", "bedrock:InvokeModelWithResponseStream", "{app_profile}"), "ConverseStream through the application profile"),
-    Attack(1, "use a rejected geographic profile from its own source Region", P("attacker", "bedrock:InvokeModel", "{rejected_profile}", "{rejected_source}"),
-           REGIONS, P("app_role", "bedrock:InvokeModel", "{geo_profile}"), "the compliant geographic profile from home_region", needs=("rejected_geo", "geo")),
-    Attack(1, "route a geographic profile leg to a non-compliant destination", P("attacker", "bedrock:InvokeModel", _fm("{outside_dest}"), "{outside_dest}", {PROFILE_KEY: "{geo_profile}"}),
-           REGIONS, P("app_role", "bedrock:InvokeModel", _fm("{dest1}"), "{dest1}", {PROFILE_KEY: "{geo_profile}"}), "the same profile's leg to a compliant destination", needs=("geo",)),
-    Attack(1, "call the global profile from a compliant source Region", P("attacker", "bedrock:InvokeModel", "{global_profile}"),
-           GLOBAL, P("app_role", "bedrock:InvokeModel", "{app_profile}"), "the application profile"),
-    Attack(1, "the Region-less leg of the global profile", P("attacker", "bedrock:InvokeModel", "arn:aws:bedrock:::foundation-model/{M}", "unspecified", {PROFILE_KEY: "{global_profile}"}),
-           REGIONS, P("app_role", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: "{app_profile}"}), "the application profile's leg in home_region"),
-    Attack(1, "count tokens with the model in a non-compliant Region (the prompt is sent there)", P("attacker", "bedrock:CountTokens", _fm("{outside}"), "{outside}"),
-           REGIONS, P("app_role", "bedrock:CountTokens", _fm("{home}")), "CountTokens in home_region"),
-    Attack(1, "an agent in a non-compliant Region invokes the model for the attacker", P("attacker", "bedrock:InvokeAgent", _agent("{outside}"), "{outside}"),
-           REGIONS, P("app_role", "bedrock:InvokeAgent", _agent("{home}")), "an agent in home_region"),
-    Attack(1, "an inline agent in a non-compliant Region", P("attacker", "bedrock:InvokeInlineAgent", "*", "{outside}"),
-           REGIONS, P("app_role", "bedrock:InvokeInlineAgent", "*"), "an inline agent in home_region"),
-    Attack(1, "a prompt flow in a non-compliant Region", P("attacker", "bedrock:InvokeFlow", "arn:aws:bedrock:{outside}:{acc}:flow/FLOW123/alias/ALIAS456", "{outside}"),
-           REGIONS, P("app_role", "bedrock:InvokeFlow", "arn:aws:bedrock:{home}:{acc}:flow/FLOW123/alias/ALIAS456"), "a prompt flow in home_region"),
-    Attack(1, "RetrieveAndGenerate (knowledge base) in a non-compliant Region", P("attacker", "bedrock:RetrieveAndGenerate", "*", "{outside}"),
-           REGIONS, P("app_role", "bedrock:RetrieveAndGenerate", "*"), "RetrieveAndGenerate in home_region"),
-    Attack(1, "a model evaluation job in a non-compliant Region", P("attacker", "bedrock:CreateEvaluationJob", "arn:aws:bedrock:{outside}:{acc}:evaluation-job/*", "{outside}"),
-           REGIONS, P("deployer", "bedrock:CreateEvaluationJob", "arn:aws:bedrock:{home}:{acc}:evaluation-job/*"), "an evaluation job in home_region"),
-    Attack(1, "Bedrock Data Automation in a non-compliant Region", P("attacker", "bedrock:InvokeDataAutomationAsync", "*", "{outside}"),
-           REGIONS, P("app_role", "bedrock:InvokeDataAutomationAsync", "*"), "Data Automation in home_region"),
-    Attack(1, "an AgentCore runtime in a non-compliant Region", P("attacker", "bedrock-agentcore:InvokeAgentRuntime", "arn:aws:bedrock-agentcore:{outside}:{acc}:runtime/rt-123", "{outside}"),
-           REGIONS, P("app_role", "bedrock-agentcore:InvokeAgentRuntime", "arn:aws:bedrock-agentcore:{home}:{acc}:runtime/rt-123"), "an AgentCore runtime in home_region"),
-    Attack(1, "a Bedrock action added after this landing zone was written, in a non-compliant Region", P("attacker", "bedrock:InvokeModelWithBidirectionalStream", _fm("{outside}"), "{outside}"),
-           REGIONS, P("app_role", "bedrock:GetFoundationModel", _fm("{home}")), "a catalog read in home_region"),
-    Attack(1, "a batch job in a non-compliant Region", P("attacker", "bedrock:CreateModelInvocationJob", _fm("{outside_batch}"), "{outside_batch}"),
-           REGIONS, P("app_role", "bedrock:CreateModelInvocationJob", _JOB), "a batch job in home_region (the job resource)"),
-    Attack(1, "Mantle inference in a non-compliant Region", P("attacker", "bedrock-mantle:CreateInference", _MANTLE_OUT, "{outside}", {MANTLE_KEY: "{mantle_model}"}),
-           REGIONS, P("app_role", "bedrock-mantle:CreateInference", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}), "Mantle in home_region", needs=("mantle",)),
-    Attack(1, "Mantle token counting in a non-compliant Region (an action the first version did not list)", P("attacker", "bedrock-mantle:CountTokens", _MANTLE_OUT, "{outside}"),
-           REGIONS, P("app_role", "bedrock-mantle:ListModels", _MANTLE), "list Mantle models in home_region"),
-    Attack(1, "Mantle fine-tuning in a non-compliant Region", P("attacker", "bedrock-mantle:CreateFineTuningJob", _MANTLE_OUT, "{outside}", {MANTLE_KEY: "{mantle_model}"}),
-           REGIONS, P("app_role", "bedrock-mantle:CreateFineTuningJob", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}), "fine-tuning an allowed model in home_region", needs=("mantle",)),
-    Attack(1, "self-host the open weights in a non-compliant Region (SageMaker endpoint)", P("attacker", "sagemaker:CreateEndpoint", "arn:aws:sagemaker:{outside}:{acc}:endpoint/kimi", "{outside}"),
-           ALL_SERVICES, P("app_role", "sagemaker:CreateEndpoint", "arn:aws:sagemaker:{home}:{acc}:endpoint/kimi"), "a SageMaker endpoint in home_region",
-           residual="only policy_guardrails.region_deny_all_services denies other services outside the compliant Regions",
-           guard="region_deny_all_services"),
+    Attack(
+        1,
+        "invoke the model in-Region in a non-compliant Region",
+        P("attacker", "bedrock:InvokeModel", _fm("{outside}"), "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock:InvokeModel", "{app_profile}"),
+        "invoke through the application profile in home_region",
+    ),
+    Attack(
+        1,
+        "Converse (authorised as InvokeModel) in a non-compliant Region",
+        P("attacker", "bedrock:InvokeModelWithResponseStream", _fm("{outside_converse}"), "{outside_converse}"),
+        REGIONS,
+        P("app_role", "bedrock:InvokeModelWithResponseStream", "{app_profile}"),
+        "ConverseStream through the application profile",
+    ),
+    Attack(
+        1,
+        "use a rejected geographic profile from its own source Region",
+        P("attacker", "bedrock:InvokeModel", "{rejected_profile}", "{rejected_source}"),
+        REGIONS,
+        P("app_role", "bedrock:InvokeModel", "{geo_profile}"),
+        "the compliant geographic profile from home_region",
+        needs=("rejected_geo", "geo"),
+    ),
+    Attack(
+        1,
+        "route a geographic profile leg to a non-compliant destination",
+        P("attacker", "bedrock:InvokeModel", _fm("{outside_dest}"), "{outside_dest}", {PROFILE_KEY: "{geo_profile}"}),
+        REGIONS,
+        P("app_role", "bedrock:InvokeModel", _fm("{dest1}"), "{dest1}", {PROFILE_KEY: "{geo_profile}"}),
+        "the same profile's leg to a compliant destination",
+        needs=("geo",),
+    ),
+    Attack(
+        1,
+        "call the global profile from a compliant source Region",
+        P("attacker", "bedrock:InvokeModel", "{global_profile}"),
+        GLOBAL,
+        P("app_role", "bedrock:InvokeModel", "{app_profile}"),
+        "the application profile",
+    ),
+    Attack(
+        1,
+        "the Region-less leg of the global profile",
+        P(
+            "attacker",
+            "bedrock:InvokeModel",
+            "arn:aws:bedrock:::foundation-model/{M}",
+            "unspecified",
+            {PROFILE_KEY: "{global_profile}"},
+        ),
+        REGIONS,
+        P("app_role", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: "{app_profile}"}),
+        "the application profile's leg in home_region",
+    ),
+    Attack(
+        1,
+        "count tokens with the model in a non-compliant Region (the prompt is sent there)",
+        P("attacker", "bedrock:CountTokens", _fm("{outside}"), "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock:CountTokens", _fm("{home}")),
+        "CountTokens in home_region",
+    ),
+    Attack(
+        1,
+        "an agent in a non-compliant Region invokes the model for the attacker",
+        P("attacker", "bedrock:InvokeAgent", _agent("{outside}"), "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock:InvokeAgent", _agent("{home}")),
+        "an agent in home_region",
+    ),
+    Attack(
+        1,
+        "an inline agent in a non-compliant Region",
+        P("attacker", "bedrock:InvokeInlineAgent", "*", "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock:InvokeInlineAgent", "*"),
+        "an inline agent in home_region",
+    ),
+    Attack(
+        1,
+        "a prompt flow in a non-compliant Region",
+        P("attacker", "bedrock:InvokeFlow", "arn:aws:bedrock:{outside}:{acc}:flow/FLOW123/alias/ALIAS456", "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock:InvokeFlow", "arn:aws:bedrock:{home}:{acc}:flow/FLOW123/alias/ALIAS456"),
+        "a prompt flow in home_region",
+    ),
+    Attack(
+        1,
+        "RetrieveAndGenerate (knowledge base) in a non-compliant Region",
+        P("attacker", "bedrock:RetrieveAndGenerate", "*", "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock:RetrieveAndGenerate", "*"),
+        "RetrieveAndGenerate in home_region",
+    ),
+    Attack(
+        1,
+        "a model evaluation job in a non-compliant Region",
+        P("attacker", "bedrock:CreateEvaluationJob", "arn:aws:bedrock:{outside}:{acc}:evaluation-job/*", "{outside}"),
+        REGIONS,
+        P("deployer", "bedrock:CreateEvaluationJob", "arn:aws:bedrock:{home}:{acc}:evaluation-job/*"),
+        "an evaluation job in home_region",
+    ),
+    Attack(
+        1,
+        "Bedrock Data Automation in a non-compliant Region",
+        P("attacker", "bedrock:InvokeDataAutomationAsync", "*", "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock:InvokeDataAutomationAsync", "*"),
+        "Data Automation in home_region",
+    ),
+    Attack(
+        1,
+        "an AgentCore runtime in a non-compliant Region",
+        P(
+            "attacker",
+            "bedrock-agentcore:InvokeAgentRuntime",
+            "arn:aws:bedrock-agentcore:{outside}:{acc}:runtime/rt-123",
+            "{outside}",
+        ),
+        REGIONS,
+        P("app_role", "bedrock-agentcore:InvokeAgentRuntime", "arn:aws:bedrock-agentcore:{home}:{acc}:runtime/rt-123"),
+        "an AgentCore runtime in home_region",
+    ),
+    Attack(
+        1,
+        "a Bedrock action added after this landing zone was written, in a non-compliant Region",
+        P("attacker", "bedrock:InvokeModelWithBidirectionalStream", _fm("{outside}"), "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock:GetFoundationModel", _fm("{home}")),
+        "a catalog read in home_region",
+    ),
+    Attack(
+        1,
+        "a batch job in a non-compliant Region",
+        P("attacker", "bedrock:CreateModelInvocationJob", _fm("{outside_batch}"), "{outside_batch}"),
+        REGIONS,
+        P("app_role", "bedrock:CreateModelInvocationJob", _JOB),
+        "a batch job in home_region (the job resource)",
+    ),
+    Attack(
+        1,
+        "Mantle inference in a non-compliant Region",
+        P("attacker", "bedrock-mantle:CreateInference", _MANTLE_OUT, "{outside}", {MANTLE_KEY: "{mantle_model}"}),
+        REGIONS,
+        P("app_role", "bedrock-mantle:CreateInference", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}),
+        "Mantle in home_region",
+        needs=("mantle",),
+    ),
+    Attack(
+        1,
+        "Mantle token counting in a non-compliant Region (an action the first version did not list)",
+        P("attacker", "bedrock-mantle:CountTokens", _MANTLE_OUT, "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock-mantle:ListModels", _MANTLE),
+        "list Mantle models in home_region",
+    ),
+    Attack(
+        1,
+        "Mantle fine-tuning in a non-compliant Region",
+        P("attacker", "bedrock-mantle:CreateFineTuningJob", _MANTLE_OUT, "{outside}", {MANTLE_KEY: "{mantle_model}"}),
+        REGIONS,
+        P("app_role", "bedrock-mantle:CreateFineTuningJob", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}),
+        "fine-tuning an allowed model in home_region",
+        needs=("mantle",),
+    ),
+    Attack(
+        1,
+        "self-host the open weights in a non-compliant Region (SageMaker endpoint)",
+        P("attacker", "sagemaker:CreateEndpoint", "arn:aws:sagemaker:{outside}:{acc}:endpoint/kimi", "{outside}"),
+        ALL_SERVICES,
+        P("app_role", "sagemaker:CreateEndpoint", "arn:aws:sagemaker:{home}:{acc}:endpoint/kimi"),
+        "a SageMaker endpoint in home_region",
+        residual="only policy_guardrails.region_deny_all_services denies other services outside the compliant Regions",
+        guard="region_deny_all_services",
+    ),
     # --- goal 2: models that are not allow-listed ---------------------------------------------------------------
-    Attack(2, "invoke an unlisted model in a compliant Region", P("attacker", "bedrock:InvokeModel", _fm("{home}", "{OTHER}")),
-           MODELS, P("app_role", "bedrock:InvokeModel", "{app_profile}"), "invoke the allowed model's application profile"),
-    Attack(2, "an unlisted model's geographic profile", P("attacker", "bedrock:InvokeModel", "arn:aws:bedrock:{home}:{acc}:inference-profile/{geo}.{OTHER}"),
-           MODELS, P("app_role", "bedrock:InvokeModel", "{geo_profile}"), "the allowed model's geographic profile", needs=("geo",)),
-    Attack(2, "an application profile the attacker created over an unlisted model (its model leg)", P("attacker", "bedrock:InvokeModel", _fm("{second}", "{OTHER}"), "{second}", {PROFILE_KEY: "{app_profile}"}),
-           MODELS, P("app_role", "bedrock:InvokeModel", _fm("{second}"), "{second}", {PROFILE_KEY: "{app_profile}"}), "the allowed model's leg of an application profile"),
-    Attack(2, "an imported copy of some other model's weights", P("attacker", "bedrock:InvokeModel", "arn:aws:bedrock:{home}:{acc}:imported-model/abc123"),
-           MODELS, P("app_role", "bedrock:InvokeModel", "{app_profile}"), "the application profile"),
-    Attack(2, "provisioned throughput of another model", P("attacker", "bedrock:InvokeModel", "arn:aws:bedrock:{home}:{acc}:provisioned-model/abc123"),
-           MODELS, P("app_role", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: "{app_profile}"}), "the allowed model's leg"),
-    Attack(2, "a Bedrock Marketplace endpoint (SageMaker-hosted model) through InvokeModel", P("attacker", "bedrock:InvokeModel", "arn:aws:sagemaker:{home}:{acc}:endpoint/other-model"),
-           MODELS, P("app_role", "bedrock:InvokeModel", "{app_profile}"), "the application profile"),
-    Attack(2, "count tokens with an unlisted model", P("attacker", "bedrock:CountTokens", _fm("{home}", "{OTHER}")),
-           MODELS, P("app_role", "bedrock:CountTokens", _fm("{home}")), "count tokens with the allowed model"),
-    Attack(2, "a batch job over an unlisted model", P("attacker", "bedrock:CreateModelInvocationJob", _fm("{home}", "{OTHER}")),
-           MODELS, P("app_role", "bedrock:CreateModelInvocationJob", _JOB), "a batch job (the job resource) over the allowed path"),
-    Attack(2, "Mantle inference on an unlisted model", P("attacker", "bedrock-mantle:CreateInference", _MANTLE, context={MANTLE_KEY: "openai.gpt-oss-120b"}),
-           MANTLE_MODELS, P("app_role", "bedrock-mantle:CreateInference", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}), "Mantle inference on the allowed model", needs=("mantle",)),
-    Attack(2, "Mantle inference without the model key", P("attacker", "bedrock-mantle:CreateInference", _MANTLE),
-           MANTLE_NO_MODEL, P("app_role", "bedrock-mantle:CreateInference", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}), "Mantle inference naming the allowed model", needs=("mantle",)),
-    Attack(2, "Mantle fine-tuning of an unlisted model", P("attacker", "bedrock-mantle:CreateFineTuningJob", _MANTLE, context={MANTLE_KEY: "openai.gpt-oss-120b"}),
-           MANTLE_MODELS, P("app_role", "bedrock-mantle:CreateFineTuningJob", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}), "fine-tuning the allowed model", needs=("mantle",)),
-    Attack(2, "a Mantle action added later that names an unlisted model", P("attacker", "bedrock-mantle:CreateEmbedding", _MANTLE, context={MANTLE_KEY: "openai.gpt-oss-120b"}),
-           MANTLE_MODELS, P("app_role", "bedrock-mantle:ListModels", _MANTLE), "a Mantle read without the model key"),
+    Attack(
+        2,
+        "invoke an unlisted model in a compliant Region",
+        P("attacker", "bedrock:InvokeModel", _fm("{home}", "{OTHER}")),
+        MODELS,
+        P("app_role", "bedrock:InvokeModel", "{app_profile}"),
+        "invoke the allowed model's application profile",
+    ),
+    Attack(
+        2,
+        "an unlisted model's geographic profile",
+        P("attacker", "bedrock:InvokeModel", "arn:aws:bedrock:{home}:{acc}:inference-profile/{geo}.{OTHER}"),
+        MODELS,
+        P("app_role", "bedrock:InvokeModel", "{geo_profile}"),
+        "the allowed model's geographic profile",
+        needs=("geo",),
+    ),
+    Attack(
+        2,
+        "an application profile the attacker created over an unlisted model (its model leg)",
+        P("attacker", "bedrock:InvokeModel", _fm("{second}", "{OTHER}"), "{second}", {PROFILE_KEY: "{app_profile}"}),
+        MODELS,
+        P("app_role", "bedrock:InvokeModel", _fm("{second}"), "{second}", {PROFILE_KEY: "{app_profile}"}),
+        "the allowed model's leg of an application profile",
+    ),
+    Attack(
+        2,
+        "an imported copy of some other model's weights",
+        P("attacker", "bedrock:InvokeModel", "arn:aws:bedrock:{home}:{acc}:imported-model/abc123"),
+        MODELS,
+        P("app_role", "bedrock:InvokeModel", "{app_profile}"),
+        "the application profile",
+    ),
+    Attack(
+        2,
+        "provisioned throughput of another model",
+        P("attacker", "bedrock:InvokeModel", "arn:aws:bedrock:{home}:{acc}:provisioned-model/abc123"),
+        MODELS,
+        P("app_role", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: "{app_profile}"}),
+        "the allowed model's leg",
+    ),
+    Attack(
+        2,
+        "a Bedrock Marketplace endpoint (SageMaker-hosted model) through InvokeModel",
+        P("attacker", "bedrock:InvokeModel", "arn:aws:sagemaker:{home}:{acc}:endpoint/other-model"),
+        MODELS,
+        P("app_role", "bedrock:InvokeModel", "{app_profile}"),
+        "the application profile",
+    ),
+    Attack(
+        2,
+        "count tokens with an unlisted model",
+        P("attacker", "bedrock:CountTokens", _fm("{home}", "{OTHER}")),
+        MODELS,
+        P("app_role", "bedrock:CountTokens", _fm("{home}")),
+        "count tokens with the allowed model",
+    ),
+    Attack(
+        2,
+        "a batch job over an unlisted model",
+        P("attacker", "bedrock:CreateModelInvocationJob", _fm("{home}", "{OTHER}")),
+        MODELS,
+        P("app_role", "bedrock:CreateModelInvocationJob", _JOB),
+        "a batch job (the job resource) over the allowed path",
+    ),
+    Attack(
+        2,
+        "Mantle inference on an unlisted model",
+        P("attacker", "bedrock-mantle:CreateInference", _MANTLE, context={MANTLE_KEY: "openai.gpt-oss-120b"}),
+        MANTLE_MODELS,
+        P("app_role", "bedrock-mantle:CreateInference", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}),
+        "Mantle inference on the allowed model",
+        needs=("mantle",),
+    ),
+    Attack(
+        2,
+        "Mantle inference without the model key",
+        P("attacker", "bedrock-mantle:CreateInference", _MANTLE),
+        MANTLE_NO_MODEL,
+        P("app_role", "bedrock-mantle:CreateInference", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}),
+        "Mantle inference naming the allowed model",
+        needs=("mantle",),
+    ),
+    Attack(
+        2,
+        "Mantle fine-tuning of an unlisted model",
+        P("attacker", "bedrock-mantle:CreateFineTuningJob", _MANTLE, context={MANTLE_KEY: "openai.gpt-oss-120b"}),
+        MANTLE_MODELS,
+        P("app_role", "bedrock-mantle:CreateFineTuningJob", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}),
+        "fine-tuning the allowed model",
+        needs=("mantle",),
+    ),
+    Attack(
+        2,
+        "a Mantle action added later that names an unlisted model",
+        P("attacker", "bedrock-mantle:CreateEmbedding", _MANTLE, context={MANTLE_KEY: "openai.gpt-oss-120b"}),
+        MANTLE_MODELS,
+        P("app_role", "bedrock-mantle:ListModels", _MANTLE),
+        "a Mantle read without the model key",
+    ),
     # --- goal 3: long-term API keys ------------------------------------------------------------------------------
-    Attack(3, "create a long-term Bedrock API key", P("attacker", "iam:CreateServiceSpecificCredential", "arn:aws:iam::{acc}:user/bot", "us-east-1", {"iam:ServiceSpecificCredentialServiceName": "bedrock.amazonaws.com"}),
-           API_KEYS, P("attacker", "iam:CreateServiceSpecificCredential", "arn:aws:iam::{acc}:user/dev", "us-east-1", {"iam:ServiceSpecificCredentialServiceName": "codecommit.amazonaws.com"}), "a CodeCommit credential (another service)"),
-    Attack(3, "call Bedrock with an API key (bearer token)", P("attacker", "bedrock:CallWithBearerToken", "*", context={"bedrock:BearerTokenType": "LONG_TERM"}),
-           BEARER, P("app_role", "bedrock:InvokeModel", "{app_profile}"), "a SigV4-signed call with the invoker role"),
-    Attack(3, "call Mantle with an API key", P("attacker", "bedrock-mantle:CallWithBearerToken", "*"),
-           BEARER, P("app_role", "bedrock-mantle:ListProjects", _MANTLE), "a SigV4-signed Mantle call"),
+    Attack(
+        3,
+        "create a long-term Bedrock API key",
+        P(
+            "attacker",
+            "iam:CreateServiceSpecificCredential",
+            "arn:aws:iam::{acc}:user/bot",
+            "us-east-1",
+            {"iam:ServiceSpecificCredentialServiceName": "bedrock.amazonaws.com"},
+        ),
+        API_KEYS,
+        P(
+            "attacker",
+            "iam:CreateServiceSpecificCredential",
+            "arn:aws:iam::{acc}:user/dev",
+            "us-east-1",
+            {"iam:ServiceSpecificCredentialServiceName": "codecommit.amazonaws.com"},
+        ),
+        "a CodeCommit credential (another service)",
+    ),
+    Attack(
+        3,
+        "call Bedrock with an API key (bearer token)",
+        P("attacker", "bedrock:CallWithBearerToken", "*", context={"bedrock:BearerTokenType": "LONG_TERM"}),
+        BEARER,
+        P("app_role", "bedrock:InvokeModel", "{app_profile}"),
+        "a SigV4-signed call with the invoker role",
+    ),
+    Attack(
+        3,
+        "call Mantle with an API key",
+        P("attacker", "bedrock-mantle:CallWithBearerToken", "*"),
+        BEARER,
+        P("app_role", "bedrock-mantle:ListProjects", _MANTLE),
+        "a SigV4-signed Mantle call",
+    ),
     # --- goal 4: claim an exemption ------------------------------------------------------------------------------
-    Attack(4, "create a role named like the CDK execution role of another Region", P("attacker", "iam:CreateRole", _role("cdk-{q}-cfn-exec-role-{acc}-{outside}"), "us-east-1"),
-           TAKEOVER, P("deployer", "iam:CreateRole", _role("{name}-automation-new"), "us-east-1"), "the CDK execution role creates an automation role"),
-    Attack(4, "create a role posing as landing-zone automation", P("attacker", "iam:CreateRole", _role("{name}-automation-evil"), "us-east-1"),
-           TAKEOVER, P("attacker", "iam:CreateRole", _role("my-app"), "us-east-1"), "create an unrelated role"),
-    Attack(4, "create an automation-looking role under an IAM path", P("attacker", "iam:CreateRole", _role("evil/{name}-automation-x"), "us-east-1"),
-           TAKEOVER, P("attacker", "iam:CreateRole", _role("team/my-app"), "us-east-1"), "create an unrelated role under a path"),
-    Attack(4, "rewrite the trust policy of the real CDK execution role", P("attacker", "iam:UpdateAssumeRolePolicy", _role("cdk-{q}-cfn-exec-role-{acc}-{home}"), "us-east-1"),
-           TAKEOVER, P("attacker", "iam:UpdateAssumeRolePolicy", _role("my-app"), "us-east-1"), "re-trust its own role"),
-    Attack(4, "attach AdministratorAccess to an automation role", P("attacker", "iam:AttachRolePolicy", _role("{name}-automation-invocation-logging"), "us-east-1"),
-           TAKEOVER, P("deployer", "iam:AttachRolePolicy", _role("{name}-automation-invocation-logging"), "us-east-1"), "the CDK execution role updates it"),
-    Attack(4, "pass an automation role to a Lambda function of the attacker's", P("attacker", "iam:PassRole", _role("{name}-automation-invocation-logging"), "us-east-1", {"iam:PassedToService": "lambda.amazonaws.com"}),
-           TAKEOVER, P("deployer", "iam:PassRole", _role("{name}-automation-invocation-logging"), "us-east-1", {"iam:PassedToService": "lambda.amazonaws.com"}), "CloudFormation's execution role passes it to the handler"),
-    Attack(4, "pass the CDK execution role to CloudFormation", P("attacker", "iam:PassRole", _role("cdk-{q}-cfn-exec-role-{acc}-{home}"), "us-east-1", {"iam:PassedToService": "cloudformation.amazonaws.com"}),
-           TAKEOVER, P("deploy_role", "iam:PassRole", _role("cdk-{q}-cfn-exec-role-{acc}-{home}"), "us-east-1", {"iam:PassedToService": "cloudformation.amazonaws.com"}), "the CDK deploy role passes it"),
-    Attack(4, "assume the CDK deploy role (trusted by the whole account)", P("attacker", "sts:AssumeRole", _role("cdk-{q}-deploy-role-{acc}-{home}"), "us-east-1"),
-           ASSUME, P("deployer_principal", "sts:AssumeRole", _role("cdk-{q}-deploy-role-{acc}-{home}"), "us-east-1"), "a configured deployer assumes it", needs=("deployers",)),
-    Attack(4, "create a role named like a StackSets execution role", P("attacker", "iam:CreateRole", _role("stacksets-exec-0123evil"), "us-east-1"),
-           TAKEOVER, P("stacksets", "bedrock:PutModelInvocationLoggingConfiguration", "*"), "the StackSets execution role configures logging", needs=("stacksets",)),
-    Attack(4, "use a CDK bootstrap role of another Region (not exempt)", P("other_region_cdk", "bedrock:DeleteModelInvocationLoggingConfiguration", "*"),
-           SETTINGS, P("deployer", "bedrock:DeleteModelInvocationLoggingConfiguration", "*"), "the exempt CDK execution role of home_region"),
+    Attack(
+        4,
+        "create a role named like the CDK execution role of another Region",
+        P("attacker", "iam:CreateRole", _role("cdk-{q}-cfn-exec-role-{acc}-{outside}"), "us-east-1"),
+        TAKEOVER,
+        P("deployer", "iam:CreateRole", _role("{name}-automation-new"), "us-east-1"),
+        "the CDK execution role creates an automation role",
+    ),
+    Attack(
+        4,
+        "create a role posing as landing-zone automation",
+        P("attacker", "iam:CreateRole", _role("{name}-automation-evil"), "us-east-1"),
+        TAKEOVER,
+        P("attacker", "iam:CreateRole", _role("my-app"), "us-east-1"),
+        "create an unrelated role",
+    ),
+    Attack(
+        4,
+        "create an automation-looking role under an IAM path",
+        P("attacker", "iam:CreateRole", _role("evil/{name}-automation-x"), "us-east-1"),
+        TAKEOVER,
+        P("attacker", "iam:CreateRole", _role("team/my-app"), "us-east-1"),
+        "create an unrelated role under a path",
+    ),
+    Attack(
+        4,
+        "rewrite the trust policy of the real CDK execution role",
+        P("attacker", "iam:UpdateAssumeRolePolicy", _role("cdk-{q}-cfn-exec-role-{acc}-{home}"), "us-east-1"),
+        TAKEOVER,
+        P("attacker", "iam:UpdateAssumeRolePolicy", _role("my-app"), "us-east-1"),
+        "re-trust its own role",
+    ),
+    Attack(
+        4,
+        "attach AdministratorAccess to an automation role",
+        P("attacker", "iam:AttachRolePolicy", _role("{name}-automation-invocation-logging"), "us-east-1"),
+        TAKEOVER,
+        P("deployer", "iam:AttachRolePolicy", _role("{name}-automation-invocation-logging"), "us-east-1"),
+        "the CDK execution role updates it",
+    ),
+    Attack(
+        4,
+        "pass an automation role to a Lambda function of the attacker's",
+        P(
+            "attacker",
+            "iam:PassRole",
+            _role("{name}-automation-invocation-logging"),
+            "us-east-1",
+            {"iam:PassedToService": "lambda.amazonaws.com"},
+        ),
+        TAKEOVER,
+        P(
+            "deployer",
+            "iam:PassRole",
+            _role("{name}-automation-invocation-logging"),
+            "us-east-1",
+            {"iam:PassedToService": "lambda.amazonaws.com"},
+        ),
+        "CloudFormation's execution role passes it to the handler",
+    ),
+    Attack(
+        4,
+        "pass the CDK execution role to CloudFormation",
+        P(
+            "attacker",
+            "iam:PassRole",
+            _role("cdk-{q}-cfn-exec-role-{acc}-{home}"),
+            "us-east-1",
+            {"iam:PassedToService": "cloudformation.amazonaws.com"},
+        ),
+        TAKEOVER,
+        P(
+            "deploy_role",
+            "iam:PassRole",
+            _role("cdk-{q}-cfn-exec-role-{acc}-{home}"),
+            "us-east-1",
+            {"iam:PassedToService": "cloudformation.amazonaws.com"},
+        ),
+        "the CDK deploy role passes it",
+    ),
+    Attack(
+        4,
+        "assume the CDK deploy role (trusted by the whole account)",
+        P("attacker", "sts:AssumeRole", _role("cdk-{q}-deploy-role-{acc}-{home}"), "us-east-1"),
+        ASSUME,
+        P("deployer_principal", "sts:AssumeRole", _role("cdk-{q}-deploy-role-{acc}-{home}"), "us-east-1"),
+        "a configured deployer assumes it",
+        needs=("deployers",),
+    ),
+    Attack(
+        4,
+        "create a role named like a StackSets execution role",
+        P("attacker", "iam:CreateRole", _role("stacksets-exec-0123evil"), "us-east-1"),
+        TAKEOVER,
+        P("stacksets", "bedrock:PutModelInvocationLoggingConfiguration", "*"),
+        "the StackSets execution role configures logging",
+        needs=("stacksets",),
+    ),
+    Attack(
+        4,
+        "use a CDK bootstrap role of another Region (not exempt)",
+        P("other_region_cdk", "bedrock:DeleteModelInvocationLoggingConfiguration", "*"),
+        SETTINGS,
+        P("deployer", "bedrock:DeleteModelInvocationLoggingConfiguration", "*"),
+        "the exempt CDK execution role of home_region",
+    ),
     # --- goal 4: re-tag to escape the tag-keyed denies ----------------------------------------------------------
-    Attack(4, "remove the landing-zone tag from a VPC endpoint", P("attacker", "ec2:DeleteTags", _VPCE, context={**_TAGGED, TAG_KEYS: ["landing-zone"]}),
-           RETAG, P("attacker", "ec2:CreateTags", "arn:aws:ec2:{home}:{acc}:instance/i-0123456789abcdef0", context={TAG_KEYS: ["team"]}), "tag its own instance with another key"),
-    Attack(4, "change the landing-zone tag of a key to another value", P("attacker", "kms:TagResource", _KEY, context={**_TAGGED, TAG_KEYS: ["landing-zone"]}),
-           RETAG, P("deployer", "kms:TagResource", _KEY, context={**_TAGGED, TAG_KEYS: ["landing-zone"]}), "the CDK execution role tags it"),
-    Attack(4, "untag an invoker role", P("attacker", "iam:UntagRole", _role("{name}-invoker-x"), "us-east-1", {TAG_KEYS: ["landing-zone"]}),
-           TAKEOVER, P("attacker", "iam:UntagRole", _role("my-app"), "us-east-1", {TAG_KEYS: ["owner"]}), "remove another tag from its own role"),
-    Attack(4, "claim the landing-zone tag on the attacker's own log group", P("attacker", "logs:TagResource", "arn:aws:logs:{home}:{acc}:log-group:/mine", context={TAG_KEYS: ["landing-zone"]}),
-           RETAG, P("attacker", "logs:TagResource", "arn:aws:logs:{home}:{acc}:log-group:/mine", context={TAG_KEYS: ["owner"]}), "another tag on its own log group"),
-    Attack(4, "remove the landing-zone tag from the content guardrail", P("attacker", "bedrock:UntagResource", "arn:aws:bedrock:{home}:{acc}:guardrail/gr123", context={**_TAGGED, TAG_KEYS: ["landing-zone"]}),
-           RETAG, P("deployer", "bedrock:UntagResource", "arn:aws:bedrock:{home}:{acc}:guardrail/gr123", context={**_TAGGED, TAG_KEYS: ["landing-zone"]}), "the CDK execution role"),
+    Attack(
+        4,
+        "remove the landing-zone tag from a VPC endpoint",
+        P("attacker", "ec2:DeleteTags", _VPCE, context={**_TAGGED, TAG_KEYS: ["landing-zone"]}),
+        RETAG,
+        P(
+            "attacker",
+            "ec2:CreateTags",
+            "arn:aws:ec2:{home}:{acc}:instance/i-0123456789abcdef0",
+            context={TAG_KEYS: ["team"]},
+        ),
+        "tag its own instance with another key",
+    ),
+    Attack(
+        4,
+        "change the landing-zone tag of a key to another value",
+        P("attacker", "kms:TagResource", _KEY, context={**_TAGGED, TAG_KEYS: ["landing-zone"]}),
+        RETAG,
+        P("deployer", "kms:TagResource", _KEY, context={**_TAGGED, TAG_KEYS: ["landing-zone"]}),
+        "the CDK execution role tags it",
+    ),
+    Attack(
+        4,
+        "untag an invoker role",
+        P("attacker", "iam:UntagRole", _role("{name}-invoker-x"), "us-east-1", {TAG_KEYS: ["landing-zone"]}),
+        TAKEOVER,
+        P("attacker", "iam:UntagRole", _role("my-app"), "us-east-1", {TAG_KEYS: ["owner"]}),
+        "remove another tag from its own role",
+    ),
+    Attack(
+        4,
+        "claim the landing-zone tag on the attacker's own log group",
+        P(
+            "attacker",
+            "logs:TagResource",
+            "arn:aws:logs:{home}:{acc}:log-group:/mine",
+            context={TAG_KEYS: ["landing-zone"]},
+        ),
+        RETAG,
+        P("attacker", "logs:TagResource", "arn:aws:logs:{home}:{acc}:log-group:/mine", context={TAG_KEYS: ["owner"]}),
+        "another tag on its own log group",
+    ),
+    Attack(
+        4,
+        "remove the landing-zone tag from the content guardrail",
+        P(
+            "attacker",
+            "bedrock:UntagResource",
+            "arn:aws:bedrock:{home}:{acc}:guardrail/gr123",
+            context={**_TAGGED, TAG_KEYS: ["landing-zone"]},
+        ),
+        RETAG,
+        P(
+            "deployer",
+            "bedrock:UntagResource",
+            "arn:aws:bedrock:{home}:{acc}:guardrail/gr123",
+            context={**_TAGGED, TAG_KEYS: ["landing-zone"]},
+        ),
+        "the CDK execution role",
+    ),
     # --- goal 4: keys, endpoints, flow logs (tag-keyed) ----------------------------------------------------------
-    Attack(4, "schedule deletion of a landing-zone key", P("attacker", "kms:ScheduleKeyDeletion", _KEY, context=_TAGGED),
-           TAGGED, P("attacker", "kms:ScheduleKeyDeletion", "arn:aws:kms:{home}:{acc}:key/ffffffff-12ab-34cd-56ef-1234567890ab"), "delete its own (untagged) key"),
-    Attack(4, "disable rotation of a landing-zone key", P("attacker", "kms:DisableKeyRotation", _KEY, context=_TAGGED),
-           TAGGED, P("deployer", "kms:DisableKeyRotation", _KEY, context=_TAGGED), "the CDK execution role"),
-    Attack(4, "replace a landing-zone key's policy", P("attacker", "kms:PutKeyPolicy", _KEY, context=_TAGGED),
-           TAGGED, P("deployer", "kms:PutKeyPolicy", _KEY, context=_TAGGED), "the CDK execution role"),
-    Attack(4, "delete a Bedrock VPC endpoint", P("attacker", "ec2:DeleteVpcEndpoints", _VPCE, context=_TAGGED),
-           TAGGED, P("deployer", "ec2:DeleteVpcEndpoints", _VPCE, context=_TAGGED), "the CDK execution role"),
-    Attack(4, "open up a Bedrock endpoint's policy", P("attacker", "ec2:ModifyVpcEndpoint", _VPCE, context=_TAGGED),
-           TAGGED, P("attacker", "ec2:ModifyVpcEndpoint", "arn:aws:ec2:{home}:{acc}:vpc-endpoint/vpce-0fffffffffffffff0"), "modify its own endpoint"),
-    Attack(4, "delete the VPC flow log", P("attacker", "ec2:DeleteFlowLogs", _FLOW, context=_TAGGED),
-           TAGGED, P("deployer", "ec2:DeleteFlowLogs", _FLOW, context=_TAGGED), "the CDK execution role"),
-    Attack(4, "delete the content guardrail", P("attacker", "bedrock:DeleteGuardrail", "arn:aws:bedrock:{home}:{acc}:guardrail/gr123", context=_TAGGED),
-           TAGGED, P("deployer", "bedrock:DeleteGuardrail", "arn:aws:bedrock:{home}:{acc}:guardrail/gr123", context=_TAGGED), "the CDK execution role"),
-    Attack(4, "delete an application inference profile (cost allocation)", P("attacker", "bedrock:DeleteInferenceProfile", "{app_profile}", context=_TAGGED),
-           TAGGED, P("deployer", "bedrock:DeleteInferenceProfile", "{app_profile}", context=_TAGGED), "the CDK execution role"),
-    Attack(4, "delete the cost anomaly monitor", P("attacker", "ce:DeleteAnomalyMonitor", "arn:aws:ce::{acc}:anomalymonitor/abc", "us-east-1", _TAGGED),
-           TAGGED, P("deployer", "ce:DeleteAnomalyMonitor", "arn:aws:ce::{acc}:anomalymonitor/abc", "us-east-1", _TAGGED), "the CDK execution role"),
+    Attack(
+        4,
+        "schedule deletion of a landing-zone key",
+        P("attacker", "kms:ScheduleKeyDeletion", _KEY, context=_TAGGED),
+        TAGGED,
+        P("attacker", "kms:ScheduleKeyDeletion", "arn:aws:kms:{home}:{acc}:key/ffffffff-12ab-34cd-56ef-1234567890ab"),
+        "delete its own (untagged) key",
+    ),
+    Attack(
+        4,
+        "disable rotation of a landing-zone key",
+        P("attacker", "kms:DisableKeyRotation", _KEY, context=_TAGGED),
+        TAGGED,
+        P("deployer", "kms:DisableKeyRotation", _KEY, context=_TAGGED),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "replace a landing-zone key's policy",
+        P("attacker", "kms:PutKeyPolicy", _KEY, context=_TAGGED),
+        TAGGED,
+        P("deployer", "kms:PutKeyPolicy", _KEY, context=_TAGGED),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "delete a Bedrock VPC endpoint",
+        P("attacker", "ec2:DeleteVpcEndpoints", _VPCE, context=_TAGGED),
+        TAGGED,
+        P("deployer", "ec2:DeleteVpcEndpoints", _VPCE, context=_TAGGED),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "open up a Bedrock endpoint's policy",
+        P("attacker", "ec2:ModifyVpcEndpoint", _VPCE, context=_TAGGED),
+        TAGGED,
+        P("attacker", "ec2:ModifyVpcEndpoint", "arn:aws:ec2:{home}:{acc}:vpc-endpoint/vpce-0fffffffffffffff0"),
+        "modify its own endpoint",
+    ),
+    Attack(
+        4,
+        "delete the VPC flow log",
+        P("attacker", "ec2:DeleteFlowLogs", _FLOW, context=_TAGGED),
+        TAGGED,
+        P("deployer", "ec2:DeleteFlowLogs", _FLOW, context=_TAGGED),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "delete the content guardrail",
+        P("attacker", "bedrock:DeleteGuardrail", "arn:aws:bedrock:{home}:{acc}:guardrail/gr123", context=_TAGGED),
+        TAGGED,
+        P("deployer", "bedrock:DeleteGuardrail", "arn:aws:bedrock:{home}:{acc}:guardrail/gr123", context=_TAGGED),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "delete an application inference profile (cost allocation)",
+        P("attacker", "bedrock:DeleteInferenceProfile", "{app_profile}", context=_TAGGED),
+        TAGGED,
+        P("deployer", "bedrock:DeleteInferenceProfile", "{app_profile}", context=_TAGGED),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "delete the cost anomaly monitor",
+        P("attacker", "ce:DeleteAnomalyMonitor", "arn:aws:ce::{acc}:anomalymonitor/abc", "us-east-1", _TAGGED),
+        TAGGED,
+        P("deployer", "ce:DeleteAnomalyMonitor", "arn:aws:ce::{acc}:anomalymonitor/abc", "us-east-1", _TAGGED),
+        "the CDK execution role",
+    ),
     # --- goal 4: invocation logging and other account settings --------------------------------------------------
-    Attack(4, "turn off model invocation logging", P("attacker", "bedrock:DeleteModelInvocationLoggingConfiguration", "*"),
-           SETTINGS, P("automation", "bedrock:DeleteModelInvocationLoggingConfiguration", "*"), "the logging handler on stack deletion"),
-    Attack(4, "point invocation logging at the attacker's bucket", P("attacker", "bedrock:PutModelInvocationLoggingConfiguration", "*"),
-           SETTINGS, P("automation", "bedrock:PutModelInvocationLoggingConfiguration", "*"), "the logging handler"),
-    Attack(4, "remove the account-wide enforced guardrail", P("attacker", "bedrock:DeleteEnforcedGuardrailConfiguration", "*"),
-           SETTINGS, P("deployer", "bedrock:DeleteEnforcedGuardrailConfiguration", "*"), "the CDK execution role"),
-    Attack(4, "mask log content with an account-wide data-protection policy", P("attacker", "logs:PutAccountPolicy", "*"),
-           SETTINGS, P("attacker", "logs:DescribeAccountPolicies", "*"), "read the account policies"),
-    Attack(4, "leave the organization (drops every SCP)", P("attacker", "organizations:LeaveOrganization", "*", "us-east-1"),
-           LEAVE, P("attacker", "organizations:DescribeOrganization", "*", "us-east-1"), "read the organization"),
+    Attack(
+        4,
+        "turn off model invocation logging",
+        P("attacker", "bedrock:DeleteModelInvocationLoggingConfiguration", "*"),
+        SETTINGS,
+        P("automation", "bedrock:DeleteModelInvocationLoggingConfiguration", "*"),
+        "the logging handler on stack deletion",
+    ),
+    Attack(
+        4,
+        "point invocation logging at the attacker's bucket",
+        P("attacker", "bedrock:PutModelInvocationLoggingConfiguration", "*"),
+        SETTINGS,
+        P("automation", "bedrock:PutModelInvocationLoggingConfiguration", "*"),
+        "the logging handler",
+    ),
+    Attack(
+        4,
+        "remove the account-wide enforced guardrail",
+        P("attacker", "bedrock:DeleteEnforcedGuardrailConfiguration", "*"),
+        SETTINGS,
+        P("deployer", "bedrock:DeleteEnforcedGuardrailConfiguration", "*"),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "mask log content with an account-wide data-protection policy",
+        P("attacker", "logs:PutAccountPolicy", "*"),
+        SETTINGS,
+        P("attacker", "logs:DescribeAccountPolicies", "*"),
+        "read the account policies",
+    ),
+    Attack(
+        4,
+        "leave the organization (drops every SCP)",
+        P("attacker", "organizations:LeaveOrganization", "*", "us-east-1"),
+        LEAVE,
+        P("attacker", "organizations:DescribeOrganization", "*", "us-east-1"),
+        "read the organization",
+    ),
     # --- goal 4: by name: logs, buckets, functions ---------------------------------------------------------------
-    Attack(4, "delete the invocation log group", P("attacker", "logs:DeleteLogGroup", _LOGS),
-           NAMED, P("attacker", "logs:DeleteLogGroup", "arn:aws:logs:{home}:{acc}:log-group:/mine"), "delete its own log group"),
-    Attack(4, "delete invocation log streams", P("attacker", "logs:DeleteLogStream", _LOGS + ":log-stream:2026/12/01"),
-           NAMED, P("deployer", "logs:DeleteLogStream", _LOGS + ":log-stream:2026/12/01"), "the CDK execution role"),
-    Attack(4, "re-encrypt the log group with the attacker's key", P("attacker", "logs:AssociateKmsKey", _LOGS),
-           NAMED, P("deployer", "logs:AssociateKmsKey", _LOGS), "the CDK execution role"),
-    Attack(4, "shorten the log retention to one day", P("attacker", "logs:PutRetentionPolicy", _LOGS),
-           NAMED, P("deployer", "logs:PutRetentionPolicy", _LOGS), "the CDK execution role"),
-    Attack(4, "replace the log bucket's policy", P("attacker", "s3:PutBucketPolicy", _BUCKET),
-           NAMED, P("deployer", "s3:PutBucketPolicy", _BUCKET), "the CDK execution role"),
-    Attack(4, "suspend versioning of the log bucket", P("attacker", "s3:PutBucketVersioning", _BUCKET),
-           NAMED, P("attacker", "s3:PutBucketVersioning", "arn:aws:s3:::my-own-bucket"), "its own bucket"),
-    Attack(4, "switch off ABAC on the log bucket", P("attacker", "s3:PutBucketAbac", _BUCKET),
-           NAMED, P("deployer", "s3:PutBucketAbac", _BUCKET), "the CDK execution role"),
-    Attack(4, "delete old versions of invocation logs", P("attacker", "s3:DeleteObjectVersion", _BUCKET + "/bedrock-invocation-logs/x.json.gz"),
-           NAMED, P("attacker", "s3:GetObject", _BUCKET + "/bedrock-invocation-logs/x.json.gz"), "read the logs"),
-    Attack(4, "expire the logs after one day", P("attacker", "s3:PutLifecycleConfiguration", _BUCKET),
-           NAMED, P("deployer", "s3:PutLifecycleConfiguration", _BUCKET), "the CDK execution role"),
-    Attack(4, "send a forged Delete event to the logging handler", P("attacker", "lambda:InvokeFunction", _FN),
-           NAMED, P("provider_role", "lambda:InvokeFunction", _FN), "the CDK Provider framework (an automation role)"),
-    Attack(4, "replace the logging handler's code", P("attacker", "lambda:UpdateFunctionCode", _FN),
-           NAMED, P("deployer", "lambda:UpdateFunctionCode", _FN), "the CDK execution role"),
-    Attack(4, "let another account invoke the handler", P("attacker", "lambda:AddPermission", _FN),
-           NAMED, P("attacker", "lambda:AddPermission", "arn:aws:lambda:{home}:{acc}:function:my-fn"), "its own function"),
-    Attack(4, "poison the next deployment's assets in the CDK bucket", P("attacker", "s3:PutObject", "arn:aws:s3:::cdk-{q}-assets-{acc}-{home}/a1b2.zip"),
-           NAMED, P("file_publishing", "s3:PutObject", "arn:aws:s3:::cdk-{q}-assets-{acc}-{home}/a1b2.zip"), "the CDK file-publishing role"),
+    Attack(
+        4,
+        "delete the invocation log group",
+        P("attacker", "logs:DeleteLogGroup", _LOGS),
+        NAMED,
+        P("attacker", "logs:DeleteLogGroup", "arn:aws:logs:{home}:{acc}:log-group:/mine"),
+        "delete its own log group",
+    ),
+    Attack(
+        4,
+        "delete invocation log streams",
+        P("attacker", "logs:DeleteLogStream", _LOGS + ":log-stream:2026/12/01"),
+        NAMED,
+        P("deployer", "logs:DeleteLogStream", _LOGS + ":log-stream:2026/12/01"),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "re-encrypt the log group with the attacker's key",
+        P("attacker", "logs:AssociateKmsKey", _LOGS),
+        NAMED,
+        P("deployer", "logs:AssociateKmsKey", _LOGS),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "shorten the log retention to one day",
+        P("attacker", "logs:PutRetentionPolicy", _LOGS),
+        NAMED,
+        P("deployer", "logs:PutRetentionPolicy", _LOGS),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "replace the log bucket's policy",
+        P("attacker", "s3:PutBucketPolicy", _BUCKET),
+        NAMED,
+        P("deployer", "s3:PutBucketPolicy", _BUCKET),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "suspend versioning of the log bucket",
+        P("attacker", "s3:PutBucketVersioning", _BUCKET),
+        NAMED,
+        P("attacker", "s3:PutBucketVersioning", "arn:aws:s3:::my-own-bucket"),
+        "its own bucket",
+    ),
+    Attack(
+        4,
+        "switch off ABAC on the log bucket",
+        P("attacker", "s3:PutBucketAbac", _BUCKET),
+        NAMED,
+        P("deployer", "s3:PutBucketAbac", _BUCKET),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "delete old versions of invocation logs",
+        P("attacker", "s3:DeleteObjectVersion", _BUCKET + "/bedrock-invocation-logs/x.json.gz"),
+        NAMED,
+        P("attacker", "s3:GetObject", _BUCKET + "/bedrock-invocation-logs/x.json.gz"),
+        "read the logs",
+    ),
+    Attack(
+        4,
+        "expire the logs after one day",
+        P("attacker", "s3:PutLifecycleConfiguration", _BUCKET),
+        NAMED,
+        P("deployer", "s3:PutLifecycleConfiguration", _BUCKET),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "send a forged Delete event to the logging handler",
+        P("attacker", "lambda:InvokeFunction", _FN),
+        NAMED,
+        P("provider_role", "lambda:InvokeFunction", _FN),
+        "the CDK Provider framework (an automation role)",
+    ),
+    Attack(
+        4,
+        "replace the logging handler's code",
+        P("attacker", "lambda:UpdateFunctionCode", _FN),
+        NAMED,
+        P("deployer", "lambda:UpdateFunctionCode", _FN),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "let another account invoke the handler",
+        P("attacker", "lambda:AddPermission", _FN),
+        NAMED,
+        P("attacker", "lambda:AddPermission", "arn:aws:lambda:{home}:{acc}:function:my-fn"),
+        "its own function",
+    ),
+    Attack(
+        4,
+        "poison the next deployment's assets in the CDK bucket",
+        P("attacker", "s3:PutObject", "arn:aws:s3:::cdk-{q}-assets-{acc}-{home}/a1b2.zip"),
+        NAMED,
+        P("file_publishing", "s3:PutObject", "arn:aws:s3:::cdk-{q}-assets-{acc}-{home}/a1b2.zip"),
+        "the CDK file-publishing role",
+    ),
     # --- goal 4: managed policies, roles and the kill switch -----------------------------------------------------
-    Attack(4, "give the kill-switch policy a new, empty default version", P("attacker", "iam:CreatePolicyVersion", _policy("kill-switch"), "us-east-1"),
-           NAMED, P("deployer", "iam:CreatePolicyVersion", _policy("kill-switch"), "us-east-1"), "the CDK execution role"),
-    Attack(4, "make an older, weaker version of the boundary the default", P("attacker", "iam:SetDefaultPolicyVersion", _policy("invoker-boundary"), "us-east-1"),
-           NAMED, P("attacker", "iam:SetDefaultPolicyVersion", "arn:aws:iam::{acc}:policy/my-policy", "us-east-1"), "its own policy"),
-    Attack(4, "detach the kill-switch policy from an invoker role", P("attacker", "iam:DetachRolePolicy", _role("{name}-invoker-x"), "us-east-1"),
-           TAKEOVER, P("budget_role", "iam:AttachRolePolicy", _role("{name}-invoker-x"), "us-east-1"), "the budget action attaches it"),
-    Attack(4, "remove the permissions boundary of an invoker role", P("attacker", "iam:DeleteRolePermissionsBoundary", _role("{name}-invoker-x"), "us-east-1"),
-           TAKEOVER, P("deployer", "iam:PutRolePermissionsBoundary", _role("{name}-invoker-x"), "us-east-1"), "the CDK execution role sets it"),
-    Attack(4, "reverse the kill switch (ExecuteBudgetAction)", P("attacker", "budgets:ExecuteBudgetAction", _BUDGET + "/action/abc", "us-east-1"),
-           NAMED, P("attacker", "budgets:ViewBudget", _BUDGET, "us-east-1"), "read the budget"),
-    Attack(4, "raise or delete the budget", P("attacker", "budgets:ModifyBudget", _BUDGET, "us-east-1"),
-           NAMED, P("deployer", "budgets:ModifyBudget", _BUDGET, "us-east-1"), "the CDK execution role"),
-    Attack(4, "delete the kill-switch budget action", P("attacker", "budgets:DeleteBudgetAction", _BUDGET + "/action/abc", "us-east-1"),
-           NAMED, P("deployer", "budgets:DeleteBudgetAction", _BUDGET + "/action/abc", "us-east-1"), "the CDK execution role"),
-    Attack(4, "silence the spend alarm", P("attacker", "cloudwatch:DisableAlarmActions", "arn:aws:cloudwatch:{home}:{acc}:alarm:{name}-spend"),
-           NAMED, P("deployer", "cloudwatch:PutMetricAlarm", "arn:aws:cloudwatch:{home}:{acc}:alarm:{name}-spend"), "the CDK execution role"),
-    Attack(4, "redirect the alert topic", P("attacker", "sns:SetTopicAttributes", "arn:aws:sns:{home}:{acc}:{name}-cost-alerts"),
-           NAMED, P("attacker", "sns:Publish", "arn:aws:sns:{home}:{acc}:{name}-cost-alerts"), "publish to it"),
-    Attack(4, "repoint a key alias", P("attacker", "kms:UpdateAlias", "arn:aws:kms:{home}:{acc}:alias/{name}/logs"),
-           NAMED, P("deployer", "kms:UpdateAlias", "arn:aws:kms:{home}:{acc}:alias/{name}/logs"), "the CDK execution role"),
+    Attack(
+        4,
+        "give the kill-switch policy a new, empty default version",
+        P("attacker", "iam:CreatePolicyVersion", _policy("kill-switch"), "us-east-1"),
+        NAMED,
+        P("deployer", "iam:CreatePolicyVersion", _policy("kill-switch"), "us-east-1"),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "make an older, weaker version of the boundary the default",
+        P("attacker", "iam:SetDefaultPolicyVersion", _policy("invoker-boundary"), "us-east-1"),
+        NAMED,
+        P("attacker", "iam:SetDefaultPolicyVersion", "arn:aws:iam::{acc}:policy/my-policy", "us-east-1"),
+        "its own policy",
+    ),
+    Attack(
+        4,
+        "detach the kill-switch policy from an invoker role",
+        P("attacker", "iam:DetachRolePolicy", _role("{name}-invoker-x"), "us-east-1"),
+        TAKEOVER,
+        P("budget_role", "iam:AttachRolePolicy", _role("{name}-invoker-x"), "us-east-1"),
+        "the budget action attaches it",
+    ),
+    Attack(
+        4,
+        "remove the permissions boundary of an invoker role",
+        P("attacker", "iam:DeleteRolePermissionsBoundary", _role("{name}-invoker-x"), "us-east-1"),
+        TAKEOVER,
+        P("deployer", "iam:PutRolePermissionsBoundary", _role("{name}-invoker-x"), "us-east-1"),
+        "the CDK execution role sets it",
+    ),
+    Attack(
+        4,
+        "reverse the kill switch (ExecuteBudgetAction)",
+        P("attacker", "budgets:ExecuteBudgetAction", _BUDGET + "/action/abc", "us-east-1"),
+        NAMED,
+        P("attacker", "budgets:ViewBudget", _BUDGET, "us-east-1"),
+        "read the budget",
+    ),
+    Attack(
+        4,
+        "raise or delete the budget",
+        P("attacker", "budgets:ModifyBudget", _BUDGET, "us-east-1"),
+        NAMED,
+        P("deployer", "budgets:ModifyBudget", _BUDGET, "us-east-1"),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "delete the kill-switch budget action",
+        P("attacker", "budgets:DeleteBudgetAction", _BUDGET + "/action/abc", "us-east-1"),
+        NAMED,
+        P("deployer", "budgets:DeleteBudgetAction", _BUDGET + "/action/abc", "us-east-1"),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "silence the spend alarm",
+        P("attacker", "cloudwatch:DisableAlarmActions", "arn:aws:cloudwatch:{home}:{acc}:alarm:{name}-spend"),
+        NAMED,
+        P("deployer", "cloudwatch:PutMetricAlarm", "arn:aws:cloudwatch:{home}:{acc}:alarm:{name}-spend"),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "redirect the alert topic",
+        P("attacker", "sns:SetTopicAttributes", "arn:aws:sns:{home}:{acc}:{name}-cost-alerts"),
+        NAMED,
+        P("attacker", "sns:Publish", "arn:aws:sns:{home}:{acc}:{name}-cost-alerts"),
+        "publish to it",
+    ),
+    Attack(
+        4,
+        "repoint a key alias",
+        P("attacker", "kms:UpdateAlias", "arn:aws:kms:{home}:{acc}:alias/{name}/logs"),
+        NAMED,
+        P("deployer", "kms:UpdateAlias", "arn:aws:kms:{home}:{acc}:alias/{name}/logs"),
+        "the CDK execution role",
+    ),
     # --- goal 4: stacks ------------------------------------------------------------------------------------------
-    Attack(4, "change a landing-zone stack through a change set", P("attacker", "cloudformation:CreateChangeSet", _stack("access")),
-           NAMED, P("deploy_role", "cloudformation:CreateChangeSet", _stack("access")), "the CDK deploy role"),
-    Attack(4, "execute a change set on a landing-zone stack", P("attacker", "cloudformation:ExecuteChangeSet", _stack("access")),
-           NAMED, P("deploy_role", "cloudformation:ExecuteChangeSet", _stack("access")), "the CDK deploy role"),
-    Attack(4, "switch off the keys stack's termination protection", P("attacker", "cloudformation:UpdateTerminationProtection", _stack("keys")),
-           NAMED, P("deployer", "cloudformation:UpdateTerminationProtection", _stack("keys")), "the CDK execution role"),
-    Attack(4, "set a stack policy that blocks the next deployment", P("attacker", "cloudformation:SetStackPolicy", _stack("network")),
-           NAMED, P("attacker", "cloudformation:SetStackPolicy", "arn:aws:cloudformation:{home}:{acc}:stack/my-stack/1"), "its own stack"),
-    Attack(4, "delete a landing-zone stack", P("attacker", "cloudformation:DeleteStack", _stack("network")),
-           NAMED, P("attacker", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/my-stack/1"), "delete its own stack"),
-    Attack(4, "delete the CDK bootstrap stack", P("attacker", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/1"),
-           NAMED, P("deployer", "cloudformation:DescribeStacks", "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/1"), "read it"),
-    Attack(4, "change the member-baseline StackSet (delegated administrator account)", P("attacker", "cloudformation:UpdateStackSet", "arn:aws:cloudformation:{home}:{acc}:stackset/{name}-member-baseline:0a1b"),
-           NAMED, P("deploy_role", "cloudformation:UpdateStackSet", "arn:aws:cloudformation:{home}:{acc}:stackset/{name}-member-baseline:0a1b"), "the CDK deploy role", needs=("stacksets",)),
-    Attack(4, "delete the member baseline's stack instance in a member account", P("attacker", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/StackSet-{name}-member-baseline-0a1b/1"),
-           NAMED, P("stacksets", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/StackSet-{name}-member-baseline-0a1b/1"), "the StackSets execution role", needs=("stacksets",)),
+    Attack(
+        4,
+        "change a landing-zone stack through a change set",
+        P("attacker", "cloudformation:CreateChangeSet", _stack("access")),
+        NAMED,
+        P("deploy_role", "cloudformation:CreateChangeSet", _stack("access")),
+        "the CDK deploy role",
+    ),
+    Attack(
+        4,
+        "execute a change set on a landing-zone stack",
+        P("attacker", "cloudformation:ExecuteChangeSet", _stack("access")),
+        NAMED,
+        P("deploy_role", "cloudformation:ExecuteChangeSet", _stack("access")),
+        "the CDK deploy role",
+    ),
+    Attack(
+        4,
+        "switch off the keys stack's termination protection",
+        P("attacker", "cloudformation:UpdateTerminationProtection", _stack("keys")),
+        NAMED,
+        P("deployer", "cloudformation:UpdateTerminationProtection", _stack("keys")),
+        "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "set a stack policy that blocks the next deployment",
+        P("attacker", "cloudformation:SetStackPolicy", _stack("network")),
+        NAMED,
+        P("attacker", "cloudformation:SetStackPolicy", "arn:aws:cloudformation:{home}:{acc}:stack/my-stack/1"),
+        "its own stack",
+    ),
+    Attack(
+        4,
+        "delete a landing-zone stack",
+        P("attacker", "cloudformation:DeleteStack", _stack("network")),
+        NAMED,
+        P("attacker", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/my-stack/1"),
+        "delete its own stack",
+    ),
+    Attack(
+        4,
+        "delete the CDK bootstrap stack",
+        P("attacker", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/1"),
+        NAMED,
+        P("deployer", "cloudformation:DescribeStacks", "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/1"),
+        "read it",
+    ),
+    Attack(
+        4,
+        "change the member-baseline StackSet (delegated administrator account)",
+        P(
+            "attacker",
+            "cloudformation:UpdateStackSet",
+            "arn:aws:cloudformation:{home}:{acc}:stackset/{name}-member-baseline:0a1b",
+        ),
+        NAMED,
+        P(
+            "deploy_role",
+            "cloudformation:UpdateStackSet",
+            "arn:aws:cloudformation:{home}:{acc}:stackset/{name}-member-baseline:0a1b",
+        ),
+        "the CDK deploy role",
+        needs=("stacksets",),
+    ),
+    Attack(
+        4,
+        "delete the member baseline's stack instance in a member account",
+        P(
+            "attacker",
+            "cloudformation:DeleteStack",
+            "arn:aws:cloudformation:{home}:{acc}:stack/StackSet-{name}-member-baseline-0a1b/1",
+        ),
+        NAMED,
+        P(
+            "stacksets",
+            "cloudformation:DeleteStack",
+            "arn:aws:cloudformation:{home}:{acc}:stack/StackSet-{name}-member-baseline-0a1b/1",
+        ),
+        "the StackSets execution role",
+        needs=("stacksets",),
+    ),
 )
-# fmt: on
 
 
 @dataclass(frozen=True)
@@ -341,14 +1005,14 @@ class AttackCase:
     goal: int
     path: str
     stops: str
-    attack: "Request"
-    legit: "Request"
+    attack: Request
+    legit: Request
     legit_path: str
     attacker_expected: str  # explicit_deny, or allow for a residual risk whose guard is off
     residual: str | None
 
     @property
-    def requests(self) -> tuple[tuple[str, "Request", str], ...]:
+    def requests(self) -> tuple[tuple[str, Request, str], ...]:
         return (("attack", self.attack, self.attacker_expected), ("legit", self.legit, ALLOW))
 
 
@@ -364,11 +1028,16 @@ class Request:
         return {"aws:RequestedRegion": self.region, "aws:PrincipalARN": self.principal, **self.context}
 
     def as_dict(self) -> dict[str, Any]:
-        return {"principal": self.principal, "action": self.action, "resource": self.resource, "region": self.region,
-                "context": dict(self.context)}
+        return {
+            "principal": self.principal,
+            "action": self.action,
+            "resource": self.resource,
+            "region": self.region,
+            "context": dict(self.context),
+        }
 
 
-def _values(plan: "Plan") -> dict[str, str | None]:
+def _values(plan: Plan) -> dict[str, str | None]:
     config = plan.config
     params = params_for(plan)
     values: dict[str, str | None] = dict(params.values())
@@ -391,7 +1060,9 @@ def _values(plan: "Plan") -> dict[str, str | None]:
     if config.member_baseline.enabled:
         # In a member account everything is deployed by the StackSets execution role; its CDK roles (if any) are
         # not exempt (the CDK deploys the StackSet from the administrator account).
-        values.update(deployer=values["stacksets"], deploy_role=values["stacksets"], file_publishing=values["stacksets"])
+        values.update(
+            deployer=values["stacksets"], deploy_role=values["stacksets"], file_publishing=values["stacksets"]
+        )
     return values
 
 
@@ -415,7 +1086,7 @@ def _request(probe: Probe, values: Mapping[str, str | None]) -> Request:
     )
 
 
-def attacks_for(plan: "Plan") -> tuple[tuple[AttackCase, ...], int]:
+def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
     """The table for a plan's configuration, and how many rows do not apply to it (organization mode only)."""
     config = plan.config
     params = params_for(plan)
@@ -432,11 +1103,14 @@ def attacks_for(plan: "Plan") -> tuple[tuple[AttackCase, ...], int]:
     out: list[AttackCase] = []
     skipped = 0
     for row in ATTACKS:
-        if not all(available[n] for n in row.needs) or (row.goal == 4 and not g.tamper_protection) \
-                or (row.stops == API_KEYS and not g.deny_api_key_creation) \
-                or (row.stops == BEARER and not g.deny_bearer_token_calls) \
-                or (row.stops == GLOBAL and config.allow_global_inference) \
-                or (row.goal == 1 and "global profile" in row.path and config.allow_global_inference):
+        if (
+            not all(available[n] for n in row.needs)
+            or (row.goal == 4 and not g.tamper_protection)
+            or (row.stops == API_KEYS and not g.deny_api_key_creation)
+            or (row.stops == BEARER and not g.deny_bearer_token_calls)
+            or (row.stops == GLOBAL and config.allow_global_inference)
+            or (row.goal == 1 and "global profile" in row.path and config.allow_global_inference)
+        ):
             skipped += 1
             continue
         active = row.guard is None or guards.get(row.guard, False)
@@ -489,10 +1163,10 @@ class AttackResult:
         }
 
 
-def evaluate_attacks(plan: "Plan", levels: list[list[tuple[str, dict]]]) -> tuple[tuple[AttackResult, ...], int]:
+def evaluate_attacks(
+    plan: Plan, levels: list[list[tuple[str, dict[str, Any]]]]
+) -> tuple[tuple[AttackResult, ...], int]:
     """Every row against SCP ``levels`` (``evaluate_scp_levels`` shape, FullAWSAccess included)."""
-    from landing_zone.policies.evaluator import Request as EvalRequest
-    from landing_zone.policies.evaluator import evaluate_scp_levels
 
     def decide(req: Request) -> tuple[str, tuple[str, ...]]:
         decision = evaluate_scp_levels(levels, EvalRequest(req.action, req.resource, req.request_context()))
@@ -512,7 +1186,7 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def threat_model_markdown(plan: "Plan", results: tuple[AttackResult, ...], skipped: int) -> str:
+def threat_model_markdown(plan: Plan, results: tuple[AttackResult, ...], skipped: int) -> str:
     """The table of docs/THREAT_MODEL.md: per goal, attack, request, deciding statement, expected vs actual."""
     c = plan.config
     out = [
@@ -523,10 +1197,13 @@ def threat_model_markdown(plan: "Plan", results: tuple[AttackResult, ...], skipp
         "",
     ]
     for goal, text in GOALS.items():
-        out += [f"### Goal {goal}: {text}", "",
-                "| attack | request (principal, action, resource, Region, context) | stopped by | expected | actual "
-                "| legitimate neighbour | its decision |",
-                "|---|---|---|---|---|---|---|"]
+        out += [
+            f"### Goal {goal}: {text}",
+            "",
+            "| attack | request (principal, action, resource, Region, context) | stopped by | expected | actual "
+            "| legitimate neighbour | its decision |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for r in results:
             if r.case.goal != goal:
                 continue

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from landing_zone.review.render_md import SECTIONS
 
@@ -20,7 +21,8 @@ CSS = """
         --red:#b42318; --red-bg:#fde8e6; --amber:#9a5b00; --amber-bg:#fff3d6; --green:#146c2e; --green-bg:#e3f5e8;
         --grey:#4a5160; --grey-bg:#eceff4; }
 * { box-sizing: border-box; }
-body { margin:0; font:15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color:var(--fg); background:var(--bg); }
+body { margin:0; font:15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color:var(--fg); background:var(--bg); }
 header { padding:24px 32px 16px; border-bottom:1px solid var(--line); background:var(--alt); }
 header h1 { margin:0 0 6px; font-size:26px; }
 header p { margin:4px 0; color:var(--muted); }
@@ -86,7 +88,9 @@ def _decision(value: str) -> str:
     return _badge(value, cls)
 
 
-def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, table_id: str = "", mono: Sequence[int] = ()) -> str:
+def _table(
+    headers: Sequence[str], rows: Iterable[Sequence[str]], *, table_id: str = "", mono: Sequence[int] = ()
+) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers) if any(headers) else ""
     body = []
     for row in rows:
@@ -117,10 +121,18 @@ def _where(f: Mapping[str, Any]) -> str:
 def _summary(d: Mapping[str, Any]) -> str:
     s, c = d["summary"], d["config"]
     cards = [
-        (s["blocking"], "blocking findings"), (s["advisory"], "advisory findings"), (s["policies"], "policies"),
-        (s["statements"], "statements"), (s["decision_cases"], "decision cases"), (s["decision_mismatches"], "mismatches"),
+        (s["blocking"], "blocking findings"),
+        (s["advisory"], "advisory findings"),
+        (s["policies"], "policies"),
+        (s["statements"], "statements"),
+        (s["decision_cases"], "decision cases"),
+        (s["decision_mismatches"], "mismatches"),
     ]
-    html = '<div class="cards">' + "".join(f'<div class="card"><b>{_e(n)}</b><span>{_e(t)}</span></div>' for n, t in cards) + "</div>"
+    html = (
+        '<div class="cards">'
+        + "".join(f'<div class="card"><b>{_e(n)}</b><span>{_e(t)}</span></div>' for n, t in cards)
+        + "</div>"
+    )
     rows = [
         ["assembly", f'<span class="mono">{_e(d["assembly"])}</span>'],
         ["configuration", _e(f"{c['name']} ({c['origin']})")],
@@ -129,29 +141,56 @@ def _summary(d: Mapping[str, Any]) -> str:
         ["compliant Regions", _e(c["compliant_regions"])],
         ["global inference allowed", _badge("yes", "advisory") if c["allow_global_inference"] else _badge("no", "ok")],
         ["accounts known to the configuration", _many(c["known_accounts"], "accounts", limit=12)],
-        ["prices", _e(c["price_source"]) + (("<br>contract prices (cost.price_overrides): " + "; ".join(
-            _e(f"{name}: " + ", ".join(f"{k.replace('_usd_per_million_tokens', '')} {v:g}" for k, v in o.items()
-                                      if k != "source") + f" ({o['source']})") for name, o in c["price_overrides"].items()))
-            if c["price_overrides"] else " · catalog prices, no contract prices")],
+        [
+            "prices",
+            _e(c["price_source"])
+            + (
+                (
+                    "<br>contract prices (cost.price_overrides): "
+                    + "; ".join(
+                        _e(
+                            f"{name}: "
+                            + ", ".join(
+                                f"{k.replace('_usd_per_million_tokens', '')} {v:g}"
+                                for k, v in o.items()
+                                if k != "source"
+                            )
+                            + f" ({o['source']})"
+                        )
+                        for name, o in c["price_overrides"].items()
+                    )
+                )
+                if c["price_overrides"]
+                else " · catalog prices, no contract prices"
+            ),
+        ],
         ["templates", _e(s["templates"])],
         ["policies by kind", _e(", ".join(f"{k}: {v}" for k, v in s["policies_by_kind"].items()))],
     ]
     html += _table(["", ""], rows, table_id="summary-table")
     html += "".join(f'<div class="warnbox">warning: {_e(w)}</div>' for w in c["warnings"])
-    html += "".join(f'<div class="warnbox"><strong>placeholder</strong> at <span class="mono">{_e(p["path"])}</span>: '
-                    f'{_e(p["value"])} ({_e(p["why"])}) — replace it before deploying</div>'
-                    for p in c.get("placeholders", []))
+    html += "".join(
+        f'<div class="warnbox"><strong>placeholder</strong> at <span class="mono">{_e(p["path"])}</span>: '
+        f"{_e(p['value'])} ({_e(p['why'])}) — replace it before deploying</div>"
+        for p in c.get("placeholders", [])
+    )
     return html
 
 
 def _findings(d: Mapping[str, Any]) -> str:
     if not d["findings"]:
-        return '<p>' + _badge("no findings", "pass") + "</p>"
+        return "<p>" + _badge("no findings", "pass") + "</p>"
     return _table(
         ["level", "rule", "where", "finding"],
-        [[_level(f["level"]), f'<span class="mono nowrap">{_e(f["rule"])}</span><br><span class="muted">{_e(f["title"])}</span>',
-          _where(f), _e(f["message"]) + (f'<br><span class="mono muted">{_e(f["element"])}</span>' if f["element"] else "")]
-         for f in d["findings"]],
+        [
+            [
+                _level(f["level"]),
+                f'<span class="mono nowrap">{_e(f["rule"])}</span><br><span class="muted">{_e(f["title"])}</span>',
+                _where(f),
+                _e(f["message"]) + (f'<br><span class="mono muted">{_e(f["element"])}</span>' if f["element"] else ""),
+            ]
+            for f in d["findings"]
+        ],
         table_id="findings-table",
     )
 
@@ -159,9 +198,11 @@ def _findings(d: Mapping[str, Any]) -> str:
 def _inventory(d: Mapping[str, Any]) -> str:
     blocking_policies = {f["policy_id"] for f in d["findings"] if f["level"] == "blocking" and f["policy_id"]}
     advisory_policies = {f["policy_id"] for f in d["findings"] if f["level"] == "advisory" and f["policy_id"]}
-    out = [f'<p class="muted">{len(d["policies"])} policies in {len(d["summary"]["templates"])} template(s). '
-           "Intrinsics are shown as &lt;LogicalId.Attribute&gt;; imports of another stack's output as "
-           "&lt;stack:LogicalId.Attribute&gt;.</p>"]
+    out = [
+        f'<p class="muted">{len(d["policies"])} policies in {len(d["summary"]["templates"])} template(s). '
+        "Intrinsics are shown as &lt;LogicalId.Attribute&gt;; imports of another stack's output as "
+        "&lt;stack:LogicalId.Attribute&gt;.</p>"
+    ]
     template = None
     for p in d["policies"]:
         if p["template"] != template:
@@ -174,7 +215,7 @@ def _inventory(d: Mapping[str, Any]) -> str:
             flags += " " + _badge("advisory finding", "advisory")
         if p["boundary_of"]:
             flags += " " + _badge("permissions boundary", "info")
-        facts = [f'<code>{_e(p["property_path"])}</code> of <code>{_e(p["resource_type"])}</code>']
+        facts = [f"<code>{_e(p['property_path'])}</code> of <code>{_e(p['resource_type'])}</code>"]
         if p["attached_to"]:
             facts.append("attached to " + _e(p["attached_to"]))
         if p["boundary_of"]:
@@ -186,8 +227,15 @@ def _inventory(d: Mapping[str, Any]) -> str:
             facts.append("could not be read: " + _e(p["parse_error"]))
         statements = _table(
             ["#", "Sid", "effect", "in plain words"],
-            [[_e(s["index"]), f'<span class="mono">{_e(s["sid"])}</span>',
-              _badge(s["effect"], "allow" if s["effect"] == "Allow" else "deny"), _e(s["summary"])] for s in p["statements"]],
+            [
+                [
+                    _e(s["index"]),
+                    f'<span class="mono">{_e(s["sid"])}</span>',
+                    _badge(s["effect"], "allow" if s["effect"] == "Allow" else "deny"),
+                    _e(s["summary"]),
+                ]
+                for s in p["statements"]
+            ],
         )
         raw = escape(json.dumps(p["document"], indent=2, sort_keys=True))
         out.append(
@@ -209,31 +257,51 @@ def _many(items: Sequence[str], noun: str = "Regions", limit: int = 6) -> str:
 def _routing(d: Mapping[str, Any]) -> str:
     return _table(
         ["model", "path", "invoke ID", "from", "processed in", "decision", "reason"],
-        [[f'<span class="mono">{_e(r["model_id"])}</span>', f'<span class="nowrap">{_e(r["path"])}</span>',
-          f'<span class="mono">{_e(r["invoke_id"])}</span>', _many(r["source_regions"]),
-          _many(r["destination_regions"]), _badge(r["decision"].upper(), r["decision"]), _e(r["reason"])]
-         for r in d["routing_matrix"]],
+        [
+            [
+                f'<span class="mono">{_e(r["model_id"])}</span>',
+                f'<span class="nowrap">{_e(r["path"])}</span>',
+                f'<span class="mono">{_e(r["invoke_id"])}</span>',
+                _many(r["source_regions"]),
+                _many(r["destination_regions"]),
+                _badge(r["decision"].upper(), r["decision"]),
+                _e(r["reason"]),
+            ]
+            for r in d["routing_matrix"]
+        ],
         table_id="routing-table",
     )
 
 
 def _decisions(d: Mapping[str, Any]) -> str:
     m = d["decision_matrix"]
-    intro = (f'<p>Evaluated against: {_e(m["source"])}. {m["cases"]} case(s), '
-             f'{_badge(str(m["mismatches"]) + " mismatch(es)", "mismatch" if m["mismatches"] else "ok")}'
-             + (f' · {m["not_applicable"]} case(s) about non-invoker roles do not apply to the boundary' if m["not_applicable"] else "")
-             + "</p>")
+    intro = (
+        f"<p>Evaluated against: {_e(m['source'])}. {m['cases']} case(s), "
+        f"{_badge(str(m['mismatches']) + ' mismatch(es)', 'mismatch' if m['mismatches'] else 'ok')}"
+        + (
+            f" · {m['not_applicable']} case(s) about non-invoker roles do not apply to the boundary"
+            if m["not_applicable"]
+            else ""
+        )
+        + "</p>"
+    )
     rows = []
     for r in m["rows"]:
         context = "".join(f"<br><span class='muted'>{_e(k)} = {_e(v)}</span>" for k, v in r["context"].items())
-        rows.append([
-            _e(r["case"]),
-            f'<span class="mono">{_e(r["action"])}</span> on <span class="mono">{_e(r["resource"])}</span> '
-            f'in {_e(r["region"])}<br><span class="muted">as {_e(r["principal"])}</span>{context}',
-            _decision(r["expected"]), _decision(r["actual"]), f'<span class="mono">{_e(r["deciding"])}</span>',
-            _badge("ok", "ok") if r["match"] else _badge("MISMATCH", "mismatch"),
-        ])
-    return intro + _table(["case", "request", "expected", "actual", "deciding statement(s)", ""], rows, table_id="decision-table")
+        rows.append(
+            [
+                _e(r["case"]),
+                f'<span class="mono">{_e(r["action"])}</span> on <span class="mono">{_e(r["resource"])}</span> '
+                f'in {_e(r["region"])}<br><span class="muted">as {_e(r["principal"])}</span>{context}',
+                _decision(r["expected"]),
+                _decision(r["actual"]),
+                f'<span class="mono">{_e(r["deciding"])}</span>',
+                _badge("ok", "ok") if r["match"] else _badge("MISMATCH", "mismatch"),
+            ]
+        )
+    return intro + _table(
+        ["case", "request", "expected", "actual", "deciding statement(s)", ""], rows, table_id="decision-table"
+    )
 
 
 def _threat_model(d: Mapping[str, Any]) -> str:
@@ -241,9 +309,11 @@ def _threat_model(d: Mapping[str, Any]) -> str:
     out = [f"<p>{_e(t['note'])}</p>"]
     if not t["applies"]:
         return "".join(out)
-    out.append(f"<p>{t['attacks']} attacks ({t['requests']} requests with their legitimate neighbours), "
-               + _badge(f"{t['failures']} failure(s)", "mismatch" if t["failures"] else "ok")
-               + f" · {t['not_applicable']} row(s) do not apply to this configuration</p>")
+    out.append(
+        f"<p>{t['attacks']} attacks ({t['requests']} requests with their legitimate neighbours), "
+        + _badge(f"{t['failures']} failure(s)", "mismatch" if t["failures"] else "ok")
+        + f" · {t['not_applicable']} row(s) do not apply to this configuration</p>"
+    )
     if t["residual"]:
         items = "".join(f"<li>{_e(r['attack'])}: {_e(r['what_would_stop_it'])}</li>" for r in t["residual"])
         out.append(f'<div class="warnbox"><strong>Residual risks</strong><ul>{items}</ul></div>')
@@ -253,18 +323,28 @@ def _threat_model(d: Mapping[str, Any]) -> str:
             if str(r["goal"]) != goal:
                 continue
             req = r["request"]
-            rows.append([
-                _e(r["attack"]),
-                f'<span class="mono">{_e(req["action"])}</span> on <span class="mono">{_e(req["resource"])}</span> '
-                f'in {_e(req["region"])}<br><span class="muted">as {_e(req["principal"])}</span>',
-                f'<span class="mono">{_e(r["deciding_statement"] if r["expected"] == "explicit_deny" else "(residual)")}</span>',
-                _decision(r["expected"]), _decision(r["actual"]),
-                f'{_e(r["legit"])}: {_decision(r["legit_actual"])}',
-                _badge("ok", "ok") if r["ok"] else _badge("FAILS", "mismatch"),
-            ])
+            rows.append(
+                [
+                    _e(r["attack"]),
+                    f'<span class="mono">{_e(req["action"])}</span> on <span class="mono">{_e(req["resource"])}</span> '
+                    f'in {_e(req["region"])}<br><span class="muted">as {_e(req["principal"])}</span>',
+                    '<span class="mono">'
+                    + _e(r["deciding_statement"] if r["expected"] == "explicit_deny" else "(residual)")
+                    + "</span>",
+                    _decision(r["expected"]),
+                    _decision(r["actual"]),
+                    f"{_e(r['legit'])}: {_decision(r['legit_actual'])}",
+                    _badge("ok", "ok") if r["ok"] else _badge("FAILS", "mismatch"),
+                ]
+            )
         out.append(f"<h3>Goal {_e(goal)}: {_e(text)}</h3>")
-        out.append(_table(["attack", "request", "deciding statement", "expected", "actual", "legitimate neighbour", ""],
-                          rows, table_id=f"threat-goal-{goal}"))
+        out.append(
+            _table(
+                ["attack", "request", "deciding statement", "expected", "actual", "legitimate neighbour", ""],
+                rows,
+                table_id=f"threat-goal-{goal}",
+            )
+        )
     return "".join(out)
 
 
@@ -272,25 +352,62 @@ def _nag(d: Mapping[str, Any]) -> str:
     n = d["cdk_nag"]
     out = []
     if not n["report_found"]:
-        out.append('<p class="warnbox">validation-report.json was not found: the assembly was synthesized without the cdk-nag packs.</p>')
+        out.append(
+            '<p class="warnbox">validation-report.json was not found: the assembly was synthesized without the cdk-nag packs.</p>'
+        )
     else:
-        out.append(_table(["plugin", "conclusion", "violations", "acknowledged"],
-                          [[_e(p["name"]), _badge(p["conclusion"], "pass" if p["conclusion"] == "success" else "fail"),
-                            _e(p["violations"]), _e(p["acknowledged"])] for p in n["plugins"]]))
+        out.append(
+            _table(
+                ["plugin", "conclusion", "violations", "acknowledged"],
+                [
+                    [
+                        _e(p["name"]),
+                        _badge(p["conclusion"], "pass" if p["conclusion"] == "success" else "fail"),
+                        _e(p["violations"]),
+                        _e(p["acknowledged"]),
+                    ]
+                    for p in n["plugins"]
+                ],
+            )
+        )
         out.append("<h3>Violations</h3>")
-        out.append(_table(["plugin", "rule", "severity", "construct(s)", "description"],
-                          [[_e(v["plugin"]), f'<span class="mono nowrap">{_e(v["rule"])}</span>',
-                            _badge(v["severity"], "blocking" if v["blocking"] else "advisory"),
-                            f'<span class="mono">{_e(v["constructs"])}</span>', _e(v["description"])] for v in n["violations"]])
-                   if n["violations"] else "<p>" + _badge("none", "pass") + "</p>")
-    out.append(f'<h3>Acknowledgments ({len(n["acknowledgments"])})</h3><p class="muted">From {_e(n["acknowledgments_source"])}.</p>')
-    out.append(_table(
-        ["construct", "acknowledged finding", "reason", "covers"],
-        [[f'<span class="mono">{_e(a["construct_path"])}</span>', f'<span class="mono">{_e(a["id"])}</span>', _e(a["reason"]),
-          _e(a["covers"]) if a["covers"] else (_badge("no report", "na") if a["used"] is None else _badge("unused", "advisory"))]
-         for a in n["acknowledgments"]],
-        table_id="acknowledgments-table",
-    ))
+        out.append(
+            _table(
+                ["plugin", "rule", "severity", "construct(s)", "description"],
+                [
+                    [
+                        _e(v["plugin"]),
+                        f'<span class="mono nowrap">{_e(v["rule"])}</span>',
+                        _badge(v["severity"], "blocking" if v["blocking"] else "advisory"),
+                        f'<span class="mono">{_e(v["constructs"])}</span>',
+                        _e(v["description"]),
+                    ]
+                    for v in n["violations"]
+                ],
+            )
+            if n["violations"]
+            else "<p>" + _badge("none", "pass") + "</p>"
+        )
+    out.append(
+        f'<h3>Acknowledgments ({len(n["acknowledgments"])})</h3><p class="muted">From {_e(n["acknowledgments_source"])}.</p>'
+    )
+    out.append(
+        _table(
+            ["construct", "acknowledged finding", "reason", "covers"],
+            [
+                [
+                    f'<span class="mono">{_e(a["construct_path"])}</span>',
+                    f'<span class="mono">{_e(a["id"])}</span>',
+                    _e(a["reason"]),
+                    _e(a["covers"])
+                    if a["covers"]
+                    else (_badge("no report", "na") if a["used"] is None else _badge("unused", "advisory")),
+                ]
+                for a in n["acknowledgments"]
+            ],
+            table_id="acknowledgments-table",
+        )
+    )
     return "".join(out)
 
 
@@ -299,34 +416,92 @@ def _scanners(d: Mapping[str, Any]) -> str:
     if not s["ran"]:
         return f"<p>{_e(s['note'])}</p>"
     lint, ckv = s["cfn_lint"], s["checkov"]
-    out = [f"<h3>cfn-lint {_e(lint['version'])}</h3><p>"
-           + _badge(f"{len(lint['errors'])} error(s)", "blocking" if lint["errors"] else "ok") + " "
-           + _badge(f"{len(lint['warnings'])} warning(s)", "advisory" if lint["warnings"] else "ok") + " "
-           + _badge(f"{len(lint['informational'])} informational", "info")
-           + (f" could not run: {_e(lint['error'])}" if lint["error"] else "") + "</p>"]
+    out = [
+        f"<h3>cfn-lint {_e(lint['version'])}</h3><p>"
+        + _badge(f"{len(lint['errors'])} error(s)", "blocking" if lint["errors"] else "ok")
+        + " "
+        + _badge(f"{len(lint['warnings'])} warning(s)", "advisory" if lint["warnings"] else "ok")
+        + " "
+        + _badge(f"{len(lint['informational'])} informational", "info")
+        + (f" could not run: {_e(lint['error'])}" if lint["error"] else "")
+        + "</p>"
+    ]
     rows = [*lint["errors"], *lint["warnings"], *lint["informational"]]
     if rows:
-        out.append(_table(["level", "rule", "template", "resource", "message"],
-                          [[_badge(r["level"], "blocking" if r["level"] == "Error" else "advisory" if r["level"] == "Warning" else "info"),
-                            f'<span class="mono nowrap">{_e(r["rule"])}</span>', _e(r["template"]),
-                            f'<span class="mono">{_e(r["logical_id"] or r["path"])}</span>', _e(r["message"])] for r in rows]))
-    out.append(f"<h3>checkov {_e(ckv['version'])}</h3><p>" + _badge(f"{ckv['passed']} passed", "ok") + " "
-               + _badge(f"{len(ckv['failed'])} failed", "blocking" if ckv["failed"] else "ok") + " "
-               + _badge(f"{len(ckv['skipped'])} skipped with a reason", "info")
-               + f' <span class="muted">offline: {_e(ckv["offline"])}; skips from {_e(ckv["skips_file"])}</span>'
-               + (f" could not run: {_e(ckv['error'])}" if ckv["error"] else "") + "</p>")
+        out.append(
+            _table(
+                ["level", "rule", "template", "resource", "message"],
+                [
+                    [
+                        _badge(
+                            r["level"],
+                            "blocking" if r["level"] == "Error" else "advisory" if r["level"] == "Warning" else "info",
+                        ),
+                        f'<span class="mono nowrap">{_e(r["rule"])}</span>',
+                        _e(r["template"]),
+                        f'<span class="mono">{_e(r["logical_id"] or r["path"])}</span>',
+                        _e(r["message"]),
+                    ]
+                    for r in rows
+                ],
+            )
+        )
+    out.append(
+        f"<h3>checkov {_e(ckv['version'])}</h3><p>"
+        + _badge(f"{ckv['passed']} passed", "ok")
+        + " "
+        + _badge(f"{len(ckv['failed'])} failed", "blocking" if ckv["failed"] else "ok")
+        + " "
+        + _badge(f"{len(ckv['skipped'])} skipped with a reason", "info")
+        + f' <span class="muted">offline: {_e(ckv["offline"])}; skips from {_e(ckv["skips_file"])}</span>'
+        + (f" could not run: {_e(ckv['error'])}" if ckv["error"] else "")
+        + "</p>"
+    )
     if ckv["failed"]:
-        out.append(_table(["check", "name", "template", "resource"],
-                          [[f'<span class="mono nowrap">{_e(f["check"])}</span>', _e(f["name"]), _e(f["template"]),
-                            f'<span class="mono">{_e(f["resource"])}</span>'] for f in ckv["failed"]]))
+        out.append(
+            _table(
+                ["check", "name", "template", "resource"],
+                [
+                    [
+                        f'<span class="mono nowrap">{_e(f["check"])}</span>',
+                        _e(f["name"]),
+                        _e(f["template"]),
+                        f'<span class="mono">{_e(f["resource"])}</span>',
+                    ]
+                    for f in ckv["failed"]
+                ],
+            )
+        )
     if ckv["skipped"]:
-        out.append(_table(["check", "name", "resource", "reason"],
-                          [[f'<span class="mono nowrap">{_e(f["check"])}</span>', _e(f["name"]),
-                            f'<span class="mono">{_e(f["resource"])}</span>', _e(f["reason"])] for f in ckv["skipped"]]))
+        out.append(
+            _table(
+                ["check", "name", "resource", "reason"],
+                [
+                    [
+                        f'<span class="mono nowrap">{_e(f["check"])}</span>',
+                        _e(f["name"]),
+                        f'<span class="mono">{_e(f["resource"])}</span>',
+                        _e(f["reason"]),
+                    ]
+                    for f in ckv["skipped"]
+                ],
+            )
+        )
     if ckv["unused_skips"]:
         out.append("<p class='muted'>Skips that matched nothing in this assembly:</p>")
-        out.append(_table(["check", "resource", "reason"],
-                          [[f'<span class="mono nowrap">{_e(u["check"])}</span>', _e(u["resource"] or "(any)"), _e(u["reason"])] for u in ckv["unused_skips"]]))
+        out.append(
+            _table(
+                ["check", "resource", "reason"],
+                [
+                    [
+                        f'<span class="mono nowrap">{_e(u["check"])}</span>',
+                        _e(u["resource"] or "(any)"),
+                        _e(u["reason"]),
+                    ]
+                    for u in ckv["unused_skips"]
+                ],
+            )
+        )
     return "".join(out)
 
 
@@ -340,24 +515,42 @@ def _diff(d: Mapping[str, Any]) -> str:
     diff = d["diff"]
     if diff is None:
         return '<p class="muted">No baseline given (<code>--baseline OLD_CDK_OUT</code> compares two assemblies).</p>'
-    out = [f"<p>Baseline <span class='mono'>{_e(diff['baseline'])}</span>: "
-           + _badge(f"{diff['statements_added']} statement(s) added", "advisory" if diff["statements_added"] else "ok") + " "
-           + _badge(f"{diff['statements_removed']} removed", "info") + " "
-           + _badge(f"{diff['statements_changed']} changed", "advisory" if diff["statements_changed"] else "ok")
-           + f" · policies added {diff['policies_added']}, removed {diff['policies_removed']}, changed {diff['policies_changed']}</p>"]
+    out = [
+        f"<p>Baseline <span class='mono'>{_e(diff['baseline'])}</span>: "
+        + _badge(f"{diff['statements_added']} statement(s) added", "advisory" if diff["statements_added"] else "ok")
+        + " "
+        + _badge(f"{diff['statements_removed']} removed", "info")
+        + " "
+        + _badge(f"{diff['statements_changed']} changed", "advisory" if diff["statements_changed"] else "ok")
+        + f" · policies added {diff['policies_added']}, removed {diff['policies_removed']}, "
+        + f"changed {diff['policies_changed']}</p>"
+    ]
     if not diff["entries"]:
         out.append("<p>No access changed.</p>")
     rows = []
     for e in diff["entries"]:
-        where = f"{_badge(e['kind'], 'kind')} <b class='ids'>{_e(e['name'])}</b><br><span class='mono muted'>{_e(e['logical_id'])}</span>"
+        where = (
+            f"{_badge(e['kind'], 'kind')} <b class='ids'>{_e(e['name'])}</b>"
+            f"<br><span class='mono muted'>{_e(e['logical_id'])}</span>"
+        )
         for s in e["added"]:
             rows.append([_badge("added", "advisory"), where, _e(e["who"]), _e(s["summary"])])
         for s in e["removed"]:
             rows.append([_badge("removed", "info"), where, _e(e["who"]), _e(s["summary"])])
         for c in e["changed"]:
-            deltas = "<br>".join(f"{_e(k.replace('_', ' '))}: <span class='mono'>{_e(_delta_text(v))}</span>"
-                                 for k, v in c.items() if k.endswith(("_added", "_removed")) or k == "effect")
-            rows.append([_badge("changed", "advisory"), where, _e(e["who"]), deltas + f"<br><span class='muted'>now: {_e(c['summary_after'])}</span>"])
+            deltas = "<br>".join(
+                f"{_e(k.replace('_', ' '))}: <span class='mono'>{_e(_delta_text(v))}</span>"
+                for k, v in c.items()
+                if k.endswith(("_added", "_removed")) or k == "effect"
+            )
+            rows.append(
+                [
+                    _badge("changed", "advisory"),
+                    where,
+                    _e(e["who"]),
+                    deltas + f"<br><span class='muted'>now: {_e(c['summary_after'])}</span>",
+                ]
+            )
         for key in ("attached_to_added", "attached_to_removed"):
             if e.get(key):
                 rows.append([_badge(key.replace("_", " "), "advisory"), where, _e(e["who"]), _e(e[key])])
@@ -367,21 +560,40 @@ def _diff(d: Mapping[str, Any]) -> str:
 
 
 def _rules(d: Mapping[str, Any]) -> str:
-    return _table(["rule", "level", "title", "what it checks"],
-                  [[f'<span class="mono nowrap">{_e(r["id"])}</span>', _level(r["level"]), _e(r["title"]), _e(r["description"])]
-                   for r in d["rules"]], table_id="rules-table")
+    return _table(
+        ["rule", "level", "title", "what it checks"],
+        [
+            [
+                f'<span class="mono nowrap">{_e(r["id"])}</span>',
+                _level(r["level"]),
+                _e(r["title"]),
+                _e(r["description"]),
+            ]
+            for r in d["rules"]
+        ],
+        table_id="rules-table",
+    )
 
 
 _RENDERERS = {
-    "summary": _summary, "findings": _findings, "inventory": _inventory, "routing-matrix": _routing,
-    "threat-model": _threat_model, "decision-matrix": _decisions, "cdk-nag": _nag, "scanners": _scanners,
-    "diff": _diff, "rules": _rules,
+    "summary": _summary,
+    "findings": _findings,
+    "inventory": _inventory,
+    "routing-matrix": _routing,
+    "threat-model": _threat_model,
+    "decision-matrix": _decisions,
+    "cdk-nag": _nag,
+    "scanners": _scanners,
+    "diff": _diff,
+    "rules": _rules,
 }
 
 
 def render_html(d: Mapping[str, Any]) -> str:
     s = d["summary"]
-    verdict = _badge("FAIL" if s["verdict"] == "fail" else "PASS", "fail verdict" if s["verdict"] == "fail" else "pass verdict")
+    verdict = _badge(
+        "FAIL" if s["verdict"] == "fail" else "PASS", "fail verdict" if s["verdict"] == "fail" else "pass verdict"
+    )
     counts = {"findings": f" ({s['blocking']} blocking, {s['advisory']} advisory)", "inventory": f" ({s['policies']})"}
     toc = "".join(f'<li><a href="#{a}">{escape(t)}</a>{escape(counts.get(a, ""))}</li>' for a, t in SECTIONS)
     body = "".join(f'<section id="{a}"><h2>{escape(t)}</h2>{_RENDERERS[a](d)}</section>' for a, t in SECTIONS)

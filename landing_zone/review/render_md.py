@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 __all__ = ["SECTIONS", "render_markdown"]
 
@@ -48,7 +49,8 @@ def _where(f: Mapping[str, Any]) -> str:
 def _summary(d: Mapping[str, Any]) -> list[str]:
     s, c = d["summary"], d["config"]
     out = [
-        f"**Verdict: {'FAIL' if s['verdict'] == 'fail' else 'PASS'}** — {s['blocking']} blocking, {s['advisory']} advisory finding(s).",
+        f"**Verdict: {'FAIL' if s['verdict'] == 'fail' else 'PASS'}** — {s['blocking']} blocking, "
+        f"{s['advisory']} advisory finding(s).",
         "",
     ]
     out += _table(
@@ -61,10 +63,23 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
             ["compliant Regions", c["compliant_regions"]],
             ["global inference allowed", "yes" if c["allow_global_inference"] else "no"],
             ["accounts known to the configuration", c["known_accounts"]],
-            ["prices", f"{c['price_source']}" + ("; contract prices (cost.price_overrides): " + "; ".join(
-                f"{name}: " + ", ".join(f"{k.replace('_usd_per_million_tokens', '')} {v:g}" for k, v in o.items()
-                                       if k != "source") + f" ({o['source']})" for name, o in c["price_overrides"].items())
-                if c["price_overrides"] else "; catalog prices, no contract prices")],
+            [
+                "prices",
+                f"{c['price_source']}"
+                + (
+                    "; contract prices (cost.price_overrides): "
+                    + "; ".join(
+                        f"{name}: "
+                        + ", ".join(
+                            f"{k.replace('_usd_per_million_tokens', '')} {v:g}" for k, v in o.items() if k != "source"
+                        )
+                        + f" ({o['source']})"
+                        for name, o in c["price_overrides"].items()
+                    )
+                    if c["price_overrides"]
+                    else "; catalog prices, no contract prices"
+                ),
+            ],
             ["templates", s["templates"]],
             ["policies / statements", f"{s['policies']} / {s['statements']}"],
             ["policies by kind", ", ".join(f"{k}: {v}" for k, v in s["policies_by_kind"].items())],
@@ -106,28 +121,56 @@ def _inventory(d: Mapping[str, Any]) -> list[str]:
         if p["parse_error"]:
             facts.append(f"could not be read: {p['parse_error']}")
         out += [f"- {f}" for f in facts] + [""]
-        out += _table(["#", "Sid", "effect", "in plain words"],
-                      [[s["index"], s["sid"], s["effect"], s["summary"]] for s in p["statements"]])
+        out += _table(
+            ["#", "Sid", "effect", "in plain words"],
+            [[s["index"], s["sid"], s["effect"], s["summary"]] for s in p["statements"]],
+        )
     return out
 
 
 def _routing(d: Mapping[str, Any]) -> list[str]:
     return _table(
         ["model", "path", "invoke ID", "from", "processed in", "decision", "reason"],
-        [[r["model_id"], r["path"], r["invoke_id"], r["source_regions"], r["destination_regions"],
-          r["decision"].upper(), r["reason"]] for r in d["routing_matrix"]],
+        [
+            [
+                r["model_id"],
+                r["path"],
+                r["invoke_id"],
+                r["source_regions"],
+                r["destination_regions"],
+                r["decision"].upper(),
+                r["reason"],
+            ]
+            for r in d["routing_matrix"]
+        ],
     )
 
 
 def _decisions(d: Mapping[str, Any]) -> list[str]:
     m = d["decision_matrix"]
-    out = [f"Evaluated against: {m['source']}. {m['cases']} case(s), {m['mismatches']} mismatch(es)"
-           + (f"; {m['not_applicable']} case(s) about non-invoker roles do not apply to the boundary." if m["not_applicable"] else "."), ""]
+    out = [
+        f"Evaluated against: {m['source']}. {m['cases']} case(s), {m['mismatches']} mismatch(es)"
+        + (
+            f"; {m['not_applicable']} case(s) about non-invoker roles do not apply to the boundary."
+            if m["not_applicable"]
+            else "."
+        ),
+        "",
+    ]
     out += _table(
         ["case", "request", "expected", "actual", "deciding statement(s)", "ok"],
-        [[r["case"], f"{r['action']} on {r['resource']} in {r['region']}"
-          + (f" ({', '.join(f'{k}={v}' for k, v in r['context'].items())})" if r["context"] else ""),
-          r["expected"], r["actual"], r["deciding"], "yes" if r["match"] else "**NO**"] for r in m["rows"]],
+        [
+            [
+                r["case"],
+                f"{r['action']} on {r['resource']} in {r['region']}"
+                + (f" ({', '.join(f'{k}={v}' for k, v in r['context'].items())})" if r["context"] else ""),
+                r["expected"],
+                r["actual"],
+                r["deciding"],
+                "yes" if r["match"] else "**NO**",
+            ]
+            for r in m["rows"]
+        ],
     )
     return out
 
@@ -137,8 +180,11 @@ def _threat_model(d: Mapping[str, Any]) -> list[str]:
     out = [t["note"], ""]
     if not t["applies"]:
         return out
-    out += [f"{t['attacks']} attacks ({t['requests']} requests with their legitimate neighbours), "
-            f"{t['failures']} failure(s); {t['not_applicable']} row(s) do not apply to this configuration.", ""]
+    out += [
+        f"{t['attacks']} attacks ({t['requests']} requests with their legitimate neighbours), "
+        f"{t['failures']} failure(s); {t['not_applicable']} row(s) do not apply to this configuration.",
+        "",
+    ]
     if t["residual"]:
         out += ["**Residual risks** (allowed by these SCPs on purpose or by necessity):", ""]
         out += [f"- {r['attack']}: {r['what_would_stop_it']}" for r in t["residual"]] + [""]
@@ -147,11 +193,18 @@ def _threat_model(d: Mapping[str, Any]) -> list[str]:
         out += [f"**Goal {goal}: {text}**", ""]
         out += _table(
             ["attack", "request", "deciding statement", "expected", "actual", "legitimate neighbour", "ok"],
-            [[r["attack"],
-              f"{r['request']['action']} on {r['request']['resource']} in {r['request']['region']}",
-              r["deciding_statement"] if r["expected"] == "explicit_deny" else "(none: residual)",
-              r["expected"], f"{r['actual']} ({', '.join(r['actual_deciding']) or '-'})",
-              f"{r['legit']}: {r['legit_actual']}", "yes" if r["ok"] else "**NO**"] for r in rows],
+            [
+                [
+                    r["attack"],
+                    f"{r['request']['action']} on {r['request']['resource']} in {r['request']['region']}",
+                    r["deciding_statement"] if r["expected"] == "explicit_deny" else "(none: residual)",
+                    r["expected"],
+                    f"{r['actual']} ({', '.join(r['actual_deciding']) or '-'})",
+                    f"{r['legit']}: {r['legit_actual']}",
+                    "yes" if r["ok"] else "**NO**",
+                ]
+                for r in rows
+            ],
         )
     return out
 
@@ -162,17 +215,32 @@ def _nag(d: Mapping[str, Any]) -> list[str]:
     if not n["report_found"]:
         out += ["validation-report.json was not found: the assembly was synthesized without the cdk-nag packs.", ""]
     else:
-        out += _table(["plugin", "conclusion", "violations", "acknowledged"],
-                      [[p["name"], p["conclusion"], p["violations"], p["acknowledged"]] for p in n["plugins"]])
+        out += _table(
+            ["plugin", "conclusion", "violations", "acknowledged"],
+            [[p["name"], p["conclusion"], p["violations"], p["acknowledged"]] for p in n["plugins"]],
+        )
         out += ["**Violations**", ""]
-        out += _table(["plugin", "rule", "severity", "construct(s)", "description"],
-                      [[v["plugin"], v["rule"], v["severity"], v["constructs"], v["description"]] for v in n["violations"]]) \
-            if n["violations"] else ["None.", ""]
+        out += (
+            _table(
+                ["plugin", "rule", "severity", "construct(s)", "description"],
+                [[v["plugin"], v["rule"], v["severity"], v["constructs"], v["description"]] for v in n["violations"]],
+            )
+            if n["violations"]
+            else ["None.", ""]
+        )
     out += [f"**Acknowledgments** ({len(n['acknowledgments'])}, from {n['acknowledgments_source']})", ""]
-    out += _table(["construct", "acknowledged finding", "reason", "covers"],
-                  [[a["construct_path"], a["id"], a["reason"],
-                    a["covers"] if a["covers"] else ("(no report)" if a["used"] is None else "nothing: unused")]
-                   for a in n["acknowledgments"]])
+    out += _table(
+        ["construct", "acknowledged finding", "reason", "covers"],
+        [
+            [
+                a["construct_path"],
+                a["id"],
+                a["reason"],
+                a["covers"] if a["covers"] else ("(no report)" if a["used"] is None else "nothing: unused"),
+            ]
+            for a in n["acknowledgments"]
+        ],
+    )
     return out
 
 
@@ -181,23 +249,38 @@ def _scanners(d: Mapping[str, Any]) -> list[str]:
     if not s["ran"]:
         return [s["note"], ""]
     lint, ckv = s["cfn_lint"], s["checkov"]
-    out = [f"**cfn-lint {lint['version']}**: {len(lint['errors'])} error(s), {len(lint['warnings'])} warning(s), "
-           f"{len(lint['informational'])} informational." + (f" Could not run: {lint['error']}" if lint["error"] else ""), ""]
+    out = [
+        f"**cfn-lint {lint['version']}**: {len(lint['errors'])} error(s), {len(lint['warnings'])} warning(s), "
+        f"{len(lint['informational'])} informational." + (f" Could not run: {lint['error']}" if lint["error"] else ""),
+        "",
+    ]
     rows = [*lint["errors"], *lint["warnings"], *lint["informational"]]
     if rows:
-        out += _table(["level", "rule", "template", "resource", "message"],
-                      [[r["level"], r["rule"], r["template"], r["logical_id"] or r["path"], r["message"]] for r in rows])
-    out += [f"**checkov {ckv['version']}** (offline: {ckv['offline']}): {ckv['passed']} passed, {len(ckv['failed'])} failed, "
-            f"{len(ckv['skipped'])} skipped by {ckv['skips_file']}." + (f" Could not run: {ckv['error']}" if ckv["error"] else ""), ""]
+        out += _table(
+            ["level", "rule", "template", "resource", "message"],
+            [[r["level"], r["rule"], r["template"], r["logical_id"] or r["path"], r["message"]] for r in rows],
+        )
+    out += [
+        f"**checkov {ckv['version']}** (offline: {ckv['offline']}): {ckv['passed']} passed, {len(ckv['failed'])} failed, "
+        f"{len(ckv['skipped'])} skipped by {ckv['skips_file']}."
+        + (f" Could not run: {ckv['error']}" if ckv["error"] else ""),
+        "",
+    ]
     if ckv["failed"]:
-        out += ["Failed:", ""] + _table(["check", "name", "template", "resource"],
-                                        [[f["check"], f["name"], f["template"], f["resource"]] for f in ckv["failed"]])
+        out += ["Failed:", ""] + _table(
+            ["check", "name", "template", "resource"],
+            [[f["check"], f["name"], f["template"], f["resource"]] for f in ckv["failed"]],
+        )
     if ckv["skipped"]:
-        out += ["Skipped, with the reason:", ""] + _table(["check", "name", "resource", "reason"],
-                                                          [[f["check"], f["name"], f["resource"], f["reason"]] for f in ckv["skipped"]])
+        out += ["Skipped, with the reason:", ""] + _table(
+            ["check", "name", "resource", "reason"],
+            [[f["check"], f["name"], f["resource"], f["reason"]] for f in ckv["skipped"]],
+        )
     if ckv["unused_skips"]:
         out += ["Skips that matched nothing in this assembly:", ""] + _table(
-            ["check", "resource", "reason"], [[u["check"], u["resource"] or "(any)", u["reason"]] for u in ckv["unused_skips"]])
+            ["check", "resource", "reason"],
+            [[u["check"], u["resource"] or "(any)", u["reason"]] for u in ckv["unused_skips"]],
+        )
     return out
 
 
@@ -205,13 +288,21 @@ def _diff(d: Mapping[str, Any]) -> list[str]:
     diff = d["diff"]
     if diff is None:
         return ["No baseline given (`--baseline OLD_CDK_OUT` compares two assemblies).", ""]
-    out = [f"Baseline: {diff['baseline']}. Policies added {diff['policies_added']}, removed {diff['policies_removed']}, "
-           f"changed {diff['policies_changed']}; statements added {diff['statements_added']}, removed "
-           f"{diff['statements_removed']}, changed {diff['statements_changed']}.", ""]
+    out = [
+        f"Baseline: {diff['baseline']}. Policies added {diff['policies_added']}, removed {diff['policies_removed']}, "
+        f"changed {diff['policies_changed']}; statements added {diff['statements_added']}, removed "
+        f"{diff['statements_removed']}, changed {diff['statements_changed']}.",
+        "",
+    ]
     if not diff["entries"]:
         return out + ["No access changed.", ""]
     for e in diff["entries"]:
-        out += [f"#### {e['status']}: {e['kind']} · {e['name']} (`{e['logical_id']}`, {e['template']})", "", f"Who: {e['who'] or '-'}", ""]
+        out += [
+            f"#### {e['status']}: {e['kind']} · {e['name']} (`{e['logical_id']}`, {e['template']})",
+            "",
+            f"Who: {e['who'] or '-'}",
+            "",
+        ]
         for key in ("attached_to_added", "attached_to_removed"):
             if e.get(key):
                 out += [f"- {key.replace('_', ' ')}: {', '.join(e[key])}"]
@@ -220,21 +311,34 @@ def _diff(d: Mapping[str, Any]) -> list[str]:
         for s in e["removed"]:
             out.append(f"- **removed** statement {s['sid'] or '#' + str(s['index'])}: {s['summary']}")
         for c in e["changed"]:
-            deltas = [f"{k.replace('_', ' ')}: {', '.join(v) if isinstance(v, list) else v}" for k, v in c.items()
-                      if k.endswith(("_added", "_removed")) or k == "effect"]
+            deltas = [
+                f"{k.replace('_', ' ')}: {', '.join(v) if isinstance(v, list) else v}"
+                for k, v in c.items()
+                if k.endswith(("_added", "_removed")) or k == "effect"
+            ]
             out.append(f"- **changed** statement {c['sid'] or '#' + str(c['new_index'])}: " + "; ".join(deltas))
         out.append("")
     return out
 
 
 def _rules(d: Mapping[str, Any]) -> list[str]:
-    return _table(["rule", "level", "title", "what it checks"],
-                  [[r["id"], r["level"], r["title"], r["description"]] for r in d["rules"]])
+    return _table(
+        ["rule", "level", "title", "what it checks"],
+        [[r["id"], r["level"], r["title"], r["description"]] for r in d["rules"]],
+    )
 
 
 _RENDERERS = {
-    "summary": _summary, "findings": _findings, "inventory": _inventory, "routing-matrix": _routing,
-    "threat-model": _threat_model, "decision-matrix": _decisions, "cdk-nag": _nag, "scanners": _scanners, "diff": _diff, "rules": _rules,
+    "summary": _summary,
+    "findings": _findings,
+    "inventory": _inventory,
+    "routing-matrix": _routing,
+    "threat-model": _threat_model,
+    "decision-matrix": _decisions,
+    "cdk-nag": _nag,
+    "scanners": _scanners,
+    "diff": _diff,
+    "rules": _rules,
 }
 
 

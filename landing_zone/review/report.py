@@ -7,23 +7,31 @@ Deterministic: everything is sorted, and nothing depends on the clock or on abso
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any
 
-from landing_zone.errors import LandingZoneError
 from landing_zone.assembly import Assembly, load_assembly, logical_id_lines
+from landing_zone.core.routing import PathKind
+from landing_zone.errors import LandingZoneError
+from landing_zone.plan import Plan
 from landing_zone.review.diff import policy_diff
 from landing_zone.review.findings import ReviewContext, data_store_findings, policy_findings, sort_findings
 from landing_zone.review.inventory import PolicyRecord, build_inventory
 from landing_zone.review.matrices import decision_findings, decision_matrix, routing_matrix
 from landing_zone.review.nag import nag_findings, nag_section
+from landing_zone.review.redteam import GOALS
 from landing_zone.review.rules import ADVISORY, BLOCKING, RULES
-from landing_zone.review.scanners import DEFAULT_SKIPS_FILE, ScannerRun, load_skips, run_scanners, scanner_findings, scanners_section
+from landing_zone.review.scanners import (
+    DEFAULT_SKIPS_FILE,
+    ScannerRun,
+    load_skips,
+    run_scanners,
+    scanner_findings,
+    scanners_section,
+)
 from landing_zone.review.summarize import summarize_policy
-
-if TYPE_CHECKING:  # pragma: no cover
-    from landing_zone.plan import Plan
 
 __all__ = ["SCHEMA", "AssemblyMismatch", "ReviewResult", "build_review", "review_context"]
 
@@ -44,9 +52,7 @@ class ReviewResult:
         return int(self.data["summary"]["blocking"])
 
 
-def review_context(plan: "Plan") -> ReviewContext:
-    from landing_zone.core.routing import PathKind
-
+def review_context(plan: Plan) -> ReviewContext:
     config = plan.config
     accounts = {a.id for a in config.accounts} | {config.deployment_account}
     if config.organization is not None:
@@ -71,7 +77,7 @@ def review_context(plan: "Plan") -> ReviewContext:
     )
 
 
-def _check_match(assembly: Assembly, plan: "Plan") -> None:
+def _check_match(assembly: Assembly, plan: Plan) -> None:
     prefix = f"{plan.config.name}-"
     stacks = sorted({t.name for t in assembly.templates if t.nested_in is None})
     if not any(s.startswith(prefix) for s in stacks):
@@ -81,10 +87,8 @@ def _check_match(assembly: Assembly, plan: "Plan") -> None:
         )
 
 
-def threat_model_section(plan: "Plan", matrix: Any) -> dict[str, Any]:
+def threat_model_section(plan: Plan, matrix: Any) -> dict[str, Any]:
     """The red-team table as evaluated against the synthesized SCPs, grouped by the adversary's goal."""
-    from landing_zone.review.redteam import GOALS
-
     if matrix.mode != "scp":
         return {
             "applies": False,
@@ -120,7 +124,7 @@ def _policies(records: tuple[PolicyRecord, ...]) -> list[dict[str, Any]]:
 
 def build_review(
     assembly_path: str | Path,
-    plan: "Plan",
+    plan: Plan,
     *,
     config_origin: str = "cdk.json defaults",
     baseline: str | Path | None = None,
@@ -136,13 +140,15 @@ def build_review(
     nag = nag_section(assembly)
     runs = run_scanners(assembly) if scanners else None
     scan = scanners_section(runs, skips, str(skips_file.name if skips_file else "checkov-skips.yaml"))
-    findings = sort_findings([
-        *policy_findings(records, ctx),
-        *data_store_findings(assembly),
-        *decision_findings(matrix),
-        *nag_findings(nag),
-        *scanner_findings(scan),
-    ])
+    findings = sort_findings(
+        [
+            *policy_findings(records, ctx),
+            *data_store_findings(assembly),
+            *decision_findings(matrix),
+            *nag_findings(nag),
+            *scanner_findings(scan),
+        ]
+    )
     lines = {t.file: logical_id_lines(assembly, t.file) for t in assembly.templates}
     finding_dicts = []
     for f in findings:
@@ -166,11 +172,14 @@ def build_review(
             "home_region": config.home_region,
             "compliant_regions": sorted(config.compliant_regions),
             "allow_global_inference": config.allow_global_inference,
-            "mode": "organization (SCPs)" if config.organization is not None else "single account (permissions boundary)",
+            "mode": "organization (SCPs)"
+            if config.organization is not None
+            else "single account (permissions boundary)",
             "known_accounts": sorted(ctx.known_accounts),
             "price_source": config.cost.price_source,
-            "price_overrides": {name: {**o.prices(), "source": o.source}
-                                for name, o in sorted(config.cost.price_overrides.items())},
+            "price_overrides": {
+                name: {**o.prices(), "source": o.source} for name, o in sorted(config.cost.price_overrides.items())
+            },
             "warnings": list(plan.warnings),
             # placeholder values left in the configuration (e.g. the example account 111111111111)
             "placeholders": [{"path": p.path, "value": str(p.got), "why": p.allowed} for p in plan.placeholders],

@@ -8,7 +8,8 @@ diff against ``--baseline`` is carried in the run's property bag (``policyDiff``
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["SARIF_SCHEMA", "render_sarif"]
 
@@ -32,7 +33,11 @@ def _result(f: Mapping[str, Any], rule_index: Mapping[str, int]) -> dict[str, An
         if f["statement_index"] is not None:
             qualified += f"/statement/{f['sid'] or f['statement_index']}"
         location["logicalLocations"] = [{"name": name, "fullyQualifiedName": qualified, "kind": "resource"}]
-    properties = {k: f[k] for k in ("level", "policy_id", "statement_index", "sid", "element", "stack") if f.get(k) not in (None, "")}
+    properties = {
+        k: f[k]
+        for k in ("level", "policy_id", "statement_index", "sid", "element", "stack")
+        if f.get(k) not in (None, "")
+    }
     return {
         "ruleId": f["rule"],
         "ruleIndex": rule_index[f["rule"]],
@@ -68,7 +73,9 @@ def render_sarif(d: Mapping[str, Any]) -> dict[str, Any]:
                         ],
                     }
                 },
-                "originalUriBaseIds": {"ASSEMBLY": {"description": {"text": f"the cloud assembly directory ({d['assembly']})"}}},
+                "originalUriBaseIds": {
+                    "ASSEMBLY": {"description": {"text": f"the cloud assembly directory ({d['assembly']})"}}
+                },
                 "results": [_result(f, rule_index) for f in d["findings"]],
                 "properties": {
                     "verdict": d["summary"]["verdict"],

@@ -7,12 +7,21 @@ Conditions are rendered in words, e.g. ``{"StringNotEquals": {"aws:RequestedRegi
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from landing_zone.review.inventory import IDENTITY_KINDS, PolicyRecord, statements_of
 
-__all__ = ["StatementSummary", "as_list", "condition_clauses", "plain_arn", "principal_entries", "summarize_policy", "summarize_statement"]
+__all__ = [
+    "StatementSummary",
+    "as_list",
+    "condition_clauses",
+    "plain_arn",
+    "principal_entries",
+    "summarize_policy",
+    "summarize_statement",
+]
 
 ROOT_ARN = re.compile(r"^arn:[^:]+:iam::([^:]+):root$")
 _PLACEHOLDER = re.compile(r"<([^<>]*)>")
@@ -103,14 +112,20 @@ def _clause(operator: str, key: str, values: list[str]) -> str:
     rest, prefix = operator, ""
     for set_op in ("ForAnyValue:", "ForAllValues:"):
         if rest.startswith(set_op):
-            rest, prefix = rest[len(set_op):], set_op[:-1]
+            rest, prefix = rest[len(set_op) :], set_op[:-1]
     if_exists = rest.endswith("IfExists")
     if if_exists:
         rest = rest[: -len("IfExists")]
     joined = ", ".join(values)
     if rest == "Null":
         wanted = {v.lower() for v in values}
-        text = f"{key} is absent" if wanted == {"true"} else f"{key} is present" if wanted == {"false"} else f"{key} is Null={joined}"
+        text = (
+            f"{key} is absent"
+            if wanted == {"true"}
+            else f"{key} is present"
+            if wanted == {"false"}
+            else f"{key} is Null={joined}"
+        )
         return text
     if rest == "Bool":
         text = f"{key} is {joined}"
@@ -206,7 +221,13 @@ def summarize_statement(record: PolicyRecord, stmt: Mapping[str, Any], index: in
     conditions = condition_clauses(stmt.get("Condition"))
     who = _who(record, stmt)
     verb = {"Allow": "may", "Deny": "may not"}.get(effect, f"({effect})")
-    what = ", ".join(actions) if actions else f"every action except {', '.join(not_actions)}" if not_actions else "no action"
+    what = (
+        ", ".join(actions)
+        if actions
+        else f"every action except {', '.join(not_actions)}"
+        if not_actions
+        else "no action"
+    )
     if resources:
         where = ", ".join(_resource_words(record, resources))
     elif not_resources:

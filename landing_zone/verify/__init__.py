@@ -10,15 +10,15 @@ missing resource or unanswerable check, 2 on usage errors.  Every AWS call goes 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
 
-from landing_zone.errors import LandingZoneError
 from landing_zone.assembly import Assembly, AssemblyError
+from landing_zone.errors import LandingZoneError
+from landing_zone.plan import Plan
+from landing_zone.verify.checks import SCP_TYPE, Context, run_checks
+from landing_zone.verify.live import Live
 from landing_zone.verify.report import CheckResult, Report, Status
-
-if TYPE_CHECKING:
-    from landing_zone.plan import Plan
 
 __all__ = ["Assembly", "AssemblyError", "CheckResult", "Report", "Status", "verify"]
 
@@ -26,7 +26,7 @@ __all__ = ["Assembly", "AssemblyError", "CheckResult", "Report", "Status", "veri
 def verify(
     assembly_path: str | Path,
     *,
-    plan: "Plan | None" = None,
+    plan: Plan | None = None,
     profile: str | None = None,
     management_profile: str | None = None,
     region: str | None = None,
@@ -38,8 +38,6 @@ def verify(
     StackSet of the assembly rolls out, in the member account of ``profile`` (its instance stack gives the
     generated names and the account's parameter values).  Raises :class:`AssemblyError` /
     :class:`~landing_zone.errors.LandingZoneError` (exit code 2) for unusable input."""
-    from landing_zone.verify.checks import Context, run_checks  # imports botocore: only when verifying
-    from landing_zone.verify.live import Live
 
     assembly = Assembly.load(assembly_path)
     if stackset_member:
@@ -52,7 +50,11 @@ def verify(
         )
     if not name:
         raise AssemblyError(f"--assembly {assembly_path}: no 'landing-zone' stack tag and no configuration to name it")
-    home = region or (plan.config.home_region if plan else None) or next((s.region for s in assembly.stacks if s.region), None)
+    home = (
+        region
+        or (plan.config.home_region if plan else None)
+        or next((s.region for s in assembly.stacks if s.region), None)
+    )
     if not home:
         raise LandingZoneError("--region: the assembly is environment-agnostic and no configuration gives home_region")
     ctx = Context(
@@ -73,12 +75,8 @@ def verify(
     return Report(landing_zone=name, assembly=str(assembly_path), account=account, region=home, results=tuple(results))
 
 
-def _deployment_account(assembly: Assembly, plan: "Plan | None") -> str | None:
-    from landing_zone.verify.checks import SCP_TYPE
-
-    accounts = {
-        s.account for s in assembly.stacks if s.account and any(r.type != SCP_TYPE for r in s.resources())
-    }
+def _deployment_account(assembly: Assembly, plan: Plan | None) -> str | None:
+    accounts = {s.account for s in assembly.stacks if s.account and any(r.type != SCP_TYPE for r in s.resources())}
     if len(accounts) == 1:
         return accounts.pop()
     return plan.config.deployment_account if plan else None

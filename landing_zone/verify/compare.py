@@ -62,7 +62,7 @@ def canonical(value: Any) -> Any:
 
 
 def same_document(expected: Any, actual: Any) -> bool:
-    return canonical(parse_json(expected)) == canonical(parse_json(actual))
+    return bool(canonical(parse_json(expected)) == canonical(parse_json(actual)))
 
 
 def document_diff(expected: Any, actual: Any, *, max_lines: int = 40) -> str:
@@ -82,7 +82,7 @@ def document_diff(expected: Any, actual: Any, *, max_lines: int = 40) -> str:
     return "\n".join(lines)
 
 
-def _statement_diff(want: dict, got: dict, width: int = 160) -> list[str]:
+def _statement_diff(want: dict[str, Any], got: dict[str, Any], width: int = 160) -> list[str]:
     lines = []
     if canonical(want.get("Version")) != canonical(got.get("Version")):
         lines.append(f"~ Version: synthesized {want.get('Version')!r}, live {got.get('Version')!r}")
@@ -100,7 +100,9 @@ def _statement_diff(want: dict, got: dict, width: int = 160) -> list[str]:
         for key in sorted(set(statement) | set(other)):
             if canonical(statement.get(key)) != canonical(other.get(key)):
                 lines.append(_clip(f"~ {sid}.{key}: synthesized {_compact(statement.get(key))}", width))
-                lines.append(_clip(f"  {' ' * len(sid)} {' ' * len(key)}  live        {_compact(other.get(key))}", width))
+                lines.append(
+                    _clip(f"  {' ' * len(str(sid))} {' ' * len(key)}  live        {_compact(other.get(key))}", width)
+                )
     for statement in only_right:
         sid = statement.get("Sid") if isinstance(statement, dict) else None
         if sid is None or sid in right_by_sid:
@@ -112,7 +114,7 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _statements(policy: dict) -> list[Any]:
+def _statements(policy: dict[str, Any]) -> list[Any]:
     statements = policy.get("Statement")
     return statements if isinstance(statements, list) else [statements]
 

@@ -13,7 +13,8 @@ its alias.  What cannot be resolved becomes :class:`~landing_zone.verify.compare
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from landing_zone import aws
 from landing_zone.assembly import Assembly, Resource, Stack
@@ -50,7 +51,9 @@ class Live:
             self._clients[key] = aws.client(service, region=key[1], profile=profile)
         return self._clients[key]
 
-    def call(self, service: str, operation: str, *, region: str | None = None, management: bool = False, **params: Any) -> Any:
+    def call(
+        self, service: str, operation: str, *, region: str | None = None, management: bool = False, **params: Any
+    ) -> Any:
         """``client.operation(**params)``; raises :class:`ApiError` if the API could not be asked and lets
         other ``ClientError`` s (not found, validation) through for the caller to interpret."""
         profile = self.management_profile if management else self.profile
@@ -68,7 +71,13 @@ class Live:
             raise ApiError(service, operation, description) from exc
 
     def paginate(
-        self, service: str, operation: str, result_key: str, *, region: str | None = None, management: bool = False,
+        self,
+        service: str,
+        operation: str,
+        result_key: str,
+        *,
+        region: str | None = None,
+        management: bool = False,
         **params: Any,
     ) -> list[Any]:
         profile = self.management_profile if management else self.profile
@@ -124,8 +133,8 @@ class Resolver:
         self.live = live
         self.region_of = region_of
         self._physical: dict[str, str | Unresolved] = {}
-        self._key_ids: dict[str, Any] = {}
-        self._profiles: dict[str, list[dict] | ApiError] = {}
+        self._key_ids: dict[str, dict[str, Any] | Unresolved] = {}
+        self._profiles: dict[str, list[dict[str, Any]] | ApiError] = {}
         self._instance_names: dict[str, str | Unresolved] = {}
         self._parameters: dict[str, dict[str, str] | Unresolved] = {}
         self.notes: dict[str, str] = {}  # resource path -> how its physical name was found
@@ -143,11 +152,11 @@ class Resolver:
     def value(self, value: Any, stack: Stack) -> Any:
         if isinstance(value, dict):
             if len(value) == 1:
-                (fn, arg), = value.items()
+                ((fn, arg),) = value.items()
                 if fn == "Ref":
                     return self.ref(arg, stack)
                 if fn == "Fn::GetAtt":
-                    logical_id, attr = (arg.split(".", 1) if isinstance(arg, str) else arg)
+                    logical_id, attr = arg.split(".", 1) if isinstance(arg, str) else arg
                     return self.get_att(logical_id, attr, stack)
                 if fn == "Fn::ImportValue":
                     return self.import_value(self.value(arg, stack))
@@ -170,8 +179,8 @@ class Resolver:
                     return items[int(index)] if isinstance(items, list) else Unresolved(f"Fn::Select over {items!r}")
                 if fn.startswith("Fn::"):
                     return Unresolved(f"{fn} is evaluated only at deploy time")
-            resolved = {k: self.value(v, stack) for k, v in value.items()}
-            return {k: v for k, v in resolved.items() if v is not _NO_VALUE}
+            mapped = {k: self.value(v, stack) for k, v in value.items()}
+            return {k: v for k, v in mapped.items() if v is not _NO_VALUE}
         if isinstance(value, list):
             return [v for v in (self.value(item, stack) for item in value) if v is not _NO_VALUE]
         return value
@@ -198,7 +207,7 @@ class Resolver:
         return failed[0] if failed else text
 
     def ref(self, name: str, stack: Stack) -> Any:
-        pseudo = {
+        pseudo: dict[str, Callable[[], Any]] = {
             "AWS::AccountId": lambda: self.account_of(stack),
             "AWS::Region": lambda: self.region_of(stack),
             "AWS::Partition": lambda: self.partition(stack),
@@ -233,7 +242,7 @@ class Resolver:
     def _holds(self, expression: Any, stack: Stack) -> bool | Unresolved:
         if not isinstance(expression, dict) or len(expression) != 1:
             return Unresolved(f"condition {expression!r} is not understood")
-        (fn, arg), = expression.items()
+        ((fn, arg),) = expression.items()
         if fn == "Condition":
             return self.condition(arg, stack)
         if fn == "Fn::Equals":
@@ -260,14 +269,22 @@ class Resolver:
             prefix = f"StackSet-{stack.stack_set}-"
             try:
                 summaries = self.live.paginate(
-                    "cloudformation", "list_stacks", "StackSummaries", region=self.region_of(stack),
+                    "cloudformation",
+                    "list_stacks",
+                    "StackSummaries",
+                    region=self.region_of(stack),
                     StackStatusFilter=list(_LIVE_STACK_STATUSES),
                 )
-                found = sorted((s for s in summaries if s.get("StackName", "").startswith(prefix)),
-                               key=lambda s: str(s.get("CreationTime", "")))
+                found = sorted(
+                    (s for s in summaries if s.get("StackName", "").startswith(prefix)),
+                    key=lambda s: str(s.get("CreationTime", "")),
+                )
                 self._instance_names[stack.name] = (
-                    found[-1]["StackName"] if found
-                    else Unresolved(f"no stack instance of StackSet {stack.stack_set} ({prefix}...) in this account/Region")
+                    found[-1]["StackName"]
+                    if found
+                    else Unresolved(
+                        f"no stack instance of StackSet {stack.stack_set} ({prefix}...) in this account/Region"
+                    )
                 )
             except ApiError as exc:
                 self._instance_names[stack.name] = Unresolved(f"CloudFormation ListStacks: {exc.description}")
@@ -280,14 +297,18 @@ class Resolver:
                 self._parameters[stack.name] = name
             else:
                 try:
-                    described = self.live.call("cloudformation", "describe_stacks", region=self.region_of(stack), StackName=name)
+                    described = self.live.call(
+                        "cloudformation", "describe_stacks", region=self.region_of(stack), StackName=name
+                    )
                     self._parameters[stack.name] = {
                         p["ParameterKey"]: p.get("ResolvedValue", p.get("ParameterValue"))
                         for p in described["Stacks"][0].get("Parameters") or []
                     }
                     self.notes[stack.name] = f"parameters of the instance stack {name}"
                 except ApiError as exc:
-                    self._parameters[stack.name] = Unresolved(f"CloudFormation DescribeStacks {name}: {exc.description}")
+                    self._parameters[stack.name] = Unresolved(
+                        f"CloudFormation DescribeStacks {name}: {exc.description}"
+                    )
         return self._parameters[stack.name]
 
     def ref_of(self, res: Resource) -> Any:
@@ -316,7 +337,9 @@ class Resolver:
         if kind == ("AWS::KMS::Key", "Arn"):
             key = self.kms_key(res)
             return key["Arn"] if isinstance(key, dict) else key
-        if kind in (("AWS::SNS::Topic", "TopicArn"),) or (res.type == "AWS::IAM::ManagedPolicy" and attr == "PolicyArn"):
+        if kind in (("AWS::SNS::Topic", "TopicArn"),) or (
+            res.type == "AWS::IAM::ManagedPolicy" and attr == "PolicyArn"
+        ):
             return self.ref_of(res)
         if kind == ("AWS::SNS::Topic", "TopicName"):
             arn = self.ref_of(res)
@@ -325,7 +348,9 @@ class Resolver:
             return self.application_profile_arn(res)
         if kind == ("AWS::Logs::LogGroup", "Arn"):
             name = self.physical_id(res)
-            return name if isinstance(name, Unresolved) else f"arn:{partition}:logs:{region}:{account}:log-group:{name}:*"
+            return (
+                name if isinstance(name, Unresolved) else f"arn:{partition}:logs:{region}:{account}:log-group:{name}:*"
+            )
         if kind == ("AWS::S3::Bucket", "Arn"):
             name = self.physical_id(res)
             return name if isinstance(name, Unresolved) else f"arn:{partition}:s3:::{name}"
@@ -355,7 +380,7 @@ class Resolver:
     def _target(self, value: Any, stack: Stack, depth: int = 0) -> Resource | None:
         if not isinstance(value, dict) or len(value) != 1 or depth > 5:
             return None
-        (fn, arg), = value.items()
+        ((fn, arg),) = value.items()
         if fn == "Ref" and isinstance(arg, str):
             return stack.resource(arg)
         if fn == "Fn::GetAtt":
@@ -367,12 +392,16 @@ class Resolver:
         return None
 
     # -- application inference profiles (random IDs: found by name) --------------------------------------
-    def application_profiles(self, region: str) -> list[dict]:
+    def application_profiles(self, region: str) -> list[dict[str, Any]]:
         """ListInferenceProfiles(typeEquals=APPLICATION) in ``region``, once per run; raises :class:`ApiError`."""
         if region not in self._profiles:
             try:
                 self._profiles[region] = self.live.paginate(
-                    "bedrock", "list_inference_profiles", "inferenceProfileSummaries", region=region, typeEquals="APPLICATION"
+                    "bedrock",
+                    "list_inference_profiles",
+                    "inferenceProfileSummaries",
+                    region=region,
+                    typeEquals="APPLICATION",
                 )
             except ApiError as exc:
                 self._profiles[region] = exc
@@ -391,7 +420,7 @@ class Resolver:
         if match is None:
             return Unresolved(f"{res.path}: no application inference profile named {name!r}")
         self.notes.setdefault(res.path, f"ListInferenceProfiles by name {name}")
-        return match["inferenceProfileArn"]
+        return str(match["inferenceProfileArn"])
 
     # -- physical names ---------------------------------------------------------------------------------
     def physical_id(self, res: Resource) -> str | Unresolved:
@@ -417,12 +446,19 @@ class Resolver:
             return self._physical[res.path]
         try:
             detail = self.live.call(
-                "cloudformation", "describe_stack_resource", region=self.region_of(res.stack),
-                StackName=stack_name, LogicalResourceId=res.logical_id,
+                "cloudformation",
+                "describe_stack_resource",
+                region=self.region_of(res.stack),
+                StackName=stack_name,
+                LogicalResourceId=res.logical_id,
             )["StackResourceDetail"]
             physical = detail.get("PhysicalResourceId")
             result: str | Unresolved = (
-                physical if physical else Unresolved(f"{res.path}: CloudFormation has no physical ID (status {detail.get('ResourceStatus')})")
+                physical
+                if physical
+                else Unresolved(
+                    f"{res.path}: CloudFormation has no physical ID (status {detail.get('ResourceStatus')})"
+                )
             )
             if physical:
                 self.notes[res.path] = f"CloudFormation DescribeStackResource {stack_name}/{res.logical_id}"
@@ -438,11 +474,13 @@ class Resolver:
         names = []
         for alias in key.stack.resources("AWS::KMS::Alias"):
             target = alias.prop("TargetKeyId")
-            if target in ({"Ref": key.logical_id}, {"Fn::GetAtt": [key.logical_id, "Arn"]}) and isinstance(alias.prop("AliasName"), str):
+            if target in ({"Ref": key.logical_id}, {"Fn::GetAtt": [key.logical_id, "Arn"]}) and isinstance(
+                alias.prop("AliasName"), str
+            ):
                 names.append(alias.prop("AliasName"))
         return sorted(names)
 
-    def kms_key(self, key: Resource) -> dict | Unresolved:
+    def kms_key(self, key: Resource) -> dict[str, Any] | Unresolved:
         """KeyMetadata of the live key: found by its alias, else by CloudFormation's physical ID."""
         if key.path in self._key_ids:
             return self._key_ids[key.path]
@@ -450,7 +488,7 @@ class Resolver:
 
         region = self.region_of(key.stack)
         aliases = self.aliases_of(key)
-        result: dict | Unresolved
+        result: dict[str, Any] | Unresolved
         try:
             if aliases:
                 key_id: Any = aliases[0]
@@ -470,8 +508,14 @@ class Resolver:
 
 
 _LIVE_STACK_STATUSES = (
-    "CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE", "IMPORT_COMPLETE", "IMPORT_ROLLBACK_COMPLETE",
-    "UPDATE_IN_PROGRESS", "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS", "UPDATE_ROLLBACK_IN_PROGRESS",
+    "CREATE_COMPLETE",
+    "UPDATE_COMPLETE",
+    "UPDATE_ROLLBACK_COMPLETE",
+    "IMPORT_COMPLETE",
+    "IMPORT_ROLLBACK_COMPLETE",
+    "UPDATE_IN_PROGRESS",
+    "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS",
+    "UPDATE_ROLLBACK_IN_PROGRESS",
     "UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS",
 )
 

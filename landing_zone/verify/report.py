@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from enum import Enum
-from typing import Iterable, Sequence
+from enum import StrEnum
+from typing import Any
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """``PASS`` is the only status that counts as passing; every other one makes ``verify`` exit 1."""
 
     PASS = "PASS"
@@ -31,7 +32,7 @@ class CheckResult:
     def passed(self) -> bool:
         return self.status is Status.PASS
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["status"] = self.status.value
         return data
@@ -56,7 +57,7 @@ class Report:
     def counts(self) -> dict[str, int]:
         return {s.value: sum(1 for r in self.results if r.status is s) for s in Status}
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "landing_zone": self.landing_zone,
             "assembly": self.assembly,
@@ -97,9 +98,9 @@ def _clip(text: str, width: int) -> str:
 
 
 def _table(rows: Sequence[Sequence[str]], *, widths: Sequence[int]) -> list[str]:
-    clipped = [[_clip(cell, width) for cell, width in zip(row, widths)] for row in rows]
+    clipped = [[_clip(cell, width) for cell, width in zip(row, widths, strict=True)] for row in rows]
     widths = [max(len(row[i]) for row in clipped) for i in range(len(clipped[0]))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in clipped]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in clipped]
 
 
 def summarize(values: Iterable[str], *, limit: int = 4) -> str:

@@ -15,8 +15,12 @@ from tests.conftest import ROOT
 EU = ROOT / "examples" / "eu-sovereign.yaml"
 US = ROOT / "examples" / "us-single-account.yaml"
 M = "moonshotai.kimi-k3.1-pro"
-INVOKE = {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream", "bedrock:CreateModelInvocationJob",
-          "bedrock-mantle:CreateInference"}
+INVOKE = {
+    "bedrock:InvokeModel",
+    "bedrock:InvokeModelWithResponseStream",
+    "bedrock:CreateModelInvocationJob",
+    "bedrock-mantle:CreateInference",
+}
 
 
 ACCOUNT = "123456789012"
@@ -39,7 +43,9 @@ def by_type(template, type_):
 def managed_policy(template, name_suffix, region="eu-central-1"):
     raw = template.to_json()
     for res in raw["Resources"].values():
-        if res["Type"] == "AWS::IAM::ManagedPolicy" and str(res["Properties"].get("ManagedPolicyName", "")).endswith(name_suffix):
+        if res["Type"] == "AWS::IAM::ManagedPolicy" and str(res["Properties"].get("ManagedPolicyName", "")).endswith(
+            name_suffix
+        ):
             return resolve(raw, res["Properties"]["PolicyDocument"], region)
     raise KeyError(name_suffix)
 
@@ -56,9 +62,15 @@ def eu_access(eu):
 
 def test_one_profile_and_one_invoker_role_per_application(eu_access):
     profiles = by_type(eu_access, "AWS::Bedrock::ApplicationInferenceProfile")
-    assert {p["Properties"]["InferenceProfileName"] for p in profiles.values()} == {"kimi-eu-support-bot", "kimi-eu-code-review"}
+    assert {p["Properties"]["InferenceProfileName"] for p in profiles.values()} == {
+        "kimi-eu-support-bot",
+        "kimi-eu-code-review",
+    }
     for p in profiles.values():
-        assert p["Properties"]["ModelSource"]["CopyFrom"] == f"arn:aws:bedrock:eu-central-1:222222222222:inference-profile/eu.{M}"
+        assert (
+            p["Properties"]["ModelSource"]["CopyFrom"]
+            == f"arn:aws:bedrock:eu-central-1:222222222222:inference-profile/eu.{M}"
+        )
         tags = {t["Key"]: t["Value"] for t in p["Properties"]["Tags"]}
         assert set(tags) >= {"application", "cost-center", "landing-zone"}
     roles = {r["Properties"].get("RoleName", "") for r in by_type(eu_access, "AWS::IAM::Role").values()}
@@ -67,11 +79,18 @@ def test_one_profile_and_one_invoker_role_per_application(eu_access):
 
 def test_profiles_and_roles_are_stack_outputs(eu_access):
     outputs = eu_access.to_json()["Outputs"]
-    assert {"SupportBotProfileArn", "SupportBotInvokerRoleArn", "CodeReviewProfileArn", "CodeReviewInvokerRoleArn"} <= set(outputs)
+    assert {
+        "SupportBotProfileArn",
+        "SupportBotInvokerRoleArn",
+        "CodeReviewProfileArn",
+        "CodeReviewInvokerRoleArn",
+    } <= set(outputs)
 
 
 def test_trust_is_narrowed_to_sso_permission_sets_and_named_principals(eu_access):
-    roles = {r["Properties"].get("RoleName", ""): r["Properties"] for r in by_type(eu_access, "AWS::IAM::Role").values()}
+    roles = {
+        r["Properties"].get("RoleName", ""): r["Properties"] for r in by_type(eu_access, "AWS::IAM::Role").values()
+    }
     support = roles["kimi-eu-invoker-support-bot"]["AssumeRolePolicyDocument"]["Statement"][0]
     assert support["Principal"] == {"AWS": "arn:aws:iam::222222222222:root"}
     assert support["Condition"]["ArnLike"]["aws:PrincipalArn"] == (
@@ -84,8 +103,12 @@ def test_trust_is_narrowed_to_sso_permission_sets_and_named_principals(eu_access
 
 def test_invoker_roles_carry_the_guardrail_boundary(eu_access):
     raw = eu_access.to_json()["Resources"]
-    boundary_ids = {k for k, v in raw.items() if v["Type"] == "AWS::IAM::ManagedPolicy"
-                    and v["Properties"].get("ManagedPolicyName") == "kimi-eu-invoker-boundary"}
+    boundary_ids = {
+        k
+        for k, v in raw.items()
+        if v["Type"] == "AWS::IAM::ManagedPolicy"
+        and v["Properties"].get("ManagedPolicyName") == "kimi-eu-invoker-boundary"
+    }
     (boundary_id,) = boundary_ids
     for res in raw.values():
         if res["Type"] == "AWS::IAM::Role" and res["Properties"].get("RoleName", "").startswith("kimi-eu-invoker-"):
@@ -95,8 +118,9 @@ def test_invoker_roles_carry_the_guardrail_boundary(eu_access):
     assert not any(sid.startswith(("DenyExemptRole", "DenyLandingZone", "DenyTagged")) for sid in sids)  # SCP only
 
 
-@pytest.mark.parametrize("example", [None, EU, US, ROOT / "examples" / "global-inference.yaml"],
-                         ids=["default", "eu", "us", "global"])
+@pytest.mark.parametrize(
+    "example", [None, EU, US, ROOT / "examples" / "global-inference.yaml"], ids=["default", "eu", "us", "global"]
+)
 def test_no_invoke_statement_has_a_wildcard_resource_or_a_non_compliant_region(synth, example):
     lz = synth(example)
     cfg = lz.plan.config
@@ -128,24 +152,62 @@ def decide(policy, action, resource, **context):
 def test_invoker_policy_semantics(eu_access):
     policy = managed_policy(eu_access, "-invoke-support-bot")
     profile = next(
-        token_arn("application-inference-profile", k, "eu-central-1") for k, v in eu_access.to_json()["Resources"].items()
-        if v["Type"] == "AWS::Bedrock::ApplicationInferenceProfile" and v["Properties"]["InferenceProfileName"] == "kimi-eu-support-bot"
+        token_arn("application-inference-profile", k, "eu-central-1")
+        for k, v in eu_access.to_json()["Resources"].items()
+        if v["Type"] == "AWS::Bedrock::ApplicationInferenceProfile"
+        and v["Properties"]["InferenceProfileName"] == "kimi-eu-support-bot"
     )
-    vpce = next(s for s in policy["Statement"] if s["Sid"] == "InvokeCompliantModelsAndProfiles")["Condition"]["StringEquals"]["aws:SourceVpce"]
+    vpce = next(s for s in policy["Statement"] if s["Sid"] == "InvokeCompliantModelsAndProfiles")["Condition"][
+        "StringEquals"
+    ]["aws:SourceVpce"]
     leg = f"arn:aws:bedrock:eu-west-3::foundation-model/{M}"
     assert decide(policy, "bedrock:InvokeModel", profile, **{"aws:SourceVpce": vpce}) == "allow"
     assert decide(policy, "bedrock:InvokeModel", profile) == "implicit_deny"  # not through the endpoint
     assert decide(policy, "bedrock:InvokeModel", profile, **{"aws:SourceVpce": "vpce-0someoneelse"}) == "implicit_deny"
-    assert decide(policy, "bedrock:InvokeModel", leg, **{"bedrock:InferenceProfileArn": profile}) == "allow"  # legs carry no vpce
+    assert (
+        decide(policy, "bedrock:InvokeModel", leg, **{"bedrock:InferenceProfileArn": profile}) == "allow"
+    )  # legs carry no vpce
     assert decide(policy, "bedrock:InvokeModel", leg) == "implicit_deny"
-    assert decide(policy, "bedrock:InvokeModel", f"arn:aws:bedrock:us-east-1::foundation-model/{M}",
-                  **{"bedrock:InferenceProfileArn": profile}) == "implicit_deny"
-    assert decide(policy, "bedrock:InvokeModel", f"arn:aws:bedrock:eu-west-3::foundation-model/moonshotai.kimi-k2.5",
-                  **{"bedrock:InferenceProfileArn": profile}) == "implicit_deny"
+    assert (
+        decide(
+            policy,
+            "bedrock:InvokeModel",
+            f"arn:aws:bedrock:us-east-1::foundation-model/{M}",
+            **{"bedrock:InferenceProfileArn": profile},
+        )
+        == "implicit_deny"
+    )
+    assert (
+        decide(
+            policy,
+            "bedrock:InvokeModel",
+            "arn:aws:bedrock:eu-west-3::foundation-model/moonshotai.kimi-k2.5",
+            **{"bedrock:InferenceProfileArn": profile},
+        )
+        == "implicit_deny"
+    )
     mantle = "arn:aws:bedrock-mantle:eu-central-1:222222222222:project/default"
-    mantle_vpce = next(s for s in policy["Statement"] if s["Sid"].startswith("MantleInvoke"))["Condition"]["StringEquals"]["aws:SourceVpce"]
-    assert decide(policy, "bedrock-mantle:CreateInference", mantle, **{"bedrock-mantle:Model": M, "aws:SourceVpce": mantle_vpce}) == "allow"
-    assert decide(policy, "bedrock-mantle:CreateInference", mantle, **{"bedrock-mantle:Model": "other", "aws:SourceVpce": mantle_vpce}) == "implicit_deny"
+    mantle_vpce = next(s for s in policy["Statement"] if s["Sid"].startswith("MantleInvoke"))["Condition"][
+        "StringEquals"
+    ]["aws:SourceVpce"]
+    assert (
+        decide(
+            policy,
+            "bedrock-mantle:CreateInference",
+            mantle,
+            **{"bedrock-mantle:Model": M, "aws:SourceVpce": mantle_vpce},
+        )
+        == "allow"
+    )
+    assert (
+        decide(
+            policy,
+            "bedrock-mantle:CreateInference",
+            mantle,
+            **{"bedrock-mantle:Model": "other", "aws:SourceVpce": mantle_vpce},
+        )
+        == "implicit_deny"
+    )
 
 
 def test_per_request_guardrail_is_required_by_the_invoker_policy(synth):
@@ -159,8 +221,15 @@ def test_per_request_guardrail_is_required_by_the_invoker_policy(synth):
     vpce = direct["Condition"]["StringEquals"]["aws:SourceVpce"]
     resource = resources_of(direct)[0]
     assert decide(policy, "bedrock:InvokeModel", resource, **{"aws:SourceVpce": vpce}) == "implicit_deny"
-    assert decide(policy, "bedrock:InvokeModel", resource, **{"aws:SourceVpce": vpce,
-                  "bedrock:GuardrailIdentifier": f"{guardrail_arn}:1"}) == "allow"
+    assert (
+        decide(
+            policy,
+            "bedrock:InvokeModel",
+            resource,
+            **{"aws:SourceVpce": vpce, "bedrock:GuardrailIdentifier": f"{guardrail_arn}:1"},
+        )
+        == "allow"
+    )
     t.resource_count_is("AWS::Bedrock::EnforcedGuardrailConfiguration", 0)
 
 
@@ -184,26 +253,39 @@ def test_model_agreements_custom_resource_when_enabled(eu_access):
     assert "kimi-eu-automation-model-agreement" in roles
     # only the agreement handler may subscribe in Marketplace
     raw = eu_access.to_json()["Resources"]
-    subscribers = [k for k, v in raw.items() if v["Type"] == "AWS::IAM::ManagedPolicy"
-                   and "aws-marketplace:Subscribe" in json.dumps(v["Properties"]["PolicyDocument"])]
+    subscribers = [
+        k
+        for k, v in raw.items()
+        if v["Type"] == "AWS::IAM::ManagedPolicy"
+        and "aws-marketplace:Subscribe" in json.dumps(v["Properties"]["PolicyDocument"])
+    ]
     assert len(subscribers) == 1 and "ModelAgreements" in subscribers[0]
 
 
 def test_invocation_log_bucket_is_kms_encrypted_tls_only_versioned_acl_less_with_lifecycle(eu_access):
     raw = eu_access.to_json()["Resources"]
-    bucket_id, bucket = next((k, v) for k, v in raw.items() if v["Type"] == "AWS::S3::Bucket" and "InvocationLoggingBucket" in k)
+    bucket_id, bucket = next(
+        (k, v) for k, v in raw.items() if v["Type"] == "AWS::S3::Bucket" and "InvocationLoggingBucket" in k
+    )
     props = bucket["Properties"]
     sse = props["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]
     assert sse["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "aws:kms" and sse["BucketKeyEnabled"] is True
     assert props["VersioningConfiguration"] == {"Status": "Enabled"}
     assert props["OwnershipControls"]["Rules"] == [{"ObjectOwnership": "BucketOwnerEnforced"}]
     assert props["PublicAccessBlockConfiguration"] == {
-        "BlockPublicAcls": True, "BlockPublicPolicy": True, "IgnorePublicAcls": True, "RestrictPublicBuckets": True}
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
     rule = props["LifecycleConfiguration"]["Rules"][0]
     assert rule["ExpirationInDays"] == 400 and rule["Transitions"][0]["TransitionInDays"] == 30
     assert bucket["DeletionPolicy"] == "Retain"
-    policy = next(v["Properties"]["PolicyDocument"] for v in raw.values()
-                  if v["Type"] == "AWS::S3::BucketPolicy" and v["Properties"]["Bucket"] == {"Ref": bucket_id})
+    policy = next(
+        v["Properties"]["PolicyDocument"]
+        for v in raw.values()
+        if v["Type"] == "AWS::S3::BucketPolicy" and v["Properties"]["Bucket"] == {"Ref": bucket_id}
+    )
     stmts = {s["Sid"]: s for s in policy["Statement"]}
     assert stmts["DenyInsecureTransport"]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
     bedrock = stmts["BedrockWritesInvocationLogs"]
@@ -219,10 +301,18 @@ def test_invocation_log_group_and_configuration(eu_access):
     )
     eu_access.has_resource_properties(
         "Custom::BedrockInvocationLogging",
-        {"KeyPrefix": "bedrock-invocation-logs/", "TextDataDeliveryEnabled": "true", "VideoDataDeliveryEnabled": "false",
-         "BucketName": Match.any_value(), "LogGroupName": Match.any_value(), "RoleArn": Match.any_value()},
+        {
+            "KeyPrefix": "bedrock-invocation-logs/",
+            "TextDataDeliveryEnabled": "true",
+            "VideoDataDeliveryEnabled": "false",
+            "BucketName": Match.any_value(),
+            "LogGroupName": Match.any_value(),
+            "RoleArn": Match.any_value(),
+        },
     )
-    roles = {r["Properties"].get("RoleName", ""): r["Properties"] for r in by_type(eu_access, "AWS::IAM::Role").values()}
+    roles = {
+        r["Properties"].get("RoleName", ""): r["Properties"] for r in by_type(eu_access, "AWS::IAM::Role").values()
+    }
     trust = roles["kimi-eu-bedrock-invocation-logging"]["AssumeRolePolicyDocument"]["Statement"][0]
     assert trust["Principal"] == {"Service": "bedrock.amazonaws.com"}
     assert trust["Condition"]["StringEquals"] == {"aws:SourceAccount": "222222222222"}
@@ -231,8 +321,11 @@ def test_invocation_log_group_and_configuration(eu_access):
 
 def test_handler_can_pass_only_the_logging_role_only_to_bedrock(eu_access):
     raw = eu_access.to_json()["Resources"]
-    docs = [v["Properties"]["PolicyDocument"] for k, v in raw.items()
-            if v["Type"] == "AWS::IAM::ManagedPolicy" and "InvocationLoggingConfigurationPolicy" in k]
+    docs = [
+        v["Properties"]["PolicyDocument"]
+        for k, v in raw.items()
+        if v["Type"] == "AWS::IAM::ManagedPolicy" and "InvocationLoggingConfigurationPolicy" in k
+    ]
     (doc,) = docs
     passrole = next(s for s in doc["Statement"] if s["Action"] == "iam:PassRole")
     assert passrole["Condition"] == {"StringEquals": {"iam:PassedToService": "bedrock.amazonaws.com"}}

@@ -9,7 +9,8 @@ builders and the evaluator shows up here.  Rules and exceptions: landing_zone/re
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import pytest
 
@@ -48,8 +49,9 @@ def test_every_synthesized_policy_agrees_with_the_iam_action_database(synth, exa
     assembly = load_assembly(synth(example).outdir)
     issues, checked = [], 0
     for template in assembly.templates:
-        resolve = template_resolver(template.template, account=template.account or "123456789012",
-                                    region=template.region or "us-east-1")
+        resolve = template_resolver(
+            template.template, account=template.account or "123456789012", region=template.region or "us-east-1"
+        )
         for name, document in policies(template.template):
             checked += 1
             issues += [str(i) for i in check_document(document, policy=f"{template.name}/{name}", resolve=resolve)]

@@ -62,11 +62,19 @@ def test_kill_switch_applies_a_deny_inference_policy_to_the_invokers_at_100_perc
     assert action["ActionThreshold"] == {"Type": "PERCENTAGE", "Value": 100}
     assert action["ApprovalModel"] == "AUTOMATIC" and action["NotificationType"] == "ACTUAL"
     assert len(action["Definition"]["IamActionDefinition"]["Roles"]) == len(default_lz.plan.applications)
-    policies = cost.find_resources("AWS::IAM::ManagedPolicy", {"Properties": {"ManagedPolicyName": "kimi-lz-kill-switch"}})
+    policies = cost.find_resources(
+        "AWS::IAM::ManagedPolicy", {"Properties": {"ManagedPolicyName": "kimi-lz-kill-switch"}}
+    )
     (deny,) = [p["Properties"]["PolicyDocument"] for p in policies.values()]
-    decision = evaluate([("kill-switch", deny)], Request("bedrock:InvokeModel", "arn:aws:bedrock:us-east-1:1:application-inference-profile/x", {}))
+    decision = evaluate(
+        [("kill-switch", deny)],
+        Request("bedrock:InvokeModel", "arn:aws:bedrock:us-east-1:1:application-inference-profile/x", {}),
+    )
     assert decision.decision == "explicit_deny"
-    mantle = evaluate([("kill-switch", deny)], Request("bedrock-mantle:CreateInference", "arn:aws:bedrock-mantle:us-east-1:1:project/p", {}))
+    mantle = evaluate(
+        [("kill-switch", deny)],
+        Request("bedrock-mantle:CreateInference", "arn:aws:bedrock-mantle:us-east-1:1:project/p", {}),
+    )
     assert mantle.decision == "explicit_deny"
     roles = cost.find_resources("AWS::IAM::Role", {"Properties": {"RoleName": "kimi-lz-automation-budget-action"}})
     (role,) = roles.values()
@@ -100,8 +108,11 @@ def test_spend_alarm_prices_token_metrics_at_the_configured_prices(default_lz, c
     assert len(metrics) <= 10
     names = {(m["MetricStat"]["Metric"]["Namespace"], m["MetricStat"]["Metric"]["MetricName"]) for m in metrics}
     assert ("AWS/Bedrock", "InputTokenCount") in names and ("AWS/Bedrock", "CacheReadInputTokenCount") in names
-    dims = {d["Value"] if isinstance(d["Value"], str) else "token"
-            for m in metrics for d in m["MetricStat"]["Metric"]["Dimensions"]}
+    dims = {
+        d["Value"] if isinstance(d["Value"], str) else "token"
+        for m in metrics
+        for d in m["MetricStat"]["Metric"]["Dimensions"]
+    }
     assert "us.moonshotai.kimi-k3.1-pro" in dims
     assert alarm["TreatMissingData"] == "notBreaching"
     (action,) = alarm["AlarmActions"]
@@ -130,7 +141,9 @@ def test_anomaly_subscription_sends_immediately_above_the_threshold(cost):
     assert sub["Frequency"] == "IMMEDIATE"
     assert json.loads(sub["ThresholdExpression"])["Dimensions"]["Values"] == ["100"]
     assert sub["Subscribers"][0]["Type"] == "SNS"
-    cost.has_resource_properties("AWS::CE::AnomalyMonitor", {"MonitorType": "DIMENSIONAL", "MonitorDimension": "SERVICE"})
+    cost.has_resource_properties(
+        "AWS::CE::AnomalyMonitor", {"MonitorType": "DIMENSIONAL", "MonitorDimension": "SERVICE"}
+    )
 
 
 def test_alerts_topic_is_encrypted_tls_only_and_publishers_are_confined(cost):
@@ -139,8 +152,11 @@ def test_alerts_topic_is_encrypted_tls_only_and_publishers_are_confined(cost):
     policy = only(cost, "AWS::SNS::TopicPolicy")["PolicyDocument"]
     stmts = {s["Sid"]: s for s in policy["Statement"]}
     assert stmts["DenyInsecureTransport"]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
-    for sid, service in (("BudgetsPublish", "budgets.amazonaws.com"), ("CostAnomalyDetectionPublish", "costalerts.amazonaws.com"),
-                         ("CloudWatchAlarmsPublish", "cloudwatch.amazonaws.com")):
+    for sid, service in (
+        ("BudgetsPublish", "budgets.amazonaws.com"),
+        ("CostAnomalyDetectionPublish", "costalerts.amazonaws.com"),
+        ("CloudWatchAlarmsPublish", "cloudwatch.amazonaws.com"),
+    ):
         assert stmts[sid]["Principal"] == {"Service": service}
         assert stmts[sid]["Condition"]["StringEquals"] == {"aws:SourceAccount": "111111111111"}
         assert "111111111111" in stmts[sid]["Condition"]["ArnLike"]["aws:SourceArn"]
@@ -148,7 +164,9 @@ def test_alerts_topic_is_encrypted_tls_only_and_publishers_are_confined(cost):
 
 def test_email_subscriptions_from_config(synth):
     lz = synth(ROOT / "examples" / "eu-sovereign.yaml")
-    lz.template("cost").has_resource_properties("AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "finops@example.com"})
+    lz.template("cost").has_resource_properties(
+        "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "finops@example.com"}
+    )
 
 
 def test_explicit_budget_below_spend_warns_with_both_numbers(plan_for):

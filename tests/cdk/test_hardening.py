@@ -33,8 +33,11 @@ def _resources(template, kind: str) -> dict[str, dict]:
 
 
 def _managed(template, name: str) -> dict:
-    (policy,) = [r["Properties"]["PolicyDocument"] for r in _resources(template, "AWS::IAM::ManagedPolicy").values()
-                 if r["Properties"].get("ManagedPolicyName") == name]
+    (policy,) = [
+        r["Properties"]["PolicyDocument"]
+        for r in _resources(template, "AWS::IAM::ManagedPolicy").values()
+        if r["Properties"].get("ManagedPolicyName") == name
+    ]
     return render_document(policy)
 
 
@@ -46,10 +49,15 @@ def eu(synth):
 # ------------------------------------------------------------------------------------------------ batch end to end
 def _batch_layers(eu) -> dict[str, Any]:
     access, network, guardrails = eu.template("access"), eu.template("network"), eu.template("guardrails")
-    scps = [(r["Properties"]["Name"], json.loads(r["Properties"]["Content"]))
-            for r in _resources(guardrails, "AWS::Organizations::Policy").values()]
-    (endpoint,) = [r["Properties"]["PolicyDocument"] for r in _resources(network, "AWS::EC2::VPCEndpoint").values()
-                   if r["Properties"]["ServiceName"] == f"com.amazonaws.{HOME}.bedrock"]
+    scps = [
+        (r["Properties"]["Name"], json.loads(r["Properties"]["Content"]))
+        for r in _resources(guardrails, "AWS::Organizations::Policy").values()
+    ]
+    (endpoint,) = [
+        r["Properties"]["PolicyDocument"]
+        for r in _resources(network, "AWS::EC2::VPCEndpoint").values()
+        if r["Properties"]["ServiceName"] == f"com.amazonaws.{HOME}.bedrock"
+    ]
     return {
         "scp": [[("FullAWSAccess", FULL_AWS_ACCESS), *scps]],
         "boundary": [("boundary", _managed(access, "kimi-eu-invoker-boundary"))],
@@ -59,9 +67,17 @@ def _batch_layers(eu) -> dict[str, Any]:
 
 
 def _decide(layers: dict[str, Any], action: str, resource: str, region: str, **context: Any) -> dict[str, str]:
-    request = Request(action, resource, {"aws:RequestedRegion": region,
-                                         "aws:PrincipalARN": f"arn:aws:iam::{ACC}:role/kimi-eu-invoker-code-review",
-                                         "aws:PrincipalAccount": ACC, "aws:PrincipalOrgID": "o-exampleorg1", **context})
+    request = Request(
+        action,
+        resource,
+        {
+            "aws:RequestedRegion": region,
+            "aws:PrincipalARN": f"arn:aws:iam::{ACC}:role/kimi-eu-invoker-code-review",
+            "aws:PrincipalAccount": ACC,
+            "aws:PrincipalOrgID": "o-exampleorg1",
+            **context,
+        },
+    )
     return {
         "scp": evaluate_scp_levels(layers["scp"], request).decision,
         **{name: evaluate(layers[name], request).decision for name in ("boundary", "identity", "endpoint")},
@@ -75,20 +91,34 @@ def test_a_legitimate_batch_job_is_allowed_by_all_four_layers(eu):
     allow = {"scp": "allow", "boundary": "allow", "identity": "allow", "endpoint": "allow"}
     job = f"arn:aws:bedrock:{HOME}:{ACC}:model-invocation-job/j-0123"
     assert _decide(layers, "bedrock:CreateModelInvocationJob", job, HOME) == allow
-    assert _decide(layers, "bedrock:CreateModelInvocationJob", f"arn:aws:bedrock:{HOME}::foundation-model/{M}", HOME) == allow
+    assert (
+        _decide(layers, "bedrock:CreateModelInvocationJob", f"arn:aws:bedrock:{HOME}::foundation-model/{M}", HOME)
+        == allow
+    )
     # ... and the service role the job runs as may be passed to Bedrock (applications[].batch_role_arns)
-    passed = _decide(layers, "iam:PassRole", f"arn:aws:iam::{ACC}:role/code-review-batch", "us-east-1",
-                     **{"iam:PassedToService": "bedrock.amazonaws.com"})
+    passed = _decide(
+        layers,
+        "iam:PassRole",
+        f"arn:aws:iam::{ACC}:role/code-review-batch",
+        "us-east-1",
+        **{"iam:PassedToService": "bedrock.amazonaws.com"},
+    )
     assert (passed["scp"], passed["boundary"], passed["identity"]) == ("allow", "allow", "allow")
-    other = _decide(layers, "iam:PassRole", f"arn:aws:iam::{ACC}:role/admin", "us-east-1",
-                    **{"iam:PassedToService": "bedrock.amazonaws.com"})
+    other = _decide(
+        layers,
+        "iam:PassRole",
+        f"arn:aws:iam::{ACC}:role/admin",
+        "us-east-1",
+        **{"iam:PassedToService": "bedrock.amazonaws.com"},
+    )
     assert other["identity"] == "implicit_deny"
 
 
 def test_a_batch_job_in_a_non_compliant_region_is_denied(eu):
     layers = _batch_layers(eu)
-    decision = _decide(layers, "bedrock:CreateModelInvocationJob", f"arn:aws:bedrock:us-west-2::foundation-model/{M}",
-                       "us-west-2")
+    decision = _decide(
+        layers, "bedrock:CreateModelInvocationJob", f"arn:aws:bedrock:us-west-2::foundation-model/{M}", "us-west-2"
+    )
     assert decision["scp"] == decision["boundary"] == "explicit_deny"
     assert decision["identity"] == "implicit_deny"
 
@@ -97,17 +127,26 @@ def test_a_batch_job_in_a_non_compliant_region_is_denied(eu):
 STREAM = "2026/12/01/[$LATEST]0123456789abcdef"
 
 
-@pytest.mark.parametrize(("policy_name", "log_group"), [
-    ("kimi-eu-bedrock-invocation-logging", "/kimi-eu/bedrock/invocations"),
-    ("kimi-eu-automation-invocation-logging", "/kimi-eu/automation/invocation-logging"),
-    ("kimi-eu-automation-invocation-logging-provider", "/kimi-eu/automation/invocation-logging-provider"),
-])
+@pytest.mark.parametrize(
+    ("policy_name", "log_group"),
+    [
+        ("kimi-eu-bedrock-invocation-logging", "/kimi-eu/bedrock/invocations"),
+        ("kimi-eu-automation-invocation-logging", "/kimi-eu/automation/invocation-logging"),
+        ("kimi-eu-automation-invocation-logging-provider", "/kimi-eu/automation/invocation-logging-provider"),
+    ],
+)
 def test_log_writers_may_write_a_real_stream_of_their_log_group(eu, policy_name, log_group):
     access = eu.template("access").to_json()
-    (raw,) = [r["Properties"]["PolicyDocument"] for r in access["Resources"].values()
-              if r["Type"] == "AWS::IAM::ManagedPolicy" and r["Properties"].get("ManagedPolicyName") == policy_name]
+    (raw,) = [
+        r["Properties"]["PolicyDocument"]
+        for r in access["Resources"].values()
+        if r["Type"] == "AWS::IAM::ManagedPolicy" and r["Properties"].get("ManagedPolicyName") == policy_name
+    ]
     resolve = template_resolver(access, account=ACC, region=HOME)
-    document = json.loads(json.dumps(raw), object_hook=lambda d: resolve(d) if len(d) == 1 and next(iter(d)).startswith(("Fn::", "Ref")) else d)
+    document = json.loads(
+        json.dumps(raw),
+        object_hook=lambda d: resolve(d) if len(d) == 1 and next(iter(d)).startswith(("Fn::", "Ref")) else d,
+    )
     stream = f"arn:aws:logs:{HOME}:{ACC}:log-group:{log_group}:log-stream:{STREAM}"
     for action in ("logs:CreateLogStream", "logs:PutLogEvents"):
         assert evaluate([("p", document)], Request(action, stream)).allowed, (action, document)
@@ -117,10 +156,16 @@ def test_log_writers_may_write_a_real_stream_of_their_log_group(eu, policy_name,
 
 def test_the_flow_log_role_may_write_a_real_stream(eu):
     network = eu.template("network").to_json()
-    (raw,) = [r["Properties"]["PolicyDocument"] for r in network["Resources"].values()
-              if r["Type"] == "AWS::IAM::ManagedPolicy" and r["Properties"].get("ManagedPolicyName") == "kimi-eu-flow-logs"]
+    (raw,) = [
+        r["Properties"]["PolicyDocument"]
+        for r in network["Resources"].values()
+        if r["Type"] == "AWS::IAM::ManagedPolicy" and r["Properties"].get("ManagedPolicyName") == "kimi-eu-flow-logs"
+    ]
     resolve = template_resolver(network, account=ACC, region=HOME)
-    document = json.loads(json.dumps(raw), object_hook=lambda d: resolve(d) if len(d) == 1 and next(iter(d)).startswith(("Fn::", "Ref")) else d)
+    document = json.loads(
+        json.dumps(raw),
+        object_hook=lambda d: resolve(d) if len(d) == 1 and next(iter(d)).startswith(("Fn::", "Ref")) else d,
+    )
     stream = f"arn:aws:logs:{HOME}:{ACC}:log-group:/kimi-eu/vpc-flow-logs:log-stream:eni-0123456789abcdef0-all"
     assert evaluate([("p", document)], Request("logs:PutLogEvents", stream)).allowed
 
@@ -148,13 +193,16 @@ def test_a_model_with_no_compliant_path_at_all_is_still_refused(plan_for):
 
 
 # ------------------------------------------------------------------------------------------------ S3 gateway
-@pytest.mark.parametrize(("bucket_arn", "account", "expected"), [
-    ("arn:aws:s3:::cloudformation-custom-resource-response-useast1/resp", "999999999999", "allow"),
-    ("arn:aws:s3:::cloudformation-custom-resource-response-useast1-evil/x", "999999999999", "implicit_deny"),
-    ("arn:aws:s3:::cloudformation-custom-resource-response-euwest1/x", "999999999999", "implicit_deny"),
-    ("arn:aws:s3:::attacker-bucket/x", "999999999999", "implicit_deny"),
-    ("arn:aws:s3:::weights/x", ACC, "allow"),
-])
+@pytest.mark.parametrize(
+    ("bucket_arn", "account", "expected"),
+    [
+        ("arn:aws:s3:::cloudformation-custom-resource-response-useast1/resp", "999999999999", "allow"),
+        ("arn:aws:s3:::cloudformation-custom-resource-response-useast1-evil/x", "999999999999", "implicit_deny"),
+        ("arn:aws:s3:::cloudformation-custom-resource-response-euwest1/x", "999999999999", "implicit_deny"),
+        ("arn:aws:s3:::attacker-bucket/x", "999999999999", "implicit_deny"),
+        ("arn:aws:s3:::weights/x", ACC, "allow"),
+    ],
+)
 def test_the_s3_gateway_admits_only_this_regions_response_bucket(bucket_arn, account, expected):
     policy = s3_gateway_policy(region="us-east-1", accounts=[ACC], custom_resource_responses=True)
     request = Request("s3:PutObject", bucket_arn, {"aws:ResourceAccount": account})

@@ -62,8 +62,11 @@ def _prop(props: dict, dotted: str) -> Any:
 def _templates(synthesized) -> list[tuple[str, dict]]:
     from landing_zone.assembly import load_assembly
 
-    return [(t.name, dict(t.template)) for t in load_assembly(synthesized.outdir).templates
-            if not t.name.endswith(STACKS_OUTSIDE_TARGETS) or t.nested_in]
+    return [
+        (t.name, dict(t.template))
+        for t in load_assembly(synthesized.outdir).templates
+        if not t.name.endswith(STACKS_OUTSIDE_TARGETS) or t.nested_in
+    ]
 
 
 @pytest.mark.parametrize("example", [None, *EXAMPLES], ids=["default", *[e.stem for e in EXAMPLES]])
@@ -100,8 +103,11 @@ def test_every_resource_a_tag_keyed_deny_protects_carries_the_tag(synth, example
             if prop is None:
                 continue
             tags = res.get("Properties", {}).get(prop) or []
-            items = [(t.get("Key") or t.get("key"), t.get("Value") or t.get("value")) for t in tags] \
-                if isinstance(tags, list) else list(tags.items())
+            items = (
+                [(t.get("Key") or t.get("key"), t.get("Value") or t.get("value")) for t in tags]
+                if isinstance(tags, list)
+                else list(tags.items())
+            )
             pairs = {(k, v if isinstance(v, str) else json.dumps(v)) for k, v in items}
             if (LANDING_ZONE_TAG, name) not in pairs:
                 untagged.append(f"{stack}/{logical_id} ({res['Type']}): tags {json.dumps(tags)[:120]}")
@@ -110,6 +116,11 @@ def test_every_resource_a_tag_keyed_deny_protects_carries_the_tag(synth, example
 
 def test_the_unprotected_allow_list_is_still_needed(synth):
     """An entry that matches nothing in the default synth is stale and must go."""
-    found = {u for _, body in _templates(synth(None)) for lid in body.get("Resources", {}) for u in UNPROTECTED
-             if lid.startswith(u)}
+    found = {
+        u
+        for _, body in _templates(synth(None))
+        for lid in body.get("Resources", {})
+        for u in UNPROTECTED
+        if lid.startswith(u)
+    }
     assert found == set(UNPROTECTED)

@@ -55,7 +55,11 @@ def test_targets_cover_every_configured_account_and_the_rest_of_the_ous(rollout)
     rest = [g for g in groups if g["DeploymentTargets"]["AccountFilterType"] == "DIFFERENCE"]
     (rest,) = rest
     assert sorted(rest["DeploymentTargets"]["OrganizationalUnitIds"]) == [
-        "ou-abcd-11111111", "ou-abcd-22222222", "ou-abcd-33333333", "ou-abcd-44444444"]
+        "ou-abcd-11111111",
+        "ou-abcd-22222222",
+        "ou-abcd-33333333",
+        "ou-abcd-44444444",
+    ]
     assert len(rest["DeploymentTargets"]["Accounts"]) == 100
     per_account = {g["DeploymentTargets"]["Accounts"][0]: g for g in groups if g is not rest}
     assert len(per_account) == 100
@@ -66,8 +70,13 @@ def test_targets_cover_every_configured_account_and_the_rest_of_the_ous(rollout)
 
 def test_per_account_differences_are_parameter_overrides(rollout):
     groups = stack_set(rollout)["StackInstancesGroup"]
-    by_account = {g["DeploymentTargets"]["Accounts"][0]: {p["ParameterKey"]: p["ParameterValue"] for p in g.get("ParameterOverrides", [])}
-                  for g in groups if g["DeploymentTargets"]["AccountFilterType"] == "INTERSECTION"}
+    by_account = {
+        g["DeploymentTargets"]["Accounts"][0]: {
+            p["ParameterKey"]: p["ParameterValue"] for p in g.get("ParameterOverrides", [])
+        }
+        for g in groups
+        if g["DeploymentTargets"]["AccountFilterType"] == "INTERSECTION"
+    }
     # member-003 has monthly_budget_usd 2800: budget and the alarm threshold derived from it
     assert by_account["100000000003"][PARAM_BUDGET] == "2800.00"
     assert by_account["100000000003"][PARAM_THRESHOLD] == f"{2800 / 730 * 2.0:.4f}"
@@ -75,8 +84,11 @@ def test_per_account_differences_are_parameter_overrides(rollout):
     assert by_account["100000000001"][PARAM_COST_CENTER] == "cc-1001"
     assert PARAM_BUDGET not in by_account["100000000001"]  # default budget: no override
     # the OU of each instance is the account's own
-    ous = {g["DeploymentTargets"]["Accounts"][0]: g["DeploymentTargets"]["OrganizationalUnitIds"] for g in groups
-           if g["DeploymentTargets"]["AccountFilterType"] == "INTERSECTION"}
+    ous = {
+        g["DeploymentTargets"]["Accounts"][0]: g["DeploymentTargets"]["OrganizationalUnitIds"]
+        for g in groups
+        if g["DeploymentTargets"]["AccountFilterType"] == "INTERSECTION"
+    }
     assert ous["100000000001"] == ["ou-abcd-22222222"]
 
 
@@ -86,16 +98,31 @@ def test_one_member_template_for_all_accounts_with_no_account_literal(rollout):
     assert "100000000042" not in text and "100000000000" not in text
     assert set(template["Parameters"]) >= {PARAM_BUDGET, PARAM_THRESHOLD, PARAM_COST_CENTER, "AlertEmail1"}
     types = {r["Type"] for r in template["Resources"].values()}
-    assert {"AWS::KMS::Key", "AWS::EC2::VPCEndpoint", "AWS::IAM::Role", "AWS::Bedrock::ApplicationInferenceProfile",
-            "AWS::Budgets::Budget", "AWS::Budgets::BudgetsAction", "AWS::CloudWatch::Alarm",
-            "Custom::BedrockInvocationLogging"} <= types
+    assert {
+        "AWS::KMS::Key",
+        "AWS::EC2::VPCEndpoint",
+        "AWS::IAM::Role",
+        "AWS::Bedrock::ApplicationInferenceProfile",
+        "AWS::Budgets::Budget",
+        "AWS::Budgets::BudgetsAction",
+        "AWS::CloudWatch::Alarm",
+        "Custom::BedrockInvocationLogging",
+    } <= types
     (budget,) = [r for r in template["Resources"].values() if r["Type"] == "AWS::Budgets::Budget"]
     assert budget["Properties"]["Budget"]["BudgetLimit"]["Amount"] == {"Ref": PARAM_BUDGET}
-    alarms = [r for r in template["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"
-              and r["Properties"]["AlarmName"].endswith("-spend")]
+    alarms = [
+        r
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::CloudWatch::Alarm" and r["Properties"]["AlarmName"].endswith("-spend")
+    ]
     assert alarms and alarms[0]["Properties"]["Threshold"] == {"Ref": PARAM_THRESHOLD}
-    (rollout_assets,) = rollout.template("rollout").find_resources(
-        "AWS::S3::Bucket", {"Properties": {"BucketName": "kimi-org-stackset-assets-444444444444-eu-central-1"}}).values()
+    (rollout_assets,) = (
+        rollout.template("rollout")
+        .find_resources(
+            "AWS::S3::Bucket", {"Properties": {"BucketName": "kimi-org-stackset-assets-444444444444-eu-central-1"}}
+        )
+        .values()
+    )
     assert rollout_assets
 
 

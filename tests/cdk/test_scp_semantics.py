@@ -41,7 +41,9 @@ def test_the_table_is_big_enough():
     assert len({c[0] for c in CASES}) == len(CASES)
 
 
-@pytest.mark.parametrize(("case", "action", "resource", "region", "principal", "extra", "expected"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("case", "action", "resource", "region", "principal", "extra", "expected"), CASES, ids=[c[0] for c in CASES]
+)
 def test_guardrail_decision(eu_scps, case, action, resource, region, principal, extra, expected):
     context = {"aws:RequestedRegion": region, "aws:PrincipalARN": principal, **extra}
     decision = evaluate_scp_levels(eu_scps, Request(action=action, resource=resource, context=context))
@@ -57,14 +59,20 @@ REGION_DENY_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("case", "action", "resource", "region", "principal", "expected"), REGION_DENY_CASES, ids=[c[0] for c in REGION_DENY_CASES])
+@pytest.mark.parametrize(
+    ("case", "action", "resource", "region", "principal", "expected"),
+    REGION_DENY_CASES,
+    ids=[c[0] for c in REGION_DENY_CASES],
+)
 def test_optional_region_deny_for_all_services(plan_for, case, action, resource, region, principal, expected):
     from landing_zone.policies.guardrails import scp_documents
 
     plan = plan_for(ROOT / "examples" / "eu-sovereign.yaml", policy_guardrails={"region_deny_all_services": True})
     scps = scp_documents(plan.config, plan.routing, plan.catalog)
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp{i}", d) for i, d in enumerate(scps.documents))]]
-    decision = evaluate_scp_levels(levels, Request(action, resource, {"aws:RequestedRegion": region, "aws:PrincipalARN": principal}))
+    decision = evaluate_scp_levels(
+        levels, Request(action, resource, {"aws:RequestedRegion": region, "aws:PrincipalARN": principal})
+    )
     assert decision.decision == expected, decision.explain()
 
 
@@ -80,8 +88,12 @@ def test_global_inference_allowed_admits_the_global_legs(plan_for):
         (fm("us-east-1"), "us-east-1", {"bedrock:InferenceProfileArn": profile}),
         (f"arn:aws:bedrock:::foundation-model/{M}", "unspecified", {"bedrock:InferenceProfileArn": profile}),
     ]:
-        decision = evaluate_scp_levels(levels, Request("bedrock:InvokeModel", resource, {"aws:RequestedRegion": region, **extra}))
+        decision = evaluate_scp_levels(
+            levels, Request("bedrock:InvokeModel", resource, {"aws:RequestedRegion": region, **extra})
+        )
         assert decision.allowed, (resource, decision.explain())
     # ... while a direct call in a non-compliant Region stays denied
-    denied = evaluate_scp_levels(levels, Request("bedrock:InvokeModel", fm("eu-west-1"), {"aws:RequestedRegion": "eu-west-1"}))
+    denied = evaluate_scp_levels(
+        levels, Request("bedrock:InvokeModel", fm("eu-west-1"), {"aws:RequestedRegion": "eu-west-1"})
+    )
     assert denied.decision == DENY

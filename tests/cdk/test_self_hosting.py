@@ -7,13 +7,11 @@ wires it (``lz.self_hosting``); until then the test builds it next to the landin
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import aws_cdk as cdk
-from dataclasses import replace
-
 import pytest
 from aws_cdk.assertions import Template
 
@@ -140,7 +138,11 @@ def test_launch_templates_require_imdsv2_and_encrypt_gp3_root_volumes_with_kms(b
     (data_key_id,) = data_key
     for lt in block.resources("AWS::EC2::LaunchTemplate").values():
         data = lt["Properties"]["LaunchTemplateData"]
-        assert data["MetadataOptions"] == {"HttpEndpoint": "enabled", "HttpPutResponseHopLimit": 1, "HttpTokens": "required"}
+        assert data["MetadataOptions"] == {
+            "HttpEndpoint": "enabled",
+            "HttpPutResponseHopLimit": 1,
+            "HttpTokens": "required",
+        }
         (root,) = data["BlockDeviceMappings"]
         assert root["Ebs"]["Encrypted"] is True and root["Ebs"]["VolumeType"] == "gp3"
         assert root["Ebs"]["KmsKeyId"] == {"Fn::GetAtt": [data_key_id, "Arn"]}
@@ -176,7 +178,11 @@ def test_efa_puts_one_interface_per_network_card_in_the_launch_template(on_deman
     interfaces = _gpu_launch_template(on_demand)["NetworkInterfaces"]
     assert len(interfaces) == 17
     assert interfaces[0] | {"Groups": None} == {
-        "NetworkCardIndex": 0, "DeviceIndex": 0, "InterfaceType": "efa", "Groups": None, "DeleteOnTermination": True
+        "NetworkCardIndex": 0,
+        "DeviceIndex": 0,
+        "InterfaceType": "efa",
+        "Groups": None,
+        "DeleteOnTermination": True,
     }
     assert {(i["DeviceIndex"], i["InterfaceType"]) for i in interfaces[1:]} == {(1, "efa-only")}
     assert "NetworkInterfaces" not in _gpu_launch_template(block)
@@ -274,7 +280,8 @@ def test_apply_manifests_adds_a_kubectl_provider_in_the_vpc(applied):
     body = json.dumps(manifest["Properties"]["Manifest"])
     assert "kimi-vllm" in body and "nvidia-device-plugin-daemonset" in body
     handler = next(
-        f["Properties"] for f in applied.resources("AWS::Lambda::Function").values()
+        f["Properties"]
+        for f in applied.resources("AWS::Lambda::Function").values()
         if "kubectl" in f["Properties"].get("Description", "")
     )
     assert "VpcConfig" in handler
@@ -287,7 +294,9 @@ def test_apply_manifests_without_the_kubectl_layer_package_is_a_config_error(pla
     from landing_zone.errors import ConfigError
 
     block = {"enabled": True, "capacity": "on-demand", "apply_manifests": True, "kubernetes_version": "1.39"}
-    with pytest.raises(ConfigError, match=r"self_hosting.apply_manifests.*pip install aws-cdk.lambda-layer-kubectl-v39"):
+    with pytest.raises(
+        ConfigError, match=r"self_hosting.apply_manifests.*pip install aws-cdk.lambda-layer-kubectl-v39"
+    ):
         plan_for(self_hosting=block)  # no such layer package is installed
     assert plan_for(self_hosting={**block, "kubernetes_version": "1.34"}).config.self_hosting.apply_manifests
 
@@ -295,20 +304,28 @@ def test_apply_manifests_without_the_kubectl_layer_package_is_a_config_error(pla
 def test_efa_without_a_network_card_count_is_a_config_error(plan_for, tmp_path):
     """The EFA interfaces need the instance's network-card count from the price catalog; without it the plan
     refuses efa: true, naming the field and what to add."""
-    from landing_zone.errors import ConfigError
 
-    block = {"enabled": True, "capacity": "on-demand", "efa": True, "hourly_usd": 100.0,
-             "instance_type": "p6-b300.48xlarge"}
+    block = {
+        "enabled": True,
+        "capacity": "on-demand",
+        "efa": True,
+        "hourly_usd": 100.0,
+        "instance_type": "p6-b300.48xlarge",
+    }
     assert plan_for(self_hosting=block).config.self_hosting.efa  # catalogued: 8 cards
     plan = plan_for(self_hosting=block)
-    no_cards = replace(plan.prices, self_hosting={
-        **plan.prices.self_hosting,
-        "p6-b300.48xlarge": replace(plan.prices.self_hosting["p6-b300.48xlarge"], network_cards=None),
-    })
+    no_cards = replace(
+        plan.prices,
+        self_hosting={
+            **plan.prices.self_hosting,
+            "p6-b300.48xlarge": replace(plan.prices.self_hosting["p6-b300.48xlarge"], network_cards=None),
+        },
+    )
     from landing_zone.plan.checks import self_hosting_problems
 
     (problem,) = self_hosting_problems(plan.config, no_cards)
     assert problem.path == "self_hosting.efa" and "network_cards" in problem.allowed
+
 
 def _nag_violations(plan, outdir: Path) -> list[str]:
     from constructs_lib.nag import PACK_NAMES, add_nag_checks

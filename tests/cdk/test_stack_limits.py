@@ -17,8 +17,11 @@ from landing_zone.plan.stack_limits import template_footprints
 from tests.conftest import EXAMPLES, cdk_context
 
 MEMBER_BASELINE = {
-    "organization": {"management_account_id": "444444444444", "organization_id": "o-exampleorg1",
-                     "target_ids": ["ou-abcd-11111111"]},
+    "organization": {
+        "management_account_id": "444444444444",
+        "organization_id": "o-exampleorg1",
+        "target_ids": ["ou-abcd-11111111"],
+    },
     "member_baseline": {"enabled": True},
 }
 
@@ -51,10 +54,18 @@ def actual_counts(plan, templates: dict[str, dict]) -> dict[str, tuple[int, int]
     name = plan.config.name
     if plan.config.member_baseline.enabled:
         (stackset,) = [t for k, t in templates.items() if k.endswith(".stackset")]
-        return {f"{name}-rollout member-baseline StackSet": (len(stackset["Resources"]), len(stackset.get("Outputs", {})))}
+        return {
+            f"{name}-rollout member-baseline StackSet": (len(stackset["Resources"]), len(stackset.get("Outputs", {})))
+        }
     return {
-        f"{name}-access": (len(templates[f"{name}-access"]["Resources"]), len(templates[f"{name}-access"].get("Outputs", {}))),
-        f"{name}-cost": (len(templates[f"{name}-cost"]["Resources"]), len(templates[f"{name}-cost"].get("Outputs", {}))),
+        f"{name}-access": (
+            len(templates[f"{name}-access"]["Resources"]),
+            len(templates[f"{name}-access"].get("Outputs", {})),
+        ),
+        f"{name}-cost": (
+            len(templates[f"{name}-cost"]["Resources"]),
+            len(templates[f"{name}-cost"].get("Outputs", {})),
+        ),
     }
 
 
@@ -64,33 +75,53 @@ CASES = {
     "39 accounts (the most that fit)": {"accounts": accounts(39)},
     "50 accounts, no kill switch": {"accounts": accounts(50), "cost": {"kill_switch": False}},
     "3 apps, everything on": {
-        "applications": applications(3), "content_guardrail": {"enabled": True}, "model_access": {"accept_agreements": True},
-        "cost": {"alert_emails": ["a@finops.test", "b@finops.test"]}, "models": ["kimi-k3.1-pro", "kimi-k2-thinking"],
+        "applications": applications(3),
+        "content_guardrail": {"enabled": True},
+        "model_access": {"accept_agreements": True},
+        "cost": {"alert_emails": ["a@finops.test", "b@finops.test"]},
+        "models": ["kimi-k3.1-pro", "kimi-k2-thinking"],
     },
     "2 apps, per-request guardrail, no logging, no Mantle": {
-        "applications": applications(2), "content_guardrail": {"enabled": True, "enforcement": "per-request"},
-        "invocation_logging": {"enabled": False}, "network": {"endpoints": ["bedrock-runtime"]},
+        "applications": applications(2),
+        "content_guardrail": {"enabled": True, "enforcement": "per-request"},
+        "invocation_logging": {"enabled": False},
+        "network": {"endpoints": ["bedrock-runtime"]},
         "cost": {"alert_on_mantle_usage": False},
     },
     "member baseline, 1 app": {**MEMBER_BASELINE, "applications": applications(1)},
-    "member baseline, 10 apps, 3 AZs": {**MEMBER_BASELINE, "applications": applications(10), "network": {"az_count": 3}},
-    "member baseline, 50 apps, no logging": {**MEMBER_BASELINE, "applications": applications(50),
-                                             "invocation_logging": {"enabled": False}},
+    "member baseline, 10 apps, 3 AZs": {
+        **MEMBER_BASELINE,
+        "applications": applications(10),
+        "network": {"az_count": 3},
+    },
+    "member baseline, 50 apps, no logging": {
+        **MEMBER_BASELINE,
+        "applications": applications(50),
+        "invocation_logging": {"enabled": False},
+    },
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_counted_resources_and_outputs_match_the_synthesized_templates(plan_for, tmp_path, case):
     plan = plan_for(**CASES[case])
-    predicted = {fp.template: (fp.resources, fp.outputs) for fp in template_footprints(plan.config, plan.catalog, plan.applications, plan.cost_alarms)}
+    predicted = {
+        fp.template: (fp.resources, fp.outputs)
+        for fp in template_footprints(plan.config, plan.catalog, plan.applications, plan.cost_alarms)
+    }
     assert predicted == actual_counts(plan, synthesized_templates(plan, tmp_path))
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_counts_match_every_example(synth, example):
     lz = synth(example)
-    templates = {p.name.removesuffix(".template.json"): json.loads(p.read_text()) for p in lz.outdir.rglob("*.template.json")}
-    predicted = {fp.template: (fp.resources, fp.outputs) for fp in template_footprints(lz.plan.config, lz.plan.catalog, lz.plan.applications, lz.plan.cost_alarms)}
+    templates = {
+        p.name.removesuffix(".template.json"): json.loads(p.read_text()) for p in lz.outdir.rglob("*.template.json")
+    }
+    predicted = {
+        fp.template: (fp.resources, fp.outputs)
+        for fp in template_footprints(lz.plan.config, lz.plan.catalog, lz.plan.applications, lz.plan.cost_alarms)
+    }
     assert predicted == actual_counts(lz.plan, templates)
 
 

@@ -48,7 +48,13 @@ def test_endpoint_security_group_allows_only_https_from_the_vpc(default_lz):
     (sg,) = [s for s in sgs.values() if "Bedrock interface endpoints" in s["Properties"]["GroupDescription"]]
     ingress = sg["Properties"]["SecurityGroupIngress"]
     assert ingress == [
-        {"CidrIp": "10.40.0.0/16", "Description": "HTTPS from the VPC", "FromPort": 443, "IpProtocol": "tcp", "ToPort": 443}
+        {
+            "CidrIp": "10.40.0.0/16",
+            "Description": "HTTPS from the VPC",
+            "FromPort": 443,
+            "IpProtocol": "tcp",
+            "ToPort": 443,
+        }
     ]
     # no egress except CDK's placeholder that disallows all traffic
     (egress,) = sg["Properties"]["SecurityGroupEgress"]
@@ -89,8 +95,10 @@ def test_keys_rotate_are_retained_and_carry_the_builder_policies(default_lz):
     cfg = default_lz.plan.config
     expected = {
         f"{cfg.name}: " + d: key_policy(p, account=cfg.deployment_account, region=cfg.home_region, name=cfg.name)
-        for p, d in (("logs", "VPC flow logs and Bedrock model invocation logs (S3 + CloudWatch Logs)"),
-                     ("alerts", "Budget, anomaly and alarm notification topics"))
+        for p, d in (
+            ("logs", "VPC flow logs and Bedrock model invocation logs (S3 + CloudWatch Logs)"),
+            ("alerts", "Budget, anomaly and alarm notification topics"),
+        )
     }
     for key in keys.values():
         assert key["DeletionPolicy"] == "Retain" and key["UpdateReplacePolicy"] == "Retain"
@@ -187,7 +195,11 @@ def test_single_account_mode_has_no_guardrails_stack(default_lz):
 
 def test_flow_log_role_trust_is_confined_to_this_account_and_region(default_lz):
     roles = default_lz.template("network").find_resources("AWS::IAM::Role")
-    (trust,) = [r["Properties"]["AssumeRolePolicyDocument"]["Statement"][0] for r in roles.values()
-                if r["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"].get("Service") == "vpc-flow-logs.amazonaws.com"]
+    (trust,) = [
+        r["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]
+        for r in roles.values()
+        if r["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"].get("Service")
+        == "vpc-flow-logs.amazonaws.com"
+    ]
     assert trust["Condition"]["StringEquals"] == {"aws:SourceAccount": "111111111111"}
     assert trust["Condition"]["ArnLike"]["aws:SourceArn"] == "arn:aws:ec2:us-east-1:111111111111:vpc-flow-log/*"

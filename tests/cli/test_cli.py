@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import FIXTURES, ROOT
 
 BAD = FIXTURES / "bad-config.yaml"
@@ -50,9 +52,40 @@ def test_routes_json_and_table():
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     decisions = {(r["invoke_id"], r["path"], tuple(r["source_regions"])): r["decision"] for r in data["routes"]}
-    assert decisions[("eu.moonshotai.kimi-k3.1-pro", "geographic-profile", ("eu-central-1", "eu-north-1", "eu-west-1", "eu-west-3"))] == "allowed"
-    assert decisions[("global.moonshotai.kimi-k3.1-pro", "global-profile", tuple(sorted(
-        ["us-east-1", "us-east-2", "us-west-2", "eu-central-1", "eu-west-1", "eu-west-3", "eu-north-1", "ap-northeast-1", "ap-south-1"])))] == "rejected"
+    assert (
+        decisions[
+            (
+                "eu.moonshotai.kimi-k3.1-pro",
+                "geographic-profile",
+                ("eu-central-1", "eu-north-1", "eu-west-1", "eu-west-3"),
+            )
+        ]
+        == "allowed"
+    )
+    assert (
+        decisions[
+            (
+                "global.moonshotai.kimi-k3.1-pro",
+                "global-profile",
+                tuple(
+                    sorted(
+                        [
+                            "us-east-1",
+                            "us-east-2",
+                            "us-west-2",
+                            "eu-central-1",
+                            "eu-west-1",
+                            "eu-west-3",
+                            "eu-north-1",
+                            "ap-northeast-1",
+                            "ap-south-1",
+                        ]
+                    )
+                ),
+            )
+        ]
+        == "rejected"
+    )
     table = lz("routes")
     assert table.returncode == 0 and "REJECTED" in table.stdout
 
@@ -63,6 +96,7 @@ def test_unknown_command_is_a_usage_error():
     assert "invalid choice" in result.stderr
 
 
+@pytest.mark.synth
 def test_app_with_bad_config_exits_2_writes_nothing_and_shows_no_traceback(tmp_path):
     outdir = tmp_path / "out"
     context = json.loads((ROOT / "cdk.json").read_text())["context"]
@@ -74,6 +108,7 @@ def test_app_with_bad_config_exits_2_writes_nothing_and_shows_no_traceback(tmp_p
     assert not outdir.exists() or not any(outdir.iterdir())
 
 
+@pytest.mark.synth
 def test_make_synth_with_bad_config_exits_2_and_keeps_previous_output(tmp_path):
     out = tmp_path / "assembly"
     out.mkdir()
@@ -86,6 +121,7 @@ def test_make_synth_with_bad_config_exits_2_and_keeps_previous_output(tmp_path):
     assert not Path(f"{out}.tmp").exists()
 
 
+@pytest.mark.synth
 def test_make_synth_with_the_cdk_cli_writes_the_cloud_assembly(tmp_path):
     """The real `cdk synth` through the pinned CLI and the venv's Node.js, no AWS credentials."""
     out = tmp_path / "assembly"

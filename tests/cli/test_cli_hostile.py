@@ -23,25 +23,55 @@ def generated(tmp_path, name: str, text: str):
 
 CASES = {
     # case: (file or generator, first problem line of the message)
-    "alias bomb": (lambda t: HOSTILE / "alias-bomb.yaml", "  - config (line 2, column 4): got the anchor &a; YAML anchors"),
-    "not UTF-8": (lambda t: HOSTILE / "not-utf8.yaml", "  - config (line 2): got the byte 0xe9 at offset 74, which is not UTF-8"),
-    "landing_zone: null": (lambda t: HOSTILE / "landing-zone-null.yaml", "  - landing_zone: got null; must be a mapping"),
-    "top-level list": (lambda t: HOSTILE / "top-level-list.yaml", "  - config: got a list; the file must hold a mapping"),
+    "alias bomb": (
+        lambda t: HOSTILE / "alias-bomb.yaml",
+        "  - config (line 2, column 4): got the anchor &a; YAML anchors",
+    ),
+    "not UTF-8": (
+        lambda t: HOSTILE / "not-utf8.yaml",
+        "  - config (line 2): got the byte 0xe9 at offset 74, which is not UTF-8",
+    ),
+    "landing_zone: null": (
+        lambda t: HOSTILE / "landing-zone-null.yaml",
+        "  - landing_zone: got null; must be a mapping",
+    ),
+    "top-level list": (
+        lambda t: HOSTILE / "top-level-list.yaml",
+        "  - config: got a list; the file must hold a mapping",
+    ),
     "directory": (lambda t: t, "  - config: got "),
-    "deep YAML": (lambda t: generated(t, "deep.yaml", "tags: " + "[" * 10_000 + "]" * 10_000),
-                  "  - config (line 1, column 70): got more than 64 levels of nesting"),
-    "deep JSON": (lambda t: generated(t, "deep.json", '{"tags": ' + "[" * 100_000 + "]" * 100_000 + "}"),
-                  "  - config: got more than 64 levels of nesting"),
-    "over 1 MiB": (lambda t: generated(t, "big.yaml", "# padding\n" * 110_000), "  - config: got a file of 1,100,000 bytes"),
-    "duplicate key": (lambda t: HOSTILE / "duplicate-key.yaml",
-                      "  - cost.workload.requests_per_day: got the key 'requests_per_day' twice (lines 4 and 6)"),
-    "string boolean": (lambda t: HOSTILE / "string-boolean.yaml",
-                       "  - allow_global_inference: got 'yes'; must be true or false"),
-    "1e39 requests": (lambda t: HOSTILE / "huge-workload.yaml",
-                      "  - cost.workload.requests_per_day: got 1e+39; must be less than or equal to 1000000000"),
-    "200 accounts": (lambda t: generated(t, "accounts.json", json.dumps(
-        {"accounts": [{"id": f"{100000000000 + i}", "name": f"acct-{i:03d}"} for i in range(200)]})),
-        "  - accounts: got 200 accounts, each with a default application"),
+    "deep YAML": (
+        lambda t: generated(t, "deep.yaml", "tags: " + "[" * 10_000 + "]" * 10_000),
+        "  - config (line 1, column 70): got more than 64 levels of nesting",
+    ),
+    "deep JSON": (
+        lambda t: generated(t, "deep.json", '{"tags": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+        "  - config: got more than 64 levels of nesting",
+    ),
+    "over 1 MiB": (
+        lambda t: generated(t, "big.yaml", "# padding\n" * 110_000),
+        "  - config: got a file of 1,100,000 bytes",
+    ),
+    "duplicate key": (
+        lambda t: HOSTILE / "duplicate-key.yaml",
+        "  - cost.workload.requests_per_day: got the key 'requests_per_day' twice (lines 4 and 6)",
+    ),
+    "string boolean": (
+        lambda t: HOSTILE / "string-boolean.yaml",
+        "  - allow_global_inference: got 'yes'; must be true or false",
+    ),
+    "1e39 requests": (
+        lambda t: HOSTILE / "huge-workload.yaml",
+        "  - cost.workload.requests_per_day: got 1e+39; must be less than or equal to 1000000000",
+    ),
+    "200 accounts": (
+        lambda t: generated(
+            t,
+            "accounts.json",
+            json.dumps({"accounts": [{"id": f"{100000000000 + i}", "name": f"acct-{i:03d}"} for i in range(200)]}),
+        ),
+        "  - accounts: got 200 accounts, each with a default application",
+    ),
 }
 
 
@@ -61,8 +91,15 @@ def test_validate_refuses_hostile_input_with_exit_2_and_no_traceback(tmp_path, c
         assert elapsed < 5
 
 
-@pytest.mark.parametrize("command", [["routes"], ["cost"], ["cost-report", "--out", "{tmp}/reports"],
-                                     ["simulate", "--action", "bedrock:InvokeModel", "--resource", "*"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["routes"],
+        ["cost"],
+        ["cost-report", "--out", "{tmp}/reports"],
+        ["simulate", "--action", "bedrock:InvokeModel", "--resource", "*"],
+    ],
+)
 def test_every_command_that_reads_the_config_refuses_it_the_same_way(tmp_path, command):
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]
     result = lz(*args, "--config", str(HOSTILE / "alias-bomb.yaml"))
@@ -71,6 +108,7 @@ def test_every_command_that_reads_the_config_refuses_it_the_same_way(tmp_path, c
     assert not (tmp_path / "reports").exists()
 
 
+@pytest.mark.synth
 def test_app_refuses_hostile_input_with_exit_2_and_writes_nothing(tmp_path):
     outdir = tmp_path / "out"
     context = json.loads((ROOT / "cdk.json").read_text())["context"]
@@ -86,10 +124,13 @@ def test_validate_warns_about_placeholders_and_still_exits_0():
     result = lz("validate")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("configuration OK")
-    assert ("warning: 1 placeholder value(s) left in the configuration: a placeholder account ID at accounts[0].id "
-            "('111111111111')") in result.stderr
+    assert (
+        "warning: 1 placeholder value(s) left in the configuration: a placeholder account ID at accounts[0].id "
+        "('111111111111')"
+    ) in result.stderr
 
 
+@pytest.mark.synth
 def test_synth_prints_the_placeholder_warning_once(tmp_path):
     context = json.loads((ROOT / "cdk.json").read_text())["context"]
     context["nag"] = False  # the gate is tested elsewhere; this is about the warning

@@ -6,8 +6,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -50,8 +50,18 @@ COST_KEYS = ("daily_usd", "monthly_usd", "input_usd_per_day", "cache_read_usd_pe
 def test_cost_json_with_every_flag_matches_estimate_cost(cli, catalog):
     data = ok_json(
         cli(
-            "cost", "--json", "--requests-per-day", "2500", "--input-tokens", "8000", "--output-tokens", "900",
-            "--cached-fraction", "0.25", "--price-source", "kimi-api",
+            "cost",
+            "--json",
+            "--requests-per-day",
+            "2500",
+            "--input-tokens",
+            "8000",
+            "--output-tokens",
+            "900",
+            "--cached-fraction",
+            "0.25",
+            "--price-source",
+            "kimi-api",
         )
     )
     expected = estimate_cost(Workload(2500, 8000, 900, 0.25), catalog.prices("kimi-api"), hours_per_month=730).as_dict()
@@ -73,7 +83,10 @@ def test_cost_without_flags_uses_the_configured_workload(cli, catalog):
     assert data["monthly_usd"] == pytest.approx(7801.875)
     assert data["price_source"] == "bedrock"
     assert set(data["workload"]["from_config"]) == {
-        "requests_per_day", "input_tokens_per_request", "output_tokens_per_request", "cached_input_fraction"
+        "requests_per_day",
+        "input_tokens_per_request",
+        "output_tokens_per_request",
+        "cached_input_fraction",
     }
     assert data["warnings"] and "unverified" in data["warnings"][0]
 
@@ -125,8 +138,12 @@ BREAKEVEN_KEYS = (
 def test_breakeven_json_defaults_match_break_even_without_any_config(cli, catalog, tmp_path):
     data = ok_json(cli("breakeven", "--tokens-per-second", "516", "--json", cwd=tmp_path))  # no cdk.json there
     expected = break_even(
-        tokens_per_second=516, hourly_usd=56.79, api_prices=catalog.prices("bedrock"), hours_per_month=730,
-        input_output_ratio=5, instance_type="p6-b300.48xlarge",
+        tokens_per_second=516,
+        hourly_usd=56.79,
+        api_prices=catalog.prices("bedrock"),
+        hours_per_month=730,
+        input_output_ratio=5,
+        instance_type="p6-b300.48xlarge",
     ).as_dict()
     for key in BREAKEVEN_KEYS:
         assert data[key] == pytest.approx(expected[key], rel=1e-12), key
@@ -141,13 +158,27 @@ def test_breakeven_json_defaults_match_break_even_without_any_config(cli, catalo
 def test_breakeven_json_with_every_flag(cli, catalog):
     data = ok_json(
         cli(
-            "breakeven", "--tokens-per-second", "4634", "--hourly-usd", "40", "--price-source", "kimi-api",
-            "--input-output-ratio", "3", "--instance-type", "my-node", "--json",
+            "breakeven",
+            "--tokens-per-second",
+            "4634",
+            "--hourly-usd",
+            "40",
+            "--price-source",
+            "kimi-api",
+            "--input-output-ratio",
+            "3",
+            "--instance-type",
+            "my-node",
+            "--json",
         )
     )
     expected = break_even(
-        tokens_per_second=4634, hourly_usd=40, api_prices=catalog.prices("kimi-api"), hours_per_month=730,
-        input_output_ratio=3, instance_type="my-node",
+        tokens_per_second=4634,
+        hourly_usd=40,
+        api_prices=catalog.prices("kimi-api"),
+        hours_per_month=730,
+        input_output_ratio=3,
+        instance_type="my-node",
     ).as_dict()
     for key in BREAKEVEN_KEYS:
         assert data[key] == pytest.approx(expected[key], rel=1e-12), key
@@ -208,9 +239,15 @@ def test_bad_numbers_exit_2_naming_flag_value_and_allowed(cli, args, flag, value
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (("cost", "--price-source", "nope"), "error: --price-source: got 'nope'; allowed: one of: bedrock, bedrock-kimi-k3-global"),
+        (
+            ("cost", "--price-source", "nope"),
+            "error: --price-source: got 'nope'; allowed: one of: bedrock, bedrock-kimi-k3-global",
+        ),
         (("breakeven", "--tokens-per-second", "5", "--price-source", "nope"), "error: --price-source: got 'nope'"),
-        (("breakeven", "--tokens-per-second", "5", "--instance-type", "x1.large"), "error: --instance-type: got 'x1.large'"),
+        (
+            ("breakeven", "--tokens-per-second", "5", "--instance-type", "x1.large"),
+            "error: --instance-type: got 'x1.large'",
+        ),
         (("breakeven", "--tokens-per-second", "5", "--instance-type", "p6-b200.48xlarge"), "pass --hourly-usd"),
         (("breakeven",), "the following arguments are required: --tokens-per-second"),
     ],

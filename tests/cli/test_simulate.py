@@ -12,8 +12,18 @@ M = "moonshotai.kimi-k3.1-pro"
 
 
 def test_denied_request_names_the_deciding_statement_and_exits_1():
-    result = lz("simulate", "--config", EU, "--action", "bedrock:InvokeModel",
-                "--resource", f"arn:aws:bedrock:us-east-1::foundation-model/{M}", "--region", "us-east-1", "--json")
+    result = lz(
+        "simulate",
+        "--config",
+        EU,
+        "--action",
+        "bedrock:InvokeModel",
+        "--resource",
+        f"arn:aws:bedrock:us-east-1::foundation-model/{M}",
+        "--region",
+        "us-east-1",
+        "--json",
+    )
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["decision"] == "explicit_deny"
@@ -23,19 +33,42 @@ def test_denied_request_names_the_deciding_statement_and_exits_1():
 def test_allowed_request_from_the_synthesized_assembly_exits_0(synth):
     assembly = synth(ROOT / "examples" / "eu-sovereign.yaml").outdir
     profile = f"arn:aws:bedrock:eu-central-1:222222222222:inference-profile/eu.{M}"
-    result = lz("simulate", "--assembly", str(assembly), "--action", "bedrock:InvokeModel",
-                "--resource", f"arn:aws:bedrock:eu-west-3::foundation-model/{M}", "--region", "eu-west-3",
-                "--context", f"bedrock:InferenceProfileArn={profile}")
+    result = lz(
+        "simulate",
+        "--assembly",
+        str(assembly),
+        "--action",
+        "bedrock:InvokeModel",
+        "--resource",
+        f"arn:aws:bedrock:eu-west-3::foundation-model/{M}",
+        "--region",
+        "eu-west-3",
+        "--context",
+        f"bedrock:InferenceProfileArn={profile}",
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "decision: ALLOW" in result.stdout
     assert "SCPs in" in result.stdout
 
 
 def test_tamper_by_app_role_vs_deployment_role():
-    common = ["simulate", "--config", EU, "--action", "bedrock:PutModelInvocationLoggingConfiguration",
-              "--resource", "*", "--region", "eu-central-1"]
+    common = [
+        "simulate",
+        "--config",
+        EU,
+        "--action",
+        "bedrock:PutModelInvocationLoggingConfiguration",
+        "--resource",
+        "*",
+        "--region",
+        "eu-central-1",
+    ]
     app = lz(*common, "--principal-arn", "arn:aws:iam::222222222222:role/app")
-    deployer = lz(*common, "--principal-arn", "arn:aws:iam::222222222222:role/cdk-hnb659fds-cfn-exec-role-222222222222-eu-central-1")
+    deployer = lz(
+        *common,
+        "--principal-arn",
+        "arn:aws:iam::222222222222:role/cdk-hnb659fds-cfn-exec-role-222222222222-eu-central-1",
+    )
     assert app.returncode == 1 and "DenyAccountSettingChanges" in app.stdout
     assert deployer.returncode == 0
 
@@ -53,7 +86,7 @@ def test_threat_model_command_matches_the_published_page():
     assert result.returncode == 0, result.stdout + result.stderr
     page = (ROOT / "docs" / "THREAT_MODEL.md").read_text()
     begin = page.index("-->", page.index("<!-- BEGIN GENERATED")) + 3
-    generated = page[begin:page.index("<!-- END GENERATED -->")].strip()
+    generated = page[begin : page.index("<!-- END GENERATED -->")].strip()
     assert generated == result.stdout.strip(), "regenerate the table: see the marker in docs/THREAT_MODEL.md"
     assert "0 failure(s)" in result.stdout
 

@@ -4,8 +4,9 @@ in moto 5.2.5); the read-back-mismatch case uses a botocore Stubber because moto
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import boto3
 import pytest
@@ -68,12 +69,23 @@ def test_physical_id_uses_lambda_region(bedrock: Any, monkeypatch: pytest.Monkey
 
 
 def test_optional_properties_are_applied(bedrock: Any) -> None:
-    index.on_event(event("Create", KeyPrefix="custom/", LargeDataKeyPrefix="large/",
-                         VideoDataDeliveryEnabled="true", ImageDataDeliveryEnabled="FALSE"), None)
+    index.on_event(
+        event(
+            "Create",
+            KeyPrefix="custom/",
+            LargeDataKeyPrefix="large/",
+            VideoDataDeliveryEnabled="true",
+            ImageDataDeliveryEnabled="FALSE",
+        ),
+        None,
+    )
 
     config = current(bedrock)
     assert config["s3Config"] == {"bucketName": "lz-invocation-logs", "keyPrefix": "custom/"}
-    assert config["cloudWatchConfig"]["largeDataDeliveryS3Config"] == {"bucketName": "lz-invocation-logs", "keyPrefix": "large/"}
+    assert config["cloudWatchConfig"]["largeDataDeliveryS3Config"] == {
+        "bucketName": "lz-invocation-logs",
+        "keyPrefix": "large/",
+    }
     assert config["videoDataDeliveryEnabled"] is True
     assert config["imageDataDeliveryEnabled"] is False
 
@@ -165,7 +177,10 @@ def test_read_back_mismatch_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     stubber.add_response("get_model_invocation_logging_configuration", {"loggingConfig": drifted}, {})
     monkeypatch.setattr(index, "client", lambda service: stubbed)
 
-    with stubber, pytest.raises(RuntimeError, match=r"s3Config\.bucketName: expected 'lz-invocation-logs', found 'other-bucket'"):
+    with (
+        stubber,
+        pytest.raises(RuntimeError, match=r"s3Config\.bucketName: expected 'lz-invocation-logs', found 'other-bucket'"),
+    ):
         index.on_event(event("Create"), None)
     stubber.assert_no_pending_responses()
 

@@ -6,8 +6,9 @@ Stubber validates every request and response against the installed bedrock servi
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import boto3
 import pytest
@@ -63,7 +64,9 @@ def offers(model_id: str, *tokens: str) -> dict[str, Any]:
                 "offerId": f"offer-{n}",
                 "offerToken": token,
                 "termDetails": {
-                    "usageBasedPricingTerm": {"rateCard": [{"dimension": "input", "price": "0.6", "unit": "1M tokens"}]},
+                    "usageBasedPricingTerm": {
+                        "rateCard": [{"dimension": "input", "price": "0.6", "unit": "1M tokens"}]
+                    },
                     "legalTerm": {"url": "https://example.com/eula"},
                     "supportTerm": {"refundPolicyDescription": "none"},
                 },
@@ -78,10 +81,14 @@ def expect_availability(stub: Stubber, model_id: str, status: str) -> None:
 
 
 def expect_accept(stub: Stubber, model_id: str, token: str, offer_type: str = "PUBLIC") -> None:
-    stub.add_response("list_foundation_model_agreement_offers", offers(model_id, token, "second-token"),
-                      {"modelId": model_id, "offerType": offer_type})
-    stub.add_response("create_foundation_model_agreement", {"modelId": model_id},
-                      {"offerToken": token, "modelId": model_id})
+    stub.add_response(
+        "list_foundation_model_agreement_offers",
+        offers(model_id, token, "second-token"),
+        {"modelId": model_id, "offerType": offer_type},
+    )
+    stub.add_response(
+        "create_foundation_model_agreement", {"modelId": model_id}, {"offerToken": token, "modelId": model_id}
+    )
 
 
 def test_already_available_model_is_not_accepted_again(stubber: Stubber) -> None:
@@ -105,9 +112,11 @@ def test_not_available_model_accepts_first_offer(stubber: Stubber) -> None:
 
 
 def test_error_status_requests_again_with_given_offer_type(stubber: Stubber) -> None:
-    stubber.add_response("get_foundation_model_availability",
-                         {**availability(KIMI, "ERROR"), "agreementAvailability": {"status": "ERROR", "errorMessage": "payment"}},
-                         {"modelId": KIMI})
+    stubber.add_response(
+        "get_foundation_model_availability",
+        {**availability(KIMI, "ERROR"), "agreementAvailability": {"status": "ERROR", "errorMessage": "payment"}},
+        {"modelId": KIMI},
+    )
     expect_accept(stubber, KIMI, "tok", offer_type="ALL")
 
     result = index.on_event(event("Update", ModelIds=KIMI, OfferType="all"), None)
@@ -139,8 +148,11 @@ def test_two_models_mixed(stubber: Stubber) -> None:
 
 def test_no_offers_is_a_clear_error(stubber: Stubber) -> None:
     expect_availability(stubber, KIMI, "NOT_AVAILABLE")
-    stubber.add_response("list_foundation_model_agreement_offers", {"modelId": KIMI, "offers": []},
-                         {"modelId": KIMI, "offerType": "PUBLIC"})
+    stubber.add_response(
+        "list_foundation_model_agreement_offers",
+        {"modelId": KIMI, "offers": []},
+        {"modelId": KIMI, "offerType": "PUBLIC"},
+    )
 
     with pytest.raises(RuntimeError, match=r"No PUBLIC agreement offer exists for model 'moonshotai.kimi-k3.1-pro'"):
         index.on_event(event("Create", ModelIds=KIMI), None)

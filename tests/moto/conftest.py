@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import io
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from moto import mock_aws
 
-from landing_zone.assembly import Assembly  # noqa: E402
-from landing_zone.aws import use_client_factory  # noqa: E402
-from tests.conftest import ROOT  # noqa: E402
-from tests.moto.harness import Deployed, deploy_intent, moto_accounts  # noqa: E402
+from landing_zone.assembly import Assembly
+from landing_zone.aws import use_client_factory
+from tests.conftest import ROOT
+from tests.moto.harness import Deployed, deploy_intent, moto_accounts
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
 
@@ -77,6 +77,15 @@ def cli() -> Callable[[list[str]], tuple[int, str, str]]:
 @pytest.fixture
 def verify_args(eu) -> Callable[..., list[str]]:
     def _args(*extra: str) -> list[str]:
-        return ["verify", "--assembly", str(eu.outdir), "--config", str(EU), "--management-profile", "management", *extra]
+        return [
+            "verify",
+            "--assembly",
+            str(eu.outdir),
+            "--config",
+            str(EU),
+            "--management-profile",
+            "management",
+            *extra,
+        ]
 
     return _args

@@ -22,9 +22,10 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 from unittest import mock
 
 import boto3
@@ -91,7 +92,12 @@ class FakeServices:
 
 
 def notification_key(n: dict) -> tuple:
-    return (n.get("NotificationType"), n.get("ComparisonOperator"), float(n.get("Threshold")), n.get("ThresholdType", "PERCENTAGE"))
+    return (
+        n.get("NotificationType"),
+        n.get("ComparisonOperator"),
+        float(n.get("Threshold")),
+        n.get("ThresholdType", "PERCENTAGE"),
+    )
 
 
 class MotoAccounts:
@@ -130,9 +136,20 @@ class MotoAccounts:
                 return moto_client
             stubbed = new_client(service, region or self.default_region)
             stubber = Stubber(stubbed)
-            queue = {"bedrock": _queue_bedrock, "budgets": _queue_budgets, "ce": _queue_ce,
-                     "cloudformation": _queue_cloudformation}[service]
-            queue(stubber, assembly, fake, moto_client, region or self.default_region, self.accounts.get(profile, self.accounts[None]))
+            queue = {
+                "bedrock": _queue_bedrock,
+                "budgets": _queue_budgets,
+                "ce": _queue_ce,
+                "cloudformation": _queue_cloudformation,
+            }[service]
+            queue(
+                stubber,
+                assembly,
+                fake,
+                moto_client,
+                region or self.default_region,
+                self.accounts.get(profile, self.accounts[None]),
+            )
             stubber.activate()
             self.stubbers.append(stubber)
             return Routed(moto_client, stubbed, ops)
@@ -147,26 +164,48 @@ class MotoAccounts:
 # The queues mirror verify's call order (template order), with the exact parameters verify must send.
 
 
-def _queue_bedrock(stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str) -> None:
+def _queue_bedrock(
+    stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+) -> None:
     profiles = [r for r in assembly.resources(PROFILE_TYPE) if (r.stack.region or region) == region]
     if not profiles:
         return
     summaries = [_profile_summary(p) for p in fake.profiles.get(region, [])]
-    stubber.add_response("list_inference_profiles", {"inferenceProfileSummaries": summaries}, {"typeEquals": "APPLICATION"})
+    stubber.add_response(
+        "list_inference_profiles", {"inferenceProfileSummaries": summaries}, {"typeEquals": "APPLICATION"}
+    )
     for res in profiles:
         p = fake.profile(res.prop("InferenceProfileName"))
         if p is None:
             continue
-        stubber.add_response("get_inference_profile", _profile_summary(p), {"inferenceProfileIdentifier": p["inferenceProfileArn"]})
-        stubber.add_response("list_tags_for_resource", {"tags": [{"key": k, "value": v} for k, v in p["tags"].items()]},
-                             {"resourceARN": p["inferenceProfileArn"]})
+        stubber.add_response(
+            "get_inference_profile", _profile_summary(p), {"inferenceProfileIdentifier": p["inferenceProfileArn"]}
+        )
+        stubber.add_response(
+            "list_tags_for_resource",
+            {"tags": [{"key": k, "value": v} for k, v in p["tags"].items()]},
+            {"resourceARN": p["inferenceProfileArn"]},
+        )
 
 
 def _profile_summary(p: dict) -> dict:
-    return {k: p[k] for k in ("inferenceProfileName", "inferenceProfileArn", "inferenceProfileId", "models", "status", "type", "description")}
+    return {
+        k: p[k]
+        for k in (
+            "inferenceProfileName",
+            "inferenceProfileArn",
+            "inferenceProfileId",
+            "models",
+            "status",
+            "type",
+            "description",
+        )
+    }
 
 
-def _queue_budgets(stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str) -> None:
+def _queue_budgets(
+    stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+) -> None:
     actions = assembly.resources("AWS::Budgets::BudgetsAction")
     for res in assembly.resources("AWS::Budgets::Budget"):
         name = res.prop("Budget.BudgetName")
@@ -180,15 +219,22 @@ def _queue_budgets(stubber: Stubber, assembly: Assembly, fake: FakeServices, mot
             match = next((n for n in live if notification_key(n) == key), None)
             if match is None:
                 continue
-            notification = {k: match[k] for k in ("NotificationType", "ComparisonOperator", "Threshold", "ThresholdType") if k in match}
+            notification = {
+                k: match[k]
+                for k in ("NotificationType", "ComparisonOperator", "Threshold", "ThresholdType")
+                if k in match
+            }
             stubber.add_response(
                 "describe_subscribers_for_notification",
                 {"Subscribers": fake.budget_subscribers.get((name, key), [])},
                 {"AccountId": account, "BudgetName": name, "Notification": notification},
             )
         if any(_action_budget(a) == name for a in actions):
-            stubber.add_response("describe_budget_actions_for_budget", {"Actions": fake.budget_actions.get(name, [])},
-                                 {"AccountId": account, "BudgetName": name})
+            stubber.add_response(
+                "describe_budget_actions_for_budget",
+                {"Actions": fake.budget_actions.get(name, [])},
+                {"AccountId": account, "BudgetName": name},
+            )
 
 
 def _action_budget(action: Resource) -> Any:
@@ -199,18 +245,25 @@ def _action_budget(action: Resource) -> Any:
     return name
 
 
-def _queue_cloudformation(stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str) -> None:
+def _queue_cloudformation(
+    stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+) -> None:
     for res in assembly.resources("AWS::CloudFormation::StackSet"):
         name = res.prop("StackSetName")
         try:
             moto_client.describe_stack_set(StackSetName=name)
         except moto_client.exceptions.StackSetNotFoundException:
             continue
-        stubber.add_response("list_stack_instances", {"Summaries": fake.stack_instances.get(name, [])},
-                             {"StackSetName": name, **({"CallAs": res.prop("CallAs")} if res.prop("CallAs") else {})})
+        stubber.add_response(
+            "list_stack_instances",
+            {"Summaries": fake.stack_instances.get(name, [])},
+            {"StackSetName": name, **({"CallAs": res.prop("CallAs")} if res.prop("CallAs") else {})},
+        )
 
 
-def _queue_ce(stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str) -> None:
+def _queue_ce(
+    stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+) -> None:
     monitors = assembly.resources("AWS::CE::AnomalyMonitor")
     subscriptions = assembly.resources("AWS::CE::AnomalySubscription")
     if monitors or subscriptions:
@@ -241,7 +294,7 @@ class _Values:
         return res.condition is None or self.holds({"Condition": res.condition}, res.stack)
 
     def holds(self, expression: dict, stack: Stack) -> bool:
-        (fn, arg), = expression.items()
+        ((fn, arg),) = expression.items()
         if fn == "Condition":
             return self.holds(stack.template["Conditions"][arg], stack)
         if fn == "Fn::Equals":
@@ -254,10 +307,15 @@ class _Values:
 
     def __call__(self, value: Any, stack: Stack) -> Any:
         if isinstance(value, dict) and len(value) == 1:
-            (fn, arg), = value.items()
+            ((fn, arg),) = value.items()
             if fn == "Ref":
-                pseudo = {"AWS::AccountId": self.account_of(stack), "AWS::Region": stack.region, "AWS::Partition": "aws",
-                          "AWS::URLSuffix": "amazonaws.com", "AWS::StackName": stack.name}
+                pseudo = {
+                    "AWS::AccountId": self.account_of(stack),
+                    "AWS::Region": stack.region,
+                    "AWS::Partition": "aws",
+                    "AWS::URLSuffix": "amazonaws.com",
+                    "AWS::StackName": stack.name,
+                }
                 if arg in pseudo:
                     return pseudo[arg]
                 parameter = (stack.template.get("Parameters") or {}).get(arg)
@@ -284,8 +342,13 @@ class _Values:
                 return [f"{stack.region}{suffix}" for suffix in "abc"]
             if fn == "Fn::Sub":
                 text = arg if isinstance(arg, str) else arg[0]
-                return re.sub(r"\$\{([^}]+)\}", lambda m: str(self({"Ref": m.group(1)} if "." not in m.group(1)
-                                                                     else {"Fn::GetAtt": m.group(1)}, stack)), text)
+                return re.sub(
+                    r"\$\{([^}]+)\}",
+                    lambda m: str(
+                        self({"Ref": m.group(1)} if "." not in m.group(1) else {"Fn::GetAtt": m.group(1)}, stack)
+                    ),
+                    text,
+                )
         if isinstance(value, dict):
             return {k: self(v, stack) for k, v in value.items()}
         if isinstance(value, list):
@@ -407,7 +470,9 @@ def _iam_names(assembly: Assembly, values: _Values) -> None:
     for res in assembly.resources("AWS::IAM::Role"):
         name = res.prop("RoleName") or f"{res.stack.name}-{res.logical_id}"[:64]
         values.refs[res.path] = name
-        values.atts[(res.path, "Arn")] = f"arn:aws:iam::{values.account_of(res.stack)}:role{res.prop('Path', '/')}{name}"
+        values.atts[(res.path, "Arn")] = (
+            f"arn:aws:iam::{values.account_of(res.stack)}:role{res.prop('Path', '/')}{name}"
+        )
     for res in assembly.resources("AWS::IAM::ManagedPolicy"):
         name = res.prop("ManagedPolicyName") or f"{res.stack.name}-{res.logical_id}"[:128]
         values.refs[res.path] = f"arn:aws:iam::{values.account_of(res.stack)}:policy{res.prop('Path', '/')}{name}"
@@ -432,13 +497,16 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
         )["Subnet"]
         values.refs[res.path] = subnet["SubnetId"]
     for res in assembly.resources("AWS::EC2::RouteTable"):
-        table = accounts.raw("ec2", res.stack.region).create_route_table(VpcId=values(res.prop("VpcId"), res.stack))["RouteTable"]
+        table = accounts.raw("ec2", res.stack.region).create_route_table(VpcId=values(res.prop("VpcId"), res.stack))[
+            "RouteTable"
+        ]
         values.refs[res.path] = table["RouteTableId"]
     for res in assembly.resources("AWS::EC2::SecurityGroup"):
         ec2 = accounts.raw("ec2", res.stack.region)
         vpc_id = values(res.prop("VpcId"), res.stack) if res.prop("VpcId") else None
         group = ec2.create_security_group(
-            GroupName=f"{res.stack.name}-{res.logical_id}", Description=res.prop("GroupDescription", "-"),
+            GroupName=f"{res.stack.name}-{res.logical_id}",
+            Description=res.prop("GroupDescription", "-"),
             **({"VpcId": vpc_id} if vpc_id else {}),
         )
         values.refs[res.path] = group["GroupId"]
@@ -448,10 +516,13 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
         policy = values(res.prop("PolicyDocument"), res.stack)
         kind = res.prop("VpcEndpointType", "Gateway")
         placement = (
-            {"SubnetIds": values(res.prop("SubnetIds") or [], res.stack),
-             "SecurityGroupIds": values(res.prop("SecurityGroupIds") or [], res.stack),
-             "PrivateDnsEnabled": bool(res.prop("PrivateDnsEnabled", False))}
-            if kind == "Interface" else {"RouteTableIds": values(res.prop("RouteTableIds") or [], res.stack)}
+            {
+                "SubnetIds": values(res.prop("SubnetIds") or [], res.stack),
+                "SecurityGroupIds": values(res.prop("SecurityGroupIds") or [], res.stack),
+                "PrivateDnsEnabled": bool(res.prop("PrivateDnsEnabled", False)),
+            }
+            if kind == "Interface"
+            else {"RouteTableIds": values(res.prop("RouteTableIds") or [], res.stack)}
         )
         endpoint = ec2.create_vpc_endpoint(
             VpcId=values(res.prop("VpcId"), res.stack),
@@ -459,7 +530,9 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
             VpcEndpointType=kind,
             **placement,
             **({"PolicyDocument": json.dumps(policy)} if policy is not None else {}),
-            TagSpecifications=[{"ResourceType": "vpc-endpoint", "Tags": _tag_list(values(res.prop("Tags"), res.stack))}],
+            TagSpecifications=[
+                {"ResourceType": "vpc-endpoint", "Tags": _tag_list(values(res.prop("Tags"), res.stack))}
+            ],
         )["VpcEndpoint"]
         values.refs[res.path] = ids[res.path] = endpoint["VpcEndpointId"]
 
@@ -472,11 +545,19 @@ def _buckets(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> Non
         if not buckets:
             continue
         cfn = accounts.raw("cloudformation", stack.region)
-        template: dict[str, Any] = {"Resources": {
-            b.logical_id: {"Type": "AWS::S3::Bucket",
-                           **({"Properties": {"BucketName": values(b.prop("BucketName"), stack)}} if b.prop("BucketName") else {})}
-            for b in buckets
-        }}
+        template: dict[str, Any] = {
+            "Resources": {
+                b.logical_id: {
+                    "Type": "AWS::S3::Bucket",
+                    **(
+                        {"Properties": {"BucketName": values(b.prop("BucketName"), stack)}}
+                        if b.prop("BucketName")
+                        else {}
+                    ),
+                }
+                for b in buckets
+            }
+        }
         stack_name, parameters = stack.name, []
         if stack.stack_set:  # a StackSet instance: generated stack name, the account's parameter values
             stack_name = f"{stack.name}-{uuid.uuid4()}"
@@ -486,7 +567,9 @@ def _buckets(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> Non
         cfn.create_stack(StackName=stack_name, TemplateBody=json.dumps(template), Parameters=parameters)
         s3 = accounts.raw("s3", stack.region)
         for b in buckets:
-            name = cfn.describe_stack_resource(StackName=stack_name, LogicalResourceId=b.logical_id)["StackResourceDetail"]["PhysicalResourceId"]
+            name = cfn.describe_stack_resource(StackName=stack_name, LogicalResourceId=b.logical_id)[
+                "StackResourceDetail"
+            ]["PhysicalResourceId"]
             values.refs[b.path] = name
             values.atts[(b.path, "Arn")] = f"arn:aws:s3:::{name}"
             if b.prop("Tags"):
@@ -502,7 +585,9 @@ def _log_groups(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> 
         if res.prop("RetentionInDays"):
             logs.put_retention_policy(logGroupName=name, retentionInDays=res.prop("RetentionInDays"))
         values.refs[res.path] = name
-        values.atts[(res.path, "Arn")] = f"arn:aws:logs:{res.stack.region}:{values.account_of(res.stack)}:log-group:{name}:*"
+        values.atts[(res.path, "Arn")] = (
+            f"arn:aws:logs:{res.stack.region}:{values.account_of(res.stack)}:log-group:{name}:*"
+        )
 
 
 def _topics(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
@@ -511,8 +596,11 @@ def _topics(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None
         attributes = {}
         if res.prop("KmsMasterKeyId"):
             attributes["KmsMasterKeyId"] = values(res.prop("KmsMasterKeyId"), res.stack)
-        arn = sns.create_topic(Name=res.prop("TopicName") or f"{res.stack.name}-{res.logical_id}", Attributes=attributes,
-                               Tags=_tag_list(res.prop("Tags")))["TopicArn"]
+        arn = sns.create_topic(
+            Name=res.prop("TopicName") or f"{res.stack.name}-{res.logical_id}",
+            Attributes=attributes,
+            Tags=_tag_list(res.prop("Tags")),
+        )["TopicArn"]
         values.refs[res.path] = arn
         values.atts[(res.path, "TopicArn")] = arn
         values.atts[(res.path, "TopicName")] = arn.rsplit(":", 1)[-1]
@@ -520,7 +608,9 @@ def _topics(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None
         if not values.exists(res):
             continue
         accounts.raw("sns", res.stack.region).subscribe(
-            TopicArn=values(res.prop("TopicArn"), res.stack), Protocol=res.prop("Protocol"), Endpoint=values(res.prop("Endpoint"), res.stack)
+            TopicArn=values(res.prop("TopicArn"), res.stack),
+            Protocol=res.prop("Protocol"),
+            Endpoint=values(res.prop("Endpoint"), res.stack),
         )
 
 
@@ -548,28 +638,53 @@ def _budgets(assembly: Assembly, accounts: MotoAccounts, values: _Values, fake: 
         for n in notifications:
             n["Notification"]["Threshold"] = float(n["Notification"]["Threshold"])
             fake.budget_subscribers[(spec["BudgetName"], notification_key(n["Notification"]))] = n["Subscribers"]
-        accounts.raw("budgets").create_budget(AccountId=values.account_of(res.stack), Budget=spec, NotificationsWithSubscribers=notifications)
+        accounts.raw("budgets").create_budget(
+            AccountId=values.account_of(res.stack), Budget=spec, NotificationsWithSubscribers=notifications
+        )
         values.refs[res.path] = spec["BudgetName"]
     for res in assembly.resources("AWS::Budgets::BudgetsAction"):
         p = values(dict(res.properties), res.stack)
-        fake.budget_actions.setdefault(p["BudgetName"], []).append({
-            "ActionId": str(uuid.uuid4()),
-            "BudgetName": p["BudgetName"],
-            "NotificationType": p["NotificationType"],
-            "ActionType": p["ActionType"],
-            "ActionThreshold": {"ActionThresholdValue": float(p["ActionThreshold"]["Value"]),
-                                "ActionThresholdType": p["ActionThreshold"]["Type"]},
-            "Definition": {"IamActionDefinition": {k: v for k, v in p["Definition"]["IamActionDefinition"].items()}},
-            "ExecutionRoleArn": p["ExecutionRoleArn"],
-            "ApprovalModel": p.get("ApprovalModel", "MANUAL"),
-            "Status": "STANDBY",
-            "Subscribers": [{"SubscriptionType": s["Type"], "Address": s["Address"]} for s in p.get("Subscribers") or []],
-        })
+        fake.budget_actions.setdefault(p["BudgetName"], []).append(
+            {
+                "ActionId": str(uuid.uuid4()),
+                "BudgetName": p["BudgetName"],
+                "NotificationType": p["NotificationType"],
+                "ActionType": p["ActionType"],
+                "ActionThreshold": {
+                    "ActionThresholdValue": float(p["ActionThreshold"]["Value"]),
+                    "ActionThresholdType": p["ActionThreshold"]["Type"],
+                },
+                "Definition": {"IamActionDefinition": dict(p["Definition"]["IamActionDefinition"])},
+                "ExecutionRoleArn": p["ExecutionRoleArn"],
+                "ApprovalModel": p.get("ApprovalModel", "MANUAL"),
+                "Status": "STANDBY",
+                "Subscribers": [
+                    {"SubscriptionType": s["Type"], "Address": s["Address"]} for s in p.get("Subscribers") or []
+                ],
+            }
+        )
 
 
-_ALARM_KEYS = ("AlarmName", "AlarmDescription", "ActionsEnabled", "AlarmActions", "OKActions", "InsufficientDataActions",
-               "MetricName", "Namespace", "Statistic", "Dimensions", "Period", "Unit", "EvaluationPeriods",
-               "DatapointsToAlarm", "Threshold", "ComparisonOperator", "TreatMissingData", "Metrics")
+_ALARM_KEYS = (
+    "AlarmName",
+    "AlarmDescription",
+    "ActionsEnabled",
+    "AlarmActions",
+    "OKActions",
+    "InsufficientDataActions",
+    "MetricName",
+    "Namespace",
+    "Statistic",
+    "Dimensions",
+    "Period",
+    "Unit",
+    "EvaluationPeriods",
+    "DatapointsToAlarm",
+    "Threshold",
+    "ComparisonOperator",
+    "TreatMissingData",
+    "Metrics",
+)
 
 
 def _alarms(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
@@ -611,16 +726,18 @@ def _profiles(assembly: Assembly, plan: Any, values: _Values, fake: FakeServices
         copy_from = values(res.prop("ModelSource.CopyFrom"), res.stack)
         profile_id = uuid.uuid4().hex[:12]
         arn = f"arn:aws:bedrock:{region}:{account}:application-inference-profile/{profile_id}"
-        fake.profiles.setdefault(region, []).append({
-            "inferenceProfileName": res.prop("InferenceProfileName"),
-            "inferenceProfileArn": arn,
-            "inferenceProfileId": profile_id,
-            "description": res.prop("Description", ""),
-            "models": [{"modelArn": a} for a in model_arns(copy_from, plan.catalog)],
-            "status": "ACTIVE",
-            "type": "APPLICATION",
-            "tags": {t["Key"]: str(values(t["Value"], res.stack)) for t in res.prop("Tags") or []},
-        })
+        fake.profiles.setdefault(region, []).append(
+            {
+                "inferenceProfileName": res.prop("InferenceProfileName"),
+                "inferenceProfileArn": arn,
+                "inferenceProfileId": profile_id,
+                "description": res.prop("Description", ""),
+                "models": [{"modelArn": a} for a in model_arns(copy_from, plan.catalog)],
+                "status": "ACTIVE",
+                "type": "APPLICATION",
+                "tags": {t["Key"]: str(values(t["Value"], res.stack)) for t in res.prop("Tags") or []},
+            }
+        )
         values.atts[(res.path, "InferenceProfileArn")] = arn
 
 
@@ -650,8 +767,11 @@ def _eks(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
     for res in assembly.resources("AWS::EKS::Cluster"):
         eks = accounts.raw("eks", res.stack.region)
         name = res.prop("Name") or f"{res.stack.name}-{res.logical_id}"
-        eks.create_cluster(name=name, roleArn=values(res.prop("RoleArn"), res.stack),
-                           resourcesVpcConfig={"subnetIds": values(res.prop("ResourcesVpcConfig.SubnetIds") or [], res.stack)})
+        eks.create_cluster(
+            name=name,
+            roleArn=values(res.prop("RoleArn"), res.stack),
+            resourcesVpcConfig={"subnetIds": values(res.prop("ResourcesVpcConfig.SubnetIds") or [], res.stack)},
+        )
         values.refs[res.path] = name
     for res in assembly.resources("AWS::EKS::Nodegroup"):
         eks = accounts.raw("eks", res.stack.region)
@@ -663,8 +783,11 @@ def _eks(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
             "nodegroupName": p.get("NodegroupName") or f"{res.logical_id}-{uuid.uuid4().hex[:12]}",
             "nodeRole": p["NodeRole"],
             "subnets": p.get("Subnets") or [],
-            "scalingConfig": {"minSize": scaling.get("MinSize", 0), "maxSize": scaling.get("MaxSize", 1),
-                              "desiredSize": scaling.get("DesiredSize", 0)},
+            "scalingConfig": {
+                "minSize": scaling.get("MinSize", 0),
+                "maxSize": scaling.get("MaxSize", 1),
+                "desiredSize": scaling.get("DesiredSize", 0),
+            },
             "capacityType": p.get("CapacityType", "ON_DEMAND"),
         }
         if p.get("InstanceTypes"):
@@ -674,7 +797,9 @@ def _eks(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
         if p.get("Labels"):
             kwargs["labels"] = p["Labels"]
         if p.get("Taints"):
-            kwargs["taints"] = [{"key": t["Key"], "value": t.get("Value", ""), "effect": t["Effect"]} for t in p["Taints"]]
+            kwargs["taints"] = [
+                {"key": t["Key"], "value": t.get("Value", ""), "effect": t["Effect"]} for t in p["Taints"]
+            ]
         if p.get("Tags"):
             kwargs["tags"] = p["Tags"]
         if p.get("LaunchTemplate"):
@@ -690,7 +815,8 @@ def _stack_sets(assembly: Assembly, accounts: MotoAccounts, values: _Values, fak
         name = res.prop("StackSetName")
         cfn = accounts.raw("cloudformation", res.stack.region)
         cfn.create_stack_set(
-            StackSetName=name, TemplateBody=json.dumps(members[name].template if name in members else {"Resources": {}}),
+            StackSetName=name,
+            TemplateBody=json.dumps(members[name].template if name in members else {"Resources": {}}),
             PermissionModel=res.prop("PermissionModel", "SELF_MANAGED"),
             **({"AutoDeployment": res.prop("AutoDeployment")} if res.prop("AutoDeployment") else {}),
         )
@@ -701,9 +827,17 @@ def _stack_sets(assembly: Assembly, accounts: MotoAccounts, values: _Values, fak
                 continue
             for account in targets.get("Accounts") or []:
                 for region in group.get("Regions") or []:
-                    instances.append({"StackSetId": f"{name}:{uuid.uuid4()}", "Region": region, "Account": account,
-                                      "Status": "CURRENT", "StackInstanceStatus": {"DetailedStatus": "SUCCEEDED"},
-                                      "OrganizationalUnitId": (targets.get("OrganizationalUnitIds") or [None])[0] or "ou-none-00000000"})
+                    instances.append(
+                        {
+                            "StackSetId": f"{name}:{uuid.uuid4()}",
+                            "Region": region,
+                            "Account": account,
+                            "Status": "CURRENT",
+                            "StackInstanceStatus": {"DetailedStatus": "SUCCEEDED"},
+                            "OrganizationalUnitId": (targets.get("OrganizationalUnitIds") or [None])[0]
+                            or "ou-none-00000000",
+                        }
+                    )
         fake.stack_instances[name] = instances
 
 
@@ -713,7 +847,8 @@ def member_parameters(assembly: Assembly, account: str) -> dict[str, str]:
     values = {k: str(v.get("Default", "")) for k, v in (member.template.get("Parameters") or {}).items()}
     for res in assembly.resources("AWS::CloudFormation::StackSet"):
         for group in res.prop("StackInstancesGroup") or []:
-            if account in ((group.get("DeploymentTargets") or {}).get("Accounts") or []) and \
-                    (group.get("DeploymentTargets") or {}).get("AccountFilterType") in (None, "INTERSECTION"):
+            if account in ((group.get("DeploymentTargets") or {}).get("Accounts") or []) and (
+                group.get("DeploymentTargets") or {}
+            ).get("AccountFilterType") in (None, "INTERSECTION"):
                 values.update({o["ParameterKey"]: o["ParameterValue"] for o in group.get("ParameterOverrides") or []})
     return values

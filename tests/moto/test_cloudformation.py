@@ -32,6 +32,8 @@ import pytest
 
 from landing_zone.assembly import Assembly
 
+pytestmark = pytest.mark.moto
+
 NOT_IN_MOTO_CLOUDFORMATION = {
     "AWS::Bedrock::ApplicationInferenceProfile",
     "AWS::Bedrock::EnforcedGuardrailConfiguration",
@@ -110,7 +112,13 @@ def moto_template(template: dict, exports: set[str]) -> tuple[dict, dict[str, st
         for lid, res in resources.items():
             if lid in stripped:
                 continue
-            deps = _refs(res.get("Properties", {})) | set(res.get("DependsOn", []) if isinstance(res.get("DependsOn"), list) else [res.get("DependsOn")] if res.get("DependsOn") else [])
+            deps = _refs(res.get("Properties", {})) | set(
+                res.get("DependsOn", [])
+                if isinstance(res.get("DependsOn"), list)
+                else [res.get("DependsOn")]
+                if res.get("DependsOn")
+                else []
+            )
             gone = sorted(d for d in deps if d in stripped)
             gone += sorted(f"import {name}" for name in _imports(res.get("Properties", {})) if name not in exports)
             if gone:
@@ -170,11 +178,18 @@ def test_supported_stacks_reach_create_complete(stacks) -> None:
 
 
 def test_only_the_documented_types_are_stripped(stacks) -> None:
-    direct = {r.split(": ", 1)[0] for s in stacks.values() for r in s["stripped"].values() if "references stripped" not in r}
+    direct = {
+        r.split(": ", 1)[0] for s in stacks.values() for r in s["stripped"].values() if "references stripped" not in r
+    }
     undocumented = {t for t in direct if not t.startswith("Custom::")} - NOT_IN_MOTO_CLOUDFORMATION - NEEDS_CDK_ASSETS
     assert not undocumented, f"moto's CloudFormation lacks {undocumented}: document them at the top of this file"
-    assert {"AWS::Bedrock::ApplicationInferenceProfile", "AWS::Budgets::Budget", "AWS::CloudWatch::Alarm",
-            "AWS::Organizations::Policy", "AWS::Lambda::Function"} <= direct
+    assert {
+        "AWS::Bedrock::ApplicationInferenceProfile",
+        "AWS::Budgets::Budget",
+        "AWS::CloudWatch::Alarm",
+        "AWS::Organizations::Policy",
+        "AWS::Lambda::Function",
+    } <= direct
 
 
 def test_what_moto_created_is_what_the_keys_and_network_stacks_describe(stacks) -> None:
@@ -187,7 +202,9 @@ def test_what_moto_created_is_what_the_keys_and_network_stacks_describe(stacks) 
     ec2 = boto3.client("ec2", region_name="eu-central-1")
     endpoints = ec2.describe_vpc_endpoints()["VpcEndpoints"]
     assert sorted(e["ServiceName"] for e in endpoints) == [
-        "com.amazonaws.eu-central-1.bedrock", "com.amazonaws.eu-central-1.bedrock-mantle", "com.amazonaws.eu-central-1.bedrock-runtime"
+        "com.amazonaws.eu-central-1.bedrock",
+        "com.amazonaws.eu-central-1.bedrock-mantle",
+        "com.amazonaws.eu-central-1.bedrock-runtime",
     ]
     assert all(e["PrivateDnsEnabled"] for e in endpoints)
     logs = boto3.client("logs", region_name="eu-central-1")
@@ -208,8 +225,16 @@ def test_verify_confirms_what_moto_cloudformation_created(eu, stacks) -> None:
 
     report = verify(eu.outdir, plan=eu.plan, families=["kms", "vpc-endpoint", "log-group"])
     checks = {r.check for r in report.results}
-    assert checks == {"account", "kms-key", "kms-rotation", "kms-policy", "vpc-endpoint", "vpc-endpoint-private-dns",
-                      "vpc-endpoint-policy", "log-group"}
+    assert checks == {
+        "account",
+        "kms-key",
+        "kms-rotation",
+        "kms-policy",
+        "vpc-endpoint",
+        "vpc-endpoint-private-dns",
+        "vpc-endpoint-policy",
+        "log-group",
+    }
     assert all(r.passed for r in report.results if r.check != "log-group"), report.text()
     endpoint = next(r for r in report.results if r.check == "vpc-endpoint")
     assert "by service name" in endpoint.detail

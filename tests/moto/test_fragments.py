@@ -5,8 +5,9 @@ as the synthesized stacks, so stacks that appear later (self-hosting) are covere
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,8 @@ from landing_zone.assembly import Assembly
 from landing_zone.aws import use_client_factory
 from landing_zone.verify import verify
 from tests.moto.harness import Deployed, FakeServices, deploy_intent, moto_accounts
+
+pytestmark = pytest.mark.moto
 
 NAME = "kimi-frag"
 ACCOUNT = "111111111111"  # cdk.json defaults: accounts[0]
@@ -42,31 +45,60 @@ COST = {
         "Budget": {
             "Type": "AWS::Budgets::Budget",
             "Properties": {
-                "Budget": {"BudgetName": f"{NAME}-monthly", "BudgetLimit": {"Amount": 1234.5, "Unit": "USD"},
-                           "TimeUnit": "MONTHLY", "BudgetType": "COST"},
-                "NotificationsWithSubscribers": [{
-                    "Notification": {"NotificationType": "ACTUAL", "ComparisonOperator": "GREATER_THAN", "Threshold": 100,
-                                     "ThresholdType": "PERCENTAGE"},
-                    "Subscribers": [{"SubscriptionType": "SNS", "Address": {"Ref": "Topic"}}],
-                }],
+                "Budget": {
+                    "BudgetName": f"{NAME}-monthly",
+                    "BudgetLimit": {"Amount": 1234.5, "Unit": "USD"},
+                    "TimeUnit": "MONTHLY",
+                    "BudgetType": "COST",
+                },
+                "NotificationsWithSubscribers": [
+                    {
+                        "Notification": {
+                            "NotificationType": "ACTUAL",
+                            "ComparisonOperator": "GREATER_THAN",
+                            "Threshold": 100,
+                            "ThresholdType": "PERCENTAGE",
+                        },
+                        "Subscribers": [{"SubscriptionType": "SNS", "Address": {"Ref": "Topic"}}],
+                    }
+                ],
             },
         },
-        "KillPolicy": {"Type": "AWS::IAM::ManagedPolicy", "Properties": {
-            "ManagedPolicyName": f"{NAME}-kill-switch",
-            "PolicyDocument": {"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": "bedrock:InvokeModel", "Resource": "*"}]},
-        }},
-        "ActionRole": {"Type": "AWS::IAM::Role", "Properties": {
-            "RoleName": f"{NAME}-automation-budget-action",
-            "AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [
-                {"Effect": "Allow", "Principal": {"Service": "budgets.amazonaws.com"}, "Action": "sts:AssumeRole"}]},
-        }},
+        "KillPolicy": {
+            "Type": "AWS::IAM::ManagedPolicy",
+            "Properties": {
+                "ManagedPolicyName": f"{NAME}-kill-switch",
+                "PolicyDocument": {
+                    "Version": "2012-10-17",
+                    "Statement": [{"Effect": "Deny", "Action": "bedrock:InvokeModel", "Resource": "*"}],
+                },
+            },
+        },
+        "ActionRole": {
+            "Type": "AWS::IAM::Role",
+            "Properties": {
+                "RoleName": f"{NAME}-automation-budget-action",
+                "AssumeRolePolicyDocument": {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"Service": "budgets.amazonaws.com"},
+                            "Action": "sts:AssumeRole",
+                        }
+                    ],
+                },
+            },
+        },
         "Action": {
             "Type": "AWS::Budgets::BudgetsAction",
             "Properties": {
                 "BudgetName": {"Ref": "Budget"},
                 "ActionType": "APPLY_IAM_POLICY",
                 "ActionThreshold": {"Type": "PERCENTAGE", "Value": 100},
-                "Definition": {"IamActionDefinition": {"PolicyArn": {"Ref": "KillPolicy"}, "Roles": [f"{NAME}-invoker-app"]}},
+                "Definition": {
+                    "IamActionDefinition": {"PolicyArn": {"Ref": "KillPolicy"}, "Roles": [f"{NAME}-invoker-app"]}
+                },
                 "ExecutionRoleArn": {"Fn::GetAtt": ["ActionRole", "Arn"]},
                 "NotificationType": "ACTUAL",
                 "ApprovalModel": "AUTOMATIC",
@@ -77,9 +109,14 @@ COST = {
             "Type": "AWS::CloudWatch::Alarm",
             "Properties": {
                 "AlarmName": f"{NAME}-throttles",
-                "Namespace": "AWS/Bedrock", "MetricName": "InvocationThrottles", "Statistic": "Sum", "Period": 300,
+                "Namespace": "AWS/Bedrock",
+                "MetricName": "InvocationThrottles",
+                "Statistic": "Sum",
+                "Period": 300,
                 "Dimensions": [{"Name": "ModelId", "Value": MODEL}],
-                "EvaluationPeriods": 1, "Threshold": 10, "ComparisonOperator": "GreaterThanOrEqualToThreshold",
+                "EvaluationPeriods": 1,
+                "Threshold": 10,
+                "ComparisonOperator": "GreaterThanOrEqualToThreshold",
                 "AlarmActions": [{"Ref": "Topic"}],
             },
         },
@@ -88,20 +125,48 @@ COST = {
 
 SELF_HOSTING = {
     "Resources": {
-        "GpuTemplate": {"Type": "AWS::EC2::LaunchTemplate", "Properties": {
-            "LaunchTemplateName": f"{NAME}-gpu", "LaunchTemplateData": {"InstanceType": "p6-b300.48xlarge"}}},
-        "Cluster": {"Type": "AWS::EKS::Cluster", "Properties": {
-            "Name": f"{NAME}-eks", "RoleArn": f"arn:aws:iam::{ACCOUNT}:role/{NAME}-eks",
-            "ResourcesVpcConfig": {"SubnetIds": ["subnet-0123456789abcdef0"]}}},
-        "GpuNodes": {"Type": "AWS::EKS::Nodegroup", "Properties": {
-            "ClusterName": {"Ref": "Cluster"}, "NodegroupName": "gpu", "NodeRole": f"arn:aws:iam::{ACCOUNT}:role/{NAME}-nodes",
-            "Subnets": ["subnet-0123456789abcdef0"], "CapacityType": "ON_DEMAND", "AmiType": "AL2023_x86_64_NVIDIA",
-            "ScalingConfig": {"MinSize": 0, "MaxSize": 1, "DesiredSize": 0},
-            "LaunchTemplate": {"Id": {"Ref": "GpuTemplate"}, "Version": {"Fn::GetAtt": ["GpuTemplate", "LatestVersionNumber"]}}}},
-        "SystemNodes": {"Type": "AWS::EKS::Nodegroup", "Properties": {
-            "ClusterName": {"Ref": "Cluster"}, "NodegroupName": "system", "NodeRole": f"arn:aws:iam::{ACCOUNT}:role/{NAME}-nodes",
-            "Subnets": ["subnet-0123456789abcdef0"], "InstanceTypes": ["m7i.large"],
-            "ScalingConfig": {"MinSize": 1, "MaxSize": 3, "DesiredSize": 2}}},
+        "GpuTemplate": {
+            "Type": "AWS::EC2::LaunchTemplate",
+            "Properties": {
+                "LaunchTemplateName": f"{NAME}-gpu",
+                "LaunchTemplateData": {"InstanceType": "p6-b300.48xlarge"},
+            },
+        },
+        "Cluster": {
+            "Type": "AWS::EKS::Cluster",
+            "Properties": {
+                "Name": f"{NAME}-eks",
+                "RoleArn": f"arn:aws:iam::{ACCOUNT}:role/{NAME}-eks",
+                "ResourcesVpcConfig": {"SubnetIds": ["subnet-0123456789abcdef0"]},
+            },
+        },
+        "GpuNodes": {
+            "Type": "AWS::EKS::Nodegroup",
+            "Properties": {
+                "ClusterName": {"Ref": "Cluster"},
+                "NodegroupName": "gpu",
+                "NodeRole": f"arn:aws:iam::{ACCOUNT}:role/{NAME}-nodes",
+                "Subnets": ["subnet-0123456789abcdef0"],
+                "CapacityType": "ON_DEMAND",
+                "AmiType": "AL2023_x86_64_NVIDIA",
+                "ScalingConfig": {"MinSize": 0, "MaxSize": 1, "DesiredSize": 0},
+                "LaunchTemplate": {
+                    "Id": {"Ref": "GpuTemplate"},
+                    "Version": {"Fn::GetAtt": ["GpuTemplate", "LatestVersionNumber"]},
+                },
+            },
+        },
+        "SystemNodes": {
+            "Type": "AWS::EKS::Nodegroup",
+            "Properties": {
+                "ClusterName": {"Ref": "Cluster"},
+                "NodegroupName": "system",
+                "NodeRole": f"arn:aws:iam::{ACCOUNT}:role/{NAME}-nodes",
+                "Subnets": ["subnet-0123456789abcdef0"],
+                "InstanceTypes": ["m7i.large"],
+                "ScalingConfig": {"MinSize": 1, "MaxSize": 3, "DesiredSize": 2},
+            },
+        },
     }
 }
 
@@ -132,8 +197,15 @@ def test_fragments_pass_when_deployed(fragment: Deployed, fragment_plan) -> None
     report = verify(fragment.assembly.path, plan=fragment_plan)
     assert report.ok, report.text()
     assert [r.check for r in report.results] == [
-        "account", "sns-topic", "budget", "budget-notification", "budget-subscribers", "budget-action", "alarm",
-        "eks-nodegroup", "eks-nodegroup",
+        "account",
+        "sns-topic",
+        "budget",
+        "budget-notification",
+        "budget-subscribers",
+        "budget-action",
+        "alarm",
+        "eks-nodegroup",
+        "eks-nodegroup",
     ]
     gpu = next(r for r in report.results if r.resource == f"{NAME}-eks/gpu")
     assert gpu.expected == "ON_DEMAND p6-b300.48xlarge min 0 max 1"  # instance type from the launch template
@@ -143,8 +215,15 @@ def test_fragments_pass_when_deployed(fragment: Deployed, fragment_plan) -> None
 def test_budget_amount_drift(fragment: Deployed, fragment_plan) -> None:
     budgets = fragment.client("budgets")
     budgets.delete_budget(AccountId=ACCOUNT, BudgetName=f"{NAME}-monthly")
-    budgets.create_budget(AccountId=ACCOUNT, Budget={"BudgetName": f"{NAME}-monthly", "BudgetLimit": {"Amount": "99", "Unit": "USD"},
-                                                     "TimeUnit": "MONTHLY", "BudgetType": "COST"})
+    budgets.create_budget(
+        AccountId=ACCOUNT,
+        Budget={
+            "BudgetName": f"{NAME}-monthly",
+            "BudgetLimit": {"Amount": "99", "Unit": "USD"},
+            "TimeUnit": "MONTHLY",
+            "BudgetType": "COST",
+        },
+    )
     report = verify(fragment.assembly.path, plan=fragment_plan)
     # the notification went with the old budget: both are reported
     assert failing(report) == {"budget": {"DRIFT"}, "budget-notification": {"MISSING"}}
@@ -162,9 +241,18 @@ def test_budget_deleted_takes_its_action_with_it(fragment: Deployed, fragment_pl
 def test_alarm_threshold_drift(fragment: Deployed, fragment_plan) -> None:
     cw = fragment.client("cloudwatch")
     alarm = cw.describe_alarms(AlarmNames=[f"{NAME}-throttles"])["MetricAlarms"][0]
-    cw.put_metric_alarm(AlarmName=alarm["AlarmName"], Namespace="AWS/Bedrock", MetricName="InvocationThrottles", Statistic="Sum",
-                        Period=300, Dimensions=alarm["Dimensions"], EvaluationPeriods=1, Threshold=1000,
-                        ComparisonOperator="GreaterThanOrEqualToThreshold", AlarmActions=alarm["AlarmActions"])
+    cw.put_metric_alarm(
+        AlarmName=alarm["AlarmName"],
+        Namespace="AWS/Bedrock",
+        MetricName="InvocationThrottles",
+        Statistic="Sum",
+        Period=300,
+        Dimensions=alarm["Dimensions"],
+        EvaluationPeriods=1,
+        Threshold=1000,
+        ComparisonOperator="GreaterThanOrEqualToThreshold",
+        AlarmActions=alarm["AlarmActions"],
+    )
     report = verify(fragment.assembly.path, plan=fragment_plan)
     assert failing(report) == {"alarm": {"DRIFT"}}
     assert "Threshold: expected 10, live 1000.0" in next(r for r in report.results if r.check == "alarm").detail
@@ -177,8 +265,9 @@ def test_gpu_node_group_deleted(fragment: Deployed, fragment_plan) -> None:
 
 
 def test_gpu_node_group_scaled_beyond_the_configured_maximum(fragment: Deployed, fragment_plan) -> None:
-    fragment.client("eks").update_nodegroup_config(clusterName=f"{NAME}-eks", nodegroupName="gpu",
-                                                   scalingConfig={"minSize": 0, "maxSize": 4, "desiredSize": 4})
+    fragment.client("eks").update_nodegroup_config(
+        clusterName=f"{NAME}-eks", nodegroupName="gpu", scalingConfig={"minSize": 0, "maxSize": 4, "desiredSize": 4}
+    )
     report = verify(fragment.assembly.path, plan=fragment_plan)
     assert failing(report) == {"eks-nodegroup": {"DRIFT"}}
     assert "maxSize: expected 1, live 4" in next(r for r in report.results if not r.passed).detail
@@ -194,9 +283,22 @@ def test_self_hosting_enabled_but_not_synthesized_is_an_error(eu, deployed, plan
 
 
 def test_an_unnamed_alarm_without_a_cloudformation_record_is_an_error(tmp_path: Path, fragment_plan, aws_mock) -> None:
-    template = {"Resources": {"Anonymous": {"Type": "AWS::CloudWatch::Alarm", "Properties": {
-        "Namespace": "AWS/Bedrock", "MetricName": "Invocations", "Statistic": "Sum", "Period": 300,
-        "EvaluationPeriods": 1, "Threshold": 1, "ComparisonOperator": "GreaterThanThreshold"}}}}
+    template = {
+        "Resources": {
+            "Anonymous": {
+                "Type": "AWS::CloudWatch::Alarm",
+                "Properties": {
+                    "Namespace": "AWS/Bedrock",
+                    "MetricName": "Invocations",
+                    "Statistic": "Sum",
+                    "Period": 300,
+                    "EvaluationPeriods": 1,
+                    "Threshold": 1,
+                    "ComparisonOperator": "GreaterThanThreshold",
+                },
+            }
+        }
+    }
     root = write_assembly(tmp_path / "cdk.out", {f"{NAME}-cost": template})
     accounts = moto_accounts(Assembly.load(root), fragment_plan)
     with use_client_factory(accounts.factory(Assembly.load(root), FakeServices())):

@@ -4,7 +4,7 @@ nodes), the node endpoints (S3 gateway included) and the data key are checked li
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -12,6 +12,8 @@ from landing_zone.assembly import Assembly
 from landing_zone.aws import use_client_factory
 from tests.conftest import ROOT
 from tests.moto.harness import Deployed, deploy_intent
+
+pytestmark = pytest.mark.moto
 
 SELF_HOSTING = ROOT / "examples" / "self-hosting.yaml"
 
@@ -29,7 +31,9 @@ def deployed_selfhost(selfhost, aws_mock) -> Iterator[Deployed]:
 
 
 def _verify(cli, selfhost, *extra: str) -> tuple[int, dict]:
-    code, stdout, _ = cli(["verify", "--assembly", str(selfhost.outdir), "--config", str(SELF_HOSTING), "--json", *extra])
+    code, stdout, _ = cli(
+        ["verify", "--assembly", str(selfhost.outdir), "--config", str(SELF_HOSTING), "--json", *extra]
+    )
     return code, json.loads(stdout)
 
 
@@ -50,9 +54,14 @@ def test_self_hosting_landing_zone_passes(deployed_selfhost, selfhost, cli) -> N
 def test_gpu_node_group_gone(deployed_selfhost, selfhost, cli) -> None:
     eks = deployed_selfhost.client("eks", region="us-east-1")
     cluster = "kimi-selfhost-inference"
-    gpu = next(n for n in eks.list_nodegroups(clusterName=cluster)["nodegroups"]
-               if eks.describe_nodegroup(clusterName=cluster, nodegroupName=n)["nodegroup"]["capacityType"] == "CAPACITY_BLOCK")
+    gpu = next(
+        n
+        for n in eks.list_nodegroups(clusterName=cluster)["nodegroups"]
+        if eks.describe_nodegroup(clusterName=cluster, nodegroupName=n)["nodegroup"]["capacityType"] == "CAPACITY_BLOCK"
+    )
     eks.delete_nodegroup(clusterName=cluster, nodegroupName=gpu)
     code, data = _verify(cli, selfhost)
     assert code == 1
-    assert {(r["check"], r["status"]) for r in data["checks"] if r["status"] != "PASS"} == {("eks-nodegroup", "MISSING")}
+    assert {(r["check"], r["status"]) for r in data["checks"] if r["status"] != "PASS"} == {
+        ("eks-nodegroup", "MISSING")
+    }

@@ -4,7 +4,7 @@ baseline inside one member account with that account's parameter overrides (``--
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -19,6 +19,8 @@ from tests.moto.harness import (
     deploy_intent,
     member_parameters,
 )
+
+pytestmark = pytest.mark.moto
 
 MULTI = ROOT / "examples" / "multi-account-100.yaml"
 ADMIN = "444444444444"
@@ -61,35 +63,58 @@ def test_rollout_is_checked_from_the_administrator_account(admin, multi) -> None
 
 def test_outdated_and_missing_instances_are_reported(admin, multi) -> None:
     instances = admin.fake.stack_instances[STACK_SET]
-    instances[0]["Status"], instances[0]["StatusReason"] = "OUTDATED", "Account 100000000000 should have 'AWSCloudFormationStackSetExecutionRole'"
+    instances[0]["Status"], instances[0]["StatusReason"] = (
+        "OUTDATED",
+        "Account 100000000000 should have 'AWSCloudFormationStackSetExecutionRole'",
+    )
     del instances[5]
     report = verify(multi.outdir, plan=multi.plan, management_profile=MANAGEMENT_PROFILE)
     bad = [r for r in report.results if not r.passed]
     assert [(r.check, r.status.value) for r in bad] == [("stackset-instances", "MISSING")]
-    assert "missing: 100000000005/eu-central-1" in bad[0].detail and "100000000000/eu-central-1: OUTDATED" in bad[0].detail
+    assert (
+        "missing: 100000000005/eu-central-1" in bad[0].detail and "100000000000/eu-central-1: OUTDATED" in bad[0].detail
+    )
 
 
 def test_member_account_holds_the_baseline_with_its_own_parameters(member, multi, cli) -> None:
-    code, stdout, _ = cli(["verify", "--assembly", str(multi.outdir), "--config", str(MULTI), "--stackset-member", "--json"])
+    code, stdout, _ = cli(
+        ["verify", "--assembly", str(multi.outdir), "--config", str(MULTI), "--stackset-member", "--json"]
+    )
     data = json.loads(stdout)
     assert code == 0, [r for r in data["checks"] if r["status"] != "PASS"]
     rows = {(r["check"], r["resource"]): r for r in data["checks"]}
-    assert rows[("budget", "kimi-org-bedrock-monthly")]["expected"] == "2800 USD MONTHLY COST"  # this account's override
+    assert (
+        rows[("budget", "kimi-org-bedrock-monthly")]["expected"] == "2800 USD MONTHLY COST"
+    )  # this account's override
     subscriptions = [r for r in data["checks"] if r["check"] == "sns-subscription"]
     assert len(subscriptions) == 1  # AlertEmail2/3 are empty for this account: their subscriptions do not exist
-    assert {r["check"] for r in data["checks"]} >= {"kms-key", "vpc-endpoint-policy", "invocation-logging-s3", "budget-action"}
+    assert {r["check"] for r in data["checks"]} >= {
+        "kms-key",
+        "vpc-endpoint-policy",
+        "invocation-logging-s3",
+        "budget-action",
+    }
     member.accounts.assert_stubs_consumed()
 
 
 def test_member_budget_differing_from_the_accounts_override_is_drift(member, multi) -> None:
     budgets = member.client("budgets")
     spec = budgets.describe_budget(AccountId=MEMBER, BudgetName="kimi-org-bedrock-monthly")["Budget"]
-    notifications = budgets.describe_notifications_for_budget(AccountId=MEMBER, BudgetName="kimi-org-bedrock-monthly")["Notifications"]
+    notifications = budgets.describe_notifications_for_budget(AccountId=MEMBER, BudgetName="kimi-org-bedrock-monthly")[
+        "Notifications"
+    ]
     budgets.delete_budget(AccountId=MEMBER, BudgetName="kimi-org-bedrock-monthly")
-    budgets.create_budget(AccountId=MEMBER, Budget={**{k: spec[k] for k in ("BudgetName", "BudgetType", "TimeUnit", "FilterExpression")},
-                                                    "BudgetLimit": {"Amount": "9362.25", "Unit": "USD"}},  # the template default
-                          NotificationsWithSubscribers=[{"Notification": n, "Subscribers": [{"SubscriptionType": "EMAIL", "Address": "x@example.com"}]}
-                                                        for n in notifications])
+    budgets.create_budget(
+        AccountId=MEMBER,
+        Budget={
+            **{k: spec[k] for k in ("BudgetName", "BudgetType", "TimeUnit", "FilterExpression")},
+            "BudgetLimit": {"Amount": "9362.25", "Unit": "USD"},
+        },  # the template default
+        NotificationsWithSubscribers=[
+            {"Notification": n, "Subscribers": [{"SubscriptionType": "EMAIL", "Address": "x@example.com"}]}
+            for n in notifications
+        ],
+    )
     report = verify(multi.outdir, plan=multi.plan, stackset_member=True)
     bad = {(r.check, r.status.value) for r in report.results if not r.passed}
     assert ("budget", "DRIFT") in bad
@@ -98,7 +123,11 @@ def test_member_budget_differing_from_the_accounts_override_is_drift(member, mul
 
 def test_member_without_the_instance_stack_cannot_resolve_parameters(member, multi) -> None:
     cfn = member.client("cloudformation")
-    name = next(s["StackName"] for s in cfn.list_stacks()["StackSummaries"] if s["StackName"].startswith(f"StackSet-{STACK_SET}-"))
+    name = next(
+        s["StackName"]
+        for s in cfn.list_stacks()["StackSummaries"]
+        if s["StackName"].startswith(f"StackSet-{STACK_SET}-")
+    )
     cfn.delete_stack(StackName=name)
     report = verify(multi.outdir, plan=multi.plan, stackset_member=True)
     budget = next(r for r in report.results if r.check == "budget")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import boto3
 import pytest
@@ -15,6 +16,8 @@ from botocore.stub import Stubber
 from landing_zone.aws import use_client_factory
 from tests.moto.conftest import EU
 from tests.moto.harness import Deployed
+
+pytestmark = pytest.mark.moto
 
 KIMI = "moonshotai.kimi-k3.1-pro"
 
@@ -52,16 +55,30 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     assert code == 0 and data["ok"] is True and data["summary"]["PASS"] == len(data["checks"])
     assert {r["check"] for r in data["checks"]} == {
         "account",
-        "scp-content", "scp-attachment",
-        "vpc-endpoint", "vpc-endpoint-private-dns", "vpc-endpoint-policy",
-        "kms-key", "kms-rotation", "kms-policy",
-        "invocation-logging-s3", "invocation-logging-cloudwatch", "invocation-logging-delivery",
+        "scp-content",
+        "scp-attachment",
+        "vpc-endpoint",
+        "vpc-endpoint-private-dns",
+        "vpc-endpoint-policy",
+        "kms-key",
+        "kms-rotation",
+        "kms-policy",
+        "invocation-logging-s3",
+        "invocation-logging-cloudwatch",
+        "invocation-logging-delivery",
         "log-group",
-        "inference-profile", "inference-profile-tags", "inference-profile-regions",
-        "sns-topic", "sns-subscription",
-        "budget", "budget-notification", "budget-subscribers", "budget-action",
+        "inference-profile",
+        "inference-profile-tags",
+        "inference-profile-regions",
+        "sns-topic",
+        "sns-subscription",
+        "budget",
+        "budget-notification",
+        "budget-subscribers",
+        "budget-action",
         "alarm",
-        "anomaly-monitor", "anomaly-subscription",
+        "anomaly-monitor",
+        "anomaly-subscription",
     }
     endpoints = {r["resource"] for r in rows(stdout, "vpc-endpoint")}
     assert endpoints == {"bedrock-runtime", "bedrock-mantle", "bedrock"}
@@ -91,8 +108,13 @@ def edit_scp(d: Deployed) -> None:
 
 
 def edit_endpoint_policy(d: Deployed) -> None:
-    res = next(r for r in d.assembly.resources("AWS::EC2::VPCEndpoint") if r.prop("ServiceName").endswith("bedrock-runtime"))
-    wide_open = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "bedrock:*", "Resource": "*"}]}
+    res = next(
+        r for r in d.assembly.resources("AWS::EC2::VPCEndpoint") if r.prop("ServiceName").endswith("bedrock-runtime")
+    )
+    wide_open = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "bedrock:*", "Resource": "*"}],
+    }
     d.client("ec2").modify_vpc_endpoint(VpcEndpointId=d.ids[res.path], PolicyDocument=json.dumps(wide_open))
 
 
@@ -123,13 +145,20 @@ def logging_off(d: Deployed) -> None:
 def budget_amount(d: Deployed) -> None:
     budgets, account = d.client("budgets"), d.plan.config.deployment_account
     budget = budgets.describe_budget(AccountId=account, BudgetName="kimi-eu-bedrock-monthly")["Budget"]
-    notifications = budgets.describe_notifications_for_budget(AccountId=account, BudgetName="kimi-eu-bedrock-monthly")["Notifications"]
+    notifications = budgets.describe_notifications_for_budget(AccountId=account, BudgetName="kimi-eu-bedrock-monthly")[
+        "Notifications"
+    ]
     budgets.delete_budget(AccountId=account, BudgetName="kimi-eu-bedrock-monthly")
     spec = {k: budget[k] for k in ("BudgetName", "BudgetType", "TimeUnit", "FilterExpression")}
     spec["BudgetLimit"] = {"Amount": "250000", "Unit": "USD"}  # raised tenfold by hand
-    budgets.create_budget(AccountId=account, Budget=spec, NotificationsWithSubscribers=[
-        {"Notification": n, "Subscribers": [{"SubscriptionType": "EMAIL", "Address": "finops@example.com"}]} for n in notifications
-    ])
+    budgets.create_budget(
+        AccountId=account,
+        Budget=spec,
+        NotificationsWithSubscribers=[
+            {"Notification": n, "Subscribers": [{"SubscriptionType": "EMAIL", "Address": "finops@example.com"}]}
+            for n in notifications
+        ],
+    )
 
 
 def delete_alarm(d: Deployed) -> None:
@@ -164,8 +193,15 @@ DRIFTS: list[tuple[Callable[[Deployed], None], dict[str, set[str]], str]] = [
     (rotation_off, {"kms-rotation": {"DRIFT"}}, "alias/kimi-eu/logs"),
     (edit_key_policy, {"kms-policy": {"DRIFT"}}, "alias/kimi-eu/alerts"),
     (logging_elsewhere, {"invocation-logging-s3": {"DRIFT"}}, "bedrock in eu-central-1"),
-    (logging_off, {"invocation-logging-s3": {"MISSING"}, "invocation-logging-cloudwatch": {"MISSING"},
-                   "invocation-logging-delivery": {"MISSING"}}, "bedrock in eu-central-1"),
+    (
+        logging_off,
+        {
+            "invocation-logging-s3": {"MISSING"},
+            "invocation-logging-cloudwatch": {"MISSING"},
+            "invocation-logging-delivery": {"MISSING"},
+        },
+        "bedrock in eu-central-1",
+    ),
     (budget_amount, {"budget": {"DRIFT"}}, "kimi-eu-bedrock-monthly"),
     (delete_alarm, {"alarm": {"MISSING"}}, "kimi-eu-spend-2-of-2"),
     (shorten_retention, {"log-group": {"DRIFT"}}, "/kimi-eu/bedrock/invocations"),
@@ -190,7 +226,9 @@ def test_drift_table_names_the_check_and_shows_the_diff(deployed: Deployed, cli,
     edit_endpoint_policy(deployed)
     code, stdout, _ = cli(verify_args())
     assert code == 1
-    line = next(line for line in stdout.splitlines() if line.startswith("vpc-endpoint-policy") and "bedrock-runtime" in line)
+    line = next(
+        line for line in stdout.splitlines() if line.startswith("vpc-endpoint-policy") and "bedrock-runtime" in line
+    )
     assert line.rstrip().endswith("DRIFT")
     assert "-> NOT OK" in stdout
     assert '+ {"Action":"bedrock:*","Effect":"Allow","Principal":"*","Resource":"*"}' in stdout  # the statement diff
@@ -208,15 +246,31 @@ def test_empty_account_lists_what_is_missing(empty_account: Deployed, cli, verif
     passed = {r["check"] for r in data["checks"] if r["status"] == "PASS"}
     assert passed == {"account"}
     missing = {r["check"] for r in data["checks"] if r["status"] == "MISSING"}
-    assert {"scp-content", "scp-attachment", "vpc-endpoint", "kms-key", "invocation-logging-s3", "log-group",
-            "inference-profile", "sns-topic", "budget", "alarm", "anomaly-monitor", "anomaly-subscription"} <= missing
+    assert {
+        "scp-content",
+        "scp-attachment",
+        "vpc-endpoint",
+        "kms-key",
+        "invocation-logging-s3",
+        "log-group",
+        "inference-profile",
+        "sns-topic",
+        "budget",
+        "alarm",
+        "anomaly-monitor",
+        "anomaly-subscription",
+    } <= missing
     assert data["summary"]["MISSING"] >= 30
 
 
 def test_unreachable_endpoints_are_errors_not_passes(eu, cli, verify_args) -> None:
     def unreachable(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
-        return boto3.client(service, region_name=region, endpoint_url="http://127.0.0.1:9",
-                            config=Config(retries={"max_attempts": 1}, connect_timeout=1))
+        return boto3.client(
+            service,
+            region_name=region,
+            endpoint_url="http://127.0.0.1:9",
+            config=Config(retries={"max_attempts": 1}, connect_timeout=1),
+        )
 
     started = time.monotonic()
     with use_client_factory(unreachable):
@@ -229,8 +283,13 @@ def test_unreachable_endpoints_are_errors_not_passes(eu, cli, verify_args) -> No
 
 
 def test_missing_credentials_are_errors_with_the_real_client_factory(eu, cli, verify_args, monkeypatch) -> None:
-    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-                "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"):
+    for var in (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     code, stdout, _ = cli(["verify", "--assembly", str(eu.outdir), "--config", str(EU), "--json"])
@@ -248,7 +307,9 @@ def test_denied_organizations_api_is_reported_as_error(deployed: Deployed, cli, 
             return moto_factory(service, region=region, profile=profile)
         client = boto3.client(service, region_name=region)
         stubber = Stubber(client)
-        stubber.add_client_error("list_policies", "AccessDeniedException", "You don't have permissions to access this resource.", 403)
+        stubber.add_client_error(
+            "list_policies", "AccessDeniedException", "You don't have permissions to access this resource.", 403
+        )
         stubber.activate()
         return client
 
@@ -282,7 +343,9 @@ def test_a_named_bucket_needs_no_cloudformation_record(deployed: Deployed, cli, 
 
 
 def test_bucket_given_on_the_command_line(deployed: Deployed, cli, verify_args) -> None:
-    bucket = deployed.client("bedrock").get_model_invocation_logging_configuration()["loggingConfig"]["s3Config"]["bucketName"]
+    bucket = deployed.client("bedrock").get_model_invocation_logging_configuration()["loggingConfig"]["s3Config"][
+        "bucketName"
+    ]
     deployed.client("cloudformation").delete_stack(StackName="kimi-eu-access")
     code, stdout, _ = cli(verify_args("--invocation-log-bucket", bucket, "--json"))
     assert code == 0, failing(stdout)
@@ -327,6 +390,7 @@ def test_unknown_management_profile_is_a_usage_error(deployed: Deployed, cli, ve
         return moto_factory(service, region=region, profile=profile)
 
     with use_client_factory(factory):
-        code, _, stderr = cli(["verify", "--assembly", str(deployed.assembly.path), "--config", str(EU),
-                               "--management-profile", "nope"])
+        code, _, stderr = cli(
+            ["verify", "--assembly", str(deployed.assembly.path), "--config", str(EU), "--management-profile", "nope"]
+        )
     assert code == 2 and "AWS profile 'nope'" in stderr

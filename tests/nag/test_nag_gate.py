@@ -19,6 +19,8 @@ from constructs_lib.nag import PACK_NAMES, add_nag_checks
 from stacks.landing_zone import build_landing_zone
 from tests.conftest import EXAMPLES, cdk_context
 
+pytestmark = pytest.mark.nag
+
 
 def nag_report(plan, outdir) -> dict:
     app = cdk.App(context=cdk_context(), outdir=str(outdir))

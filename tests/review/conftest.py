@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -40,7 +40,7 @@ def reviewed(synth) -> Callable:
     return _review
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if SCANNER_TIMINGS:
         terminalreporter.write_sep("-", "review scanners (seconds, cfn-lint and checkov run concurrently)")
         for key, timings in sorted(SCANNER_TIMINGS.items()):

@@ -76,7 +76,9 @@ OVER_BROAD = {
     "Properties": {
         "PolicyDocument": {
             "Version": "2012-10-17",
-            "Statement": [{"Sid": "InvokeAnything", "Effect": "Allow", "Action": "bedrock:InvokeModel", "Resource": "*"}],
+            "Statement": [
+                {"Sid": "InvokeAnything", "Effect": "Allow", "Action": "bedrock:InvokeModel", "Resource": "*"}
+            ],
         }
     },
 }
@@ -98,7 +100,11 @@ def test_an_over_broad_policy_is_blocking_and_fails_the_review(synth, assembly_c
     hit = hits[0]
     assert hit["level"] == "blocking"
     assert (hit["template"], hit["logical_id"], hit["sid"], hit["statement_index"]) == (
-        "kimi-lz-access.template.json", "DeliberatelyOverBroadPolicy", "InvokeAnything", 0)
+        "kimi-lz-access.template.json",
+        "DeliberatelyOverBroadPolicy",
+        "InvokeAnything",
+        0,
+    )
     assert "Resource *" in hit["element"]
     sarif = json.loads((tmp_path / "out" / "policy-review.sarif").read_text())
     result = next(r for r in sarif["runs"][0]["results"] if r["ruleId"] == "LZ-WILDCARD-INVOKE")
@@ -116,11 +122,19 @@ def test_the_diff_reports_an_added_statement_in_all_four_outputs(synth, assembly
     assembly = assembly_copy(baseline)
     template_path = assembly / "kimi-lz-access.template.json"
     template = json.loads(template_path.read_text())
-    policy = next(r for r in template["Resources"].values()
-                  if r["Type"] == "AWS::IAM::ManagedPolicy" and r["Properties"].get("ManagedPolicyName") == "kimi-lz-invoke-workload")
+    policy = next(
+        r
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::IAM::ManagedPolicy"
+        and r["Properties"].get("ManagedPolicyName") == "kimi-lz-invoke-workload"
+    )
     policy["Properties"]["PolicyDocument"]["Statement"].append(
-        {"Sid": "ReadGuardrails", "Effect": "Allow", "Action": "bedrock:GetGuardrail",
-         "Resource": "arn:aws:bedrock:us-east-1:111111111111:guardrail/*"}
+        {
+            "Sid": "ReadGuardrails",
+            "Effect": "Allow",
+            "Action": "bedrock:GetGuardrail",
+            "Resource": "arn:aws:bedrock:us-east-1:111111111111:guardrail/*",
+        }
     )
     template_path.write_text(json.dumps(template, indent=1))
 
@@ -167,7 +181,12 @@ def test_usage_errors_exit_2(synth, tmp_path):
     assert review(outdir, tmp_path / "out", "--baseline", str(tmp_path / "nothing")) == 2
     bad_skips = tmp_path / "skips.yaml"
     bad_skips.write_text("skips:\n  - check: CKV_AWS_1\n    reason: because\n")
-    assert run_cli(["review", "--assembly", str(outdir), "--out", str(tmp_path / "out"), "--checkov-skips", str(bad_skips)]) == 2
+    assert (
+        run_cli(
+            ["review", "--assembly", str(outdir), "--out", str(tmp_path / "out"), "--checkov-skips", str(bad_skips)]
+        )
+        == 2
+    )
     with pytest.raises(SystemExit) as exc:
         run_cli(["review", "--assembly", str(outdir), "--bogus-flag"])
     assert exc.value.code == 2

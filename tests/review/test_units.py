@@ -33,7 +33,10 @@ EXPORTS = {"keys:ExportLogsKeyArn": ("kimi-keys", {"Fn::GetAtt": ["LogsKeyFE4C4A
         ({"Fn::GetAtt": ["LogsKeyFE4C4A83", "Arn"]}, "<LogsKeyFE4C4A83.Arn>"),
         ({"Fn::GetAtt": "LogsKey.Arn"}, "<LogsKey.Arn>"),
         ({"Fn::Join": ["", [{"Fn::GetAtt": ["Bucket", "Arn"]}, "/*"]]}, "<Bucket.Arn>/*"),
-        ({"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}, "arn:<AWS::Partition>:iam::<AWS::AccountId>:root"),
+        (
+            {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"},
+            "arn:<AWS::Partition>:iam::<AWS::AccountId>:root",
+        ),
         ({"Fn::Sub": ["arn:aws:s3:::${B}/*", {"B": {"Ref": "Bucket"}}]}, "arn:aws:s3:::<Bucket>/*"),
         ({"Fn::ImportValue": "keys:ExportLogsKeyArn"}, "<kimi-keys:LogsKeyFE4C4A83.Arn>"),
         ({"Fn::ImportValue": "unknown-export"}, "<import unknown-export>"),
@@ -50,8 +53,16 @@ def test_intrinsics_render_readably(value, expected):
 
 
 def test_render_document_never_fails_on_odd_values():
-    doc = {"Statement": [{"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": {"Fn::GetAtt": []},
-                          "Condition": {"StringEquals": {"k": {"Fn::Join": [1, 2, 3]}}}}]}
+    doc = {
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Action": ["s3:GetObject"],
+                "Resource": {"Fn::GetAtt": []},
+                "Condition": {"StringEquals": {"k": {"Fn::Join": [1, 2, 3]}}},
+            }
+        ]
+    }
     rendered = render_document(doc)
     assert isinstance(rendered["Statement"][0]["Resource"], str)
     json.dumps(rendered)  # plain JSON, no intrinsic left
@@ -62,38 +73,77 @@ def test_render_document_never_fails_on_odd_values():
 
 def test_conditions_in_words():
     assert condition_clauses({"StringNotEquals": {"aws:RequestedRegion": ["eu-central-1", "eu-west-1"]}}) == [
-        "aws:RequestedRegion is not one of eu-central-1, eu-west-1"]
+        "aws:RequestedRegion is not one of eu-central-1, eu-west-1"
+    ]
     assert condition_clauses({"Bool": {"aws:SecureTransport": "false"}}) == ["aws:SecureTransport is false"]
     assert condition_clauses({"Null": {"bedrock-mantle:Model": "true"}}) == ["bedrock-mantle:Model is absent"]
-    assert condition_clauses({"ArnLike": {"aws:SourceArn": "arn:aws:bedrock:*"}, "StringEquals": {"aws:SourceAccount": "1"}}) == [
-        "aws:SourceAccount is 1", "aws:SourceArn matches arn:aws:bedrock:*"]
+    assert condition_clauses(
+        {"ArnLike": {"aws:SourceArn": "arn:aws:bedrock:*"}, "StringEquals": {"aws:SourceAccount": "1"}}
+    ) == ["aws:SourceAccount is 1", "aws:SourceArn matches arn:aws:bedrock:*"]
     assert condition_clauses({"ForAnyValue:StringLikeIfExists": {"k": ["a*", "b*"]}}) == [
-        "any value of k matches one of a*, b* (when k is present)"]
+        "any value of k matches one of a*, b* (when k is present)"
+    ]
 
 
 def record(kind: str, statements: list[dict], **extra) -> PolicyRecord:
-    fields = dict(id=f"s/L/{kind}", stack="s", template="s.template.json", logical_id="L", resource_type="AWS::X",
-                  kind=kind, name="n", property_path="Properties.PolicyDocument",
-                  document={"Version": "2012-10-17", "Statement": statements})
+    fields = dict(
+        id=f"s/L/{kind}",
+        stack="s",
+        template="s.template.json",
+        logical_id="L",
+        resource_type="AWS::X",
+        kind=kind,
+        name="n",
+        property_path="Properties.PolicyDocument",
+        document={"Version": "2012-10-17", "Statement": statements},
+    )
     fields.update(extra)
     return PolicyRecord(**fields)
 
 
 def test_statement_summary_names_who_what_where_and_when():
-    boundary = record("managed", [{"Sid": "Ceiling", "Effect": "Allow", "Action": "bedrock:InvokeModel", "Resource": "*",
-                                    "Condition": {"StringEquals": {"aws:RequestedRegion": "eu-central-1"}}}],
-                      boundary_of=("role app",))
+    boundary = record(
+        "managed",
+        [
+            {
+                "Sid": "Ceiling",
+                "Effect": "Allow",
+                "Action": "bedrock:InvokeModel",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:RequestedRegion": "eu-central-1"}},
+            }
+        ],
+        boundary_of=("role app",),
+    )
     (s,) = summarize_policy(boundary)
-    assert s.text == ("as permissions boundary (a ceiling, not a grant) of: role app may bedrock:InvokeModel on any resource (*), "
-                      "only when aws:RequestedRegion is eu-central-1.")
-    key = record("key", [{"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111111111111:root"}, "Action": "kms:*", "Resource": "*"}])
-    assert summarize_policy(key)[0].text.startswith("account 111111111111 (its IAM principals, as its IAM policies allow) may kms:* on this key")
+    assert s.text == (
+        "as permissions boundary (a ceiling, not a grant) of: role app may bedrock:InvokeModel on any resource (*), "
+        "only when aws:RequestedRegion is eu-central-1."
+    )
+    key = record(
+        "key",
+        [
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": "arn:aws:iam::111111111111:root"},
+                "Action": "kms:*",
+                "Resource": "*",
+            }
+        ],
+    )
+    assert summarize_policy(key)[0].text.startswith(
+        "account 111111111111 (its IAM principals, as its IAM policies allow) may kms:* on this key"
+    )
 
 
 # ----------------------------------------------------------------------------------------- rules
 
-CTX = ReviewContext(compliant_regions=frozenset({"eu-central-1", "eu-west-1"}), known_accounts=frozenset({"111111111111"}),
-                    organization_id="o-abc", global_destinations=frozenset({("us-east-1", "m.model")}))
+CTX = ReviewContext(
+    compliant_regions=frozenset({"eu-central-1", "eu-west-1"}),
+    known_accounts=frozenset({"111111111111"}),
+    organization_id="o-abc",
+    global_destinations=frozenset({("us-east-1", "m.model")}),
+)
 ALLOW_INVOKE = {"Effect": "Allow", "Action": "bedrock:InvokeModel"}
 
 
@@ -105,46 +155,163 @@ def rules_of(rec: PolicyRecord) -> list[tuple[str, str]]:
     ("kind", "statement", "expected"),
     [
         ("managed", {**ALLOW_INVOKE, "Resource": "*"}, [("LZ-WILDCARD-INVOKE", "blocking")]),
-        ("managed", {**ALLOW_INVOKE, "Action": "bedrock:Invoke*", "Resource": "arn:aws:bedrock:*:*:*"},
-         [("LZ-REGION-WILDCARD", "advisory"), ("LZ-WILDCARD-INVOKE", "blocking")]),
-        ("managed", {**ALLOW_INVOKE, "NotResource": "arn:aws:bedrock:eu-central-1::foundation-model/x"}, [("LZ-WILDCARD-INVOKE", "blocking")]),
-        ("inline", {"Effect": "Allow", "Action": "iam:PassRole", "Resource": "*"}, [("LZ-WILDCARD-PASSROLE", "blocking")]),
+        (
+            "managed",
+            {**ALLOW_INVOKE, "Action": "bedrock:Invoke*", "Resource": "arn:aws:bedrock:*:*:*"},
+            [("LZ-REGION-WILDCARD", "advisory"), ("LZ-WILDCARD-INVOKE", "blocking")],
+        ),
+        (
+            "managed",
+            {**ALLOW_INVOKE, "NotResource": "arn:aws:bedrock:eu-central-1::foundation-model/x"},
+            [("LZ-WILDCARD-INVOKE", "blocking")],
+        ),
+        (
+            "inline",
+            {"Effect": "Allow", "Action": "iam:PassRole", "Resource": "*"},
+            [("LZ-WILDCARD-PASSROLE", "blocking")],
+        ),
         ("identity", {"Effect": "Allow", "Action": "kms:Decrypt", "Resource": "*"}, [("LZ-WILDCARD-KMS", "blocking")]),
         ("managed", {"Effect": "Allow", "Action": "s3:Get*", "Resource": "*"}, [("LZ-WILDCARD-DATA", "blocking")]),
-        ("managed", {"Effect": "Allow", "Action": "s3:*", "Resource": "arn:aws:s3:::b/*"}, [("LZ-FULL-ACTION", "blocking")]),
-        ("managed", {"Effect": "Allow", "NotAction": "iam:*", "Resource": "arn:aws:s3:::b/*"}, [("LZ-FULL-ACTION", "blocking")]),
+        (
+            "managed",
+            {"Effect": "Allow", "Action": "s3:*", "Resource": "arn:aws:s3:::b/*"},
+            [("LZ-FULL-ACTION", "blocking")],
+        ),
+        (
+            "managed",
+            {"Effect": "Allow", "NotAction": "iam:*", "Resource": "arn:aws:s3:::b/*"},
+            [("LZ-FULL-ACTION", "blocking")],
+        ),
         ("managed", {"Effect": "Deny", "Action": "*", "Resource": "*"}, []),
         ("managed", {**ALLOW_INVOKE, "Resource": "arn:aws:bedrock:eu-central-1::foundation-model/m.model"}, []),
-        ("managed", {**ALLOW_INVOKE, "Resource": "arn:aws:bedrock:us-west-2::foundation-model/m.model"}, [("LZ-NONCOMPLIANT-REGION", "blocking")]),
-        ("managed", {**ALLOW_INVOKE, "Resource": "arn:aws:bedrock:us-east-1::foundation-model/m.model"}, []),  # global destination
-        ("managed", {**ALLOW_INVOKE, "Resource": "arn:aws:bedrock:eu-central-1::foundation-model/m",
-                     "Condition": {"ArnLike": {"bedrock:InferenceProfileArn": "arn:aws:bedrock:ap-south-1:111111111111:x/y"}}},
-         [("LZ-NONCOMPLIANT-REGION", "blocking")]),
+        (
+            "managed",
+            {**ALLOW_INVOKE, "Resource": "arn:aws:bedrock:us-west-2::foundation-model/m.model"},
+            [("LZ-NONCOMPLIANT-REGION", "blocking")],
+        ),
+        (
+            "managed",
+            {**ALLOW_INVOKE, "Resource": "arn:aws:bedrock:us-east-1::foundation-model/m.model"},
+            [],
+        ),  # global destination
+        (
+            "managed",
+            {
+                **ALLOW_INVOKE,
+                "Resource": "arn:aws:bedrock:eu-central-1::foundation-model/m",
+                "Condition": {
+                    "ArnLike": {"bedrock:InferenceProfileArn": "arn:aws:bedrock:ap-south-1:111111111111:x/y"}
+                },
+            },
+            [("LZ-NONCOMPLIANT-REGION", "blocking")],
+        ),
         ("scp", {"Effect": "Deny", "Action": "*", "Resource": "arn:aws:bedrock:us-west-2::foundation-model/m"}, []),
         ("scp", {"Effect": "Allow", "Action": "*", "Resource": "*"}, []),  # FullAWSAccess
-        ("key", {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111111111111:root"}, "Action": "kms:*", "Resource": "*"}, []),
-        ("key", {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::999999999999:root"}, "Action": "kms:*", "Resource": "*"},
-         [("LZ-CROSS-ACCOUNT", "blocking"), ("LZ-FULL-ACTION", "blocking")]),
-        ("key", {"Effect": "Allow", "Principal": {"Service": "logs.eu-central-1.amazonaws.com"}, "Action": "kms:Decrypt", "Resource": "*"},
-         [("LZ-CONFUSED-DEPUTY", "blocking")]),
-        ("key", {"Effect": "Allow", "Principal": {"Service": "logs.us-east-1.amazonaws.com"}, "Action": "kms:Decrypt", "Resource": "*",
-                 "Condition": {"ArnLike": {"kms:EncryptionContext:aws:logs:arn": "arn:aws:logs:us-east-1:111111111111:*"}}},
-         [("LZ-NONCOMPLIANT-REGION", "blocking")] * 2),  # the principal and the condition ARN
-        ("bucket", {"Effect": "Allow", "Principal": {"Service": "bedrock.amazonaws.com"}, "Action": "s3:PutObject", "Resource": "arn:aws:s3:::b/*",
-                    "Condition": {"StringEquals": {"aws:SourceAccount": "111111111111"}}}, []),
-        ("trust", {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"},
-         [("LZ-SERVICE-PRINCIPAL-UNSCOPED", "advisory")]),
-        ("trust", {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::222222222222:role/x"}, "Action": "sts:AssumeRole"},
-         [("LZ-CROSS-ACCOUNT", "blocking")]),
-        ("trust", {"Effect": "Allow", "Principal": {"AWS": "arn:<AWS::Partition>:iam::<AWS::AccountId>:root"}, "Action": "sts:AssumeRole"}, []),
-        ("bucket", {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"},
-         [("LZ-PUBLIC-PRINCIPAL", "blocking")]),
-        ("endpoint", {"Effect": "Allow", "Principal": "*", "Action": "bedrock:Get*", "Resource": "*",
-                      "Condition": {"StringEquals": {"aws:PrincipalOrgID": "o-abc"}}}, []),
-        ("endpoint", {"Effect": "Allow", "Principal": "*", "Action": "bedrock:Get*", "Resource": "*",
-                      "Condition": {"StringEquals": {"aws:PrincipalAccount": "333333333333"}}}, [("LZ-CROSS-ACCOUNT", "blocking")]),
-        ("managed", {"Effect": "Allow", "Action": "bedrock:PutModelInvocationLoggingConfiguration", "Resource": "*"},
-         [("LZ-WILDCARD-OTHER", "advisory")]),
+        (
+            "key",
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": "arn:aws:iam::111111111111:root"},
+                "Action": "kms:*",
+                "Resource": "*",
+            },
+            [],
+        ),
+        (
+            "key",
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": "arn:aws:iam::999999999999:root"},
+                "Action": "kms:*",
+                "Resource": "*",
+            },
+            [("LZ-CROSS-ACCOUNT", "blocking"), ("LZ-FULL-ACTION", "blocking")],
+        ),
+        (
+            "key",
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "logs.eu-central-1.amazonaws.com"},
+                "Action": "kms:Decrypt",
+                "Resource": "*",
+            },
+            [("LZ-CONFUSED-DEPUTY", "blocking")],
+        ),
+        (
+            "key",
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "logs.us-east-1.amazonaws.com"},
+                "Action": "kms:Decrypt",
+                "Resource": "*",
+                "Condition": {
+                    "ArnLike": {"kms:EncryptionContext:aws:logs:arn": "arn:aws:logs:us-east-1:111111111111:*"}
+                },
+            },
+            [("LZ-NONCOMPLIANT-REGION", "blocking")] * 2,
+        ),  # the principal and the condition ARN
+        (
+            "bucket",
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "bedrock.amazonaws.com"},
+                "Action": "s3:PutObject",
+                "Resource": "arn:aws:s3:::b/*",
+                "Condition": {"StringEquals": {"aws:SourceAccount": "111111111111"}},
+            },
+            [],
+        ),
+        (
+            "trust",
+            {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"},
+            [("LZ-SERVICE-PRINCIPAL-UNSCOPED", "advisory")],
+        ),
+        (
+            "trust",
+            {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::222222222222:role/x"}, "Action": "sts:AssumeRole"},
+            [("LZ-CROSS-ACCOUNT", "blocking")],
+        ),
+        (
+            "trust",
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": "arn:<AWS::Partition>:iam::<AWS::AccountId>:root"},
+                "Action": "sts:AssumeRole",
+            },
+            [],
+        ),
+        (
+            "bucket",
+            {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"},
+            [("LZ-PUBLIC-PRINCIPAL", "blocking")],
+        ),
+        (
+            "endpoint",
+            {
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "bedrock:Get*",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:PrincipalOrgID": "o-abc"}},
+            },
+            [],
+        ),
+        (
+            "endpoint",
+            {
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "bedrock:Get*",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:PrincipalAccount": "333333333333"}},
+            },
+            [("LZ-CROSS-ACCOUNT", "blocking")],
+        ),
+        (
+            "managed",
+            {"Effect": "Allow", "Action": "bedrock:PutModelInvocationLoggingConfiguration", "Resource": "*"},
+            [("LZ-WILDCARD-OTHER", "advisory")],
+        ),
     ],
 )
 def test_each_rule(kind, statement, expected):
@@ -154,43 +321,117 @@ def test_each_rule(kind, statement, expected):
 def test_a_boundary_only_policy_is_advisory():
     rec = record("managed", [{**ALLOW_INVOKE, "Resource": "*"}], boundary_of=("role app",))
     assert rules_of(rec) == [("LZ-WILDCARD-IN-BOUNDARY", "advisory")]
-    attached = record("managed", [{**ALLOW_INVOKE, "Resource": "*"}], boundary_of=("role app",), attached_to=("role other",))
+    attached = record(
+        "managed", [{**ALLOW_INVOKE, "Resource": "*"}], boundary_of=("role app",), attached_to=("role other",)
+    )
     assert rules_of(attached) == [("LZ-WILDCARD-INVOKE", "blocking")]
 
 
 def test_unencrypted_data_stores_are_blocking():
-    template = Stack("s", "s.template.json", None, None, {"Resources": {
-        "Bucket": {"Type": "AWS::S3::Bucket", "Properties": {}},
-        "Logs": {"Type": "AWS::Logs::LogGroup", "Properties": {"RetentionInDays": 7}},
-        "Topic": {"Type": "AWS::SNS::Topic"},
-        "Cluster": {"Type": "AWS::EKS::Cluster", "Properties": {"Name": "c"}},
-        "Good": {"Type": "AWS::Logs::LogGroup", "Properties": {"KmsKeyId": {"Fn::GetAtt": ["K", "Arn"]}}},
-    }})
+    template = Stack(
+        "s",
+        "s.template.json",
+        None,
+        None,
+        {
+            "Resources": {
+                "Bucket": {"Type": "AWS::S3::Bucket", "Properties": {}},
+                "Logs": {"Type": "AWS::Logs::LogGroup", "Properties": {"RetentionInDays": 7}},
+                "Topic": {"Type": "AWS::SNS::Topic"},
+                "Cluster": {"Type": "AWS::EKS::Cluster", "Properties": {"Name": "c"}},
+                "Good": {"Type": "AWS::Logs::LogGroup", "Properties": {"KmsKeyId": {"Fn::GetAtt": ["K", "Arn"]}}},
+            }
+        },
+    )
     found = data_store_findings(Assembly(Path("."), (template,)))
     assert sorted((f.rule, f.logical_id, f.level) for f in found) == [
-        ("LZ-UNENCRYPTED-EKS", "Cluster", "blocking"), ("LZ-UNENCRYPTED-LOGS", "Logs", "blocking"),
-        ("LZ-UNENCRYPTED-S3", "Bucket", "blocking"), ("LZ-UNENCRYPTED-SNS", "Topic", "blocking")]
+        ("LZ-UNENCRYPTED-EKS", "Cluster", "blocking"),
+        ("LZ-UNENCRYPTED-LOGS", "Logs", "blocking"),
+        ("LZ-UNENCRYPTED-S3", "Bucket", "blocking"),
+        ("LZ-UNENCRYPTED-SNS", "Topic", "blocking"),
+    ]
 
 
 def test_the_inventory_finds_generic_and_text_policies():
-    template = Stack("s", "s.template.json", None, None, {"Resources": {
-        "LogsPolicy": {"Type": "AWS::Logs::ResourcePolicy", "Properties": {"PolicyName": "p", "PolicyDocument": json.dumps(
-            {"Statement": [{"Effect": "Allow", "Principal": {"Service": "es.amazonaws.com"}, "Action": "logs:PutLogEvents", "Resource": "*"}]})}},
-        "Perm": {"Type": "AWS::Lambda::Permission", "Properties": {"Action": "lambda:InvokeFunction", "FunctionName": {"Ref": "Fn"},
-                                                                     "Principal": "events.amazonaws.com", "SourceArn": {"Fn::GetAtt": ["Rule", "Arn"]}}},
-        "Role": {"Type": "AWS::IAM::Role", "Properties": {
-            "AssumeRolePolicyDocument": {"Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]},
-            "Policies": [{"PolicyName": "a", "PolicyDocument": {"Statement": [{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*"}]}},
-                         {"PolicyName": "b", "PolicyDocument": {"Statement": {"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": "*"}}}],
-            "PermissionsBoundary": {"Ref": "Boundary"}}},
-        "Boundary": {"Type": "AWS::IAM::ManagedPolicy", "Properties": {"PolicyDocument": {"Statement": []}}},
-        "Broken": {"Type": "AWS::Custom::Thing", "Properties": {"Policy": '{"Statement": [ not json'}},
-    }})
+    template = Stack(
+        "s",
+        "s.template.json",
+        None,
+        None,
+        {
+            "Resources": {
+                "LogsPolicy": {
+                    "Type": "AWS::Logs::ResourcePolicy",
+                    "Properties": {
+                        "PolicyName": "p",
+                        "PolicyDocument": json.dumps(
+                            {
+                                "Statement": [
+                                    {
+                                        "Effect": "Allow",
+                                        "Principal": {"Service": "es.amazonaws.com"},
+                                        "Action": "logs:PutLogEvents",
+                                        "Resource": "*",
+                                    }
+                                ]
+                            }
+                        ),
+                    },
+                },
+                "Perm": {
+                    "Type": "AWS::Lambda::Permission",
+                    "Properties": {
+                        "Action": "lambda:InvokeFunction",
+                        "FunctionName": {"Ref": "Fn"},
+                        "Principal": "events.amazonaws.com",
+                        "SourceArn": {"Fn::GetAtt": ["Rule", "Arn"]},
+                    },
+                },
+                "Role": {
+                    "Type": "AWS::IAM::Role",
+                    "Properties": {
+                        "AssumeRolePolicyDocument": {
+                            "Statement": [
+                                {
+                                    "Effect": "Allow",
+                                    "Principal": {"Service": "ec2.amazonaws.com"},
+                                    "Action": "sts:AssumeRole",
+                                }
+                            ]
+                        },
+                        "Policies": [
+                            {
+                                "PolicyName": "a",
+                                "PolicyDocument": {
+                                    "Statement": [{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*"}]
+                                },
+                            },
+                            {
+                                "PolicyName": "b",
+                                "PolicyDocument": {
+                                    "Statement": {"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": "*"}
+                                },
+                            },
+                        ],
+                        "PermissionsBoundary": {"Ref": "Boundary"},
+                    },
+                },
+                "Boundary": {"Type": "AWS::IAM::ManagedPolicy", "Properties": {"PolicyDocument": {"Statement": []}}},
+                "Broken": {"Type": "AWS::Custom::Thing", "Properties": {"Policy": '{"Statement": [ not json'}},
+            }
+        },
+    )
     records = build_inventory(Assembly(Path("."), (template,)))
     kinds = {(r.logical_id, r.kind, r.name) for r in records}
-    assert kinds == {("LogsPolicy", "resource", "p"), ("Perm", "lambda-permission", "Perm"), ("Role", "trust", "Role"),
-                     ("Role", "inline", "a"), ("Role", "inline", "b"), ("Boundary", "managed", "Boundary"),
-                     ("Broken", "resource", "Broken")}
+    assert kinds == {
+        ("LogsPolicy", "resource", "p"),
+        ("Perm", "lambda-permission", "Perm"),
+        ("Role", "trust", "Role"),
+        ("Role", "inline", "a"),
+        ("Role", "inline", "b"),
+        ("Boundary", "managed", "Boundary"),
+        ("Broken", "resource", "Broken"),
+    }
     boundary = next(r for r in records if r.logical_id == "Boundary")
     assert boundary.boundary_of == ("role Role",) and boundary.is_boundary_only
     perm = next(r for r in records if r.kind == "lambda-permission")
@@ -227,18 +468,34 @@ def test_global_inference_flips_the_global_rows(plan_for):
 
 def test_skips_need_a_check_and_a_reason(tmp_path):
     path = tmp_path / "skips.yaml"
-    path.write_text("skips:\n  - check: CKV_AWS_1\n    reason: short\n  - check: X\n    reason: a long enough reason for the skip\n    extra: 1\n")
+    path.write_text(
+        "skips:\n  - check: CKV_AWS_1\n    reason: short\n"
+        "  - check: X\n    reason: a long enough reason for the skip\n    extra: 1\n"
+    )
     with pytest.raises(SkipsError) as exc:
         load_skips(path)
-    assert "skips[0].reason" in str(exc.value) and "skips[1].check" in str(exc.value) and "unknown key" in str(exc.value)
+    assert (
+        "skips[0].reason" in str(exc.value) and "skips[1].check" in str(exc.value) and "unknown key" in str(exc.value)
+    )
     assert load_skips(ROOT / "checkov-skips.yaml")
 
 
 def test_endpoint_policies_are_judged_as_filters():
-    bounded = {"Sid": "OwnBuckets", "Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "s3:*", "Resource": "*",
-               "Condition": {"StringEquals": {"aws:ResourceAccount": "111111111111"}}}
-    specific = {"Sid": "EcrLayers", "Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "s3:GetObject",
-                "Resource": "arn:aws:s3:::prod-us-east-1-starport-layer-bucket/*"}
+    bounded = {
+        "Sid": "OwnBuckets",
+        "Effect": "Allow",
+        "Principal": {"AWS": "*"},
+        "Action": "s3:*",
+        "Resource": "*",
+        "Condition": {"StringEquals": {"aws:ResourceAccount": "111111111111"}},
+    }
+    specific = {
+        "Sid": "EcrLayers",
+        "Effect": "Allow",
+        "Principal": {"AWS": "*"},
+        "Action": "s3:GetObject",
+        "Resource": "arn:aws:s3:::prod-us-east-1-starport-layer-bucket/*",
+    }
     assert rules_of(record("endpoint", [bounded])) == [("LZ-ENDPOINT-PERIMETER", "advisory")]
     assert rules_of(record("endpoint", [specific])) == []
     foreign = {**bounded, "Condition": {"StringEquals": {"aws:ResourceAccount": "999999999999"}}}
@@ -249,12 +506,23 @@ def test_endpoint_policies_are_judged_as_filters():
 
 
 def test_condition_values_naming_another_account_are_cross_account():
-    trust = {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111111111111:root"}, "Action": "sts:AssumeRole",
-             "Condition": {"ArnLike": {"aws:PrincipalArn": "arn:aws:iam::555555555555:role/ci"}}}
+    trust = {
+        "Effect": "Allow",
+        "Principal": {"AWS": "arn:aws:iam::111111111111:root"},
+        "Action": "sts:AssumeRole",
+        "Condition": {"ArnLike": {"aws:PrincipalArn": "arn:aws:iam::555555555555:role/ci"}},
+    }
     assert rules_of(record("trust", [trust])) == [("LZ-CROSS-ACCOUNT", "blocking")]
-    key = {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:Decrypt", "Resource": "*",
-           "Condition": {"StringEquals": {"kms:CallerAccount": "111111111111"},
-                         "ArnEquals": {"aws:PrincipalArn": "arn:aws:iam::111111111111:role/aws-service-role/x"}}}
+    key = {
+        "Effect": "Allow",
+        "Principal": {"AWS": "*"},
+        "Action": "kms:Decrypt",
+        "Resource": "*",
+        "Condition": {
+            "StringEquals": {"kms:CallerAccount": "111111111111"},
+            "ArnEquals": {"aws:PrincipalArn": "arn:aws:iam::111111111111:role/aws-service-role/x"},
+        },
+    }
     assert rules_of(record("key", [key])) == []
 
 
@@ -265,31 +533,92 @@ def test_acknowledgments_come_from_the_stack_metadata_and_match_the_nag_report(t
     from landing_zone.assembly import load_assembly
     from landing_zone.review.nag import nag_findings, nag_section
 
-    (tmp_path / "manifest.json").write_text(json.dumps({"version": "55.0.0", "artifacts": {"app-stack": {
-        "type": "aws:cloudformation:stack", "environment": "aws://111111111111/eu-central-1",
-        "properties": {"templateFile": "app-stack.template.json"}, "additionalMetadataFile": "app-stack.metadata.json"}}}))
+    (tmp_path / "manifest.json").write_text(
+        json.dumps(
+            {
+                "version": "55.0.0",
+                "artifacts": {
+                    "app-stack": {
+                        "type": "aws:cloudformation:stack",
+                        "environment": "aws://111111111111/eu-central-1",
+                        "properties": {"templateFile": "app-stack.template.json"},
+                        "additionalMetadataFile": "app-stack.metadata.json",
+                    }
+                },
+            }
+        )
+    )
     (tmp_path / "app-stack.template.json").write_text(json.dumps({"Resources": {}}))
-    (tmp_path / "app-stack.metadata.json").write_text(json.dumps({
-        "/app-stack/Role": [{"type": "aws:cdk:acknowledged-rules", "data": {"AwsSolutions::AwsSolutions-IAM5[Resource::*]": "the API has no resource ARN"}}],
-        "/app-stack/Bucket": [{"type": "aws:cdk:acknowledged-rules", "data": {"AwsSolutions::AwsSolutions-S1": "the access-log bucket itself"}},
-                              {"type": "aws:cdk:logicalId", "data": "Bucket"}],
-    }))
+    (tmp_path / "app-stack.metadata.json").write_text(
+        json.dumps(
+            {
+                "/app-stack/Role": [
+                    {
+                        "type": "aws:cdk:acknowledged-rules",
+                        "data": {"AwsSolutions::AwsSolutions-IAM5[Resource::*]": "the API has no resource ARN"},
+                    }
+                ],
+                "/app-stack/Bucket": [
+                    {
+                        "type": "aws:cdk:acknowledged-rules",
+                        "data": {"AwsSolutions::AwsSolutions-S1": "the access-log bucket itself"},
+                    },
+                    {"type": "aws:cdk:logicalId", "data": "Bucket"},
+                ],
+            }
+        )
+    )
     assembly = load_assembly(tmp_path)
     section = nag_section(assembly)
     assert [(a["construct_path"], a["rule"], a["used"]) for a in section["acknowledgments"]] == [
-        ("app-stack/Bucket", "AwsSolutions-S1", None), ("app-stack/Role", "AwsSolutions-IAM5", None)]
+        ("app-stack/Bucket", "AwsSolutions-S1", None),
+        ("app-stack/Role", "AwsSolutions-IAM5", None),
+    ]
     assert [f.rule for f in nag_findings(section)] == ["LZ-NAG-NOT-RUN"]
 
-    (tmp_path / "validation-report.json").write_text(json.dumps({"pluginReports": [
-        {"pluginName": "AwsSolutions", "conclusion": "failure",
-         "violations": [{"ruleName": "AwsSolutions-S10", "description": "no TLS", "severity": "error",
-                         "violatingConstructs": [{"constructPath": "app-stack/Bucket/Resource",
-                                                  "cloudFormationResource": {"templatePath": "app-stack.template.json", "logicalId": "Bucket"}}]}],
-         "suppressedViolations": [{"ruleName": "AwsSolutions-IAM5[Resource::*]", "acknowledgedId": "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
-                                   "acknowledgedAt": "app-stack/Role", "violatingConstructs": [{"constructPath": "app-stack/Role/Resource"}]}]},
-        {"pluginName": "CloudFormation Validate", "conclusion": "success",
-         "violations": [{"ruleName": "W3010", "description": "AZ", "severity": "warning", "violatingConstructs": []}]},
-    ]}))
+    (tmp_path / "validation-report.json").write_text(
+        json.dumps(
+            {
+                "pluginReports": [
+                    {
+                        "pluginName": "AwsSolutions",
+                        "conclusion": "failure",
+                        "violations": [
+                            {
+                                "ruleName": "AwsSolutions-S10",
+                                "description": "no TLS",
+                                "severity": "error",
+                                "violatingConstructs": [
+                                    {
+                                        "constructPath": "app-stack/Bucket/Resource",
+                                        "cloudFormationResource": {
+                                            "templatePath": "app-stack.template.json",
+                                            "logicalId": "Bucket",
+                                        },
+                                    }
+                                ],
+                            }
+                        ],
+                        "suppressedViolations": [
+                            {
+                                "ruleName": "AwsSolutions-IAM5[Resource::*]",
+                                "acknowledgedId": "AwsSolutions::AwsSolutions-IAM5[Resource::*]",
+                                "acknowledgedAt": "app-stack/Role",
+                                "violatingConstructs": [{"constructPath": "app-stack/Role/Resource"}],
+                            }
+                        ],
+                    },
+                    {
+                        "pluginName": "CloudFormation Validate",
+                        "conclusion": "success",
+                        "violations": [
+                            {"ruleName": "W3010", "description": "AZ", "severity": "warning", "violatingConstructs": []}
+                        ],
+                    },
+                ]
+            }
+        )
+    )
     section = nag_section(load_assembly(tmp_path))
     used = {a["rule"]: a["used"] for a in section["acknowledgments"]}
     assert used == {"AwsSolutions-IAM5": True, "AwsSolutions-S1": False}
@@ -307,7 +636,8 @@ def test_every_acknowledgment_of_a_synthesized_assembly_is_listed_with_its_reaso
         (path.lstrip("/"), ack_id)
         for file in Path(synthesized.outdir).glob("*.metadata.json")
         for path, entries in json.loads(file.read_text()).items()
-        for entry in entries if entry["type"] == "aws:cdk:acknowledged-rules"
+        for entry in entries
+        if entry["type"] == "aws:cdk:acknowledged-rules"
         for ack_id in entry["data"]
     ]
     assert sorted((a["construct_path"], a["id"]) for a in acknowledgments) == sorted(metadata)
@@ -325,7 +655,16 @@ def test_every_rule_is_documented():
 
 
 def test_a_pseudo_parameter_root_principal_reads_as_the_stack_account():
-    key = record("key", [{"Effect": "Allow", "Principal": {"AWS": "arn:<AWS::Partition>:iam::<AWS::AccountId>:root"},
-                          "Action": "kms:*", "Resource": "*"}])
+    key = record(
+        "key",
+        [
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": "arn:<AWS::Partition>:iam::<AWS::AccountId>:root"},
+                "Action": "kms:*",
+                "Resource": "*",
+            }
+        ],
+    )
     assert summarize_policy(key)[0].text.startswith("account of the stack (<AWS::AccountId>) (its IAM principals")
     assert rules_of(key) == []

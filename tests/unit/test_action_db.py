@@ -25,19 +25,31 @@ def test_wildcards_expand_against_the_database():
 
 
 def test_an_action_that_does_not_exist_is_reported():
-    assert kinds(doc({"Sid": "X", "Effect": "Deny", "Action": "bedrock:InvokeModell", "Resource": "*"})) == ["unknown-action"]
+    assert kinds(doc({"Sid": "X", "Effect": "Deny", "Action": "bedrock:InvokeModell", "Resource": "*"})) == [
+        "unknown-action"
+    ]
 
 
 def test_a_condition_key_that_does_not_exist_is_reported():
-    stmt = {"Sid": "X", "Effect": "Deny", "Action": "bedrock:InvokeModel", "Resource": "*",
-            "Condition": {"StringEquals": {"bedrock:InferenceProfileArnn": "x"}}}
+    stmt = {
+        "Sid": "X",
+        "Effect": "Deny",
+        "Action": "bedrock:InvokeModel",
+        "Resource": "*",
+        "Condition": {"StringEquals": {"bedrock:InferenceProfileArnn": "x"}},
+    }
     assert kinds(doc(stmt)) == ["unknown-key"]
 
 
 def test_a_resource_tag_deny_on_an_action_without_the_key_fails_open_and_is_reported():
     # S3 general purpose buckets do not put aws:ResourceTag in the request context (without ABAC)
-    stmt = {"Sid": "X", "Effect": "Deny", "Action": ["s3:PutBucketPolicy", "kms:ScheduleKeyDeletion"], "Resource": "*",
-            "Condition": {"StringEquals": {"aws:ResourceTag/landing-zone": "lz"}}}
+    stmt = {
+        "Sid": "X",
+        "Effect": "Deny",
+        "Action": ["s3:PutBucketPolicy", "kms:ScheduleKeyDeletion"],
+        "Resource": "*",
+        "Condition": {"StringEquals": {"aws:ResourceTag/landing-zone": "lz"}},
+    }
     (issue,) = check_document(doc(stmt), policy="p")
     assert issue.kind == "key-not-applicable" and "s3:PutBucketPolicy" in issue.detail
     assert "kms" not in issue.detail
@@ -46,14 +58,23 @@ def test_a_resource_tag_deny_on_an_action_without_the_key_fails_open_and_is_repo
 
 
 def test_null_false_needs_the_key_on_one_action_and_null_true_on_every_action():
-    carried = {"Sid": "X", "Effect": "Deny", "Action": "bedrock-mantle:*", "Resource": "*",
-               "Condition": {"Null": {"bedrock-mantle:Model": "false"},
-                             "StringNotEquals": {"bedrock-mantle:Model": ["m"]}}}
+    carried = {
+        "Sid": "X",
+        "Effect": "Deny",
+        "Action": "bedrock-mantle:*",
+        "Resource": "*",
+        "Condition": {"Null": {"bedrock-mantle:Model": "false"}, "StringNotEquals": {"bedrock-mantle:Model": ["m"]}},
+    }
     assert kinds(doc(carried)) == []  # only requests that carry the key are tested
     carried["Condition"] = {"StringNotEquals": {"bedrock-mantle:Model": ["m"]}}
     assert kinds(doc(carried)) == ["key-not-applicable"]  # without Null false it would deny ListProjects too
-    required = {"Sid": "Y", "Effect": "Deny", "Action": ["bedrock-mantle:CreateInference", "bedrock-mantle:ListProjects"],
-                "Resource": "*", "Condition": {"Null": {"bedrock-mantle:Model": "true"}}}
+    required = {
+        "Sid": "Y",
+        "Effect": "Deny",
+        "Action": ["bedrock-mantle:CreateInference", "bedrock-mantle:ListProjects"],
+        "Resource": "*",
+        "Condition": {"Null": {"bedrock-mantle:Model": "true"}},
+    }
     assert kinds(doc(required)) == ["key-not-applicable"]  # ListProjects never carries it: denied always
 
 
@@ -67,8 +88,12 @@ def test_the_log_stream_arn_built_from_getatt_arn_matches_no_stream():
 
 
 def test_a_notresource_deny_that_forgets_the_batch_job_denies_every_batch_job():
-    stmt = {"Sid": "DenyUnlistedModels", "Effect": "Deny", "Action": ["bedrock:CreateModelInvocationJob"],
-            "NotResource": ["arn:aws:bedrock:*::foundation-model/m"]}
+    stmt = {
+        "Sid": "DenyUnlistedModels",
+        "Effect": "Deny",
+        "Action": ["bedrock:CreateModelInvocationJob"],
+        "NotResource": ["arn:aws:bedrock:*::foundation-model/m"],
+    }
     issues = check_document(doc(stmt), policy="p")
     assert [i.kind for i in issues] == ["notresource-uncovered"]
     assert "model-invocation-job" in issues[0].detail
@@ -77,8 +102,12 @@ def test_a_notresource_deny_that_forgets_the_batch_job_denies_every_batch_job():
 
 
 def test_a_deny_whose_resources_never_fit_a_named_action_is_reported():
-    stmt = {"Sid": "X", "Effect": "Deny", "Action": ["lambda:InvokeFunction", "sns:DeleteTopic"],
-            "Resource": ["arn:aws:lambda:*:*:function:lz-*"]}
+    stmt = {
+        "Sid": "X",
+        "Effect": "Deny",
+        "Action": ["lambda:InvokeFunction", "sns:DeleteTopic"],
+        "Resource": ["arn:aws:lambda:*:*:function:lz-*"],
+    }
     issues = check_document(doc(stmt), policy="p")
     assert [(i.kind, "sns:DeleteTopic" in i.detail) for i in issues] == [("action-never-matched", True)]
 

@@ -29,7 +29,14 @@ def test_documented_moonshot_models_keep_their_documented_id_prefixes(catalog):
     assert catalog.resolve_model("kimi-k2-thinking").id == "moonshot.kimi-k2-thinking"
     assert catalog.resolve_model("kimi-k2.5").id == "moonshotai.kimi-k2.5"
     thinking = catalog.resolve_model("moonshot.kimi-k2-thinking")
-    assert set(thinking.in_region_regions) == {"us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-south-1", "sa-east-1"}
+    assert set(thinking.in_region_regions) == {
+        "us-east-1",
+        "us-east-2",
+        "us-west-2",
+        "ap-northeast-1",
+        "ap-south-1",
+        "sa-east-1",
+    }
     assert thinking.inference_profiles == ()
 
 
@@ -82,7 +89,7 @@ def test_overlay_replaces_a_model_entry(catalog):
     [
         (("in_region_regions: []", "in_region_regions: [mars-north-1]"), "unknown Region 'mars-north-1'"),
         (("- id: us.moonshotai.kimi-k3.1-pro", "- id: us.other-model"), "must be '<prefix>.moonshotai.kimi-k3.1-pro'"),
-        (("destination_regions: [\"*\"]", "destination_regions: [us-east-1]"), "global profiles route to every Region"),
+        (('destination_regions: ["*"]', "destination_regions: [us-east-1]"), "global profiles route to every Region"),
         (("aliases: [kimi-k2.5]", "aliases: [kimi-k3.1-pro]"), "is already used by"),
     ],
 )
@@ -136,7 +143,9 @@ def test_every_catalog_source_is_a_public_citation():
 def test_no_shipped_file_cites_the_private_facts_file():
     from tests.conftest import ROOT
 
-    offenders = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("landing_zone/**/*"), *ROOT.glob("docs/*"),
-                                                     *ROOT.glob("examples/*"), ROOT / "README.md"]
-                 if p.is_file() and p.suffix in (".py", ".yaml", ".md") and "shared/FACTS.md" in p.read_text()]
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in [*ROOT.glob("landing_zone/**/*"), *ROOT.glob("docs/*"), *ROOT.glob("examples/*"), ROOT / "README.md"]
+        if p.is_file() and p.suffix in (".py", ".yaml", ".md") and "shared/FACTS.md" in p.read_text()
+    ]
     assert not offenders

@@ -43,8 +43,14 @@ def test_assume_invoker_returns_a_session_with_the_role_credentials():
     with Stubber(sts) as stub:
         stub.add_response(
             "assume_role",
-            {"Credentials": {"AccessKeyId": "ASIAEXAMPLEKEY123456", "SecretAccessKey": "s" * 40, "SessionToken": "t",
-                             "Expiration": "2026-12-01T00:00:00Z"}},
+            {
+                "Credentials": {
+                    "AccessKeyId": "ASIAEXAMPLEKEY123456",
+                    "SecretAccessKey": "s" * 40,
+                    "SessionToken": "t",
+                    "Expiration": "2026-12-01T00:00:00Z",
+                }
+            },
             {"RoleArn": "arn:aws:iam::222222222222:role/kimi-eu-invoker-support-bot", "RoleSessionName": "kimi-app"},
         )
         session = call_kimi.assume_invoker("arn:aws:iam::222222222222:role/kimi-eu-invoker-support-bot", sts_client=sts)
@@ -57,5 +63,8 @@ def test_mantle_request_is_sigv4_signed_for_bedrock_mantle():
     )
     assert request.url == "https://bedrock-mantle.eu-central-1.api.aws/v1/chat/completions"
     auth = request.headers["Authorization"]
-    assert auth.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/") and "/eu-central-1/bedrock-mantle/aws4_request" in auth
+    assert (
+        auth.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
+        and "/eu-central-1/bedrock-mantle/aws4_request" in auth
+    )
     assert b'"model": "moonshotai.kimi-k3.1-pro"' in request.body

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pydantic
 import pytest
 
 from landing_zone.core.config import deep_merge, json_schema, read_config_file
@@ -26,7 +27,7 @@ def test_defaults_from_cdk_json_are_valid_and_secure(plan_for):
 
 def test_config_is_frozen(plan_for):
     cfg = plan_for().config
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError, match="frozen"):
         cfg.name = "other"  # type: ignore[misc]
 
 
@@ -66,13 +67,18 @@ def test_every_problem_of_a_bad_file_is_reported_at_once(plan_for):
         "accounts[0].id: got 12345; must be a 12-digit AWS account ID written as a string (quote it in YAML)"
     )
     assert problems["cost.price_source"] == (
-        "cost.price_source: got 'cheapest'; unknown price source (allowed: bedrock, bedrock-kimi-k3-global, bedrock-kimi-k3-us, kimi-api, kimi-api-highspeed)"
+        "cost.price_source: got 'cheapest'; unknown price source (allowed: bedrock, bedrock-kimi-k3-global, "
+        "bedrock-kimi-k3-us, kimi-api, kimi-api-highspeed)"
     )
     assert problems["network.endpoints[1]"] == (
         "network.endpoints[1]: got 'bedrock-telepathy'; must be 'bedrock-runtime', 'bedrock-mantle' or 'bedrock'"
     )
-    assert problems["models[0]"] == "models[0]: got 'kimi-k9'; not in the catalog: did you mean 'kimi-k3' or 'kimi-k2.5'?"
-    assert problems["unexpected_key"].startswith("unexpected_key: got true; unknown key (allowed keys here: access, accounts,")
+    assert (
+        problems["models[0]"] == "models[0]: got 'kimi-k9'; not in the catalog: did you mean 'kimi-k3' or 'kimi-k2.5'?"
+    )
+    assert problems["unexpected_key"].startswith(
+        "unexpected_key: got true; unknown key (allowed keys here: access, accounts,"
+    )
     assert problems["home_region"] == (
         "home_region: got 'eu-central-9'; not a known commercial Region: did you mean 'eu-central-2' or 'eu-central-1'?"
     )
@@ -98,11 +104,23 @@ def test_home_region_must_be_compliant(plan_for):
         ({"compliant_regions": ["us-east-1", "us-east-1"]}, "compliant_regions[1]", "repeats compliant_regions[0]"),
         ({"models": ["kimi-k3.1-pro", "moonshotai.kimi-k3.1-pro"]}, "models[1]", "names the same model as models[0]"),
         ({"accounts": []}, "accounts", "at least 1 item"),
-        ({"accounts": [{"id": "111111111111", "name": "a-b-c"}, {"id": "111111111111", "name": "d-e-f"}]}, "accounts[1].id", "unique"),
+        (
+            {"accounts": [{"id": "111111111111", "name": "a-b-c"}, {"id": "111111111111", "name": "d-e-f"}]},
+            "accounts[1].id",
+            "unique",
+        ),
         ({"network": {"vpc_id": "vpc-0123456789abcdef0"}}, "network.subnet_ids", "subnet_ids is empty"),
         ({"network": {"flow_log_retention_days": 100}}, "network.flow_log_retention_days", "allowed: 1, 3, 5, 7, 14"),
-        ({"organization": {"management_account_id": "444444444444", "target_ids": ["ou-bad"]}}, "organization.target_ids[0]", "an OU ID (ou-...-...)"),
-        ({"organization": {"management_account_id": "444444444444", "organization_id": "org-1"}}, "organization.organization_id", "o-"),
+        (
+            {"organization": {"management_account_id": "444444444444", "target_ids": ["ou-bad"]}},
+            "organization.target_ids[0]",
+            "an OU ID (ou-...-...)",
+        ),
+        (
+            {"organization": {"management_account_id": "444444444444", "organization_id": "org-1"}},
+            "organization.organization_id",
+            "o-",
+        ),
         ({"cost": {"monthly_budget_usd": -5}}, "cost.monthly_budget_usd", "greater than 0"),
         ({"deployment_account_id": 123}, "deployment_account_id", "12-digit"),
         ({"allow_global_inference": "perhaps"}, "allow_global_inference", "must be true or false"),
@@ -157,8 +175,18 @@ def test_json_config_files_are_accepted(tmp_path, plan_for):
 def test_json_schema_documents_the_contract():
     schema = json_schema()
     props = schema["properties"]
-    for key in ("name", "home_region", "compliant_regions", "allow_global_inference", "models", "accounts",
-                "organization", "network", "cost", "self_hosting"):
+    for key in (
+        "name",
+        "home_region",
+        "compliant_regions",
+        "allow_global_inference",
+        "models",
+        "accounts",
+        "organization",
+        "network",
+        "cost",
+        "self_hosting",
+    ):
         assert key in props, key
     assert schema["additionalProperties"] is False
     assert set(schema["required"]) == {"home_region", "compliant_regions", "accounts"}
@@ -170,8 +198,13 @@ def test_json_schema_documents_the_contract():
 
 
 def test_a_contract_price_replaces_the_catalog_figure_everywhere(plan_for):
-    contract = {"bedrock": {"output_usd_per_million_tokens": 9.0, "input_usd_per_million_tokens": 2.5,
-                            "source": "AWS private pricing addendum, signed 2026-10-01"}}
+    contract = {
+        "bedrock": {
+            "output_usd_per_million_tokens": 9.0,
+            "input_usd_per_million_tokens": 2.5,
+            "source": "AWS private pricing addendum, signed 2026-10-01",
+        }
+    }
     base, plan = plan_for(), plan_for(cost={"price_overrides": contract})
     prices = plan.prices.prices("bedrock")
     assert (prices.input_usd_per_million, prices.output_usd_per_million) == (2.5, 9.0)
@@ -184,11 +217,17 @@ def test_a_contract_price_replaces_the_catalog_figure_everywhere(plan_for):
 
 
 def test_a_contract_price_needs_a_source_a_price_and_a_known_price_source(plan_for):
-    bad = {"bedrock": {"output_usd_per_million_tokens": 9.0},
-           "cheapest": {"output_usd_per_million_tokens": 1.0, "source": "a friend"},
-           "kimi-api": {"source": "no figure given"}}
+    bad = {
+        "bedrock": {"output_usd_per_million_tokens": 9.0},
+        "cheapest": {"output_usd_per_million_tokens": 1.0, "source": "a friend"},
+        "kimi-api": {"source": "no figure given"},
+    }
     with pytest.raises(ConfigError) as info:
         plan_for(cost={"price_overrides": bad})
     text = str(info.value)
-    assert "cost.price_overrides.bedrock.source" in text and "cost.price_overrides.cheapest" in text and "unknown price source" in text
+    assert (
+        "cost.price_overrides.bedrock.source" in text
+        and "cost.price_overrides.cheapest" in text
+        and "unknown price source" in text
+    )
     assert "give at least one of input_usd_per_million_tokens" in text

@@ -45,10 +45,16 @@ FILE_CASES = [
     ("landing-zone-null.yaml", "landing_zone", "got null; must be a mapping of config keys"),
     ("top-level-list.yaml", "config", "got a list; the file must hold a mapping of config keys"),
     ("top-level-scalar.yaml", "config", "got a text value; the file must hold a mapping of config keys"),
-    ("duplicate-key.yaml", "cost.workload.requests_per_day",
-     "got the key 'requests_per_day' twice (lines 4 and 6); a key may appear once per mapping"),
-    ("duplicate-key.json", "allow_global_inference",
-     "twice in one object (lines where \"allow_global_inference\" is a key: 3, 4)"),
+    (
+        "duplicate-key.yaml",
+        "cost.workload.requests_per_day",
+        "got the key 'requests_per_day' twice (lines 4 and 6); a key may appear once per mapping",
+    ),
+    (
+        "duplicate-key.json",
+        "allow_global_inference",
+        'twice in one object (lines where "allow_global_inference" is a key: 3, 4)',
+    ),
     ("python-tag.yaml", "config (line 1, column 7)", "the YAML tag '!!python/object/apply:os.system' is not allowed"),
     ("binary-tag.yaml", "config (line 1, column 7)", "the YAML tag '!!binary' is not allowed"),
     ("tab-indent.yaml", "config (line 2, column 1)", "a tab: YAML indents with spaces only"),
@@ -126,8 +132,10 @@ def test_deep_values_from_code_or_cdk_context_are_refused_without_recursion(plan
     for _ in range(5_000):
         value = [value]
     problems = refused(plan_for, tags={"a": value})
-    assert problems == {"tags.a": "tags.a: got more than 64 levels of nesting; a config may nest lists and mappings "
-                                  "at most 64 levels deep"}
+    assert problems == {
+        "tags.a": "tags.a: got more than 64 levels of nesting; a config may nest lists and mappings "
+        "at most 64 levels deep"
+    }
 
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
@@ -174,7 +182,16 @@ def test_yaml_scalars_follow_the_1_2_core_schema(tmp_path):
     f = tmp_path / "scalars.yaml"
     f.write_text("a: 010\nb: 1e3\nc: 2024-01-01\nd: on\ne: True\nf: ~\ng: 0x1F\nh: 1_000\ni: 0o17\nj: 12:30\n")
     assert read_config_file(f) == {
-        "a": 10, "b": 1000.0, "c": "2024-01-01", "d": "on", "e": True, "f": None, "g": 31, "h": 1000, "i": 15, "j": "12:30"
+        "a": 10,
+        "b": 1000.0,
+        "c": "2024-01-01",
+        "d": "on",
+        "e": True,
+        "f": None,
+        "g": 31,
+        "h": 1000,
+        "i": 15,
+        "j": "12:30",
     }
 
 
@@ -188,7 +205,9 @@ def test_yaml_scalars_follow_the_1_2_core_schema(tmp_path):
 )
 def test_booleans_take_real_booleans_only(plan_for, source, path, got):
     problems = refused(plan_for, HOSTILE / source)
-    assert problems[path] == f"{path}: got {got}; must be true or false (quoted text and yes/no/on/off are not booleans)"
+    assert (
+        problems[path] == f"{path}: got {got}; must be true or false (quoted text and yes/no/on/off are not booleans)"
+    )
 
 
 @pytest.mark.parametrize("value", ["true", 1, 0, "1", None])
@@ -203,16 +222,20 @@ def test_numbers_refuse_booleans_nan_and_infinity(plan_for):
     assert problems["cost.budget_headroom"] == "cost.budget_headroom: got true; must be a number, not true/false"
     assert problems["cost.notify_actual_percent"].endswith("must be a list of numbers, not true/false")
     problems = refused(plan_for, HOSTILE / "nan-inf.yaml")
-    for path, got in [("cost.workload.requests_per_day", "nan"), ("cost.monthly_budget_usd", "inf"),
-                      ("cost.anomaly_threshold_usd", "'-inf'")]:
+    for path, got in [
+        ("cost.workload.requests_per_day", "nan"),
+        ("cost.monthly_budget_usd", "inf"),
+        ("cost.anomaly_threshold_usd", "'-inf'"),
+    ]:
         assert problems[path].startswith(f"{path}: got {got}; must be a finite number")
 
 
 # -- AWS limits up front ----------------------------------------------------------------------------------------
 def test_tags_follow_the_aws_rules(plan_for):
     problems = refused(plan_for, HOSTILE / "bad-tags.yaml")
-    assert problems["tags.aws:created-by"].endswith("a tag key cannot start with 'aws:' (in any case): the prefix is "
-                                                     "reserved for AWS")
+    assert problems["tags.aws:created-by"].endswith(
+        "a tag key cannot start with 'aws:' (in any case): the prefix is reserved for AWS"
+    )
     assert "cannot start with 'aws:'" in problems["tags.AWS:Team"]
     assert problems['tags.""'] == "tags.\"\": got the key ''; a tag key cannot be empty"
     assert "a key the landing zone sets itself" in problems["tags.landing-zone"]
@@ -225,8 +248,10 @@ def test_tags_leave_room_for_the_landing_zones_own(plan_for):
     room = TAGS_MAX_PER_RESOURCE - LANDING_ZONE_TAGS_MAX
     assert plan_for(tags={f"k{i}": "v" for i in range(room)}).config.tags["k0"] == "v"
     problems = refused(plan_for, tags={f"k{i}": "v" for i in range(60)})
-    assert problems["tags"].startswith(f"tags: got 60 tags; at most {room}: AWS allows 50 tags per resource and the "
-                                       "landing zone puts up to 5 of its own")
+    assert problems["tags"].startswith(
+        f"tags: got 60 tags; at most {room}: AWS allows 50 tags per resource and the "
+        "landing zone puts up to 5 of its own"
+    )
     assert plan_for(tags={"team": "platform été", "path": "a/b:c=d+e@f_g.h-i"}).config.tags["team"] == "platform été"
 
 
@@ -238,22 +263,47 @@ def test_cost_centers_become_tags_and_follow_the_rules(plan_for):
 @pytest.mark.parametrize(
     ("overrides", "path", "fragment"),
     [
-        ({"cost": {"workload": {"requests_per_day": 1e39}}}, "cost.workload.requests_per_day",
-         "got 1e+39; must be less than or equal to 1000000000"),
-        ({"cost": {"workload": {"input_tokens_per_request": 2_000_000}}}, "cost.workload.input_tokens_per_request",
-         "less than or equal to 1048576"),
+        (
+            {"cost": {"workload": {"requests_per_day": 1e39}}},
+            "cost.workload.requests_per_day",
+            "got 1e+39; must be less than or equal to 1000000000",
+        ),
+        (
+            {"cost": {"workload": {"input_tokens_per_request": 2_000_000}}},
+            "cost.workload.input_tokens_per_request",
+            "less than or equal to 1048576",
+        ),
         ({"cost": {"monthly_budget_usd": 1e13}}, "cost.monthly_budget_usd", "less than or equal to 10000000000"),
         ({"cost": {"anomaly_threshold_usd": 1e300}}, "cost.anomaly_threshold_usd", "less than or equal to 10000000000"),
-        ({"accounts": [{"id": "210987654321", "name": "prod", "monthly_budget_usd": 1e20}]},
-         "accounts[0].monthly_budget_usd", "less than or equal to 10000000000"),
-        ({"cost": {"workload": {"requests_per_day": 1e9, "input_tokens_per_request": 1e6,
-                                "output_tokens_per_request": 48_576}}},
-         "cost.workload", f"exceeds {MAX_MONTHLY_USD:,} USD, the most the landing zone sets"),
-        ({"cost": {"workload": {"input_tokens_per_request": 1_000_000, "output_tokens_per_request": 100_000}}},
-         "cost.workload.input_tokens_per_request", "a request would hold 1,100,000 tokens, more than the largest "
-                                                   "context window of the configured models (1,048,576 tokens)"),
-        ({"cost": {"workload": {"requests_per_day": 0}}}, "cost.workload.requests_per_day",
-         "the computed monthly budget would be 0 USD"),
+        (
+            {"accounts": [{"id": "210987654321", "name": "prod", "monthly_budget_usd": 1e20}]},
+            "accounts[0].monthly_budget_usd",
+            "less than or equal to 10000000000",
+        ),
+        (
+            {
+                "cost": {
+                    "workload": {
+                        "requests_per_day": 1e9,
+                        "input_tokens_per_request": 1e6,
+                        "output_tokens_per_request": 48_576,
+                    }
+                }
+            },
+            "cost.workload",
+            f"exceeds {MAX_MONTHLY_USD:,} USD, the most the landing zone sets",
+        ),
+        (
+            {"cost": {"workload": {"input_tokens_per_request": 1_000_000, "output_tokens_per_request": 100_000}}},
+            "cost.workload.input_tokens_per_request",
+            "a request would hold 1,100,000 tokens, more than the largest "
+            "context window of the configured models (1,048,576 tokens)",
+        ),
+        (
+            {"cost": {"workload": {"requests_per_day": 0}}},
+            "cost.workload.requests_per_day",
+            "the computed monthly budget would be 0 USD",
+        ),
     ],
 )
 def test_workload_and_money_have_upper_bounds_that_keep_budgets_and_alarms_valid(plan_for, overrides, path, fragment):
@@ -264,8 +314,16 @@ def test_workload_and_money_have_upper_bounds_that_keep_budgets_and_alarms_valid
 def test_the_largest_allowed_workload_still_gives_plain_budget_and_threshold_numbers(plan_for):
     from landing_zone.cost.alarms import hourly_threshold_usd
 
-    plan = plan_for(cost={"workload": {"requests_per_day": 1e9, "input_tokens_per_request": 60_000,
-                                       "output_tokens_per_request": 12_000}, "alarm_factor": 100})
+    plan = plan_for(
+        cost={
+            "workload": {
+                "requests_per_day": 1e9,
+                "input_tokens_per_request": 60_000,
+                "output_tokens_per_request": 12_000,
+            },
+            "alarm_factor": 100,
+        }
+    )
     budget = plan.budget.usd
     assert 1e9 < budget <= MAX_MONTHLY_USD
     threshold = hourly_threshold_usd(budget, plan.prices.hours_per_month, 100)
@@ -278,15 +336,21 @@ def test_every_cross_field_problem_is_reported_at_its_own_key(plan_for):
     with pytest.raises(ConfigError) as info:
         plan_for(HOSTILE / "cross-field.yaml")
     problems = problems_of(info.value)
-    assert set(problems) == {"home_region", "applications[0].account", "applications[1].name",
-                             "network.availability_zones[0]", "network.availability_zones[1]"}
+    assert set(problems) == {
+        "home_region",
+        "applications[0].account",
+        "applications[1].name",
+        "network.availability_zones[0]",
+        "network.availability_zones[1]",
+    }
     assert problems["home_region"] == (
         "home_region: got 'eu-west-1'; not in compliant_regions [eu-central-1, eu-west-3]: the landing zone's own "
         "endpoints, keys and logs must live in a compliant Region; add eu-west-1 to compliant_regions or choose "
         "home_region from them"
     )
-    assert problems["applications[0].account"].endswith("not the name or ID of an entry of accounts: did you mean "
-                                                        "'eu-prod'?")
+    assert problems["applications[0].account"].endswith(
+        "not the name or ID of an entry of accounts: did you mean 'eu-prod'?"
+    )
     assert "repeats applications[0].name" in problems["applications[1].name"]
     assert "(top level)" not in str(info.value)
     assert max(len(line) for line in str(info.value).splitlines()) < 400  # never a dump of the merged config
@@ -302,15 +366,23 @@ def test_nearest_region_and_model_are_suggested(plan_for):
 
 
 def test_type_mismatches_are_in_plain_words(plan_for):
-    problems = refused(plan_for, accounts="abc", network="x", tags=[1], compliant_regions=None,
-                       cost={"alarm_period_seconds": 300.5, "budget_headroom": float("inf"),
-                             "workload": {"requests_per_day": "lots"}})
+    problems = refused(
+        plan_for,
+        accounts="abc",
+        network="x",
+        tags=[1],
+        compliant_regions=None,
+        cost={"alarm_period_seconds": 300.5, "budget_headroom": float("inf"), "workload": {"requests_per_day": "lots"}},
+    )
     assert problems["accounts"] == "accounts: got 'abc'; must be a list, not a text value"
     assert problems["network"] == "network: got 'x'; must be a mapping of keys (`key: value`), not a text value"
     assert problems["tags"] == "tags: got [1]; must be a mapping of keys (`key: value`), not a list"
     assert problems["cost.alarm_period_seconds"].endswith("must be a whole number (no fractional part)")
     assert problems["cost.workload.requests_per_day"].endswith("must be a number, not a text value")
-    assert problems["cost.budget_headroom"] == "cost.budget_headroom: got inf; must be a finite number (not NaN or infinity)"
+    assert (
+        problems["cost.budget_headroom"]
+        == "cost.budget_headroom: got inf; must be a finite number (not NaN or infinity)"
+    )
     text = "\n".join(problems.values())
     for pydantic_words in ("valid tuple", "instance of", "valid dictionary", "Input should"):
         assert pydantic_words not in text

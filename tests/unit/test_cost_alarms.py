@@ -65,9 +65,12 @@ def runtime_source(value: str, label: str = "") -> MetricSource:
 
 
 def sources_of(plan, metric_catalog=None, applications_with_profiles=()):
-    return spend_sources(plan.routing, home_region=plan.config.home_region,
-                         metric_catalog=metric_catalog or plan.metrics,
-                         applications_with_profiles=applications_with_profiles)
+    return spend_sources(
+        plan.routing,
+        home_region=plan.config.home_region,
+        metric_catalog=metric_catalog or plan.metrics,
+        applications_with_profiles=applications_with_profiles,
+    )
 
 
 def evaluate(expression: str, tokens: dict[str, float]) -> float:
@@ -88,7 +91,10 @@ def test_metric_catalog_runtime_names_are_documented_with_the_cache_names_as_ass
     assert runtime.namespace == "AWS/Bedrock"
     assert runtime.dimension == "ModelId"
     assert dict(runtime.token_metrics) == RUNTIME_METRICS
-    assert runtime.other_metrics["invocations"] == "Invocations" and runtime.other_metrics["throttles"] == "InvocationThrottles"
+    assert (
+        runtime.other_metrics["invocations"] == "Invocations"
+        and runtime.other_metrics["throttles"] == "InvocationThrottles"
+    )
     assert runtime.verified is True and runtime.as_of == "2026-12-01"
     assert "https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring-runtime-metrics.html" in runtime.source
     # the cache metric names conflict between AWS's pages: explicit, reported assumptions
@@ -135,14 +141,21 @@ def test_bad_metric_catalog_is_reported(tmp_path):
 
 def test_expression_contains_the_prices_and_the_period_factor(bedrock, limit):
     (alarm,) = build_spend_alarms(
-        [runtime_source("us.moonshotai.kimi-k3.1-pro")], bedrock, threshold_usd_per_hour=25.0, max_metrics_per_alarm=limit
+        [runtime_source("us.moonshotai.kimi-k3.1-pro")],
+        bedrock,
+        threshold_usd_per_hour=25.0,
+        max_metrics_per_alarm=limit,
     )
     assert alarm.expression == (
-        "(FILL(m0_in, 0) * 3 + FILL(m0_cr, 0) * 0.75 + FILL(m0_cw, 0) * 3.75 + FILL(m0_out, 0) * 12)"
-        " / 1000000 * 12"
+        "(FILL(m0_in, 0) * 3 + FILL(m0_cr, 0) * 0.75 + FILL(m0_cw, 0) * 3.75 + FILL(m0_out, 0) * 12) / 1000000 * 12"
     )
     # The coefficients of the module docstring, one token of each kind in a 300 s period:
-    for metric_id, usd_per_hour in {"m0_in": 0.000036, "m0_cr": 0.000009, "m0_cw": 0.000045, "m0_out": 0.000144}.items():
+    for metric_id, usd_per_hour in {
+        "m0_in": 0.000036,
+        "m0_cr": 0.000009,
+        "m0_cw": 0.000045,
+        "m0_out": 0.000144,
+    }.items():
         assert evaluate(alarm.expression, {metric_id: 1}) == pytest.approx(usd_per_hour, rel=1e-12)
     # 1M input + 2M cache read + 0.5M output in 5 minutes = 3 + 1.5 + 6 = 10.5 USD per 5 min = 126 USD/hour.
     assert evaluate(alarm.expression, {"m0_in": 1e6, "m0_cr": 2e6, "m0_out": 5e5}) == pytest.approx(126.0)
@@ -227,7 +240,10 @@ def test_three_sources_of_four_metrics_split_into_eight_and_four(bedrock, limit)
     # Every alarm compares its own part with the FULL threshold.
     assert [a.threshold for a in alarms] == [30.0, 30.0]
     # All metrics of one source stay in one alarm.
-    assert {m.dimensions["ModelId"] for m in alarms[0].metrics} == {"us.moonshotai.kimi-k3.1-pro", "eu.moonshotai.kimi-k3.1-pro"}
+    assert {m.dimensions["ModelId"] for m in alarms[0].metrics} == {
+        "us.moonshotai.kimi-k3.1-pro",
+        "eu.moonshotai.kimi-k3.1-pro",
+    }
     assert {m.dimensions["ModelId"] for m in alarms[1].metrics} == {"global.moonshotai.kimi-k3.1-pro"}
     assert alarms[1].expression.startswith("(FILL(m2_in, 0) * 3 +")
     assert "Part 1 of 2" in alarms[0].description and "full threshold" in alarms[0].description
@@ -266,7 +282,9 @@ def test_sources_are_packed_in_order_up_to_the_limit(bedrock):
 
 def test_a_source_larger_than_the_limit_is_an_error(bedrock):
     with pytest.raises(CostAlarmError, match=r"4 metrics.*at most 3 metrics") as info:
-        build_spend_alarms([runtime_source("big", label="big source")], bedrock, threshold_usd_per_hour=1, max_metrics_per_alarm=3)
+        build_spend_alarms(
+            [runtime_source("big", label="big source")], bedrock, threshold_usd_per_hour=1, max_metrics_per_alarm=3
+        )
     assert "big source" in str(info.value)
     assert isinstance(info.value, LandingZoneError)
 
@@ -361,11 +379,16 @@ def test_metric_sources_of_the_default_plan(plan_for, bedrock):
         ("AWS/BedrockMantle", "Model", "moonshotai.kimi-k3.1-pro", True),
     ]
     alarms = build_spend_alarms(
-        sources, bedrock, threshold_usd_per_hour=20.0, max_metrics_per_alarm=plan.catalog.limit("metric_math_max_metrics")
+        sources,
+        bedrock,
+        threshold_usd_per_hour=20.0,
+        max_metrics_per_alarm=plan.catalog.limit("metric_math_max_metrics"),
     )
     assert len(alarms) == 1 and len(alarms[0].metrics) == 6
     assert {m.metric_name for m in alarms[0].metrics if m.namespace == "AWS/BedrockMantle"} == {
-        "TotalInputTokens", "TotalOutputTokens"}
+        "TotalInputTokens",
+        "TotalOutputTokens",
+    }
     assert "NOT verified" in coverage_note(alarms) and "AWS/BedrockMantle" not in alarms[0].expression
 
 
@@ -387,8 +410,9 @@ def test_worked_example_runtime_and_mantle_usd_per_hour_equals_the_cost_model(pl
     plan = plan_for()
     period = 300
     sources = sources_of(plan)
-    (alarm,) = build_spend_alarms(sources, bedrock, threshold_usd_per_hour=20.0, max_metrics_per_alarm=10,
-                                  period_seconds=period)
+    (alarm,) = build_spend_alarms(
+        sources, bedrock, threshold_usd_per_hour=20.0, max_metrics_per_alarm=10, period_seconds=period
+    )
     profile, model = "us.moonshotai.kimi-k3.1-pro", "moonshotai.kimi-k3.1-pro"
     series = {
         ("AWS/Bedrock", profile, "InputTokenCount"): 2_000_000,
@@ -401,19 +425,31 @@ def test_worked_example_runtime_and_mantle_usd_per_hour_equals_the_cost_model(pl
     usd_per_hour = evaluate_expression(alarm.expression, _values_for(alarm, series))
     # the cost model: the same tokens per period x 12 periods per hour, priced by pricing.estimate_cost
     runtime = estimate_cost(
-        Workload(requests_per_day=24 * 12, input_tokens_per_request=5_500_000,
-                 output_tokens_per_request=400_000, cached_input_fraction=3 / 5.5, cache_write_fraction=0.5 / 5.5),
-        bedrock, hours_per_month=730,
+        Workload(
+            requests_per_day=24 * 12,
+            input_tokens_per_request=5_500_000,
+            output_tokens_per_request=400_000,
+            cached_input_fraction=3 / 5.5,
+            cache_write_fraction=0.5 / 5.5,
+        ),
+        bedrock,
+        hours_per_month=730,
     )
     mantle = estimate_cost(
-        Workload(requests_per_day=24 * 12, input_tokens_per_request=1_000_000, output_tokens_per_request=200_000,
-                 cached_input_fraction=0.0),
-        bedrock, hours_per_month=730,
+        Workload(
+            requests_per_day=24 * 12,
+            input_tokens_per_request=1_000_000,
+            output_tokens_per_request=200_000,
+            cached_input_fraction=0.0,
+        ),
+        bedrock,
+        hours_per_month=730,
     )
     assert usd_per_hour == pytest.approx(runtime.hourly_usd + mantle.hourly_usd, rel=1e-12)
     # by hand, at 3.00 / 0.75 / 3.75 / 12.00 USD per 1M: runtime 15.9375 + Mantle 5.40 per period, x 12
-    assert usd_per_hour == pytest.approx((2 * 3.0 + 3 * 0.75 + 0.5 * bedrock.cache_write_usd_per_million
-                                          + 0.4 * 12.0 + 1 * 3.0 + 0.2 * 12.0) * 12)
+    assert usd_per_hour == pytest.approx(
+        (2 * 3.0 + 3 * 0.75 + 0.5 * bedrock.cache_write_usd_per_million + 0.4 * 12.0 + 1 * 3.0 + 0.2 * 12.0) * 12
+    )
 
 
 @pytest.mark.parametrize("counting", ["separate", "also-under-source"])
@@ -431,8 +467,12 @@ def test_each_token_through_an_application_profile_is_counted_once(plan_for, bed
     # the plan names the profile's series by a marker; the CDK layer puts the profile's ARN in its place
     arn = application_profile_marker("workload")
     sources = sources_of(plan, catalog, ["workload"])
-    (alarm,) = build_spend_alarms([s for s in sources if s.namespace == "AWS/Bedrock"], bedrock,
-                                  threshold_usd_per_hour=20.0, max_metrics_per_alarm=10)
+    (alarm,) = build_spend_alarms(
+        [s for s in sources if s.namespace == "AWS/Bedrock"],
+        bedrock,
+        threshold_usd_per_hour=20.0,
+        max_metrics_per_alarm=10,
+    )
     profile = "us.moonshotai.kimi-k3.1-pro"
     app_tokens, direct_tokens = 1_000_000, 250_000  # output tokens in one period
     series = {("AWS/Bedrock", arn, "OutputTokenCount"): app_tokens}
@@ -478,7 +518,8 @@ def test_the_plan_decides_the_alarms_at_its_budget(plan_for, bedrock):
     plan = plan_for()
     alarms = plan.cost_alarms
     assert alarms.threshold_usd_per_hour == pytest.approx(
-        hourly_threshold_usd(plan.budget.usd, plan.prices.hours_per_month, plan.config.cost.alarm_factor))
+        hourly_threshold_usd(plan.budget.usd, plan.prices.hours_per_month, plan.config.cost.alarm_factor)
+    )
     # the default configuration has one application with a profile, counted apart (application_profile_counting)
     assert list(alarms.sources) == sources_of(plan, applications_with_profiles=[a.app.name for a in plan.applications])
     assert [s.dimension_value for s in alarms.sources][-1] == application_profile_marker(plan.applications[0].app.name)
@@ -496,7 +537,7 @@ def test_mantle_usage_alarm_fires_on_one_token_and_not_on_none(plan_for):
     ids = [m.id for m in usage.metrics]
     assert evaluate_expression(usage.expression, {}) == 0  # no data point: no traffic, no alarm
     assert evaluate_expression(usage.expression, {ids[-1]: 1}) == 1 > usage.threshold  # one output token: alarm
-    assert evaluate_expression(usage.expression, {i: 10 for i in ids}) == 10 * len(ids)
+    assert evaluate_expression(usage.expression, dict.fromkeys(ids, 10)) == 10 * len(ids)
 
 
 def test_mantle_usage_alarms_follow_the_switch(plan_for):

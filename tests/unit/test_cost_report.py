@@ -100,7 +100,10 @@ def test_markdown_has_prices_with_provenance(written):
     _, paths = written
     md = paths["markdown"].read_text()
     assert "| `bedrock` (configured) | 3.00 | 0.75 | 3.75 | 12.00 |" in md
-    assert "| `kimi-api` | 2.00 | 0.20 | 2.00 | 10.00 | Kimi (Moonshot AI) platform pricing, https://platform.kimi.ai/docs/pricing/chat" in md
+    assert (
+        "| `kimi-api` | 2.00 | 0.20 | 2.00 | 10.00 | Kimi (Moonshot AI) platform pricing, https://platform.kimi.ai/docs/pricing/chat"
+        in md
+    )
     assert "| `bedrock-kimi-k3-us` | 3.30 | 0.33 | 4.12 | 16.50 | Amazon Bedrock user guide, 'Kimi K3' model card" in md
     assert "**Unverified prices:**" in md
     assert "## Provenance" in md and "(as of 2026-11-08, NOT verified)" in md
@@ -136,10 +139,15 @@ def test_report_numbers_are_the_pricing_module_s(plan_for):
     report = build_report(plan)
     workload = Workload(10_000, 6_000, 1_200, 0.5)
     assert report.workload == workload
-    for prices, estimate in zip(report.prices, report.estimates):
+    for prices, estimate in zip(report.prices, report.estimates, strict=True):
         assert estimate == estimate_cost(workload, prices, hours_per_month=730)
-    assert [p.source_name for p in report.prices] == ["bedrock", "bedrock-kimi-k3-us", "bedrock-kimi-k3-global",
-                                                      "kimi-api", "kimi-api-highspeed"]
+    assert [p.source_name for p in report.prices] == [
+        "bedrock",
+        "bedrock-kimi-k3-us",
+        "bedrock-kimi-k3-global",
+        "kimi-api",
+        "kimi-api-highspeed",
+    ]
     assert report.hourly_usd == 56.79 and report.instance.instance_type == "p6-b300.48xlarge"
     assert len(report.breakevens) == 20
     for row in report.breakevens:
@@ -164,7 +172,8 @@ def test_chart_data_uses_516_tokens_per_second_and_marks_the_crossings(plan_for)
     series = {s.prices.source_name: s for s in report.chart_series}
     assert all(s.crossings == () for s in series.values())  # at 516 tok/s no source is beaten
     assert series["kimi-api-highspeed"].breakeven.breakeven_output_tokens_per_month == pytest.approx(
-        BREAKEVEN["kimi-api-highspeed"])
+        BREAKEVEN["kimi-api-highspeed"]
+    )
     # without prompt caching (--cached-input-fraction 0) highspeed is beaten from its break-even volume on
     uncached = {s.prices.source_name: s for s in build_report(plan_for(), cached_input_fraction=0.0).chart_series}
     b = NODE_MONTH / 40e-6

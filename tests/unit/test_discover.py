@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import boto3
 import pytest
@@ -74,12 +75,18 @@ class BedrockRegion:
     def stub(self, client: Any, wanted: set[str]) -> Stubber:
         stubber = Stubber(client)
         stubber.add_response("list_foundation_models", {"modelSummaries": self.models}, {})
-        stubber.add_response("list_inference_profiles", {"inferenceProfileSummaries": self.profiles}, {"typeEquals": "SYSTEM_DEFINED"})
+        stubber.add_response(
+            "list_inference_profiles", {"inferenceProfileSummaries": self.profiles}, {"typeEquals": "SYSTEM_DEFINED"}
+        )
         for p in sorted(self.profiles, key=lambda p: p["inferenceProfileId"]):
             if p["inferenceProfileId"].split(".", 1)[1] in wanted:
-                stubber.add_response("get_inference_profile", p, {"inferenceProfileIdentifier": p["inferenceProfileId"]})
+                stubber.add_response(
+                    "get_inference_profile", p, {"inferenceProfileIdentifier": p["inferenceProfileId"]}
+                )
         for model_id in sorted(m["modelId"] for m in self.models if m["modelId"] in wanted):
-            stubber.add_response("get_foundation_model_availability", self.availabilities[model_id], {"modelId": model_id})
+            stubber.add_response(
+                "get_foundation_model_availability", self.availabilities[model_id], {"modelId": model_id}
+            )
         stubber.activate()
         return stubber
 
@@ -94,7 +101,9 @@ def cloudwatch_stub(client: Any, published: dict[str, list[str]] | None) -> Stub
         if published is None:
             stubber.add_client_error("list_metrics", "AccessDenied", "not authorized", 403, {"Namespace": namespace})
         else:
-            metrics = [{"Namespace": namespace, "MetricName": m, "Dimensions": []} for m in published.get(namespace, [])]
+            metrics = [
+                {"Namespace": namespace, "MetricName": m, "Dimensions": []} for m in published.get(namespace, [])
+            ]
             stubber.add_response("list_metrics", {"Metrics": metrics}, {"Namespace": namespace})
     stubber.activate()
     return stubber
@@ -127,10 +136,15 @@ def eu_bedrock(*, in_region_frankfurt: bool, eu_destinations: list[str] = EU_DES
     return [
         BedrockRegion(
             "eu-central-1",
-            [fm(KIMI, "eu-central-1", *frankfurt_types), fm("amazon.nova-pro-v1:0", "eu-central-1", "ON_DEMAND", name="Nova Pro", provider="Amazon")],
-            [system_profile(EU_PROFILE, "eu-central-1", eu_destinations),
-             system_profile(GLOBAL_PROFILE, "eu-central-1", ["eu-central-1", "us-east-1", "ap-northeast-1"]),
-             system_profile("eu.amazon.nova-pro-v1:0", "eu-central-1", ["eu-central-1", "eu-west-1"])],
+            [
+                fm(KIMI, "eu-central-1", *frankfurt_types),
+                fm("amazon.nova-pro-v1:0", "eu-central-1", "ON_DEMAND", name="Nova Pro", provider="Amazon"),
+            ],
+            [
+                system_profile(EU_PROFILE, "eu-central-1", eu_destinations),
+                system_profile(GLOBAL_PROFILE, "eu-central-1", ["eu-central-1", "us-east-1", "ap-northeast-1"]),
+                system_profile("eu.amazon.nova-pro-v1:0", "eu-central-1", ["eu-central-1", "eu-west-1"]),
+            ],
             {KIMI: availability(KIMI), "amazon.nova-pro-v1:0": availability("amazon.nova-pro-v1:0")},
         ),
         BedrockRegion(
@@ -168,15 +182,23 @@ def test_entry_keeps_what_the_apis_cannot_see_and_replaces_the_rest(catalog) -> 
     shipped = catalog.models[KIMI]
     assert entry["in_region_regions"] == ["eu-central-1"]  # ON_DEMAND only in Frankfurt; Ireland is profile-only
     assert entry["inference_profiles"] == [
-        {"id": EU_PROFILE, "scope": "geographic", "source_regions": ["eu-central-1", "eu-west-1"],
-         "destination_regions": sorted(EU_DESTINATIONS)},
+        {
+            "id": EU_PROFILE,
+            "scope": "geographic",
+            "source_regions": ["eu-central-1", "eu-west-1"],
+            "destination_regions": sorted(EU_DESTINATIONS),
+        },
         {"id": GLOBAL_PROFILE, "scope": "global", "source_regions": ["eu-central-1"], "destination_regions": ["*"]},
     ]
     assert entry["source"] == "discover: ListFoundationModels/ListInferenceProfiles in eu-central-1, eu-west-1"
     assert entry["as_of"] == "2026-12-01" and entry["verified"] is True
     # kept from the shipped entry: not visible to discover (Mantle is a different API)
     assert entry["mantle_regions"] == list(shipped.mantle_regions)
-    assert (entry["name"], entry["provider"], entry["aliases"]) == (shipped.name, shipped.provider, list(shipped.aliases))
+    assert (entry["name"], entry["provider"], entry["aliases"]) == (
+        shipped.name,
+        shipped.provider,
+        list(shipped.aliases),
+    )
     assert entry["context_window_tokens"] == shipped.context_window_tokens
     assert set(discovery.kept[KIMI]) >= {"name", "provider", "aliases", "mantle_regions", "context_window_tokens"}
 
@@ -211,7 +233,12 @@ def test_new_model_takes_name_and_provider_from_the_api(catalog) -> None:
     with bedrock_regions(eu_bedrock(in_region_frankfurt=False)[:1], {nova}):
         discovery = discover_mod.discover(["eu-central-1"], [nova], catalog)
     entry = discovery.entries[nova]
-    assert (entry["name"], entry["provider"], entry["aliases"], entry["endpoints"]) == ("Nova Pro", "Amazon", [], ["runtime"])
+    assert (entry["name"], entry["provider"], entry["aliases"], entry["endpoints"]) == (
+        "Nova Pro",
+        "Amazon",
+        [],
+        ["runtime"],
+    )
     assert entry["inference_profiles"][0]["id"] == "eu.amazon.nova-pro-v1:0"
     assert discovery.kept == {}
 
@@ -246,13 +273,20 @@ def test_overlay_in_config_changes_the_routing_decision(plan_for, tmp_path: Path
 
 
 def test_overlay_with_a_non_compliant_destination_rejects_the_profile(plan_for, tmp_path: Path) -> None:
-    overlay = _write_overlay(tmp_path, eu_bedrock(in_region_frankfurt=False, eu_destinations=[*EU_DESTINATIONS, "il-central-1"]),
-                             ["eu-central-1", "eu-west-1"])
+    overlay = _write_overlay(
+        tmp_path,
+        eu_bedrock(in_region_frankfurt=False, eu_destinations=[*EU_DESTINATIONS, "il-central-1"]),
+        ["eu-central-1", "eu-west-1"],
+    )
     catalog = load_catalog((overlay,))
     shipped_plan = plan_for(EU_CONFIG)
-    decision = resolve_routes(models=[catalog.models[KIMI]], home_region="eu-central-1",
-                              compliant_regions=shipped_plan.config.compliant_regions, allow_global_inference=False,
-                              catalog=catalog)
+    decision = resolve_routes(
+        models=[catalog.models[KIMI]],
+        home_region="eu-central-1",
+        compliant_regions=shipped_plan.config.compliant_regions,
+        allow_global_inference=False,
+        catalog=catalog,
+    )
     eu_route = next(r for r in decision.models[0].routes if r.invoke_id == EU_PROFILE)
     assert not eu_route.compliant and "il-central-1" in eu_route.reason
     assert any(r.invoke_id == EU_PROFILE for r in shipped_plan.routing.compliant_routes())  # was allowed before
@@ -284,8 +318,9 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
 def test_cli_writes_the_overlay(tmp_path: Path) -> None:
     out = tmp_path / "overlays" / "kimi.yaml"
     with bedrock_regions(eu_bedrock(in_region_frankfurt=True), {KIMI}):
-        code, stdout, stderr = run_cli(["discover", "--regions", "eu-central-1,eu-west-1", "--config", str(EU_CONFIG),
-                                        "--out", str(out)])
+        code, stdout, stderr = run_cli(
+            ["discover", "--regions", "eu-central-1,eu-west-1", "--config", str(EU_CONFIG), "--out", str(out)]
+        )
     assert code == 0, stderr
     assert KIMI in load_catalog((out,)).models
     assert f"wrote {out}" in stdout and "eu-central-1" in stdout
@@ -310,8 +345,12 @@ def test_cli_access_denied_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     def factory(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
         client = boto3.client(service, region_name=region)
         stubber = Stubber(client)
-        stubber.add_client_error("list_foundation_models", service_error_code="AccessDeniedException",
-                                 service_message="not authorized to perform bedrock:ListFoundationModels", http_status_code=403)
+        stubber.add_client_error(
+            "list_foundation_models",
+            service_error_code="AccessDeniedException",
+            service_message="not authorized to perform bedrock:ListFoundationModels",
+            http_status_code=403,
+        )
         stubber.activate()
         return client
 
@@ -325,8 +364,9 @@ def test_cli_access_denied_writes_nothing_and_exits_1(tmp_path: Path) -> None:
 def test_cli_model_nowhere_to_be_found_is_reported(tmp_path: Path) -> None:
     out = tmp_path / "kimi.yaml"
     with bedrock_regions(eu_bedrock(in_region_frankfurt=True)[:1], {KIMI, "acme.unknown-v1"}):
-        code, _, stderr = run_cli(["discover", "--regions", "eu-central-1", "--models", f"{KIMI},acme.unknown-v1",
-                                   "--out", str(out)])
+        code, _, stderr = run_cli(
+            ["discover", "--regions", "eu-central-1", "--models", f"{KIMI},acme.unknown-v1", "--out", str(out)]
+        )
     assert code == 1
     assert "acme.unknown-v1: not in the catalog and not offered in eu-central-1" in stderr
     assert list(yaml.safe_load(out.read_text())["models"]) == [KIMI]  # the rest is written
@@ -347,7 +387,9 @@ def test_metrics_the_account_does_not_publish_are_reported(catalog) -> None:
         discovery = discover_mod.discover(["eu-central-1"], [KIMI], catalog, today=date(2026, 12, 1))
     rows = {r["namespace"]: r for r in discover_mod.metric_findings(discovery)}
     runtime, mantle = rows["AWS/Bedrock"], rows["AWS/BedrockMantle"]
-    assert runtime["read"] and {"CacheReadInputTokenCount", "CacheWriteInputTokenCount"} <= set(runtime["catalog_metrics_not_published"])
+    assert runtime["read"] and {"CacheReadInputTokenCount", "CacheWriteInputTokenCount"} <= set(
+        runtime["catalog_metrics_not_published"]
+    )
     assert "CacheReadInputTokens" in runtime["published_not_in_catalog"]
     assert mantle["catalog_metrics_not_published"] == []
     summary = discover_mod.format_summary(discovery)

@@ -123,15 +123,48 @@ DENY_OUTSIDE_REGIONS = doc(
         "Sid": "DenyAllOutsideEU",
         "Effect": "Deny",
         "NotAction": [
-            "a4b:*", "acm:*", "aws-marketplace-management:*", "aws-marketplace:*", "aws-portal:*",
-            "budgets:*", "ce:*", "chime:*", "cloudfront:*", "config:*", "cur:*", "directconnect:*",
-            "ec2:DescribeRegions", "ec2:DescribeTransitGateways", "ec2:DescribeVpnGateways", "fms:*",
-            "globalaccelerator:*", "health:*", "iam:*", "importexport:*", "kms:*", "mobileanalytics:*",
-            "networkmanager:*", "organizations:*", "pricing:*", "route53:*", "route53domains:*",
-            "route53-recovery-cluster:*", "route53-recovery-control-config:*", "route53-recovery-readiness:*",
-            "s3:GetAccountPublic*", "s3:ListAllMyBuckets", "s3:ListMultiRegionAccessPoints",
-            "s3:PutAccountPublic*", "shield:*", "sts:*", "support:*", "trustedadvisor:*", "waf-regional:*",
-            "waf:*", "wafv2:*", "wellarchitected:*",
+            "a4b:*",
+            "acm:*",
+            "aws-marketplace-management:*",
+            "aws-marketplace:*",
+            "aws-portal:*",
+            "budgets:*",
+            "ce:*",
+            "chime:*",
+            "cloudfront:*",
+            "config:*",
+            "cur:*",
+            "directconnect:*",
+            "ec2:DescribeRegions",
+            "ec2:DescribeTransitGateways",
+            "ec2:DescribeVpnGateways",
+            "fms:*",
+            "globalaccelerator:*",
+            "health:*",
+            "iam:*",
+            "importexport:*",
+            "kms:*",
+            "mobileanalytics:*",
+            "networkmanager:*",
+            "organizations:*",
+            "pricing:*",
+            "route53:*",
+            "route53domains:*",
+            "route53-recovery-cluster:*",
+            "route53-recovery-control-config:*",
+            "route53-recovery-readiness:*",
+            "s3:GetAccountPublic*",
+            "s3:ListAllMyBuckets",
+            "s3:ListMultiRegionAccessPoints",
+            "s3:PutAccountPublic*",
+            "shield:*",
+            "sts:*",
+            "support:*",
+            "trustedadvisor:*",
+            "waf-regional:*",
+            "waf:*",
+            "wafv2:*",
+            "wellarchitected:*",
         ],
         "Resource": "*",
         "Condition": {"StringNotEquals": {"aws:RequestedRegion": ["eu-central-1", "eu-west-1"]}},
@@ -169,7 +202,10 @@ TAMPER_PROTECTION = doc(
     {
         "Sid": "ProtectLandingZone",
         "Effect": "Deny",
-        "Action": ["bedrock:PutModelInvocationLoggingConfiguration", "bedrock:DeleteModelInvocationLoggingConfiguration"],
+        "Action": [
+            "bedrock:PutModelInvocationLoggingConfiguration",
+            "bedrock:DeleteModelInvocationLoggingConfiguration",
+        ],
         "Resource": "*",
         "Condition": {"ArnNotLike": {"aws:PrincipalARN": "arn:aws:iam::*:role/lz-deployment"}},
     }
@@ -301,19 +337,31 @@ def test_condition_operator_semantics(condition, context, expected):
         ({"ArnEquals": {"k": "arn:aws:iam::*:role/a"}}, {"k": f"arn:aws:iam::{ACCOUNT}:role/a"}, True),
         ({"ArnNotEquals": {"k": "arn:aws:iam::*:role/a"}}, {"k": f"arn:aws:iam::{ACCOUNT}:role/a"}, False),
         # a "*" stays inside its segment: it cannot absorb the colon before the resource segment
-        ({"ArnLike": {"k": "arn:aws:bedrock:*:*:inference-profile/global.*"}},
-         {"k": "arn:aws:bedrock:eu-west-1:1:2:inference-profile/global.m"}, False),
+        (
+            {"ArnLike": {"k": "arn:aws:bedrock:*:*:inference-profile/global.*"}},
+            {"k": "arn:aws:bedrock:eu-west-1:1:2:inference-profile/global.m"},
+            False,
+        ),
         # a pattern that is not a 6-segment ARN is rejected, not guessed
         ({"ArnLike": {"k": "arn:aws:bedrock:*:inference-profile/x"}}, {"k": "arn:aws:bedrock:r:1:x"}, None),
         ({"ArnNotLike": {"k": "*"}}, {"k": "arn:aws:bedrock:r:1:x"}, None),
-        ({"ArnLike": {"k": "arn:aws:bedrock:eu-*:*:inference-profile/eu.*"}},
-         {"k": f"arn:aws:bedrock:eu-west-1:{ACCOUNT}:inference-profile/eu.m"}, True),
-        ({"ArnLike": {"k": "arn:aws:bedrock:eu-*:*:inference-profile/eu.*"}},
-         {"k": f"arn:aws:bedrock:us-east-1:{ACCOUNT}:inference-profile/eu.m"}, False),
+        (
+            {"ArnLike": {"k": "arn:aws:bedrock:eu-*:*:inference-profile/eu.*"}},
+            {"k": f"arn:aws:bedrock:eu-west-1:{ACCOUNT}:inference-profile/eu.m"},
+            True,
+        ),
+        (
+            {"ArnLike": {"k": "arn:aws:bedrock:eu-*:*:inference-profile/eu.*"}},
+            {"k": f"arn:aws:bedrock:us-east-1:{ACCOUNT}:inference-profile/eu.m"},
+            False,
+        ),
         ({"ArnLike": {"k": "arn:aws:bedrock:???:*:*"}}, {"k": "arn:aws:bedrock:eu-west-1:1:x"}, False),
         # the resource segment may contain colons
-        ({"ArnLike": {"k": "arn:aws:logs:*:*:log-group:/aws/*"}},
-         {"k": f"arn:aws:logs:eu-west-1:{ACCOUNT}:log-group:/aws/x:log-stream:y"}, True),
+        (
+            {"ArnLike": {"k": "arn:aws:logs:*:*:log-group:/aws/*"}},
+            {"k": f"arn:aws:logs:eu-west-1:{ACCOUNT}:log-group:/aws/x:log-stream:y"},
+            True,
+        ),
         ({"ArnLike": {"k": "arn:aws:s3:::b/*"}}, {"k": "arn:aws:s3:::b/k"}, True),
         ({"ArnLike": {"k": "arn:aws:s3:::b/*"}}, {"k": "not-an-arn"}, False),
         ({"ArnNotLike": {"k": "arn:aws:s3:::b/*"}}, {"k": "not-an-arn"}, True),
@@ -348,12 +396,24 @@ def test_condition_values(condition, context, expected):
         ({"Action": "*", "Resource": "arn:aws:s3:::b/*"}, "s3:GetObject", "arn:aws:s3:::B/k", False),
         ({"Action": "*", "Resource": "arn:aws:s3:::b/?"}, "s3:GetObject", "arn:aws:s3:::b/kk", False),
         ({"Action": "*", "Resource": "arn:aws:s3:::b/*"}, "s3:ListAllMyBuckets", "*", False),
-        ({"Action": "*", "Resource": f"arn:aws:bedrock:*::foundation-model/{MODEL}"},
-         "bedrock:InvokeModel", f"arn:aws:bedrock:::foundation-model/{MODEL}", True),
-        ({"Action": "*", "Resource": f"arn:aws:bedrock:eu-*::foundation-model/{MODEL}"},
-         "bedrock:InvokeModel", f"arn:aws:bedrock:us-east-1::foundation-model/{MODEL}", False),
-        ({"Action": "*", "Resource": f"arn:aws:bedrock:eu-west-1:{ACCOUNT}:application-inference-profile/*"},
-         "bedrock:InvokeModel", f"arn:aws:bedrock:eu-west-1:{ACCOUNT}:application-inference-profile/abc", True),
+        (
+            {"Action": "*", "Resource": f"arn:aws:bedrock:*::foundation-model/{MODEL}"},
+            "bedrock:InvokeModel",
+            f"arn:aws:bedrock:::foundation-model/{MODEL}",
+            True,
+        ),
+        (
+            {"Action": "*", "Resource": f"arn:aws:bedrock:eu-*::foundation-model/{MODEL}"},
+            "bedrock:InvokeModel",
+            f"arn:aws:bedrock:us-east-1::foundation-model/{MODEL}",
+            False,
+        ),
+        (
+            {"Action": "*", "Resource": f"arn:aws:bedrock:eu-west-1:{ACCOUNT}:application-inference-profile/*"},
+            "bedrock:InvokeModel",
+            f"arn:aws:bedrock:eu-west-1:{ACCOUNT}:application-inference-profile/abc",
+            True,
+        ),
         # a "*" at the end of a segment may cross colons (IAM User Guide, Resource element)
         ({"Action": "*", "Resource": "arn:aws:s3:*"}, "s3:GetObject", "arn:aws:s3:::b/k", True),
         ({"Action": "*", "Resource": "arn:aws:s3:::b*"}, "s3:GetObject", "arn:aws:s3:::b:x", True),
@@ -362,7 +422,12 @@ def test_condition_values(condition, context, expected):
         # NotResource
         ({"Action": "*", "NotResource": "arn:aws:s3:::b/*"}, "s3:GetObject", "arn:aws:s3:::b/k", False),
         ({"Action": "*", "NotResource": "arn:aws:s3:::b/*"}, "s3:GetObject", "arn:aws:s3:::other/k", True),
-        ({"Action": "*", "NotResource": ["arn:aws:s3:::b", "arn:aws:s3:::b/*"]}, "s3:ListBucket", "arn:aws:s3:::b", False),
+        (
+            {"Action": "*", "NotResource": ["arn:aws:s3:::b", "arn:aws:s3:::b/*"]},
+            "s3:ListBucket",
+            "arn:aws:s3:::b",
+            False,
+        ),
         ({"Action": "*", "NotResource": "arn:aws:s3:::b/*"}, "s3:ListAllMyBuckets", "*", True),
     ],
 )
@@ -371,7 +436,14 @@ def test_action_and_resource_matching(statement, action, resource, expected):
 
 
 def test_not_resource_deny_in_policy():
-    policy = doc({"Sid": "OnlyBucketB", "Effect": "Deny", "Action": "s3:*", "NotResource": ["arn:aws:s3:::b", "arn:aws:s3:::b/*"]})
+    policy = doc(
+        {
+            "Sid": "OnlyBucketB",
+            "Effect": "Deny",
+            "Action": "s3:*",
+            "NotResource": ["arn:aws:s3:::b", "arn:aws:s3:::b/*"],
+        }
+    )
     assert decide(policy, Request("s3:GetObject", "arn:aws:s3:::b/k", {})) == "allow"
     assert decide(policy, Request("s3:GetObject", "arn:aws:s3:::c/k", {})) == "explicit_deny"
 
@@ -403,7 +475,10 @@ def test_explicit_deny_beats_allow_in_same_policy():
 
 
 def test_allow_explain_names_statement():
-    policy = {"Version": "2012-10-17", "Statement": {"Sid": "S3Read", "Effect": "Allow", "Action": "s3:Get*", "Resource": "*"}}
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": {"Sid": "S3Read", "Effect": "Allow", "Action": "s3:Get*", "Resource": "*"},
+    }
     decision = evaluate([("reader", policy)], Request("s3:GetObject", "arn:aws:s3:::b/k", {}))
     assert decision.allowed and decision.explain() == "allow by reader/S3Read"
 
@@ -415,20 +490,47 @@ ONLY_BEDROCK = doc({"Sid": "AllowBedrockOnly", "Effect": "Allow", "Action": ["be
     ("levels", "action", "expected", "missing_level"),
     [
         # root FullAWSAccess, OU with a narrower allow list, account FullAWSAccess
-        ([[("FullAWSAccess", FULL_AWS_ACCESS)], [("ou-allow", ONLY_BEDROCK)], [("FullAWSAccess", FULL_AWS_ACCESS)]],
-         "bedrock:InvokeModel", "allow", None),
-        ([[("FullAWSAccess", FULL_AWS_ACCESS)], [("ou-allow", ONLY_BEDROCK)], [("FullAWSAccess", FULL_AWS_ACCESS)]],
-         "s3:GetObject", "implicit_deny", 1),
+        (
+            [[("FullAWSAccess", FULL_AWS_ACCESS)], [("ou-allow", ONLY_BEDROCK)], [("FullAWSAccess", FULL_AWS_ACCESS)]],
+            "bedrock:InvokeModel",
+            "allow",
+            None,
+        ),
+        (
+            [[("FullAWSAccess", FULL_AWS_ACCESS)], [("ou-allow", ONLY_BEDROCK)], [("FullAWSAccess", FULL_AWS_ACCESS)]],
+            "s3:GetObject",
+            "implicit_deny",
+            1,
+        ),
         # OU level has only a Deny SCP (no Allow at all): implicit deny although root has FullAWSAccess
-        ([[("FullAWSAccess", FULL_AWS_ACCESS)], [("deny-global", DENY_GLOBAL_CRIS)], [("FullAWSAccess", FULL_AWS_ACCESS)]],
-         "bedrock:InvokeModel", "implicit_deny", 1),
+        (
+            [
+                [("FullAWSAccess", FULL_AWS_ACCESS)],
+                [("deny-global", DENY_GLOBAL_CRIS)],
+                [("FullAWSAccess", FULL_AWS_ACCESS)],
+            ],
+            "bedrock:InvokeModel",
+            "implicit_deny",
+            1,
+        ),
         # the account level lacks an allow
-        ([[("FullAWSAccess", FULL_AWS_ACCESS)], [("FullAWSAccess", FULL_AWS_ACCESS)], []],
-         "bedrock:InvokeModel", "implicit_deny", 2),
+        (
+            [[("FullAWSAccess", FULL_AWS_ACCESS)], [("FullAWSAccess", FULL_AWS_ACCESS)], []],
+            "bedrock:InvokeModel",
+            "implicit_deny",
+            2,
+        ),
         # a deny at the account level denies even with allows everywhere
-        ([[("FullAWSAccess", FULL_AWS_ACCESS)], [("FullAWSAccess", FULL_AWS_ACCESS)],
-          [("FullAWSAccess", FULL_AWS_ACCESS), ("region", DENY_OUTSIDE_REGIONS)]],
-         "bedrock:InvokeModel", "explicit_deny", None),
+        (
+            [
+                [("FullAWSAccess", FULL_AWS_ACCESS)],
+                [("FullAWSAccess", FULL_AWS_ACCESS)],
+                [("FullAWSAccess", FULL_AWS_ACCESS), ("region", DENY_OUTSIDE_REGIONS)],
+            ],
+            "bedrock:InvokeModel",
+            "explicit_deny",
+            None,
+        ),
     ],
 )
 def test_scp_levels(levels, action, expected, missing_level):
@@ -450,7 +552,10 @@ def test_scp_levels_explain():
 
 
 def test_full_aws_access_document():
-    assert FULL_AWS_ACCESS == {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+    assert FULL_AWS_ACCESS == {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}],
+    }
 
 
 # ----------------------------------------------------------------------------- unsupported grammar raises

@@ -22,8 +22,13 @@ from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
 MULTI = ROOT / "examples" / "multi-account-100.yaml"
-INFERENCE_SIDS = ["DenyBedrockOutsideCompliantRegions", "DenyGlobalInferenceProfiles", "DenyUnlistedModels",
-                  "DenyUnlistedMantleModels", "DenyMantleInferenceWithoutModel"]
+INFERENCE_SIDS = [
+    "DenyBedrockOutsideCompliantRegions",
+    "DenyGlobalInferenceProfiles",
+    "DenyUnlistedModels",
+    "DenyUnlistedMantleModels",
+    "DenyMantleInferenceWithoutModel",
+]
 
 
 def scps(plan):
@@ -34,7 +39,7 @@ def test_default_guardrails_fit_two_scps_under_the_default_limit(plan_for):
     result = scps(plan_for(EU))
     assert len(result.documents) == 2
     assert result.max_characters == 5120 and result.max_per_target == 5
-    assert all(size == len(minified(d)) <= 5120 for size, d in zip(result.sizes, result.documents))
+    assert all(size == len(minified(d)) <= 5120 for size, d in zip(result.sizes, result.documents, strict=True))
     assert result.attached_per_target == 3  # ours + FullAWSAccess
 
 
@@ -55,8 +60,9 @@ def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
 
 
 def test_too_many_policies_for_a_target_fails_and_says_by_how_much(plan_for):
-    plan_args = {"policy_guardrails": {"scp_max_characters": 2300, "region_deny_all_services": True,
-                                       "other_scps_per_target": 2}}
+    plan_args = {
+        "policy_guardrails": {"scp_max_characters": 2300, "region_deny_all_services": True, "other_scps_per_target": 2}
+    }
     with pytest.raises(GuardrailSizeError) as info:
         scps(plan_for(EU, organization=None, **plan_args))  # no organization: the plan does not pre-check
     message = str(info.value)
@@ -80,15 +86,19 @@ def test_pack_statements_first_fit():
 def test_many_models_and_regions_either_split_or_fail_clearly(plan_for):
     """An oversized configuration: every catalogued model, all US + AP Regions in-Region."""
     regions = ["us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-south-1", "sa-east-1"]
-    plan = plan_for(compliant_regions=regions, models=["kimi-k3.1-pro", "kimi-k2.5", "kimi-k2-thinking"],
-                    policy_guardrails={"region_deny_all_services": True, "scp_max_characters": 2500})
+    plan = plan_for(
+        compliant_regions=regions,
+        models=["kimi-k3.1-pro", "kimi-k2.5", "kimi-k2-thinking"],
+        policy_guardrails={"region_deny_all_services": True, "scp_max_characters": 2500},
+    )
     result = scps(plan)
     assert len(result.documents) >= 2 and max(result.sizes) <= 2500
 
 
 def test_without_tamper_protection_and_api_key_denies_those_statements_are_absent(plan_for):
-    plan = plan_for(policy_guardrails={"tamper_protection": False, "deny_api_key_creation": False,
-                                       "deny_bearer_token_calls": False})
+    plan = plan_for(
+        policy_guardrails={"tamper_protection": False, "deny_api_key_creation": False, "deny_bearer_token_calls": False}
+    )
     sids = [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
     assert sids == INFERENCE_SIDS
 
@@ -103,8 +113,11 @@ def test_global_allowed_drops_the_global_profile_deny_and_admits_unspecified(pla
 
 def test_region_confinement_is_by_service_not_by_action_list(plan_for):
     plan = plan_for(EU)
-    (stmt,) = [s for s in guardrail_statements(plan.config, plan.routing, plan.catalog)
-               if s["Sid"] == "DenyBedrockOutsideCompliantRegions"]
+    (stmt,) = [
+        s
+        for s in guardrail_statements(plan.config, plan.routing, plan.catalog)
+        if s["Sid"] == "DenyBedrockOutsideCompliantRegions"
+    ]
     assert stmt["Action"] == ["bedrock-agentcore:*", "bedrock-mantle:*", "bedrock:*"] and stmt["Resource"] == "*"
     assert "ArnNotLike" not in stmt.get("Condition", {})  # nobody is exempt from where inference happens
 
@@ -161,7 +174,10 @@ def test_every_exempt_principal_name_is_protected(plan_for, config):
     for pattern in ex.exempt:
         account = pattern.split(":")[4].replace("*", "999999999999")
         name = pattern.split(":role/", 1)[1].replace("*", "x")
-        for arn in (f"arn:aws:iam::{account}:role/{name}", f"arn:aws:iam::{account}:role/some/path/{name.rsplit('/', 1)[-1]}"):
+        for arn in (
+            f"arn:aws:iam::{account}:role/{name}",
+            f"arn:aws:iam::{account}:role/some/path/{name.rsplit('/', 1)[-1]}",
+        ):
             assert any(_resource_match(p, arn) for p in ex.protected_roles), (pattern, arn)
 
 
@@ -175,8 +191,14 @@ def test_the_protected_name_patterns_follow_the_landing_zone_name(plan_for):
 
 def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
     with pytest.raises(ConfigError) as info:
-        plan_for(EU, policy_guardrails={"scp_max_characters": 2300, "region_deny_all_services": True,
-                                        "other_scps_per_target": 3})
+        plan_for(
+            EU,
+            policy_guardrails={
+                "scp_max_characters": 2300,
+                "region_deny_all_services": True,
+                "other_scps_per_target": 3,
+            },
+        )
     (problem,) = info.value.problems
     assert problem.path == "policy_guardrails"
     assert "over the limit of 5 by" in str(problem)

@@ -34,7 +34,9 @@ def flag(args, name):
     return args[args.index(name) + 1]
 
 
-@pytest.mark.parametrize("doc", DOCS + [by_kind(S3_DOCS, "Deployment")], ids=lambda d: f"{d['kind']}-{d['metadata']['name']}")
+@pytest.mark.parametrize(
+    "doc", DOCS + [by_kind(S3_DOCS, "Deployment")], ids=lambda d: f"{d['kind']}-{d['metadata']['name']}"
+)
 def test_every_document_validates_against_the_strict_kubernetes_schema(doc):
     assert kubernetes_validate.validate(doc, K8S_VERSION, strict=True) == K8S_VERSION
 
@@ -51,7 +53,14 @@ def test_rendered_yaml_round_trips_to_the_same_documents():
 
 
 def test_apply_order_starts_with_the_namespace():
-    assert [d["kind"] for d in DOCS] == ["Namespace", "DaemonSet", "DaemonSet", "ServiceAccount", "Deployment", "Service"]
+    assert [d["kind"] for d in DOCS] == [
+        "Namespace",
+        "DaemonSet",
+        "DaemonSet",
+        "ServiceAccount",
+        "Deployment",
+        "Service",
+    ]
 
 
 # -- vLLM ----------------------------------------------------------------------------------------------
@@ -105,7 +114,11 @@ def test_startup_probe_budget_is_well_over_the_cold_start():
 
 def test_vllm_pods_carry_prometheus_scrape_annotations():
     annotations = by_kind(DOCS, "Deployment")["spec"]["template"]["metadata"]["annotations"]
-    assert annotations == {"prometheus.io/scrape": "true", "prometheus.io/port": "8000", "prometheus.io/path": "/metrics"}
+    assert annotations == {
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": "8000",
+        "prometheus.io/path": "/metrics",
+    }
 
 
 def test_weights_from_s3_are_synced_by_an_init_container_and_loaded_offline():
@@ -145,7 +158,9 @@ def test_gpu_daemonsets_run_only_on_gpu_nodes_and_tolerate_the_taint(name):
 
 
 def test_device_plugin_registers_with_the_kubelet_without_privileges():
-    container = by_kind(DOCS, "DaemonSet", "nvidia-device-plugin-daemonset")["spec"]["template"]["spec"]["containers"][0]
+    container = by_kind(DOCS, "DaemonSet", "nvidia-device-plugin-daemonset")["spec"]["template"]["spec"]["containers"][
+        0
+    ]
     assert container["volumeMounts"][0]["mountPath"] == "/var/lib/kubelet/device-plugins"
     assert container["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
 

@@ -15,8 +15,12 @@ ACCOUNT = "111111111111"
 OTHER_ACCOUNT = "999999999999"
 MODEL = "moonshotai.kimi-k3.1-pro"
 US_PROFILE = arns.inference_profile("us-east-1", ACCOUNT, f"us.{MODEL}")
-INVOKE_ACTIONS = {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream", "bedrock:CreateModelInvocationJob",
-                  "bedrock-mantle:CreateInference"}
+INVOKE_ACTIONS = {
+    "bedrock:InvokeModel",
+    "bedrock:InvokeModelWithResponseStream",
+    "bedrock:CreateModelInvocationJob",
+    "bedrock-mantle:CreateInference",
+}
 
 
 @pytest.fixture(scope="module")
@@ -40,24 +44,50 @@ def decide(policy, action, resource, **context):
         ("bedrock:InvokeModel", US_PROFILE, {}, "allow"),
         ("bedrock:InvokeModelWithResponseStream", US_PROFILE, {}, "allow"),
         # its destination leg, carrying the profile ARN
-        ("bedrock:InvokeModel", arns.foundation_model("us-west-2", MODEL), {"bedrock:InferenceProfileArn": US_PROFILE}, "allow"),
+        (
+            "bedrock:InvokeModel",
+            arns.foundation_model("us-west-2", MODEL),
+            {"bedrock:InferenceProfileArn": US_PROFILE},
+            "allow",
+        ),
         # the FM leg without a profile: direct in-Region invocation is not offered for K3.1 Pro
         ("bedrock:InvokeModel", arns.foundation_model("us-east-1", MODEL), {}, "implicit_deny"),
         # the eu. and global profiles are not compliant for a US-only configuration
         ("bedrock:InvokeModel", arns.inference_profile("us-east-1", ACCOUNT, f"eu.{MODEL}"), {}, "implicit_deny"),
         ("bedrock:InvokeModel", arns.inference_profile("us-east-1", ACCOUNT, f"global.{MODEL}"), {}, "implicit_deny"),
-        ("bedrock:InvokeModel", arns.global_foundation_model(MODEL),
-         {"aws:RequestedRegion": "unspecified", "bedrock:InferenceProfileArn": arns.inference_profile("us-east-1", ACCOUNT, f"global.{MODEL}")},
-         "implicit_deny"),
+        (
+            "bedrock:InvokeModel",
+            arns.global_foundation_model(MODEL),
+            {
+                "aws:RequestedRegion": "unspecified",
+                "bedrock:InferenceProfileArn": arns.inference_profile("us-east-1", ACCOUNT, f"global.{MODEL}"),
+            },
+            "implicit_deny",
+        ),
         # a destination leg in a non-compliant Region, even with the right profile ARN
-        ("bedrock:InvokeModel", arns.foundation_model("eu-west-1", MODEL), {"bedrock:InferenceProfileArn": US_PROFILE}, "implicit_deny"),
+        (
+            "bedrock:InvokeModel",
+            arns.foundation_model("eu-west-1", MODEL),
+            {"bedrock:InferenceProfileArn": US_PROFILE},
+            "implicit_deny",
+        ),
         # an unlisted model
         ("bedrock:InvokeModel", arns.foundation_model("us-east-1", "anthropic.claude-x"), {}, "implicit_deny"),
         # a principal from another account
         ("bedrock:InvokeModel", US_PROFILE, {"aws:PrincipalAccount": OTHER_ACCOUNT}, "implicit_deny"),
         # application inference profiles of the account, in the endpoint's Region
-        ("bedrock:InvokeModel", f"arn:aws:bedrock:us-east-1:{ACCOUNT}:application-inference-profile/abc123", {}, "allow"),
-        ("bedrock:InvokeModel", f"arn:aws:bedrock:us-east-1:{OTHER_ACCOUNT}:application-inference-profile/abc123", {}, "implicit_deny"),
+        (
+            "bedrock:InvokeModel",
+            f"arn:aws:bedrock:us-east-1:{ACCOUNT}:application-inference-profile/abc123",
+            {},
+            "allow",
+        ),
+        (
+            "bedrock:InvokeModel",
+            f"arn:aws:bedrock:us-east-1:{OTHER_ACCOUNT}:application-inference-profile/abc123",
+            {},
+            "implicit_deny",
+        ),
         # anything else through the runtime endpoint
         ("bedrock:ApplyGuardrail", f"arn:aws:bedrock:us-east-1:{ACCOUNT}:guardrail/g1", {}, "allow"),
         ("bedrock:InvokeAgent", "*", {}, "implicit_deny"),
@@ -69,12 +99,23 @@ def test_runtime_endpoint_policy_decisions(us_policies, action, resource, contex
 
 @pytest.mark.parametrize(
     ("model", "account", "expected"),
-    [(MODEL, ACCOUNT, "allow"), ("moonshotai.kimi-k2.5", ACCOUNT, "implicit_deny"), (MODEL, OTHER_ACCOUNT, "implicit_deny")],
+    [
+        (MODEL, ACCOUNT, "allow"),
+        ("moonshotai.kimi-k2.5", ACCOUNT, "implicit_deny"),
+        (MODEL, OTHER_ACCOUNT, "implicit_deny"),
+    ],
 )
 def test_mantle_endpoint_policy_is_scoped_by_model_and_account(us_policies, model, account, expected):
     resource = f"arn:aws:bedrock-mantle:us-east-1:{account}:project/default"
-    assert decide(us_policies["bedrock-mantle"], "bedrock-mantle:CreateInference", resource,
-                  **{"bedrock-mantle:Model": model, "aws:PrincipalAccount": account}) == expected
+    assert (
+        decide(
+            us_policies["bedrock-mantle"],
+            "bedrock-mantle:CreateInference",
+            resource,
+            **{"bedrock-mantle:Model": model, "aws:PrincipalAccount": account},
+        )
+        == expected
+    )
 
 
 def test_mantle_request_without_model_key_is_not_allowed(us_policies):
@@ -87,7 +128,10 @@ def test_control_plane_endpoint_allows_reads_and_compliant_batch_only(us_policie
     assert decide(p, "bedrock:ListFoundationModels", "*") == "allow"
     # batch is authorised against the job and the foundation model (Service Authorization Reference: no profile
     # resource type), in compliant Regions only
-    assert decide(p, "bedrock:CreateModelInvocationJob", arns.batch_jobs("us-east-1", ACCOUNT).replace("*", "j1")) == "allow"
+    assert (
+        decide(p, "bedrock:CreateModelInvocationJob", arns.batch_jobs("us-east-1", ACCOUNT).replace("*", "j1"))
+        == "allow"
+    )
     assert decide(p, "bedrock:CreateModelInvocationJob", arns.foundation_model("us-west-2", MODEL)) == "allow"
     assert decide(p, "bedrock:CreateModelInvocationJob", arns.foundation_model("eu-west-1", MODEL)) == "implicit_deny"
     assert decide(p, "bedrock:CreateModelInvocationJob", arns.global_foundation_model(MODEL)) == "implicit_deny"
@@ -116,7 +160,9 @@ def test_no_invoke_statement_has_a_wildcard_resource_or_a_non_compliant_region(p
 
 def test_organization_id_admits_principals_by_org(plan_for):
     plan = plan_for()
-    policy = endpoint_policy("bedrock-runtime", plan.routing, region="us-east-1", accounts=[ACCOUNT], organization_id="o-abcdefghij")
+    policy = endpoint_policy(
+        "bedrock-runtime", plan.routing, region="us-east-1", accounts=[ACCOUNT], organization_id="o-abcdefghij"
+    )
     for stmt in policy["Statement"]:
         assert stmt["Condition"]["StringEquals"]["aws:PrincipalOrgID"] == "o-abcdefghij"
         assert "aws:PrincipalAccount" not in stmt["Condition"]["StringEquals"]
@@ -132,12 +178,22 @@ def test_global_inference_adds_the_three_statement_form(plan_for):
     sids = [s["Sid"] for s in policy["Statement"]]
     assert "InvokeGlobalProfileUnspecifiedRegion" in sids
     global_profile = arns.inference_profile("us-east-1", ACCOUNT, f"global.{MODEL}")
-    leg = Request("bedrock:InvokeModel", arns.global_foundation_model(MODEL),
-                  {"aws:PrincipalAccount": ACCOUNT, "aws:RequestedRegion": "unspecified", "bedrock:InferenceProfileArn": global_profile})
+    leg = Request(
+        "bedrock:InvokeModel",
+        arns.global_foundation_model(MODEL),
+        {
+            "aws:PrincipalAccount": ACCOUNT,
+            "aws:RequestedRegion": "unspecified",
+            "bedrock:InferenceProfileArn": global_profile,
+        },
+    )
     assert evaluate([("p", policy)], leg).allowed
     # the Region-less FM ARN is only reachable through the global profile
-    direct = Request("bedrock:InvokeModel", arns.global_foundation_model(MODEL),
-                     {"aws:PrincipalAccount": ACCOUNT, "aws:RequestedRegion": "unspecified"})
+    direct = Request(
+        "bedrock:InvokeModel",
+        arns.global_foundation_model(MODEL),
+        {"aws:PrincipalAccount": ACCOUNT, "aws:RequestedRegion": "unspecified"},
+    )
     assert not evaluate([("p", policy)], direct).allowed
 
 
@@ -158,17 +214,39 @@ LOG_GROUP = f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/kimi-lz/vpc-flow-logs"
 @pytest.mark.parametrize(
     ("principal_service", "action", "context", "expected"),
     [
-        ("logs.us-east-1.amazonaws.com", "kms:GenerateDataKey", {"kms:EncryptionContext:aws:logs:arn": LOG_GROUP}, True),
-        ("logs.us-east-1.amazonaws.com", "kms:GenerateDataKey",
-         {"kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/someone-else/x"}, False),
+        (
+            "logs.us-east-1.amazonaws.com",
+            "kms:GenerateDataKey",
+            {"kms:EncryptionContext:aws:logs:arn": LOG_GROUP},
+            True,
+        ),
+        (
+            "logs.us-east-1.amazonaws.com",
+            "kms:GenerateDataKey",
+            {"kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/someone-else/x"},
+            False,
+        ),
         ("logs.us-east-1.amazonaws.com", "kms:GenerateDataKey", {}, False),
-        ("bedrock.amazonaws.com", "kms:GenerateDataKey",
-         {"aws:SourceAccount": ACCOUNT, "aws:SourceArn": f"arn:aws:bedrock:us-east-1:{ACCOUNT}:model-invocation-logging"}, True),
-        ("bedrock.amazonaws.com", "kms:GenerateDataKey",
-         {"aws:SourceAccount": OTHER_ACCOUNT, "aws:SourceArn": f"arn:aws:bedrock:us-east-1:{OTHER_ACCOUNT}:x"}, False),
+        (
+            "bedrock.amazonaws.com",
+            "kms:GenerateDataKey",
+            {
+                "aws:SourceAccount": ACCOUNT,
+                "aws:SourceArn": f"arn:aws:bedrock:us-east-1:{ACCOUNT}:model-invocation-logging",
+            },
+            True,
+        ),
+        (
+            "bedrock.amazonaws.com",
+            "kms:GenerateDataKey",
+            {"aws:SourceAccount": OTHER_ACCOUNT, "aws:SourceArn": f"arn:aws:bedrock:us-east-1:{OTHER_ACCOUNT}:x"},
+            False,
+        ),
     ],
 )
-def test_logs_key_policy_service_statements_carry_confused_deputy_conditions(principal_service, action, context, expected):
+def test_logs_key_policy_service_statements_carry_confused_deputy_conditions(
+    principal_service, action, context, expected
+):
     policy = logs_key_policy(account=ACCOUNT, region="us-east-1", name="kimi-lz")
     service_stmts = [s for s in policy["Statement"] if s.get("Principal", {}).get("Service") == principal_service]
     assert service_stmts, principal_service

@@ -667,13 +667,20 @@ def test_format_cost_table(bedrock: TokenPrices) -> None:
 
 
 def test_format_breakeven_table(bedrock: TokenPrices) -> None:
-    be = break_even(
-        tokens_per_second=92, hourly_usd=56.79, api_prices=bedrock, hours_per_month=730, instance_type=B300
-    )
+    be = break_even(tokens_per_second=92, hourly_usd=56.79, api_prices=bedrock, hours_per_month=730, instance_type=B300)
     text = format_breakeven_table(be)
     assert B300 in text and "bedrock" in text
-    for snippet in ("171.47", "27.00", "6.35", "584.3", "1,314.6", "41,456.70", "1,535,433,333", "USD/h",
-                    "output tokens/s"):
+    for snippet in (
+        "171.47",
+        "27.00",
+        "6.35",
+        "584.3",
+        "1,314.6",
+        "41,456.70",
+        "1,535,433,333",
+        "USD/h",
+        "output tokens/s",
+    ):
         assert snippet in text, snippet
     assert "costs 6.35x the API (blended)" in text and "needs 584.3 output tokens/s" in text
     assert "ratio, output price alone" in text  # the output-only ratio stays, labelled
@@ -684,10 +691,16 @@ def test_blended_break_even_is_one_number_for_one_question(bedrock: TokenPrices)
     says "cheaper" with a ratio above 1."""
     for tps in (92.0, 516.0, 584.2592592592592, 600.0, 4634.0):
         for cached in (0.0, 0.5):
-            be = break_even(tokens_per_second=tps, hourly_usd=56.79, api_prices=bedrock, hours_per_month=730,
-                            cached_input_fraction=cached)
+            be = break_even(
+                tokens_per_second=tps,
+                hourly_usd=56.79,
+                api_prices=bedrock,
+                hours_per_month=730,
+                cached_input_fraction=cached,
+            )
             assert be.breakeven_tokens_per_second_blended * 730 * 3600 == pytest.approx(
-                be.breakeven_output_tokens_per_month, rel=1e-12)
+                be.breakeven_output_tokens_per_month, rel=1e-12
+            )
             assert be.breakeven_reachable == (be.ratio_to_api_blended <= 1 + 1e-12)
             assert be.self_hosting_cheaper == (be.ratio_to_api_blended < 1)
             text = format_breakeven_table(be)
@@ -714,7 +727,18 @@ def test_module_imports_only_stdlib_and_yaml() -> None:
             imported.add(node.module.split(".")[0])
     assert "aws_cdk" not in imported
     assert "pydantic" not in imported
-    allowed = {"__future__", "math", "dataclasses", "datetime", "pathlib", "types", "typing", "yaml", "landing_zone"}
+    allowed = {
+        "__future__",
+        "collections",
+        "math",
+        "dataclasses",
+        "datetime",
+        "pathlib",
+        "types",
+        "typing",
+        "yaml",
+        "landing_zone",
+    }
     assert imported <= allowed
 
 

@@ -109,8 +109,12 @@ def test_in_region_paths_follow_compliant_regions(plan_for):
     plan = plan_for(models=["kimi-k2-thinking"])
     decisions = {r.source_regions[0]: r.compliant for r in routes_by(plan.routing, PathKind.IN_REGION)}
     assert decisions == {
-        "us-east-1": True, "us-east-2": True, "us-west-2": True,
-        "ap-northeast-1": False, "ap-south-1": False, "sa-east-1": False,
+        "us-east-1": True,
+        "us-east-2": True,
+        "us-west-2": True,
+        "ap-northeast-1": False,
+        "ap-south-1": False,
+        "sa-east-1": False,
     }
 
 
@@ -122,7 +126,9 @@ def test_application_model_compliant_only_away_from_home_region_is_an_error(plan
     (problem,) = info.value.problems
     # blamed on the key the user wrote, not on the derived default application
     assert problem.path == "home_region" and problem.got == "us-west-1"
-    assert "no compliant runtime path of moonshot.kimi-k2-thinking is callable from home_region us-west-1" in str(problem)
+    assert "no compliant runtime path of moonshot.kimi-k2-thinking is callable from home_region us-west-1" in str(
+        problem
+    )
     assert "compliant paths from there: none" in str(problem)
     assert "its compliant runtime paths are callable from us-east-1" in str(problem)
 

@@ -45,7 +45,9 @@ def test_break_even_against_bedrock_at_516_tokens_per_second(plan):
 
 def test_break_even_follows_the_configured_price_source(plan_for):
     p = plan_for(None, self_hosting=ON_DEMAND, cost={"price_source": "kimi-api"})
-    assert economics(p.config, p.prices).break_even.breakeven_tokens_per_second == pytest.approx(56.79 / (10 * 3600 / 1e6))
+    assert economics(p.config, p.prices).break_even.breakeven_tokens_per_second == pytest.approx(
+        56.79 / (10 * 3600 / 1e6)
+    )
 
 
 def test_warning_names_the_cost_multiple_when_below_break_even(plan):
@@ -54,7 +56,14 @@ def test_warning_names_the_cost_multiple_when_below_break_even(plan):
     # blended at the workload's 5:1 ratio and 50 % cache share; the output-price-only figure is labelled
     assert "self-hosting costs 1.43x the API. Break-even is 738.0 output tokens/s" in warning
     assert "counting the output price alone: 2.55x, 1,314.6 tokens/s" in warning
-    for number in ("516.0 output tokens/s", "56.79 USD/h", "41,456.70 USD/month", "30.57 USD per 1M", "21.38 USD", "1,314.6"):
+    for number in (
+        "516.0 output tokens/s",
+        "56.79 USD/h",
+        "41,456.70 USD/month",
+        "30.57 USD per 1M",
+        "21.38 USD",
+        "1,314.6",
+    ):
         assert number in warning
 
 
@@ -90,8 +99,9 @@ def test_missing_hourly_price_is_a_config_error_that_asks_for_it(plan):
     assert problem.path == "self_hosting.hourly_usd" and "self_hosting.hourly_usd" in str(problem)
     # the pure functions say the same when called directly
     p = plan()
-    config = p.config.model_copy(update={"self_hosting": p.config.self_hosting.model_copy(
-        update={"instance_type": "p6-b200.48xlarge"})})
+    config = p.config.model_copy(
+        update={"self_hosting": p.config.self_hosting.model_copy(update={"instance_type": "p6-b200.48xlarge"})}
+    )
     assert any("set self_hosting.hourly_usd" in w for w in self_hosting_warnings(config, p.prices))
     with pytest.raises(PricingError, match="self_hosting.hourly_usd"):
         monthly_cost_line(config, p.prices)

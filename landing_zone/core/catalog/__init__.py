@@ -6,10 +6,11 @@ The YAML files next to this module are the shipped defaults.  An overlay written
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Literal, Mapping
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -119,6 +120,13 @@ class Catalog(_Frozen):
                 return model
         return None
 
+    def require_model(self, name: str) -> Model:
+        """:meth:`resolve_model` for a name the configuration already validated against this catalog."""
+        model = self.resolve_model(name)
+        if model is None:
+            raise CatalogError(f"model {name!r} is not in the catalog (known: {', '.join(self.model_names())})")
+        return model
+
     def model_names(self) -> tuple[str, ...]:
         names: list[str] = []
         for model in sorted(self.models.values(), key=lambda m: m.id):
@@ -136,7 +144,7 @@ class Catalog(_Frozen):
         return self.limits[name].value
 
 
-def _read_yaml(path: Path) -> dict:
+def _read_yaml(path: Path) -> dict[str, Any]:
     try:
         with path.open(encoding="utf-8") as fh:
             data = yaml.safe_load(fh) or {}
@@ -172,8 +180,10 @@ def _check_integrity(catalog: Catalog) -> list[str]:
         if catalog.mantle_endpoint_regions is not None:
             outside = sorted(set(model.mantle_regions) - set(catalog.mantle_endpoint_regions.regions))
             if outside:
-                problems.append(f"{where}.mantle_regions: {outside} have no bedrock-mantle endpoint "
-                                f"(mantle_endpoint_regions: {', '.join(catalog.mantle_endpoint_regions.regions)})")
+                problems.append(
+                    f"{where}.mantle_regions: {outside} have no bedrock-mantle endpoint "
+                    f"(mantle_endpoint_regions: {', '.join(catalog.mantle_endpoint_regions.regions)})"
+                )
         for i, profile in enumerate(model.inference_profiles):
             pwhere = f"{where}.inference_profiles[{i}]"
             expected_prefix = GLOBAL_PREFIX if profile.scope == "global" else None
@@ -205,15 +215,13 @@ def _check_integrity(catalog: Catalog) -> list[str]:
     return problems
 
 
-def _models_from(data: Mapping, origin: str) -> dict[str, Model]:
+def _models_from(data: Mapping[str, Any], origin: str) -> dict[str, Model]:
     models: dict[str, Model] = {}
     for model_id, entry in (data.get("models") or {}).items():
         try:
             models[model_id] = Model(id=model_id, **{k: v for k, v in entry.items() if k != "id"})
         except ValidationError as exc:
-            details = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-            )
+            details = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
             raise CatalogError(f"{origin}: models.{model_id}: {details}") from None
         except TypeError as exc:
             raise CatalogError(f"{origin}: models.{model_id}: {exc}") from None
@@ -232,9 +240,7 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
     limits_doc = _read_yaml(catalog_dir / "limits.yaml")
     global_doc = _read_yaml(catalog_dir / "global_services.yaml")
     try:
-        regions = {
-            code: Region(code=code, **entry) for code, entry in (regions_doc.get("regions") or {}).items()
-        }
+        regions = {code: Region(code=code, **entry) for code, entry in (regions_doc.get("regions") or {}).items()}
         regions_provenance = Provenance(
             source=regions_doc["source"], as_of=regions_doc["as_of"], verified=regions_doc["verified"]
         )

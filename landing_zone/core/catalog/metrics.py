@@ -7,10 +7,11 @@ Validated with pydantic like every catalog file (:mod:`landing_zone.core.catalog
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal, Mapping
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -149,14 +150,16 @@ class _Endpoint(FileModel):
     verified: bool
 
     @model_validator(mode="after")
-    def _assumptions_cover_unverified(self) -> "_Endpoint":
+    def _assumptions_cover_unverified(self) -> _Endpoint:
         outside = [k for k in self.unverified_metrics if k not in self.token_metrics]
         if outside:
-            raise ValueError(f"unverified_metrics {outside} are not token kinds of this entry "
-                             f"({list(self.token_metrics)})")
+            raise ValueError(
+                f"unverified_metrics {outside} are not token kinds of this entry ({list(self.token_metrics)})"
+            )
         if self.unverified_metrics and not self.assumptions:
-            raise ValueError("unverified_metrics need assumptions: one sentence per unverified metric, saying what "
-                             "was searched")
+            raise ValueError(
+                "unverified_metrics need assumptions: one sentence per unverified metric, saying what was searched"
+            )
         return self
 
 

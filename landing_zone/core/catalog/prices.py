@@ -7,10 +7,11 @@ raises :class:`~landing_zone.errors.PricingError` naming the field, the value an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
@@ -75,8 +76,9 @@ class TokenPrices:
             object.__setattr__(self, name, float(value))
         fraction = self.global_profile_discount_fraction
         if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction <= 1:
-            raise PricingError(f"{self.source_name}.global_profile_discount_fraction", fraction,
-                               "a number between 0 and 1 inclusive")
+            raise PricingError(
+                f"{self.source_name}.global_profile_discount_fraction", fraction, "a number between 0 and 1 inclusive"
+            )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -196,6 +198,7 @@ class PriceCatalog:
 # The file schema (pydantic, like every catalog file)
 # --------------------------------------------------------------------------------------------------
 
+
 class _Provenance(FileModel):
     source: Text
     as_of: Text
@@ -256,7 +259,7 @@ class _PricesFile(FileModel):
         return {"value": v} if not isinstance(v, dict) else v  # a plain number or {value, source, ...}
 
     @model_validator(mode="after")
-    def _schema_version(self) -> "_PricesFile":
+    def _schema_version(self) -> _PricesFile:
         if self.schema_version != 1:
             raise ValueError(f"schema_version: got {self.schema_version}; allowed: 1")
         return self
@@ -275,9 +278,11 @@ def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
             source_name=name,
             input_usd_per_million=e.input_usd_per_million_tokens,
             cache_read_usd_per_million=e.cache_read_usd_per_million_tokens,
-            cache_write_usd_per_million=(e.cache_write_usd_per_million_tokens
-                                         if e.cache_write_usd_per_million_tokens is not None
-                                         else e.input_usd_per_million_tokens),
+            cache_write_usd_per_million=(
+                e.cache_write_usd_per_million_tokens
+                if e.cache_write_usd_per_million_tokens is not None
+                else e.input_usd_per_million_tokens
+            ),
             output_usd_per_million=e.output_usd_per_million_tokens,
             source=e.source,
             as_of=e.as_of,
@@ -308,11 +313,16 @@ def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
         hours_per_month=doc.hours_per_month.value,
         price_sources=MappingProxyType(sources),
         self_hosting=MappingProxyType(hosting),
-        self_hosted_model=None if model is None else SelfHostedModel(
-            name=model.name, weights_gb=model.weights_gb, vllm_min_gpu_memory_gb=model.vllm_min_gpu_memory_gb,
-            source=model.source, as_of=model.as_of, verified=model.verified,
+        self_hosted_model=None
+        if model is None
+        else SelfHostedModel(
+            name=model.name,
+            weights_gb=model.weights_gb,
+            vllm_min_gpu_memory_gb=model.vllm_min_gpu_memory_gb,
+            source=model.source,
+            as_of=model.as_of,
+            verified=model.verified,
         ),
         path=str(file),
         hours_per_month_source=doc.hours_per_month.source,
     )
-

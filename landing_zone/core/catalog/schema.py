@@ -10,9 +10,10 @@ any problem is raised as ``error(field path, value got, what is allowed)`` — a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, Callable, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationError
 
@@ -45,9 +46,7 @@ def _path(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def load_catalog_file(
-    model: type[M], path: Path, *, error: Callable[..., Exception], what: str = "catalog file"
-) -> M:
+def load_catalog_file(model: type[M], path: Path, *, error: Callable[..., Exception], what: str = "catalog file") -> M:
     """``path`` read safely and validated against ``model``; problems raise ``error(field, value, allowed)``."""
     if not path.is_file():
         raise error(f"{what} path", str(path), "a readable YAML file")

@@ -10,7 +10,13 @@ scalars replace).  Every invalid value is collected and reported in one :class:`
 * :mod:`.placeholders` — example values left in a configuration.
 """
 
-from landing_zone.core.config.loading import catalog_for, deep_merge, raw_config, read_cdk_json_defaults, read_config_file
+from landing_zone.core.config.loading import (
+    catalog_for,
+    deep_merge,
+    raw_config,
+    read_cdk_json_defaults,
+    read_config_file,
+)
 from landing_zone.core.config.placeholders import is_placeholder_account_id, placeholders
 from landing_zone.core.config.problems import build_config, problems_from_validation_error
 from landing_zone.core.config.schema import *  # noqa: F403 - the schema's names are the package's public names

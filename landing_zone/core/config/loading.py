@@ -6,8 +6,9 @@ YAML 1.2 scalars); every problem becomes a :class:`~landing_zone.errors.ConfigEr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from landing_zone.core.catalog import Catalog, load_catalog
 from landing_zone.core.config.schema import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY, _kind_of
@@ -37,14 +38,32 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     if data is None:
         return {}  # an empty file overrides nothing
     if not isinstance(data, dict):
-        raise ConfigError([Problem("config", Described(f"a {_kind_of(data)}"), "the file must hold a mapping of "
-                                   "config keys (`key: value` lines), optionally under `landing_zone:`")], origin=origin)
+        raise ConfigError(
+            [
+                Problem(
+                    "config",
+                    Described(f"a {_kind_of(data)}"),
+                    "the file must hold a mapping of "
+                    "config keys (`key: value` lines), optionally under `landing_zone:`",
+                )
+            ],
+            origin=origin,
+        )
     # A file may hold the keys directly or under `landing_zone:` (same shape as cdk.json context).
     if set(data) == {CONTEXT_KEY}:
         inner = data[CONTEXT_KEY]
         if not isinstance(inner, dict):
-            raise ConfigError([Problem(CONTEXT_KEY, inner, "must be a mapping of config keys: indent the keys under "
-                                       "`landing_zone:`, or write them at the top level")], origin=origin)
+            raise ConfigError(
+                [
+                    Problem(
+                        CONTEXT_KEY,
+                        inner,
+                        "must be a mapping of config keys: indent the keys under "
+                        "`landing_zone:`, or write them at the top level",
+                    )
+                ],
+                origin=origin,
+            )
         return dict(inner)
     return data
 
@@ -57,12 +76,16 @@ def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
     origin = f"cdk.json file {path}"
     data = load_data_file(path, origin=origin, what="cdk.json")
     if not isinstance(data, dict):
-        raise ConfigError([Problem("cdk.json", Described(f"a {_kind_of(data)}"), "must hold a JSON object with a "
-                                   "`context` key")], origin=origin)
+        raise ConfigError(
+            [Problem("cdk.json", Described(f"a {_kind_of(data)}"), "must hold a JSON object with a `context` key")],
+            origin=origin,
+        )
     context = data.get("context")
     defaults = context.get(CONTEXT_KEY) if isinstance(context, dict) else None
     if defaults is not None and not isinstance(defaults, dict):
-        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
+        raise ConfigError(
+            [Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin
+        )
     return dict(defaults or {})
 
 
@@ -70,15 +93,19 @@ def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | Non
     """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description."""
     origin = "cdk.json context 'landing_zone'"
     if defaults is not None and not isinstance(defaults, Mapping):
-        raise ConfigError([Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin)
+        raise ConfigError(
+            [Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin
+        )
     shape = structure_problems(defaults or {})
     if shape:
         raise ConfigError(shape, origin=origin)
     raw = dict(defaults or {})
     if config_path:
         if not isinstance(config_path, (str, Path)):
-            raise ConfigError([Problem(CONFIG_FILE_CONTEXT_KEY, config_path, "must be the path of a YAML or JSON "
-                                       "file")], origin="context 'config'")
+            raise ConfigError(
+                [Problem(CONFIG_FILE_CONTEXT_KEY, config_path, "must be the path of a YAML or JSON file")],
+                origin="context 'config'",
+            )
         raw = deep_merge(raw, read_config_file(config_path))
         origin = f"configuration (cdk.json defaults + {config_path})"
     return raw, origin
@@ -98,7 +125,9 @@ def catalog_for(raw: Mapping[str, Any], origin: str, *, strict: bool = False) ->
         return load_catalog()
     missing = [o for o in overlays if not Path(o).is_file()]
     if missing:
-        raise ConfigError([Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin)
+        raise ConfigError(
+            [Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin
+        )
     for i, overlay in enumerate(overlays):  # the same size, depth, alias and duplicate-key rules as a config file
         load_data_file(overlay, origin=f"catalog overlay {overlay}", what=f"catalog_overlays[{i}]")
     try:

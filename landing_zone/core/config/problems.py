@@ -3,12 +3,12 @@ allowed, in plain words), and validating a raw mapping into the frozen configura
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
-
-from pydantic import BaseModel, ValidationError
-
 import difflib
 import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 from landing_zone.core.config.schema import CrossFieldProblems, LandingZoneConfig, _kind_of, _path
 from landing_zone.core.datafile import structure_problems
@@ -98,7 +98,9 @@ def problems_from_validation_error(exc: ValidationError, model: type[BaseModel])
             keys = _allowed_keys(model, loc) or []
             suggestions_left -= 1
             close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.75) if suggestions_left > 0 else []
-            elsewhere = [p for p in _field_paths(model) if p.rsplit(".", 1)[-1] == loc[-1]] if suggestions_left > 0 else []
+            elsewhere = (
+                [p for p in _field_paths(model) if p.rsplit(".", 1)[-1] == loc[-1]] if suggestions_left > 0 else []
+            )
             if close:
                 allowed = f"unknown key: did you mean {close[0]!r}?"
             elif elsewhere:
@@ -107,15 +109,31 @@ def problems_from_validation_error(exc: ValidationError, model: type[BaseModel])
                 allowed = "unknown key" + (f" (allowed keys here: {', '.join(keys)})" if keys else "")
             problems.append(Problem(_path(loc), err.get("input"), allowed))
         elif kind == "invalid_key":
-            problems.append(Problem(_path(loc[:-1]) if len(loc) > 1 else "(top level)", err.get("input"), _PLAIN_WORDS[kind]))
+            problems.append(
+                Problem(_path(loc[:-1]) if len(loc) > 1 else "(top level)", err.get("input"), _PLAIN_WORDS[kind])
+            )
         elif kind in _PLAIN_WORDS:
-            problems.append(Problem(_path(loc), err.get("input"), f"{_PLAIN_WORDS[kind]}, not a {_kind_of(err.get('input'))}"
-                                    if kind.endswith(("_type", "_parsing")) else _PLAIN_WORDS[kind]))
+            problems.append(
+                Problem(
+                    _path(loc),
+                    err.get("input"),
+                    f"{_PLAIN_WORDS[kind]}, not a {_kind_of(err.get('input'))}"
+                    if kind.endswith(("_type", "_parsing"))
+                    else _PLAIN_WORDS[kind],
+                )
+            )
         elif kind == "too_short":
-            problems.append(Problem(_path(loc), err.get("input"), f"must list at least {ctx.get('min_length')} item(s)"))
+            problems.append(
+                Problem(_path(loc), err.get("input"), f"must list at least {ctx.get('min_length')} item(s)")
+            )
         elif kind == "too_long":
-            problems.append(Problem(_path(loc), Described(f"{ctx.get('actual_length')} items"),
-                                    f"may list at most {ctx.get('max_length')} item(s)"))
+            problems.append(
+                Problem(
+                    _path(loc),
+                    Described(f"{ctx.get('actual_length')} items"),
+                    f"may list at most {ctx.get('max_length')} item(s)",
+                )
+            )
         elif kind in ("string_too_short", "string_too_long"):
             bound = "at least" if kind == "string_too_short" else "at most"
             count = ctx.get("min_length") if kind == "string_too_short" else ctx.get("max_length")
@@ -128,12 +146,22 @@ def problems_from_validation_error(exc: ValidationError, model: type[BaseModel])
 
 
 def build_config(
-    raw: Mapping[str, Any], *, catalog: Any = None, price_sources: Sequence[str] | None = None, origin: str = "configuration"
+    raw: Mapping[str, Any],
+    *,
+    catalog: Any = None,
+    price_sources: Sequence[str] | None = None,
+    origin: str = "configuration",
 ) -> LandingZoneConfig:
     """Validate a raw mapping; every problem is raised together as one ConfigError."""
     if not isinstance(raw, Mapping):
-        raise ConfigError([Problem("(top level)", Described(f"a {_kind_of(raw)}"), "the configuration must be a "
-                                   "mapping of config keys")], origin=origin)
+        raise ConfigError(
+            [
+                Problem(
+                    "(top level)", Described(f"a {_kind_of(raw)}"), "the configuration must be a mapping of config keys"
+                )
+            ],
+            origin=origin,
+        )
     shape = structure_problems(raw)
     if shape:
         raise ConfigError(shape, origin=origin)

@@ -15,7 +15,8 @@ import re
 import types
 import typing
 import unicodedata
-from typing import Annotated, Any, Iterable, Iterator, Literal, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -117,9 +118,32 @@ PRINCIPAL_ARN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:")
 PRINCIPAL_ARN_PATTERN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::(\d{12}|\*):")
 
 EndpointService = Literal["bedrock-runtime", "bedrock-mantle", "bedrock"]
-DEFAULT_ENDPOINTS: tuple[str, ...] = ("bedrock-runtime", "bedrock-mantle", "bedrock")
+DEFAULT_ENDPOINTS: tuple[EndpointService, ...] = ("bedrock-runtime", "bedrock-mantle", "bedrock")
 # The retention periods CloudWatch Logs accepts (PutRetentionPolicy API reference).
-LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
+LOG_RETENTION_DAYS = (
+    1,
+    3,
+    5,
+    7,
+    14,
+    30,
+    60,
+    90,
+    120,
+    150,
+    180,
+    365,
+    400,
+    545,
+    731,
+    1096,
+    1827,
+    2192,
+    2557,
+    2922,
+    3288,
+    3653,
+)
 
 # Upper bounds of the workload and money settings (docs/CONFIG.md, "Limits"): far above any real Bedrock use,
 # and low enough that every derived amount (monthly budget, hourly alarm threshold, per-account budget
@@ -141,8 +165,13 @@ def _tag_limits(info: ValidationInfo | None) -> tuple[int, int, int]:
     catalog = (info.context or {}).get("catalog") if info is not None else None
     if catalog is None:
         return TAGS_MAX_PER_RESOURCE, TAG_KEY_MAX_CHARACTERS, TAG_VALUE_MAX_CHARACTERS
-    return (catalog.limit("tags_max_per_resource"), catalog.limit("tag_key_max_length"),
-            catalog.limit("tag_value_max_length"))
+    return (
+        catalog.limit("tags_max_per_resource"),
+        catalog.limit("tag_key_max_length"),
+        catalog.limit("tag_value_max_length"),
+    )
+
+
 # The most tags the landing zone itself puts on one resource: subnets get Name, aws-cdk:subnet-name,
 # aws-cdk:subnet-type, landing-zone and managed-by (application profiles: application, cost-center,
 # landing-zone, managed-by).  tests/cdk/test_stack_limits.py checks it against every example's templates.
@@ -168,13 +197,22 @@ class CrossFieldProblems(ValueError):
 MAX_PROBLEMS_PER_KEY = 20
 
 
-def _raise_all(problems: Iterable[tuple[tuple[Any, ...], Any, str]]) -> None:
+# (path, value received, what is allowed): one problem of a model validator, raised together by _raise_all.
+_Problem = tuple[tuple[Any, ...], Any, str]
+
+
+def _raise_all(problems: Iterable[_Problem]) -> None:
     """Raise the problems (the first MAX_PROBLEMS_PER_KEY of an iterable, which is consumed lazily)."""
     iterator = iter(problems)
     found = list(itertools.islice(iterator, MAX_PROBLEMS_PER_KEY))
     if next(iterator, None) is not None:
-        found.append(((), Described(f"more than {MAX_PROBLEMS_PER_KEY} problems"),
-                      f"only the first {MAX_PROBLEMS_PER_KEY} are listed: fix these and validate again"))
+        found.append(
+            (
+                (),
+                Described(f"more than {MAX_PROBLEMS_PER_KEY} problems"),
+                f"only the first {MAX_PROBLEMS_PER_KEY} are listed: fix these and validate again",
+            )
+        )
     if found:
         raise CrossFieldProblems(found)
 
@@ -248,11 +286,15 @@ def _retention_days(value: int) -> int:
 
 # Value types shared by the models below: each names its rule once.
 AccountId = Annotated[str, BeforeValidator(_account_id)]
-Name = Annotated[str, _matches(NAME, "must be 3-32 characters of lowercase letters, digits and '-', starting with a letter")]
+Name = Annotated[
+    str, _matches(NAME, "must be 3-32 characters of lowercase letters, digits and '-', starting with a letter")
+]
 Email = Annotated[str, _matches(EMAIL, "must be an e-mail address")]
 OuId = Annotated[str, _matches(OU_ID, "must look like 'ou-abcd-11111111'")]
 OrgId = Annotated[str, _matches(ORG_ID, "must look like 'o-' followed by 10-32 lowercase letters or digits")]
-TargetId = Annotated[str, _matches(TARGET_ID, "must be a root ID (r-...), an OU ID (ou-...-...) or a 12-digit account ID in quotes")]
+TargetId = Annotated[
+    str, _matches(TARGET_ID, "must be a root ID (r-...), an OU ID (ou-...-...) or a 12-digit account ID in quotes")
+]
 VpcId = Annotated[str, _matches(VPC_ID, "must look like 'vpc-0123456789abcdef0'")]
 SubnetId = Annotated[str, _matches(SUBNET_ID, "must look like 'subnet-0123456789abcdef0'")]
 ReservationId = Annotated[str, _matches(RESERVATION_ID, "must look like 'cr-0123456789abcdef0'")]
@@ -263,8 +305,10 @@ PrincipalArnPattern = Annotated[
 RetentionDays = Annotated[int, AfterValidator(_retention_days)]
 BatchRoleArn = Annotated[
     str,
-    _matches(re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$"),
-             "must be an IAM role ARN with a 12-digit account ID and no wildcard"),
+    _matches(
+        re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$"),
+        "must be an IAM role ARN with a 12-digit account ID and no wildcard",
+    ),
 ]
 
 
@@ -277,11 +321,13 @@ class Account(_Strict):
         default=None, description="OU of the account (member_baseline: its StackSet instance targets this OU)."
     )
     monthly_budget_usd: float | None = Field(
-        default=None, gt=0, le=MAX_MONTHLY_USD, description="member_baseline: this account's budget; omitted: the computed one."
+        default=None,
+        gt=0,
+        le=MAX_MONTHLY_USD,
+        description="member_baseline: this account's budget; omitted: the computed one.",
     )
     alert_emails: tuple[Email, ...] = Field(default=(), description="member_baseline: this account's alert e-mails.")
     cost_center: str | None = Field(default=None, max_length=128, description="member_baseline: cost-center tag value.")
-
 
 
 class Organization(_Strict):
@@ -310,7 +356,9 @@ class Network(_Strict):
     )
     az_count: int = Field(default=2, ge=2, le=6, description="Number of AZs when availability_zones is omitted.")
     endpoints: tuple[EndpointService, ...] = DEFAULT_ENDPOINTS
-    flow_log_retention_days: RetentionDays = Field(default=365, description="One of the CloudWatch Logs retention periods.")
+    flow_log_retention_days: RetentionDays = Field(
+        default=365, description="One of the CloudWatch Logs retention periods."
+    )
 
     @field_validator("vpc_cidr")
     @classmethod
@@ -331,17 +379,34 @@ class Network(_Strict):
         return v
 
     @model_validator(mode="after")
-    def _imported_vpc(self) -> "Network":
-        problems = []
+    def _imported_vpc(self) -> Network:
+        problems: list[_Problem] = []
         if self.vpc_id and not self.subnet_ids:
-            problems.append((("subnet_ids",), [], f"vpc_id is {self.vpc_id!r} but subnet_ids is empty: an imported VPC "
-                             "needs the IDs of the subnets for the endpoints"))
+            problems.append(
+                (
+                    ("subnet_ids",),
+                    [],
+                    f"vpc_id is {self.vpc_id!r} but subnet_ids is empty: an imported VPC "
+                    "needs the IDs of the subnets for the endpoints",
+                )
+            )
         if self.subnet_ids and not self.vpc_id:
-            problems.append((("vpc_id",), Described("nothing"), "subnet_ids is set without vpc_id: give the ID of the VPC they belong to, "
-                             "or remove subnet_ids to create a new VPC"))
+            problems.append(
+                (
+                    ("vpc_id",),
+                    Described("nothing"),
+                    "subnet_ids is set without vpc_id: give the ID of the VPC they belong to, "
+                    "or remove subnet_ids to create a new VPC",
+                )
+            )
         if self.subnet_ids and len(self.availability_zones) != len(self.subnet_ids):
-            problems.append((("availability_zones",), list(self.availability_zones),
-                             f"an imported VPC needs one AZ per entry of subnet_ids ({len(self.subnet_ids)} subnet(s))"))
+            problems.append(
+                (
+                    ("availability_zones",),
+                    list(self.availability_zones),
+                    f"an imported VPC needs one AZ per entry of subnet_ids ({len(self.subnet_ids)} subnet(s))",
+                )
+            )
         _raise_all(problems)
         return self
 
@@ -377,26 +442,35 @@ class PriceOverride(_Strict):
     cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
     output_usd_per_million_tokens: float | None = Field(default=None, gt=0, le=MAX_USD_PER_MILLION_TOKENS)
     source: str = Field(
-        min_length=3, max_length=500,
+        min_length=3,
+        max_length=500,
         description="Required: where the price comes from, e.g. 'AWS private pricing addendum, signed 2026-10-01'.",
     )
 
     @model_validator(mode="after")
-    def _some_price(self) -> "PriceOverride":
+    def _some_price(self) -> PriceOverride:
         if self.prices() == {}:
-            raise ValueError("give at least one of input_usd_per_million_tokens, cache_read_usd_per_million_tokens, "
-                             "cache_write_usd_per_million_tokens, output_usd_per_million_tokens")
+            raise ValueError(
+                "give at least one of input_usd_per_million_tokens, cache_read_usd_per_million_tokens, "
+                "cache_write_usd_per_million_tokens, output_usd_per_million_tokens"
+            )
         return self
 
     def prices(self) -> dict[str, float]:
         """The prices given, keyed like prices.yaml."""
-        keys = ("input_usd_per_million_tokens", "cache_read_usd_per_million_tokens",
-                "cache_write_usd_per_million_tokens", "output_usd_per_million_tokens")
+        keys = (
+            "input_usd_per_million_tokens",
+            "cache_read_usd_per_million_tokens",
+            "cache_write_usd_per_million_tokens",
+            "output_usd_per_million_tokens",
+        )
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
 
 class Cost(_Strict):
-    price_source: str = Field(default="bedrock", description="A price source from landing_zone/core/catalog/prices.yaml.")
+    price_source: str = Field(
+        default="bedrock", description="A price source from landing_zone/core/catalog/prices.yaml."
+    )
     price_overrides: Mapping[PriceSourceName, PriceOverride] = Field(
         default_factory=dict,
         description="Contract prices per price source (each with a required `source` note); they replace the "
@@ -422,7 +496,9 @@ class Cost(_Strict):
     alarm_factor: float = Field(
         default=2.0, gt=0, le=100, description="Spend alarms fire above (monthly budget / hours per month) x this."
     )
-    alarm_period_seconds: int = Field(default=300, description="Metric period of the spend alarms (60, 300, 900, 3600).")
+    alarm_period_seconds: int = Field(
+        default=300, description="Metric period of the spend alarms (60, 300, 900, 3600)."
+    )
     anomaly_threshold_usd: float = Field(
         default=100.0, gt=0, le=MAX_MONTHLY_USD, description="Cost Anomaly Detection: total impact to alert on."
     )
@@ -454,7 +530,6 @@ class Cost(_Strict):
         return v
 
 
-
 PathPreference = Literal["auto", "in-region", "geographic-profile", "global-profile"]
 
 
@@ -470,15 +545,18 @@ class Application(_Strict):
         "else a geographic profile, else (if allowed) the global profile.",
     )
     account: str | None = Field(
-        default=None, description="Name or ID of the account (from `accounts`) whose principals call it; "
+        default=None,
+        description="Name or ID of the account (from `accounts`) whose principals call it; "
         "omitted: the deployment account.",
     )
     trusted_principal_arns: tuple[PrincipalArn, ...] = Field(
-        default=(), description="Roles/users allowed to assume the invoker role (ArnLike patterns); omitted: "
+        default=(),
+        description="Roles/users allowed to assume the invoker role (ArnLike patterns); omitted: "
         "any principal of `account` that its own IAM lets assume the role.",
     )
     sso_permission_sets: tuple[str, ...] = Field(
-        default=(), description="IAM Identity Center permission set names whose roles may assume the invoker role.",
+        default=(),
+        description="IAM Identity Center permission set names whose roles may assume the invoker role.",
     )
     batch_role_arns: tuple[BatchRoleArn, ...] = Field(
         default=(),
@@ -486,7 +564,6 @@ class Application(_Strict):
         "one that reads the input and writes the output in S3). Omitted: batch jobs can be authorised but not "
         "started, because no role can be passed.",
     )
-
 
 
 class InvocationLogging(_Strict):
@@ -502,11 +579,18 @@ class InvocationLogging(_Strict):
     video: bool = False
 
     @model_validator(mode="after")
-    def _lifecycle(self) -> "InvocationLogging":
+    def _lifecycle(self) -> InvocationLogging:
         if self.s3_expiration_days <= self.s3_infrequent_access_after_days:
-            _raise_all([(("s3_expiration_days",), self.s3_expiration_days,
-                         f"must be later than s3_infrequent_access_after_days ({self.s3_infrequent_access_after_days}): "
-                         "raise it, or lower s3_infrequent_access_after_days")])
+            _raise_all(
+                [
+                    (
+                        ("s3_expiration_days",),
+                        self.s3_expiration_days,
+                        f"must be later than s3_infrequent_access_after_days ({self.s3_infrequent_access_after_days}): "
+                        "raise it, or lower s3_infrequent_access_after_days",
+                    )
+                ]
+            )
         return self
 
 
@@ -524,7 +608,9 @@ class ContentGuardrail(_Strict):
     )
     filter_strength: FilterStrength = "HIGH"
     prompt_attack_strength: FilterStrength = "HIGH"
-    blocked_message: str = Field(default="This request was blocked by the organization's AI usage policy.", max_length=500)
+    blocked_message: str = Field(
+        default="This request was blocked by the organization's AI usage policy.", max_length=500
+    )
 
 
 class ModelAccess(_Strict):
@@ -557,7 +643,8 @@ class MemberBaseline(_Strict):
 
     enabled: bool = False
     target_ou_ids: tuple[OuId, ...] = Field(
-        default=(), description="OUs that receive the baseline (new accounts too); omitted: the OUs in organization.target_ids."
+        default=(),
+        description="OUs that receive the baseline (new accounts too); omitted: the OUs in organization.target_ids.",
     )
     administrator_account_id: AccountId | None = Field(
         default=None, description="Delegated administrator for StackSets; omitted: the management account."
@@ -565,7 +652,6 @@ class MemberBaseline(_Strict):
     max_concurrent_percentage: int = Field(default=25, ge=1, le=100)
     failure_tolerance_percentage: int = Field(default=10, ge=0, le=100)
     retain_stacks_on_account_removal: bool = True
-
 
 
 # The CDK bootstrap qualifier (`cdk bootstrap --qualifier`): 1-10 lowercase letters or digits.
@@ -600,10 +686,12 @@ class PolicyGuardrails(_Strict):
         "tag itself, and taking over the exempt roles, to every principal but the exempt ones "
         "(docs/THREAT_MODEL.md).",
     )
-    cdk_bootstrap_qualifier: Annotated[str, _matches(CDK_QUALIFIER, "must be 1-10 lowercase letters or digits")] = Field(
-        default=DEFAULT_CDK_QUALIFIER,
-        description="Qualifier of the CDK bootstrap in the deployment account (`cdk bootstrap --qualifier`). "
-        "Its roles cdk-<qualifier>-*-role-<account>-<home_region> are the exempt deployment principals.",
+    cdk_bootstrap_qualifier: Annotated[str, _matches(CDK_QUALIFIER, "must be 1-10 lowercase letters or digits")] = (
+        Field(
+            default=DEFAULT_CDK_QUALIFIER,
+            description="Qualifier of the CDK bootstrap in the deployment account (`cdk bootstrap --qualifier`). "
+            "Its roles cdk-<qualifier>-*-role-<account>-<home_region> are the exempt deployment principals.",
+        )
     )
     deployment_principal_arns: tuple[ExemptRoleArn, ...] = Field(
         default=(),
@@ -634,7 +722,6 @@ class PolicyGuardrails(_Strict):
     )
 
 
-
 GpuInstanceType = Literal["p6-b300.48xlarge", "p6-b200.48xlarge", "p5en.48xlarge"]
 
 
@@ -655,14 +742,19 @@ class SelfHosting(_Strict):
     availability_zone: str | None = Field(
         default=None, description="AZ of the Capacity Block (GPU subnets are limited to it); required with it."
     )
-    desired_size: int = Field(default=0, ge=0, le=64, description="GPU nodes at deploy time (0: scale up when the block starts).")
+    desired_size: int = Field(
+        default=0, ge=0, le=64, description="GPU nodes at deploy time (0: scale up when the block starts)."
+    )
     max_size: int = Field(default=1, ge=1, le=64)
     efa: bool = Field(default=False, description="Attach EFA interfaces (multi-node tensor/pipeline parallelism).")
     kubernetes_version: str = Field(default="1.34", pattern=r"^1\.(3[0-9])$")
     system_instance_type: str = Field(default="m7i.large", description="Instance type of the small system node group.")
     vllm_image: str = Field(default="vllm/vllm-openai:kimi-k3", description="Serving image (CUDA 13, driver 580).")
     expected_tokens_per_second: float = Field(
-        default=516.0, gt=0, le=MAX_NODE_TOKENS_PER_SECOND, description="Sustained output tokens/s you expect per node (catalog: 516 at concurrency 8)."
+        default=516.0,
+        gt=0,
+        le=MAX_NODE_TOKENS_PER_SECOND,
+        description="Sustained output tokens/s you expect per node (catalog: 516 at concurrency 8).",
     )
     hourly_usd: float | None = Field(
         default=None, gt=0, le=MAX_NODE_HOURLY_USD, description="Node cost per hour; omitted: the catalog's figure."
@@ -672,13 +764,19 @@ class SelfHosting(_Strict):
     )
 
     @model_validator(mode="after")
-    def _capacity_block(self) -> "SelfHosting":
-        problems = []
+    def _capacity_block(self) -> SelfHosting:
+        problems: list[_Problem] = []
         if self.enabled and self.capacity == "capacity-block":
             for key in ("capacity_reservation_id", "availability_zone"):
                 if not getattr(self, key):
-                    problems.append(((key,), Described("nothing"), "capacity: capacity-block needs capacity_reservation_id and "
-                                     "availability_zone (the block's AZ); or set capacity: on-demand"))
+                    problems.append(
+                        (
+                            (key,),
+                            Described("nothing"),
+                            "capacity: capacity-block needs capacity_reservation_id and "
+                            "availability_zone (the block's AZ); or set capacity: on-demand",
+                        )
+                    )
         if self.desired_size > self.max_size:
             problems.append((("desired_size",), self.desired_size, f"exceeds max_size ({self.max_size})"))
         _raise_all(problems)
@@ -719,7 +817,6 @@ class LandingZoneConfig(_Strict):
     )
     tags: Mapping[str, str] = Field(default_factory=dict, description="Extra tags on every resource.")
 
-
     @field_validator("home_region")
     @classmethod
     def _home_region(cls, v: str, info: ValidationInfo) -> str:
@@ -755,8 +852,14 @@ class LandingZoneConfig(_Strict):
                 if model is None:
                     yield (i,), name, "not in the catalog" + _suggestion(name, catalog.model_names(), "models")
                 elif model.id in first_index:
-                    yield (i,), name, (f"names the same model as models[{first_index[model.id]}] (an alias and its ID, "
-                                       f"{model.id}, count as the same model): list it once")
+                    yield (
+                        (i,),
+                        name,
+                        (
+                            f"names the same model as models[{first_index[model.id]}] (an alias and its ID, "
+                            f"{model.id}, count as the same model): list it once"
+                        ),
+                    )
                 else:
                     first_index[model.id] = i
 
@@ -772,7 +875,11 @@ class LandingZoneConfig(_Strict):
                 for j, account in enumerate(v):
                     i = first.setdefault(getattr(account, key), j)
                     if i != j:
-                        yield (j, key), getattr(account, key), f"repeats accounts[{i}].{key}: account IDs and names must be unique"
+                        yield (
+                            (j, key),
+                            getattr(account, key),
+                            f"repeats accounts[{i}].{key}: account IDs and names must be unique",
+                        )
 
         _raise_all(problems())
         return v
@@ -785,16 +892,26 @@ class LandingZoneConfig(_Strict):
         def problems() -> Iterator[tuple[tuple[Any, ...], Any, str]]:
             room = per_resource - LANDING_ZONE_TAGS_MAX
             if len(v) > room:
-                yield (), Described(f"{len(v)} tags"), (
-                    f"at most {room}: AWS allows {per_resource} tags per resource and the landing zone puts "
-                    f"up to {LANDING_ZONE_TAGS_MAX} of its own on some resources (subnets: Name, aws-cdk:subnet-name, "
-                    "aws-cdk:subnet-type, landing-zone, managed-by)"
+                yield (
+                    (),
+                    Described(f"{len(v)} tags"),
+                    (
+                        f"at most {room}: AWS allows {per_resource} tags per resource and the landing zone puts "
+                        f"up to {LANDING_ZONE_TAGS_MAX} of its own on some resources (subnets: Name, aws-cdk:subnet-name, "
+                        "aws-cdk:subnet-type, landing-zone, managed-by)"
+                    ),
                 )
             for key, value in v.items():
                 if key in RESERVED_TAG_KEYS:
-                    yield (key,), key, (f"a key the landing zone sets itself ({', '.join(RESERVED_TAG_KEYS)}): "
-                                        "overriding it would break tamper protection, the budget scope or cost "
-                                        "allocation; choose another key")
+                    yield (
+                        (key,),
+                        key,
+                        (
+                            f"a key the landing zone sets itself ({', '.join(RESERVED_TAG_KEYS)}): "
+                            "overriding it would break tamper protection, the budget scope or cost "
+                            "allocation; choose another key"
+                        ),
+                    )
                     continue
                 if rule := tag_rule(key, key=True, limit=key_max):
                     yield (key,), Described(f"the key {key!r}"), rule
@@ -805,7 +922,7 @@ class LandingZoneConfig(_Strict):
         return v
 
     @model_validator(mode="after")
-    def _cross_field(self) -> "LandingZoneConfig":
+    def _cross_field(self) -> LandingZoneConfig:
         _raise_all(self._cross_field_problems())
         return self
 
@@ -813,81 +930,128 @@ class LandingZoneConfig(_Strict):
         """Every problem that involves several keys, each at the key the user wrote, with the values and the fix
         (generated lazily: the caller stops after MAX_PROBLEMS_PER_KEY)."""
         if self.home_region not in self.compliant_regions:
-            yield (("home_region",), self.home_region,
+            yield (
+                ("home_region",),
+                self.home_region,
                 f"not in compliant_regions [{', '.join(self.compliant_regions)}]: the landing zone's own endpoints, "
                 f"keys and logs must live in a compliant Region; add {self.home_region} to compliant_regions or choose "
-                "home_region from them")
+                "home_region from them",
+            )
         known_accounts = self.account_ids_by_name_or_id
         for i, app in enumerate(self.applications):
             if app.account is not None and app.account not in known_accounts:
-                yield (("applications", i, "account"), app.account,
-                    "not the name or ID of an entry of accounts" + _suggestion(app.account, list(known_accounts), "accounts"))
+                yield (
+                    ("applications", i, "account"),
+                    app.account,
+                    "not the name or ID of an entry of accounts"
+                    + _suggestion(app.account, list(known_accounts), "accounts"),
+                )
         first_app: dict[str, int] = {}
         for j, app in enumerate(self.applications):
             i = first_app.setdefault(app.name, j)
             if i != j:
-                yield (("applications", j, "name"), app.name, f"repeats applications[{i}].name: application names must "
-                    "be unique (they name the invoker role and the inference profile)")
+                yield (
+                    ("applications", j, "name"),
+                    app.name,
+                    f"repeats applications[{i}].name: application names must "
+                    "be unique (they name the invoker role and the inference profile)",
+                )
         for i, app in enumerate(self.applications):
             rule = tag_rule(app.cost_center, key=False)
             if rule:
                 yield (("applications", i, "cost_center"), app.cost_center, f"{rule} (it becomes the cost-center tag)")
         for i, acct in enumerate(self.accounts):
-            rule = acct.cost_center is not None and tag_rule(acct.cost_center, key=False)
+            rule = tag_rule(acct.cost_center, key=False) if acct.cost_center is not None else None
             if rule:
                 yield (("accounts", i, "cost_center"), acct.cost_center, f"{rule} (it becomes the cost-center tag)")
         mb = self.member_baseline
         if mb.enabled and self.self_hosting.enabled:
-            yield (("self_hosting", "enabled"), True,
+            yield (
+                ("self_hosting", "enabled"),
+                True,
                 "self_hosting and member_baseline cannot be combined: self-hosting runs in the deployment account's "
-                "VPC (per-account stacks), not in every member account; turn one of them off")
+                "VPC (per-account stacks), not in every member account; turn one of them off",
+            )
         if mb.enabled:
             if self.organization is None or not self.organization.organization_id:
-                yield (("organization", "organization_id"), Described("nothing"),
+                yield (
+                    ("organization", "organization_id"),
+                    Described("nothing"),
                     "member_baseline.enabled needs organization.organization_id (service-managed StackSets and the "
-                    "organization-readable asset bucket are scoped to it)")
+                    "organization-readable asset bucket are scoped to it)",
+                )
             ous = self.member_target_ous
             if not ous:
-                yield (("member_baseline", "target_ou_ids"), [],
-                    "member_baseline.enabled needs target OUs: list them here or put OU IDs in organization.target_ids")
+                yield (
+                    ("member_baseline", "target_ou_ids"),
+                    [],
+                    "member_baseline.enabled needs target OUs: list them here or put OU IDs in organization.target_ids",
+                )
             else:
                 for i, acct in enumerate(self.accounts):
                     ou = acct.ou_id or (ous[0] if len(ous) == 1 else None)
                     if ou is None or ou not in ous:
-                        yield (("accounts", i, "ou_id"), acct.ou_id,
-                            f"with several target OUs each account names its OU, one of [{', '.join(ous)}]")
+                        yield (
+                            ("accounts", i, "ou_id"),
+                            acct.ou_id,
+                            f"with several target OUs each account names its OU, one of [{', '.join(ous)}]",
+                        )
             for i, acct in enumerate(self.accounts):
                 if len(acct.alert_emails) > MEMBER_ALERT_EMAILS_MAX:
-                    yield (("accounts", i, "alert_emails"), Described(f"{len(acct.alert_emails)} e-mail addresses"),
+                    yield (
+                        ("accounts", i, "alert_emails"),
+                        Described(f"{len(acct.alert_emails)} e-mail addresses"),
                         f"at most {MEMBER_ALERT_EMAILS_MAX} per account in the member baseline (they become template "
-                        "parameters)")
+                        "parameters)",
+                    )
             if len(self.cost.alert_emails) > MEMBER_ALERT_EMAILS_MAX:
-                yield (("cost", "alert_emails"), Described(f"{len(self.cost.alert_emails)} e-mail addresses"),
-                    f"at most {MEMBER_ALERT_EMAILS_MAX} with member_baseline (they become template parameters)")
+                yield (
+                    ("cost", "alert_emails"),
+                    Described(f"{len(self.cost.alert_emails)} e-mail addresses"),
+                    f"at most {MEMBER_ALERT_EMAILS_MAX} with member_baseline (they become template parameters)",
+                )
             for i, app in enumerate(self.applications):
                 if app.account is not None:
-                    yield (("applications", i, "account"), app.account,
+                    yield (
+                        ("applications", i, "account"),
+                        app.account,
                         "with member_baseline every application exists in every member account (its principals call "
-                        "it): remove `account`")
+                        "it): remove `account`",
+                    )
             if self.organization is not None and len(self.asset_bucket_name(self.home_region)) > 63:
-                yield (("name",), self.name,
+                yield (
+                    ("name",),
+                    self.name,
                     f"too long for the StackSet asset bucket name {self.asset_bucket_name(self.home_region)!r} "
-                    "(63 characters at most): choose a shorter name")
+                    "(63 characters at most): choose a shorter name",
+                )
         sh = self.self_hosting
         if sh.enabled and sh.availability_zone and not sh.availability_zone.startswith(self.home_region):
-            yield (("self_hosting", "availability_zone"), sh.availability_zone,
+            yield (
+                ("self_hosting", "availability_zone"),
+                sh.availability_zone,
                 f"not in home_region {self.home_region}: self-hosted inference must run in the landing zone's "
-                "home_region (a compliant Region)")
+                "home_region (a compliant Region)",
+            )
         if sh.enabled and sh.capacity == "capacity-block" and not self.network.availability_zones:
-            yield (("network", "availability_zones"), [],
+            yield (
+                ("network", "availability_zones"),
+                [],
                 "self_hosting with a Capacity Block needs network.availability_zones listing the block's AZ, so the "
-                "VPC has subnets there (AZs picked by Fn::GetAZs at deploy time might not include it)")
-        if sh.enabled and self.network.availability_zones and sh.availability_zone and (
-            sh.availability_zone not in self.network.availability_zones
+                "VPC has subnets there (AZs picked by Fn::GetAZs at deploy time might not include it)",
+            )
+        if (
+            sh.enabled
+            and self.network.availability_zones
+            and sh.availability_zone
+            and (sh.availability_zone not in self.network.availability_zones)
         ):
-            yield (("self_hosting", "availability_zone"), sh.availability_zone,
+            yield (
+                ("self_hosting", "availability_zone"),
+                sh.availability_zone,
                 f"not one of network.availability_zones [{', '.join(self.network.availability_zones)}]: the GPU "
-                "subnets must exist in the Capacity Block's AZ; add it there")
+                "subnets must exist in the Capacity Block's AZ; add it there",
+            )
         for i, az in enumerate(self.network.availability_zones):
             if not az.startswith(self.home_region):
                 yield (("network", "availability_zones", i), az, f"not an AZ of home_region {self.home_region}")
@@ -949,7 +1113,6 @@ class LandingZoneConfig(_Strict):
         return tuple(sorted(a.id for a in self.accounts))
 
 
-
 def _region_rule(region: str, info: ValidationInfo) -> str | None:
     """Why ``region`` is not acceptable (unknown to the catalog, with the nearest known one), or None."""
     catalog = (info.context or {}).get("catalog")
@@ -988,8 +1151,10 @@ def tag_rule(text: str, *, key: bool, limit: int | None = None) -> str | None:
         return f"{what} cannot start with 'aws:' (in any case): the prefix is reserved for AWS"
     bad = sorted({c for c in text if c not in _TAG_PUNCTUATION and unicodedata.category(c)[0] not in "LNZ"})
     if bad:
-        return (f"{what} may hold only letters, digits, spaces and + - = . _ : / @ (found "
-                f"{', '.join(repr(c) for c in bad[:5])})")
+        return (
+            f"{what} may hold only letters, digits, spaces and + - = . _ : / @ (found "
+            f"{', '.join(repr(c) for c in bad[:5])})"
+        )
     return None
 
 

@@ -65,7 +65,15 @@ def run_checks(ctx: Context, families: Iterable[str] | None = None) -> list[Chec
             rows.append(_row(family, "(all)", "checked", f"ERROR: {aws.error_code(exc)}", ERROR, str(exc)))
         except LandingZoneError:  # usage errors (e.g. an unknown --management-profile): exit 2
             raise
-        except Exception as exc:  # never let one family's surprise hide the others, never count it as a pass
-            rows.append(_row(family, "(all)", "checked", f"ERROR: {type(exc).__name__}", ERROR,
-                             f"internal error while checking {family}: {type(exc).__name__}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - one family's surprise must not hide the others, nor count as a pass
+            rows.append(
+                _row(
+                    family,
+                    "(all)",
+                    "checked",
+                    f"ERROR: {type(exc).__name__}",
+                    ERROR,
+                    f"internal error while checking {family}: {type(exc).__name__}: {exc}",
+                )
+            )
     return rows

@@ -55,7 +55,8 @@ class Context:
         """The assembly's resources of these types that exist: a resource whose template Condition is false
         (e.g. an optional e-mail subscription) is not expected; one whose condition cannot be evaluated is."""
         return [
-            r for r in self.assembly.resources(*types)
+            r
+            for r in self.assembly.resources(*types)
             if r.condition is None or self.resolver.condition(r.condition, r.stack) is not False
         ]
 
@@ -74,7 +75,9 @@ def _row(
     return CheckResult(check, resource, str(expected), str(actual), status, detail, res.path if res else "")
 
 
-def _errors(checks: Sequence[str], resource: str, expected: str, exc: ApiError | str, res: Resource | None) -> list[CheckResult]:
+def _errors(
+    checks: Sequence[str], resource: str, expected: str, exc: ApiError | str, res: Resource | None
+) -> list[CheckResult]:
     """Rows for checks that could not be made; ``actual`` says why in a few words, ``detail`` in full."""
     text = exc.description if isinstance(exc, ApiError) else exc
     where = f"{exc.service}:{exc.operation} " if isinstance(exc, ApiError) else ""
@@ -86,7 +89,9 @@ def _errors(checks: Sequence[str], resource: str, expected: str, exc: ApiError |
 def _unresolvable(checks: Sequence[str], resource: str, value: Any, res: Resource | None) -> list[CheckResult]:
     why = "; ".join(u.why for u in unresolved_in(value)) or str(value)
     return [
-        _row(c, resource, "(cannot resolve)", "not checked", ERROR, f"the expected value cannot be resolved: {why}", res)
+        _row(
+            c, resource, "(cannot resolve)", "not checked", ERROR, f"the expected value cannot be resolved: {why}", res
+        )
         for c in checks
     ]
 
@@ -112,10 +117,17 @@ def _policy_row(check: str, resource: str, expected: Any, actual: Any, res: Reso
     try:
         same = same_document(expected, actual)
     except ValueError:
-        return _row(check, resource, f"as synthesized ({short_hash(expected)})", "not valid JSON", DRIFT, str(actual)[:400], res)
+        return _row(
+            check, resource, f"as synthesized ({short_hash(expected)})", "not valid JSON", DRIFT, str(actual)[:400], res
+        )
     if same:
         return _row(check, resource, f"as synthesized ({short_hash(expected)})", "identical", PASS, "", res)
     return _row(
-        check, resource, f"as synthesized ({short_hash(expected)})", f"differs ({short_hash(actual)})", DRIFT,
-        document_diff(expected, actual), res,
+        check,
+        resource,
+        f"as synthesized ({short_hash(expected)})",
+        f"differs ({short_hash(actual)})",
+        DRIFT,
+        document_diff(expected, actual),
+        res,
     )

@@ -20,7 +20,11 @@ def check_account(ctx: Context) -> list[CheckResult]:
         return [_row("account", "credentials", expected or "(any)", actual, PASS)]
     return [
         _row(
-            "account", "credentials", expected, actual, DRIFT,
+            "account",
+            "credentials",
+            expected,
+            actual,
+            DRIFT,
             f"the credentials are for account {actual}, the assembly deploys to {expected}: use --profile for "
             f"{expected} (the remaining checks were not run against the wrong account)",
         )

@@ -71,9 +71,18 @@ def check_topics(ctx: Context) -> list[CheckResult]:
         got_key = attrs.get("KmsMasterKeyId")
         want_arn, got_arn = _key_arn(ctx, region, key), _key_arn(ctx, region, got_key)
         ok = (want_arn or None) == (got_arn or None)
-        rows.append(_row("sns-topic", label, expected, f"exists, KMS {ctx.key_label(got_arn) if got_key else '(none)'}",
-                         PASS if ok else DRIFT, "", res))
-    subs_by_topic: dict[str, list[dict] | ApiError] = {}
+        rows.append(
+            _row(
+                "sns-topic",
+                label,
+                expected,
+                f"exists, KMS {ctx.key_label(got_arn) if got_key else '(none)'}",
+                PASS if ok else DRIFT,
+                "",
+                res,
+            )
+        )
+    subs_by_topic: dict[str, list[dict[str, Any]] | ApiError] = {}
     for res in ctx.resources("AWS::SNS::Subscription"):
         region = ctx.region_of(res.stack)
         topic = ctx.resolve(res.prop("TopicArn"), res)
@@ -84,8 +93,9 @@ def check_topics(ctx: Context) -> list[CheckResult]:
             continue
         if topic not in subs_by_topic:
             try:
-                subs_by_topic[topic] = ctx.live.paginate("sns", "list_subscriptions_by_topic", "Subscriptions",
-                                                         region=region, TopicArn=topic)
+                subs_by_topic[topic] = ctx.live.paginate(
+                    "sns", "list_subscriptions_by_topic", "Subscriptions", region=region, TopicArn=topic
+                )
             except ApiError as exc:
                 subs_by_topic[topic] = exc
             except ClientError as exc:
@@ -101,8 +111,17 @@ def check_topics(ctx: Context) -> list[CheckResult]:
             rows.append(_row("sns-subscription", label, "subscribed", "not subscribed", MISSING, "", res))
         else:
             pending = str(match.get("SubscriptionArn", "")).lower() in ("pendingconfirmation", "pending confirmation")
-            rows.append(_row("sns-subscription", label, "subscribed", "pending confirmation" if pending else "subscribed", PASS,
-                             "the recipient has not confirmed yet: no mail is delivered until then" if pending else "", res))
+            rows.append(
+                _row(
+                    "sns-subscription",
+                    label,
+                    "subscribed",
+                    "pending confirmation" if pending else "subscribed",
+                    PASS,
+                    "the recipient has not confirmed yet: no mail is delivered until then" if pending else "",
+                    res,
+                )
+            )
     return rows
 
 
@@ -116,8 +135,11 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
     try:
         account = ctx.live.account()
     except ApiError as exc:
-        return [r for res in budgets
-                for r in _errors(["budget"], str(res.prop("Budget.BudgetName", res.logical_id)), "exists", exc, res)]
+        return [
+            r
+            for res in budgets
+            for r in _errors(["budget"], str(res.prop("Budget.BudgetName", res.logical_id)), "exists", exc, res)
+        ]
     seen_actions: set[str] = set()
     for res in budgets:
         name = ctx.resolver.physical_id(res)
@@ -126,12 +148,16 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
             continue
         spec = ctx.resolve(res.prop("Budget") or {}, res)
         limit = spec.get("BudgetLimit") or {}
-        expected = (f"{_num(limit.get('Amount'))} {limit.get('Unit', '')} "
-                    f"{spec.get('TimeUnit', '')} {spec.get('BudgetType', '')}").strip()
+        expected = (
+            f"{_num(limit.get('Amount'))} {limit.get('Unit', '')} "
+            f"{spec.get('TimeUnit', '')} {spec.get('BudgetType', '')}"
+        ).strip()
         mine = [a for a in actions if ctx.resolve(a.prop("BudgetName"), a) == name]
         seen_actions.update(a.path for a in mine)
         try:
-            live_budget = ctx.live.call("budgets", "describe_budget", region=region, AccountId=account, BudgetName=name)["Budget"]
+            live_budget = ctx.live.call(
+                "budgets", "describe_budget", region=region, AccountId=account, BudgetName=name
+            )["Budget"]
         except ApiError as exc:
             rows += _errors(["budget"], name, expected, exc, res)
             continue
@@ -139,10 +165,22 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
             if not _not_found(exc):
                 raise
             rows.append(_row("budget", name, expected, "not found", MISSING, "", res))
-            rows += [_row("budget-notification", f"{name}: {_notification_label(n.get('Notification') or {})}", "exists",
-                          "budget not found", MISSING, "", res) for n in res.prop("NotificationsWithSubscribers") or []]
-            rows += [_row("budget-action", f"{name}: {a.prop('ActionType')}", "exists", "budget not found", MISSING, "", a)
-                     for a in mine]
+            rows += [
+                _row(
+                    "budget-notification",
+                    f"{name}: {_notification_label(n.get('Notification') or {})}",
+                    "exists",
+                    "budget not found",
+                    MISSING,
+                    "",
+                    res,
+                )
+                for n in res.prop("NotificationsWithSubscribers") or []
+            ]
+            rows += [
+                _row("budget-action", f"{name}: {a.prop('ActionType')}", "exists", "budget not found", MISSING, "", a)
+                for a in mine
+            ]
             continue
         if unresolved_in(spec):
             rows += _unresolvable(["budget"], name, spec, res)
@@ -153,8 +191,17 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
             rows += _budget_actions(ctx, name, account, region, mine)
     for a in actions:
         if a.path not in seen_actions:
-            rows.append(_row("budget-action", str(a.prop("BudgetName")), "its budget in the assembly", "budget unknown", ERROR,
-                             "the action names a budget that is not in the assembly", a))
+            rows.append(
+                _row(
+                    "budget-action",
+                    str(a.prop("BudgetName")),
+                    "its budget in the assembly",
+                    "budget unknown",
+                    ERROR,
+                    "the action names a budget that is not in the assembly",
+                    a,
+                )
+            )
     return rows
 
 
@@ -166,26 +213,38 @@ def _num(value: Any) -> str:
         return str(value)
 
 
-def _budget_row(ctx: Context, res: Resource, name: str, spec: dict, expected: str, live_budget: dict) -> CheckResult:
+def _budget_row(
+    ctx: Context, res: Resource, name: str, spec: dict[str, Any], expected: str, live_budget: dict[str, Any]
+) -> CheckResult:
     limit, got_limit = spec.get("BudgetLimit") or {}, live_budget.get("BudgetLimit") or {}
-    actual = (f"{_num(got_limit.get('Amount'))} {got_limit.get('Unit', '')} "
-              f"{live_budget.get('TimeUnit', '')} {live_budget.get('BudgetType', '')}").strip()
+    actual = (
+        f"{_num(got_limit.get('Amount'))} {got_limit.get('Unit', '')} "
+        f"{live_budget.get('TimeUnit', '')} {live_budget.get('BudgetType', '')}"
+    ).strip()
     problems = []
-    if limit and not (same_number(limit.get("Amount"), got_limit.get("Amount")) and limit.get("Unit") == got_limit.get("Unit")):
-        problems.append(f"limit {got_limit.get('Amount')} {got_limit.get('Unit')} "
-                        f"(expected {limit.get('Amount')} {limit.get('Unit')})")
+    if limit and not (
+        same_number(limit.get("Amount"), got_limit.get("Amount")) and limit.get("Unit") == got_limit.get("Unit")
+    ):
+        problems.append(
+            f"limit {got_limit.get('Amount')} {got_limit.get('Unit')} "
+            f"(expected {limit.get('Amount')} {limit.get('Unit')})"
+        )
     for field_name in ("TimeUnit", "BudgetType"):
         if spec.get(field_name) and spec.get(field_name) != live_budget.get(field_name):
             problems.append(f"{field_name} {live_budget.get(field_name)} (expected {spec.get(field_name)})")
     for field_name in ("FilterExpression", "CostFilters"):
         if spec.get(field_name) and canonical(spec[field_name]) != canonical(live_budget.get(field_name) or {}):
-            problems.append(f"{field_name} differs:\n{document_diff(spec[field_name], live_budget.get(field_name) or {})}")
+            problems.append(
+                f"{field_name} differs:\n{document_diff(spec[field_name], live_budget.get(field_name) or {})}"
+            )
     return _row("budget", name, expected, actual, DRIFT if problems else PASS, "\n".join(problems), res)
 
 
-def _notification_label(n: dict) -> str:
-    return (f"{n.get('NotificationType')} {n.get('ComparisonOperator')} {_num(n.get('Threshold'))} "
-            f"{n.get('ThresholdType', 'PERCENTAGE')}")
+def _notification_label(n: dict[str, Any]) -> str:
+    return (
+        f"{n.get('NotificationType')} {n.get('ComparisonOperator')} {_num(n.get('Threshold'))} "
+        f"{n.get('ThresholdType', 'PERCENTAGE')}"
+    )
 
 
 def _budget_notifications(ctx: Context, res: Resource, name: str, account: str, region: str) -> list[CheckResult]:
@@ -194,24 +253,42 @@ def _budget_notifications(ctx: Context, res: Resource, name: str, account: str, 
         return []
     rows: list[CheckResult] = []
     try:
-        live = ctx.live.paginate("budgets", "describe_notifications_for_budget", "Notifications", region=region,
-                                 AccountId=account, BudgetName=name)
+        live = ctx.live.paginate(
+            "budgets",
+            "describe_notifications_for_budget",
+            "Notifications",
+            region=region,
+            AccountId=account,
+            BudgetName=name,
+        )
     except ApiError as exc:
         return _errors(["budget-notification"], name, f"{len(wanted)} notification(s)", exc, res)
     for item in wanted:
         n = item.get("Notification") or {}
         label = f"{name}: {_notification_label(n)}"
         match = next(
-            (m for m in live
-             if m.get("NotificationType") == n.get("NotificationType")
-             and m.get("ComparisonOperator") == n.get("ComparisonOperator")
-             and same_number(m.get("Threshold"), n.get("Threshold"))
-             and m.get("ThresholdType", "PERCENTAGE") == n.get("ThresholdType", "PERCENTAGE")),
+            (
+                m
+                for m in live
+                if m.get("NotificationType") == n.get("NotificationType")
+                and m.get("ComparisonOperator") == n.get("ComparisonOperator")
+                and same_number(m.get("Threshold"), n.get("Threshold"))
+                and m.get("ThresholdType", "PERCENTAGE") == n.get("ThresholdType", "PERCENTAGE")
+            ),
             None,
         )
         if match is None:
-            rows.append(_row("budget-notification", label, "exists", "not found", MISSING,
-                             "live notifications: " + summarize(_notification_label(m) for m in live), res))
+            rows.append(
+                _row(
+                    "budget-notification",
+                    label,
+                    "exists",
+                    "not found",
+                    MISSING,
+                    "live notifications: " + summarize(_notification_label(m) for m in live),
+                    res,
+                )
+            )
             continue
         rows.append(_row("budget-notification", label, "exists", "exists", PASS, "", res))
         want_subs = {(s.get("SubscriptionType"), s.get("Address")) for s in item.get("Subscribers") or []}
@@ -222,20 +299,35 @@ def _budget_notifications(ctx: Context, res: Resource, name: str, account: str, 
             k: match[k] for k in ("NotificationType", "ComparisonOperator", "Threshold", "ThresholdType") if k in match
         }
         try:
-            subs = ctx.live.paginate("budgets", "describe_subscribers_for_notification", "Subscribers", region=region,
-                                     AccountId=account, BudgetName=name, Notification=notification)
+            subs = ctx.live.paginate(
+                "budgets",
+                "describe_subscribers_for_notification",
+                "Subscribers",
+                region=region,
+                AccountId=account,
+                BudgetName=name,
+                Notification=notification,
+            )
         except ApiError as exc:
             rows += _errors(["budget-subscribers"], label, "subscribers", exc, res)
             continue
         got_subs = {(s.get("SubscriptionType"), s.get("Address")) for s in subs}
         missing = sorted(want_subs - got_subs, key=str)
-        rows.append(_row("budget-subscribers", label, summarize(_sub(s) for s in sorted(want_subs, key=str)),
-                         "all present" if not missing else "missing " + summarize(_sub(s) for s in missing),
-                         PASS if not missing else MISSING, "", res))
+        rows.append(
+            _row(
+                "budget-subscribers",
+                label,
+                summarize(_sub(s) for s in sorted(want_subs, key=str)),
+                "all present" if not missing else "missing " + summarize(_sub(s) for s in missing),
+                PASS if not missing else MISSING,
+                "",
+                res,
+            )
+        )
     return rows
 
 
-def _sub(sub: tuple) -> str:
+def _sub(sub: tuple[Any, ...]) -> str:
     kind, address = sub
     return f"{kind}:{str(address).rsplit(':', 1)[-1] if kind == 'SNS' else address}"
 
@@ -243,10 +335,18 @@ def _sub(sub: tuple) -> str:
 def _budget_actions(ctx: Context, name: str, account: str, region: str, actions: list[Resource]) -> list[CheckResult]:
     rows: list[CheckResult] = []
     try:
-        live = ctx.live.paginate("budgets", "describe_budget_actions_for_budget", "Actions", region=region,
-                                 AccountId=account, BudgetName=name)
+        live = ctx.live.paginate(
+            "budgets",
+            "describe_budget_actions_for_budget",
+            "Actions",
+            region=region,
+            AccountId=account,
+            BudgetName=name,
+        )
     except ApiError as exc:
-        return [r for a in actions for r in _errors(["budget-action"], f"{name}: {a.prop('ActionType')}", "exists", exc, a)]
+        return [
+            r for a in actions for r in _errors(["budget-action"], f"{name}: {a.prop('ActionType')}", "exists", exc, a)
+        ]
     for a in actions:
         want = {
             "ActionType": ctx.resolve(a.prop("ActionType"), a),
@@ -257,19 +357,31 @@ def _budget_actions(ctx: Context, name: str, account: str, region: str, actions:
             "ExecutionRoleArn": ctx.resolve(a.prop("ExecutionRoleArn"), a),
             "PolicyArn": ctx.resolve(a.prop("Definition.IamActionDefinition.PolicyArn"), a),
             "Roles": sorted(ctx.resolve(a.prop("Definition.IamActionDefinition.Roles") or [], a), key=str),
-            "Subscribers": sorted({(s.get("Type"), s.get("Address")) for s in ctx.resolve(a.prop("Subscribers") or [], a)},
-                                  key=str),
+            "Subscribers": sorted(
+                {(s.get("Type"), s.get("Address")) for s in ctx.resolve(a.prop("Subscribers") or [], a)}, key=str
+            ),
         }
         label = f"{name}: {want['ActionType']}"
-        expected = (f"{want['ActionType']} at {_num(want['ThresholdValue'])} {want['ThresholdType']} "
-                    f"({want['NotificationType']}), {want['ApprovalModel']}")
+        expected = (
+            f"{want['ActionType']} at {_num(want['ThresholdValue'])} {want['ThresholdType']} "
+            f"({want['NotificationType']}), {want['ApprovalModel']}"
+        )
         if unresolved_in(list(want.values())):
             rows += _unresolvable(["budget-action"], label, list(want.values()), a)
             continue
         candidates = [x for x in live if x.get("ActionType") == want["ActionType"]]
         if not candidates:
-            rows.append(_row("budget-action", label, expected, "not found", MISSING,
-                             f"{len(live)} action(s) on the budget, none of type {want['ActionType']}", a))
+            rows.append(
+                _row(
+                    "budget-action",
+                    label,
+                    expected,
+                    "not found",
+                    MISSING,
+                    f"{len(live)} action(s) on the budget, none of type {want['ActionType']}",
+                    a,
+                )
+            )
             continue
         best, best_diff = None, None
         for x in candidates:
@@ -283,15 +395,20 @@ def _budget_actions(ctx: Context, name: str, account: str, region: str, actions:
                 "ExecutionRoleArn": x.get("ExecutionRoleArn"),
                 "PolicyArn": iam_def.get("PolicyArn"),
                 "Roles": sorted(iam_def.get("Roles") or [], key=str),
-                "Subscribers": sorted({(s.get("SubscriptionType"), s.get("Address")) for s in x.get("Subscribers") or []},
-                                      key=str),
+                "Subscribers": sorted(
+                    {(s.get("SubscriptionType"), s.get("Address")) for s in x.get("Subscribers") or []}, key=str
+                ),
             }
-            diff = [k for k in want if not (same_number(want[k], got[k]) if k == "ThresholdValue" else want[k] == got[k])]
+            diff = [
+                k for k in want if not (same_number(want[k], got[k]) if k == "ThresholdValue" else want[k] == got[k])
+            ]
             if best_diff is None or len(diff) < len(best_diff):
                 best, best_diff, best_got = x, diff, got
         assert best is not None and best_diff is not None
-        actual = (f"{best_got['ActionType']} at {_num(best_got['ThresholdValue'])} {best_got['ThresholdType']} "
-                  f"({best_got['NotificationType']}), {best_got['ApprovalModel']}, status {best.get('Status')}")
+        actual = (
+            f"{best_got['ActionType']} at {_num(best_got['ThresholdValue'])} {best_got['ThresholdType']} "
+            f"({best_got['NotificationType']}), {best_got['ApprovalModel']}, status {best.get('Status')}"
+        )
         detail = "\n".join(f"{k}: expected {want[k]}, live {best_got[k]}" for k in best_diff)
         rows.append(_row("budget-action", label, expected, actual, DRIFT if best_diff else PASS, detail, a))
     return rows
@@ -309,11 +426,17 @@ def check_alarms(ctx: Context) -> list[CheckResult]:
         by_region.setdefault(ctx.region_of(res.stack), []).append((res, name))
     for region, items in by_region.items():
         names = [name for _, name in items]
-        found: dict[str, dict] = {}
+        found: dict[str, dict[str, Any]] = {}
         try:
             for start in range(0, len(names), 100):
-                for alarm in ctx.live.paginate("cloudwatch", "describe_alarms", "MetricAlarms", region=region,
-                                               AlarmNames=names[start:start + 100], AlarmTypes=["MetricAlarm"]):
+                for alarm in ctx.live.paginate(
+                    "cloudwatch",
+                    "describe_alarms",
+                    "MetricAlarms",
+                    region=region,
+                    AlarmNames=names[start : start + 100],
+                    AlarmTypes=["MetricAlarm"],
+                ):
                     found[alarm["AlarmName"]] = alarm
         except ApiError as exc:
             rows += [r for res, name in items for r in _errors(["alarm"], name, "exists", exc, res)]
@@ -336,13 +459,13 @@ def check_alarms(ctx: Context) -> list[CheckResult]:
     return rows
 
 
-def _metric_stat(stat: dict) -> tuple:
+def _metric_stat(stat: dict[str, Any]) -> tuple[Any, ...]:
     metric = stat.get("Metric") or {}
     dims = tuple(sorted((d.get("Name"), d.get("Value")) for d in metric.get("Dimensions") or []))
     return (metric.get("Namespace"), metric.get("MetricName"), dims, stat.get("Period"), stat.get("Stat"))
 
 
-def _alarm_intent(ctx: Context, res: Resource) -> dict:
+def _alarm_intent(ctx: Context, res: Resource) -> dict[str, Any]:
     p = ctx.resolve(dict(res.properties), res)
     return {
         "ComparisonOperator": p.get("ComparisonOperator"),
@@ -352,13 +475,20 @@ def _alarm_intent(ctx: Context, res: Resource) -> dict:
         "TreatMissingData": p.get("TreatMissingData", "missing"),
         "ActionsEnabled": bool(as_bool(p.get("ActionsEnabled", True))),
         "AlarmActions": sorted(p.get("AlarmActions") or [], key=str),
-        "Metric": (p.get("Namespace"), p.get("MetricName"), p.get("Statistic"), p.get("Period")) if p.get("MetricName") else None,
-        "Metrics": sorted(((m.get("Id"), m.get("Expression"), _metric_stat(m["MetricStat"]) if m.get("MetricStat") else None)
-                           for m in p.get("Metrics") or []), key=str),
+        "Metric": (p.get("Namespace"), p.get("MetricName"), p.get("Statistic"), p.get("Period"))
+        if p.get("MetricName")
+        else None,
+        "Metrics": sorted(
+            (
+                (m.get("Id"), m.get("Expression"), _metric_stat(m["MetricStat"]) if m.get("MetricStat") else None)
+                for m in p.get("Metrics") or []
+            ),
+            key=str,
+        ),
     }
 
 
-def _alarm_live(a: dict) -> dict:
+def _alarm_live(a: dict[str, Any]) -> dict[str, Any]:
     return {
         "ComparisonOperator": a.get("ComparisonOperator"),
         "Threshold": a.get("Threshold"),
@@ -367,9 +497,16 @@ def _alarm_live(a: dict) -> dict:
         "TreatMissingData": a.get("TreatMissingData", "missing"),
         "ActionsEnabled": bool(a.get("ActionsEnabled", True)),
         "AlarmActions": sorted(a.get("AlarmActions") or [], key=str),
-        "Metric": (a.get("Namespace"), a.get("MetricName"), a.get("Statistic"), a.get("Period")) if a.get("MetricName") else None,
-        "Metrics": sorted(((m.get("Id"), m.get("Expression"), _metric_stat(m["MetricStat"]) if m.get("MetricStat") else None)
-                           for m in a.get("Metrics") or []), key=str),
+        "Metric": (a.get("Namespace"), a.get("MetricName"), a.get("Statistic"), a.get("Period"))
+        if a.get("MetricName")
+        else None,
+        "Metrics": sorted(
+            (
+                (m.get("Id"), m.get("Expression"), _metric_stat(m["MetricStat"]) if m.get("MetricStat") else None)
+                for m in a.get("Metrics") or []
+            ),
+            key=str,
+        ),
     }
 
 
@@ -383,9 +520,16 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
     try:
         live_monitors = _ce_all(ctx, "get_anomaly_monitors", "AnomalyMonitors", region)
     except ApiError as exc:
-        rows += [r for res in monitors for r in _errors(["anomaly-monitor"], str(res.prop("MonitorName")), "exists", exc, res)]
-        rows += [r for res in subscriptions
-                 for r in _errors(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)]
+        rows += [
+            r
+            for res in monitors
+            for r in _errors(["anomaly-monitor"], str(res.prop("MonitorName")), "exists", exc, res)
+        ]
+        rows += [
+            r
+            for res in subscriptions
+            for r in _errors(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)
+        ]
         return rows
     monitor_arns: dict[str, str] = {}  # template path -> live ARN
     for res in monitors:
@@ -402,16 +546,27 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
         spec = res.prop("MonitorSpecification")
         if spec is not None and canonical(parse_json(spec)) != canonical(match.get("MonitorSpecification") or {}):
             diff.append("MonitorSpecification")
-        rows.append(_row("anomaly-monitor", str(name), expected, " ".join(str(v) for v in got.values() if v),
-                         DRIFT if diff else PASS, "; ".join(f"{k}: expected {want.get(k)}, live {got.get(k)}" for k in diff),
-                         res))
+        rows.append(
+            _row(
+                "anomaly-monitor",
+                str(name),
+                expected,
+                " ".join(str(v) for v in got.values() if v),
+                DRIFT if diff else PASS,
+                "; ".join(f"{k}: expected {want.get(k)}, live {got.get(k)}" for k in diff),
+                res,
+            )
+        )
     if not subscriptions:
         return rows
     try:
         live_subs = _ce_all(ctx, "get_anomaly_subscriptions", "AnomalySubscriptions", region)
     except ApiError as exc:
-        return rows + [r for res in subscriptions
-                       for r in _errors(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)]
+        return rows + [
+            r
+            for res in subscriptions
+            for r in _errors(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)
+        ]
     for res in subscriptions:
         name = ctx.resolve(res.prop("SubscriptionName"), res)
         want_monitors = []
@@ -421,10 +576,14 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
             want_monitors.append(monitor_arns.get(target_res.path) if target_res else ctx.resolve(ref, res))
         want = {
             "Frequency": ctx.resolve(res.prop("Frequency"), res),
-            "Subscribers": sorted({(s.get("Type"), s.get("Address")) for s in ctx.resolve(res.prop("Subscribers") or [], res)},
-                                  key=str),
-            "ThresholdExpression": (canonical(parse_json(ctx.resolve(res.prop("ThresholdExpression"), res)))
-                                    if res.prop("ThresholdExpression") else None),
+            "Subscribers": sorted(
+                {(s.get("Type"), s.get("Address")) for s in ctx.resolve(res.prop("Subscribers") or [], res)}, key=str
+            ),
+            "ThresholdExpression": (
+                canonical(parse_json(ctx.resolve(res.prop("ThresholdExpression"), res)))
+                if res.prop("ThresholdExpression")
+                else None
+            ),
             "MonitorArnList": sorted(str(m) for m in want_monitors),
         }
         expected = f"{want['Frequency']} to {summarize(_sub(s) for s in want['Subscribers'])}"
@@ -438,18 +597,28 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
         got = {
             "Frequency": match.get("Frequency"),
             "Subscribers": sorted({(s.get("Type"), s.get("Address")) for s in match.get("Subscribers") or []}, key=str),
-            "ThresholdExpression": canonical(match.get("ThresholdExpression")) if match.get("ThresholdExpression") else None,
+            "ThresholdExpression": canonical(match.get("ThresholdExpression"))
+            if match.get("ThresholdExpression")
+            else None,
             "MonitorArnList": sorted(match.get("MonitorArnList") or []),
         }
         diff = [k for k in want if want[k] != got[k]]
-        rows.append(_row("anomaly-subscription", str(name), expected,
-                         f"{got['Frequency']} to {summarize(_sub(s) for s in got['Subscribers'])}",
-                         DRIFT if diff else PASS, "\n".join(f"{k}: expected {want[k]}, live {got[k]}" for k in diff), res))
+        rows.append(
+            _row(
+                "anomaly-subscription",
+                str(name),
+                expected,
+                f"{got['Frequency']} to {summarize(_sub(s) for s in got.get('Subscribers') or [])}",
+                DRIFT if diff else PASS,
+                "\n".join(f"{k}: expected {want[k]}, live {got[k]}" for k in diff),
+                res,
+            )
+        )
     return rows
 
 
-def _ce_all(ctx: Context, operation: str, key: str, region: str) -> list[dict]:
-    items: list[dict] = []
+def _ce_all(ctx: Context, operation: str, key: str, region: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
     params: dict[str, Any] = {}
     while True:
         page = ctx.live.call("ce", operation, region=region, **params)

@@ -50,7 +50,9 @@ def check_nodegroups(ctx: Context) -> list[CheckResult]:
         if is_gpu:
             want["capacityType"] = _CAPACITY.get(ctx.self_hosting.capacity, want["capacityType"])
             want["maxSize"] = ctx.self_hosting.max_size
-        expected = f"{want['capacityType']} {summarize(want['instanceTypes'])} min {want['minSize']} max {want['maxSize']}"
+        expected = (
+            f"{want['capacityType']} {summarize(want['instanceTypes'])} min {want['minSize']} max {want['maxSize']}"
+        )
         cluster = ctx.resolve(res.prop("ClusterName"), res)
         if isinstance(cluster, Unresolved):
             rows += _unresolvable(["eks-nodegroup"], res.logical_id, cluster, res)
@@ -64,34 +66,67 @@ def check_nodegroups(ctx: Context) -> list[CheckResult]:
             rows += _unresolvable(["eks-nodegroup"], f"{cluster}/{res.logical_id}", live, res)
             continue
         if live is None:
-            rows.append(_row("eks-nodegroup", f"{cluster}/{res.prop('NodegroupName') or res.logical_id}", expected,
-                             "not found", MISSING, how, res))
+            rows.append(
+                _row(
+                    "eks-nodegroup",
+                    f"{cluster}/{res.prop('NodegroupName') or res.logical_id}",
+                    expected,
+                    "not found",
+                    MISSING,
+                    how,
+                    res,
+                )
+            )
             continue
         label = f"{cluster}/{live['nodegroupName']}"
         live_scaling = live.get("scalingConfig") or {}
         # An instance type in the launch template wins over the node group's list (which EKS may fill by default).
-        got_types = _live_template_types(ctx, region, live.get("launchTemplate") or {}) or sorted(live.get("instanceTypes") or [])
+        got_types = _live_template_types(ctx, region, live.get("launchTemplate") or {}) or sorted(
+            live.get("instanceTypes") or []
+        )
         got = {
             "capacityType": live.get("capacityType", "ON_DEMAND"),
             "instanceTypes": got_types,
             "minSize": live_scaling.get("minSize"),
             "maxSize": live_scaling.get("maxSize"),
         }
-        diff = [k for k in want if want[k] is not None and want[k] != got[k] and not (k == "instanceTypes" and not want[k])]
-        actual = (f"{got['capacityType']} {summarize(got['instanceTypes'])} min {got['minSize']} max {got['maxSize']} "
-                  f"(desired {live_scaling.get('desiredSize')}, {live.get('status')})")
+        diff = [
+            k for k in want if want[k] is not None and want[k] != got[k] and not (k == "instanceTypes" and not want[k])
+        ]
+        actual = (
+            f"{got['capacityType']} {summarize(got['instanceTypes'])} min {got['minSize']} max {got['maxSize']} "
+            f"(desired {live_scaling.get('desiredSize')}, {live.get('status')})"
+        )
         detail = "\n".join(f"{k}: expected {want[k]}, live {got[k]}" for k in diff)
-        rows.append(_row("eks-nodegroup", label, expected, actual, DRIFT if diff else PASS,
-                         detail or (f"found {how}" if how else ""), res))
+        rows.append(
+            _row(
+                "eks-nodegroup",
+                label,
+                expected,
+                actual,
+                DRIFT if diff else PASS,
+                detail or (f"found {how}" if how else ""),
+                res,
+            )
+        )
     if gpu_type is not None and not gpu_found:
-        rows.append(_row("eks-gpu-nodegroup", f"self_hosting ({gpu_type})", "a node group in the assembly",
-                         "none synthesized", ERROR,
-                         "self_hosting.enabled is true in the configuration, but the assembly holds no AWS::EKS::Nodegroup "
-                         f"with instance type {gpu_type}: synthesize with the self-hosting stack, then verify again"))
+        rows.append(
+            _row(
+                "eks-gpu-nodegroup",
+                f"self_hosting ({gpu_type})",
+                "a node group in the assembly",
+                "none synthesized",
+                ERROR,
+                "self_hosting.enabled is true in the configuration, but the assembly holds no AWS::EKS::Nodegroup "
+                f"with instance type {gpu_type}: synthesize with the self-hosting stack, then verify again",
+            )
+        )
     return rows
 
 
-def _find_nodegroup(ctx: Context, res: Resource, region: str, cluster: str) -> tuple[dict | None | Unresolved, str]:
+def _find_nodegroup(
+    ctx: Context, res: Resource, region: str, cluster: str
+) -> tuple[dict[str, Any] | None | Unresolved, str]:
     """The live node group: by its name in the template, else CloudFormation's record, else (generated name,
     no record reachable) the one node group of the cluster whose CloudFormation tags or labels match."""
     named = ctx.resolve(res.prop("NodegroupName"), res) if res.prop("NodegroupName") is not None else None
@@ -102,8 +137,9 @@ def _find_nodegroup(ctx: Context, res: Resource, region: str, cluster: str) -> t
             named, how = physical.rsplit("/", 1)[-1], "by CloudFormation DescribeStackResource"
     if isinstance(named, str):
         try:
-            return ctx.live.call("eks", "describe_nodegroup", region=region, clusterName=cluster,
-                                 nodegroupName=named)["nodegroup"], how
+            return ctx.live.call("eks", "describe_nodegroup", region=region, clusterName=cluster, nodegroupName=named)[
+                "nodegroup"
+            ], how
         except ClientError as exc:
             if not _not_found(exc, "ResourceNotFoundException"):
                 raise
@@ -117,10 +153,13 @@ def _find_nodegroup(ctx: Context, res: Resource, region: str, cluster: str) -> t
     labels = ctx.resolve(res.prop("Labels") or {}, res)
     candidates = []
     for name in names:
-        group = ctx.live.call("eks", "describe_nodegroup", region=region, clusterName=cluster, nodegroupName=name)["nodegroup"]
+        group = ctx.live.call("eks", "describe_nodegroup", region=region, clusterName=cluster, nodegroupName=name)[
+            "nodegroup"
+        ]
         tags = group.get("tags") or {}
-        if (tags.get("aws:cloudformation:logical-id") == res.logical_id
-                and tags.get("aws:cloudformation:stack-name") == ctx.resolver.stack_name(res.stack)):
+        if tags.get("aws:cloudformation:logical-id") == res.logical_id and tags.get(
+            "aws:cloudformation:stack-name"
+        ) == ctx.resolver.stack_name(res.stack):
             return group, "by its aws:cloudformation:* tags"
         if labels and all((group.get("labels") or {}).get(k) == v for k, v in labels.items()):
             candidates.append(group)
@@ -141,15 +180,21 @@ def _launch_template_types(ctx: Context, res: Resource) -> list[str]:
     return []
 
 
-def _live_template_types(ctx: Context, region: str, template: dict) -> list[str]:
+def _live_template_types(ctx: Context, region: str, template: dict[str, Any]) -> list[str]:
     if not template.get("id") and not template.get("name"):
         return []
     params: dict[str, Any] = {"Versions": [str(template.get("version") or "$Default")]}
-    params["LaunchTemplateId" if template.get("id") else "LaunchTemplateName"] = template.get("id") or template.get("name")
+    params["LaunchTemplateId" if template.get("id") else "LaunchTemplateName"] = template.get("id") or template.get(
+        "name"
+    )
     try:
-        versions = ctx.live.call("ec2", "describe_launch_template_versions", region=region,
-                                 **params).get("LaunchTemplateVersions") or []
+        versions = (
+            ctx.live.call("ec2", "describe_launch_template_versions", region=region, **params).get(
+                "LaunchTemplateVersions"
+            )
+            or []
+        )
     except ClientError:
         return []
-    types = {(v.get("LaunchTemplateData") or {}).get("InstanceType") for v in versions} - {None}
-    return sorted(types)
+    types = {(v.get("LaunchTemplateData") or {}).get("InstanceType") for v in versions}
+    return sorted(str(t) for t in types if t is not None)

@@ -6,6 +6,8 @@ endpoint lacks its tags and the template does not name its VPC, ec2 DescribeVpcs
 
 from __future__ import annotations
 
+from typing import Any
+
 from landing_zone.assembly import Resource
 from landing_zone.verify.checks._common import (
     DRIFT,
@@ -43,20 +45,47 @@ def check_endpoints(ctx: Context) -> list[CheckResult]:
             rows += _errors(checks, label, service_name, exc, res)
             continue
         if not found:
-            rows.append(_row("vpc-endpoint", label, f"{service_name} available", "not found", MISSING,
-                             f"no endpoint found {how}", res))
+            rows.append(
+                _row(
+                    "vpc-endpoint",
+                    label,
+                    f"{service_name} available",
+                    "not found",
+                    MISSING,
+                    f"no endpoint found {how}",
+                    res,
+                )
+            )
             rows += [_row(c, label, "-", "endpoint not found", MISSING, "", res) for c in checks[1:]]
             continue
         endpoint = found[0]
         more = f"; {len(found)} endpoints match, checked {endpoint['VpcEndpointId']}" if len(found) > 1 else ""
         state = str(endpoint.get("State", "")).lower()
-        rows.append(_row("vpc-endpoint", label, f"{service_name} available", f"{endpoint['VpcEndpointId']} {state}",
-                         PASS if state == "available" else DRIFT, f"found {how}{more}", res))
+        rows.append(
+            _row(
+                "vpc-endpoint",
+                label,
+                f"{service_name} available",
+                f"{endpoint['VpcEndpointId']} {state}",
+                PASS if state == "available" else DRIFT,
+                f"found {how}{more}",
+                res,
+            )
+        )
         if str(res.prop("VpcEndpointType", "Gateway")) == "Interface" or res.prop("PrivateDnsEnabled") is not None:
             want_dns = bool(as_bool(res.prop("PrivateDnsEnabled", False)))
             got_dns = bool(endpoint.get("PrivateDnsEnabled"))
-            rows.append(_row("vpc-endpoint-private-dns", label, "enabled" if want_dns else "disabled",
-                             "enabled" if got_dns else "disabled", PASS if want_dns == got_dns else DRIFT, "", res))
+            rows.append(
+                _row(
+                    "vpc-endpoint-private-dns",
+                    label,
+                    "enabled" if want_dns else "disabled",
+                    "enabled" if got_dns else "disabled",
+                    PASS if want_dns == got_dns else DRIFT,
+                    "",
+                    res,
+                )
+            )
         expected_policy = ctx.resolve(res.prop("PolicyDocument"), res)
         if expected_policy is None:
             continue  # no policy in the template: the endpoint's default (full access) is the intent
@@ -73,25 +102,40 @@ def _service_tag(tags: dict[str, str]) -> str | None:
     return next((k for k in sorted(tags) if k.endswith("-endpoint-service")), None)
 
 
-def _find_endpoint(ctx: Context, res: Resource, region: str, service_name: str, tags: dict[str, str]) -> tuple[list[dict], str]:
-    def live_endpoints(filters: list[dict]) -> list[dict]:
+def _find_endpoint(
+    ctx: Context, res: Resource, region: str, service_name: str, tags: dict[str, str]
+) -> tuple[list[dict[str, Any]], str]:
+    def live_endpoints(filters: list[dict[str, Any]]) -> list[dict[str, Any]]:
         found = ctx.live.paginate("ec2", "describe_vpc_endpoints", "VpcEndpoints", region=region, Filters=filters)
         return [e for e in found if str(e.get("State", "")).lower() not in ("deleted", "deleting")]
 
-    tag_filters = [{"Name": "tag:landing-zone", "Values": [ctx.name]}, {"Name": "service-name", "Values": [service_name]}]
+    tag_filters = [
+        {"Name": "tag:landing-zone", "Values": [ctx.name]},
+        {"Name": "service-name", "Values": [service_name]},
+    ]
     service_tag = _service_tag(tags)
     if service_tag:
         tag_filters.insert(1, {"Name": f"tag:{service_tag}", "Values": [tags[service_tag]]})
     found = live_endpoints(tag_filters)
     if found:
         return found, "by tags " + ", ".join(
-            f"{f['Name'][4:]}={f['Values'][0]}" for f in tag_filters if f["Name"].startswith("tag:")
+            f"{f['Name'][4:]}={f['Values'][0]}" for f in tag_filters if str(f["Name"]).startswith("tag:")
         )
     vpc_id = ctx.resolve(res.prop("VpcId"), res)
-    vpc_ids = [vpc_id] if isinstance(vpc_id, str) else [
-        v["VpcId"] for v in ctx.live.paginate("ec2", "describe_vpcs", "Vpcs", region=region,
-                                              Filters=[{"Name": "tag:landing-zone", "Values": [ctx.name]}])
-    ]
+    vpc_ids = (
+        [vpc_id]
+        if isinstance(vpc_id, str)
+        else [
+            v["VpcId"]
+            for v in ctx.live.paginate(
+                "ec2",
+                "describe_vpcs",
+                "Vpcs",
+                region=region,
+                Filters=[{"Name": "tag:landing-zone", "Values": [ctx.name]}],
+            )
+        ]
+    )
     if not vpc_ids:
         return [], f"tagged landing-zone={ctx.name}, and no VPC of the landing zone was found to search by service name"
     found = live_endpoints([{"Name": "service-name", "Values": [service_name]}, {"Name": "vpc-id", "Values": vpc_ids}])

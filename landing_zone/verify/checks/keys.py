@@ -47,21 +47,50 @@ def check_keys(ctx: Context) -> list[CheckResult]:
         except ClientError as exc:
             if not _not_found(exc):
                 raise
-            rows.append(_row("kms-key", label, "Enabled", "not found", MISSING,
-                             f"kms:DescribeKey {key_id}: {aws.error_code(exc)}", res))
+            rows.append(
+                _row(
+                    "kms-key",
+                    label,
+                    "Enabled",
+                    "not found",
+                    MISSING,
+                    f"kms:DescribeKey {key_id}: {aws.error_code(exc)}",
+                    res,
+                )
+            )
             rows += [_row(c, label, "-", "key not found", MISSING, "", res) for c in checks[1:]]
             continue
         ctx.key_labels[meta["Arn"]] = label
         state = meta.get("KeyState", "?")
-        rows.append(_row("kms-key", label, "Enabled", f"{state} ({meta['KeyId']})",
-                         PASS if state == "Enabled" else DRIFT, "", res))
+        rows.append(
+            _row(
+                "kms-key",
+                label,
+                "Enabled",
+                f"{state} ({meta['KeyId']})",
+                PASS if state == "Enabled" else DRIFT,
+                "",
+                res,
+            )
+        )
         want_rotation = bool(as_bool(res.prop("EnableKeyRotation", False)))
         try:
-            got_rotation = bool(ctx.live.call("kms", "get_key_rotation_status", region=region,
-                                              KeyId=meta["KeyId"])["KeyRotationEnabled"])
-            rows.append(_row("kms-rotation", label, "enabled" if want_rotation else "disabled",
-                             "enabled" if got_rotation else "disabled",
-                             PASS if want_rotation == got_rotation else DRIFT, "", res))
+            got_rotation = bool(
+                ctx.live.call("kms", "get_key_rotation_status", region=region, KeyId=meta["KeyId"])[
+                    "KeyRotationEnabled"
+                ]
+            )
+            rows.append(
+                _row(
+                    "kms-rotation",
+                    label,
+                    "enabled" if want_rotation else "disabled",
+                    "enabled" if got_rotation else "disabled",
+                    PASS if want_rotation == got_rotation else DRIFT,
+                    "",
+                    res,
+                )
+            )
         except ApiError as exc:
             rows += _errors(["kms-rotation"], label, "enabled" if want_rotation else "disabled", exc, res)
         expected_policy = ctx.resolve(res.prop("KeyPolicy"), res)
@@ -71,7 +100,9 @@ def check_keys(ctx: Context) -> list[CheckResult]:
             rows += _unresolvable(["kms-policy"], label, expected_policy, res)
             continue
         try:
-            policy = ctx.live.call("kms", "get_key_policy", region=region, KeyId=meta["KeyId"], PolicyName="default")["Policy"]
+            policy = ctx.live.call("kms", "get_key_policy", region=region, KeyId=meta["KeyId"], PolicyName="default")[
+                "Policy"
+            ]
             rows.append(_policy_row("kms-policy", label, expected_policy, policy, res))
         except ApiError as exc:
             rows += _errors(["kms-policy"], label, "as synthesized", exc, res)

@@ -46,8 +46,12 @@ def check_invocation_logging(ctx: Context) -> list[CheckResult]:
         region = ctx.region_of(res.stack)
         label = f"bedrock in {region}"
         try:
-            config = ctx.live.call("bedrock", "get_model_invocation_logging_configuration",
-                                   region=region).get("loggingConfig") or {}
+            config = (
+                ctx.live.call("bedrock", "get_model_invocation_logging_configuration", region=region).get(
+                    "loggingConfig"
+                )
+                or {}
+            )
         except ApiError as exc:
             rows += _errors(checks, label, "configured", exc, res)
             continue
@@ -57,14 +61,18 @@ def check_invocation_logging(ctx: Context) -> list[CheckResult]:
         got = {short: bool(config.get(key)) for _, key, short in _DELIVERY if short in want}
         expected = ", ".join(f"{k}={'on' if v else 'off'}" for k, v in want.items())
         if not config:
-            rows.append(_row("invocation-logging-delivery", label, expected, "logging not configured", MISSING, "", res))
+            rows.append(
+                _row("invocation-logging-delivery", label, expected, "logging not configured", MISSING, "", res)
+            )
             continue
         actual = ", ".join(f"{k}={'on' if v else 'off'}" for k, v in got.items())
-        rows.append(_row("invocation-logging-delivery", label, expected, actual, PASS if want == got else DRIFT, "", res))
+        rows.append(
+            _row("invocation-logging-delivery", label, expected, actual, PASS if want == got else DRIFT, "", res)
+        )
     return rows
 
 
-def _logging_s3(ctx: Context, res: Resource, label: str, config: dict) -> CheckResult:
+def _logging_s3(ctx: Context, res: Resource, label: str, config: dict[str, Any]) -> CheckResult:
     prefix = ctx.resolve(res.prop("KeyPrefix"), res)
     s3 = config.get("s3Config") or {}
     actual = f"s3://{s3.get('bucketName')}/{s3.get('keyPrefix') or ''}" if s3.get("bucketName") else "no S3 destination"
@@ -85,20 +93,39 @@ def _logging_s3(ctx: Context, res: Resource, label: str, config: dict) -> CheckR
     prefix_ok = (s3.get("keyPrefix") or "") == expected_prefix
     if isinstance(bucket, str):
         ok = s3.get("bucketName") == bucket and prefix_ok
-        return _row("invocation-logging-s3", label, f"s3://{bucket}/{expected_prefix}", actual, PASS if ok else DRIFT,
-                    f"expected bucket resolved by {how}" if how else "", res)
+        return _row(
+            "invocation-logging-s3",
+            label,
+            f"s3://{bucket}/{expected_prefix}",
+            actual,
+            PASS if ok else DRIFT,
+            f"expected bucket resolved by {how}" if how else "",
+            res,
+        )
     # The generated bucket name is unknown (no CloudFormation record reachable): accept the configured bucket
     # only if its own CloudFormation tags say it is this landing zone's invocation-log bucket.
     target = _ref_target(res)
     return _bucket_by_tags(ctx, res, label, s3, expected_prefix, prefix_ok, target, bucket, actual)
 
 
-def _bucket_by_tags(ctx: Context, res: Resource, label: str, s3: dict, prefix: str, prefix_ok: bool,
-                    target: Resource | None, bucket: Unresolved, actual: str) -> CheckResult:
+def _bucket_by_tags(
+    ctx: Context,
+    res: Resource,
+    label: str,
+    s3: dict[str, Any],
+    prefix: str,
+    prefix_ok: bool,
+    target: Resource | None,
+    bucket: Unresolved,
+    actual: str,
+) -> CheckResult:
     expected = f"s3://<{target.path if target else 'bucket'}>/{prefix}"
     try:
-        tags = _tags(ctx.live.call("s3", "get_bucket_tagging", region=ctx.region_of(res.stack),
-                                   Bucket=s3["bucketName"]).get("TagSet"))
+        tags = _tags(
+            ctx.live.call("s3", "get_bucket_tagging", region=ctx.region_of(res.stack), Bucket=s3["bucketName"]).get(
+                "TagSet"
+            )
+        )
     except ApiError as exc:
         return _errors(["invocation-logging-s3"], label, expected, exc, res)[0]
     except ClientError as exc:
@@ -107,15 +134,36 @@ def _bucket_by_tags(ctx: Context, res: Resource, label: str, s3: dict, prefix: s
             raise
     stack, logical = tags.get("aws:cloudformation:stack-name"), tags.get("aws:cloudformation:logical-id")
     if target and stack == ctx.resolver.stack_name(target.stack) and logical == target.logical_id:
-        return _row("invocation-logging-s3", label, expected, actual, PASS if prefix_ok else DRIFT,
-                    "expected bucket resolved by the bucket's aws:cloudformation:* tags "
-                    f"(CloudFormation itself was not available: {bucket.why})", res)
+        return _row(
+            "invocation-logging-s3",
+            label,
+            expected,
+            actual,
+            PASS if prefix_ok else DRIFT,
+            "expected bucket resolved by the bucket's aws:cloudformation:* tags "
+            f"(CloudFormation itself was not available: {bucket.why})",
+            res,
+        )
     if stack or logical:
-        return _row("invocation-logging-s3", label, expected, actual, DRIFT,
-                    f"the configured bucket belongs to {stack}/{logical} by its CloudFormation tags", res)
-    return _row("invocation-logging-s3", label, expected, actual, ERROR,
-                f"cannot tell whether {s3['bucketName']} is the landing zone's bucket: {bucket.why}; the bucket has no "
-                "aws:cloudformation:* tags. Give --invocation-log-bucket NAME (stack output InvocationLogBucket)", res)
+        return _row(
+            "invocation-logging-s3",
+            label,
+            expected,
+            actual,
+            DRIFT,
+            f"the configured bucket belongs to {stack}/{logical} by its CloudFormation tags",
+            res,
+        )
+    return _row(
+        "invocation-logging-s3",
+        label,
+        expected,
+        actual,
+        ERROR,
+        f"cannot tell whether {s3['bucketName']} is the landing zone's bucket: {bucket.why}; the bucket has no "
+        "aws:cloudformation:* tags. Give --invocation-log-bucket NAME (stack output InvocationLogBucket)",
+        res,
+    )
 
 
 def _ref_target(res: Resource) -> Resource | None:
@@ -125,13 +173,23 @@ def _ref_target(res: Resource) -> Resource | None:
     return None
 
 
-def _logging_cloudwatch(ctx: Context, res: Resource, label: str, config: dict) -> CheckResult:
+def _logging_cloudwatch(ctx: Context, res: Resource, label: str, config: dict[str, Any]) -> CheckResult:
     cw = config.get("cloudWatchConfig") or {}
-    actual = (f"{cw.get('logGroupName')} via {cw.get('roleArn', '').rsplit('/', 1)[-1]}" if cw.get("logGroupName")
-              else "no CloudWatch Logs destination")
+    actual = (
+        f"{cw.get('logGroupName')} via {cw.get('roleArn', '').rsplit('/', 1)[-1]}"
+        if cw.get("logGroupName")
+        else "no CloudWatch Logs destination"
+    )
     if res.prop("LogGroupName") is None:
-        return _row("invocation-logging-cloudwatch", label, "no CloudWatch Logs destination", actual,
-                    PASS if not cw else DRIFT, "", res)
+        return _row(
+            "invocation-logging-cloudwatch",
+            label,
+            "no CloudWatch Logs destination",
+            actual,
+            PASS if not cw else DRIFT,
+            "",
+            res,
+        )
     group = ctx.resolve(res.prop("LogGroupName"), res)
     role = ctx.resolve(res.prop("RoleArn"), res)
     if isinstance(group, Unresolved) or isinstance(role, Unresolved):
@@ -140,8 +198,13 @@ def _logging_cloudwatch(ctx: Context, res: Resource, label: str, config: dict) -
     if not cw:
         return _row("invocation-logging-cloudwatch", label, expected, actual, MISSING, "", res)
     ok = cw.get("logGroupName") == group and (role is None or cw.get("roleArn") == role)
-    detail = "" if ok else (f"expected log group {group} with role {role}; "
-                            f"live {cw.get('logGroupName')} with role {cw.get('roleArn')}")
+    detail = (
+        ""
+        if ok
+        else (
+            f"expected log group {group} with role {role}; live {cw.get('logGroupName')} with role {cw.get('roleArn')}"
+        )
+    )
     return _row("invocation-logging-cloudwatch", label, expected, actual, PASS if ok else DRIFT, detail, res)
 
 
@@ -158,7 +221,9 @@ def check_log_groups(ctx: Context) -> list[CheckResult]:
         key_label = ctx.resolver.label(key_ref, res.stack) if key_ref is not None else "(none)"
         expected = f"retention {retention or 'never expires'}{' d' if retention else ''}, KMS {key_label}"
         try:
-            groups = ctx.live.paginate("logs", "describe_log_groups", "logGroups", region=region, logGroupNamePrefix=name)
+            groups = ctx.live.paginate(
+                "logs", "describe_log_groups", "logGroups", region=region, logGroupNamePrefix=name
+            )
         except ApiError as exc:
             rows += _errors(["log-group"], name, expected, exc, res)
             continue
@@ -171,7 +236,9 @@ def check_log_groups(ctx: Context) -> list[CheckResult]:
             rows += _unresolvable(["log-group"], name, key, res)
             continue
         got_retention, got_key = group.get("retentionInDays"), group.get("kmsKeyId")
-        actual = f"retention {got_retention or 'never expires'}{' d' if got_retention else ''}, KMS {ctx.key_label(got_key)}"
+        actual = (
+            f"retention {got_retention or 'never expires'}{' d' if got_retention else ''}, KMS {ctx.key_label(got_key)}"
+        )
         ok = (retention is None or same_number(retention, got_retention or 0)) and (key or None) == (got_key or None)
         rows.append(_row("log-group", name, expected, actual, PASS if ok else DRIFT, "", res))
     return rows

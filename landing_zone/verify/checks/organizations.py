@@ -31,14 +31,24 @@ def check_scps(ctx: Context) -> list[CheckResult]:
     rows: list[CheckResult] = []
     try:
         live_policies = ctx.live.paginate(
-            "organizations", "list_policies", "Policies", region=region, management=True, Filter="SERVICE_CONTROL_POLICY"
+            "organizations",
+            "list_policies",
+            "Policies",
+            region=region,
+            management=True,
+            Filter="SERVICE_CONTROL_POLICY",
         )
     except ApiError as exc:
         for res in policies:
             name = str(res.prop("Name", res.logical_id))
             rows += _errors(["scp-content"], name, "exists", exc, res)
-            rows += _errors(["scp-attachment"], f"{name} -> {', '.join(_scp_targets(ctx, res)[0]) or '(no targets)'}",
-                            "attached", exc, res)
+            rows += _errors(
+                ["scp-attachment"],
+                f"{name} -> {', '.join(_scp_targets(ctx, res)[0]) or '(no targets)'}",
+                "attached",
+                exc,
+                res,
+            )
         return rows
     for res in policies:
         name = ctx.resolve(res.prop("Name"), res)
@@ -50,32 +60,63 @@ def check_scps(ctx: Context) -> list[CheckResult]:
             continue
         match = [p for p in live_policies if p.get("Name") == name]
         if not match:
-            rows.append(_row("scp-content", name, f"exists, as synthesized ({short_hash(expected)})", "not found", MISSING,
-                             f"no service control policy named {name!r} in the organization", res))
-            rows += [_row("scp-attachment", f"{name} -> {t}", "attached", "policy not found", MISSING, "", res) for t in targets]
+            rows.append(
+                _row(
+                    "scp-content",
+                    name,
+                    f"exists, as synthesized ({short_hash(expected)})",
+                    "not found",
+                    MISSING,
+                    f"no service control policy named {name!r} in the organization",
+                    res,
+                )
+            )
+            rows += [
+                _row("scp-attachment", f"{name} -> {t}", "attached", "policy not found", MISSING, "", res)
+                for t in targets
+            ]
             continue
         policy_id = match[0]["Id"]
         try:
-            content = ctx.live.call("organizations", "describe_policy", region=region, management=True,
-                                    PolicyId=policy_id)["Policy"]["Content"]
+            content = ctx.live.call(
+                "organizations", "describe_policy", region=region, management=True, PolicyId=policy_id
+            )["Policy"]["Content"]
             rows.append(_policy_row("scp-content", name, expected, content, res))
             attached = {
                 t["TargetId"]
-                for t in ctx.live.paginate("organizations", "list_targets_for_policy", "Targets", region=region,
-                                           management=True, PolicyId=policy_id)
+                for t in ctx.live.paginate(
+                    "organizations",
+                    "list_targets_for_policy",
+                    "Targets",
+                    region=region,
+                    management=True,
+                    PolicyId=policy_id,
+                )
             }
         except ApiError as exc:
             rows += _errors(["scp-attachment"], f"{name} -> {', '.join(targets)}", "attached", exc, res)
             continue
         for target in targets:
-            note = (" (configured in organization.target_ids but not in the assembly: synthesize and deploy again)"
-                    if target in config_only else "")
+            note = (
+                " (configured in organization.target_ids but not in the assembly: synthesize and deploy again)"
+                if target in config_only
+                else ""
+            )
             if target in attached:
                 rows.append(_row("scp-attachment", f"{name} -> {target}", "attached", "attached", PASS, "", res))
             else:
                 others = sorted(attached)
-                rows.append(_row("scp-attachment", f"{name} -> {target}", "attached", "not attached", MISSING,
-                                 f"{name} ({policy_id}) is attached to {summarize(others) if others else 'nothing'}{note}", res))
+                rows.append(
+                    _row(
+                        "scp-attachment",
+                        f"{name} -> {target}",
+                        "attached",
+                        "not attached",
+                        MISSING,
+                        f"{name} ({policy_id}) is attached to {summarize(others) if others else 'nothing'}{note}",
+                        res,
+                    )
+                )
     return rows
 
 

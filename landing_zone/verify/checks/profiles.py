@@ -46,14 +46,25 @@ def check_profiles(ctx: Context) -> list[CheckResult]:
             continue
         match = next((s for s in summaries if s.get("inferenceProfileName") == name), None)
         if match is None:
-            rows.append(_row("inference-profile", name, expected, "not found", MISSING,
-                             f"no application inference profile named {name!r} in {region}", res))
+            rows.append(
+                _row(
+                    "inference-profile",
+                    name,
+                    expected,
+                    "not found",
+                    MISSING,
+                    f"no application inference profile named {name!r} in {region}",
+                    res,
+                )
+            )
             rows += [_row(c, name, "-", "profile not found", MISSING, "", res) for c in checks[1:]]
             continue
         arn = match["inferenceProfileArn"]
         try:
             profile = ctx.live.call("bedrock", "get_inference_profile", region=region, inferenceProfileIdentifier=arn)
-            live_tags = _tags(ctx.live.call("bedrock", "list_tags_for_resource", region=region, resourceARN=arn).get("tags"))
+            live_tags = _tags(
+                ctx.live.call("bedrock", "list_tags_for_resource", region=region, resourceARN=arn).get("tags")
+            )
         except ApiError as exc:
             rows += _errors(checks, name, expected, exc, res)
             continue
@@ -61,8 +72,17 @@ def check_profiles(ctx: Context) -> list[CheckResult]:
         live_models = sorted({_model_of(a) for a in model_arns})
         status = profile.get("status", "?")
         ok = status == "ACTIVE" and live_models == [model_id]
-        rows.append(_row("inference-profile", name, expected, f"{status}, model {', '.join(live_models) or '(none)'}",
-                         PASS if ok else DRIFT, f"{arn}; copies {copy_from}", res))
+        rows.append(
+            _row(
+                "inference-profile",
+                name,
+                expected,
+                f"{status}, model {', '.join(live_models) or '(none)'}",
+                PASS if ok else DRIFT,
+                f"{arn}; copies {copy_from}",
+                res,
+            )
+        )
         resolved_tags = ctx.resolve(res.prop("Tags") or [], res)
         if unresolved_in(resolved_tags):
             rows += _unresolvable(["inference-profile-tags"], name, resolved_tags, res)
@@ -70,10 +90,17 @@ def check_profiles(ctx: Context) -> list[CheckResult]:
             continue
         want_tags = {k: v for k, v in _tags(resolved_tags).items() if not k.startswith("aws:")}
         wrong = {k: live_tags.get(k) for k, v in want_tags.items() if live_tags.get(k) != v}
-        rows.append(_row("inference-profile-tags", name, summarize(f"{k}={v}" for k, v in sorted(want_tags.items())),
-                         "all present" if not wrong else summarize(f"{k}={v}" for k, v in sorted(wrong.items())),
-                         PASS if not wrong else DRIFT,
-                         "" if not wrong else "expected " + ", ".join(f"{k}={want_tags[k]}" for k in sorted(wrong)), res))
+        rows.append(
+            _row(
+                "inference-profile-tags",
+                name,
+                summarize(f"{k}={v}" for k, v in sorted(want_tags.items())),
+                "all present" if not wrong else summarize(f"{k}={v}" for k, v in sorted(wrong.items())),
+                PASS if not wrong else DRIFT,
+                "" if not wrong else "expected " + ", ".join(f"{k}={want_tags[k]}" for k in sorted(wrong)),
+                res,
+            )
+        )
         rows.append(_profile_regions(ctx, res, name, copy_from, model_arns))
     return rows
 
@@ -95,14 +122,25 @@ def _profile_regions(ctx: Context, res: Resource, name: str, copy_from: str, mod
     catalog_note = ""
     catalog_regions = _catalog_destinations(ctx, copy_from)
     if catalog_regions is not None and sorted(catalog_regions) != regions:
-        catalog_note = (f"the catalog expects {summarize(sorted(catalog_regions), limit=8)}; live: {summarize(regions, limit=8)} "
-                        "(refresh it with `python -m landing_zone discover`)")
+        catalog_note = (
+            f"the catalog expects {summarize(sorted(catalog_regions), limit=8)}; live: {summarize(regions, limit=8)} "
+            "(refresh it with `python -m landing_zone discover`)"
+        )
     if not regions:
         return _row("inference-profile-regions", name, expected, "no model Regions reported", DRIFT, catalog_note, res)
     if outside:
-        return _row("inference-profile-regions", name, expected, f"outside: {', '.join(outside)}", DRIFT,
-                    f"{name} routes to {', '.join(outside)}, not in compliant_regions. {catalog_note}".strip(), res)
-    return _row("inference-profile-regions", name, expected, summarize(regions), PASS if allowed else ERROR, catalog_note, res)
+        return _row(
+            "inference-profile-regions",
+            name,
+            expected,
+            f"outside: {', '.join(outside)}",
+            DRIFT,
+            f"{name} routes to {', '.join(outside)}, not in compliant_regions. {catalog_note}".strip(),
+            res,
+        )
+    return _row(
+        "inference-profile-regions", name, expected, summarize(regions), PASS if allowed else ERROR, catalog_note, res
+    )
 
 
 def _catalog_destinations(ctx: Context, copy_from: str) -> list[str] | None:

@@ -36,16 +36,19 @@ def check_stack_sets(ctx: Context) -> list[CheckResult]:
             rows += _unresolvable(["stackset"], res.logical_id, name, res)
             continue
         call_as = {"CallAs": res.prop("CallAs")} if res.prop("CallAs") else {}
-        expected_accounts = sorted({
-            (account, r)
-            for group in res.prop("StackInstancesGroup") or []
-            if (group.get("DeploymentTargets") or {}).get("AccountFilterType") in (None, "INTERSECTION")
-            for account in (group.get("DeploymentTargets") or {}).get("Accounts") or []
-            for r in group.get("Regions") or []
-        })
+        expected_accounts = sorted(
+            {
+                (account, r)
+                for group in res.prop("StackInstancesGroup") or []
+                if (group.get("DeploymentTargets") or {}).get("AccountFilterType") in (None, "INTERSECTION")
+                for account in (group.get("DeploymentTargets") or {}).get("Accounts") or []
+                for r in group.get("Regions") or []
+            }
+        )
         try:
-            stack_set = ctx.live.call("cloudformation", "describe_stack_set", region=region, StackSetName=name,
-                                      **call_as)["StackSet"]
+            stack_set = ctx.live.call(
+                "cloudformation", "describe_stack_set", region=region, StackSetName=name, **call_as
+            )["StackSet"]
         except ApiError as exc:
             rows += _errors(["stackset", "stackset-instances"], name, "ACTIVE", exc, res)
             continue
@@ -53,14 +56,24 @@ def check_stack_sets(ctx: Context) -> list[CheckResult]:
             if aws.error_code(exc) not in ("StackSetNotFoundException",) and not _not_found(exc):
                 raise
             rows.append(_row("stackset", name, "ACTIVE", "not found", MISSING, "", res))
-            rows.append(_row("stackset-instances", name, f"{len(expected_accounts)} named account instance(s) CURRENT",
-                             "stack set not found", MISSING, "", res))
+            rows.append(
+                _row(
+                    "stackset-instances",
+                    name,
+                    f"{len(expected_accounts)} named account instance(s) CURRENT",
+                    "stack set not found",
+                    MISSING,
+                    "",
+                    res,
+                )
+            )
             continue
         status = stack_set.get("Status", "?")
         rows.append(_row("stackset", name, "ACTIVE", status, PASS if status == "ACTIVE" else DRIFT, "", res))
         try:
-            instances = ctx.live.paginate("cloudformation", "list_stack_instances", "Summaries", region=region,
-                                          StackSetName=name, **call_as)
+            instances = ctx.live.paginate(
+                "cloudformation", "list_stack_instances", "Summaries", region=region, StackSetName=name, **call_as
+            )
         except ApiError as exc:
             rows += _errors(["stackset-instances"], name, "instances CURRENT", exc, res)
             continue
@@ -71,7 +84,9 @@ def check_stack_sets(ctx: Context) -> list[CheckResult]:
             state = "CURRENT" if i.get("Status") == "CURRENT" else state
             states[state] = states.get(state, 0) + 1
             if i.get("Status") != "CURRENT":
-                bad.append(f"{i.get('Account')}/{i.get('Region')}: {i.get('Status')} {i.get('StatusReason') or ''}".strip())
+                bad.append(
+                    f"{i.get('Account')}/{i.get('Region')}: {i.get('Status')} {i.get('StatusReason') or ''}".strip()
+                )
         have = {(i.get("Account"), i.get("Region")) for i in instances}
         missing = [f"{a}/{r}" for a, r in expected_accounts if (a, r) not in have]
         expected = f"all CURRENT, incl. {len(expected_accounts)} named account instance(s)"
