@@ -10,6 +10,7 @@ import aws_cdk as cdk
 from landing_zone.core.config import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import load_plan
+from landing_zone.plan.record import write_record
 from stacks.landing_zone import build_landing_zone
 
 NAG_CONTEXT_KEY = "nag"  # cdk.json: true -> the AwsSolutions, NIST 800-53 r5 and HIPAA packs gate every synth
@@ -31,7 +32,8 @@ def main() -> int:
     except LandingZoneError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
-    app.synth()
+    assembly = app.synth()
+    write_record(plan, assembly.directory)  # the assembly describes its configuration (landing-zone.json)
     return 0
 
 

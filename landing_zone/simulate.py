@@ -1,7 +1,10 @@
 """Answer "would the guardrails allow this request?" for reviewers, with the deciding statement.
 
-The guardrails are taken either from the synthesized cloud assembly (``--assembly cdk.out``: the SCPs exactly
-as deployed) or compiled from the configuration (the same builder the stacks use).
+The guardrails are what the configuration deploys: with an ``organization`` block the service control policies
+(evaluated with FullAWSAccess, as AWS Organizations does); in single-account mode the invoker roles'
+permissions boundary ``<name>-invoker-boundary`` (no SCP is deployed there, and the boundary binds the invoker
+roles only).  They are taken from the synthesized cloud assembly (``--assembly cdk.out``: exactly as deployed) or
+compiled from the configuration (the same builders the stacks use).
 """
 
 from __future__ import annotations
@@ -10,34 +13,81 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from landing_zone.assembly import AssemblyError, load_assembly
+from landing_zone.assembly import Assembly, AssemblyError, load_assembly
+from landing_zone.assembly.intrinsics import resolve_document, template_resolver
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
-from landing_zone.policies.common import document
-from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Decision, Request, evaluate_scp_levels
-from landing_zone.policies.guardrails import guardrail_statements
+from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Decision, Request, evaluate, evaluate_scp_levels
+from landing_zone.policies.guardrails import permissions_boundary, scp_documents
+
+__all__ = ["Guardrails", "guardrails_from_assembly", "guardrails_from_plan", "parse_context", "simulate"]
+
+BOUNDARY_SUFFIX = "-invoker-boundary"
 
 
-def scps_from_assembly(assembly: Path) -> list[tuple[str, dict[str, Any]]]:
-    """Every ``AWS::Organizations::Policy`` of type SERVICE_CONTROL_POLICY in the assembly's stacks."""
-    found: list[tuple[str, dict[str, Any]]] = []
-    for res in load_assembly(assembly).resources("AWS::Organizations::Policy"):
+@dataclass(frozen=True)
+class Guardrails:
+    """The policies a request is evaluated against, and how: SCPs (with FullAWSAccess) or a permissions boundary."""
+
+    mode: Literal["scp", "boundary"]
+    policies: tuple[tuple[str, dict[str, Any]], ...]
+    source: str
+
+    @property
+    def description(self) -> str:
+        if self.mode == "scp":
+            return f"{self.source}: service control policies, evaluated together with FullAWSAccess"
+        return (
+            f"{self.source}: the invoker roles' permissions boundary (single-account mode: no SCP is deployed; the "
+            "boundary binds the invoker roles only, and ALLOW means it does not stop the request — the role's "
+            "identity policy must still grant it)"
+        )
+
+
+def guardrails_from_plan(plan: Plan) -> Guardrails:
+    """The guardrails the configuration deploys, compiled by the builders the stacks use."""
+    cfg = plan.config
+    source = "guardrails compiled from the configuration"
+    if cfg.organization is not None:
+        scps = scp_documents(cfg, plan.routing, plan.catalog)
+        named = tuple((f"{cfg.name}-bedrock-guardrails-{i}", d) for i, d in enumerate(scps.documents, start=1))
+        return Guardrails("scp", named, source)
+    boundary = permissions_boundary(cfg, plan.routing, plan.catalog)
+    return Guardrails("boundary", ((f"{cfg.name}{BOUNDARY_SUFFIX}", boundary),), source)
+
+
+def guardrails_from_assembly(path: Path) -> Guardrails:
+    """The SCPs of the assembly; without any, the invoker boundary (single-account mode)."""
+    assembly = load_assembly(path)
+    scps: list[tuple[str, dict[str, Any]]] = []
+    for res in assembly.resources("AWS::Organizations::Policy"):
         if res.prop("Type") == "SERVICE_CONTROL_POLICY":
             content = res.prop("Content")
-            found.append(
+            scps.append(
                 (res.prop("Name", res.logical_id), json.loads(content) if isinstance(content, str) else content)
             )
-    if not found:
-        raise AssemblyError(
-            f"--assembly {assembly}: no service control policies found (is an `organization` block configured?)"
-        )
+    if scps:
+        return Guardrails("scp", tuple(scps), f"SCPs in {path}")
+    boundaries = _boundaries(assembly)
+    if boundaries:
+        return Guardrails("boundary", tuple(boundaries), f"permissions boundary in {path}")
+    raise AssemblyError(
+        f"--assembly {path}: no service control policy and no invoker permissions boundary (*{BOUNDARY_SUFFIX}) found"
+    )
+
+
+def _boundaries(assembly: Assembly) -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for res in assembly.resources("AWS::IAM::ManagedPolicy"):
+        name = res.prop("ManagedPolicyName")
+        if isinstance(name, str) and name.endswith(BOUNDARY_SUFFIX):
+            resolve = template_resolver(
+                res.stack.template, account=res.stack.account or "123456789012", region=res.stack.region or "us-east-1"
+            )
+            found.append((name, resolve_document(res.prop("PolicyDocument"), resolve)))
     return found
-
-
-def scps_from_plan(plan: Plan) -> list[tuple[str, dict[str, Any]]]:
-    return [("guardrails", document(guardrail_statements(plan.config, plan.routing, plan.catalog)))]
 
 
 def parse_context(pairs: Sequence[str]) -> dict[str, str | list[str]]:
@@ -55,7 +105,7 @@ def parse_context(pairs: Sequence[str]) -> dict[str, str | list[str]]:
 class Simulation:
     request: Request
     decision: Decision
-    source: str
+    guardrails: Guardrails
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -69,7 +119,8 @@ class Simulation:
                 for m in (self.decision.matched_denies if not self.decision.allowed else self.decision.matched_allows)
             ],
             "explanation": self.decision.explain(),
-            "guardrails_from": self.source,
+            "mode": self.guardrails.mode,
+            "guardrails_from": self.guardrails.description,
         }
 
     def text(self) -> str:
@@ -79,7 +130,7 @@ class Simulation:
             f"context:  {json.dumps(d['context'], sort_keys=True)}",
             f"decision: {'ALLOW' if d['allowed'] else 'DENY'} ({d['decision'].replace('_', ' ')})",
             f"deciding: {', '.join(d['deciding_statements']) or 'no statement matched'}",
-            f"from:     {d['guardrails_from']} (evaluated together with FullAWSAccess)",
+            f"from:     {d['guardrails_from']}",
         ]
         return "\n".join(lines)
 
@@ -91,8 +142,7 @@ def simulate(
     region: str | None,
     principal_arn: str | None,
     context: Mapping[str, str | list[str]],
-    scps: Sequence[tuple[str, dict[str, Any]]],
-    source: str,
+    guardrails: Guardrails,
 ) -> Simulation:
     ctx: dict[str, str | Sequence[str] | bool | int] = dict(context)
     if region:
@@ -100,5 +150,8 @@ def simulate(
     if principal_arn:
         ctx.setdefault("aws:PrincipalARN", principal_arn)
     request = Request(action=action, resource=resource, context=ctx)
-    decision = evaluate_scp_levels([[("FullAWSAccess", FULL_AWS_ACCESS), *scps]], request)
-    return Simulation(request=request, decision=decision, source=source)
+    if guardrails.mode == "scp":
+        decision = evaluate_scp_levels([[("FullAWSAccess", FULL_AWS_ACCESS), *guardrails.policies]], request)
+    else:
+        decision = evaluate(list(guardrails.policies), request)
+    return Simulation(request=request, decision=decision, guardrails=guardrails)

@@ -68,6 +68,7 @@ def synth(tmp_path_factory: pytest.TempPathFactory, plan_for: Callable) -> Calla
     """``synth(config_path=None)`` -> Synthesized, cached per config for the whole session."""
     import aws_cdk as cdk
 
+    from landing_zone.plan.record import write_record
     from stacks.landing_zone import build_landing_zone
 
     cache: dict[str, Synthesized] = {}
@@ -80,6 +81,7 @@ def synth(tmp_path_factory: pytest.TempPathFactory, plan_for: Callable) -> Calla
             app = cdk.App(context=cdk_context(), outdir=str(outdir))
             lz = build_landing_zone(app, plan)
             app.synth()
+            write_record(plan, outdir)  # as app.py does: the assembly describes its configuration
             cache[key] = Synthesized(plan, lz, outdir)
         return cache[key]
 

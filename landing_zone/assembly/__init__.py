@@ -34,6 +34,7 @@ from typing import Any
 from landing_zone.errors import LandingZoneError
 
 __all__ = [
+    "PLAN_RECORD_FILE",
     "Acknowledgment",
     "Assembly",
     "AssemblyError",
@@ -43,6 +44,8 @@ __all__ = [
     "logical_id_lines",
 ]
 
+# The configuration the assembly was synthesized from (written by app.py, see landing_zone.plan.record).
+PLAN_RECORD_FILE = "landing-zone.json"
 ACK_METADATA_TYPE = "aws:cdk:acknowledged-rules"
 NAG_REPORT = "validation-report.json"
 STACK_SET_TYPE = "AWS::CloudFormation::StackSet"
@@ -140,6 +143,7 @@ class Assembly:
     unlisted: tuple[Stack, ...] = ()
     acknowledgments: tuple[Acknowledgment, ...] = ()
     nag_report: Mapping[str, Any] | None = None
+    plan_record: Mapping[str, Any] | None = None  # landing-zone.json: the configuration it was synthesized from
 
     @classmethod
     def load(cls, path: str | Path) -> Assembly:
@@ -382,6 +386,8 @@ def load_assembly(path: str | Path) -> Assembly:
         )
     nag_path = root / NAG_REPORT
     nag = _read_json(root, nag_path) if nag_path.is_file() else None
+    record_path = root / PLAN_RECORD_FILE
+    record = _read_json(root, record_path) if record_path.is_file() else None
     return Assembly(
         path=root,
         stacks=tuple(sorted(stacks, key=lambda s: s.file)),
@@ -389,4 +395,5 @@ def load_assembly(path: str | Path) -> Assembly:
         unlisted=tuple(unlisted),
         acknowledgments=tuple(sorted(set(acks), key=lambda a: (a.construct_path, a.id, a.reason))),
         nag_report=nag if isinstance(nag, Mapping) else None,
+        plan_record=record if isinstance(record, Mapping) else None,
     )

@@ -6,10 +6,20 @@ import argparse
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from landing_zone.assembly import load_assembly
 from landing_zone.core.config import raw_config, read_cdk_json_defaults
 from landing_zone.plan import Plan, load_plan
+from landing_zone.plan.record import check_matches, plan_from_record
 
-__all__ = ["REPO_ROOT", "Subparsers", "add_config_args", "default_cdk_json", "plan_from_args", "raw_config_from_args"]
+__all__ = [
+    "REPO_ROOT",
+    "Subparsers",
+    "add_config_args",
+    "default_cdk_json",
+    "plan_for_assembly",
+    "plan_from_args",
+    "raw_config_from_args",
+]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The object `ArgumentParser.add_subparsers()` returns; every command module has `register(subparsers: Subparsers)`.
@@ -31,6 +41,21 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     """The plan of ``--config`` over the ``--cdk-json`` defaults (ConfigError, exit 2, when it is invalid)."""
     defaults = read_cdk_json_defaults(args.cdk_json or default_cdk_json())
     return load_plan(defaults, args.config)
+
+
+def plan_for_assembly(args: argparse.Namespace, assembly_path: Path) -> Plan:
+    """The plan an assembly was synthesized from: its recorded configuration (landing-zone.json) by default; with
+    ``--config`` / ``--cdk-json``, that configuration, checked to resolve to the recorded one.  Assemblies without
+    a record (synthesized before it existed) fall back to the configuration given, or the cdk.json defaults."""
+    record = load_assembly(assembly_path).plan_record
+    if record is None:
+        return plan_from_args(args)
+    where = f"--assembly {assembly_path}"
+    if not (args.config or args.cdk_json):
+        return plan_from_record(record, where=where)
+    plan = plan_from_args(args)
+    check_matches(plan, record, where=where)
+    return plan
 
 
 def raw_config_from_args(args: argparse.Namespace) -> tuple[dict[str, Any], str]:

@@ -11,7 +11,7 @@ from landing_zone.errors import LandingZoneError
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
 from landing_zone.policies.guardrails import scp_documents
 from landing_zone.review.redteam import evaluate_attacks, threat_model_markdown
-from landing_zone.simulate import parse_context, scps_from_assembly, scps_from_plan, simulate
+from landing_zone.simulate import guardrails_from_assembly, guardrails_from_plan, parse_context, simulate
 
 __all__ = ["register"]
 
@@ -19,17 +19,16 @@ __all__ = ["register"]
 def cmd_simulate(args: argparse.Namespace) -> int:
     context = parse_context(args.context)
     if args.assembly:
-        scps, source = scps_from_assembly(args.assembly), f"SCPs in {args.assembly}"
+        guardrails = guardrails_from_assembly(args.assembly)
     else:
-        scps, source = scps_from_plan(plan_from_args(args)), "guardrails compiled from the configuration"
+        guardrails = guardrails_from_plan(plan_from_args(args))
     result = simulate(
         action=args.action,
         resource=args.resource,
         region=args.region,
         principal_arn=args.principal_arn,
         context=context,
-        scps=scps,
-        source=source,
+        guardrails=guardrails,
     )
     print(json.dumps(result.as_dict(), indent=2) if args.json else result.text())
     return 0 if result.decision.allowed else 1
@@ -53,8 +52,10 @@ def cmd_threat_model(args: argparse.Namespace) -> int:
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "simulate",
-        help="would the guardrail SCPs allow this request? (exit 0 allowed, 1 denied)",
-        description="Evaluate one request against FullAWSAccess + the guardrail SCPs and name the deciding statement.",
+        help="would the guardrails allow this request? (exit 0 allowed, 1 denied)",
+        description="Evaluate one request against the guardrails the configuration deploys and name the deciding "
+        "statement: the SCPs together with FullAWSAccess (organization configurations), or the invoker roles' "
+        "permissions boundary (single-account configurations, where no SCP is deployed).",
     )
     add_config_args(p)
     p.add_argument("--action", required=True, help="e.g. bedrock:InvokeModel")
@@ -68,7 +69,7 @@ def register(subparsers: Subparsers) -> None:
         metavar="KEY=VALUE",
         help="further condition keys, repeatable; commas make a multivalued key",
     )
-    p.add_argument("--assembly", type=Path, help="read the SCPs from this cloud assembly instead of the config")
+    p.add_argument("--assembly", type=Path, help="read the guardrails from this cloud assembly instead of the config")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_simulate)
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
+from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
 from landing_zone.errors import LandingZoneError
 from landing_zone.review.render_html import render_html
 from landing_zone.review.render_md import render_markdown
@@ -51,12 +51,11 @@ def run_review(args: argparse.Namespace) -> int:
         raise LandingZoneError(f"--assembly {args.assembly}: not a directory; run `make synth` first")
     if args.baseline is not None and not args.baseline.is_dir():
         raise LandingZoneError(f"--baseline {args.baseline}: not a directory (give the cdk.out of the earlier synth)")
-    plan = plan_from_args(args)
-    origin = f"cdk.json defaults + {args.config}" if args.config else "cdk.json defaults"
+    plan = plan_for_assembly(args, args.assembly)
     result = build_review(
         args.assembly,
         plan,
-        config_origin=origin,
+        config_origin=plan.source.origin,
         baseline=args.baseline,
         scanners=args.scanners,
         skips_file=args.checkov_skips,

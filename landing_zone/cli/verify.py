@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
+from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
 
 __all__ = ["register"]
 
@@ -15,7 +15,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     # this CLI for `validate`.  The CLI edge is the one place that loads a command's dependencies late.
     from landing_zone.verify import verify
 
-    plan = plan_from_args(args)
+    plan = plan_for_assembly(args, args.assembly)
     report = verify(
         args.assembly,
         plan=plan,

@@ -7,6 +7,7 @@ points where a later step cannot run without the earlier ones being valid.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from landing_zone.plan.checks import (
     context_window_problems,
     self_hosting_problems,
 )
-from landing_zone.plan.model import Plan
+from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
     budget_warnings,
@@ -172,7 +173,14 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         cost_alarms=cost_alarms,
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
+        source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),
     )
+
+
+def _overlay_texts(raw: Mapping[str, Any]) -> tuple[str, ...]:
+    """The text of each catalog overlay (validated and read once already by catalog_for)."""
+    overlays = raw.get("catalog_overlays") or ()
+    return tuple(Path(o).read_text(encoding="utf-8") for o in overlays)
 
 
 def load_plan(defaults: Mapping[str, Any] | None, config_path: str | Path | None = None) -> Plan:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.catalog import Catalog, Model
@@ -14,7 +16,18 @@ from landing_zone.cost.alarms import CostAlarmPlan
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.errors import Problem, shown
 
-__all__ = ["Plan"]
+__all__ = ["Plan", "PlanSource"]
+
+
+@dataclass(frozen=True)
+class PlanSource:
+    """What a plan was built from: the merged raw configuration (cdk.json defaults + file), where it came from,
+    and the text of each catalog overlay it lists (in order).  Recorded into the cloud assembly at synth
+    (:mod:`landing_zone.plan.record`) so that the assembly can be reviewed and verified without the config."""
+
+    raw: Mapping[str, Any] = field(default_factory=dict)
+    origin: str = "configuration"
+    overlays: tuple[str, ...] = ()  # the overlay files' text, in catalog_overlays order
 
 
 @dataclass(frozen=True)
@@ -37,6 +50,7 @@ class Plan:
     # landing_zone.core.config.placeholders): each a Problem(path, value, why).  They do not stop a synth;
     # `validate` and the CDK app print `placeholder_warning`, reports can mark them.
     placeholders: tuple[Problem, ...] = ()
+    source: PlanSource = PlanSource()
 
     @property
     def models(self) -> tuple[Model, ...]:

@@ -38,7 +38,13 @@ def test_endpoint_policies_are_exactly_the_builder_output(default_lz):
         for ep in resources(t, "AWS::EC2::VPCEndpoint").values()
     }
     for service, doc in by_service.items():
-        expected = endpoint_policy(service, plan.routing, region="us-east-1", accounts=plan.config.account_ids)
+        expected = endpoint_policy(
+            service,
+            plan.routing,
+            region="us-east-1",
+            accounts=plan.config.account_ids,
+            organization_id=plan.config.organization.organization_id if plan.config.organization else None,
+        )
         assert doc == expected, service
 
 
@@ -125,8 +131,9 @@ def test_every_resource_is_tagged_with_the_landing_zone_name(default_lz):
 
 
 def test_stacks_target_the_configured_account_and_region(default_lz):
+    """The workload stacks go to the workload account, the guardrails to the management account."""
     for stack in default_lz.landing_zone.stacks:
-        assert stack.account == "111111111111"
+        assert stack.account == ("999999999999" if stack is default_lz.landing_zone.guardrails else "111111111111")
         assert stack.region == "us-east-1"
     assert default_lz.landing_zone.keys.termination_protection is True
 
@@ -188,9 +195,13 @@ def test_guardrails_stack_attaches_size_checked_scps_to_the_targets(synth):
         assert json.loads(props["Content"])["Statement"][0]["Effect"] == "Deny"
 
 
-def test_single_account_mode_has_no_guardrails_stack(default_lz):
-    assert default_lz.landing_zone.guardrails is None
-    assert all("guardrails" not in s.stack_name for s in default_lz.landing_zone.stacks)
+def test_the_default_shows_every_layer_and_single_account_mode_has_no_guardrails_stack(default_lz, synth):
+    """The default configuration is an organization (placeholder IDs): the first synth and review show the SCPs.
+    A single-account configuration (organization: null) has no guardrails stack: the boundary is the guardrail."""
+    assert default_lz.landing_zone.guardrails is not None
+    single = synth(ROOT / "examples" / "us-single-account.yaml")
+    assert single.landing_zone.guardrails is None
+    assert all("guardrails" not in s.stack_name for s in single.landing_zone.stacks)
 
 
 def test_flow_log_role_trust_is_confined_to_this_account_and_region(default_lz):

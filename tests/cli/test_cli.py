@@ -130,5 +130,7 @@ def test_make_synth_with_the_cdk_cli_writes_the_cloud_assembly(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     manifest = json.loads((out / "manifest.json").read_text())
     stacks = {k for k, v in manifest["artifacts"].items() if v["type"] == "aws:cloudformation:stack"}
-    assert stacks == {"kimi-lz-keys", "kimi-lz-network", "kimi-lz-access", "kimi-lz-cost"}
-    assert "synthesized 4 stack template(s)" in result.stdout
+    assert stacks == {"kimi-lz-keys", "kimi-lz-network", "kimi-lz-access", "kimi-lz-cost", "kimi-lz-guardrails"}
+    assert "synthesized 5 stack template(s)" in result.stdout
+    record = json.loads((out / "landing-zone.json").read_text())  # the assembly describes its configuration
+    assert record["name"] == "kimi-lz" and len(record["config_sha256"]) == 64 and record["routing"]["routes"]

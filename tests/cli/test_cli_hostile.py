@@ -125,8 +125,9 @@ def test_validate_warns_about_placeholders_and_still_exits_0():
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("configuration OK")
     assert (
-        "warning: 1 placeholder value(s) left in the configuration: a placeholder account ID at accounts[0].id "
-        "('111111111111')"
+        "warning: 3 placeholder value(s) left in the configuration: a placeholder account ID at accounts[0].id "
+        "('111111111111'), organization.management_account_id ('999999999999'); an example organization ID at "
+        "organization.organization_id ('o-exampleorg0')"
     ) in result.stderr
 
 

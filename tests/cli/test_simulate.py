@@ -27,7 +27,8 @@ def test_denied_request_names_the_deciding_statement_and_exits_1():
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["decision"] == "explicit_deny"
-    assert data["deciding_statements"] == ["guardrails/DenyBedrockOutsideCompliantRegions"]
+    assert data["deciding_statements"] == ["kimi-eu-bedrock-guardrails-1/DenyBedrockOutsideCompliantRegions"]
+    assert data["mode"] == "scp" and "FullAWSAccess" in data["guardrails_from"]
 
 
 def test_allowed_request_from_the_synthesized_assembly_exits_0(synth):
@@ -94,3 +95,78 @@ def test_threat_model_command_matches_the_published_page():
 def test_threat_model_needs_an_organization():
     result = lz("threat-model", "--config", str(ROOT / "examples" / "us-single-account.yaml"))
     assert result.returncode == 2 and "organization" in result.stderr and "Traceback" not in result.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# Single-account mode: no SCP is deployed; the guardrail is the invoker roles' permissions boundary
+# --------------------------------------------------------------------------------------------------
+
+US = str(ROOT / "examples" / "us-single-account.yaml")
+US_PROFILE = f"arn:aws:bedrock:us-west-2:555555555555:inference-profile/us.{M}"
+
+
+def _simulate(*args: str):
+    return lz("simulate", *args, "--json")
+
+
+def test_single_account_mode_evaluates_the_permissions_boundary_not_an_scp():
+    """A request outside compliant_regions is denied by the boundary that is deployed, named as such."""
+    result = _simulate(
+        "--config",
+        US,
+        "--action",
+        "bedrock:InvokeModel",
+        "--resource",
+        f"arn:aws:bedrock:eu-west-1::foundation-model/{M}",
+        "--region",
+        "eu-west-1",
+    )
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    assert data["mode"] == "boundary"
+    assert data["deciding_statements"] == ["kimi-us-invoker-boundary/DenyBedrockOutsideCompliantRegions"]
+    assert "no SCP is deployed" in data["guardrails_from"] and "SCP" not in data["deciding_statements"][0]
+
+
+def test_single_account_mode_allows_the_compliant_call_through_the_boundary():
+    result = _simulate(
+        "--config", US, "--action", "bedrock:InvokeModel", "--resource", US_PROFILE, "--region", "us-west-2"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["decision"] == "allow"
+
+
+def test_single_account_mode_outside_the_ceiling_is_an_implicit_deny():
+    """The boundary is a ceiling of inference actions: anything else is not allowed through it."""
+    result = _simulate(
+        "--config", US, "--action", "s3:GetObject", "--resource", "arn:aws:s3:::bucket/key", "--region", "us-west-2"
+    )
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["decision"] == "implicit_deny"
+
+
+def test_single_account_assembly_is_simulated_against_its_synthesized_boundary(synth):
+    assembly = synth(ROOT / "examples" / "us-single-account.yaml").outdir
+    denied = _simulate(
+        "--assembly",
+        str(assembly),
+        "--action",
+        "bedrock:InvokeModel",
+        "--resource",
+        f"arn:aws:bedrock:eu-west-1::foundation-model/{M}",
+        "--region",
+        "eu-west-1",
+    )
+    allowed = _simulate(
+        "--assembly",
+        str(assembly),
+        "--action",
+        "bedrock:InvokeModel",
+        "--resource",
+        US_PROFILE,
+        "--region",
+        "us-west-2",
+    )
+    assert denied.returncode == 1 and allowed.returncode == 0, denied.stdout + allowed.stdout + allowed.stderr
+    data = json.loads(denied.stdout)
+    assert data["mode"] == "boundary" and f"permissions boundary in {assembly}" in data["guardrails_from"]

@@ -14,6 +14,7 @@ from botocore.config import Config
 from botocore.stub import Stubber
 
 from landing_zone.aws import use_client_factory
+from tests.conftest import ROOT
 from tests.moto.conftest import EU
 from tests.moto.harness import Deployed
 
@@ -364,9 +365,20 @@ def test_missing_assembly_is_a_usage_error(tmp_path, cli) -> None:
 
 
 def test_assembly_of_another_configuration_is_a_usage_error(eu, cli) -> None:
-    code, _, stderr = cli(["verify", "--assembly", str(eu.outdir)])  # cdk.json defaults name another landing zone
+    """--config checks the assembly's recorded configuration (landing-zone.json) instead of replacing it."""
+    other = str(ROOT / "examples" / "us-single-account.yaml")
+    code, _, stderr = cli(["verify", "--assembly", str(eu.outdir), "--config", other])
     assert code == 2
-    assert "synthesized for landing zone 'kimi-eu'" in stderr and "--config" in stderr
+    assert "was synthesized from a different configuration" in stderr and "drop --config" in stderr
+
+
+def test_verify_reads_the_configuration_recorded_in_the_assembly(deployed: Deployed, cli) -> None:
+    """A cdk.out handed over alone is enough: no --config needed, the recorded one is used."""
+    code, stdout, stderr = cli(
+        ["verify", "--assembly", str(deployed.assembly.path), "--management-profile", "management"]
+    )
+    assert code == 0, stdout + stderr
+    assert "-> OK" in stdout
 
 
 def test_unknown_profile_is_a_usage_error(eu, cli) -> None:

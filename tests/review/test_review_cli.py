@@ -191,3 +191,13 @@ def test_usage_errors_exit_2(synth, tmp_path):
         run_cli(["review", "--assembly", str(outdir), "--bogus-flag"])
     assert exc.value.code == 2
     assert not (tmp_path / "out").exists()
+
+
+def test_an_assembly_is_reviewed_alone_from_its_recorded_configuration(synth, tmp_path):
+    """A reviewer who receives only cdk.out/: no --config, the configuration recorded at synth is used."""
+    out = tmp_path / "out"
+    assembly = synth(ROOT / "examples" / "eu-sovereign.yaml").outdir
+    assert run_cli(["review", "--assembly", str(assembly), "--out", str(out), "--no-scanners"]) == 0
+    data = json.loads((out / "policy-review.json").read_text())
+    assert "as recorded in --assembly" in data["config"]["origin"]
+    assert data["config"]["name"] == "kimi-eu"

@@ -53,7 +53,7 @@ TEMPLATE_FILE = "app.template.json"
 MODEL_ARN = "arn:aws:bedrock:eu-central-1::foundation-model/moonshotai.kimi-k2"
 DATA_ARN = "arn:aws:s3:::app-data/*"
 US_ORGANIZATION = ROOT / "examples" / "us-organization.yaml"
-SINGLE_ACCOUNT = None  # the cdk.json defaults: no organization block, the boundary is the only guardrail
+SINGLE_ACCOUNT = ROOT / "examples" / "us-single-account.yaml"  # no organization: the boundary is the only guardrail
 
 
 # ----------------------------------------------------------------------------------------- inputs
@@ -601,7 +601,7 @@ FIXTURES: tuple[RuleFixture, ...] = (
         "LZ-DECISION-MISMATCH",
         BLOCKING,
         "single-account-boundary",
-        "default (single-account) invoker boundary without DenyBedrockOutsideCompliantRegions: inference in "
+        "us-single-account invoker boundary without DenyBedrockOutsideCompliantRegions: inference in "
         "a non-compliant Region is allowed (passing: the boundary as the stacks build it)",
         Guardrails(SINGLE_ACCOUNT, drop="DenyBedrockOutsideCompliantRegions"),
         Guardrails(SINGLE_ACCOUNT),
@@ -618,7 +618,7 @@ FIXTURES: tuple[RuleFixture, ...] = (
         "LZ-GUARDRAILS-MISSING",
         BLOCKING,
         "single-account-without-boundary",
-        "default (single-account) assembly without the <name>-invoker-boundary managed policy (passing: with it)",
+        "us-single-account assembly without the <name>-invoker-boundary managed policy (passing: with it)",
         Guardrails(SINGLE_ACCOUNT, boundary=False),
         Guardrails(SINGLE_ACCOUNT),
     ),

@@ -48,7 +48,11 @@ def test_a_weakened_scp_is_a_blocking_decision_mismatch(synth, assembly_copy):
 def test_placeholders_are_marked_in_the_report(synth):
     from landing_zone.review.render_md import render_markdown
 
-    lz = synth(None)  # the default config's account 111111111111 is a placeholder
+    lz = synth(None)  # the default config's accounts and organization are placeholders
     data = build_review(lz.outdir, lz.plan, scanners=False).data
-    assert [p["path"] for p in data["config"]["placeholders"]] == ["accounts[0].id"]
+    assert [p["path"] for p in data["config"]["placeholders"]] == [
+        "accounts[0].id",
+        "organization.management_account_id",
+        "organization.organization_id",
+    ]
     assert "**placeholder** at `accounts[0].id`: 111111111111" in render_markdown(data)

@@ -414,12 +414,18 @@ def test_a_long_list_of_bad_entries_lists_the_first_20_then_says_there_are_more(
 
 # -- placeholders ------------------------------------------------------------------------------------------------
 def test_placeholders_are_exposed_on_the_plan(plan_for):
-    plan = plan_for()
+    plan = plan_for(organization=None)
     assert [(p.path, p.got) for p in plan.placeholders] == [("accounts[0].id", "111111111111")]
     assert plan.placeholder_warning == (
         "1 placeholder value(s) left in the configuration: a placeholder account ID at accounts[0].id "
         "('111111111111'). The configuration is valid and synthesizes; replace them with your own before deploying"
     )
+    default = plan_for()  # the default is an organization with example IDs, said as such
+    assert [p.path for p in default.placeholders] == [
+        "accounts[0].id",
+        "organization.management_account_id",
+        "organization.organization_id",
+    ]
     eu = plan_for(FIXTURES.parent.parent / "examples" / "eu-sovereign.yaml")
     found = {p.path: p.allowed for p in eu.placeholders}
     assert found["organization.management_account_id"] == "a placeholder account ID"
@@ -429,5 +435,9 @@ def test_placeholders_are_exposed_on_the_plan(plan_for):
 
 
 def test_real_looking_values_are_not_placeholders(plan_for):
-    plan = plan_for(accounts=[{"id": "210987654321", "name": "prod"}], cost={"alert_emails": ["finops@corp.test"]})
+    plan = plan_for(
+        accounts=[{"id": "210987654321", "name": "prod"}],
+        cost={"alert_emails": ["finops@corp.test"]},
+        organization={"management_account_id": "310987654321", "organization_id": "o-a1b2c3d4e5"},
+    )
     assert plan.placeholders == () and plan.placeholder_warning is None
