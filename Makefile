@@ -30,42 +30,54 @@ CDK_CONFIG  := $(if $(CONFIG),-c "config=$(CONFIG)",)
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-cli setup-dev scanners synth test lint validate routes schema cost review bench clean help
+.PHONY: setup setup-cli setup-dev scanners synth test lint validate routes schema deploy cost review bench clean help
 
 help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up (runtime dependencies only), validate, synthesize into $(OUT)/"
 	@echo "make test                            set up everything, then lint and every test"
-	@echo "make lint                            ruff (lint + format check), mypy, import-layer contracts"
+	@echo "make validate [CONFIG=...]           validate the configuration, print its warnings (exit 2 on problems)"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
+	@echo "make deploy [CONFIG=...]             print the bootstrap and deploy commands, account by account, in order"
 	@echo "make review [CONFIG=...]             synth, then reports/policy-review.{md,html,json,sarif} for security review"
 	@echo "make cost [CONFIG=...]               write reports/cost.md and reports/cost-vs-volume.png"
+	@echo "make schema > schema.json            the JSON Schema of the configuration (stdout is the schema only)"
+	@echo "make lint                            ruff (lint + format check), mypy --strict, import-layer contracts"
 	@echo "make bench                           synth-time, template-limit and test-time benchmarks"
+	@echo "make scanners                        the checkov / cfn-lint virtualenv (.venv-scanners), made by review and test"
 	@echo "make clean                           remove cdk.out/ and caches (keeps the virtualenvs and node_modules)"
 
+# Set-up writes its progress to stderr, so that `make schema > schema.json` or `make deploy > deploy.sh` on a fresh
+# clone capture only the command's own output.
 $(VENV)/bin/python:
-	$(PYTHON) -m venv $(VENV)
+	@echo "creating $(VENV)/ with $(PYTHON)" >&2
+	@$(PYTHON) -m venv $(VENV) >&2
 
 $(SYNTH_STAMP): requirements.txt constraints.txt | $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
-	touch $@
+	@echo "installing the runtime dependencies (requirements.txt)" >&2
+	@$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt >&2
+	@touch $@
 
 $(CLI_STAMP): requirements-cli.txt $(SYNTH_STAMP)
-	$(BIN)/python -m pip install --quiet -r requirements-cli.txt -c constraints.txt
-	touch $@
+	@echo "installing the CLI dependencies (requirements-cli.txt)" >&2
+	@$(BIN)/python -m pip install --quiet -r requirements-cli.txt -c constraints.txt >&2
+	@touch $@
 
 $(DEV_STAMP): requirements-dev.txt $(CLI_STAMP)
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt
-	touch $@
+	@echo "installing the test and lint tools (requirements-dev.txt)" >&2
+	@$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt >&2
+	@touch $@
 
 $(SCAN_STAMP): requirements-scanners.txt constraints-scanners.txt
-	test -x $(SCAN_VENV)/bin/python || $(PYTHON) -m venv $(SCAN_VENV)
-	$(SCAN_VENV)/bin/python -m pip install --quiet -r requirements-scanners.txt -c constraints-scanners.txt
-	touch $@
+	@echo "creating $(SCAN_VENV)/ for checkov and cfn-lint (requirements-scanners.txt)" >&2
+	@test -x $(SCAN_VENV)/bin/python || $(PYTHON) -m venv $(SCAN_VENV) >&2
+	@$(SCAN_VENV)/bin/python -m pip install --quiet -r requirements-scanners.txt -c constraints-scanners.txt >&2
+	@touch $@
 
 $(NODE_STAMP): package.json package-lock.json $(SYNTH_STAMP)
-	@node --version | grep -qE '^v(2[2-9]|[3-9][0-9])\.' || { echo "error: need Node.js >= 22, got $$(node --version)"; exit 2; }
-	npm ci --no-audit --no-fund --loglevel=error
-	touch $@
+	@node --version | grep -qE '^v(2[2-9]|[3-9][0-9])\.' || { echo "error: need Node.js >= 22, got $$(node --version)" >&2; exit 2; }
+	@echo "installing the pinned CDK CLI (npm ci)" >&2
+	@npm ci --no-audit --no-fund --loglevel=error >&2
+	@touch $@
 
 setup: $(SYNTH_STAMP) $(NODE_STAMP)
 setup-cli: setup $(CLI_STAMP)
@@ -73,7 +85,7 @@ setup-dev: setup-cli $(DEV_STAMP) $(SCAN_STAMP)
 scanners: $(SCAN_STAMP)
 
 validate: setup
-	python -m landing_zone validate $(CONFIG_FLAG)
+	@python -m landing_zone validate $(CONFIG_FLAG)
 
 # Validate first (exit 2 with every problem listed, nothing written; the warnings are printed once, by the app);
 # synthesize into a scratch folder and replace $(OUT)/ only when the whole synth succeeded.
@@ -94,11 +106,15 @@ lint: setup-dev
 	mypy
 	lint-imports --no-cache
 
+# Commands whose output is the product (a table, a script, a schema): the recipe line is not echoed.
 routes: setup
-	python -m landing_zone routes $(CONFIG_FLAG)
+	@python -m landing_zone routes $(CONFIG_FLAG)
+
+deploy: setup
+	@python -m landing_zone deploy-plan $(CONFIG_FLAG)
 
 schema: setup
-	python -m landing_zone schema
+	@python -m landing_zone schema
 
 review: synth scanners
 	python -m landing_zone review --assembly $(OUT) --out reports/ $(CONFIG_FLAG)

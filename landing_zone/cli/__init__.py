@@ -10,9 +10,12 @@ from :mod:`landing_zone.cli.common`; :data:`COMMANDS` lists them in the order ``
 from __future__ import annotations
 
 import argparse
+import platform
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
+from landing_zone import __version__
 from landing_zone.cli import config, cost, discover, guardrails, review, verify
 from landing_zone.errors import LandingZoneError
 
@@ -21,11 +24,27 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS = (config, guardrails, cost, review, verify, discover)
 
 
+def version_text() -> str:
+    """This tool's version and the pinned libraries that decide what it synthesizes."""
+
+    def installed(distribution: str) -> str:
+        try:
+            return metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return (
+        f"landing_zone {__version__} (aws-cdk-lib {installed('aws-cdk-lib')}, cdk-nag {installed('cdk-nag')}, "
+        f"pydantic {installed('pydantic')}, Python {platform.python_version()})"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m landing_zone",
         description="The Kimi K3.1 Pro on Amazon Bedrock landing zone: validate, explain, cost, review and verify it.",
     )
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.register(sub)

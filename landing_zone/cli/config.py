@@ -1,14 +1,16 @@
-"""Configuration commands: ``schema``, ``validate``, ``routes``."""
+"""Configuration commands: ``schema``, ``validate``, ``routes``, ``deploy-plan``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from dataclasses import asdict
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
 from landing_zone.core.config import json_schema
 from landing_zone.core.routing import format_table
+from landing_zone.plan.deployment import deployment_steps, format_steps
 
 __all__ = ["register"]
 
@@ -68,3 +70,29 @@ def register(subparsers: Subparsers) -> None:
     add_config_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_routes)
+    register_deploy_plan(subparsers)
+
+
+def cmd_deploy_plan(args: argparse.Namespace) -> int:
+    plan = plan_from_args(args)
+    steps = deployment_steps(plan, config_path=args.config)
+    if args.json:
+        print(json.dumps([asdict(s) for s in steps], indent=2))
+    else:
+        print(format_steps(plan, steps), end="")
+        if plan.placeholder_warning:
+            print(f"warning: {plan.placeholder_warning}", file=sys.stderr)
+    return 0
+
+
+def register_deploy_plan(subparsers: Subparsers) -> None:
+    p = subparsers.add_parser(
+        "deploy-plan",
+        help="print the commands of a first deployment: which stack goes to which account, in which order",
+        description="An organization configuration spans accounts: the guardrail SCPs go to the management account, "
+        "the workload stacks to the deployment account, the member-baseline StackSet to its administrator. This "
+        "prints the bootstrap and deploy commands in order, each with the account it must run in.",
+    )
+    add_config_args(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_deploy_plan)

@@ -17,7 +17,7 @@ from landing_zone.assembly import Assembly, AssemblyError
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.verify.checks import SCP_TYPE, Context, run_checks
-from landing_zone.verify.live import Live
+from landing_zone.verify.live import CREDENTIAL_FAILURES, ApiError, Live
 from landing_zone.verify.report import CheckResult, Report, Status
 
 __all__ = ["Assembly", "AssemblyError", "CheckResult", "Report", "Status", "verify"]
@@ -70,9 +70,25 @@ def verify(
         self_hosting=plan.config.self_hosting if plan else None,
         invocation_log_bucket=invocation_log_bucket,
     )
+    _require_credentials(ctx, profile)
     results = run_checks(ctx, families)
     account = next((r.actual for r in results if r.check == "account" and r.status is Status.PASS), None)
     return Report(landing_zone=name, assembly=str(assembly_path), account=account, region=home, results=tuple(results))
+
+
+def _require_credentials(ctx: Context, profile: str | None) -> None:
+    """No credentials (or expired ones): one actionable line, not one ERROR row per check.  An unreachable API
+    stays a row per family (ERROR, exit 1): the network may fail for some endpoints only."""
+    try:
+        ctx.live.account()
+    except ApiError as exc:
+        if exc.description.startswith(CREDENTIAL_FAILURES):
+            who = f"account {ctx.deployment_account}" if ctx.deployment_account else "the deployment account"
+            using = f"profile {profile!r}" if profile else "the SDK's default credential chain"
+            raise LandingZoneError(
+                f"verify needs AWS credentials for {who}: {exc.description} ({using}); set AWS_PROFILE or pass "
+                "--profile (after `aws sso login --profile NAME` for SSO)"
+            ) from None
 
 
 def _deployment_account(assembly: Assembly, plan: Plan | None) -> str | None:

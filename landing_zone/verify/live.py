@@ -32,7 +32,8 @@ class ApiError(Exception):
 
 
 # Services whose failure with these descriptions means every later call fails the same way.
-_STICKY = ("no usable credentials", "credentials expired", "unreachable")
+CREDENTIAL_FAILURES = ("no usable credentials", "credentials expired")
+STICKY_FAILURES = (*CREDENTIAL_FAILURES, "unreachable")
 
 
 class Live:
@@ -66,7 +67,7 @@ class Live:
             description = aws.failure(exc)
             if description is None:
                 raise
-            if description.startswith(_STICKY):
+            if description.startswith(STICKY_FAILURES):
                 self._dead[key] = description
             raise ApiError(service, operation, description) from exc
 
@@ -94,7 +95,7 @@ class Live:
             description = aws.failure(exc)
             if description is None:
                 raise
-            if description.startswith(_STICKY):
+            if description.startswith(STICKY_FAILURES):
                 self._dead[key] = description
             raise ApiError(service, operation, description) from exc
 

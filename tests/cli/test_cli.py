@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -132,5 +133,41 @@ def test_make_synth_with_the_cdk_cli_writes_the_cloud_assembly(tmp_path):
     stacks = {k for k, v in manifest["artifacts"].items() if v["type"] == "aws:cloudformation:stack"}
     assert stacks == {"kimi-lz-keys", "kimi-lz-network", "kimi-lz-access", "kimi-lz-cost", "kimi-lz-guardrails"}
     assert "synthesized 5 stack template(s)" in result.stdout
+    # every feature flag the pinned aws-cdk-lib recommends is decided in cdk.json (docs/CONFIG.md#feature-flags)
+    assert "feature flags are not configured" not in result.stdout + result.stderr
     record = json.loads((out / "landing-zone.json").read_text())  # the assembly describes its configuration
     assert record["name"] == "kimi-lz" and len(record["config_sha256"]) == 64 and record["routing"]["routes"]
+
+
+def test_make_schema_prints_the_schema_only():
+    """`make schema > schema.json` gives valid JSON: no echoed recipe line, set-up progress on stderr."""
+    result = run("make", "--no-print-directory", "schema")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["title"]
+
+
+def test_make_help_lists_every_user_target():
+    result = run("make", "--no-print-directory", "help")
+    for target in ("synth", "test", "validate", "routes", "deploy", "review", "cost", "schema", "lint", "bench"):
+        assert f"make {target}" in result.stdout, target
+
+
+def test_config_paths_with_spaces_work_through_make(tmp_path):
+    folder = tmp_path / "my configs"
+    folder.mkdir()
+    config = folder / "eu sovereign.yaml"
+    config.write_text((ROOT / "examples" / "eu-sovereign.yaml").read_text())
+    result = run("make", "--no-print-directory", "validate", f"CONFIG={config}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "configuration OK: kimi-eu" in result.stdout
+
+
+def test_version_names_the_tool_and_the_pinned_libraries():
+    result = lz("--version")
+    assert result.returncode == 0
+    assert re.match(r"landing_zone \d+\.\d+\.\d+ \(aws-cdk-lib 2\.\d+\.\d+, cdk-nag 3\.", result.stdout)
+
+
+def test_top_level_help_has_no_raw_markup():
+    result = lz("--help")
+    assert result.returncode == 0 and "``" not in result.stdout

@@ -293,11 +293,11 @@ def test_missing_credentials_are_errors_with_the_real_client_factory(eu, cli, ve
     ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    code, stdout, _ = cli(["verify", "--assembly", str(eu.outdir), "--config", str(EU), "--json"])
-    assert code == 1
-    data = json.loads(stdout)
-    assert data["ok"] is False and data["checks"][0]["check"] == "account"
-    assert "no usable credentials" in data["checks"][0]["actual"]
+    code, stdout, stderr = cli(["verify", "--assembly", str(eu.outdir), "--config", str(EU), "--json"])
+    assert code == 2 and stdout == ""
+    (line,) = stderr.strip().splitlines()  # one actionable line, not one ERROR row per check
+    assert line.startswith("error: verify needs AWS credentials for account 222222222222: no usable credentials")
+    assert "--profile" in line
 
 
 def test_denied_organizations_api_is_reported_as_error(deployed: Deployed, cli, verify_args) -> None:

@@ -1,0 +1,136 @@
+"""How a configuration is deployed for real: which stack goes to which account, in which order, with which bootstrap.
+
+One set of credentials cannot deploy an organization configuration: the guardrail SCPs belong to the management
+account, the workload stacks to the deployment account, the member-baseline StackSet to the StackSet
+administrator.  :func:`deployment_steps` turns the plan into the ordered commands (``python -m landing_zone
+deploy-plan``, ``make deploy``), each with the account it must run in:
+
+1. ``cdk bootstrap`` every account that receives a stack — **before** the SCPs exist: afterwards
+   ``DenyExemptRoleTakeover`` protects the CDK roles' names, and only the deployment principals may change them.
+   A workload account is bootstrapped with ``--trust`` for every other account named in
+   ``policy_guardrails.deployer_principal_arns`` (a pipeline deploying from its own account).
+2. the management account deploys ``<name>-guardrails`` (and, with ``member_baseline``, the StackSet
+   administrator deploys ``<name>-rollout``);
+3. the deployment account deploys the workload stacks.  Once the SCPs are attached, only the principals of
+   ``policy_guardrails.deployer_principal_arns`` (or principals outside the targeted accounts, trusted at
+   bootstrap) may assume the CDK roles there (``DenyDeploymentRoleAssumption``).
+
+The stack names and accounts here are the ones ``stacks/landing_zone.py`` creates (a test compares them with a
+synthesized app).
+"""
+
+from __future__ import annotations
+
+import shlex
+import textwrap
+from dataclasses import dataclass
+
+from landing_zone.plan.model import Plan
+
+__all__ = ["DeploymentStep", "StackPlacement", "deployment_steps", "format_steps", "stack_placements"]
+
+
+@dataclass(frozen=True)
+class StackPlacement:
+    name: str
+    account: str
+    region: str
+    role: str  # "management", "stackset-administrator" or "deployment"
+
+
+@dataclass(frozen=True)
+class DeploymentStep:
+    account: str
+    account_label: str
+    command: str
+    why: str
+
+
+def stack_placements(plan: Plan) -> list[StackPlacement]:
+    """Every stack the configuration synthesizes, with the account and Region it deploys to."""
+    cfg = plan.config
+    region = cfg.home_region
+    out: list[StackPlacement] = []
+    if cfg.organization is not None:
+        out.append(
+            StackPlacement(f"{cfg.name}-guardrails", cfg.organization.management_account_id, region, "management")
+        )
+    if cfg.member_baseline.enabled:
+        admin = cfg.stackset_administrator_account
+        out.append(StackPlacement(f"{cfg.name}-rollout", admin, region, "stackset-administrator"))
+        return out
+    workload = ["keys", "network", "access", "cost"] + (["self-hosting"] if cfg.self_hosting.enabled else [])
+    out += [StackPlacement(f"{cfg.name}-{s}", cfg.deployment_account, region, "deployment") for s in workload]
+    return out
+
+
+def _label(plan: Plan, account: str, role: str) -> str:
+    names = {a.id: a.name for a in plan.config.accounts}
+    org = plan.config.organization
+    if org is not None and account == org.management_account_id:
+        return "management"
+    return names.get(account, role)
+
+
+def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[DeploymentStep]:
+    """The ordered commands of a first deployment (see the module docstring)."""
+    cfg = plan.config
+    placements = stack_placements(plan)
+    config_flag = f" -c config={shlex.quote(config_path)}" if config_path else ""
+    deployer_accounts = sorted(
+        {arn.split(":")[4] for arn in cfg.policy_guardrails.deployer_principal_arns} - {cfg.deployment_account}
+    )
+    steps: list[DeploymentStep] = []
+    accounts: dict[str, str] = {}
+    for p in placements:
+        accounts.setdefault(p.account, p.role)
+    for account, role in sorted(accounts.items(), key=lambda kv: kv[1] != "deployment"):
+        label = _label(plan, account, role)
+        trust = "".join(f" --trust {a}" for a in deployer_accounts) if role == "deployment" else ""
+        steps.append(
+            DeploymentStep(
+                account,
+                label,
+                f"cdk bootstrap aws://{account}/{cfg.home_region} --profile {label}{trust}",
+                "bootstrap before the SCPs: afterwards they protect the CDK roles' names"
+                if cfg.organization is not None
+                else "once per account and Region",
+            )
+        )
+    by_role: dict[str, list[StackPlacement]] = {}
+    for p in placements:
+        by_role.setdefault(p.role, []).append(p)
+    for role in ("management", "stackset-administrator", "deployment"):
+        stacks = by_role.get(role, [])
+        if not stacks:
+            continue
+        account = stacks[0].account
+        label = _label(plan, account, role)
+        names = " ".join(s.name for s in stacks)
+        why = {
+            "management": "the guardrail SCPs, in the management account (attached to organization.target_ids)",
+            "stackset-administrator": "the member-baseline StackSet; CloudFormation rolls it out to the target OUs",
+            "deployment": "the workload stacks, in the deployment account",
+        }[role]
+        if role == "deployment" and cfg.organization is not None:
+            deployers = ", ".join(cfg.policy_guardrails.deployer_principal_arns) or "none configured"
+            why += (
+                "; with the SCPs attached, only policy_guardrails.deployer_principal_arns may assume the CDK roles "
+                f"here ({deployers}), or a principal of an account outside the targets trusted at bootstrap"
+            )
+        steps.append(DeploymentStep(account, label, f"cdk deploy {names}{config_flag} --profile {label}", why))
+    return steps
+
+
+def format_steps(plan: Plan, steps: list[DeploymentStep]) -> str:
+    """The steps as a numbered shell script with comments (profiles are named after the accounts: yours may differ)."""
+    mode = "organization" if plan.config.organization else "single account"
+    intro = (
+        f"First deployment of {plan.config.name} ({mode} mode). Run each command with credentials of the account "
+        "named; the --profile names are the accounts' names from the configuration: use your own profiles."
+    )
+    lines = textwrap.wrap(intro, width=112, initial_indent="# ", subsequent_indent="# ")
+    for i, step in enumerate(steps, start=1):
+        comment = f"{i}. account {step.account} ({step.account_label}): {step.why}"
+        lines += ["", *textwrap.wrap(comment, width=112, initial_indent="# ", subsequent_indent="#    "), step.command]
+    return "\n".join(lines) + "\n"
