@@ -189,7 +189,7 @@ class SpendAlarms(Construct):
                     m.id: cloudwatch.Metric(
                         namespace=m.namespace,
                         metric_name=m.metric_name,
-                        dimensions_map={k: _dimension(v, values) for k, v in m.dimensions.items()},
+                        dimensions_map={k: resolve_dimension(v, values) for k, v in m.dimensions.items()},
                         statistic=m.statistic,
                         period=Duration.seconds(m.period),
                         label=m.label or None,
@@ -213,7 +213,8 @@ class SpendAlarms(Construct):
             self.alarms.append(alarm)
 
 
-def _dimension(value: str, values: Mapping[str, str]) -> str:
+def resolve_dimension(value: str, values: Mapping[str, str]) -> str:
+    """A dimension value of the plan, with an application profile's placeholder replaced by its ARN."""
     if value.startswith(APPLICATION_PROFILE):
         if value not in values:  # the plan and the stack disagree about which applications have profiles
             raise LookupError(f"no application inference profile for the spend-alarm source {value!r}")

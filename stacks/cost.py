@@ -13,6 +13,7 @@ from constructs import Construct
 
 from constructs_lib.access import ApplicationProfile, InvokerRole
 from constructs_lib.cost import AlertsTopic, CostAnomalyDetection, KillSwitch, MonthlyCostBudget, SpendAlarms
+from constructs_lib.dashboard import OperationsDashboard
 from landing_zone.cost.alarms import AlarmSpec, application_profile_marker
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.plan import Plan
@@ -38,6 +39,7 @@ class CostParts:
     anomaly: CostAnomalyDetection
     kill_switch: KillSwitch | None = None
     mantle_alarms: SpendAlarms | None = None
+    dashboard: OperationsDashboard | None = None
 
 
 def add_cost_controls(
@@ -111,6 +113,20 @@ def add_cost_controls(
         mantle_alarms = SpendAlarms(
             scope, "MantleUsage", alarm_name_prefix=cfg.name, specs=alarms.mantle_usage, topic=topic
         )
+    dashboard = OperationsDashboard(
+        scope,
+        "Operations",
+        plan=plan.dashboard,
+        alarms=[*spend_alarms.alarms, *(mantle_alarms.alarms if mantle_alarms else [])],
+        alarm_name_prefix=cfg.name,
+        dimension_values=profile_arns,
+    )
+    CfnOutput(
+        scope,
+        "OperationsDashboardUrl",
+        value=dashboard.url,
+        description="CloudWatch dashboard: spend per application, tokens, Mantle, health, alarms",
+    )
     anomaly = CostAnomalyDetection(
         scope,
         "Anomalies",
@@ -140,6 +156,7 @@ def add_cost_controls(
         anomaly=anomaly,
         kill_switch=kill_switch,
         mantle_alarms=mantle_alarms,
+        dashboard=dashboard,
     )
 
 
@@ -173,4 +190,5 @@ class CostStack(LandingZoneStack):
         self.spend_alarms = parts.spend_alarms
         self.coverage_note = parts.coverage_note
         self.mantle_alarms = parts.mantle_alarms
+        self.dashboard = parts.dashboard
         self.anomaly = parts.anomaly

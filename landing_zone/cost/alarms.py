@@ -56,6 +56,8 @@ __all__ = [
     "application_profile_marker",
     "build_spend_alarms",
     "build_usage_alarms",
+    "source_metrics",
+    "spend_expression",
     "coverage_note",
     "evaluate_expression",
     "hourly_threshold_usd",
@@ -244,9 +246,33 @@ def _pack(sources: Sequence[MetricSource], limit: int) -> list[list[tuple[int, M
     return groups
 
 
-def _expression(metric_terms: Sequence[tuple[str, float]], period_seconds: int) -> str:
-    terms = " + ".join(f"FILL({metric_id}, 0) * {_num(price)}" for metric_id, price in metric_terms)
+def spend_expression(metrics: Sequence[tuple[MetricSpec, str]], prices: TokenPrices, period_seconds: int) -> str:
+    """USD/hour of token metrics (each with its token kind) at ``prices``, for sums over ``period_seconds``.
+
+    The one formula the spend alarms, the operations dashboard and the offline rendering share (module docstring).
+    """
+    terms = " + ".join(f"FILL({m.id}, 0) * {_num(float(getattr(prices, _KIND_PRICE[kind])))}" for m, kind in metrics)
     return f"({terms}) / {_num(_MILLION)} * {_num(_SECONDS_PER_HOUR / period_seconds)}"
+
+
+def source_metrics(source: MetricSource, index: int, period: int, *, prefix: str = "m") -> list[tuple[MetricSpec, str]]:
+    """The token metrics of one source, each with its token kind; IDs ``<prefix><index>_<in|cr|cw|out>``."""
+    out: list[tuple[MetricSpec, str]] = []
+    for kind, metric_name in source.token_metrics.items():
+        metric_id = f"{prefix}{index}_{_KIND_TAG[kind]}"
+        if not is_valid_metric_id(metric_id):
+            raise CostAlarmError("metric id", metric_id, "a lowercase letter, then letters, digits or '_'")
+        spec = MetricSpec(
+            id=metric_id,
+            namespace=source.namespace,
+            metric_name=metric_name,
+            dimensions=MappingProxyType({source.dimension_name: source.dimension_value}),
+            statistic="Sum",
+            period=period,
+            label=f"{metric_name} {source.label}",
+        )
+        out.append((spec, kind))
+    return out
 
 
 def _description(
@@ -298,23 +324,7 @@ def _checked_limit(max_metrics_per_alarm: Any) -> int:
 
 def _group_metrics(group: Sequence[tuple[int, MetricSource]], period: int) -> list[tuple[MetricSpec, str]]:
     """The metrics of one alarm, each with its token kind; IDs ``m<source index>_<in|cr|cw|out>``."""
-    out: list[tuple[MetricSpec, str]] = []
-    for index, source in group:
-        for kind, metric_name in source.token_metrics.items():
-            metric_id = f"m{index}_{_KIND_TAG[kind]}"
-            if not is_valid_metric_id(metric_id):  # cannot happen with the pattern above; kept as a guard
-                raise CostAlarmError("metric id", metric_id, "a lowercase letter, then letters, digits or '_'")
-            spec = MetricSpec(
-                id=metric_id,
-                namespace=source.namespace,
-                metric_name=metric_name,
-                dimensions=MappingProxyType({source.dimension_name: source.dimension_value}),
-                statistic="Sum",
-                period=period,
-                label=f"{metric_name} {source.label}",
-            )
-            out.append((spec, kind))
-    return out
+    return [pair for index, source in group for pair in source_metrics(source, index, period)]
 
 
 def build_spend_alarms(
@@ -347,13 +357,12 @@ def build_spend_alarms(
     alarms: list[AlarmSpec] = []
     for part, group in enumerate(groups, start=1):
         metrics = _group_metrics(group, period)
-        terms = [(m.id, float(getattr(prices, _KIND_PRICE[kind]))) for m, kind in metrics]
         labels = tuple(source.label for _, source in group)
         alarms.append(
             AlarmSpec(
                 name_suffix=prefix if parts == 1 else f"{prefix}-{part}-of-{parts}",
                 metrics=tuple(m for m, _ in metrics),
-                expression=_expression(terms, period),
+                expression=spend_expression(metrics, prices, period),
                 threshold=threshold,
                 description=_description(threshold, prices, period, labels, part, parts),
                 period_seconds=period,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from landing_zone.cost.alarms import evaluate_expression
+from landing_zone.cost.dashboard import GraphPanel
 from landing_zone.finops.build import (
     CHART_NAME,
     DEFAULT_CHART_THROUGHPUT,
@@ -21,6 +23,7 @@ from landing_zone.finops.build import (
     cheaper_ranges,
 )
 from landing_zone.finops.chart import render_chart
+from landing_zone.finops.dashboard_png import SyntheticDay, render_dashboard
 from landing_zone.finops.markdown import render_markdown
 from landing_zone.plan import Plan
 
@@ -34,6 +37,7 @@ __all__ = [
     "ReportError",
     "build_report",
     "cheaper_ranges",
+    "dashboard_section",
     "render_chart",
     "render_markdown",
     "write_cost_report",
@@ -44,8 +48,51 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------
 
 
+DASHBOARD_PNG = "dashboard.png"
+
+
+def dashboard_section(plan: Plan, day: SyntheticDay) -> str:
+    """cost.md's section on the operations dashboard: the panels and the worked example at the day's mean."""
+    lines = [
+        "",
+        "## Operations dashboard",
+        "",
+        f"The stack `{plan.config.name}-cost` creates the CloudWatch dashboard `{plan.dashboard.name}` (stack output "
+        "`OperationsDashboardUrl`) from the same metric sources, prices and formula as the spend alarms. "
+        f"`{DASHBOARD_PNG}` shows it for a synthetic day: {day.description}",
+        "",
+        "| panel | unit | lines |",
+        "|---|---|---|",
+    ]
+    for panel in plan.dashboard.panels:
+        if isinstance(panel, GraphPanel):
+            lines.append(f"| {panel.title} | {panel.unit} | {len(panel.lines)} |")
+        else:
+            lines.append(f"| {panel.title} | | |")
+    spend_panels = [
+        g for g in plan.dashboard.graphs if g.unit == "USD/hour" and not g.cumulative and "spend" in g.title.lower()
+    ]
+    if spend_panels:
+        lines += ["", "Worked example, the synthetic day's mean rate, each line's expression evaluated offline:", ""]
+        total = 0.0
+        for panel in spend_panels:
+            for line in panel.lines:
+                values = {m.id: day.value(m, None, panel.period) for m in line.metrics}
+                if line.expression is None or any(v is None for v in values.values()):
+                    continue
+                usd = evaluate_expression(line.expression, values)
+                total += usd
+                lines.append(f"- {line.label}: {usd:,.2f} USD/hour")
+        lines.append(
+            f"- total {total:,.2f} USD/hour against the spend alarm at {plan.cost_alarms.threshold_usd_per_hour:,.2f} "
+            f"USD/hour and the budget rate {plan.budget.usd / plan.prices.hours_per_month:,.2f} USD/hour"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def write_cost_report(plan: Plan, out_dir: Path) -> dict[str, Path]:
-    """Write ``out_dir/cost.md`` and ``out_dir/cost-vs-volume.png``; returns ``{"markdown": ..., "chart": ...}``."""
+    """Write ``cost.md``, ``cost-vs-volume.png`` and ``dashboard.png`` into ``out_dir``; returns their paths
+    (``markdown``, ``chart``, ``dashboard``)."""
     folder = Path(out_dir)
     report = build_report(plan)
     try:
@@ -54,9 +101,12 @@ def write_cost_report(plan: Plan, out_dir: Path) -> dict[str, Path]:
         raise ReportError(f"--out {str(folder)!r}: cannot create the folder ({exc.strerror})") from None
     chart = folder / CHART_NAME
     markdown = folder / REPORT_NAME
+    dashboard = folder / DASHBOARD_PNG
     try:
         render_chart(report, chart)
-        markdown.write_text(render_markdown(report, CHART_NAME), encoding="utf-8")
+        day = render_dashboard(plan, dashboard)
+        text = render_markdown(report, CHART_NAME) + dashboard_section(plan, day)
+        markdown.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ReportError(f"--out {str(folder)!r}: cannot write the report ({exc.strerror or exc})") from None
-    return {"markdown": markdown, "chart": chart}
+    return {"markdown": markdown, "chart": chart, "dashboard": dashboard}

@@ -14,15 +14,16 @@ from typing import Any
 
 from landing_zone.core.applications import ApplicationPlan, plan_applications
 from landing_zone.core.catalog import Catalog
-from landing_zone.core.catalog.metrics import load_metric_catalog
-from landing_zone.core.catalog.prices import load_price_catalog
+from landing_zone.core.catalog.metrics import MetricCatalog, load_metric_catalog
+from landing_zone.core.catalog.prices import PriceCatalog, load_price_catalog
 from landing_zone.core.config import LandingZoneConfig, build_config, catalog_for, raw_config
 from landing_zone.core.config import placeholders as find_placeholders
 from landing_zone.core.routing import RoutingDecision, resolve_routes
-from landing_zone.cost.alarms import plan_cost_alarms
+from landing_zone.cost.alarms import CostAlarmPlan, plan_cost_alarms
 from landing_zone.cost.budget import monthly_budget
+from landing_zone.cost.dashboard import DashboardPlan, plan_dashboard
 from landing_zone.cost.pricing import with_contract_prices
-from landing_zone.cost.self_hosting import self_hosting_warnings
+from landing_zone.cost.self_hosting import economics, monthly_cost_line, self_hosting_warnings
 from landing_zone.errors import ConfigError, Problem
 from landing_zone.plan.checks import (
     blame_written_keys,
@@ -155,6 +156,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     )
     if problems := stack_limit_problems(config, catalog, applications, cost_alarms):
         raise ConfigError(problems, origin=origin)
+    dashboard = _dashboard(config, catalog, prices, metrics, cost_alarms, budget.usd)
 
     warnings = unverified_warnings(models, prices, cost.price_source)
     if (metric_warning := metric_assumption_warning(metrics)) is not None:
@@ -171,9 +173,37 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         applications=applications,
         budget=budget,
         cost_alarms=cost_alarms,
+        dashboard=dashboard,
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
         source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),
+    )
+
+
+def _dashboard(
+    config: LandingZoneConfig,
+    catalog: Catalog,
+    prices: PriceCatalog,
+    metrics: MetricCatalog,
+    alarms: CostAlarmPlan,
+    monthly_budget_usd: float,
+) -> DashboardPlan:
+    """The operations dashboard: the alarms' sources and prices, plus the self-hosted line when on."""
+    line = monthly_cost_line(config, prices) if config.self_hosting.enabled else None
+    breakeven = None
+    if line is not None:
+        breakeven = economics(config, prices).break_even.breakeven_tokens_per_second_blended
+    return plan_dashboard(
+        name=config.name,
+        region=config.home_region,
+        alarms=alarms,
+        metric_catalog=metrics,
+        prices=prices.prices(config.cost.price_source),
+        monthly_budget_usd=monthly_budget_usd,
+        hours_per_month=prices.hours_per_month,
+        max_metrics_per_widget=catalog.limit("dashboard_max_metrics_per_widget"),
+        self_hosted_usd_per_hour=line.nodes * line.hourly_usd if line is not None else None,
+        breakeven_tokens_per_second=breakeven,
     )
 
 

@@ -14,6 +14,7 @@ from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.cost.alarms import CostAlarmPlan
 from landing_zone.cost.budget import MonthlyBudget
+from landing_zone.cost.dashboard import DashboardPlan
 from landing_zone.errors import Problem, shown
 
 __all__ = ["Plan", "PlanSource"]
@@ -45,6 +46,7 @@ class Plan:
     applications: tuple[ApplicationPlan, ...]
     budget: MonthlyBudget  # the one monthly budget: AWS Budgets, kill switch, alarm threshold, reports
     cost_alarms: CostAlarmPlan  # the token-metric alarms at that budget
+    dashboard: DashboardPlan  # the operations dashboard, from the same sources and prices as the alarms
     warnings: tuple[str, ...]
     # Placeholder values left in the configuration (example account IDs, example.com e-mails; the rule is in
     # landing_zone.core.config.placeholders): each a Problem(path, value, why).  They do not stop a synth;

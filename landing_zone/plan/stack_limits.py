@@ -18,13 +18,13 @@ synths of 1, 10 and 50 applications and of every example):
                 + 1 export of the profile ARN (the cost stack's spend alarms) + 2 exports of the role ARN and
                 name (the cost stack's kill switch, if on); a Mantle-only application has no profile ARN
 ``<name>-cost`` (per-account mode)
-    resources = 5 (alerts topic and policy, budget, anomaly monitor and subscription) + 4 kill switch (if on)
-                + 1 per alert e-mail + the spend alarms + the Mantle usage alarms (one alarm per
+    resources = 6 (alerts topic and policy, budget, anomaly monitor and subscription, operations dashboard)
+                + 4 kill switch (if on) + 1 per alert e-mail + the spend alarms + the Mantle usage alarms (one alarm per
                 ``metric_math_max_metrics`` metrics; every application profile is a source)
 the member-baseline StackSet template
     resources = 4 keys + network (new VPC: 9 + 3 per AZ + 1 per endpoint; imported: 5 + 1 per endpoint)
                 + access and cost as above (no alert e-mails) + 3 optional e-mail subscriptions
-    outputs   = 2 per application + 2 (logging) + 1 per endpoint + 2 (alerts topic, alarm coverage)
+    outputs   = 2 per application + 2 (logging) + 1 per endpoint + 3 (alerts topic, alarm coverage, dashboard URL)
 """
 
 from __future__ import annotations
@@ -54,12 +54,12 @@ APPLICATION_RESOURCES = 3
 APPLICATION_OUTPUTS = 2
 PROFILE_EXPORTS = 1
 KILL_SWITCH_EXPORTS = 2
-COST_BASE_RESOURCES = 5
+COST_BASE_RESOURCES = 6  # topic, topic policy, budget, anomaly monitor and subscription, dashboard
 KILL_SWITCH_RESOURCES = 4
 KEYS_RESOURCES = 4
 NEW_VPC_RESOURCES, PER_AZ_RESOURCES, IMPORTED_VPC_RESOURCES = 9, 3, 5
 MEMBER_EMAIL_SUBSCRIPTIONS = 3
-MEMBER_COST_OUTPUTS = 2
+MEMBER_COST_OUTPUTS = 3
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def template_footprints(
         outputs = (LOGGING_OUTPUTS if logging else 0) + per_app_outputs * n - (1 + PROFILE_EXPORTS) * mantle_only
         return (
             TemplateFootprint(f"{cfg.name}-access", access_resources, outputs, APPLICATION_RESOURCES, per_app_outputs),
-            TemplateFootprint(f"{cfg.name}-cost", cost_fixed + len(cfg.cost.alert_emails), 4, alarms_per_app, 0),
+            TemplateFootprint(f"{cfg.name}-cost", cost_fixed + len(cfg.cost.alert_emails), 5, alarms_per_app, 0),
         )
     net = cfg.network
     endpoints = len(net.endpoints)

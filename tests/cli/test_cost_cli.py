@@ -203,7 +203,7 @@ def test_cost_report_writes_and_prints_the_paths(cli, tmp_path):
     result = cli("cost-report", "--out", str(out))
     assert result.returncode == 0, result.stderr
     printed = result.stdout.split()
-    assert printed == [str(out / "cost.md"), str(out / "cost-vs-volume.png")]
+    assert printed == [str(out / "cost.md"), str(out / "cost-vs-volume.png"), str(out / "dashboard.png")]
     assert (out / "cost.md").read_text().count("7,801.88") >= 1
     assert (out / "cost-vs-volume.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

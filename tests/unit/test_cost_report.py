@@ -63,7 +63,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 def test_report_files_are_written_and_returned(written):
     out, paths = written
-    assert paths == {"markdown": out / REPORT_NAME, "chart": out / CHART_NAME}
+    assert paths == {"markdown": out / REPORT_NAME, "chart": out / CHART_NAME, "dashboard": out / "dashboard.png"}
     assert REPORT_NAME == "cost.md" and CHART_NAME == "cost-vs-volume.png"
     assert all(p.is_file() and p.stat().st_size > 0 for p in paths.values())
 

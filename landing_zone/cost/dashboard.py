@@ -1,0 +1,377 @@
+"""The operations dashboard ``<name>-operations``: what each application spends, and how the model behaves.
+
+Pure data, like the alarms: :func:`plan_dashboard` turns the plan's alarm sources, prices and budget into
+:class:`DashboardPlan` panels that the CDK layer renders as a CloudWatch dashboard and ``make cost`` renders
+offline as a PNG (:mod:`landing_zone.finops.dashboard_png`).  The spend lines use the same metric sources and the
+same formula as the spend alarms (:func:`landing_zone.cost.alarms.spend_expression`), so the dashboard, the alarms
+and the cost report cannot disagree.
+
+Panels, in order:
+
+1. about — prices (source, as of, verified), budget, threshold, what is assumed;
+2. estimated spend by application, USD/hour, stacked — one line per metric source of the alarms (application
+   profiles, direct calls through system profiles or models), the alarm threshold and the budget rate (and the
+   self-hosted nodes' cost, when on) as horizontal annotations;
+3. estimated spend, cumulative over 31 days, USD, against the monthly budget;
+4. tokens per minute by source, one panel per token kind (input, cache read, cache write, output);
+5. Mantle apart: tokens per minute, inferences and estimated USD/hour — not captured by invocation logging;
+6. health per model/profile: invocations, latency p50/p90/p99, time to first token, client and server errors,
+   throttles;
+7. the alarms' states, and where the kill switch's state is read;
+8. with self-hosting: the runtime output tokens/s against the break-even throughput of one node.
+
+A panel references at most ``dashboard_max_metrics_per_widget`` metrics (catalog limit): panels over it are split
+into numbered parts, like the alarms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from landing_zone.core.catalog.metrics import MetricCatalog, MetricSource
+from landing_zone.core.catalog.prices import TokenPrices
+from landing_zone.cost.alarms import APPLICATION_PROFILE, CostAlarmPlan, MetricSpec, source_metrics, spend_expression
+
+__all__ = [
+    "DASHBOARD_PERIOD_SECONDS",
+    "AlarmPanel",
+    "Annotation",
+    "DashboardPlan",
+    "GraphPanel",
+    "Line",
+    "TextPanel",
+    "dashboard_name",
+    "plan_dashboard",
+]
+
+DASHBOARD_PERIOD_SECONDS = 300  # spend and health graphs; token rates use 60 s
+TOKEN_PERIOD_SECONDS = 60
+CUMULATIVE_DAYS = 31
+_KIND_TITLE = {"input": "input", "cache_read": "cache read", "cache_write": "cache write", "output": "output"}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a graph: a metric-math ``expression`` over ``metrics``, or the single metric ``metrics[0]``."""
+
+    label: str
+    metrics: tuple[MetricSpec, ...]
+    expression: str | None = None
+    kinds: tuple[str, ...] = ()  # the token kind of each metric (spend lines), for offline evaluation
+
+
+@dataclass(frozen=True)
+class Annotation:
+    label: str
+    value: float
+
+
+@dataclass(frozen=True)
+class GraphPanel:
+    title: str
+    unit: str
+    lines: tuple[Line, ...]
+    period: int = DASHBOARD_PERIOD_SECONDS
+    stacked: bool = False
+    annotations: tuple[Annotation, ...] = ()
+    start: str = "-PT24H"  # ISO 8601 duration before now
+    cumulative: bool = False  # RUNNING_SUM of USD per period (offline rendering mirrors it)
+
+    @property
+    def metric_count(self) -> int:
+        return sum(len(line.metrics) for line in self.lines)
+
+
+@dataclass(frozen=True)
+class TextPanel:
+    title: str
+    markdown: str
+
+
+@dataclass(frozen=True)
+class AlarmPanel:
+    title: str
+    alarm_suffixes: tuple[str, ...]  # alarm names are "<name>-<suffix>"
+
+
+Panel = GraphPanel | TextPanel | AlarmPanel
+
+
+@dataclass(frozen=True)
+class DashboardPlan:
+    name: str
+    region: str
+    panels: tuple[Panel, ...] = field(default_factory=tuple)
+
+    @property
+    def graphs(self) -> tuple[GraphPanel, ...]:
+        return tuple(p for p in self.panels if isinstance(p, GraphPanel))
+
+    @property
+    def metric_count(self) -> int:
+        return sum(g.metric_count for g in self.graphs)
+
+
+def dashboard_name(landing_zone: str) -> str:
+    return f"{landing_zone}-operations"
+
+
+def _label(source: MetricSource) -> str:
+    if source.dimension_value.startswith(APPLICATION_PROFILE):
+        return f"application {source.dimension_value.removeprefix(APPLICATION_PROFILE)}"
+    return source.label
+
+
+def _spend_line(source: MetricSource, index: int, prices: TokenPrices, period: int) -> Line:
+    pairs = source_metrics(source, index, period)
+    return Line(
+        label=_label(source),
+        metrics=tuple(m for m, _ in pairs),
+        expression=spend_expression(pairs, prices, period),
+        kinds=tuple(kind for _, kind in pairs),
+    )
+
+
+def _metric(source: MetricSource, metric_name: str, metric_id: str, period: int, statistic: str = "Sum") -> MetricSpec:
+    return MetricSpec(
+        id=metric_id,
+        namespace=source.namespace,
+        metric_name=metric_name,
+        dimensions=MappingProxyType({source.dimension_name: source.dimension_value}),
+        statistic=statistic,
+        period=period,
+        label=f"{metric_name} {_label(source)}",
+    )
+
+
+def _split(panel: GraphPanel, limit: int) -> list[GraphPanel]:
+    """The panel, or numbered parts of it that each reference at most ``limit`` metrics."""
+    if panel.metric_count <= limit:
+        return [panel]
+    parts: list[list[Line]] = [[]]
+    used = 0
+    for line in panel.lines:
+        if used + len(line.metrics) > limit and parts[-1]:
+            parts.append([])
+            used = 0
+        parts[-1].append(line)
+        used += len(line.metrics)
+    n = len(parts)
+    return [
+        GraphPanel(
+            title=f"{panel.title} (part {i} of {n})",
+            unit=panel.unit,
+            lines=tuple(lines),
+            period=panel.period,
+            stacked=panel.stacked,
+            annotations=panel.annotations,
+            start=panel.start,
+            cumulative=panel.cumulative,
+        )
+        for i, lines in enumerate(parts, start=1)
+    ]
+
+
+def plan_dashboard(
+    *,
+    name: str,
+    region: str,
+    alarms: CostAlarmPlan,
+    metric_catalog: MetricCatalog,
+    prices: TokenPrices,
+    monthly_budget_usd: float,
+    hours_per_month: float,
+    max_metrics_per_widget: int,
+    self_hosted_usd_per_hour: float | None = None,
+    breakeven_tokens_per_second: float | None = None,
+) -> DashboardPlan:
+    """The panels of the operations dashboard (see the module docstring)."""
+    runtime = metric_catalog.for_endpoint("runtime")
+    mantle = metric_catalog.for_endpoint("mantle")
+    runtime_sources = [s for s in alarms.sources if s.namespace == runtime.namespace]
+    mantle_sources = [s for s in alarms.sources if s.namespace == mantle.namespace]
+    period = DASHBOARD_PERIOD_SECONDS
+    budget_rate = monthly_budget_usd / hours_per_month
+    panels: list[Panel] = []
+
+    verified = "verified" if prices.verified else "NOT verified"
+    about = [
+        f"Estimated from Bedrock token metrics at the **{prices.source_name}** prices (as of {prices.as_of}, "
+        f"{verified}): input {prices.input_usd_per_million:g}, cache read {prices.cache_read_usd_per_million:g}, "
+        f"cache write {prices.cache_write_usd_per_million:g}, output {prices.output_usd_per_million:g} USD per 1M "
+        f"tokens. Monthly budget {monthly_budget_usd:,.2f} USD ({budget_rate:,.2f} USD/hour); spend alarm above "
+        f"{alarms.threshold_usd_per_hour:,.2f} USD/hour. The same sources and formula as the spend alarms; AWS "
+        "Budgets on billed cost remains the backstop.",
+    ]
+    unverified = [s.label for s in alarms.sources if not s.verified]
+    if unverified:
+        about.append(
+            "Metric names assumed, not verified (core/catalog/metrics.yaml): cache-token metrics of "
+            f"{len(unverified)} source(s); `python -m landing_zone discover` compares them with the account."
+        )
+    panels.append(TextPanel(f"{name}: operations", "\n\n".join(about)))
+
+    annotations = [
+        Annotation(f"spend alarm {alarms.threshold_usd_per_hour:,.2f} USD/h", alarms.threshold_usd_per_hour),
+        Annotation(f"budget rate {budget_rate:,.2f} USD/h", budget_rate),
+    ]
+    if self_hosted_usd_per_hour is not None:
+        annotations.append(
+            Annotation(f"self-hosted nodes {self_hosted_usd_per_hour:,.2f} USD/h", self_hosted_usd_per_hour)
+        )
+    spend_lines = tuple(_spend_line(s, i, prices, period) for i, s in enumerate(runtime_sources))
+    graphs: list[GraphPanel] = []
+    if spend_lines:
+        graphs.append(
+            GraphPanel(
+                "Estimated spend by application and path (USD/hour, stacked)",
+                "USD/hour",
+                spend_lines,
+                stacked=True,
+                annotations=tuple(annotations),
+            )
+        )
+        hourly_lines = tuple(_spend_line(s, i, prices, 3600) for i, s in enumerate(runtime_sources))
+        graphs.append(
+            GraphPanel(
+                f"Estimated spend, cumulative over {CUMULATIVE_DAYS} days (USD) against the monthly budget",
+                "USD",
+                hourly_lines,  # USD per hour-long period; the dashboard draws RUNNING_SUM of each, stacked
+                period=3600,
+                stacked=True,
+                annotations=(Annotation(f"monthly budget {monthly_budget_usd:,.0f} USD", monthly_budget_usd),),
+                start=f"-P{CUMULATIVE_DAYS}D",
+                cumulative=True,
+            )
+        )
+    for kind, metric_name in runtime.token_metrics.items():
+        lines = tuple(
+            Line(_label(s), (_metric(s, metric_name, f"t{i}", TOKEN_PERIOD_SECONDS),))
+            for i, s in enumerate(runtime_sources)
+        )
+        if lines:
+            graphs.append(GraphPanel(f"Tokens per minute: {_KIND_TITLE[kind]}", "tokens/min", lines, period=60))
+    if mantle_sources:
+        mantle_lines: list[Line] = []
+        for i, s in enumerate(mantle_sources):
+            for kind, metric_name in s.token_metrics.items():
+                mantle_lines.append(
+                    Line(f"{_KIND_TITLE[kind]} {s.label}", (_metric(s, metric_name, f"k{i}_{kind[:3]}", 60),))
+                )
+            if "invocations" in mantle.other_metrics:
+                inferences = _metric(s, mantle.other_metrics["invocations"], f"k{i}_inf", 60)
+                mantle_lines.append(Line(f"inferences {s.label}", (inferences,)))
+        graphs.append(
+            GraphPanel(
+                "Mantle (OpenAI-compatible endpoint) per minute: tokens and inferences — NOT in model invocation logs",
+                "per minute",
+                tuple(mantle_lines),
+                period=60,
+            )
+        )
+        graphs.append(
+            GraphPanel(
+                "Mantle estimated spend (USD/hour)",
+                "USD/hour",
+                tuple(_spend_line(s, i, prices, period) for i, s in enumerate(mantle_sources)),
+                stacked=True,
+            )
+        )
+    health = runtime.other_metrics
+    if runtime_sources and "invocations" in health:
+        graphs.append(
+            GraphPanel(
+                "Invocations per minute by model / profile",
+                "invocations/min",
+                tuple(
+                    Line(_label(s), (_metric(s, health["invocations"], f"i{i}", 60),))
+                    for i, s in enumerate(runtime_sources)
+                ),
+                period=60,
+            )
+        )
+    if runtime_sources and "latency_ms" in health:
+        graphs.append(
+            GraphPanel(
+                "Invocation latency (ms): p50, p90, p99",
+                "ms",
+                tuple(
+                    Line(f"{stat} {_label(s)}", (_metric(s, health["latency_ms"], f"l{i}_{stat}", period, stat),))
+                    for i, s in enumerate(runtime_sources)
+                    for stat in ("p50", "p90", "p99")
+                ),
+            )
+        )
+    if runtime_sources and "time_to_first_token_ms" in health:
+        graphs.append(
+            GraphPanel(
+                "Time to first token (ms, streaming): p50, p90",
+                "ms",
+                tuple(
+                    Line(
+                        f"{stat} {_label(s)}",
+                        (_metric(s, health["time_to_first_token_ms"], f"f{i}_{stat}", period, stat),),
+                    )
+                    for i, s in enumerate(runtime_sources)
+                    for stat in ("p50", "p90")
+                ),
+            )
+        )
+    error_metrics = [k for k in ("client_errors", "server_errors", "throttles") if k in health]
+    error_lines = [
+        Line(f"{k.replace('_', ' ')} {_label(s)}", (_metric(s, health[k], f"e{i}_{k[:3]}", 60),))
+        for i, s in enumerate(runtime_sources)
+        for k in error_metrics
+    ]
+    if mantle_sources and "client_errors" in mantle.other_metrics:
+        error_lines += [
+            Line(f"client errors {s.label}", (_metric(s, mantle.other_metrics["client_errors"], f"x{i}", 60),))
+            for i, s in enumerate(mantle_sources)
+        ]
+    if error_lines:
+        graphs.append(GraphPanel("Errors and throttles per minute", "per minute", tuple(error_lines), period=60))
+    if breakeven_tokens_per_second is not None and runtime_sources:
+        output = runtime.token_metrics.get("output")
+        if output:
+            metrics = tuple(_metric(s, output, f"o{i}", 60) for i, s in enumerate(runtime_sources))
+            graphs.append(
+                GraphPanel(
+                    "Output tokens per second on Bedrock against the self-hosting break-even of one node",
+                    "tokens/s",
+                    (
+                        Line(
+                            "output tokens/s (all runtime sources)",
+                            metrics,
+                            expression="(" + " + ".join(f"FILL({m.id}, 0)" for m in metrics) + ") / 60",
+                        ),
+                    ),
+                    period=60,
+                    annotations=(
+                        Annotation(
+                            f"break-even {breakeven_tokens_per_second:,.1f} tokens/s", breakeven_tokens_per_second
+                        ),
+                    ),
+                )
+            )
+    for graph in graphs:
+        panels.extend(_split(graph, max_metrics_per_widget))
+    suffixes = tuple(a.name_suffix for a in alarms.alarms)
+    if suffixes:
+        panels.append(AlarmPanel("Alarms: spend rate and Mantle usage", suffixes))
+    panels.append(
+        TextPanel(
+            "Kill switch",
+            "At 100 % of the actual monthly budget, AWS Budgets attaches the deny-inference policy "
+            f"`{name}-kill-switch` to every invoker role (budget `{name}-bedrock-monthly`). Its state is the budget "
+            "action's status (Budgets console, or `python -m landing_zone verify`); detach the policy to resume. "
+            "Self-hosted vLLM and DCGM metrics are exported for Prometheus on the nodes, not to CloudWatch: they are "
+            "not on this dashboard.",
+        )
+    )
+    return DashboardPlan(dashboard_name(name), region, tuple(panels))
+
+
+def lines_of(panels: Sequence[Panel]) -> list[Line]:
+    return [line for p in panels if isinstance(p, GraphPanel) for line in p.lines]
