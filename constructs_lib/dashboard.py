@@ -15,17 +15,13 @@ from constructs import Construct
 
 from constructs_lib.cost import resolve_dimension
 from landing_zone.cost.alarms import MetricSpec
-from landing_zone.cost.dashboard import AlarmPanel, DashboardPlan, GraphPanel, Line, TextPanel
+from landing_zone.cost.dashboard import AlarmPanel, DashboardPlan, GraphPanel, Line, TextPanel, dashboard_url
 
-__all__ = ["OperationsDashboard", "dashboard_url"]
+__all__ = ["OperationsDashboard"]
 
 FULL_WIDTH = 24
 GRAPH_WIDTH = 12
 GRAPH_HEIGHT = 6
-
-
-def dashboard_url(region: str, name: str) -> str:
-    return f"https://{region}.console.aws.amazon.com/cloudwatch/home?region={region}#dashboards/dashboard/{name}"
 
 
 class OperationsDashboard(Construct):

@@ -65,10 +65,14 @@ def run_review(args: argparse.Namespace) -> int:
         timings = ", ".join(f"{name} {run.seconds:.1f} s" for name, run in sorted(result.scanner_runs.items()))
         print(f"scanners: {timings} (run concurrently)", file=sys.stderr)
     s = result.data["summary"]
+    verdict = s["verdict"].upper() + (" (qualified)" if s.get("qualified") else "")
     print(
-        f"policy review of {args.assembly}: {s['verdict'].upper()} — {s['blocking']} blocking, {s['advisory']} advisory "
-        f"finding(s); {s['policies']} policies, {s['decision_cases']} decision cases ({s['decision_mismatches']} mismatches)"
+        f"policy review of {args.assembly}: {verdict} — {s['blocking']} blocking, {s['advisory']} advisory "
+        f"finding(s); {s['policies']} policies, {s['decision_cases']} decision cases ({s['decision_mismatches']} "
+        "mismatches)"
     )
+    for qualifier in s.get("qualifiers", []):
+        print(f"  qualified: {qualifier['text']}")
     for f in result.data["findings"]:
         if f["level"] == "blocking":
             print(f"  BLOCKING {f['rule']}: {f['message']}")

@@ -43,6 +43,7 @@ __all__ = [
     "Line",
     "TextPanel",
     "dashboard_name",
+    "dashboard_url",
     "plan_dashboard",
 ]
 
@@ -116,6 +117,11 @@ class DashboardPlan:
 
 def dashboard_name(landing_zone: str) -> str:
     return f"{landing_zone}-operations"
+
+
+def dashboard_url(region: str, name: str) -> str:
+    """The dashboard's address in the CloudWatch console (stack output OperationsDashboardUrl)."""
+    return f"https://{region}.console.aws.amazon.com/cloudwatch/home?region={region}#dashboards/dashboard/{name}"
 
 
 def _label(source: MetricSource) -> str:

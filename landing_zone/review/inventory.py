@@ -28,12 +28,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from landing_zone.assembly import Assembly, Stack
 from landing_zone.assembly.intrinsics import is_intrinsic, render, render_document
 
-__all__ = ["PolicyRecord", "build_inventory", "statements_of"]
+__all__ = ["CDK_PATH", "PolicyRecord", "build_inventory", "construct_paths", "statements_of"]
+
+CDK_PATH = "aws:cdk:path"  # template resource metadata: the construct path (written when the CDK CLI synthesizes)
+LOGICAL_ID = "aws:cdk:logicalId"  # stack metadata entry: construct path -> logical ID (written on every synth)
 
 IDENTITY_KINDS = frozenset({"inline", "identity", "managed"})
 RESOURCE_KINDS = frozenset({"trust", "key", "bucket", "topic", "queue", "lambda-permission", "resource"})
@@ -68,6 +72,10 @@ class PolicyRecord:
     applies_to: str = ""  # resource policies: the resource; SCPs: the targets
     notes: tuple[str, ...] = ()
     parse_error: str | None = None
+    # what the policy is, by name and purpose ("kimi-eu-invoke-x — permissions of role kimi-eu-invoker-x"); the
+    # logical ID and the construct path (the resource's aws:cdk:path metadata) are the secondary line
+    title: str = ""
+    construct_path: str = ""
 
     @property
     def is_boundary_only(self) -> bool:
@@ -82,6 +90,8 @@ class PolicyRecord:
             "resource_type": self.resource_type,
             "kind": self.kind,
             "name": self.name,
+            "title": self.title or self.name,
+            "construct_path": self.construct_path,
             "property_path": self.property_path,
             "attached_to": list(self.attached_to),
             "boundary_of": list(self.boundary_of),
@@ -247,6 +257,201 @@ def _applies_to(
     return f"{resource_type} {logical_id}"
 
 
+# ----------------------------------------------------------------------------------------- titles
+
+_NAME_PROPERTY = {
+    "AWS::S3::Bucket": "BucketName",
+    "AWS::SNS::Topic": "TopicName",
+    "AWS::SQS::Queue": "QueueName",
+    "AWS::Lambda::Function": "FunctionName",
+    "AWS::IAM::Role": "RoleName",
+    "AWS::IAM::User": "UserName",
+    "AWS::IAM::Group": "GroupName",
+    "AWS::IAM::ManagedPolicy": "ManagedPolicyName",
+}
+_NOUN = {
+    "AWS::S3::Bucket": "bucket",
+    "AWS::SNS::Topic": "topic",
+    "AWS::SQS::Queue": "queue",
+    "AWS::Lambda::Function": "function",
+    "AWS::IAM::Role": "role",
+    "AWS::IAM::User": "user",
+    "AWS::IAM::Group": "group",
+    "AWS::KMS::Key": "KMS key",
+}
+
+
+def _metadata_logical_ids(root: Path) -> dict[tuple[str, str], str]:
+    """(template file, logical ID) -> construct path, from the ``aws:cdk:logicalId`` entries of the stacks' metadata
+    (``<stack>.metadata.json``), which CDK writes on every synth — also in-process, where the templates carry no
+    ``aws:cdk:path`` (only the CDK CLI asks for it)."""
+    out: dict[tuple[str, str], str] = {}
+
+    def read(path: Path) -> Any:
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def visit(directory: Path) -> None:
+        manifest = read(directory / "manifest.json")
+        artifacts = manifest.get("artifacts") if isinstance(manifest, Mapping) else None
+        for artifact_id, artifact in sorted((artifacts if isinstance(artifacts, Mapping) else {}).items()):
+            if not isinstance(artifact, Mapping):
+                continue
+            props = artifact.get("properties") or {}
+            if artifact.get("type") == "cdk:cloud-assembly" and props.get("directoryName"):  # a stage
+                visit(directory / str(props["directoryName"]))
+                continue
+            if artifact.get("type") != "aws:cloudformation:stack":
+                continue
+            template = directory / str(props.get("templateFile") or f"{artifact_id}.template.json")
+            metadata = dict(artifact.get("metadata") or {})
+            if artifact.get("additionalMetadataFile"):
+                loaded = read(directory / str(artifact["additionalMetadataFile"]))
+                metadata.update(loaded if isinstance(loaded, Mapping) else {})
+            for path, entries in metadata.items():
+                for entry in entries if isinstance(entries, list) else []:
+                    if (
+                        isinstance(entry, Mapping)
+                        and entry.get("type") == LOGICAL_ID
+                        and isinstance(entry.get("data"), str)
+                    ):
+                        out[(str(template.relative_to(root)), entry["data"])] = str(path).lstrip("/")
+
+    visit(root)
+    return out
+
+
+def construct_paths(assembly: Assembly) -> dict[tuple[str, str], str]:
+    """(template file, logical ID) -> the resource's construct path: the stack metadata's ``aws:cdk:logicalId``
+    entries, and the ``aws:cdk:path`` metadata of the template resources (StackSet members have only the latter)."""
+    out = _metadata_logical_ids(assembly.path)
+    for t in assembly.templates:
+        for logical_id, res in t.resource_map.items():
+            metadata = res.get("Metadata") if isinstance(res, Mapping) else None
+            path = metadata.get(CDK_PATH) if isinstance(metadata, Mapping) else None
+            if isinstance(path, str) and path:
+                out[(t.file, logical_id)] = path.lstrip("/")
+    return out
+
+
+@dataclass(frozen=True)
+class _Names:
+    """Names of one template's resources, for titles: name properties, key aliases, construct paths."""
+
+    template: Stack
+    exports: Mapping[str, Any]
+    paths: Mapping[tuple[str, str], str]
+
+    def path(self, logical_id: str) -> str:
+        return self.paths.get((self.template.file, logical_id), "")
+
+    def label(self, logical_id: str) -> str:
+        """The resource's construct path without the stack and a trailing ``/Resource``, else its logical ID."""
+        path = self.path(logical_id)
+        if not path:
+            return logical_id
+        parts = path.split("/")[1:] or path.split("/")
+        if len(parts) > 1 and parts[-1] in ("Resource", "Default"):
+            parts = parts[:-1]
+        return "/".join(parts)
+
+    def key_alias(self, logical_id: str) -> str | None:
+        for res in self.template.resource_map.values():
+            if isinstance(res, Mapping) and res.get("Type") == "AWS::KMS::Alias":
+                props = res.get("Properties") or {}
+                if (
+                    isinstance(props, Mapping)
+                    and _ref(props.get("TargetKeyId")) == logical_id
+                    and props.get("AliasName")
+                ):
+                    return render(props["AliasName"])
+        return None
+
+    def named(self, value: Any) -> str:
+        """A reference (Ref / Fn::GetAtt) as the referenced resource's kind and name ("bucket kimi-eu-logs-<acct>"),
+        else the value rendered."""
+        target = _ref(value)
+        res = self.template.resource_map.get(target) if target else None
+        if target is None or not isinstance(res, Mapping):
+            return render(value, self.exports)
+        resource_type = str(res.get("Type", ""))
+        props = res.get("Properties") or {}
+        name_key = _NAME_PROPERTY.get(resource_type)
+        name = props.get(name_key) if name_key and isinstance(props, Mapping) else None
+        if resource_type == "AWS::KMS::Key":
+            text = self.key_alias(target) or self.label(target)
+        else:
+            text = render(name, self.exports) if name else self.label(target)
+        noun = _NOUN.get(resource_type)
+        return f"{noun} {text}" if noun else text
+
+    def budget_action(self, logical_id: str) -> str:
+        """How a managed policy attached to nothing is used: an AWS Budgets action applies it (the kill switch)."""
+        for res in self.template.resource_map.values():
+            if not isinstance(res, Mapping) or res.get("Type") != "AWS::Budgets::BudgetsAction":
+                continue
+            props = res.get("Properties") or {}
+            definition = props.get("Definition") if isinstance(props, Mapping) else None
+            iam_action = definition.get("IamActionDefinition") if isinstance(definition, Mapping) else None
+            if not isinstance(iam_action, Mapping) or _ref(iam_action.get("PolicyArn")) != logical_id:
+                continue
+            roles = ", ".join(self.named(r) for r in iam_action.get("Roles") or []) or "no role"
+            threshold = props.get("ActionThreshold") or {}
+            value = render(threshold.get("Value")) if isinstance(threshold, Mapping) else "?"
+            percent = isinstance(threshold, Mapping) and threshold.get("Type") == "PERCENTAGE"
+            at = f"{value} % of the budget" if percent else f"{value} USD"
+            return f"applied by a budget action of {render(props.get('BudgetName'), self.exports)} at {at} to {roles}"
+        return "not attached to any principal in this template"
+
+    def title(
+        self,
+        kind: str,
+        name: str,
+        logical_id: str,
+        props: Mapping[str, Any],
+        attached_to: list[str],
+        boundary_of: list[str],
+    ) -> str:
+        """What the policy is, by name and purpose: "<name or subject> — <purpose>"."""
+        label = name if name != logical_id else self.label(logical_id)
+        itself = {"Ref": logical_id}
+        if kind == "trust":
+            return f"{self.named(itself)} — trust policy: who may assume the role"
+        if kind == "inline":
+            return f"{label} — inline policy of {self.named(itself)}"
+        if kind in ("identity", "managed"):
+            purposes = []
+            if attached_to:
+                purposes.append("permissions of " + ", ".join(attached_to))
+            if boundary_of:
+                purposes.append("permissions boundary of " + ", ".join(boundary_of))
+            return f"{label} — " + ("; ".join(purposes) or self.budget_action(logical_id))
+        if kind in ("scp", "rcp"):
+            targets = ", ".join(render(t, self.exports) for t in props.get("TargetIds") or []) or "no target"
+            what = "service control policy" if kind == "scp" else "resource control policy"
+            return f"{label} — {what} of the accounts under {targets}"
+        if kind == "key":
+            return f"{self.named(itself)} — key policy"
+        if kind == "bucket":
+            return f"{self.named(props.get('Bucket'))} — bucket policy"
+        if kind in ("topic", "queue"):
+            items = props.get("Topics" if kind == "topic" else "Queues") or []
+            return ", ".join(self.named(t) for t in items) + f" — {kind} policy"
+        if kind == "endpoint":
+            service = render(props.get("ServiceName"), self.exports)
+            return f"VPC endpoint {service} — endpoint policy: what may pass through the endpoint"
+        if kind == "lambda-permission":
+            function = self.named(props.get("FunctionName"))
+            if not function.startswith("function "):
+                function = f"function {function}"
+            action = render(props.get("Action"), self.exports)
+            return f"{function} — permission for {self.named(props.get('Principal'))} to call {action}"
+        resource_type = (self.template.resource_map.get(logical_id) or {}).get("Type", "a resource")
+        return f"{label} — resource policy of {resource_type}"
+
+
 def _lambda_permission_document(props: Mapping[str, Any]) -> dict[str, Any]:
     """The resource-policy statement an ``AWS::Lambda::Permission`` adds to its function."""
     principal = props.get("Principal")
@@ -278,8 +483,11 @@ def _lambda_permission_document(props: Mapping[str, Any]) -> dict[str, Any]:
     return {"Version": "2012-10-17", "Statement": [stmt]}
 
 
-def _template_records(template: Stack, exports: Mapping[str, Any]) -> list[PolicyRecord]:
+def _template_records(
+    template: Stack, exports: Mapping[str, Any], paths: Mapping[tuple[str, str], str]
+) -> list[PolicyRecord]:
     attached, boundary, external = _attachments(template)
+    names = _Names(template, exports, paths)
     records: list[PolicyRecord] = []
     for logical_id, res in sorted(template.resource_map.items()):
         if not isinstance(res, Mapping):
@@ -301,6 +509,8 @@ def _template_records(template: Stack, exports: Mapping[str, Any]) -> list[Polic
                     property_path="Properties",
                     document=render_document(_lambda_permission_document(props), exports),
                     applies_to=_applies_to(template, resource_type, props, logical_id, exports),
+                    title=names.title("lambda-permission", logical_id, logical_id, props, [], []),
+                    construct_path=names.path(logical_id),
                     **base,
                 )
             )
@@ -330,11 +540,14 @@ def _template_records(template: Stack, exports: Mapping[str, Any]) -> list[Polic
                 notes.append(
                     "the role also has (content not in the template): " + ", ".join(sorted(external[logical_id]))
                 )
+            name = _name(resource_type, props, path, logical_id, node)
             records.append(
                 PolicyRecord(
                     id=f"{template.name}/{logical_id}/{path}",
                     kind=kind,
-                    name=_name(resource_type, props, path, logical_id, node),
+                    name=name,
+                    title=names.title(kind, name, logical_id, props, attached_to, boundary_of),
+                    construct_path=names.path(logical_id),
                     property_path=f"Properties.{path}",
                     document=render_document(document, exports),
                     attached_to=tuple(sorted(set(attached_to))),
@@ -364,5 +577,6 @@ def _node_at(props: Mapping[str, Any], path: str) -> Any:
 
 def build_inventory(assembly: Assembly) -> tuple[PolicyRecord, ...]:
     """Every policy of every template, sorted by template, stack, logical id and property path."""
-    records = [r for t in assembly.templates for r in _template_records(t, assembly.exports)]
+    paths = construct_paths(assembly)
+    records = [r for t in assembly.templates for r in _template_records(t, assembly.exports, paths)]
     return tuple(sorted(records, key=lambda r: (r.template, r.stack, r.logical_id, r.property_path)))

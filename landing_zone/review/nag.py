@@ -2,18 +2,51 @@
 
 The acknowledgments come from the stack metadata (``aws:cdk:acknowledged-rules``, see ``assembly.py``), so they
 are listed even for an assembly synthesized without the packs; when the report is there, each is matched with
-the suppressed findings it covers (an acknowledgment that covers nothing is shown as unused).
+the suppressed findings it covers.  Its ``status``:
+
+* ``used`` — it suppressed at least one violation;
+* ``unused`` — the plugin it names (the part of its ID before ``::``) ran and it suppressed nothing: a finding
+  (``LZ-NAG-UNUSED-ACK``);
+* ``plugin not run`` — the report has no result of that plugin (e.g. CDK's own "CloudFormation Validate" plugin,
+  which runs only when enabled), so nothing can be said;
+* ``no report`` — the assembly has no ``validation-report.json``.
+
+Each acknowledgment is also located at the resource its construct path names (the ``aws:cdk:logicalId`` entries of
+the stack metadata, and the ``aws:cdk:path`` metadata of the template resources), so that the report can show its
+reason next to a finding on the same resource.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from landing_zone.assembly import Assembly
 from landing_zone.review.findings import Finding, finding
+from landing_zone.review.inventory import construct_paths
 
-__all__ = ["nag_findings", "nag_section"]
+__all__ = ["nag_findings", "nag_section", "plugin_key"]
+
+# Validation plugins that are CDK's own, not cdk-nag packs (template validation, construct annotations)
+_NOT_NAG = frozenset({"cloudformation-validate", "construct-annotations"})
+
+
+def plugin_key(name: str) -> str:
+    """A plugin name as both the report ("CloudFormation Validate") and acknowledgment IDs
+    ("CloudFormation-Validate::F3002") spell it: lower case, runs of spaces, dashes and underscores as one dash."""
+    return re.sub(r"[\s_-]+", "-", name.strip()).lower()
+
+
+def _locate(paths: Mapping[tuple[str, str], str], construct_path: str) -> dict[str, str]:
+    """The resource an acknowledgment at ``construct_path`` is about: the construct's ``Resource`` (or the
+    construct itself when it is a resource), else the resource of the shortest path below it."""
+    below = sorted(
+        ((len(path), path, where) for where, path in paths.items() if path.startswith(construct_path + "/")),
+    )
+    exact = [where for where, path in paths.items() if path in (construct_path + "/Resource", construct_path)]
+    where = sorted(exact)[0] if exact else below[0][2] if below else None
+    return {"template": where[0], "logical_id": where[1]} if where else {"template": "", "logical_id": ""}
 
 
 def _constructs(violation: Mapping[str, Any]) -> list[str]:
@@ -68,21 +101,36 @@ def nag_section(assembly: Assembly) -> dict[str, Any]:
             for v in plugin_suppressed:
                 key = (str(v.get("acknowledgedId", "")), str(v.get("acknowledgedAt", "")).lstrip("/"))
                 suppressed.setdefault(key, []).extend(_constructs(v))
+    ran = {plugin_key(p["name"]) for p in plugins}
+    paths = construct_paths(assembly)
     acknowledgments = []
     seen: set[tuple[str, str]] = set()
     for ack in assembly.acknowledgments:
         key = (ack.id, ack.construct_path)
         seen.add(key)
         covered = sorted(set(suppressed.get(key, [])))
+        plugin = ack.id.split("::", 1)[0] if "::" in ack.id else ""
+        if report is None:
+            status = "no report"
+        elif covered:
+            status = "used"
+        elif plugin and plugin_key(plugin) not in ran:
+            status = "plugin not run"
+        else:
+            status = "unused"
         acknowledgments.append(
             {
                 "id": ack.id,
                 "rule": ack.rule,
+                "plugin": plugin,
                 "reason": ack.reason,
                 "construct_path": ack.construct_path,
                 "stack": ack.stack,
+                "resource": _locate(paths, ack.construct_path),
                 "covers": covered,
-                "used": None if report is None else bool(covered),
+                "status": status,
+                # True / False, or None when it cannot be told (no report, or the plugin did not run)
+                "used": {"used": True, "unused": False}.get(status),
             }
         )
     for (ack_id, at), covered in sorted(suppressed.items()):
@@ -91,15 +139,21 @@ def nag_section(assembly: Assembly) -> dict[str, Any]:
                 {
                     "id": ack_id,
                     "rule": ack_id.split("::", 1)[-1].split("[", 1)[0],
+                    "plugin": ack_id.split("::", 1)[0] if "::" in ack_id else "",
                     "reason": "",
                     "construct_path": at,
                     "stack": at.split("/", 1)[0],
+                    "resource": _locate(paths, at),
                     "covers": sorted(set(covered)),
+                    "status": "used",
                     "used": True,
                 }
             )
+    packs = sorted(p["name"] for p in plugins if plugin_key(p["name"]) not in _NOT_NAG)
     return {
         "report_found": report is not None,
+        # the cdk-nag packs that ran (a report without any: synthesized without them)
+        "packs_run": packs,
         "plugins": sorted(plugins, key=lambda p: p["name"]),
         "violations": sorted(violations, key=lambda v: (v["plugin"], v["rule"], v["constructs"])),
         "acknowledgments": sorted(acknowledgments, key=lambda a: (a["construct_path"], a["id"])),
@@ -117,6 +171,15 @@ def nag_findings(section: Mapping[str, Any]) -> list[Finding]:
             )
         ]
     out = []
+    if not section.get("packs_run"):
+        out.append(
+            finding(
+                "LZ-NAG-NOT-RUN",
+                "validation-report.json lists no cdk-nag pack: the assembly was synthesized without them (cdk.json "
+                "context nag is false, or the app was synthesized in-process without the packs)",
+                element="validation-report.json",
+            )
+        )
     for v in section["violations"]:
         where = v["resources"][0] if v["resources"] else {"template": "", "logical_id": ""}
         out.append(
@@ -129,4 +192,23 @@ def nag_findings(section: Mapping[str, Any]) -> list[Finding]:
                 element=v["rule"],
             )
         )
+    for a in section["acknowledgments"]:
+        if a["status"] == "unused":
+            out.append(
+                finding(
+                    "LZ-NAG-UNUSED-ACK",
+                    f"acknowledgment {a['id']} at {a['construct_path']} suppresses nothing although "
+                    f"{a['plugin'] or 'the plugin'} ran (its reason: {a['reason'] or '-'})"
+                    + (
+                        f"; {a['plugin']} is CDK's own plugin: such acknowledgments usually come from aws-cdk-lib's "
+                        "constructs, not from this project"
+                        if plugin_key(a["plugin"]) in _NOT_NAG
+                        else ""
+                    ),
+                    stack=a["stack"],
+                    template=a["resource"]["template"],
+                    logical_id=a["resource"]["logical_id"],
+                    element=a["id"],
+                )
+            )
     return out

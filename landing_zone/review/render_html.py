@@ -1,7 +1,8 @@
 """The review as one self-contained HTML page (``policy-review.html``): inline CSS, no script, no external asset.
 
 Same sections and order as the Markdown report (``render_md.SECTIONS``), with a table of contents, colour-coded
-badges (blocking red, advisory amber, allowed/pass green) and one collapsible block per policy.
+badges (blocking red, advisory amber, allowed/pass green) and one collapsible block per policy.  The header holds
+the verdict and, right under it, its qualifiers; the summary starts with the provenance.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from landing_zone.review.render_md import SECTIONS
+from landing_zone.review.render_md import ACK_STATUS, SECTIONS
 
 __all__ = ["render_html"]
 
@@ -65,6 +66,17 @@ ul.facts { margin:6px 0; padding-left:20px; color:var(--muted); }
 .muted { color:var(--muted); }
 #summary-table td:first-child { width:230px; }
 .warnbox { border-left:4px solid var(--amber); background:var(--amber-bg); padding:6px 12px; margin:8px 0; }
+.qualifiers { border-left:4px solid var(--amber); background:var(--amber-bg); padding:6px 14px; margin:10px 0 4px; }
+.qualifiers ul { margin:4px 0; padding-left:20px; }
+#findings-table { table-layout:fixed; }
+#findings-table td { overflow-wrap:anywhere; }
+#findings-table th:nth-child(1) { width:7.5em; }
+#findings-table th:nth-child(2) { width:16%; }
+#findings-table th:nth-child(3) { width:20%; }
+#findings-table th:nth-child(5) { width:27%; }
+.where code { overflow-wrap:anywhere; }
+.why p { margin:0 0 4px; }
+.secondary { display:block; margin-top:2px; }
 @media print { nav { display:none; } details.policy { break-inside:avoid; } }
 """
 
@@ -89,12 +101,21 @@ def _decision(value: str) -> str:
 
 
 def _table(
-    headers: Sequence[str], rows: Iterable[Sequence[str]], *, table_id: str = "", mono: Sequence[int] = ()
+    headers: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    table_id: str = "",
+    mono: Sequence[int] = (),
+    classes: Mapping[int, str] | None = None,
 ) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers) if any(headers) else ""
+    cells_class = {**dict.fromkeys(mono, "mono"), **(classes or {})}
     body = []
     for row in rows:
-        cells = "".join(f'<td class="mono">{c}</td>' if i in mono else f"<td>{c}</td>" for i, c in enumerate(row))
+        cells = "".join(
+            f'<td class="{escape(cells_class[i])}">{c}</td>' if i in cells_class else f"<td>{c}</td>"
+            for i, c in enumerate(row)
+        )
         body.append(f"<tr>{cells}</tr>")
     ident = f' id="{escape(table_id)}"' if table_id else ""
     thead = f"<thead><tr>{head}</tr></thead>" if head else ""
@@ -106,13 +127,80 @@ def _slug(text: str) -> str:
 
 
 def _where(f: Mapping[str, Any]) -> str:
-    parts = [f.get("template") or "", f.get("logical_id") or ""]
+    """The logical ID in full on its own line (wrapped, never cut), then the statement and the template."""
+    lines = []
+    if f.get("logical_id"):
+        lid = f"<code>{_e(f['logical_id'])}</code>"
+        if f.get("policy_id"):
+            lid = f'<a class="ids" href="#policy-{escape(_slug(f["policy_id"]))}">{lid}</a>'
+        lines.append(lid)
     if f.get("statement_index") is not None:
-        parts.append(f"statement {f.get('sid') or '#' + str(f['statement_index'])}")
-    text = " / ".join(p for p in parts if p)
-    if f.get("policy_id"):
-        return f'<a class="ids" href="#policy-{escape(_slug(f["policy_id"]))}">{_e(text)}</a>'
-    return f'<span class="ids">{_e(text)}</span>'
+        lines.append(_e(f"statement {f.get('sid') or '#' + str(f['statement_index'])}"))
+    if f.get("template"):
+        lines.append(f'<span class="muted">{_e(f["template"])}</span>')
+    return "<br>".join(lines) or '<span class="muted">(assembly)</span>'
+
+
+def _why(f: Mapping[str, Any]) -> str:
+    """The rule's rationale, then why cdk-nag acknowledged / checkov skipped the same thing on this resource."""
+    out = [f"<p>{_e(f.get('rationale') or '')}</p>"]
+    for j in f.get("justifications") or []:
+        verb = "acknowledged in cdk-nag" if j["tool"] == "cdk-nag" else "skipped in checkov"
+        out.append(f'<p><b>{escape(verb)}</b> (<span class="mono">{_e(j["ids"])}</span>): {_e(j["reason"])}</p>')
+    return "".join(out)
+
+
+def _qualifiers(d: Mapping[str, Any]) -> str:
+    s = d["summary"]
+    if not s.get("qualifiers"):
+        return ""
+    word = "FAIL" if s["verdict"] == "fail" else "PASS"
+    items = "".join(f"<li>{_e(q['text'])}</li>" for q in s["qualifiers"])
+    return (
+        f'<div class="qualifiers" id="qualifiers"><strong>Qualified:</strong> the {word} rests on what this review '
+        f"could not check<ul>{items}</ul></div>"
+    )
+
+
+def _provenance(d: Mapping[str, Any]) -> str:
+    p = d["summary"]["provenance"]
+    review = p["review"]
+    generated = _e(f"landing_zone {review['landing_zone']}; cfn-lint {review['cfn_lint']}, checkov {review['checkov']}")
+    if not p["recorded"]:
+        rows = [
+            ["assembly", f'<span class="mono">{_e(p["assembly"])}</span>'],
+            ["synthesized", _badge("not recorded", "advisory") + " " + _e(p["note"])],
+            ["review generated by", generated],
+        ]
+    else:
+        tools = p["synthesized_with"]
+        sha = str(p["config_sha256"])
+        changed = (
+            " " + _badge("with uncommitted changes", "advisory")
+            if p["work_tree_changed"]
+            else ' <span class="muted">(work tree state not recorded)</span>'
+            if p["work_tree_changed"] is None
+            else ""
+        )
+        rows = [
+            ["assembly", f'<span class="mono">{_e(p["assembly"])}</span>'],
+            [
+                "configuration",
+                _e(p["config_origin"])
+                + (f', sha256 <span class="mono" title="{_e(sha)}">{_e(sha[:12])}</span>' if len(sha) > 12 else ""),
+            ],
+            ["commit", f'<span class="mono">{_e(p["commit"])}</span>{changed}'],
+            ["synthesized at", _e(p["synthesized_at"])],
+            [
+                "synthesized with",
+                _e(
+                    f"landing_zone {tools['landing_zone']}, Python {tools['python']}, aws-cdk-lib "
+                    f"{tools['aws_cdk_lib']}, cdk-nag {tools['cdk_nag']}, CDK CLI {tools['cdk_cli']}"
+                ),
+            ],
+            ["review generated by", generated],
+        ]
+    return "<h3>Provenance</h3>" + _table(["", ""], rows, table_id="provenance-table")
 
 
 # ----------------------------------------------------------------------------------------- sections
@@ -133,10 +221,14 @@ def _summary(d: Mapping[str, Any]) -> str:
         + "".join(f'<div class="card"><b>{_e(n)}</b><span>{_e(t)}</span></div>' for n, t in cards)
         + "</div>"
     )
+    html += _provenance(d) + "<h3>Configuration</h3>"
     rows = [
-        ["assembly", f'<span class="mono">{_e(d["assembly"])}</span>'],
         ["configuration", _e(f"{c['name']} ({c['origin']})")],
         ["mode", _e(c["mode"])],
+        [
+            "operations dashboard (after deploying)",
+            f'<span class="mono">{_e(c["operations_dashboard"])}</span>',  # text: the report links nothing outside
+        ],
         ["home Region", _e(c["home_region"])],
         ["compliant Regions", _e(c["compliant_regions"])],
         ["global inference allowed", _badge("yes", "advisory") if c["allow_global_inference"] else _badge("no", "ok")],
@@ -181,17 +273,19 @@ def _findings(d: Mapping[str, Any]) -> str:
     if not d["findings"]:
         return "<p>" + _badge("no findings", "pass") + "</p>"
     return _table(
-        ["level", "rule", "where", "finding"],
+        ["level", "rule", "where", "finding", "why this level · what to do"],
         [
             [
                 _level(f["level"]),
-                f'<span class="mono nowrap">{_e(f["rule"])}</span><br><span class="muted">{_e(f["title"])}</span>',
+                f'<span class="mono">{_e(f["rule"])}</span><br><span class="muted">{_e(f["title"])}</span>',
                 _where(f),
                 _e(f["message"]) + (f'<br><span class="mono muted">{_e(f["element"])}</span>' if f["element"] else ""),
+                _why(f),
             ]
             for f in d["findings"]
         ],
         table_id="findings-table",
+        classes={2: "where", 4: "why"},
     )
 
 
@@ -240,8 +334,11 @@ def _inventory(d: Mapping[str, Any]) -> str:
         raw = escape(json.dumps(p["document"], indent=2, sort_keys=True))
         out.append(
             f'<details class="policy" id="policy-{escape(_slug(p["id"]))}"><summary>{_badge(p["kind"], "kind")} '
-            f'<b class="ids">{_e(p["name"])}</b> <span class="mono muted">{_e(p["logical_id"])}</span> '
-            f'<span class="muted">· {len(p["statements"])} statement(s)</span>{flags}</summary><div>'
+            f'<b class="ids">{_e(p.get("title") or p["name"])}</b> '
+            f'<span class="muted">· {len(p["statements"])} statement(s)</span>{flags}'
+            f'<span class="secondary mono muted ids">{_e(p["logical_id"])}'
+            + (f" · {_e(p['construct_path'])}" if p.get("construct_path") else "")
+            + "</span></summary><div>"
             f'<ul class="facts">{"".join(f"<li>{x}</li>" for x in facts)}</ul>{statements}'
             f"<details><summary>policy document (JSON)</summary><pre>{raw}</pre></details></div></details>"
         )
@@ -401,7 +498,10 @@ def _nag(d: Mapping[str, Any]) -> str:
                     _e(a["reason"]),
                     _e(a["covers"])
                     if a["covers"]
-                    else (_badge("no report", "na") if a["used"] is None else _badge("unused", "advisory")),
+                    else _badge(
+                        ACK_STATUS.get(a.get("status", ""), "(no report)").strip("()"),
+                        "advisory" if a.get("status") == "unused" else "na",
+                    ),
                 ]
                 for a in n["acknowledgments"]
             ],
@@ -561,13 +661,14 @@ def _diff(d: Mapping[str, Any]) -> str:
 
 def _rules(d: Mapping[str, Any]) -> str:
     return _table(
-        ["rule", "level", "title", "what it checks"],
+        ["rule", "level", "title", "what it checks", "why this level · what to do"],
         [
             [
                 f'<span class="mono nowrap">{_e(r["id"])}</span>',
                 _level(r["level"]),
                 _e(r["title"]),
                 _e(r["description"]),
+                _e(r["rationale"]),
             ]
             for r in d["rules"]
         ],
@@ -591,8 +692,10 @@ _RENDERERS = {
 
 def render_html(d: Mapping[str, Any]) -> str:
     s = d["summary"]
+    word = "FAIL" if s["verdict"] == "fail" else "PASS"
     verdict = _badge(
-        "FAIL" if s["verdict"] == "fail" else "PASS", "fail verdict" if s["verdict"] == "fail" else "pass verdict"
+        word + (" — qualified" if s.get("qualifiers") else ""),
+        ("fail" if s["verdict"] == "fail" else "advisory" if s.get("qualifiers") else "pass") + " verdict",
     )
     counts = {"findings": f" ({s['blocking']} blocking, {s['advisory']} advisory)", "inventory": f" ({s['policies']})"}
     toc = "".join(f'<li><a href="#{a}">{escape(t)}</a>{escape(counts.get(a, ""))}</li>' for a, t in SECTIONS)
@@ -605,6 +708,7 @@ def render_html(d: Mapping[str, Any]) -> str:
         f"<header><h1>{escape(title)} {verdict}</h1>"
         f"<p>{s['blocking']} blocking and {s['advisory']} advisory finding(s) · {s['policies']} policies, "
         f"{s['statements']} statements in {len(s['templates'])} template(s) · {escape(d['config']['mode'])}</p>"
+        f"{_qualifiers(d)}"
         f'<p class="mono">{escape(str(d["assembly"]))}</p></header>'
         f'<div class="layout"><nav aria-label="Contents"><h2>Contents</h2><ol>{toc}</ol></nav><main>{body}</main></div>'
         "</body></html>\n"

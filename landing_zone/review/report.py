@@ -6,23 +6,27 @@ Deterministic: everything is sorted, and nothing depends on the clock or on abso
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from landing_zone import __version__
 from landing_zone.assembly import Assembly, load_assembly, logical_id_lines
 from landing_zone.core.routing import PathKind
+from landing_zone.cost.dashboard import dashboard_url
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.review.diff import policy_diff
 from landing_zone.review.findings import ReviewContext, data_store_findings, policy_findings, sort_findings
-from landing_zone.review.inventory import PolicyRecord, build_inventory
+from landing_zone.review.inventory import PolicyRecord, build_inventory, construct_paths
 from landing_zone.review.matrices import decision_findings, decision_matrix, routing_matrix
 from landing_zone.review.nag import nag_findings, nag_section
 from landing_zone.review.redteam import GOALS
-from landing_zone.review.rules import ADVISORY, BLOCKING, RULES
+from landing_zone.review.rules import ADVISORY, BLOCKING, RULES, rule
 from landing_zone.review.scanners import (
     DEFAULT_SKIPS_FILE,
     ScannerRun,
@@ -33,9 +37,22 @@ from landing_zone.review.scanners import (
 )
 from landing_zone.review.summarize import summarize_policy
 
-__all__ = ["SCHEMA", "AssemblyMismatch", "ReviewResult", "build_review", "review_context"]
+__all__ = [
+    "NOT_RECORDED",
+    "SCHEMA",
+    "AssemblyMismatch",
+    "ReviewResult",
+    "build_review",
+    "headline",
+    "provenance_section",
+    "qualifiers",
+    "review_context",
+]
 
 SCHEMA = "kimi-landing-zone/policy-review/v1"
+NOT_RECORDED = "not recorded"
+DISCOVER = "python -m landing_zone discover"
+_SHOWN_PLACEHOLDERS = 3
 
 
 class AssemblyMismatch(LandingZoneError):
@@ -113,6 +130,153 @@ def threat_model_section(plan: Plan, matrix: Any) -> dict[str, Any]:
     }
 
 
+# ----------------------------------------------------------------------------------------- first screen
+
+
+def _recorded(record: Mapping[str, Any] | None, pattern: str) -> list[str]:
+    """Names the synth recorded as unverified (the record's ``unverified`` warnings, e.g. "catalog model 'x' is
+    unverified"), so that a catalog verified since the synth does not hide what the assembly was built on."""
+    found = []
+    for text in (record or {}).get("unverified") or []:
+        match = re.match(pattern, str(text))
+        if match:
+            found.append(match.group(1))
+    return found
+
+
+def qualifiers(
+    plan: Plan, record: Mapping[str, Any] | None, scan: Mapping[str, Any], nag: Mapping[str, Any]
+) -> list[dict[str, str]]:
+    """What a PASS (or FAIL) rests on that the review could not check: unverified catalog data, placeholder
+    values, and checks that did not run.  Each is {kind, text}; the text is short enough for the verdict line."""
+    out: list[dict[str, str]] = []
+    models = sorted(
+        {m.id for m in plan.models if not m.verified} | set(_recorded(record, r"catalog model '([^']+)' is unverified"))
+    )
+    if models:
+        noun = "model" if len(models) == 1 else "models"
+        out.append(
+            {
+                "kind": "unverified-routing",
+                "text": f"routing data unverified ({noun} {', '.join(models)}: run `{DISCOVER}`)",
+            }
+        )
+    source = plan.config.cost.price_source
+    recorded_prices = _recorded(record, r"price source '([^']+)' is unverified")
+    if not plan.token_prices.verified or source in recorded_prices:
+        out.append(
+            {
+                "kind": "unverified-prices",
+                "text": f"prices unverified (price source {source}: budgets and alarms use them; put contract "
+                "prices into cost.price_overrides)",
+            }
+        )
+    paths = list(dict.fromkeys([p.path for p in plan.placeholders] + list((record or {}).get("placeholders") or [])))
+    if paths:
+        shown = ", ".join(paths[:_SHOWN_PLACEHOLDERS]) + (
+            f" and {len(paths) - _SHOWN_PLACEHOLDERS} more" if len(paths) > _SHOWN_PLACEHOLDERS else ""
+        )
+        out.append(
+            {
+                "kind": "placeholders",
+                "text": f"{len(paths)} placeholder value{'s' if len(paths) != 1 else ''} ({shown}): replace before "
+                "deploying",
+            }
+        )
+    if not scan.get("ran"):
+        out.append({"kind": "scanners-not-run", "text": "cfn-lint and checkov not run (--no-scanners)"})
+    if not nag.get("packs_run"):
+        why = "no validation-report.json" if not nag.get("report_found") else "the validation report lists no pack"
+        out.append({"kind": "cdk-nag-not-run", "text": f"cdk-nag packs not run ({why})"})
+    return out
+
+
+def headline(verdict: str, quals: Sequence[Mapping[str, str]]) -> str:
+    """The verdict line: "PASS", or "PASS — qualified: <qualifier>; <qualifier>" (FAIL likewise)."""
+    word = "FAIL" if verdict == "fail" else "PASS"
+    return word + (" — qualified: " + "; ".join(q["text"] for q in quals) if quals else "")
+
+
+def provenance_section(assembly: Assembly, assembly_label: str, scan: Mapping[str, Any]) -> dict[str, Any]:
+    """Where the assembly came from (its landing-zone.json record) and what generated this review.  Only data of
+    the assembly and the tools: no clock, so the same assembly gives the same report."""
+    review = {
+        "landing_zone": __version__,
+        "cfn_lint": scan["cfn_lint"]["version"] if scan.get("ran") else "not run",
+        "checkov": scan["checkov"]["version"] if scan.get("ran") else "not run",
+    }
+    record = assembly.plan_record
+    if record is None:
+        return {
+            "recorded": False,
+            "assembly": assembly_label,
+            "note": "not recorded: the assembly has no landing-zone.json (synthesized by an earlier version)",
+            "config_origin": NOT_RECORDED,
+            "config_sha256": NOT_RECORDED,
+            "commit": NOT_RECORDED,
+            "work_tree_changed": None,
+            "synthesized_at": NOT_RECORDED,
+            "synthesized_with": {},
+            "review": review,
+        }
+    prov = record.get("provenance")
+    prov = prov if isinstance(prov, Mapping) else {}
+
+    def field(mapping: Mapping[str, Any], key: str) -> str:
+        value = mapping.get(key)
+        return NOT_RECORDED if value in (None, "") else str(value)
+
+    changed = prov.get("work_tree_changed")
+    return {
+        "recorded": True,
+        "assembly": assembly_label,
+        "config_origin": field(record, "origin"),
+        "config_sha256": field(record, "config_sha256"),
+        "commit": field(prov, "commit"),
+        "work_tree_changed": changed if isinstance(changed, bool) else None,
+        "synthesized_at": field(prov, "generated_at"),
+        "synthesized_with": {
+            key: field(prov, key) for key in ("landing_zone", "python", "aws_cdk_lib", "cdk_nag", "cdk_cli")
+        },
+        "review": review,
+    }
+
+
+def _justifications(
+    f: Mapping[str, Any],
+    related: Sequence[str],
+    paths: Mapping[tuple[str, str], str],
+    nag: Mapping[str, Any],
+    scan: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """The cdk-nag acknowledgments and checkov skips on the finding's resource, of the rules that check the same
+    thing (``Rule.related``), grouped by reason: why the tools accepted it, shown in the finding's row."""
+    if not related or not f.get("logical_id"):
+        return []
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    path = paths.get((f["template"], f["logical_id"]))
+    if path:
+        for a in nag["acknowledgments"]:
+            at = a["construct_path"]
+            if a["status"] == "unused" or not (path == at or path.startswith(at + "/")):
+                continue
+            if not any(fnmatch.fnmatchcase(a["rule"], pattern) for pattern in related) or not a["reason"]:
+                continue
+            # "AwsSolutions-IAM5[Resource::<arn>]" acknowledges one finding: only when the element names it
+            scoped = re.search(r"\[(?:Resource|Action)::(.*)\]$", a["id"])
+            if scoped is None or scoped.group(1) in re.split(r"[\s,]+", f.get("element") or ""):
+                by_reason.setdefault(("cdk-nag", a["reason"]), []).append(a["id"].split("::", 1)[-1])
+    if scan.get("ran"):
+        for s in scan["checkov"]["skipped"]:
+            if (s["template"], s["logical_id"]) != (f["template"], f["logical_id"]):
+                continue
+            if any(fnmatch.fnmatchcase(s["check"], pattern) for pattern in related):
+                by_reason.setdefault(("checkov", s["reason"]), []).append(s["check"])
+    return [
+        {"tool": tool, "ids": sorted(set(ids)), "reason": reason} for (tool, reason), ids in sorted(by_reason.items())
+    ]
+
+
 def _policies(records: tuple[PolicyRecord, ...]) -> list[dict[str, Any]]:
     out = []
     for r in records:
@@ -150,10 +314,14 @@ def build_review(
         ]
     )
     lines = {t.file: logical_id_lines(assembly, t.file) for t in assembly.templates}
+    paths = construct_paths(assembly)
     finding_dicts = []
     for f in findings:
         item = f.as_dict()
         item["line"] = lines.get(f.template, {}).get(f.logical_id) if f.logical_id else None
+        # why the finding has its level and what to do, and why the other tools accepted the same thing
+        item["rationale"] = rule(f.rule).rationale
+        item["justifications"] = _justifications(item, rule(f.rule).related, paths, nag, scan)
         finding_dicts.append(item)
     diff = None
     if baseline is not None:
@@ -163,6 +331,8 @@ def build_review(
     policies = _policies(records)
     statements = sum(len(p["statements"]) for p in policies)
     config = plan.config
+    verdict = "fail" if levels.get(BLOCKING) else "pass"
+    quals = qualifiers(plan, assembly.plan_record, scan, nag)
     data: dict[str, Any] = {
         "schema": SCHEMA,
         "assembly": str(assembly_path),
@@ -177,6 +347,7 @@ def build_review(
             else "single account (permissions boundary)",
             "known_accounts": sorted(ctx.known_accounts),
             "price_source": config.cost.price_source,
+            "operations_dashboard": dashboard_url(plan.dashboard.region, plan.dashboard.name),
             "price_overrides": {
                 name: {**o.prices(), "source": o.source} for name, o in sorted(config.cost.price_overrides.items())
             },
@@ -185,7 +356,12 @@ def build_review(
             "placeholders": [{"path": p.path, "value": str(p.got), "why": p.allowed} for p in plan.placeholders],
         },
         "summary": {
-            "verdict": "fail" if levels.get(BLOCKING) else "pass",
+            "verdict": verdict,
+            # a verdict is qualified by what the review could not check (unverified data, placeholders, tools)
+            "qualified": bool(quals),
+            "qualifiers": quals,
+            "headline": headline(verdict, quals),
+            "provenance": provenance_section(assembly, str(assembly_path), scan),
             "blocking": levels.get(BLOCKING, 0),
             "advisory": levels.get(ADVISORY, 0),
             "templates": sorted({t.file for t in assembly.templates}),

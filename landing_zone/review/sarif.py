@@ -2,8 +2,11 @@
 
 One result per finding: level ``error`` (blocking) or ``warning`` (advisory); the physical location is the
 template file (relative to the assembly directory, ``uriBaseId`` ``ASSEMBLY``) and the line of the resource,
-the logical location the resource's logical ID (and, for a policy statement, the statement).  The policy
-diff against ``--baseline`` is carried in the run's property bag (``policyDiff``), not as results.
+the logical location the resource's logical ID (and, for a policy statement, the statement).  Each rule's
+rationale (why its level, what to do) is its ``help``; a result carries the cdk-nag acknowledgments and checkov
+skips of the same thing on its resource (``properties.justifications``).  The run's property bag holds the
+verdict with its qualifiers (``verdict``, ``qualified``, ``qualifiers``, ``headline``), the ``provenance`` of the
+assembly and of the review, and the policy diff against ``--baseline`` (``policyDiff``, not as results).
 """
 
 from __future__ import annotations
@@ -35,8 +38,8 @@ def _result(f: Mapping[str, Any], rule_index: Mapping[str, int]) -> dict[str, An
         location["logicalLocations"] = [{"name": name, "fullyQualifiedName": qualified, "kind": "resource"}]
     properties = {
         k: f[k]
-        for k in ("level", "policy_id", "statement_index", "sid", "element", "stack")
-        if f.get(k) not in (None, "")
+        for k in ("level", "policy_id", "statement_index", "sid", "element", "stack", "justifications")
+        if f.get(k) not in (None, "", [])
     }
     return {
         "ruleId": f["rule"],
@@ -60,12 +63,14 @@ def render_sarif(d: Mapping[str, Any]) -> dict[str, Any]:
                     "driver": {
                         "name": TOOL_NAME,
                         "semanticVersion": "1.0.0",
+                        "version": str(d["summary"]["provenance"]["review"]["landing_zone"]),
                         "rules": [
                             {
                                 "id": r["id"],
                                 "name": r["id"].title().replace("-", ""),
                                 "shortDescription": {"text": r["title"]},
                                 "fullDescription": {"text": r["description"]},
+                                "help": {"text": r["rationale"]},
                                 "defaultConfiguration": {"level": _level(r["level"])},
                                 "properties": {"review-level": r["level"]},
                             }
@@ -79,6 +84,10 @@ def render_sarif(d: Mapping[str, Any]) -> dict[str, Any]:
                 "results": [_result(f, rule_index) for f in d["findings"]],
                 "properties": {
                     "verdict": d["summary"]["verdict"],
+                    "qualified": d["summary"]["qualified"],
+                    "qualifiers": d["summary"]["qualifiers"],
+                    "headline": d["summary"]["headline"],
+                    "provenance": d["summary"]["provenance"],
                     "configuration": d["config"]["name"],
                     # access added/removed against --baseline (not findings: the diff is for the reviewer to read)
                     "policyDiff": d.get("diff"),

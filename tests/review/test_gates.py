@@ -48,6 +48,22 @@ def test_review_has_no_blocking_finding(reviewed, example):
     assert data["decision_matrix"]["cases"] >= 40
 
 
+def test_a_finding_shows_why_checkov_skipped_the_same_thing_and_the_scanner_versions(reviewed):
+    """The invoker boundary's wildcard: the checkov skip's reason (CKV_AWS_111) is in the finding's row, next to the
+    cdk-nag acknowledgment; the scanners' versions are in the provenance and no longer qualify the verdict."""
+    data = reviewed(None).data
+    boundary = [f for f in data["findings"] if f["rule"] == "LZ-WILDCARD-IN-BOUNDARY"]
+    assert boundary
+    skip = next(s for s in load_skips(DEFAULT_SKIPS_FILE) if s.check == "CKV_AWS_111")
+    for f in boundary:
+        assert {"tool": "checkov", "ids": ["CKV_AWS_111"], "reason": skip.reason} in f["justifications"]
+        assert any(j["tool"] == "cdk-nag" for j in f["justifications"])
+    review = data["summary"]["provenance"]["review"]
+    assert review["cfn_lint"] == data["scanners"]["cfn_lint"]["version"] != "not run"
+    assert review["checkov"] == data["scanners"]["checkov"]["version"] != "not run"
+    assert "scanners-not-run" not in [q["kind"] for q in data["summary"]["qualifiers"]]
+
+
 def test_every_skip_is_used_by_some_assembly(reviewed):
     used = {
         (s["check"], s["skip_resource"])

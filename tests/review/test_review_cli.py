@@ -201,3 +201,11 @@ def test_an_assembly_is_reviewed_alone_from_its_recorded_configuration(synth, tm
     data = json.loads((out / "policy-review.json").read_text())
     assert "as recorded in --assembly" in data["config"]["origin"]
     assert data["config"]["name"] == "kimi-eu"
+
+
+def test_the_report_points_at_the_operations_dashboard(synth, tmp_path):
+    out = tmp_path / "out"
+    assert run_cli(["review", "--assembly", str(synth(EU).outdir), "--out", str(out), "--no-scanners"]) == 0
+    url = "https://eu-central-1.console.aws.amazon.com/cloudwatch/home?region=eu-central-1#dashboards/dashboard/kimi-eu-operations"
+    assert url in (out / "policy-review.md").read_text()
+    assert json.loads((out / "policy-review.json").read_text())["config"]["operations_dashboard"] == url

@@ -12,8 +12,8 @@ Every input goes through the review's own public entry points, without a synth a
 * ``Guardrails``: the SCPs and the invoker permissions boundary of a configuration exactly as the stacks build them
   (``scp_documents``, ``permissions_boundary``), optionally with one statement removed, evaluated by
   ``decision_matrix`` and ``decision_findings``;
-* ``NagReport``: a ``validation-report.json`` as cdk-nag and CDK write it, read by ``nag_section`` and
-  ``nag_findings``;
+* ``NagReport``: a ``validation-report.json`` as cdk-nag and CDK write it, with the acknowledgments of the stack
+  metadata, read by ``nag_section`` and ``nag_findings``;
 * ``Scans``: the parsed results of cfn-lint and checkov (``ScannerRun`` objects shaped like their real JSON output),
   read by ``scanners_section`` and ``scanner_findings``.
 
@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from landing_zone.assembly import Assembly, Stack
+from landing_zone.assembly import Acknowledgment, Assembly, Stack
 from landing_zone.policies.guardrails import permissions_boundary, scp_documents
 from landing_zone.review.findings import Finding, ReviewContext, data_store_findings, policy_findings
 from landing_zone.review.inventory import build_inventory
@@ -83,9 +83,11 @@ class Guardrails:
 
 @dataclass(frozen=True)
 class NagReport:
-    """The content of ``validation-report.json`` (None: the file is missing)."""
+    """The content of ``validation-report.json`` (None: the file is missing), and the acknowledgments recorded in
+    the stack metadata (``aws:cdk:acknowledged-rules``) of the template's constructs."""
 
     report: Mapping[str, Any] | None
+    acknowledgments: tuple[Acknowledgment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -281,6 +283,17 @@ S10 = nag_violation("AwsSolutions-S10", "error", "Bucket", "The S3 Bucket does n
 S10_REASON = "the bucket policy of the log bucket denies aws:SecureTransport false"
 IAM5_WARNING = nag_violation("AwsSolutions-IAM5", "warning", "Role", "The IAM entity contains wildcard permissions.")
 IAM5_REASON = "bedrock:ListFoundationModels has no resource-level permission (Resource must be *)"
+# the access-log bucket of the nag fixtures, with its construct path as CDK records it
+NAG_RESOURCES = {
+    "AccessLogs": {
+        "Type": "AWS::S3::Bucket",
+        "Properties": {"BucketName": "app-access-logs", "BucketEncryption": SSE_S3},
+        "Metadata": {"aws:cdk:path": "app/AccessLogs/Resource"},
+    }
+}
+S1 = nag_violation("AwsSolutions-S1", "error", "AccessLogs", "The S3 Bucket has server access logs disabled.")
+S1_REASON = "this is the server access log bucket of the data bucket; it cannot log to itself"
+S1_ACK = Acknowledgment("AwsSolutions::AwsSolutions-S1", S1_REASON, "app/AccessLogs", "app")
 W3010 = nag_violation("W3010", "warning", "Subnet", "AvailabilityZone: Avoid hardcoding availability zones")
 W3010_REASON = "the endpoint subnets are pinned to the AZs of the compliant Region on purpose"
 
@@ -667,6 +680,20 @@ FIXTURES: tuple[RuleFixture, ...] = (
         ),
     ),
     RuleFixture(
+        "LZ-NAG-UNUSED-ACK",
+        ADVISORY,
+        "acknowledgment-without-violation",
+        "the stack metadata acknowledges AwsSolutions-S1 on the bucket AccessLogs, AwsSolutions ran and suppressed "
+        "nothing there (passing: AwsSolutions reports the S1 violation it suppressed with that acknowledgment)",
+        NagReport(nag_report(plugin("AwsSolutions", "success")).report, acknowledgments=(S1_ACK,)),
+        NagReport(
+            nag_report(
+                plugin("AwsSolutions", "success", suppressed=(acknowledged(S1, "AwsSolutions", S1_REASON),))
+            ).report,
+            acknowledgments=(S1_ACK,),
+        ),
+    ),
+    RuleFixture(
         "LZ-NAG-NOT-RUN",
         ADVISORY,
         "no-report",
@@ -771,8 +798,9 @@ def review(given: Input, plan_for: Callable[..., Any]) -> list[Finding]:
     if isinstance(given, Guardrails):
         return guardrail_findings(given, plan_for)
     if isinstance(given, NagReport):
-        stack = Stack("app", TEMPLATE_FILE, ACCOUNT, "eu-central-1", {"Resources": {}})
-        return nag_findings(nag_section(Assembly(Path("."), (stack,), nag_report=given.report)))
+        stack = Stack("app", TEMPLATE_FILE, ACCOUNT, "eu-central-1", {"Resources": NAG_RESOURCES})
+        assembly = Assembly(Path("."), (stack,), acknowledgments=given.acknowledgments, nag_report=given.report)
+        return nag_findings(nag_section(assembly))
     runs = {"cfn-lint": given.cfn_lint, "checkov": given.checkov}
     return scanner_findings(scanners_section(runs, given.skips, "checkov-skips.yaml"))
 
@@ -819,6 +847,10 @@ def test_the_rule_fires_on_the_failing_fixture(fixture: RuleFixture, plan_for: C
     assert {f.level for f in fired} == {fixture.level}, shown(fired)
     if isinstance(fixture.failing, Template):  # the evidence points at the offending resource
         assert {(f.template, f.logical_id) for f in fired} == {(TEMPLATE_FILE, "Subject")}, shown(fired)
+    if fixture.rule == "LZ-NAG-UNUSED-ACK":  # located at the acknowledged construct's resource (aws:cdk:path)
+        assert {(f.template, f.logical_id, f.element) for f in fired} == {
+            (TEMPLATE_FILE, "AccessLogs", "AwsSolutions::AwsSolutions-S1")
+        }, shown(fired)
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda fx: fx.id)

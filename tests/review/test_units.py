@@ -548,7 +548,8 @@ def test_acknowledgments_come_from_the_stack_metadata_and_match_the_nag_report(t
             }
         )
     )
-    (tmp_path / "app-stack.template.json").write_text(json.dumps({"Resources": {}}))
+    bucket = {"Type": "AWS::S3::Bucket", "Properties": {}, "Metadata": {"aws:cdk:path": "app-stack/Bucket/Resource"}}
+    (tmp_path / "app-stack.template.json").write_text(json.dumps({"Resources": {"Bucket": bucket}}))
     (tmp_path / "app-stack.metadata.json").write_text(
         json.dumps(
             {
@@ -561,7 +562,10 @@ def test_acknowledgments_come_from_the_stack_metadata_and_match_the_nag_report(t
                 "/app-stack/Bucket": [
                     {
                         "type": "aws:cdk:acknowledged-rules",
-                        "data": {"AwsSolutions::AwsSolutions-S1": "the access-log bucket itself"},
+                        "data": {
+                            "AwsSolutions::AwsSolutions-S1": "the access-log bucket itself",
+                            "NIST.800.53.R5::NIST.800.53.R5-S3BucketReplicationEnabled": "single-Region by design",
+                        },
                     },
                     {"type": "aws:cdk:logicalId", "data": "Bucket"},
                 ],
@@ -570,9 +574,10 @@ def test_acknowledgments_come_from_the_stack_metadata_and_match_the_nag_report(t
     )
     assembly = load_assembly(tmp_path)
     section = nag_section(assembly)
-    assert [(a["construct_path"], a["rule"], a["used"]) for a in section["acknowledgments"]] == [
-        ("app-stack/Bucket", "AwsSolutions-S1", None),
-        ("app-stack/Role", "AwsSolutions-IAM5", None),
+    assert [(a["construct_path"], a["rule"], a["used"], a["status"]) for a in section["acknowledgments"]] == [
+        ("app-stack/Bucket", "AwsSolutions-S1", None, "no report"),
+        ("app-stack/Bucket", "NIST.800.53.R5-S3BucketReplicationEnabled", None, "no report"),
+        ("app-stack/Role", "AwsSolutions-IAM5", None, "no report"),
     ]
     assert [f.rule for f in nag_findings(section)] == ["LZ-NAG-NOT-RUN"]
 
@@ -620,10 +625,35 @@ def test_acknowledgments_come_from_the_stack_metadata_and_match_the_nag_report(t
         )
     )
     section = nag_section(load_assembly(tmp_path))
-    used = {a["rule"]: a["used"] for a in section["acknowledgments"]}
-    assert used == {"AwsSolutions-IAM5": True, "AwsSolutions-S1": False}
+    status = {a["rule"]: (a["used"], a["status"]) for a in section["acknowledgments"]}
+    assert status == {
+        "AwsSolutions-IAM5": (True, "used"),
+        "AwsSolutions-S1": (False, "unused"),  # AwsSolutions ran and suppressed nothing at app-stack/Bucket
+        # NIST.800.53.R5 did not run: nothing can be said about its acknowledgment
+        "NIST.800.53.R5-S3BucketReplicationEnabled": (None, "plugin not run"),
+    }
+    assert section["packs_run"] == ["AwsSolutions"]  # "CloudFormation Validate" is CDK's, not a cdk-nag pack
     found = sorted((f.rule, f.level, f.logical_id) for f in nag_findings(section))
-    assert found == [("LZ-NAG-VIOLATION", "blocking", "Bucket"), ("LZ-VALIDATION-WARNING", "advisory", "")]
+    assert found == [
+        ("LZ-NAG-UNUSED-ACK", "advisory", "Bucket"),  # located by the bucket's aws:cdk:path
+        ("LZ-NAG-VIOLATION", "blocking", "Bucket"),
+        ("LZ-VALIDATION-WARNING", "advisory", ""),
+    ]
+    (unused,) = [f for f in nag_findings(section) if f.rule == "LZ-NAG-UNUSED-ACK"]
+    assert "AwsSolutions::AwsSolutions-S1 at app-stack/Bucket" in unused.message
+    assert "the access-log bucket itself" in unused.message  # the acknowledgment's own reason
+
+
+def test_without_the_packs_no_acknowledgment_is_called_unused_and_nag_is_reported_not_run(synth):
+    """The tests synthesize in-process without the packs: CDK still writes a validation report, with no plugin."""
+    from landing_zone.assembly import load_assembly
+    from landing_zone.review.nag import nag_findings, nag_section
+
+    section = nag_section(load_assembly(synth(None).outdir))
+    assert section["report_found"] and section["packs_run"] == []
+    assert {a["status"] for a in section["acknowledgments"]} == {"plugin not run"}
+    assert [f.rule for f in nag_findings(section)] == ["LZ-NAG-NOT-RUN"]
+    assert "lists no cdk-nag pack" in nag_findings(section)[0].message
 
 
 def test_every_acknowledgment_of_a_synthesized_assembly_is_listed_with_its_reason(synth):
@@ -668,3 +698,26 @@ def test_a_pseudo_parameter_root_principal_reads_as_the_stack_account():
     )
     assert summarize_policy(key)[0].text.startswith("account of the stack (<AWS::AccountId>) (its IAM principals")
     assert rules_of(key) == []
+
+
+def test_cdk_own_validation_plugins_are_not_cdk_nag_packs():
+    """A report with only CDK's plugins ("CloudFormation Validate", "Construct Annotations") means the packs did not
+    run; an unused acknowledgment of CDK's own plugin says that it usually comes from aws-cdk-lib."""
+    from landing_zone.assembly import Acknowledgment
+    from landing_zone.review.nag import nag_findings, nag_section, plugin_key
+
+    assert plugin_key("CloudFormation Validate") == plugin_key("CloudFormation-Validate") == "cloudformation-validate"
+    stack = Stack("app", "app.template.json", "111111111111", "eu-central-1", {"Resources": {}})
+    report = {
+        "pluginReports": [
+            {"pluginName": "CloudFormation Validate", "conclusion": "success", "violations": []},
+            {"pluginName": "Construct Annotations", "conclusion": "success", "violations": []},
+        ]
+    }
+    ack = Acknowledgment("CloudFormation-Validate::F3002", "camelCase DestinationOptions", "app/FlowLog", "app")
+    section = nag_section(Assembly(Path("."), (stack,), acknowledgments=(ack,), nag_report=report))
+    assert section["packs_run"] == []
+    assert [a["status"] for a in section["acknowledgments"]] == ["unused"]  # its plugin ran
+    found = {f.rule: f for f in nag_findings(section)}
+    assert set(found) == {"LZ-NAG-NOT-RUN", "LZ-NAG-UNUSED-ACK"}
+    assert "usually come from aws-cdk-lib" in found["LZ-NAG-UNUSED-ACK"].message
