@@ -6,8 +6,11 @@ fails at once with the first reason, so an offline run ends quickly and lists ev
 
 :class:`Resolver` evaluates the intrinsic functions the assembly uses (``Ref``, ``Fn::GetAtt``,
 ``Fn::ImportValue``, ``Fn::Join``, ``Fn::Sub``, pseudo parameters).  A generated physical name (bucket,
-unnamed alarm ...) comes from CloudFormation ``DescribeStackResource`` of the deployed stack; a KMS key from
-its alias.  What cannot be resolved becomes :class:`~landing_zone.verify.compare.Unresolved`.
+unnamed alarm ...) comes from CloudFormation ``DescribeStackResource`` of the deployed stack, else from a stack
+output that names the resource (``DescribeStacks``), else — for a VPC or VPC endpoint — from the tags the template
+gives it; a KMS
+key from its alias; an application inference profile's ARN from its stack first, then Bedrock by name.  What cannot
+be resolved becomes :class:`~landing_zone.verify.compare.Unresolved`.
 """
 
 from __future__ import annotations
@@ -35,6 +38,42 @@ class ApiError(Exception):
 CREDENTIAL_FAILURES = ("no usable credentials", "credentials expired")
 STICKY_FAILURES = (*CREDENTIAL_FAILURES, "unreachable")
 
+# Error codes that are no answer about the resource: the service failed, or (an emulator) does not implement the
+# operation.  Reported as "could not ask" (ERROR for the item), never as an absent or differing resource.
+UNANSWERED_CODES = frozenset(
+    {
+        "InternalFailure",
+        "InternalError",
+        "InternalServerError",
+        "InternalServerException",
+        "NotImplemented",
+        "NotImplementedException",
+        "ServiceUnavailable",
+        "ServiceUnavailableException",
+    }
+)
+
+
+def could_not_ask(exc: BaseException) -> str | None:
+    """:func:`landing_zone.aws.failure` (unreachable, no credentials, unauthorised), plus a service that gave no
+    answer: an internal failure or an operation it does not implement (``InternalFailure``, ``NotImplemented``,
+    5xx), or a response botocore could not read."""
+    from botocore import exceptions as bx
+    from botocore.parsers import ResponseParserError
+
+    description = aws.failure(exc)
+    if description is not None:
+        return description
+    if isinstance(exc, bx.ClientError):
+        code = aws.error_code(exc) or ""
+        status = (exc.response.get("ResponseMetadata") or {}).get("HTTPStatusCode")
+        if code in UNANSWERED_CODES or (isinstance(status, int) and status >= 500):
+            message = (exc.response.get("Error") or {}).get("Message") or ""
+            return f"no answer: {code or status}{': ' + message if message else ''}"
+    if isinstance(exc, ResponseParserError):
+        return f"no answer: unreadable response ({exc})"
+    return None
+
 
 class Live:
     def __init__(self, *, profile: str | None, management_profile: str | None, region: str) -> None:
@@ -55,8 +94,9 @@ class Live:
     def call(
         self, service: str, operation: str, *, region: str | None = None, management: bool = False, **params: Any
     ) -> Any:
-        """``client.operation(**params)``; raises :class:`ApiError` if the API could not be asked and lets
-        other ``ClientError`` s (not found, validation) through for the caller to interpret."""
+        """``client.operation(**params)``; raises :class:`ApiError` if the API could not be asked (see
+        :func:`could_not_ask`) and lets other ``ClientError`` s (not found, validation) through for the caller to
+        interpret."""
         profile = self.management_profile if management else self.profile
         key = (service, region or self.region, profile)
         if key in self._dead:
@@ -64,7 +104,7 @@ class Live:
         try:
             return getattr(self.client(service, region, management=management), operation)(**params)
         except Exception as exc:  # botocore raises many unrelated classes; classify, re-raise the rest
-            description = aws.failure(exc)
+            description = could_not_ask(exc)
             if description is None:
                 raise
             if description.startswith(STICKY_FAILURES):
@@ -92,7 +132,7 @@ class Live:
                 items.extend(page.get(result_key) or [])
             return items
         except Exception as exc:
-            description = aws.failure(exc)
+            description = could_not_ask(exc)
             if description is None:
                 raise
             if description.startswith(STICKY_FAILURES):
@@ -129,10 +169,20 @@ NAME_PROPERTY = {
 class Resolver:
     """Evaluates template values against the live account (see the module docstring)."""
 
-    def __init__(self, assembly: Assembly, live: Live, *, region_of: Callable[[Stack], str]) -> None:
+    def __init__(
+        self,
+        assembly: Assembly,
+        live: Live,
+        *,
+        region_of: Callable[[Stack], str],
+        management_of: Callable[[Stack], bool] | None = None,
+    ) -> None:
         self.assembly = assembly
         self.live = live
         self.region_of = region_of
+        # whether a stack is asked with the management profile (a stack of the management account, e.g. the SCPs)
+        self.management_of = management_of or (lambda _stack: False)
+        self._stacks: dict[str, dict[str, Any] | None | ApiError] = {}
         self._physical: dict[str, str | Unresolved] = {}
         self._key_ids: dict[str, dict[str, Any] | Unresolved] = {}
         self._profiles: dict[str, list[dict[str, Any]] | ApiError] = {}
@@ -291,26 +341,98 @@ class Resolver:
                 self._instance_names[stack.name] = Unresolved(f"CloudFormation ListStacks: {exc.description}")
         return self._instance_names[stack.name]
 
+    def describe_stack(self, stack: Stack) -> dict[str, Any] | None:
+        """The deployed stack (CloudFormation DescribeStacks, once per run), ``None`` when no stack of that name
+        exists; raises :class:`ApiError` when CloudFormation could not be asked.  A StackSet member is its instance
+        stack (``stack_name``); a stack that cannot be named (no instance found) is ``None``."""
+        if stack.name not in self._stacks:
+            from botocore.exceptions import ClientError
+
+            name = self.stack_name(stack)
+            found: dict[str, Any] | None | ApiError
+            if isinstance(name, Unresolved):
+                found = ApiError("cloudformation", "ListStacks", name.why) if "ListStacks:" in name.why else None
+            else:
+                try:
+                    stacks = self.live.call(
+                        "cloudformation",
+                        "describe_stacks",
+                        region=self.region_of(stack),
+                        management=self.management_of(stack),
+                        StackName=name,
+                    ).get("Stacks")
+                    found = stacks[0] if stacks else None
+                except ApiError as exc:
+                    found = exc
+                except ClientError as exc:
+                    message = (exc.response.get("Error") or {}).get("Message") or ""
+                    if aws.error_code(exc) != "ValidationError" or "does not exist" not in message:
+                        raise
+                    found = None
+            self._stacks[stack.name] = found
+        result = self._stacks[stack.name]
+        if isinstance(result, ApiError):
+            raise result
+        return result
+
     def stack_parameters(self, stack: Stack) -> dict[str, str] | Unresolved:
+        from botocore.exceptions import ClientError
+
         if stack.name not in self._parameters:
             name = self.stack_name(stack)
             if isinstance(name, Unresolved):
                 self._parameters[stack.name] = name
             else:
                 try:
-                    described = self.live.call(
-                        "cloudformation", "describe_stacks", region=self.region_of(stack), StackName=name
-                    )
-                    self._parameters[stack.name] = {
-                        p["ParameterKey"]: p.get("ResolvedValue", p.get("ParameterValue"))
-                        for p in described["Stacks"][0].get("Parameters") or []
-                    }
-                    self.notes[stack.name] = f"parameters of the instance stack {name}"
+                    described = self.describe_stack(stack)
+                    if described is None:
+                        self._parameters[stack.name] = Unresolved(
+                            f"CloudFormation DescribeStacks {name}: no such stack"
+                        )
+                    else:
+                        self._parameters[stack.name] = {
+                            p["ParameterKey"]: p.get("ResolvedValue", p.get("ParameterValue"))
+                            for p in described.get("Parameters") or []
+                        }
+                        self.notes[stack.name] = f"parameters of the instance stack {name}"
                 except ApiError as exc:
                     self._parameters[stack.name] = Unresolved(
                         f"CloudFormation DescribeStacks {name}: {exc.description}"
                     )
+                except ClientError as exc:
+                    self._parameters[stack.name] = Unresolved(
+                        f"CloudFormation DescribeStacks {name}: {aws.error_code(exc)}"
+                    )
         return self._parameters[stack.name]
+
+    def output_value(self, res: Resource, attr: str | None = None) -> str | Unresolved:
+        """The live value of an output of ``res``'s stack whose template value is ``Ref res`` (``attr`` None) or
+        ``Fn::GetAtt res.attr``: what the deployed stack reports for the resource (DescribeStacks ``Outputs``)."""
+        wanted = (
+            [{"Ref": res.logical_id}]
+            if attr is None
+            else [{"Fn::GetAtt": [res.logical_id, attr]}, {"Fn::GetAtt": f"{res.logical_id}.{attr}"}]
+        )
+        keys = [k for k, o in sorted(res.stack.outputs().items()) if isinstance(o, dict) and o.get("Value") in wanted]
+        what = f"{res.path}{'.' + attr if attr else ''}"
+        if not keys:
+            return Unresolved(f"{what}: no stack output names it")
+        from botocore.exceptions import ClientError
+
+        try:
+            described = self.describe_stack(res.stack)
+        except ApiError as exc:
+            return Unresolved(f"{what}: CloudFormation {exc.description}")
+        except ClientError as exc:
+            return Unresolved(f"{what}: CloudFormation DescribeStacks: {aws.error_code(exc)}")
+        if described is None:
+            return Unresolved(f"{what}: stack {res.stack.name} not found")
+        live = {o.get("OutputKey"): o.get("OutputValue") for o in described.get("Outputs") or []}
+        for key in keys:
+            if live.get(key):
+                self.notes.setdefault(what, f"CloudFormation stack output {res.stack.name}.{key}")
+                return str(live[key])
+        return Unresolved(f"{what}: the deployed stack has no output {', '.join(keys)}")
 
     def ref_of(self, res: Resource) -> Any:
         stack = res.stack
@@ -355,7 +477,65 @@ class Resolver:
         if kind == ("AWS::S3::Bucket", "Arn"):
             name = self.physical_id(res)
             return name if isinstance(name, Unresolved) else f"arn:{partition}:s3:::{name}"
+        if res.type == "AWS::EC2::VPC" and attr in ("DefaultSecurityGroup", "CidrBlock"):
+            return self.vpc_attribute(res, attr)
         return Unresolved(f"Fn::GetAtt {res.path}.{attr}: known only to the deployed stack")
+
+    def vpc_attribute(self, res: Resource, attr: str) -> str | Unresolved:
+        """``CidrBlock`` (ec2 DescribeVpcs) or ``DefaultSecurityGroup`` (ec2 DescribeSecurityGroups, the group
+        named ``default``) of the live VPC."""
+        vpc_id = self.physical_id(res)
+        if isinstance(vpc_id, Unresolved):
+            return vpc_id
+        region = self.region_of(res.stack)
+        try:
+            if attr == "CidrBlock":
+                vpcs = self.live.paginate("ec2", "describe_vpcs", "Vpcs", region=region, VpcIds=[vpc_id])
+                return str(vpcs[0]["CidrBlock"]) if vpcs else Unresolved(f"{res.path}: VPC {vpc_id} not found")
+            groups = self.live.paginate(
+                "ec2",
+                "describe_security_groups",
+                "SecurityGroups",
+                region=region,
+                Filters=[{"Name": "vpc-id", "Values": [vpc_id]}, {"Name": "group-name", "Values": ["default"]}],
+            )
+        except ApiError as exc:
+            return Unresolved(f"{res.path}.{attr}: {exc}")
+        return str(groups[0]["GroupId"]) if groups else Unresolved(f"{res.path}: VPC {vpc_id} has no default group")
+
+    def by_tags(self, res: Resource) -> str | Unresolved:
+        """A VPC or VPC endpoint without a CloudFormation record: the one that carries every tag the template gives
+        it (``landing-zone``, ``Name``, ``*-endpoint-service`` ...; an endpoint also its service name), found with
+        ec2 DescribeVpcs / DescribeVpcEndpoints."""
+        tags = self.value(res.prop("Tags") or [], res.stack)
+        literal = {
+            str(t.get("Key")): str(t.get("Value"))
+            for t in (tags if isinstance(tags, list) else [])
+            if isinstance(t, dict) and isinstance(t.get("Value"), str) and not str(t.get("Key")).startswith("aws:")
+        }
+        kinds = {
+            "AWS::EC2::VPC": ("describe_vpcs", "Vpcs", "VpcId", "VPCs"),
+            "AWS::EC2::VPCEndpoint": ("describe_vpc_endpoints", "VpcEndpoints", "VpcEndpointId", "VPC endpoints"),
+        }
+        if res.type not in kinds or not literal:
+            return Unresolved(f"{res.path}: no CloudFormation record and no tags to find it by")
+        operation, key, id_key, plural = kinds[res.type]
+        filters = [{"Name": f"tag:{k}", "Values": [v]} for k, v in sorted(literal.items())]
+        service = self.value(res.prop("ServiceName"), res.stack) if res.type == "AWS::EC2::VPCEndpoint" else None
+        if isinstance(service, str):
+            filters.append({"Name": "service-name", "Values": [service]})
+        try:
+            found = [
+                item
+                for item in self.live.paginate("ec2", operation, key, region=self.region_of(res.stack), Filters=filters)
+                if str(item.get("State", "")).lower() not in ("deleted", "deleting")
+            ]
+        except ApiError as exc:
+            return Unresolved(f"{res.path}: {exc}")
+        if len(found) != 1:
+            return Unresolved(f"{res.path}: {len(found)} {plural} carry its tags {literal}")
+        self.notes[res.path] = "its tags " + ", ".join(f"{k}={v}" for k, v in sorted(literal.items()))
+        return str(found[0][id_key])
 
     def import_value(self, name: Any) -> Any:
         if isinstance(name, Unresolved):
@@ -412,11 +592,28 @@ class Resolver:
         return found
 
     def application_profile_arn(self, res: Resource) -> str | Unresolved:
-        name = self.value(res.prop("InferenceProfileName"), res.stack)
+        """The profile's ARN: what its stack says first (DescribeStackResource: the physical ID is the ARN; else a
+        stack output of ``Fn::GetAtt <profile>.InferenceProfileArn``, e.g. ``<App>ProfileArn``), else Bedrock
+        ListInferenceProfiles by name."""
+        stack = res.stack
+        physical = self.cloudformation_physical_id(res)
+        if isinstance(physical, str) and physical:
+            if physical.startswith("arn:") and "inference-profile/" in physical:
+                return physical
+            if ":" not in physical and "/" not in physical:  # the bare profile ID
+                return (
+                    f"arn:{self.partition(stack)}:bedrock:{self.region_of(stack)}:{self.account_of(stack)}:"
+                    f"application-inference-profile/{physical}"
+                )
+        output = self.output_value(res, "InferenceProfileArn")
+        if isinstance(output, str):
+            self.notes.setdefault(res.path, self.notes.get(f"{res.path}.InferenceProfileArn", "stack output"))
+            return output
+        name = self.value(res.prop("InferenceProfileName"), stack)
         try:
-            summaries = self.application_profiles(self.region_of(res.stack))
+            summaries = self.application_profiles(self.region_of(stack))
         except ApiError as exc:
-            return Unresolved(f"{res.path}: {exc}")
+            return Unresolved(f"{res.path}: {exc} (and {output.why})")
         match = next((s for s in summaries if s.get("inferenceProfileName") == name), None)
         if match is None:
             return Unresolved(f"{res.path}: no application inference profile named {name!r}")
@@ -450,6 +647,7 @@ class Resolver:
                 "cloudformation",
                 "describe_stack_resource",
                 region=self.region_of(res.stack),
+                management=self.management_of(res.stack),
                 StackName=stack_name,
                 LogicalResourceId=res.logical_id,
             )["StackResourceDetail"]
@@ -468,6 +666,13 @@ class Resolver:
         except ClientError as exc:
             message = (exc.response.get("Error") or {}).get("Message") or str(exc)
             result = Unresolved(f"{res.path}: CloudFormation: {message}")
+        if isinstance(result, Unresolved):
+            output = self.output_value(res)  # the stack may still report it (an output of Ref <resource>)
+            if isinstance(output, str):
+                result = output
+            elif res.type in ("AWS::EC2::VPC", "AWS::EC2::VPCEndpoint"):
+                tagged = self.by_tags(res)
+                result = tagged if isinstance(tagged, str) else Unresolved(f"{result.why}; {tagged.why}")
         self._physical[res.path] = result
         return result
 

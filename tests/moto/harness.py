@@ -3,15 +3,21 @@
 ``deploy_intent(assembly, plan, accounts)`` creates, with plain boto3 calls against moto, what the stacks of a
 synthesized assembly describe: Organizations (root/OUs/accounts with the configured IDs) + the SCPs exactly as
 synthesized and attached; KMS keys (policy, rotation, aliases); the VPC, subnets, security groups and the
-interface endpoints (policy, private DNS, tags); log groups (KMS, retention); S3 buckets (through a moto
-CloudFormation stack of the same name, so their generated names are on record as they are in a real
-deployment); model invocation logging; SNS topics and subscriptions; budgets with notifications; CloudWatch
-alarms; EKS clusters/node groups with launch templates; StackSets.  Template parameters take their defaults or
-the values given (a StackSet member's overrides); resources whose template Condition is false are not created.
+interface endpoints (policy, private DNS, tags) and the VPC flow log; log groups (KMS, retention); SNS topics,
+their policies and subscriptions; one moto CloudFormation stack per stack of the assembly, named like it and in its
+account (``CREATE_COMPLETE``; it creates the S3 buckets and the roles without a literal name, so their generated
+names are on record as in a real deployment, and carries the template's outputs with their live values); IAM
+customer-managed policies and roles (trust policy, permissions boundary, attached and inline policies); the
+buckets' encryption, versioning, public access block, ownership, policy, lifecycle and access logging; model
+invocation logging; budgets with notifications; CloudWatch alarms; EKS clusters/node groups with launch templates;
+StackSets.  Template parameters take their defaults or the values given (a StackSet member's overrides); resources
+whose template Condition is false are not created.
 
 What moto does not implement is kept in :class:`FakeServices` and answered by botocore ``Stubber`` s with
-exact request parameters (:class:`MotoAccounts.factory`): Bedrock application inference profiles
-(ListInferenceProfiles/GetInferenceProfile/ListTagsForResource), Budgets subscribers and budget actions
+exact request parameters (:class:`MotoAccounts.factory`, one Stubber per operation): Bedrock application inference
+profiles (ListInferenceProfiles/GetInferenceProfile/ListTagsForResource), guardrails
+(ListGuardrails/GetGuardrail/ListEnforcedGuardrailsConfiguration) and model agreements
+(GetFoundationModelAvailability), Budgets subscribers and budget actions
 (DescribeSubscribersForNotification/DescribeBudgetActionsForBudget), Cost Anomaly Detection
 (GetAnomalyMonitors/GetAnomalySubscriptions), the instances of a SERVICE_MANAGED StackSet (ListStackInstances:
 moto keeps the stack set but never resolves its OU targets).
@@ -19,6 +25,8 @@ moto keeps the stack set but never resolves its OU targets).
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 import uuid
@@ -34,11 +42,23 @@ from botocore.stub import Stubber
 from landing_zone.assembly import Assembly, Resource, Stack
 
 PROFILE_TYPE = "AWS::Bedrock::ApplicationInferenceProfile"
+GUARDRAIL_TYPE = "AWS::Bedrock::Guardrail"
+GUARDRAIL_VERSION_TYPE = "AWS::Bedrock::GuardrailVersion"
+ENFORCEMENT_TYPE = "AWS::Bedrock::EnforcedGuardrailConfiguration"
+AGREEMENTS_TYPE = "Custom::BedrockModelAgreements"
 PROFILE_PREFIXES = ("us", "eu", "apac", "jp", "au", "ca", "us-gov", "global")
 
 # Operations moto 5.2.5 lacks, per service: answered by a Stubber, everything else by moto.
 STUBBED_OPERATIONS = {
-    "bedrock": {"list_inference_profiles", "get_inference_profile", "list_tags_for_resource"},
+    "bedrock": {
+        "list_inference_profiles",
+        "get_inference_profile",
+        "list_tags_for_resource",
+        "list_guardrails",
+        "get_guardrail",
+        "list_enforced_guardrails_configuration",
+        "get_foundation_model_availability",
+    },
     "budgets": {"describe_subscribers_for_notification", "describe_budget_actions_for_budget"},
     "ce": {"get_anomaly_monitors", "get_anomaly_subscriptions"},
     # moto keeps SERVICE_MANAGED stack sets but never resolves their OU targets to instances
@@ -61,19 +81,38 @@ def new_client(service: str, region: str) -> Any:
 
 
 class Routed:
-    """A moto client whose operations in ``ops`` are answered by a stubbed twin (botocore Stubber)."""
+    """A moto client whose operations in ``stubbed`` are answered by a stubbed twin each (botocore Stubber)."""
 
-    def __init__(self, moto_client: Any, stubbed: Any, ops: set[str]) -> None:
-        self._moto, self._stubbed, self._ops = moto_client, stubbed, ops
+    def __init__(self, moto_client: Any, stubbed: dict[str, Any]) -> None:
+        self._moto, self._stubbed = moto_client, stubbed
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._stubbed if name in self._ops else self._moto, name)
+        return getattr(self._stubbed.get(name, self._moto), name)
 
     def get_paginator(self, operation: str) -> Any:
-        return (self._stubbed if operation in self._ops else self._moto).get_paginator(operation)
+        return self._stubbed.get(operation, self._moto).get_paginator(operation)
 
     def can_paginate(self, operation: str) -> bool:
-        return (self._stubbed if operation in self._ops else self._moto).can_paginate(operation)
+        return bool(self._stubbed.get(operation, self._moto).can_paginate(operation))
+
+
+class OpStubbers:
+    """One Stubber per operation, so that only the order of calls to the same operation matters (the families of
+    verify call a service's operations interleaved)."""
+
+    def __init__(self, stubbers: dict[str, Stubber], errors: dict[str, tuple[str, int]] | None = None) -> None:
+        self.stubbers = stubbers
+        self.errors = errors or {}
+
+    def add_response(self, operation: str, response: dict, expected_params: dict | None = None) -> None:
+        if operation in self.errors:  # FakeServices.errors: the service fails this operation
+            code, status = self.errors[operation]
+            self.stubbers[operation].add_client_error(operation, code, f"{code} (stubbed)", status, expected_params)
+            return
+        self.stubbers[operation].add_response(operation, response, expected_params)
+
+    def add_client_error(self, operation: str, *args: Any, **kwargs: Any) -> None:
+        self.stubbers[operation].add_client_error(operation, *args, **kwargs)
 
 
 @dataclass
@@ -86,9 +125,18 @@ class FakeServices:
     anomaly_monitors: list[dict] = field(default_factory=list)
     anomaly_subscriptions: list[dict] = field(default_factory=list)
     stack_instances: dict[str, list[dict]] = field(default_factory=dict)  # stack set -> instance summaries
+    guardrails: dict[str, list[dict]] = field(default_factory=dict)  # region -> guardrails (see _guardrails)
+    enforced_guardrails: dict[str, list[dict]] = field(default_factory=dict)  # region -> account enforcement
+    agreements: dict[tuple[str, str], str] = field(default_factory=dict)  # (region, model ID) -> agreement status
+    # operation -> (error code, HTTP status) every stubbed call of it answers with, e.g. an emulator's
+    # ("InternalFailure", 500) or ("NotImplemented", 501)
+    errors: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def profile(self, name: str) -> dict | None:
         return next((p for ps in self.profiles.values() for p in ps if p["inferenceProfileName"] == name), None)
+
+    def guardrail(self, name: str) -> dict | None:
+        return next((g for gs in self.guardrails.values() for g in gs if g["name"] == name), None)
 
 
 def notification_key(n: dict) -> tuple:
@@ -134,8 +182,8 @@ class MotoAccounts:
             ops = STUBBED_OPERATIONS.get(service)
             if not ops:
                 return moto_client
-            stubbed = new_client(service, region or self.default_region)
-            stubber = Stubber(stubbed)
+            stubbed = {op: new_client(service, region or self.default_region) for op in sorted(ops)}
+            stubbers = {op: Stubber(client) for op, client in stubbed.items()}
             queue = {
                 "bedrock": _queue_bedrock,
                 "budgets": _queue_budgets,
@@ -143,16 +191,17 @@ class MotoAccounts:
                 "cloudformation": _queue_cloudformation,
             }[service]
             queue(
-                stubber,
+                OpStubbers(stubbers, fake.errors),
                 assembly,
                 fake,
                 moto_client,
                 region or self.default_region,
                 self.accounts.get(profile, self.accounts[None]),
             )
-            stubber.activate()
-            self.stubbers.append(stubber)
-            return Routed(moto_client, stubbed, ops)
+            for stubber in stubbers.values():
+                stubber.activate()
+                self.stubbers.append(stubber)
+            return Routed(moto_client, stubbed)
 
         return make
 
@@ -160,13 +209,127 @@ class MotoAccounts:
         for stubber in self.stubbers:
             stubber.assert_no_pending_responses()
 
+    def for_account(self, service: str, region: str | None, account: str | None) -> Any:
+        """A moto client acting as ``account`` (the deployment account when None or unknown)."""
+        profile = next((p for p, a in self.accounts.items() if a == account and p is not None), None)
+        return self.raw(service, region, profile if account and account != self.accounts[None] else None)
+
 
 # The queues mirror verify's call order (template order), with the exact parameters verify must send.
 
 
 def _queue_bedrock(
-    stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+    stubber: OpStubbers, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
 ) -> None:
+    _queue_profiles(stubber, assembly, fake, region)
+    _queue_guardrails(stubber, assembly, fake, region)
+    for res in assembly.resources(AGREEMENTS_TYPE):
+        if (res.stack.region or region) != region:
+            continue
+        for model in sorted({m.strip() for m in str(res.prop("ModelIds")).split(",") if m.strip()}):
+            stubber.add_response(
+                "get_foundation_model_availability",
+                {
+                    "modelId": model,
+                    "agreementAvailability": {"status": fake.agreements.get((region, model), "NOT_AVAILABLE")},
+                    "authorizationStatus": "AUTHORIZED",
+                    "entitlementAvailability": "AVAILABLE",
+                    "regionAvailability": "AVAILABLE",
+                },
+                {"modelId": model},
+            )
+
+
+def _queue_guardrails(stubber: OpStubbers, assembly: Assembly, fake: FakeServices, region: str) -> None:
+    def here(kind: str) -> list[Resource]:
+        return [r for r in assembly.resources(kind) if (r.stack.region or region) == region]
+
+    guardrails, versions, enforcements = here(GUARDRAIL_TYPE), here(GUARDRAIL_VERSION_TYPE), here(ENFORCEMENT_TYPE)
+    live = fake.guardrails.get(region, [])
+    if guardrails:
+        stubber.add_response("list_guardrails", {"guardrails": [_guardrail_summary(g, "DRAFT") for g in live]}, {})
+        if "list_guardrails" in fake.errors:
+            return
+    found: dict[str, dict] = {}
+    for res in guardrails:
+        g = next((g for g in live if g["name"] == res.prop("Name")), None)
+        if g is not None:
+            found[res.path] = g
+            stubber.add_response("get_guardrail", _guardrail_response(g, "DRAFT"), {"guardrailIdentifier": g["id"]})
+    listed: list[bool] = []
+
+    def list_enforced() -> list[dict]:
+        if not listed:
+            listed.append(True)
+            stubber.add_response(
+                "list_enforced_guardrails_configuration",
+                {"guardrailsConfig": fake.enforced_guardrails.get(region, [])},
+                {},
+            )
+        return fake.enforced_guardrails.get(region, [])
+
+    for res in versions:  # verify: CloudFormation has no record in moto -> the enforced version -> the newest one
+        g = found.get(f"{res.stack.name}/{_target(res, 'GuardrailIdentifier')}")
+        if g is None:
+            continue
+        version = None
+        if any(_target(e, "GuardrailVersion") == res.logical_id for e in enforcements):
+            config = next((c for c in list_enforced() if c.get("guardrailId") == g["id"]), None)
+            version = config.get("guardrailVersion") if config else None
+        if version is None:
+            stubber.add_response(
+                "list_guardrails",
+                {"guardrails": [_guardrail_summary(g, v) for v in ["DRAFT", *g["versions"]]]},
+                {"guardrailIdentifier": g["id"]},
+            )
+            numbered = sorted((int(v) for v in g["versions"]), reverse=True)
+            version = str(numbered[0]) if numbered else None
+        if version is None:
+            continue
+        params = {"guardrailIdentifier": g["id"], "guardrailVersion": version}
+        if version in g["versions"]:
+            stubber.add_response("get_guardrail", _guardrail_response(g, version), params)
+        else:
+            stubber.add_client_error("get_guardrail", "ResourceNotFoundException", "no such version", 404, params)
+    for res in enforcements:
+        if f"{res.stack.name}/{_target(res, 'GuardrailIdentifier')}" in found:
+            list_enforced()
+
+
+def _target(res: Resource, prop: str) -> str | None:
+    value = res.prop(prop)
+    if isinstance(value, dict) and "Fn::GetAtt" in value:
+        target = value["Fn::GetAtt"]
+        return target.split(".", 1)[0] if isinstance(target, str) else target[0]
+    return value.get("Ref") if isinstance(value, dict) else None
+
+
+def _guardrail_summary(g: dict, version: str) -> dict:
+    return {
+        "id": g["id"],
+        "arn": g["arn"],
+        "status": (g["draft"] if version == "DRAFT" else g["versions"][version])["status"],
+        "name": g["name"],
+        "version": version,
+        "createdAt": g["createdAt"],
+        "updatedAt": g["createdAt"],
+    }
+
+
+def _guardrail_response(g: dict, version: str) -> dict:
+    config = g["draft"] if version == "DRAFT" else g["versions"][version]
+    return {
+        "name": g["name"],
+        "guardrailId": g["id"],
+        "guardrailArn": g["arn"],
+        "version": version,
+        "createdAt": g["createdAt"],
+        "updatedAt": g["createdAt"],
+        **config,
+    }
+
+
+def _queue_profiles(stubber: OpStubbers, assembly: Assembly, fake: FakeServices, region: str) -> None:
     profiles = [r for r in assembly.resources(PROFILE_TYPE) if (r.stack.region or region) == region]
     if not profiles:
         return
@@ -174,6 +337,8 @@ def _queue_bedrock(
     stubber.add_response(
         "list_inference_profiles", {"inferenceProfileSummaries": summaries}, {"typeEquals": "APPLICATION"}
     )
+    if "list_inference_profiles" in fake.errors:
+        return  # verify asks nothing more of a Region whose profiles it cannot list
     for res in profiles:
         p = fake.profile(res.prop("InferenceProfileName"))
         if p is None:
@@ -204,7 +369,7 @@ def _profile_summary(p: dict) -> dict:
 
 
 def _queue_budgets(
-    stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+    stubber: OpStubbers, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
 ) -> None:
     actions = assembly.resources("AWS::Budgets::BudgetsAction")
     for res in assembly.resources("AWS::Budgets::Budget"):
@@ -246,7 +411,7 @@ def _action_budget(action: Resource) -> Any:
 
 
 def _queue_cloudformation(
-    stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+    stubber: OpStubbers, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
 ) -> None:
     for res in assembly.resources("AWS::CloudFormation::StackSet"):
         name = res.prop("StackSetName")
@@ -262,7 +427,7 @@ def _queue_cloudformation(
 
 
 def _queue_ce(
-    stubber: Stubber, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+    stubber: OpStubbers, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
 ) -> None:
     monitors = assembly.resources("AWS::CE::AnomalyMonitor")
     subscriptions = assembly.resources("AWS::CE::AnomalySubscription")
@@ -373,6 +538,40 @@ class Deployed:
     def first(self, resource_type: str) -> Resource:
         return self.assembly.resources(resource_type)[0]
 
+    def moto_stack(self, name: str) -> Any:
+        """moto's record of the CloudFormation stack deployed for the assembly's stack ``name``."""
+        from moto.cloudformation.models import cloudformation_backends
+
+        stack = self.assembly.stack(name)
+        assert stack is not None, name
+        backend = cloudformation_backends[stack.account or self.accounts.accounts[None]][stack.region]
+        return next(s for s in backend.stacks.values() if s.name == self.ids.get(name, name))
+
+    def set_stack_status(self, name: str, status: str, reason: str = "") -> None:
+        """The stack's last operation ended in ``status`` (e.g. ROLLBACK_COMPLETE), its resources left as they are."""
+        moto_stack = self.moto_stack(name)
+        moto_stack.status = status
+        moto_stack.status_reason = reason
+
+    def set_stack_drift(self, name: str, drift: str) -> None:
+        """What CloudFormation drift detection last recorded for the stack (moto has no drift detection)."""
+        import datetime
+
+        self.moto_stack(name).drift_information = {
+            "StackDriftStatus": drift,
+            "LastCheckTimestamp": datetime.datetime(2026, 11, 30, tzinfo=datetime.UTC),
+        }
+
+    def forget_stack(self, name: str) -> None:
+        """The stack is gone (deleted with its resources retained, or never created): DescribeStacks does not know
+        it, its resources are still there."""
+        from moto.cloudformation.models import cloudformation_backends
+
+        stack = self.assembly.stack(name)
+        assert stack is not None, name
+        backend = cloudformation_backends[stack.account or self.accounts.accounts[None]][stack.region]
+        backend.stacks.pop(self.moto_stack(name).stack_id)
+
 
 def moto_accounts(assembly: Assembly, plan: Any) -> MotoAccounts:
     """Deployment account = the account of the non-SCP stacks; management account = the SCP stack's."""
@@ -394,14 +593,19 @@ def deploy_intent(
     _keys(assembly, accounts, values, ids)
     _iam_names(assembly, values)
     _network(assembly, accounts, values, ids)
-    _buckets(assembly, accounts, values)
     _log_groups(assembly, accounts, values)
     _topics(assembly, accounts, values)
+    _profiles(assembly, plan, values, fake)
+    _cloudformation_stacks(assembly, accounts, values, ids)
+    _iam(assembly, accounts, values)
+    _bucket_settings(assembly, accounts, values)
+    _flow_logs(assembly, accounts, values)
     _invocation_logging(assembly, accounts, values)
     _budgets(assembly, accounts, values, fake)
-    _profiles(assembly, plan, values, fake)
     _alarms(assembly, accounts, values)
     _anomaly_detection(assembly, values, fake)
+    _guardrails(assembly, values, fake)
+    _agreements(assembly, fake)
     _eks(assembly, accounts, values)
     _stack_sets(assembly, accounts, values, fake)
     return Deployed(assembly, plan, accounts, fake, ids)
@@ -466,7 +670,9 @@ def _keys(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: dict
 
 
 def _iam_names(assembly: Assembly, values: _Values) -> None:
-    """IAM is not verified; record the names and ARNs the stacks would give roles and managed policies."""
+    """The names and ARNs the stacks give roles and managed policies, for the values that reference them (a role
+    without a literal name gets its generated name from the moto CloudFormation stack, see
+    ``_cloudformation_stacks``)."""
     for res in assembly.resources("AWS::IAM::Role"):
         name = res.prop("RoleName") or f"{res.stack.name}-{res.logical_id}"[:64]
         values.refs[res.path] = name
@@ -488,6 +694,10 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
         )["Vpc"]
         values.refs[res.path] = ids[res.path] = vpc["VpcId"]
         values.atts[(res.path, "CidrBlock")] = vpc["CidrBlock"]
+        default_group = ec2.describe_security_groups(
+            Filters=[{"Name": "vpc-id", "Values": [vpc["VpcId"]]}, {"Name": "group-name", "Values": ["default"]}]
+        )["SecurityGroups"][0]
+        values.atts[(res.path, "DefaultSecurityGroup")] = default_group["GroupId"]
     for res in assembly.resources("AWS::EC2::Subnet"):
         ec2 = accounts.raw("ec2", res.stack.region)
         subnet = ec2.create_subnet(
@@ -537,27 +747,59 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
         values.refs[res.path] = ids[res.path] = endpoint["VpcEndpointId"]
 
 
-def _buckets(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
-    """Buckets come from a moto CloudFormation stack named like the real one: their names (given or generated) are
-    then on record (DescribeStackResource), as after ``cdk deploy``."""
+def _in_moto_stack(res: Resource) -> bool:
+    """Resources the moto CloudFormation stack creates: buckets, and roles without a literal name."""
+    return res.type == "AWS::S3::Bucket" or (res.type == "AWS::IAM::Role" and not res.prop("RoleName"))
+
+
+def _refs_of(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        found: set[str] = set()
+        if isinstance(value.get("Ref"), str):
+            found.add(value["Ref"])
+        if "Fn::GetAtt" in value:
+            target = value["Fn::GetAtt"]
+            found.add(target.split(".", 1)[0] if isinstance(target, str) else target[0])
+        return found.union(*(_refs_of(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_refs_of(v) for v in value))
+    return set()
+
+
+def _cloudformation_stacks(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: dict) -> None:
+    """One moto CloudFormation stack per stack of the assembly (CREATE_COMPLETE, in the stack's account), named
+    like it: it creates the buckets (given or generated names) and the roles without a literal name, so their names
+    are on record (DescribeStackResource) as after ``cdk deploy``, and it carries the template's outputs with the
+    values the deployer created (DescribeStacks ``Outputs``, ``ListExports``).  A stack with nothing moto can
+    create gets a stand-in SSM parameter (moto cannot hold an empty stack)."""
     for stack in assembly.stacks:
-        buckets = stack.resources("AWS::S3::Bucket")
-        if not buckets:
-            continue
-        cfn = accounts.raw("cloudformation", stack.region)
-        template: dict[str, Any] = {
-            "Resources": {
-                b.logical_id: {
-                    "Type": "AWS::S3::Bucket",
-                    **(
-                        {"Properties": {"BucketName": values(b.prop("BucketName"), stack)}}
-                        if b.prop("BucketName")
-                        else {}
-                    ),
-                }
-                for b in buckets
+        created = [r for r in stack.resources() if _in_moto_stack(r)]
+        cfn = accounts.for_account("cloudformation", stack.region, stack.account)
+        resources: dict[str, Any] = {}
+        for r in created:
+            if r.type == "AWS::S3::Bucket":
+                name = values(r.prop("BucketName"), stack) if r.prop("BucketName") else None
+                resources[r.logical_id] = {"Type": r.type, **({"Properties": {"BucketName": name}} if name else {})}
+            else:
+                trust = values(r.prop("AssumeRolePolicyDocument"), stack)
+                resources[r.logical_id] = {"Type": r.type, "Properties": {"AssumeRolePolicyDocument": trust}}
+        if not resources:
+            resources["StandIn"] = {
+                "Type": "AWS::SSM::Parameter",
+                "Properties": {"Name": f"/moto-stand-in/{stack.name}", "Type": "String", "Value": "stand-in"},
             }
-        }
+        outputs: dict[str, Any] = {}
+        for key, output in stack.outputs().items():
+            value = output.get("Value")
+            if _refs_of(value) and _refs_of(value) <= set(resources):
+                literal = value  # moto resolves it
+            else:
+                try:
+                    literal = values(value, stack)
+                except (KeyError, TypeError):
+                    continue  # a value of something the deployer does not create (a custom resource's, ...)
+            outputs[key] = {"Value": literal, **({"Export": output["Export"]} if output.get("Export") else {})}
+        template: dict[str, Any] = {"Resources": resources, "Outputs": outputs}
         stack_name, parameters = stack.name, []
         if stack.stack_set:  # a StackSet instance: generated stack name, the account's parameter values
             stack_name = f"{stack.name}-{uuid.uuid4()}"
@@ -565,15 +807,179 @@ def _buckets(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> Non
             template["Parameters"] = {k: {"Type": "String"} for k in declared}
             parameters = [{"ParameterKey": k, "ParameterValue": str(values({"Ref": k}, stack))} for k in declared]
         cfn.create_stack(StackName=stack_name, TemplateBody=json.dumps(template), Parameters=parameters)
-        s3 = accounts.raw("s3", stack.region)
-        for b in buckets:
-            name = cfn.describe_stack_resource(StackName=stack_name, LogicalResourceId=b.logical_id)[
+        ids[stack.name] = stack_name
+        for r in created:
+            name = cfn.describe_stack_resource(StackName=stack_name, LogicalResourceId=r.logical_id)[
                 "StackResourceDetail"
             ]["PhysicalResourceId"]
-            values.refs[b.path] = name
-            values.atts[(b.path, "Arn")] = f"arn:aws:s3:::{name}"
-            if b.prop("Tags"):
-                s3.put_bucket_tagging(Bucket=name, Tagging={"TagSet": _tag_list(b.prop("Tags"))})
+            values.refs[r.path] = name
+            if r.type == "AWS::S3::Bucket":
+                values.atts[(r.path, "Arn")] = f"arn:aws:s3:::{name}"
+            else:
+                values.atts[(r.path, "Arn")] = f"arn:aws:iam::{values.account_of(stack)}:role/{name}"
+
+
+def _iam(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
+    """Customer-managed policies and roles as synthesized: trust policy, permissions boundary, attached managed
+    policies (AWS-managed ones registered in moto on demand), inline policies."""
+    for res in assembly.resources("AWS::IAM::ManagedPolicy"):
+        iam = accounts.for_account("iam", "us-east-1", res.stack.account)
+        arn = values.refs[res.path]
+        iam.create_policy(
+            PolicyName=arn.rsplit("/", 1)[-1],
+            Path=res.prop("Path", "/"),
+            PolicyDocument=json.dumps(values(res.prop("PolicyDocument"), res.stack)),
+            Description=res.prop("Description", ""),
+        )
+    for res in assembly.resources("AWS::IAM::Role"):
+        account = values.account_of(res.stack)
+        iam = accounts.for_account("iam", "us-east-1", res.stack.account)
+        name = values.refs[res.path]
+        trust = json.dumps(values(res.prop("AssumeRolePolicyDocument"), res.stack))
+        boundary = values(res.prop("PermissionsBoundary"), res.stack) if res.prop("PermissionsBoundary") else None
+        if res.prop("RoleName"):
+            iam.create_role(
+                RoleName=name,
+                Path=res.prop("Path", "/"),
+                AssumeRolePolicyDocument=trust,
+                Description=res.prop("Description", ""),
+                Tags=_tag_list(values(res.prop("Tags") or [], res.stack)),
+                **({"PermissionsBoundary": boundary} if boundary else {}),
+            )
+        else:  # created by the moto stack
+            iam.update_assume_role_policy(RoleName=name, PolicyDocument=trust)
+            if boundary:
+                iam.put_role_permissions_boundary(RoleName=name, PermissionsBoundary=boundary)
+        for arn in values(res.prop("ManagedPolicyArns") or [], res.stack):
+            _aws_managed_policy(account, arn)
+            iam.attach_role_policy(RoleName=name, PolicyArn=arn)
+        for policy in values(res.prop("Policies") or [], res.stack):
+            iam.put_role_policy(
+                RoleName=name, PolicyName=policy["PolicyName"], PolicyDocument=json.dumps(policy["PolicyDocument"])
+            )
+    for res in assembly.resources("AWS::IAM::ManagedPolicy"):
+        iam = accounts.for_account("iam", "us-east-1", res.stack.account)
+        for role in values(res.prop("Roles") or [], res.stack):
+            iam.attach_role_policy(RoleName=role, PolicyArn=values.refs[res.path])
+    for res in assembly.resources("AWS::IAM::Policy"):
+        iam = accounts.for_account("iam", "us-east-1", res.stack.account)
+        for role in values(res.prop("Roles") or [], res.stack):
+            iam.put_role_policy(
+                RoleName=role,
+                PolicyName=res.prop("PolicyName"),
+                PolicyDocument=json.dumps(values(res.prop("PolicyDocument"), res.stack)),
+            )
+
+
+@functools.lru_cache(maxsize=1)
+def _aws_managed_policies() -> dict[str, Any]:
+    from moto.iam.aws_managed_policies import aws_managed_policies_data
+
+    return dict(json.loads(aws_managed_policies_data))
+
+
+def _aws_managed_policy(account: str, arn: str) -> None:
+    """moto loads AWS-managed policies only with MOTO_IAM_LOAD_MANAGED_POLICIES (about a second per account): register
+    just the ones the templates attach."""
+    if not arn.startswith("arn:aws:iam::aws:policy/"):
+        return
+    from moto.iam.models import AWSManagedPolicy, iam_backends
+
+    backend = iam_backends[account]["aws"]
+    if arn not in backend.managed_policies:
+        name = arn.rsplit("/", 1)[-1]
+        backend.managed_policies[arn] = AWSManagedPolicy.from_data(
+            name, account, "us-east-1", _aws_managed_policies()[name]
+        )
+
+
+def _bucket_settings(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
+    """Tags, encryption, versioning, public access block, ownership, policy, lifecycle and access logging of the
+    buckets the moto stacks created (the policies first: access logging needs the target's policy)."""
+    buckets = assembly.resources("AWS::S3::Bucket")
+    for res in buckets:
+        s3 = accounts.raw("s3", res.stack.region)
+        name, p = values.refs[res.path], res.properties
+        if p.get("Tags"):
+            s3.put_bucket_tagging(Bucket=name, Tagging={"TagSet": _tag_list(p["Tags"])})
+        for rule in (p.get("BucketEncryption") or {}).get("ServerSideEncryptionConfiguration") or []:
+            default = values(rule.get("ServerSideEncryptionByDefault") or {}, res.stack)
+            s3.put_bucket_encryption(
+                Bucket=name,
+                ServerSideEncryptionConfiguration={
+                    "Rules": [
+                        {
+                            "ApplyServerSideEncryptionByDefault": default,
+                            "BucketKeyEnabled": bool(rule.get("BucketKeyEnabled", False)),
+                        }
+                    ]
+                },
+            )
+        if p.get("VersioningConfiguration"):
+            s3.put_bucket_versioning(
+                Bucket=name, VersioningConfiguration={"Status": p["VersioningConfiguration"]["Status"]}
+            )
+        if p.get("PublicAccessBlockConfiguration"):
+            s3.put_public_access_block(
+                Bucket=name, PublicAccessBlockConfiguration=dict(p["PublicAccessBlockConfiguration"])
+            )
+        if p.get("OwnershipControls"):
+            s3.put_bucket_ownership_controls(Bucket=name, OwnershipControls=dict(p["OwnershipControls"]))
+        if p.get("LifecycleConfiguration"):
+            s3.put_bucket_lifecycle_configuration(
+                Bucket=name,
+                LifecycleConfiguration={"Rules": [lifecycle_rule(r) for r in p["LifecycleConfiguration"]["Rules"]]},
+            )
+    for res in assembly.resources("AWS::S3::BucketPolicy"):
+        accounts.raw("s3", res.stack.region).put_bucket_policy(
+            Bucket=values(res.prop("Bucket"), res.stack),
+            Policy=json.dumps(values(res.prop("PolicyDocument"), res.stack)),
+        )
+    for res in buckets:
+        logging = res.prop("LoggingConfiguration")
+        if logging:
+            target = values(logging.get("DestinationBucketName"), res.stack) or values.refs[res.path]
+            accounts.raw("s3", res.stack.region).put_bucket_logging(
+                Bucket=values.refs[res.path],
+                BucketLoggingStatus={
+                    "LoggingEnabled": {"TargetBucket": target, "TargetPrefix": logging.get("LogFilePrefix", "")}
+                },
+            )
+
+
+def lifecycle_rule(rule: dict) -> dict:
+    """A template lifecycle rule in the S3 API's shape (what CloudFormation sends)."""
+    api: dict[str, Any] = {"Status": rule["Status"], "Filter": {"Prefix": rule.get("Prefix", "")}}
+    if rule.get("Id"):
+        api["ID"] = rule["Id"]
+    if rule.get("ExpirationInDays"):
+        api["Expiration"] = {"Days": int(rule["ExpirationInDays"])}
+    if rule.get("Transitions"):
+        api["Transitions"] = [
+            {"Days": int(t["TransitionInDays"]), "StorageClass": t["StorageClass"]} for t in rule["Transitions"]
+        ]
+    if rule.get("NoncurrentVersionExpiration"):
+        api["NoncurrentVersionExpiration"] = {
+            "NoncurrentDays": int(rule["NoncurrentVersionExpiration"]["NoncurrentDays"])
+        }
+    if rule.get("AbortIncompleteMultipartUpload"):
+        api["AbortIncompleteMultipartUpload"] = {
+            "DaysAfterInitiation": int(rule["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"])
+        }
+    return api
+
+
+def _flow_logs(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
+    for res in assembly.resources("AWS::EC2::FlowLog"):
+        p = values(dict(res.properties), res.stack)
+        accounts.raw("ec2", res.stack.region).create_flow_logs(
+            ResourceIds=[p["ResourceId"]],
+            ResourceType=p["ResourceType"],
+            TrafficType=p["TrafficType"],
+            LogDestinationType=p.get("LogDestinationType", "cloud-watch-logs"),
+            **{k: p[k] for k in ("LogGroupName", "LogDestination", "DeliverLogsPermissionArn") if k in p},
+            TagSpecifications=[{"ResourceType": "vpc-flow-log", "Tags": _tag_list(p.get("Tags"))}],
+        )
 
 
 def _log_groups(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
@@ -604,6 +1010,13 @@ def _topics(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None
         values.refs[res.path] = arn
         values.atts[(res.path, "TopicArn")] = arn
         values.atts[(res.path, "TopicName")] = arn.rsplit(":", 1)[-1]
+    for res in assembly.resources("AWS::SNS::TopicPolicy"):
+        for topic in values(res.prop("Topics") or [], res.stack):
+            accounts.raw("sns", res.stack.region).set_topic_attributes(
+                TopicArn=topic,
+                AttributeName="Policy",
+                AttributeValue=json.dumps(values(res.prop("PolicyDocument"), res.stack)),
+            )
     for res in assembly.resources("AWS::SNS::Subscription"):
         if not values.exists(res):
             continue
@@ -718,6 +1131,87 @@ def _anomaly_detection(assembly: Assembly, values: _Values, fake: FakeServices) 
         if p.get("ThresholdExpression"):
             subscription["ThresholdExpression"] = json.loads(p["ThresholdExpression"])
         fake.anomaly_subscriptions.append(subscription)
+
+
+# (template policy, its list, API policy key, its list key): how Bedrock reports a guardrail CloudFormation created
+_GUARDRAIL_POLICIES = (
+    ("ContentPolicyConfig", "FiltersConfig", "contentPolicy", "filters"),
+    ("TopicPolicyConfig", "TopicsConfig", "topicPolicy", "topics"),
+    ("WordPolicyConfig", "WordsConfig", "wordPolicy", "words"),
+    ("WordPolicyConfig", "ManagedWordListsConfig", "wordPolicy", "managedWordLists"),
+    ("SensitiveInformationPolicyConfig", "PiiEntitiesConfig", "sensitiveInformationPolicy", "piiEntities"),
+    ("SensitiveInformationPolicyConfig", "RegexesConfig", "sensitiveInformationPolicy", "regexes"),
+    ("ContextualGroundingPolicyConfig", "FiltersConfig", "contextualGroundingPolicy", "filters"),
+)
+# What Bedrock adds to a content filter the template does not mention
+_FILTER_DEFAULTS = {
+    "inputModalities": ["TEXT"],
+    "outputModalities": ["TEXT"],
+    "inputAction": "BLOCK",
+    "outputAction": "BLOCK",
+    "inputEnabled": True,
+    "outputEnabled": True,
+}
+
+
+def guardrail_config(props: dict) -> dict:
+    """A guardrail's template properties as GetGuardrail reports them (with Bedrock's content-filter defaults)."""
+    config: dict[str, Any] = {
+        "status": "READY",
+        "blockedInputMessaging": props["BlockedInputMessaging"],
+        "blockedOutputsMessaging": props["BlockedOutputsMessaging"],
+    }
+    for prop, items, key, list_key in _GUARDRAIL_POLICIES:
+        for item in (props.get(prop) or {}).get(items) or []:
+            shaped = {k[:1].lower() + k[1:]: v for k, v in item.items()}
+            if key == "contentPolicy":
+                shaped = {**_FILTER_DEFAULTS, **shaped}
+            config.setdefault(key, {}).setdefault(list_key, []).append(shaped)
+    if props.get("KmsKeyArn"):
+        config["kmsKeyArn"] = props["KmsKeyArn"]
+    return config
+
+
+def _guardrails(assembly: Assembly, values: _Values, fake: FakeServices) -> None:
+    """The guardrail (draft), version 1 when the template has a GuardrailVersion, and the account enforcement of
+    that version."""
+    import datetime
+
+    for res in assembly.resources(GUARDRAIL_TYPE):
+        region, account = res.stack.region, values.account_of(res.stack)
+        guardrail_id = uuid.uuid4().hex[:12]
+        config = guardrail_config(values(dict(res.properties), res.stack))
+        pinned = any(
+            v.stack.name == res.stack.name and _target(v, "GuardrailIdentifier") == res.logical_id
+            for v in assembly.resources(GUARDRAIL_VERSION_TYPE)
+        )
+        versions = {"1": copy.deepcopy(config)} if pinned else {}
+        guardrail = {
+            "id": guardrail_id,
+            "arn": f"arn:aws:bedrock:{region}:{account}:guardrail/{guardrail_id}",
+            "name": res.prop("Name"),
+            "createdAt": datetime.datetime(2026, 11, 1, tzinfo=datetime.UTC),
+            "draft": config,
+            "versions": versions,
+        }
+        fake.guardrails.setdefault(region, []).append(guardrail)
+        for e in assembly.resources(ENFORCEMENT_TYPE):
+            if e.stack.name == res.stack.name and _target(e, "GuardrailIdentifier") == res.logical_id:
+                fake.enforced_guardrails.setdefault(region, []).append(
+                    {
+                        "configId": uuid.uuid4().hex[:12],
+                        "guardrailArn": guardrail["arn"],
+                        "guardrailId": guardrail_id,
+                        "guardrailVersion": "1",
+                    }
+                )
+
+
+def _agreements(assembly: Assembly, fake: FakeServices) -> None:
+    for res in assembly.resources(AGREEMENTS_TYPE):
+        for model in str(res.prop("ModelIds")).split(","):
+            if model.strip():
+                fake.agreements[(res.stack.region, model.strip())] = "AVAILABLE"
 
 
 def _profiles(assembly: Assembly, plan: Any, values: _Values, fake: FakeServices) -> None:

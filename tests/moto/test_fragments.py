@@ -198,6 +198,16 @@ def test_fragments_pass_when_deployed(fragment: Deployed, fragment_plan) -> None
     assert report.ok, report.text()
     assert [r.check for r in report.results] == [
         "account",
+        "stack-status",
+        "stack-drift",
+        "stack-status",
+        "stack-drift",
+        "iam-role",
+        "iam-role-trust",
+        "iam-role-boundary",
+        "iam-role-managed-policies",
+        "iam-role-inline-policies",
+        "iam-policy",
         "sns-topic",
         "budget",
         "budget-notification",

@@ -56,14 +56,31 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     assert code == 0 and data["ok"] is True and data["summary"]["PASS"] == len(data["checks"])
     assert {r["check"] for r in data["checks"]} == {
         "account",
+        "stack-status",
+        "stack-drift",
         "scp-content",
         "scp-attachment",
         "vpc-endpoint",
         "vpc-endpoint-private-dns",
         "vpc-endpoint-policy",
+        "flow-log",
         "kms-key",
         "kms-rotation",
         "kms-policy",
+        "iam-role",
+        "iam-role-trust",
+        "iam-role-boundary",
+        "iam-role-managed-policies",
+        "iam-role-inline-policies",
+        "iam-policy",
+        "s3-bucket",
+        "s3-encryption",
+        "s3-versioning",
+        "s3-public-access-block",
+        "s3-ownership",
+        "s3-bucket-policy",
+        "s3-lifecycle",
+        "s3-access-logging",
         "invocation-logging-s3",
         "invocation-logging-cloudwatch",
         "invocation-logging-delivery",
@@ -71,7 +88,12 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "inference-profile",
         "inference-profile-tags",
         "inference-profile-regions",
+        "guardrail",
+        "guardrail-version",
+        "guardrail-enforcement",
+        "model-agreement",
         "sns-topic",
+        "sns-topic-policy",
         "sns-subscription",
         "budget",
         "budget-notification",
@@ -80,6 +102,20 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "alarm",
         "anomaly-monitor",
         "anomaly-subscription",
+    }
+    assert len(data["checks"]) == 144  # 52 before issue 16 (stacks, IAM, S3, flow log, guardrail, agreements ...)
+    assert {r["resource"] for r in rows(stdout, "stack-status")} == {
+        f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
+    }
+    roles = {r["resource"] for r in rows(stdout, "iam-role")}
+    assert {"kimi-eu-invoker-support-bot", "kimi-eu-invoker-code-review", "kimi-eu-automation-budget-action"} <= roles
+    assert any(r.startswith("kimi-eu-network-CustomVpcRestrictDefaultSG") for r in roles)  # generated name, from CFN
+    assert {"kimi-eu-invoker-boundary", "kimi-eu-kill-switch", "kimi-eu-invoke-support-bot"} <= {
+        r["resource"] for r in rows(stdout, "iam-policy")
+    }
+    assert {r["resource"] for r in rows(stdout, "s3-encryption")} == {
+        "kimi-eu-invocation-logs-222222222222",
+        "kimi-eu-access-logs-222222222222",
     }
     endpoints = {r["resource"] for r in rows(stdout, "vpc-endpoint")}
     assert endpoints == {"bedrock-runtime", "bedrock-mantle", "bedrock"}
@@ -336,22 +372,43 @@ def test_wrong_account_stops_before_checking_someone_elses_resources(deployed: D
 # --------------------------------------------------------------------------------------------------
 
 
+def cloudformation_unreachable(deployed: Deployed) -> Callable[..., Any]:
+    """verify's client factory, with CloudFormation unreachable (nothing can be asked of the stacks)."""
+    moto_factory = deployed.factory()
+
+    def factory(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
+        if service != "cloudformation":
+            return moto_factory(service, region=region, profile=profile)
+        return boto3.client(
+            service,
+            region_name=region,
+            endpoint_url="http://127.0.0.1:9",
+            config=Config(retries={"max_attempts": 1}, connect_timeout=1),
+        )
+
+    return factory
+
+
 def test_a_named_bucket_needs_no_cloudformation_record(deployed: Deployed, cli, verify_args) -> None:
-    deployed.client("cloudformation").delete_stack(StackName="kimi-eu-access")
-    code, stdout, _ = cli(verify_args("--json"))
-    assert code == 0, failing(stdout)
+    with use_client_factory(cloudformation_unreachable(deployed)):
+        code, stdout, _ = cli(verify_args("--json"))
+    assert code == 1  # the stacks themselves cannot be checked
     assert rows(stdout, "invocation-logging-s3")[0]["status"] == "PASS"
+    assert {status for statuses in failing(stdout).values() for status in statuses} == {"ERROR"}  # no guess
+    assert rows(stdout, "stack-status")[0]["actual"] == "unreachable"
 
 
 def test_bucket_given_on_the_command_line(deployed: Deployed, cli, verify_args) -> None:
     bucket = deployed.client("bedrock").get_model_invocation_logging_configuration()["loggingConfig"]["s3Config"][
         "bucketName"
     ]
-    deployed.client("cloudformation").delete_stack(StackName="kimi-eu-access")
-    code, stdout, _ = cli(verify_args("--invocation-log-bucket", bucket, "--json"))
-    assert code == 0, failing(stdout)
-    code, stdout, _ = cli(verify_args("--invocation-log-bucket", "another-bucket", "--json"))
-    assert failing(stdout) == {"invocation-logging-s3": {"DRIFT"}}
+    with use_client_factory(cloudformation_unreachable(deployed)):
+        _, stdout, _ = cli(verify_args("--invocation-log-bucket", bucket, "--json"))
+        assert rows(stdout, "invocation-logging-s3")[0]["status"] == "PASS"
+        assert "--invocation-log-bucket" in rows(stdout, "invocation-logging-s3")[0]["detail"]
+        _, stdout, _ = cli(verify_args("--invocation-log-bucket", "another-bucket", "--json"))
+    assert rows(stdout, "invocation-logging-s3")[0]["status"] == "DRIFT"
+    assert {c for c, statuses in failing(stdout).items() if statuses != {"ERROR"}} == {"invocation-logging-s3"}
 
 
 # --------------------------------------------------------------------------------------------------

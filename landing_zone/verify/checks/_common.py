@@ -9,7 +9,7 @@ stack parameter or a generated name.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,12 +41,19 @@ class Context:
     invocation_log_bucket: str | None = None
     resolver: Resolver = field(init=False)
     key_labels: dict[str, str] = field(default_factory=dict)  # key ARN -> alias, for readable rows
+    # stack name -> its CloudFormation status ("MISSING" when absent); only stacks whose status could be read
+    stack_status: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.resolver = Resolver(self.assembly, self.live, region_of=self.region_of)
+        self.resolver = Resolver(self.assembly, self.live, region_of=self.region_of, management_of=self.management_of)
 
     def region_of(self, stack: Stack) -> str:
         return self.region_override or stack.region or self.home_region
+
+    def management_of(self, stack: Stack) -> bool:
+        """A stack of another account than the deployment account (the SCP stack in the management account) is
+        asked with the management profile."""
+        return bool(stack.account and self.deployment_account and stack.account != self.deployment_account)
 
     def global_region(self) -> str:
         return _GLOBAL_REGION[partition_of(self.region_override or self.home_region)]
@@ -82,7 +89,7 @@ def _errors(
     text = exc.description if isinstance(exc, ApiError) else exc
     where = f"{exc.service}:{exc.operation} " if isinstance(exc, ApiError) else ""
     short = text.replace("not attempted: ", "").split(" (", 1)[0].split(": ", 2)
-    actual = ": ".join(short[:2]) if short[0] == "unauthorised" else short[0]
+    actual = ": ".join(short[:2]) if short[0] in ("unauthorised", "no answer") else short[0]
     return [_row(c, resource, expected, actual, ERROR, f"{where}{text}", res) for c in checks]
 
 
@@ -94,6 +101,20 @@ def _unresolvable(checks: Sequence[str], resource: str, value: Any, res: Resourc
         )
         for c in checks
     ]
+
+
+def _guarded(
+    checks: Sequence[str], resource: str, res: Resource | None, check: Callable[[], list[CheckResult]]
+) -> list[CheckResult]:
+    """``check()``'s rows, or ERROR rows for ``checks`` of this one item when a call fails in a way the check did
+    not handle (could not ask, or an unexpected error answer): one item's failure never hides the others."""
+    try:
+        return check()
+    except ApiError as exc:
+        return _errors(checks, resource, "checked", exc, res)
+    except ClientError as exc:
+        code = aws.error_code(exc) or "error"
+        return [_row(c, resource, "checked", f"ERROR: {code}", ERROR, str(exc), res) for c in checks]
 
 
 def _not_found(exc: ClientError, *codes: str) -> bool:

@@ -13,6 +13,7 @@ GetAnomalyMonitors and GetAnomalySubscriptions; budgets and ce in the partition'
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from functools import partial
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -25,7 +26,9 @@ from landing_zone.verify.checks._common import (
     PASS,
     Context,
     _errors,
+    _guarded,
     _not_found,
+    _policy_row,
     _row,
     _unresolvable,
 )
@@ -45,6 +48,7 @@ from landing_zone.verify.report import CheckResult, summarize
 
 def check_topics(ctx: Context) -> list[CheckResult]:
     rows: list[CheckResult] = []
+    attributes: dict[str, dict[str, Any]] = {}  # topic ARN -> GetTopicAttributes, for the topic policies
     for res in ctx.resources("AWS::SNS::Topic"):
         region = ctx.region_of(res.stack)
         arn = ctx.resolver.ref_of(res)
@@ -64,12 +68,17 @@ def check_topics(ctx: Context) -> list[CheckResult]:
                 raise
             rows.append(_row("sns-topic", label, expected, "not found", MISSING, arn, res))
             continue
+        attributes[arn] = attrs
         key = ctx.resolve(key_ref, res) if key_ref is not None else None
         if isinstance(key, Unresolved):
             rows += _unresolvable(["sns-topic"], label, key, res)
             continue
         got_key = attrs.get("KmsMasterKeyId")
-        want_arn, got_arn = _key_arn(ctx, region, key), _key_arn(ctx, region, got_key)
+        try:
+            want_arn, got_arn = _key_arn(ctx, region, key), _key_arn(ctx, region, got_key)
+        except ApiError as exc:
+            rows += _errors(["sns-topic"], label, expected, exc, res)
+            continue
         ok = (want_arn or None) == (got_arn or None)
         rows.append(
             _row(
@@ -82,6 +91,7 @@ def check_topics(ctx: Context) -> list[CheckResult]:
                 res,
             )
         )
+    rows += _topic_policies(ctx, attributes)
     subs_by_topic: dict[str, list[dict[str, Any]] | ApiError] = {}
     for res in ctx.resources("AWS::SNS::Subscription"):
         region = ctx.region_of(res.stack)
@@ -122,6 +132,35 @@ def check_topics(ctx: Context) -> list[CheckResult]:
                     res,
                 )
             )
+    return rows
+
+
+def _topic_policies(ctx: Context, attributes: dict[str, dict[str, Any]]) -> list[CheckResult]:
+    """Each ``AWS::SNS::TopicPolicy``: its document is the access policy of every topic it names (the ``Policy``
+    attribute of GetTopicAttributes, compared as IAM reads it)."""
+    rows: list[CheckResult] = []
+    for res in ctx.resources("AWS::SNS::TopicPolicy"):
+        topics = ctx.resolve(res.prop("Topics") or [], res)
+        expected = ctx.resolve(res.prop("PolicyDocument"), res)
+        for topic in topics if isinstance(topics, list) else [topics]:
+            label = topic.rsplit(":", 1)[-1] if isinstance(topic, str) else res.logical_id
+            if unresolved_in([topic, expected]):
+                rows += _unresolvable(["sns-topic-policy"], label, [topic, expected], res)
+                continue
+            if topic not in attributes:
+                try:
+                    attributes[topic] = ctx.live.call(
+                        "sns", "get_topic_attributes", region=ctx.region_of(res.stack), TopicArn=topic
+                    )["Attributes"]
+                except ApiError as exc:
+                    rows += _errors(["sns-topic-policy"], label, "as synthesized", exc, res)
+                    continue
+                except ClientError as exc:
+                    if not _not_found(exc, "NotFound"):
+                        raise
+                    rows.append(_row("sns-topic-policy", label, "as synthesized", "topic not found", MISSING, "", res))
+                    continue
+            rows.append(_policy_row("sns-topic-policy", label, expected, attributes[topic].get("Policy"), res))
     return rows
 
 
@@ -442,21 +481,25 @@ def check_alarms(ctx: Context) -> list[CheckResult]:
             rows += [r for res, name in items for r in _errors(["alarm"], name, "exists", exc, res)]
             continue
         for res, name in items:
-            want = _alarm_intent(ctx, res)
-            expected = f"{want['ComparisonOperator']} {_num(want['Threshold'])} x{want['EvaluationPeriods']}"
-            live = found.get(name)
-            if live is None:
-                rows.append(_row("alarm", name, expected, "not found", MISSING, "", res))
-                continue
-            if unresolved_in(list(want.values())):
-                rows += _unresolvable(["alarm"], name, list(want.values()), res)
-                continue
-            got = _alarm_live(live)
-            diff = [k for k in want if not (same_number(want[k], got[k]) if k == "Threshold" else want[k] == got[k])]
-            actual = f"{got['ComparisonOperator']} {_num(got['Threshold'])} x{got['EvaluationPeriods']}"
-            detail = "\n".join(f"{k}: expected {want[k]}, live {got[k]}" for k in diff)
-            rows.append(_row("alarm", name, expected, actual, DRIFT if diff else PASS, detail, res))
+            rows += _guarded(["alarm"], name, res, partial(_alarm_row, ctx, res, name, found.get(name)))
     return rows
+
+
+def _alarm_row(ctx: Context, res: Resource, name: str, live: dict[str, Any] | None) -> list[CheckResult]:
+    """One alarm against its DescribeAlarms entry.  A dimension that names an application inference profile is
+    resolved from the stack first (see :meth:`~landing_zone.verify.live.Resolver.application_profile_arn`); one
+    that cannot be resolved makes this alarm's row ERROR, not the family's."""
+    want = _alarm_intent(ctx, res)
+    expected = f"{want['ComparisonOperator']} {_num(want['Threshold'])} x{want['EvaluationPeriods']}"
+    if live is None:
+        return [_row("alarm", name, expected, "not found", MISSING, "", res)]
+    if unresolved_in(list(want.values())):
+        return _unresolvable(["alarm"], name, list(want.values()), res)
+    got = _alarm_live(live)
+    diff = [k for k in want if not (same_number(want[k], got[k]) if k == "Threshold" else want[k] == got[k])]
+    actual = f"{got['ComparisonOperator']} {_num(got['Threshold'])} x{got['EvaluationPeriods']}"
+    detail = "\n".join(f"{k}: expected {want[k]}, live {got[k]}" for k in diff)
+    return [_row("alarm", name, expected, actual, DRIFT if diff else PASS, detail, res)]
 
 
 def _metric_stat(stat: dict[str, Any]) -> tuple[Any, ...]:

@@ -81,9 +81,13 @@ def check_nodegroups(ctx: Context) -> list[CheckResult]:
         label = f"{cluster}/{live['nodegroupName']}"
         live_scaling = live.get("scalingConfig") or {}
         # An instance type in the launch template wins over the node group's list (which EKS may fill by default).
-        got_types = _live_template_types(ctx, region, live.get("launchTemplate") or {}) or sorted(
-            live.get("instanceTypes") or []
-        )
+        try:
+            got_types = _live_template_types(ctx, region, live.get("launchTemplate") or {}) or sorted(
+                live.get("instanceTypes") or []
+            )
+        except ApiError as exc:
+            rows += _errors(["eks-nodegroup"], label, expected, exc, res)
+            continue
         got = {
             "capacityType": live.get("capacityType", "ON_DEMAND"),
             "instanceTypes": got_types,

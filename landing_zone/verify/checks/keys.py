@@ -110,7 +110,8 @@ def check_keys(ctx: Context) -> list[CheckResult]:
 
 
 def _key_arn(ctx: Context, region: str, key: Any) -> Any:
-    """A live key ARN for an alias / key ID / ARN (as APIs report configured keys)."""
+    """A live key ARN for an alias / key ID / ARN (as APIs report configured keys); the key itself when KMS does not
+    know it.  Raises :class:`~landing_zone.verify.live.ApiError` when KMS could not be asked."""
     if not isinstance(key, str) or not key:
         return key
     if key.startswith("arn:") and ":key/" in key:
