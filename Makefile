@@ -30,7 +30,7 @@ CDK_CONFIG  := $(if $(CONFIG),-c "config=$(CONFIG)",)
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-cli setup-dev scanners synth test lint validate routes schema deploy cost review bench clean help
+.PHONY: setup setup-cli setup-dev scanners synth test lint validate routes schema deploy cost review bench e2e clean help
 
 help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up (runtime dependencies only), validate, synthesize into $(OUT)/"
@@ -43,6 +43,7 @@ help:
 	@echo "make schema > schema.json            the JSON Schema of the configuration (stdout is the schema only)"
 	@echo "make lint                            ruff (lint + format check), mypy --strict, import-layer contracts"
 	@echo "make bench                           synth-time, template-limit and test-time benchmarks"
+	@echo "make e2e [VARIANT=single]            deploy into a local AWS emulator, assert, verify, destroy (docs/E2E.md)"
 	@echo "make scanners                        the checkov / cfn-lint virtualenv (.venv-scanners), made by review and test"
 	@echo "make clean                           remove cdk.out/ and caches (keeps the virtualenvs and node_modules)"
 
@@ -125,6 +126,13 @@ cost: setup-cli
 bench: setup-dev
 	python bench/synth_bench.py
 	python bench/test_bench.py
+
+# A real deployment into a local AWS emulator (LocalStack, in its own virtualenv .venv-localstack/, started and
+# stopped by the script): bootstrap, deploy, read back, deploy again, verify, destroy.  VARIANT: full single
+# (default: both), organization, new-vpc.  See docs/E2E.md.
+VARIANT ?=
+e2e: setup-cli
+	VARIANT="$(VARIANT)" bash tests/e2e/e2e.sh
 
 clean:
 	rm -rf $(OUT) $(OUT).tmp .pytest_cache .mypy_cache .ruff_cache reports .bench

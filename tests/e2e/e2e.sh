@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# `make e2e`: deploy the landing zone into a local AWS emulator (localstack-core from PyPI, host mode, no Docker,
+# loopback only), assert what was really deployed, deploy again (no changes), run `verify`, destroy, and check the
+# retained resources.  See docs/E2E.md.
+#
+#   make e2e                      VARIANT="full single": both VPC paths, each in a fresh emulator
+#   make e2e VARIANT=single       one variant: full | single | organization | new-vpc
+#
+#   full          organization + new VPC: every stack the emulator can hold (keys, network, access, cost, guardrails)
+#   single        one account, no organization; imported VPC (created in the emulator first)
+#   organization  single + the guardrails stack
+#   new-vpc       one account, new VPC
+#
+# Environment: LS_PYTHON (a Python >= 3.13 for the emulator's own virtualenv), LS_VENV (default .venv-localstack),
+# E2E_NETNS=0 (host network instead of a private network namespace), E2E_PORT (default 4566), STARTUP_TIMEOUT (s,
+# default 60), STEP_TIMEOUT (s, default 300, for each CDK CLI command), E2E_OUT (run folders, default reports/e2e),
+# E2E_KEEP=1 (keep the emulator's files of a passing run).
+# The emulator this script starts is always stopped: on success, failure and interrupt (trap), and, should the
+# script be killed, by its parent-death signal.
+set -Eeuo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+VARIANTS=${VARIANT:-full single}
+LS_VENV=${LS_VENV:-$REPO/.venv-localstack}
+PROJECT_VENV=${PROJECT_VENV:-$REPO/.venv}
+STARTUP_TIMEOUT=${STARTUP_TIMEOUT:-60}
+STEP_TIMEOUT=${STEP_TIMEOUT:-300}
+PORT=${E2E_PORT:-4566}
+ACCOUNT=000000000000
+REGION=us-east-1
+export E2E_T0=${E2E_T0:-$EPOCHREALTIME}
+
+for v in $VARIANTS; do
+  case $v in
+    full | single | organization | new-vpc) ;;
+    *) echo "error: VARIANT must be full, single, organization or new-vpc (or several, space-separated), not '$v'" >&2; exit 2 ;;
+  esac
+done
+for tool in curl setsid setpriv; do
+  command -v "$tool" > /dev/null || { echo "error: $tool is required (util-linux / curl)" >&2; exit 2; }
+done
+[[ -x $PROJECT_VENV/bin/python ]] || { echo "error: no $PROJECT_VENV: run through 'make e2e' (it sets it up)" >&2; exit 2; }
+
+elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
+# ---------------------------------------------------------------- the emulator's virtualenv (needs PyPI) ---------
+# Exact versions, no resolver (--no-deps): a plain resolve of localstack-core 2026.3.0 today pulls cbor2 6.x and
+# pyOpenSSL 26.x, and the runtime then fails to start.  Rebuilt when the lock or the stand-ins change.
+# localstack-core 2026.3.0 needs Python >= 3.13 (it imports warnings.deprecated, new in 3.13; on 3.12 the runtime
+# fails with "No component plugins found").  The newest pyenv version first, then PATH.
+MIN_PY="(3, 13)"
+py_ok() { "$1" -c "import sys; sys.exit(sys.version_info < $MIN_PY)" 2> /dev/null; }
+find_python() {
+  if [[ -n ${LS_PYTHON:-} ]]; then echo "$LS_PYTHON"; return 0; fi
+  local c
+  for c in $(ls -d /root/.pyenv/versions/3.1[2-9]* 2> /dev/null | sort -rV | sed 's|$|/bin/python|') \
+    python3.14 python3.13 python3; do
+    if command -v "$c" > /dev/null 2>&1 && py_ok "$c"; then echo "$c"; return 0; fi
+  done
+  return 1
+}
+
+setup_ls_venv() { # the pinned set (rebuilt when the lock changes), then the stand-ins (reinstalled when they change)
+  local t0=$EPOCHREALTIME py log=$LS_VENV/.e2e-setup.log src lock stand
+  lock=$(sha256sum < "$HERE/requirements-localstack.txt" | cut -c1-16)
+  stand=$(cd "$HERE/standins" && cat pyproject.toml lz_e2e_standins/*.py | sha256sum | cut -c1-16)
+  if [[ -f $LS_VENV/.e2e-lock && $(cat "$LS_VENV/.e2e-lock") == "$lock" ]] && py_ok "$LS_VENV/bin/python"; then
+    [[ -f $LS_VENV/.e2e-standins && $(cat "$LS_VENV/.e2e-standins") == "$stand" ]] && return 0
+  else
+    py=$(find_python) || { echo "error: the emulator needs Python >= 3.13: none in /root/.pyenv/versions/ or on PATH; set LS_PYTHON" >&2; exit 2; }
+    py_ok "$py" || { echo "error: LS_PYTHON=$py is not Python >= 3.13 (localstack-core 2026.3.0 needs warnings.deprecated)" >&2; exit 2; }
+    echo "creating $LS_VENV with $py ($("$py" --version 2>&1)): tests/e2e/requirements-localstack.txt" >&2
+    rm -rf "$LS_VENV"
+    "$py" -m venv "$LS_VENV"
+    "$LS_VENV/bin/python" -m pip install --no-deps -r "$HERE/requirements-localstack.txt" > "$log" 2>&1 \
+      || { grep -v 'is ignored: it is neither' "$log" | tail -30 >&2; echo "error: installing into $LS_VENV failed (log: $log)" >&2; exit 2; }
+    echo "$lock" > "$LS_VENV/.e2e-lock"
+  fi
+  # the stand-ins, built from a copy so that no build/ or *.egg-info is written into the checkout
+  src=$(mktemp -d)
+  cp -r "$HERE/standins/." "$src/"
+  if ! { "$LS_VENV/bin/python" -m pip install --no-deps --no-build-isolation --force-reinstall "$src" \
+    && "$LS_VENV/bin/python" -m pip check; } >> "$log" 2>&1; then
+    rm -rf "$src"
+    grep -v 'is ignored: it is neither' "$log" | tail -30 >&2
+    echo "error: installing the stand-ins into $LS_VENV failed (log: $log)" >&2
+    exit 2
+  fi
+  rm -rf "$src"
+  echo "$stand" > "$LS_VENV/.e2e-standins"
+  echo "emulator virtualenv $LS_VENV ready ($(elapsed "$t0") s)" >&2
+}
+
+if [[ -z ${E2E_IN_NETNS:-} ]]; then
+  setup_ls_venv
+  export E2E_SETUP_S; E2E_SETUP_S=$(elapsed "$E2E_T0")
+  # Everything else runs in a private network namespace with only loopback up: nothing can leave the machine, and
+  # the port cannot collide with another emulator.  Not permitted (not root, no user namespaces): the host network.
+  if [[ ${E2E_NETNS:-1} != 0 ]] && command -v unshare > /dev/null && command -v ip > /dev/null \
+    && unshare -n true 2> /dev/null; then
+    exec unshare -n env E2E_IN_NETNS=1 bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
+  fi
+  echo "note: running on the host network (no private network namespace: E2E_NETNS=0 or unshare -n not permitted)" >&2
+  export E2E_IN_NETNS=host
+fi
+
+# ---------------------------------------------------------------- environment -----------------------------------
+OUT=${E2E_OUT:-$REPO/reports/e2e}
+STAMP=$(date +%Y%m%dT%H%M%S)
+TOP=$OUT/$STAMP
+mkdir -p "$TOP"
+TIMINGS=$TOP/timings.tsv
+printf 'variant\tstep\tseconds\tresult\n' > "$TIMINGS"
+printf 'all\tsetup-emulator-venv\t%s\tok\n' "${E2E_SETUP_S:-0}" >> "$TIMINGS"
+
+# the emulator: host mode, loopback only, no DNS server, no analytics, no persistence, no remote catalog
+export OVERRIDE_IN_DOCKER=0 GATEWAY_LISTEN=127.0.0.1:$PORT GATEWAY_SERVER=hypercorn DNS_ADDRESS=0
+export DISABLE_EVENTS=1 SKIP_SSL_CERT_DOWNLOAD=1 PERSISTENCE=0 CFN_IGNORE_UNSUPPORTED_RESOURCE_TYPES=1
+export API_ENDPOINT=http://127.0.0.1:9/v1 ANALYTICS_API=http://127.0.0.1:9/v1 LOCALSTACK_CLI=0
+# the CDK CLI and boto3 (the project's virtualenv and node_modules)
+export PATH=$PROJECT_VENV/bin:$REPO/node_modules/.bin:$PATH
+export CDK_DISABLE_CLI_TELEMETRY=true CDK_DISABLE_VERSION_CHECK=1
+export AWS_ENDPOINT_URL=http://127.0.0.1:$PORT AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
+export AWS_DEFAULT_REGION=$REGION AWS_REGION=$REGION AWS_EC2_METADATA_DISABLED=true
+export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+unset AWS_PROFILE AWS_SESSION_TOKEN AWS_DEFAULT_PROFILE
+CHECK=(python -m tests.e2e.e2e_check)
+
+LS_PID=
+VARIANT_NOW=
+RUN=
+
+alive() { local s; s=$(ps -o stat= -p "$1" 2> /dev/null) || return 1; [[ $s != Z* ]]; }
+
+stop_ls() {
+  [[ -n $LS_PID ]] || return 0
+  local t0=$EPOCHREALTIME
+  if alive "$LS_PID"; then
+    kill -TERM -- "-$LS_PID" 2> /dev/null || true
+    for _ in $(seq 1 60); do alive "$LS_PID" || break; sleep 0.25; done
+    if alive "$LS_PID"; then echo "the emulator did not stop within 15 s: SIGKILL" >&2; fi
+    kill -KILL -- "-$LS_PID" 2> /dev/null || true # the whole process group, stragglers included
+  fi
+  wait "$LS_PID" 2> /dev/null || true
+  echo "emulator (pid $LS_PID) stopped in $(elapsed "$t0") s" >&2
+  LS_PID=
+}
+
+summary() { # every step, each variant's total, the script's total (wall clock, seconds)
+  echo "---- timings (s) ---- $TIMINGS"
+  awk -F'\t' -v total="$(elapsed "$E2E_T0")" '
+    NR == 1 { next }
+    { printf "%-14s %-24s %7s  %s\n", $1, $2, $3, $4 }
+    $1 != "all" { if (!($1 in sum)) order[n++] = $1; sum[$1] += $3 }
+    END {
+      for (i = 0; i < n; i++) printf "%-14s %-24s %7.1f\n", order[i], "(variant total)", sum[order[i]]
+      printf "%-14s %-24s %7s\n", "all", "(script total)", total
+    }' "$TIMINGS"
+}
+
+finish() {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_ls
+  summary
+  if ((rc == 0)); then
+    echo "E2E PASSED ($VARIANTS) -- $TOP"
+  else
+    echo "E2E FAILED (${VARIANT_NOW:-setup}, exit $rc) -- logs in ${RUN:-$TOP}" >&2
+  fi
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+step() { # step NAME CMD...: run and time CMD; a non-zero exit fails the run
+  local name=$1 t0=$EPOCHREALTIME rc=0
+  shift
+  echo "== $VARIANT_NOW: $name" >&2
+  "$@" || rc=$?
+  printf '%s\t%s\t%s\t%s\n' "$VARIANT_NOW" "$name" "$(elapsed "$t0")" "$( ((rc == 0)) && echo ok || echo "FAILED (exit $rc)")" >> "$TIMINGS"
+  return "$rc"
+}
+
+start_ls() {
+  if curl -s -m 1 -o /dev/null "http://127.0.0.1:$PORT/_localstack/health"; then
+    echo "error: something already answers on 127.0.0.1:$PORT (another emulator? set E2E_PORT)" >&2; return 1
+  fi
+  # its own process group (stopped as a group); SIGTERM should this script die without running its trap
+  FILESYSTEM_ROOT=$RUN/ls-fs setsid setpriv --pdeathsig TERM "$LS_VENV/bin/python" -m lz_e2e_standins.run \
+    > "$RUN/localstack.log" 2>&1 < /dev/null &
+  LS_PID=$!
+  local deadline=$((SECONDS + STARTUP_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    if curl -sf -m 2 "http://127.0.0.1:$PORT/_localstack/health" > "$RUN/health.json" 2> /dev/null \
+      && grep -q '"cloudformation": "\(available\|running\)"' "$RUN/health.json"; then
+      return 0
+    fi
+    alive "$LS_PID" || { echo "the emulator exited during startup:" >&2; tail -20 "$RUN/localstack.log" >&2; return 1; }
+    sleep 0.25
+  done
+  echo "the emulator was not healthy after ${STARTUP_TIMEOUT} s:" >&2; tail -20 "$RUN/localstack.log" >&2; return 1
+}
+
+# The CDK CLI from $RUN (no cdk.json there: nothing is written into the checkout), bounded in time: a stack the
+# emulator never finishes would otherwise keep the CLI polling.
+cdk_() { (cd "$RUN" && timeout --foreground -k 10 "$STEP_TIMEOUT" cdk "$@" --no-notices); }
+in_repo() { (cd "$REPO" && "$@"); }
+
+bootstrap() {
+  cdk_ bootstrap "aws://$ACCOUNT/$REGION" > "$RUN/bootstrap.log" 2>&1 || { tail -30 "$RUN/bootstrap.log" >&2; return 1; }
+}
+
+synth() {
+  in_repo python -m landing_zone validate --quiet --config "$RUN/config.yaml" \
+    && in_repo cdk synth --quiet --no-notices -c config="$RUN/config.yaml" -o "$RUN/cdk.out" > /dev/null 2> "$RUN/synth.log"
+}
+
+deploy() { # deploy LOG [--force]
+  local log=$1
+  shift
+  cdk_ deploy --app "$RUN/cdk.out" --all --require-approval never --concurrency 4 "$@" > "$RUN/$log" 2>&1 \
+    || { tail -30 "$RUN/$log" >&2; return 1; }
+}
+
+run_verify() { # exit 1 (not everything PASS) is expected against the emulator: the counts are asserted next
+  local rc=0
+  in_repo python -m landing_zone verify --assembly "$RUN/cdk.out" --json > "$RUN/verify.json" 2> "$RUN/verify.err" || rc=$?
+  echo "verify exited $rc" >&2
+  ((rc <= 1)) || { cat "$RUN/verify.err" >&2; return 1; }
+}
+
+destroy() {
+  cdk_ destroy --app "$RUN/cdk.out" --all --force --concurrency 4 > "$RUN/destroy.log" 2>&1 \
+    || { tail -30 "$RUN/destroy.log" >&2; return 1; }
+}
+
+run_variant() {
+  VARIANT_NOW=$1
+  RUN=$TOP/$VARIANT_NOW
+  mkdir -p "$RUN"
+  step start-emulator start_ls
+  step bootstrap bootstrap
+  step config in_repo "${CHECK[@]}" config "$VARIANT_NOW" "$RUN/config.yaml"
+  step synth synth
+  step deploy-1 deploy deploy-1.log
+  step stack-status in_repo "${CHECK[@]}" stacks "$RUN/cdk.out"
+  step pretended in_repo "${CHECK[@]}" pretended "$RUN/cdk.out" "$HERE/expected-pretended-$VARIANT_NOW.tsv"
+  step readback in_repo "${CHECK[@]}" readback "$RUN/cdk.out" "$VARIANT_NOW"
+  # deploy-2: the CLI compares each template with the deployed one; deploy-3 (--force): the emulator computes a
+  # change set for every stack.  Both must change nothing.
+  step deploy-2 deploy deploy-2.log
+  step no-changes in_repo "${CHECK[@]}" no-changes "$RUN/deploy-2.log" "$RUN/cdk.out"
+  step deploy-3-force deploy deploy-3.log --force
+  step no-changes-forced in_repo "${CHECK[@]}" no-changes "$RUN/deploy-3.log" "$RUN/cdk.out"
+  step verify run_verify
+  step verify-counts in_repo "${CHECK[@]}" verify-counts "$RUN/verify.json" "$VARIANT_NOW"
+  step snapshot in_repo "${CHECK[@]}" snapshot "$RUN/cdk.out" "$RUN/retained.json"
+  step unprotect in_repo "${CHECK[@]}" unprotect "$RUN/cdk.out"
+  step destroy destroy
+  step retained in_repo "${CHECK[@]}" retained "$RUN/retained.json"
+  step stop-emulator stop_ls
+  [[ ${E2E_KEEP:-0} == 1 ]] || rm -rf "$RUN/ls-fs"
+}
+
+echo "network: $([[ $E2E_IN_NETNS == host ]] && echo "host (loopback listener)" || echo "private namespace (unshare -n)")" >&2
+for v in $VARIANTS; do
+  run_variant "$v"
+done
+VARIANT_NOW=

@@ -1,0 +1,271 @@
+"""E2E ONLY -- start LocalStack with the landing zone's stand-ins and fidelity patches (``make e2e``).
+
+    python -m lz_e2e_standins.run        (instead of: python -m localstack.runtime.main)
+
+LocalStack resolves a CloudFormation type to a resource provider through
+``ResourceProviderExecutor.try_load_resource_provider``; this launcher wraps it so that, for a few types, our
+provider answers first (entry points cannot override a built-in provider reliably: plux keeps whichever plugin of
+a name it happens to enumerate last):
+
+* stand-in (creates nothing, returns well-formed deterministic attributes whose IDs contain "standin"):
+  AWS::Bedrock::ApplicationInferenceProfile (no Bedrock here), AWS::Lambda::Function (no Lambda can run here)
+* stand-in that does the work in-process instead of the Lambda: Custom::VpcRestrictDefaultSG (CDK's handler
+  removes every rule of the new VPC's default security group)
+* fidelity (the built-in provider drops properties the service API does support; see docs/E2E.md):
+  AWS::EC2::SecurityGroup   inline SecurityGroupIngress / SecurityGroupEgress rules
+  AWS::Logs::LogGroup       RetentionInDays, KmsKeyId, Tags
+  AWS::EC2::VPCEndpoint     Tags
+  AWS::EC2::FlowLog         no provider at all (it would be pretended): created through the EC2 API
+
+LZ_E2E_FIDELITY=0 keeps LocalStack's own providers for the fidelity types (stand-ins stay): for experiments only,
+``make e2e`` then fails its read-back, as it should.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+LOG = logging.getLogger("lz_e2e_standins")
+
+
+def _ip_permissions(rules: list[dict], *, egress: bool) -> list[dict]:
+    out = []
+    for r in rules or []:
+        perm: dict = {"IpProtocol": str(r["IpProtocol"])}
+        if "FromPort" in r:
+            perm["FromPort"] = int(r["FromPort"])
+        if "ToPort" in r:
+            perm["ToPort"] = int(r["ToPort"])
+        desc = {"Description": r["Description"]} if r.get("Description") else {}
+        if r.get("CidrIp"):
+            perm["IpRanges"] = [{"CidrIp": r["CidrIp"], **desc}]
+        if r.get("CidrIpv6"):
+            perm["Ipv6Ranges"] = [{"CidrIpv6": r["CidrIpv6"], **desc}]
+        peer = r.get("DestinationSecurityGroupId" if egress else "SourceSecurityGroupId")
+        if peer:
+            perm["UserIdGroupPairs"] = [{"GroupId": peer, **desc}]
+        if r.get("DestinationPrefixListId" if egress else "SourcePrefixListId"):
+            perm["PrefixListIds"] = [
+                {"PrefixListId": r.get("DestinationPrefixListId" if egress else "SourcePrefixListId")}
+            ]
+        out.append(perm)
+    return out
+
+
+def _providers() -> dict:
+    from botocore.exceptions import ClientError
+    from localstack.services.cloudformation.resource_provider import OperationStatus, ProgressEvent, ResourceProvider
+    from localstack.services.ec2.resource_providers.aws_ec2_securitygroup import EC2SecurityGroupProvider
+    from localstack.services.ec2.resource_providers.aws_ec2_vpcendpoint import EC2VPCEndpointProvider
+    from localstack.services.logs.resource_providers.aws_logs_loggroup import LogsLogGroupProvider
+
+    from lz_e2e_standins import StandInApplicationInferenceProfileProvider
+
+    class FaithfulSecurityGroupProvider(EC2SecurityGroupProvider):
+        def create(self, request):
+            event = super().create(request)
+            if event.status != OperationStatus.SUCCESS:
+                return event
+            model = event.resource_model
+            ec2 = request.aws_client_factory.ec2
+            group_id = model["GroupId"]
+            ingress = _ip_permissions(model.get("SecurityGroupIngress"), egress=False)
+            if ingress:
+                ec2.authorize_security_group_ingress(GroupId=group_id, IpPermissions=ingress)
+            if "SecurityGroupEgress" in model and model.get("VpcId"):
+                # as CloudFormation does: the explicit rules replace the default allow-all egress rule
+                ec2.revoke_security_group_egress(
+                    GroupId=group_id, IpPermissions=[{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}]
+                )
+                egress = _ip_permissions(model.get("SecurityGroupEgress"), egress=True)
+                if egress:
+                    ec2.authorize_security_group_egress(GroupId=group_id, IpPermissions=egress)
+            LOG.info(
+                "FIDELITY AWS::EC2::SecurityGroup %s: %d ingress, %s egress rule(s) applied",
+                group_id,
+                len(ingress),
+                len(model.get("SecurityGroupEgress") or []) if "SecurityGroupEgress" in model else "default",
+            )
+            return event
+
+    class FaithfulLogGroupProvider(LogsLogGroupProvider):
+        def create(self, request):
+            # LocalStack's provider calls CreateLogGroup with the name only; AssociateKmsKey is not implemented,
+            # so pass the key (and tags) to CreateLogGroup, then PutRetentionPolicy.
+            model = request.desired_state
+            logs = request.aws_client_factory.logs
+            if not model.get("LogGroupName"):
+                return super().create(request)
+            name = model["LogGroupName"]
+            params = {"logGroupName": name}
+            if model.get("KmsKeyId"):
+                params["kmsKeyId"] = model["KmsKeyId"]
+            if model.get("Tags"):
+                params["tags"] = {t["Key"]: t["Value"] for t in model["Tags"]}
+            logs.create_log_group(**params)
+            if model.get("RetentionInDays"):
+                logs.put_retention_policy(logGroupName=name, retentionInDays=int(model["RetentionInDays"]))
+            model["Arn"] = logs.describe_log_groups(logGroupNamePrefix=name)["logGroups"][0]["arn"]
+            LOG.info(
+                "FIDELITY AWS::Logs::LogGroup %s: retention=%s kms=%s tags=%d",
+                name,
+                model.get("RetentionInDays"),
+                bool(model.get("KmsKeyId")),
+                len(model.get("Tags") or []),
+            )
+            return ProgressEvent(
+                status=OperationStatus.SUCCESS, resource_model=model, custom_context=request.custom_context
+            )
+
+    class FaithfulVpcEndpointProvider(EC2VPCEndpointProvider):
+        def create(self, request):
+            # LocalStack's provider drops Tags; verify finds the endpoints by their landing-zone tags.
+            event = super().create(request)
+            model = event.resource_model or {}
+            tags = (request.desired_state or {}).get("Tags")
+            if event.status == OperationStatus.IN_PROGRESS and model.get("Id") and tags:
+                request.aws_client_factory.ec2.create_tags(
+                    Resources=[model["Id"]], Tags=[{"Key": t["Key"], "Value": t["Value"]} for t in tags]
+                )
+                LOG.info("FIDELITY AWS::EC2::VPCEndpoint %s: %d tag(s) applied", model["Id"], len(tags))
+            return event
+
+    class StandInLambdaFunctionProvider(ResourceProvider):
+        """No Lambda can run here (community LocalStack executes functions only in Docker, and creating one
+        downloads a runtime from the internet): record the function, return a well-formed ARN."""
+
+        TYPE = "AWS::Lambda::Function"
+        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/FunctionName"]}
+
+        def create(self, request):
+            model = dict(request.desired_state or {})
+            model.setdefault("FunctionName", f"standin-{request.logical_resource_id}"[:64])
+            model["Arn"] = f"arn:aws:lambda:{request.region_name}:{request.account_id}:function:{model['FunctionName']}"
+            LOG.warning("STAND-IN AWS::Lambda::Function %s: not created", request.logical_resource_id)
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def update(self, request):
+            return self.create(request)
+
+        def delete(self, request):
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+    class FlowLogProvider(ResourceProvider):
+        """LocalStack has no provider for AWS::EC2::FlowLog (it would be pretended), but its EC2 API has
+        CreateFlowLogs: create the flow log through it, so that it exists and can be read back and verified."""
+
+        TYPE = "AWS::EC2::FlowLog"
+        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/Id"]}
+
+        def create(self, request):
+            model = dict(request.desired_state or {})
+            params = {
+                "ResourceIds": [model["ResourceId"]],
+                "ResourceType": model["ResourceType"],
+                "TrafficType": model.get("TrafficType", "ALL"),
+                "LogDestinationType": model.get("LogDestinationType", "cloud-watch-logs"),
+            }
+            for key in ("LogGroupName", "LogDestination", "DeliverLogsPermissionArn", "LogFormat"):
+                if model.get(key):
+                    params[key] = model[key]
+            if model.get("MaxAggregationInterval"):
+                params["MaxAggregationInterval"] = int(model["MaxAggregationInterval"])
+            if model.get("Tags"):
+                tags = [{"Key": t["Key"], "Value": t["Value"]} for t in model["Tags"]]
+                params["TagSpecifications"] = [{"ResourceType": "vpc-flow-log", "Tags": tags}]
+            response = request.aws_client_factory.ec2.create_flow_logs(**params)
+            if response.get("Unsuccessful") or not response.get("FlowLogIds"):
+                return ProgressEvent(
+                    status=OperationStatus.FAILED, resource_model=model, message=str(response.get("Unsuccessful"))
+                )
+            model["Id"] = response["FlowLogIds"][0]
+            LOG.info("FIDELITY AWS::EC2::FlowLog %s created through the EC2 API", model["Id"])
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def read(self, request):
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=request.desired_state)
+
+        def update(self, request):
+            model = dict(request.desired_state or {})
+            model["Id"] = (request.previous_state or {}).get("Id")
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def delete(self, request):
+            flow_log_id = (request.desired_state or {}).get("Id")
+            if flow_log_id:
+                request.aws_client_factory.ec2.delete_flow_logs(FlowLogIds=[flow_log_id])
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+    class RestrictDefaultSecurityGroupProvider(ResourceProvider):
+        """Does what CDK's Custom::VpcRestrictDefaultSG Lambda does: remove every rule of the VPC's default
+        security group (and put the defaults back on delete)."""
+
+        TYPE = "Custom::VpcRestrictDefaultSG"
+        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/PhysicalResourceId"]}
+
+        def create(self, request):
+            model = dict(request.desired_state or {})
+            ec2 = request.aws_client_factory.ec2
+            sg_id = model["DefaultSecurityGroupId"]
+            sg = ec2.describe_security_groups(GroupIds=[sg_id])["SecurityGroups"][0]
+            if sg["IpPermissions"]:
+                ec2.revoke_security_group_ingress(GroupId=sg_id, IpPermissions=sg["IpPermissions"])
+            if sg["IpPermissionsEgress"]:
+                ec2.revoke_security_group_egress(GroupId=sg_id, IpPermissions=sg["IpPermissionsEgress"])
+            model["PhysicalResourceId"] = f"standin-restrict-{sg_id}"
+            LOG.warning("STAND-IN Custom::VpcRestrictDefaultSG %s: default rules removed in-process", sg_id)
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def update(self, request):
+            return self.create(request)
+
+        def delete(self, request):
+            model = request.desired_state or {}
+            ec2 = request.aws_client_factory.ec2
+            sg_id = model.get("DefaultSecurityGroupId")
+            try:
+                ec2.authorize_security_group_ingress(
+                    GroupId=sg_id, IpPermissions=[{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": sg_id}]}]
+                )
+                ec2.authorize_security_group_egress(
+                    GroupId=sg_id, IpPermissions=[{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}]
+                )
+            except ClientError as exc:  # the VPC may already be going away
+                LOG.info("restoring default rules of %s: %s", sg_id, exc)
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+    providers = {
+        "AWS::Bedrock::ApplicationInferenceProfile": StandInApplicationInferenceProfileProvider,
+        "AWS::Lambda::Function": StandInLambdaFunctionProvider,
+        "Custom::VpcRestrictDefaultSG": RestrictDefaultSecurityGroupProvider,
+    }
+    if os.environ.get("LZ_E2E_FIDELITY", "1") != "0":
+        providers["AWS::EC2::SecurityGroup"] = FaithfulSecurityGroupProvider
+        providers["AWS::Logs::LogGroup"] = FaithfulLogGroupProvider
+        providers["AWS::EC2::VPCEndpoint"] = FaithfulVpcEndpointProvider
+        providers["AWS::EC2::FlowLog"] = FlowLogProvider
+    return providers
+
+
+def install() -> None:
+    from localstack.services.cloudformation import resource_provider as rp
+
+    original = rp.ResourceProviderExecutor.try_load_resource_provider
+    cache: dict = {}
+
+    def try_load_resource_provider(resource_type: str):
+        if not cache:
+            cache.update(_providers())
+        if resource_type in cache:
+            return cache[resource_type]()
+        return original(resource_type)
+
+    rp.ResourceProviderExecutor.try_load_resource_provider = staticmethod(try_load_resource_provider)
+
+
+if __name__ == "__main__":
+    install()
+    from localstack.runtime.main import main
+
+    main()
