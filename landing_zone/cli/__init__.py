@@ -13,11 +13,11 @@ import argparse
 import platform
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 
 from landing_zone import __version__
 from landing_zone.cli import config, cost, discover, guardrails, review, verify
 from landing_zone.errors import LandingZoneError
+from landing_zone.plan.record import installed_version
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -27,15 +27,9 @@ COMMANDS = (config, guardrails, cost, review, verify, discover)
 def version_text() -> str:
     """This tool's version and the pinned libraries that decide what it synthesizes."""
 
-    def installed(distribution: str) -> str:
-        try:
-            return metadata.version(distribution)
-        except metadata.PackageNotFoundError:
-            return "not installed"
-
     return (
-        f"landing_zone {__version__} (aws-cdk-lib {installed('aws-cdk-lib')}, cdk-nag {installed('cdk-nag')}, "
-        f"pydantic {installed('pydantic')}, Python {platform.python_version()})"
+        f"landing_zone {__version__} (aws-cdk-lib {installed_version('aws-cdk-lib')}, cdk-nag {installed_version('cdk-nag')}, "
+        f"pydantic {installed_version('pydantic')}, Python {platform.python_version()})"
     )
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "RECORD_SCHEMA",
     "check_matches",
     "config_digest",
+    "installed_version",
     "plan_from_record",
     "plan_record",
     "provenance",
@@ -55,7 +56,8 @@ def config_digest(source: PlanSource) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _version(distribution: str) -> str:
+def installed_version(distribution: str) -> str:
+    """The installed version of a distribution, or 'not installed'."""
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
@@ -88,8 +90,8 @@ def provenance(now: datetime | None = None) -> dict[str, Any]:
         "generated_at": (now or datetime.now(UTC)).replace(microsecond=0).isoformat(),
         "landing_zone": __version__,
         "python": platform.python_version(),
-        "aws_cdk_lib": _version("aws-cdk-lib"),
-        "cdk_nag": _version("cdk-nag"),
+        "aws_cdk_lib": installed_version("aws-cdk-lib"),
+        "cdk_nag": installed_version("cdk-nag"),
         "cdk_cli": _cdk_cli_version(),
     }
 

@@ -179,6 +179,25 @@ def _regions(assembly: Assembly) -> list[str]:
     return sorted({t.region for t in assembly.templates if t.region}) or ["us-east-1"]
 
 
+def checkov_command(python: str, files: Sequence[str]) -> list[str]:
+    """The checkov command the review runs (offline: --skip-download, JSON out), one --file per template."""
+    return [
+        python,
+        "-W",
+        "ignore",
+        "-m",
+        "checkov.main",
+        "--framework",
+        "cloudformation",
+        "--skip-download",
+        "--output",
+        "json",
+        "--quiet",
+        "--compact",
+        *(a for f in files for a in ("--file", f)),
+    ]
+
+
 def run_scanners(assembly: Assembly, *, timeout: float = SCANNER_TIMEOUT_SECONDS) -> dict[str, ScannerRun]:
     """Run cfn-lint and checkov concurrently over the top-level templates of the assembly."""
     files = sorted({t.file for t in assembly.templates})
@@ -193,21 +212,7 @@ def run_scanners(assembly: Assembly, *, timeout: float = SCANNER_TIMEOUT_SECONDS
         ),
         "checkov": ScannerRun(
             "checkov",
-            [
-                python,
-                "-W",
-                "ignore",
-                "-m",
-                "checkov.main",
-                "--framework",
-                "cloudformation",
-                "--skip-download",
-                "--output",
-                "json",
-                "--quiet",
-                "--compact",
-                *(a for f in files for a in ("--file", f)),
-            ],
+            checkov_command(python, files),
             version=versions["checkov"],
         ),
     }

@@ -77,7 +77,7 @@ def test_every_skip_is_used_by_some_assembly(reviewed):
 @pytest.mark.skipif(shutil.which("strace") is None or sys.platform != "linux", reason="needs strace")
 def test_checkov_opens_no_network_connection(synth, tmp_path):
     """Run the scanner command exactly as the review does, traced: no connect() to an IP address."""
-    from landing_zone.review.scanners import _checkov_env, scanner_python
+    from landing_zone.review.scanners import _checkov_env, checkov_command, scanner_python
 
     outdir = synth(None).outdir
     template = sorted(Path(outdir).glob("*keys.template.json"))[0]
@@ -90,19 +90,7 @@ def test_checkov_opens_no_network_connection(synth, tmp_path):
         "trace=connect",
         "-o",
         str(trace),
-        scanner_python(),
-        "-W",
-        "ignore",
-        "-m",
-        "checkov.main",
-        "--framework",
-        "cloudformation",
-        "--skip-download",
-        "--output",
-        "json",
-        "--quiet",
-        "--file",
-        template.name,
+        *checkov_command(scanner_python(), [template.name]),  # the review's own command, not a copy of it
     ]
     done = subprocess.run(command, cwd=outdir, env=_checkov_env(), capture_output=True, text=True, timeout=300)
     assert done.stdout.strip().startswith(("{", "[")), done.stderr[-2000:]
