@@ -44,6 +44,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -128,10 +129,23 @@ def _glob_regex(pattern: str, any_char: str, star: Callable[[str, int], str]) ->
     return "".join(out)
 
 
+@lru_cache(maxsize=8192)
+def _glob_compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
+    regex = _glob_regex(pattern, ".", lambda p, i: ".*")
+    return re.compile(regex, re.DOTALL | (re.IGNORECASE if ignore_case else 0))
+
+
 def _glob(pattern: str, value: str, ignore_case: bool = False) -> bool:
     """`*` = any run of characters (also empty), `?` = exactly one character."""
-    regex = _glob_regex(pattern, ".", lambda p, i: ".*")
-    return re.fullmatch(regex, value, re.DOTALL | (re.IGNORECASE if ignore_case else 0)) is not None
+    return _glob_compiled(pattern, ignore_case).fullmatch(value) is not None
+
+
+@lru_cache(maxsize=8192)
+def _resource_compiled(pattern: str) -> re.Pattern[str]:
+    def star(p: str, i: int) -> str:
+        return ".*" if i + 1 == len(p) or p[i + 1] == ":" else "[^:]*"
+
+    return re.compile(_glob_regex(pattern, "[^:]", star), re.DOTALL)
 
 
 def _resource_match(pattern: str, resource: str) -> bool:
@@ -144,10 +158,7 @@ def _resource_match(pattern: str, resource: str) -> bool:
     "*" is therefore matched only by patterns that can match the literal "*".
     """
 
-    def star(p: str, i: int) -> str:
-        return ".*" if i + 1 == len(p) or p[i + 1] == ":" else "[^:]*"
-
-    return re.fullmatch(_glob_regex(pattern, "[^:]", star), resource, re.DOTALL) is not None
+    return _resource_compiled(pattern).fullmatch(resource) is not None
 
 
 def _split_arn(value: str) -> list[str] | None:
