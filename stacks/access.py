@@ -75,6 +75,7 @@ def add_access(
     require_vpce = cfg.access.require_vpc_endpoint
     runtime_ep = endpoints.get("bedrock-runtime")
     mantle_ep = endpoints.get("bedrock-mantle")
+    control_ep = endpoints.get("bedrock")
     for app in plan.applications:
         name = app.app.name
         profile = None
@@ -95,6 +96,8 @@ def add_access(
             application_profile_arn=profile.arn if profile else None,
             runtime_endpoint_id=runtime_ep.vpc_endpoint_id if (require_vpce and runtime_ep) else None,
             mantle_endpoint_id=mantle_ep.vpc_endpoint_id if (require_vpce and mantle_ep) else None,
+            control_endpoint_id=control_ep.vpc_endpoint_id if (require_vpce and control_ep) else None,
+            require_endpoints=require_vpce,
             guardrail_arn=per_request_guardrail,
         )
         trust = invoker_trust_policy(

@@ -90,9 +90,29 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
     return {"keys": keys, "network": network, "access": access, "cost": cost, "self_hosting": self_hosting}
 
 
+BOOTSTRAP_QUALIFIER_CONTEXT = "@aws-cdk/core:bootstrapQualifier"
+# Resources CDK's framework code creates as raw CfnResource (not taggable by Tags.of): their tag property, so that
+# the tag-keyed guardrails recognise them (landing_zone/policies/protected.py; tests/cdk/test_inventory.py).
+_FRAMEWORK_TAG_PROPERTIES = {"AWS::IAM::Role": "list", "AWS::Lambda::Function": "list", "AWS::SSM::Parameter": "map"}
+
+
+def _tag_framework_resources(scope: Construct, tags: dict[str, str]) -> None:
+    for node in scope.node.find_all():
+        if type(node) is not cdk.CfnResource:  # raw CfnResource only: the L1 classes are taggable
+            continue
+        shape = _FRAMEWORK_TAG_PROPERTIES.get(node.cfn_resource_type)
+        if shape == "list":
+            node.add_property_override("Tags", [{"Key": k, "Value": v} for k, v in sorted(tags.items())])
+        elif shape == "map":
+            node.add_property_override("Tags", dict(sorted(tags.items())))
+
+
 def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
     cfg = plan.config
     parts: dict[str, Any] = {}
+    # Every stack is deployed with the landing zone's own CDK bootstrap (policy_guardrails.cdk_bootstrap_qualifier):
+    # the exemptions of the tamper denies name its roles, so no other stack may share it (docs/DEPLOY.md).
+    scope.node.set_context(BOOTSTRAP_QUALIFIER_CONTEXT, cfg.policy_guardrails.cdk_bootstrap_qualifier)
     if cfg.member_baseline.enabled:
         from stacks.rollout import RolloutStack
 
@@ -122,4 +142,5 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
     tags = {"landing-zone": cfg.name, "managed-by": "kimi-bedrock-landing-zone", **dict(cfg.tags)}
     for key, value in sorted(tags.items()):
         cdk.Tags.of(scope).add(key, value)
+    _tag_framework_resources(scope, tags)
     return LandingZone(**parts)

@@ -84,18 +84,18 @@ class RolloutStack(LandingZoneStack):
                     parameter_overrides=instance.parameters or None,
                 )
             )
-        self._acknowledge_asset_publisher()
+        self._acknowledge_asset_publisher(cfg.policy_guardrails.cdk_bootstrap_qualifier)
         CfnOutput(self, "MemberBaselineStackSetName", value=f"{cfg.name}-member-baseline")
         CfnOutput(self, "MemberAccounts", value=str(len(self.instances)))
 
-    def _acknowledge_asset_publisher(self) -> None:
+    def _acknowledge_asset_publisher(self, qualifier: str) -> None:
         """cdk-stacksets publishes the member template's assets with CDK's BucketDeployment (a singleton)."""
         publisher = next((c for c in self.node.children if c.node.id.startswith("Custom::CDKBucketDeployment")), None)
         if publisher is None:
             return
         why = "CDK BucketDeployment (via cdk-stacksets) copying the member template's Lambda code to the asset bucket"
         bucket_id = self.get_logical_id(cast(CfnElement, self.assets.bucket.node.default_child))
-        bootstrap = f"arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-{self.account}-{self.region}/*"
+        bootstrap = f"arn:<AWS::Partition>:s3:::cdk-{qualifier}-assets-{self.account}-{self.region}/*"
         acknowledge(
             publisher,
             "AwsSolutions-IAM4",

@@ -28,7 +28,9 @@ from landing_zone.errors import ConfigError, Problem
 from landing_zone.plan.checks import (
     blame_written_keys,
     budget_problems,
+    budget_scope_problems,
     context_window_problems,
+    per_request_guardrail_problems,
     self_hosting_problems,
 )
 from landing_zone.plan.model import Plan, PlanSource
@@ -125,6 +127,8 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if not problems:
         applications, app_problems = plan_applications(config, routing, catalog)
         problems += blame_written_keys(config, routing, catalog, app_problems)
+        problems += budget_scope_problems(config, applications)
+        problems += per_request_guardrail_problems(config, applications)
     problems += _budget_limit_problems(config, catalog)
     if not problems:
         problems += self_hosting_problems(config, prices)

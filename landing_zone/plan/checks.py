@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib import metadata
 
+from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.prices import PriceCatalog
 from landing_zone.core.config import MAX_MONTHLY_USD, LandingZoneConfig
@@ -12,7 +14,14 @@ from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.cost.self_hosting import monthly_cost_line
 from landing_zone.errors import Described, PricingError, Problem
 
-__all__ = ["blame_written_keys", "budget_problems", "context_window_problems", "self_hosting_problems"]
+__all__ = [
+    "blame_written_keys",
+    "budget_problems",
+    "budget_scope_problems",
+    "per_request_guardrail_problems",
+    "context_window_problems",
+    "self_hosting_problems",
+]
 
 
 def blame_written_keys(
@@ -94,6 +103,51 @@ def budget_problems(config: LandingZoneConfig, budget: MonthlyBudget) -> list[Pr
             )
         ]
     return []
+
+
+def budget_scope_problems(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> list[Problem]:
+    """``budget_scope: tagged`` counts the spend that carries the landing-zone cost-allocation tag: application
+    inference profiles.  A kill switch filtered on it can never fire on spend through paths that carry no tag
+    (Mantle's default project, batch jobs), so a configuration whose invokers can use those paths is refused."""
+    if config.cost.budget_scope != "tagged" or not config.cost.kill_switch:
+        return []
+    untagged = []
+    for a in applications:
+        paths = [p for p, on in (("Mantle", a.mantle_route is not None), ("batch", bool(a.app.batch_role_arns))) if on]
+        if paths:
+            untagged.append(f"{a.app.name} ({', '.join(paths)})")
+    if not untagged:
+        return []
+    return [
+        Problem(
+            "cost.budget_scope",
+            "tagged",
+            "the budget and its kill switch would count only tagged spend (application inference profiles), but "
+            f"these applications can also spend through untagged paths: {'; '.join(untagged)}. Set "
+            "cost.budget_scope: account (everything billed to the deployment account), or take Mantle and batch "
+            "away from those applications",
+        )
+    ]
+
+
+def per_request_guardrail_problems(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> list[Problem]:
+    """Per-request guardrail enforcement grants only calls that carry bedrock:GuardrailIdentifier: Mantle requests
+    cannot, so an application with no runtime path would be granted nothing."""
+    guardrail = config.content_guardrail
+    if not (guardrail.enabled and guardrail.enforcement == "per-request"):
+        return []
+    mantle_only = [a.app.name for a in applications if a.route is None]
+    if not mantle_only:
+        return []
+    return [
+        Problem(
+            "content_guardrail.enforcement",
+            "per-request",
+            f"applications {', '.join(mantle_only)} reach their model through Mantle only, whose requests cannot carry "
+            "bedrock:GuardrailIdentifier, so per-request enforcement would grant them nothing: use enforcement: "
+            "account, or give them a model with a runtime path",
+        )
+    ]
 
 
 def kubectl_layer_distribution(kubernetes_version: str) -> str:

@@ -91,7 +91,8 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
             DeploymentStep(
                 account,
                 label,
-                f"cdk bootstrap aws://{account}/{cfg.home_region} --profile {label}{trust}",
+                f"cdk bootstrap --qualifier {cfg.policy_guardrails.cdk_bootstrap_qualifier} "
+                f"aws://{account}/{cfg.home_region} --profile {label}{trust}",
                 "bootstrap before the SCPs: afterwards they protect the CDK roles' names"
                 if cfg.organization is not None
                 else "once per account and Region",

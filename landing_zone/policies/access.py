@@ -38,10 +38,18 @@ def invoker_policy(
     application_profile_arn: str | None,
     runtime_endpoint_id: str | None = None,
     mantle_endpoint_id: str | None = None,
+    control_endpoint_id: str | None = None,
+    require_endpoints: bool = False,
     guardrail_arn: str | None = None,
     partition: str = arns.PARTITION,
 ) -> dict[str, Any]:
-    """``application_profile_arn`` is None for a Mantle-only application (no compliant runtime path)."""
+    """``application_profile_arn`` is None for a Mantle-only application (no compliant runtime path).
+
+    ``require_endpoints``: every grant is conditioned on the landing zone's endpoint of its service (runtime, Mantle,
+    the ``bedrock`` control plane for batch); a path whose endpoint is not deployed is not granted.  With
+    ``guardrail_arn`` (per-request enforcement) only calls that can carry ``bedrock:GuardrailIdentifier`` are granted:
+    batch jobs and Mantle requests cannot (Service Authorization Reference: CreateModelInvocationJob and
+    bedrock-mantle:CreateInference list no such key), so they are left out."""
     stmts: list[dict[str, Any]] = []
     if app.route is not None and application_profile_arn is not None:
         resources = InvokeResources()
@@ -58,13 +66,16 @@ def invoker_policy(
         stmts += resources.statements(
             actions=RUNTIME_INVOKE_ACTIONS, sid_prefix="Invoke", direct_condition=invoke_condition or None
         )
-        batch = batch_resources(app.route, sources=[region], accounts=[account], partition=partition)
-        stmts.append(
-            batch_statement(
+        batch_allowed = not guardrail_arn and (control_endpoint_id or not require_endpoints)
+        if batch_allowed:
+            batch = batch_resources(app.route, sources=[region], accounts=[account], partition=partition)
+            batch_stmt = batch_statement(
                 batch, regions=[region], accounts=[account], sid="BatchCompliantModels", partition=partition
             )
-        )
-        if app.app.batch_role_arns:
+            if control_endpoint_id:
+                batch_stmt["Condition"] = {"StringEquals": {"aws:SourceVpce": control_endpoint_id}}
+            stmts.append(batch_stmt)
+        if batch_allowed and app.app.batch_role_arns:
             stmts.append(
                 statement(
                     "PassBatchServiceRole",
@@ -82,7 +93,7 @@ def invoker_policy(
                 ),
             )
         )
-    if app.mantle_route is not None:
+    if app.mantle_route is not None and not guardrail_arn and (mantle_endpoint_id or not require_endpoints):
         mantle_condition = {"StringEquals": {"aws:SourceVpce": mantle_endpoint_id}} if mantle_endpoint_id else None
         stmts += mantle_invoke_statements(
             routing,

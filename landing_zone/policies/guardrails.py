@@ -57,169 +57,85 @@ from dataclasses import dataclass
 from typing import Any
 
 from landing_zone.core.catalog import Catalog
+from landing_zone.core.catalog.action_space import (
+    PROTECTED_SERVICES,
+    load_action_space,
+    load_data_automation_profiles,
+    load_model_calling_services,
+)
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import LandingZoneError
 from landing_zone.policies.common import document, minified, statement
 from landing_zone.policies.invoke import BATCH_ACTIONS, MANTLE_INVOKE_ACTIONS, MANTLE_MODEL_KEY, RUNTIME_INVOKE_ACTIONS
+from landing_zone.policies.protected import name_patterns, role_patterns
 
 LANDING_ZONE_TAG = "landing-zone"
 PARTITION = "aws"
 
 # Every action of the services that process prompts: confined by Region whatever the action is called.
 BEDROCK_SERVICES = ("bedrock:*", "bedrock-mantle:*", "bedrock-agentcore:*")
-# Runtime actions that name a model or profile as their resource (IAM action database: resource types
-# foundation-model / inference-profile).  CountTokens tokenizes the prompt with the model.
-MODEL_ACTIONS = (*RUNTIME_INVOKE_ACTIONS, *BATCH_ACTIONS, "bedrock:CountTokens")
 # Mantle actions that carry bedrock-mantle:Model and must always carry it.
 MANTLE_MODEL_ACTIONS = (*MANTLE_INVOKE_ACTIONS, "bedrock-mantle:CreateFineTuningJob")
+
+
+def model_actions() -> tuple[str, ...]:
+    """Every action that runs a model or creates something that does, from the IAM action database
+    (``landing_zone/core/catalog/action_space.yaml``; the rule is in ``landing_zone/review/action_space.py``)."""
+    return load_action_space().model_actions
+
+
+# Kept for readers of the runtime subset (the invoker ceiling, the red-team table).
+MODEL_ACTIONS = (*RUNTIME_INVOKE_ACTIONS, *BATCH_ACTIONS, "bedrock:CountTokens")
 
 LOGGING_CONFIG_ACTIONS = (
     "bedrock:PutModelInvocationLoggingConfiguration",
     "bedrock:DeleteModelInvocationLoggingConfiguration",
 )
-# Account-level settings with no resource ARN of their own.
+# Actions with no resource type (authorized on "*") that change something the landing zone relies on.  The other
+# resource-less actions of the protected services were each decided in landing_zone/policies/exceptions.yaml.
 ACCOUNT_SETTING_ACTIONS = (
     *LOGGING_CONFIG_ACTIONS,
     "bedrock:PutEnforcedGuardrailConfiguration",
     "bedrock:DeleteEnforcedGuardrailConfiguration",
     "logs:PutAccountPolicy",  # an account-wide data-protection / transformer policy would rewrite the logs
+    "logs:DeleteAccountPolicy",
+    "ce:UpdateCostAllocationTagsStatus",  # deactivating the cost-allocation tags blinds the tagged budget
+    "logs:PutPipelineRule",  # account-wide ingestion pipelines could rewrite what reaches the log groups
+    "logs:DeletePipelineRule",
+    "logs:CallWithBearerToken",  # API-key ingestion would bypass the log writers' roles
+    "logs:PutStorageTierPolicy",  # account-wide storage tier of the log groups
+    "bedrock:PutAccountDataRetention",  # where prompts and completions are kept (data-retention.html)
 )
-
-# What may not be done to a protected role by anyone but the exempt principals.
-ROLE_TAKEOVER_ACTIONS = (
-    "iam:CreateRole",
-    "iam:DeleteRole*",  # DeleteRole, DeleteRolePolicy, DeleteRolePermissionsBoundary
-    "iam:UpdateRole*",  # UpdateRole, UpdateRoleDescription
-    "iam:UpdateAssumeRolePolicy",
-    "iam:PutRole*",  # PutRolePolicy, PutRolePermissionsBoundary
-    "iam:AttachRolePolicy",
-    "iam:DetachRolePolicy",
-    "iam:TagRole",
-    "iam:UntagRole",
-    "iam:PassRole",
+# Every non-read action on a protected resource is denied: the NotAction of the tamper denies is the read actions of
+# the protected services (derived from the action database) plus the USE actions below, which use a protected
+# resource without changing it.  Each is a reviewed exception with its reason in landing_zone/policies/exceptions.yaml.
+USE_ACTIONS = (
+    "kms:Decrypt",
+    "kms:Encrypt",
+    "kms:GenerateDataKey*",
+    "kms:ReEncrypt*",
+    "ec2:RunInstances",
+    "ec2:CreateNetworkInterface",
+    "sns:Publish",
+    "sts:AssumeRole",
+    "sts:TagSession",
+    "sts:SetSourceIdentity",
+)
+# Appending to a protected log group: only its delivery roles (and the exempt principals) may.
+LOG_WRITE_ACTIONS = ("logs:CreateLogStream", "logs:PutLogEvents")
+# Event-source mappings have no resource type: they name the function in lambda:FunctionArn.
+EVENT_SOURCE_ACTIONS = (
+    "lambda:CreateEventSourceMapping",
+    "lambda:UpdateEventSourceMapping",
+    "lambda:DeleteEventSourceMapping",
 )
 ASSUME_ROLE_ACTIONS = ("sts:AssumeRole", "sts:AssumeRoleWithSAML", "sts:AssumeRoleWithWebIdentity")
-
-# Changes to resources the landing zone names itself, by service.  Wildcards cover actions added later.
-NAMED_TAMPER_ACTIONS = (
-    # managed policies (AWS::IAM::ManagedPolicy has no Tags: only the name protects the kill switch)
-    "iam:CreatePolicy*",
-    "iam:DeletePolicy*",
-    "iam:SetDefaultPolicyVersion",
-    "iam:TagPolicy",
-    "iam:UntagPolicy",
-    # buckets and objects (general purpose buckets ignore aws:ResourceTag unless ABAC is enabled)
-    "s3:DeleteBucket*",
-    "s3:PutBucket*",
-    "s3:PutEncryptionConfiguration",
-    "s3:PutLifecycleConfiguration",
-    "s3:PutReplicationConfiguration",
-    "s3:DeleteObject*",
-    "s3:PutObject*",
-    # log groups and streams
-    "logs:Delete*",
-    "logs:AssociateKmsKey",
-    "logs:DisassociateKmsKey",
-    "logs:PutRetentionPolicy",
-    "logs:PutDataProtectionPolicy",
-    "logs:PutLogGroupDeletionProtection",
-    "logs:PutTransformer",
-    # functions (a forged Delete event to the logging handler would remove logging)
-    "lambda:Create*",
-    "lambda:Update*",
-    "lambda:Put*",
-    "lambda:Delete*",
-    "lambda:Invoke*",
-    "lambda:Publish*",
-    "lambda:AddPermission",
-    "lambda:RemovePermission",
-    # stacks and StackSets (change sets included)
-    "cloudformation:Create*",
-    "cloudformation:Update*",
-    "cloudformation:Delete*",
-    "cloudformation:Execute*",
-    "cloudformation:Set*",
-    "cloudformation:Cancel*",
-    "cloudformation:Continue*",
-    "cloudformation:Rollback*",
-    "cloudformation:Import*",
-    "cloudformation:Signal*",
-    # budgets and the kill switch (ExecuteBudgetAction would reverse it)
-    "budgets:ModifyBudget",
-    "budgets:CreateBudgetAction",
-    "budgets:UpdateBudgetAction",
-    "budgets:DeleteBudgetAction",
-    "budgets:ExecuteBudgetAction",
-    # alert topics and alarms
-    "sns:DeleteTopic",
-    "sns:SetTopicAttributes",
-    "sns:AddPermission",
-    "sns:RemovePermission",
-    "sns:PutDataProtectionPolicy",
-    "cloudwatch:DeleteAlarms",
-    "cloudwatch:PutMetricAlarm",
-    "cloudwatch:PutCompositeAlarm",
-    "cloudwatch:DisableAlarmActions",
-    "cloudwatch:SetAlarmState",
-    "cloudwatch:DeleteDashboards",
-    "cloudwatch:PutDashboard",
-    # key aliases
-    "kms:CreateAlias",
-    "kms:DeleteAlias",
-    "kms:UpdateAlias",
-)
-
-# Changes to resources with random identifiers, matched by the landing-zone tag (each supports
-# aws:ResourceTag for the action: checked against the IAM action database by tests/unit/test_action_db.py).
-TAGGED_TAMPER_ACTIONS = (
-    "kms:Disable*",  # DisableKey, DisableKeyRotation
-    "kms:ScheduleKeyDeletion",
-    "kms:PutKeyPolicy",
-    "ec2:DeleteVpcEndpoints",
-    "ec2:ModifyVpcEndpoint",
-    "ec2:DeleteFlowLogs",
-    "bedrock:DeleteGuardrail",
-    "bedrock:UpdateGuardrail",
-    "bedrock:DeleteInferenceProfile",
-    "ce:DeleteAnomaly*",
-    "ce:UpdateAnomaly*",
-)
-SELF_HOSTING_TAGGED_TAMPER_ACTIONS = ("eks:DeleteCluster", "eks:UpdateClusterConfig", "eks:DeleteNodegroup")
-
-# Every service's tag and untag action for the resources above (aws:TagKeys names the keys set or removed).
-TAG_ACTIONS = (
-    "iam:TagRole",
-    "iam:UntagRole",
-    "iam:TagPolicy",
-    "iam:UntagPolicy",
-    "kms:TagResource",
-    "kms:UntagResource",
-    "ec2:CreateTags",
-    "ec2:DeleteTags",
-    "logs:TagResource",
-    "logs:UntagResource",
-    "logs:TagLogGroup",
-    "logs:UntagLogGroup",
-    "bedrock:TagResource",
-    "bedrock:UntagResource",
-    "lambda:TagResource",
-    "lambda:UntagResource",
-    "budgets:TagResource",
-    "budgets:UntagResource",
-    "sns:TagResource",
-    "sns:UntagResource",
-    "cloudwatch:TagResource",
-    "cloudwatch:UntagResource",
-    "ce:TagResource",
-    "ce:UntagResource",
-    "cloudformation:TagResource",
-    "cloudformation:UntagResource",
-    "s3:TagResource",
-    "s3:UntagResource",
-    "eks:TagResource",
-    "eks:UntagResource",
-)
+ROLE_SERVICES = ("iam",)
+NAMED_SERVICES = ("budgets", "cloudformation", "cloudwatch", "ecr", "iam", "kms", "lambda", "logs", "s3", "sns", "ssm")
+# Every service that can evaluate the landing-zone tag on one of the landing zone's resources (the stacks tag every
+# taggable resource): their reads stay allowed on tagged resources.
+TAGGED_SERVICES = PROTECTED_SERVICES
 
 
 class GuardrailSizeError(LandingZoneError):
@@ -266,13 +182,11 @@ def exemptions(config: LandingZoneConfig) -> Exemptions:
         f"arn:{PARTITION}:iam::{deploy_account}:role/cdk-{q}-*-role-{deploy_account}-{region}",
         f"arn:{PARTITION}:iam::{automation_account}:role/{config.automation_role_prefix}*",
     ]
-    protected_names = [f"cdk-{q}-*", f"{config.name}-*"]
     if member_baseline:
         # Service-managed StackSets create 'stacksets-exec-<hash>' in every member account (random suffix).
         exempt.append(f"arn:{PARTITION}:iam::*:role/stacksets-exec-*")
-        protected_names.append("stacksets-exec-*")
     exempt += g.deployment_principal_arns
-    protected = [f"arn:{PARTITION}:iam::*:role/*{name}" for name in protected_names]
+    protected = list(role_patterns(config, ()))
     for arn in (*g.deployment_principal_arns, *g.deployer_principal_arns):
         name = _role_name(arn).rsplit("/", 1)[-1]
         protected.append(f"arn:{PARTITION}:iam::{arn.split(':')[4]}:role/*{name}")
@@ -289,36 +203,22 @@ def automation_role_pattern(config: LandingZoneConfig, partition: str = PARTITIO
     return f"arn:{partition}:iam::*:role/{config.automation_role_prefix}*"
 
 
-def protected_resources(config: LandingZoneConfig) -> tuple[str, ...]:
-    """ARN patterns of everything the landing zone names itself (``DenyLandingZoneTampering``).
+def log_writer_roles(config: LandingZoneConfig) -> tuple[str, ...]:
+    """The roles that deliver into the protected log groups: flow logs and Bedrock invocation logging."""
+    account = "*" if config.member_baseline.enabled else config.deployment_account
+    return tuple(
+        f"arn:{PARTITION}:iam::{account}:role/{config.name}-{suffix}"
+        for suffix in ("flow-logs", "bedrock-invocation-logging")
+    )
 
-    Each pattern is a naming rule the constructs follow; ``tests/cdk/test_protection.py`` checks every
-    synthesized resource of these types against them.
+
+def protected_resources(config: LandingZoneConfig) -> tuple[str, ...]:
+    """ARN patterns of everything the landing zone protects by name, roles aside (``DenyLandingZoneTampering``).
+
+    They come from the protected-resource inventory (:mod:`landing_zone.policies.protected`);
+    ``tests/cdk/test_inventory.py`` checks every synthesized resource against it.
     """
-    n, p = config.name, PARTITION
-    q = config.policy_guardrails.cdk_bootstrap_qualifier
-    resources = [
-        f"arn:{p}:iam::*:policy/{n}-*",
-        f"arn:{p}:s3:::{n}-*",
-        f"arn:{p}:s3:::cdk-{q}-assets-*",  # the bootstrap asset bucket: code of the next deployment
-        f"arn:{p}:logs:*:*:log-group:/{n}/*",
-        f"arn:{p}:lambda:*:*:function:{n}-*",
-        f"arn:{p}:cloudformation:*:*:stack/{n}-*",
-        f"arn:{p}:cloudformation:*:*:stack/CDKToolkit/*",
-        f"arn:{p}:budgets::*:budget/{n}-*",
-        f"arn:{p}:sns:*:*:{n}-*",
-        f"arn:{p}:cloudwatch:*:*:alarm:{n}-*",
-        f"arn:{p}:cloudwatch::*:dashboard/{n}-*",
-        f"arn:{p}:kms:*:*:alias/{n}/*",
-    ]
-    if config.member_baseline.enabled:
-        resources += [
-            f"arn:{p}:cloudformation:*:*:stack/StackSet-{n}-*",
-            f"arn:{p}:cloudformation:*:*:stackset/{n}-*",
-        ]
-    if config.self_hosting.enabled:
-        resources.append(f"arn:{p}:logs:*:*:log-group:/aws/eks/{n}-*")  # EKS fixes the control-plane log group name
-    return tuple(resources)
+    return name_patterns(config)
 
 
 @dataclass(frozen=True)
@@ -369,6 +269,59 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
             condition={"StringNotEquals": {"aws:RequestedRegion": inference_regions}},
         )
     ]
+    if g.confine_model_calling_services:
+        stmts.append(
+            statement(
+                "DenyModelCallingServicesOutsideCompliantRegions",
+                effect="Deny",
+                # services that call models with their own principal, which the Bedrock denies cannot see
+                actions=load_model_calling_services().actions,
+                resources=["*"],
+                condition={"StringNotEquals": {"aws:RequestedRegion": sorted(config.compliant_regions)}},
+            )
+        )
+    sources = sorted(config.source_regions)
+    if set(sources) != set(config.compliant_regions):
+        # Where inference may be *started*: a profile (system or application) or batch job in a source Region, a
+        # direct in-Region call or Mantle call whose Region is a source Region.  A profile's legs carry
+        # bedrock:InferenceProfileArn and may run in its compliant destinations (DenyBedrockOutsideCompliantRegions).
+        stmts.append(
+            statement(
+                "DenyInferenceStartedOutsideSourceRegions",
+                effect="Deny",
+                actions=[*RUNTIME_INVOKE_ACTIONS, *BATCH_ACTIONS],
+                not_resources=[
+                    f"arn:{PARTITION}:bedrock:*::foundation-model/*",
+                    *(
+                        f"arn:{PARTITION}:bedrock:{r}:*:{kind}/*"
+                        for r in sources
+                        for kind in ("inference-profile", "application-inference-profile", "model-invocation-job")
+                    ),
+                ],
+            )
+        )
+        stmts.append(
+            statement(
+                "DenyDirectInferenceOutsideSourceRegions",
+                effect="Deny",
+                actions=RUNTIME_INVOKE_ACTIONS,
+                resources=["*"],
+                condition={
+                    "Null": {"bedrock:InferenceProfileArn": "true"},
+                    "StringNotEquals": {"aws:RequestedRegion": sources},
+                },
+            )
+        )
+        stmts.append(
+            statement(
+                # batch jobs and Mantle calls have no profile legs: their Region is where they run
+                "DenyBatchAndMantleOutsideSourceRegions",
+                effect="Deny",
+                actions=[*BATCH_ACTIONS, *MANTLE_MODEL_ACTIONS],
+                resources=["*"],
+                condition={"StringNotEquals": {"aws:RequestedRegion": sources}},
+            )
+        )
     if not config.allow_global_inference:
         stmts.append(
             statement(
@@ -384,8 +337,33 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
         statement(
             "DenyUnlistedModels",
             effect="Deny",
-            actions=MODEL_ACTIONS,
+            actions=model_actions(),
             not_resources=_allowed_runtime_resources(routing),
+        )
+    )
+    space = load_action_space()
+    stmts.append(
+        statement(
+            "DenyUnlistedModelSources",
+            effect="Deny",
+            # no resource type names the model: imported weights, custom models, Marketplace endpoints
+            actions=space.model_source_actions,
+            resources=["*"],
+        )
+    )
+    # Data Automation's cross-Region profiles are inference profiles: only those whose every destination is
+    # compliant; its projects and blueprints are not places (catalog: data_automation.yaml, bda-cris.html).
+    da_profiles = load_data_automation_profiles().compliant(config.compliant_regions)
+    stmts.append(
+        statement(
+            "DenyNonCompliantDataAutomation",
+            effect="Deny",
+            actions=space.data_automation_actions,
+            not_resources=[
+                *(f"arn:{PARTITION}:bedrock:*:*:data-automation-profile/{p}" for p in da_profiles),
+                f"arn:{PARTITION}:bedrock:*:*:data-automation-project/*",
+                f"arn:{PARTITION}:bedrock:*:*:blueprint/*",
+            ],
         )
     )
     # No compliant Mantle model: the placeholder matches no request, so every Mantle model is denied.
@@ -432,18 +410,24 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
 
 
 def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
-    """Statements 6-12 (empty without ``tamper_protection``)."""
+    """Statements 6-12 (empty without ``tamper_protection``).
+
+    The denies name what may still be done (reads and the reviewed use actions), not what may not: every other
+    action on a protected resource — including actions AWS adds later — is denied to the non-exempt principals.
+    """
     if not config.policy_guardrails.tamper_protection:
         return []
+    space = load_action_space()
     ex = exemptions(config)
-    not_exempt = {"ArnNotLike": {"aws:PrincipalARN": list(ex.exempt)}}
-    tagged_actions = TAGGED_TAMPER_ACTIONS + (SELF_HOSTING_TAGGED_TAMPER_ACTIONS if config.self_hosting.enabled else ())
+    exempt = list(ex.exempt)
+    not_exempt = {"ArnNotLike": {"aws:PrincipalARN": exempt}}
     assume_condition = {"ArnNotLike": {"aws:PrincipalARN": list(ex.deployers)}} if ex.deployers else None
+    named_services = NAMED_SERVICES + (("eks",) if config.self_hosting.enabled else ())
     return [
         statement(
             "DenyExemptRoleTakeover",
             effect="Deny",
-            actions=ROLE_TAKEOVER_ACTIONS,
+            not_actions=[*space.reads_of(ROLE_SERVICES), "sts:*"],
             resources=ex.protected_roles,
             condition=not_exempt,
         ),
@@ -457,23 +441,42 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
         statement(
             "DenyLandingZoneTampering",
             effect="Deny",
-            actions=NAMED_TAMPER_ACTIONS,
+            not_actions=[*space.reads_of(named_services), *USE_ACTIONS, *LOG_WRITE_ACTIONS],
             resources=protected_resources(config),
             condition=not_exempt,
         ),
         statement(
             "DenyTaggedResourceTampering",
             effect="Deny",
-            actions=tagged_actions,
+            not_actions=[*space.reads_of(TAGGED_SERVICES), *USE_ACTIONS, *LOG_WRITE_ACTIONS],
             resources=["*"],
             condition={**not_exempt, "StringEquals": {f"aws:ResourceTag/{LANDING_ZONE_TAG}": config.name}},
         ),
         statement(
+            "DenyLogForgery",
+            effect="Deny",
+            actions=LOG_WRITE_ACTIONS,
+            resources=[r for r in protected_resources(config) if ":logs:" in r],
+            condition={"ArnNotLike": {"aws:PrincipalARN": [*exempt, *log_writer_roles(config)]}},
+        ),
+        statement(
             "DenyLandingZoneTagChanges",
             effect="Deny",
-            actions=TAG_ACTIONS,
+            # every action of every service that sets or removes a tag key carries aws:TagKeys (tag-on-create
+            # included); IgnoreCase: IAM tag keys are case-insensitive, so 'Landing-Zone' is the same key
+            actions=["*"],
             resources=["*"],
-            condition={**not_exempt, "ForAnyValue:StringEquals": {"aws:TagKeys": [LANDING_ZONE_TAG]}},
+            condition={**not_exempt, "ForAnyValue:StringEqualsIgnoreCase": {"aws:TagKeys": [LANDING_ZONE_TAG]}},
+        ),
+        statement(
+            "DenyEventSourcesOnLandingZoneFunctions",
+            effect="Deny",
+            actions=EVENT_SOURCE_ACTIONS,
+            resources=["*"],
+            condition={
+                **not_exempt,
+                "ArnLike": {"lambda:FunctionArn": [r for r in protected_resources(config) if ":lambda:" in r]},
+            },
         ),
         statement(
             "DenyAccountSettingChanges",
@@ -483,7 +486,17 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
             condition=not_exempt,
         ),
         statement(
-            "DenyLeavingOrganization", effect="Deny", actions=["organizations:LeaveOrganization"], resources=["*"]
+            "DenyGuardrailPolicyTypeChanges",
+            effect="Deny",
+            # disabling the SCP policy type on the root detaches every SCP; no member account may
+            # (a delegated administrator is a member account); deactivating StackSets' trusted access stops the
+            # member baseline
+            actions=[
+                "organizations:DisablePolicyType",
+                "organizations:LeaveOrganization",
+                "cloudformation:DeactivateOrganizationsAccess",
+            ],
+            resources=["*"],
         ),
     ]
 

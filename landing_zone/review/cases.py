@@ -191,12 +191,22 @@ TABLE: tuple[Row, ...] = (
     # --- runtime inference: in-Region and geographic profile legs -------------------------------------------
     Row("{geo} profile, source {home}", _IM, "{geo_profile}", "{home}", "{app_role}", needs=("geo",)),
     Row(
-        "{geo} profile streaming (ConverseStream), source {second}",
+        "{geo} profile streaming (ConverseStream), source {home}",
+        _IMS,
+        "{geo_profile}",
+        "{home}",
+        "{app_role}",
+        needs=("geo",),
+    ),
+    Row(
+        "{geo} profile started in {second}, not an inference source Region (nothing logs or alarms there)",
         _IMS,
         "{geo_profile_second}",
         "{second}",
         "{app_role}",
-        needs=("geo",),
+        scp=DENY,
+        boundary=DENY,
+        needs=("geo", "second"),
     ),
     Row(
         "{geo} profile leg to {dest1}",
@@ -285,7 +295,7 @@ TABLE: tuple[Row, ...] = (
         {PROFILE_KEY: "{global_profile}"},
         **_GLOBAL,
     ),
-    Row("global profile: FM leg in the source Region", _IMS, "{global_profile}", "{second}", "{app_role}", **_GLOBAL),
+    Row("global profile: FM leg in the source Region", _IMS, "{global_profile}", "{home}", "{app_role}", **_GLOBAL),
     # --- allow-list of models on runtime ---------------------------------------------------------------------
     Row(
         "unlisted model in-Region, compliant Region",
@@ -637,6 +647,7 @@ def build_cases(params: CaseParams) -> tuple[Case, ...]:
         "rejected_geo": params.rejected_profile_id is not None and params.rejected_source is not None,
         "mantle": params.mantle_model is not None,
         "stacksets": params.stacksets is not None,
+        "second": params.second != params.home,
     }
     cases = []
     for row in TABLE:
@@ -788,7 +799,7 @@ EU_SOVEREIGN = CaseParams(
     rejected_profile_id=f"us.{M}",
     rejected_source="us-east-1",
     mantle_model=M,
-    deployer=f"arn:aws:iam::{ACC}:role/cdk-hnb659fds-cfn-exec-role-{ACC}-eu-central-1",
+    deployer=f"arn:aws:iam::{ACC}:role/cdk-kimilz-cfn-exec-role-{ACC}-eu-central-1",
     stacksets=None,
     automation=f"arn:aws:iam::{ACC}:role/kimi-eu-automation-invocation-logging",
 )

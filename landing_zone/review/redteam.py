@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from landing_zone.core.catalog.action_space import load_data_automation_profiles
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import Request as EvalRequest
 from landing_zone.policies.evaluator import evaluate_scp_levels
@@ -61,7 +62,15 @@ NAMED = "DenyLandingZoneTampering"
 TAGGED = "DenyTaggedResourceTampering"
 RETAG = "DenyLandingZoneTagChanges"
 SETTINGS = "DenyAccountSettingChanges"
-LEAVE = "DenyLeavingOrganization"
+LEAVE = "DenyGuardrailPolicyTypeChanges"
+SOURCES = "DenyInferenceStartedOutsideSourceRegions"
+DIRECT_SOURCES = "DenyDirectInferenceOutsideSourceRegions"
+BATCH_MANTLE_SOURCES = "DenyBatchAndMantleOutsideSourceRegions"
+CALLERS = "DenyModelCallingServicesOutsideCompliantRegions"
+MODEL_SOURCES = "DenyUnlistedModelSources"
+DATA_AUTOMATION = "DenyNonCompliantDataAutomation"
+LOG_FORGERY = "DenyLogForgery"
+EVENT_SOURCES = "DenyEventSourcesOnLandingZoneFunctions"
 ALL_SERVICES = "DenyOutsideCompliantRegions"
 
 
@@ -108,6 +117,8 @@ _FN = "arn:aws:lambda:{home}:{acc}:function:{name}-invocation-logging"
 _POLICY = "arn:aws:iam::{acc}:policy/{name}-{which}"
 _BUDGET = "arn:aws:budgets::{acc}:budget/{name}-bedrock-monthly"
 _TAGGED = {TAG: "{name}"}
+_MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
+_SCP = "arn:aws:organizations::{acc}:policy/o-a1b2c3d4e5/service_control_policy/p-a1b2c3d4"
 
 
 def _role(name: str) -> str:
@@ -228,18 +239,24 @@ ATTACKS: tuple[Attack, ...] = (
     Attack(
         1,
         "a model evaluation job in a non-compliant Region",
-        P("attacker", "bedrock:CreateEvaluationJob", "arn:aws:bedrock:{outside}:{acc}:evaluation-job/*", "{outside}"),
+        # SAR: CreateEvaluationJob is authorized against the models it evaluates (no evaluation-job resource)
+        P("attacker", "bedrock:CreateEvaluationJob", _fm("{outside}"), "{outside}"),
         REGIONS,
-        P("deployer", "bedrock:CreateEvaluationJob", "arn:aws:bedrock:{home}:{acc}:evaluation-job/*"),
+        P("deployer", "bedrock:CreateEvaluationJob", _fm("{home}")),
         "an evaluation job in home_region",
     ),
     Attack(
         1,
         "Bedrock Data Automation in a non-compliant Region",
-        P("attacker", "bedrock:InvokeDataAutomationAsync", "*", "{outside}"),
+        P(
+            "attacker",
+            "bedrock:InvokeDataAutomationAsync",
+            "arn:aws:bedrock:{outside}:{acc}:data-automation-project/p1",
+            "{outside}",
+        ),
         REGIONS,
-        P("app_role", "bedrock:InvokeDataAutomationAsync", "*"),
-        "Data Automation in home_region",
+        P("app_role", "bedrock:InvokeDataAutomationAsync", "arn:aws:bedrock:{home}:{acc}:data-automation-project/p1"),
+        "Data Automation with a project in home_region",
     ),
     Attack(
         1,
@@ -257,7 +274,8 @@ ATTACKS: tuple[Attack, ...] = (
     Attack(
         1,
         "a Bedrock action added after this landing zone was written, in a non-compliant Region",
-        P("attacker", "bedrock:InvokeModelWithBidirectionalStream", _fm("{outside}"), "{outside}"),
+        # an invented name: no database lists it yet, and bedrock:* still matches it
+        P("attacker", "bedrock:InvokeModelWithFutureStream", _fm("{outside}"), "{outside}"),
         REGIONS,
         P("app_role", "bedrock:GetFoundationModel", _fm("{home}")),
         "a catalog read in home_region",
@@ -300,9 +318,17 @@ ATTACKS: tuple[Attack, ...] = (
         1,
         "self-host the open weights in a non-compliant Region (SageMaker endpoint)",
         P("attacker", "sagemaker:CreateEndpoint", "arn:aws:sagemaker:{outside}:{acc}:endpoint/kimi", "{outside}"),
-        ALL_SERVICES,
+        CALLERS,
         P("app_role", "sagemaker:CreateEndpoint", "arn:aws:sagemaker:{home}:{acc}:endpoint/kimi"),
         "a SageMaker endpoint in home_region",
+    ),
+    Attack(
+        1,
+        "self-host the open weights on EC2 in a non-compliant Region",
+        P("attacker", "ec2:RunInstances", "arn:aws:ec2:{outside}:{acc}:instance/*", "{outside}"),
+        ALL_SERVICES,
+        P("app_role", "ec2:RunInstances", "arn:aws:ec2:{home}:{acc}:instance/*"),
+        "an instance in home_region",
         residual="only policy_guardrails.region_deny_all_services denies other services outside the compliant Regions",
         guard="region_deny_all_services",
     ),
@@ -351,7 +377,8 @@ ATTACKS: tuple[Attack, ...] = (
     Attack(
         2,
         "a Bedrock Marketplace endpoint (SageMaker-hosted model) through InvokeModel",
-        P("attacker", "bedrock:InvokeModel", "arn:aws:sagemaker:{home}:{acc}:endpoint/other-model"),
+        # SAR: the bedrock-marketplace-model-endpoint resource of InvokeModel
+        P("attacker", "bedrock:InvokeModel", "arn:aws:bedrock:{home}:{acc}:marketplace/model-endpoint/all-access"),
         MODELS,
         P("app_role", "bedrock:InvokeModel", "{app_profile}"),
         "the application profile",
@@ -995,6 +1022,275 @@ ATTACKS: tuple[Attack, ...] = (
         "the StackSets execution role",
         needs=("stacksets",),
     ),
+    # --- derived from the action space and the inventory (issue: guardrails complete by construction) ----------
+    Attack(
+        1,
+        "start inference directly in a second compliant Region, where nothing logs or alarms",
+        P("attacker", "bedrock:InvokeModel", _fm("{second}"), "{second}"),
+        DIRECT_SOURCES,
+        P("app_role", "bedrock:InvokeModel", _fm("{second}"), "{second}", {PROFILE_KEY: "{app_profile}"}),
+        "the application profile's leg to that Region",
+        needs=("second",),
+    ),
+    Attack(
+        1,
+        "start a geographic profile from a second compliant Region",
+        P("attacker", "bedrock:InvokeModel", "{geo_profile_second}", "{second}"),
+        SOURCES,
+        P("app_role", "bedrock:InvokeModel", "{geo_profile}"),
+        "the same profile from home_region",
+        needs=("second", "geo"),
+    ),
+    Attack(
+        1,
+        "Mantle inference in a second compliant Region",
+        P("attacker", "bedrock-mantle:CreateInference", _MANTLE_SECOND, "{second}", {MANTLE_KEY: "{mantle_model}"}),
+        BATCH_MANTLE_SOURCES,
+        P("app_role", "bedrock-mantle:CreateInference", _MANTLE, context={MANTLE_KEY: "{mantle_model}"}),
+        "Mantle inference in home_region",
+        needs=("second", "mantle"),
+    ),
+    Attack(
+        1,
+        "Amazon Q Business (calls models with its own principal) in a non-compliant Region",
+        P("attacker", "qbusiness:Chat", "arn:aws:qbusiness:{outside}:{acc}:application/a1", "{outside}"),
+        CALLERS,
+        P("app_role", "qbusiness:Chat", "arn:aws:qbusiness:{home}:{acc}:application/a1"),
+        "Amazon Q Business in home_region",
+    ),
+    Attack(
+        1,
+        "a SageMaker-hosted (Marketplace) model endpoint in a non-compliant Region",
+        P(
+            "attacker",
+            "sagemaker:InvokeEndpoint",
+            "arn:aws:sagemaker:{outside}:{acc}:endpoint/other-model",
+            "{outside}",
+        ),
+        CALLERS,
+        P("app_role", "sagemaker:InvokeEndpoint", "arn:aws:sagemaker:{home}:{acc}:endpoint/own-model"),
+        "a SageMaker endpoint in home_region",
+    ),
+    Attack(
+        1,
+        "AWS HealthScribe (generative clinical notes, Transcribe's own principal) in a non-compliant Region",
+        P("attacker", "transcribe:StartMedicalScribeJob", "*", "{outside}"),
+        CALLERS,
+        P("app_role", "transcribe:StartMedicalScribeJob", "*"),
+        "HealthScribe in home_region",
+    ),
+    Attack(
+        1,
+        "a Data Automation profile whose destinations leave the compliant Regions",
+        P("attacker", "bedrock:InvokeDataAutomationAsync", "{outside_da_profile}"),
+        DATA_AUTOMATION,
+        P("app_role", "bedrock:InvokeDataAutomationAsync", "arn:aws:bedrock:{home}:{acc}:blueprint/b1"),
+        "Data Automation with its own blueprint",
+    ),
+    Attack(
+        2,
+        "customize an unlisted model",
+        P("attacker", "bedrock:CreateModelCustomizationJob", _fm("{home}", "{OTHER}")),
+        MODELS,
+        P("deployer", "bedrock:CreateInferenceProfile", _fm("{home}")),
+        "an application profile that copies the allowed model",
+    ),
+    Attack(
+        2,
+        "buy provisioned throughput for an unlisted model",
+        P("attacker", "bedrock:CreateProvisionedModelThroughput", _fm("{home}", "{OTHER}")),
+        MODELS,
+        P("app_role", "bedrock:GetFoundationModel", _fm("{home}", "{OTHER}")),
+        "read the unlisted model's card",
+    ),
+    Attack(
+        2,
+        "an application profile that copies an unlisted model",
+        P("attacker", "bedrock:CreateInferenceProfile", _fm("{home}", "{OTHER}")),
+        MODELS,
+        P("deployer", "bedrock:CreateInferenceProfile", "arn:aws:bedrock:{home}:{acc}:application-inference-profile/n"),
+        "the profile resource itself (its model leg is checked separately)",
+    ),
+    Attack(
+        2,
+        "a prompt router over an unlisted model",
+        P("attacker", "bedrock:CreatePromptRouter", _fm("{home}", "{OTHER}")),
+        MODELS,
+        P("deployer", "bedrock:CreatePromptRouter", _fm("{home}")),
+        "a prompt router over the allowed model",
+    ),
+    Attack(
+        2,
+        "evaluate an unlisted model",
+        P("attacker", "bedrock:CreateEvaluationJob", _fm("{home}", "{OTHER}")),
+        MODELS,
+        P("deployer", "bedrock:CreateEvaluationJob", _fm("{home}")),
+        "evaluate the allowed model",
+    ),
+    Attack(
+        2,
+        "import outside weights as a custom model",
+        P("attacker", "bedrock:CreateModelImportJob", "*"),
+        MODEL_SOURCES,
+        P("app_role", "bedrock:ListFoundationModels", "*"),
+        "list the catalog",
+    ),
+    Attack(
+        4,
+        "an action on the log bucket that no hand-written list named (object ownership)",
+        P("attacker", "s3:PutBucketOwnershipControls", _BUCKET),
+        NAMED,
+        P("attacker", "s3:GetObject", _BUCKET + "/AWSLogs/x.json.gz"),
+        "read the logs (reading is not tampering)",
+    ),
+    Attack(
+        4,
+        "remove every tag from an endpoint (EC2 DeleteTags without Tag.N carries no aws:TagKeys)",
+        P("attacker", "ec2:DeleteTags", _VPCE, context=_TAGGED),
+        TAGGED,
+        P("attacker", "ec2:DescribeVpcEndpoints", "*"),
+        "describe the endpoints",
+    ),
+    Attack(
+        4,
+        "claim the landing-zone tag in another case (IAM tag keys are case-insensitive)",
+        P("attacker", "iam:TagRole", _role("my-app"), "us-east-1", {TAG_KEYS: ["Landing-Zone"]}),
+        RETAG,
+        P("attacker", "iam:TagRole", _role("my-app"), "us-east-1", {TAG_KEYS: ["team"]}),
+        "another tag on its own role",
+    ),
+    Attack(
+        4,
+        "create a key that already carries the landing-zone tag (tag-on-create)",
+        P("attacker", "kms:CreateKey", "*", context={TAG_KEYS: ["landing-zone"]}),
+        RETAG,
+        P("attacker", "kms:CreateKey", "*", context={TAG_KEYS: ["team"]}),
+        "create its own key with its own tags",
+    ),
+    Attack(
+        4,
+        "a second, allow-all Bedrock endpoint in the landing-zone VPC",
+        P("attacker", "ec2:CreateVpcEndpoint", "arn:aws:ec2:{home}:{acc}:vpc/vpc-0a1b2c3d", context=_TAGGED),
+        TAGGED,
+        P("app_role", "ec2:RunInstances", "arn:aws:ec2:{home}:{acc}:subnet/subnet-0a1b2c3d", context=_TAGGED),
+        "launch a workload into the landing zone's subnet",
+    ),
+    Attack(
+        4,
+        "open the endpoints' security group to the internet",
+        P(
+            "attacker",
+            "ec2:AuthorizeSecurityGroupIngress",
+            "arn:aws:ec2:{home}:{acc}:security-group/sg-0a1b",
+            context=_TAGGED,
+        ),
+        TAGGED,
+        P("attacker", "ec2:AuthorizeSecurityGroupIngress", "arn:aws:ec2:{home}:{acc}:security-group/sg-mine"),
+        "open its own security group",
+    ),
+    Attack(
+        4,
+        "route the endpoint subnets to an internet gateway",
+        P("attacker", "ec2:CreateRoute", "arn:aws:ec2:{home}:{acc}:route-table/rtb-0a1b", context=_TAGGED),
+        TAGGED,
+        P("attacker", "ec2:CreateRoute", "arn:aws:ec2:{home}:{acc}:route-table/rtb-mine"),
+        "a route in its own route table",
+    ),
+    Attack(
+        4,
+        "detach a guardrail SCP, as a member account that is a delegated administrator",
+        P("attacker", "organizations:DetachPolicy", _SCP, "us-east-1", _TAGGED),
+        TAGGED,
+        P("attacker", "organizations:DescribePolicy", _SCP, "us-east-1", _TAGGED),
+        "read the guardrail SCP",
+    ),
+    Attack(
+        4,
+        "rewrite a guardrail SCP, as a delegated administrator",
+        P("attacker", "organizations:UpdatePolicy", _SCP, "us-east-1", _TAGGED),
+        TAGGED,
+        P("attacker", "organizations:ListPolicies", "*", "us-east-1"),
+        "list the policies",
+    ),
+    Attack(
+        4,
+        "disable the SCP policy type on the root, as a delegated administrator",
+        P(
+            "attacker",
+            "organizations:DisablePolicyType",
+            "arn:aws:organizations::{acc}:root/o-a1b2c3d4e5/r-ab12",
+            "us-east-1",
+        ),
+        LEAVE,
+        P("attacker", "organizations:ListRoots", "*", "us-east-1"),
+        "list the roots",
+    ),
+    Attack(
+        4,
+        "map an event source onto a landing-zone function (event-source mappings have no resource type)",
+        P("attacker", "lambda:CreateEventSourceMapping", "*", context={"lambda:FunctionArn": _FN}),
+        EVENT_SOURCES,
+        P(
+            "attacker",
+            "lambda:CreateEventSourceMapping",
+            "*",
+            context={"lambda:FunctionArn": "arn:aws:lambda:{home}:{acc}:function:my-consumer"},
+        ),
+        "an event source for its own function",
+    ),
+    Attack(
+        4,
+        "forge entries in the invocation log group",
+        P("attacker", "logs:PutLogEvents", _LOGS + ":log-stream:forged"),
+        LOG_FORGERY,
+        P(
+            "flow_logs_role",
+            "logs:PutLogEvents",
+            "arn:aws:logs:{home}:{acc}:log-group:/{name}/vpc-flow-logs:log-stream:e",
+        ),
+        "the flow-log delivery role writes its own log group",
+    ),
+    Attack(
+        4,
+        "rewrite the CDK bootstrap version parameter",
+        P("attacker", "ssm:PutParameter", "arn:aws:ssm:{home}:{acc}:parameter/cdk-bootstrap/{q}/version"),
+        NAMED,
+        P("attacker", "ssm:GetParameter", "arn:aws:ssm:{home}:{acc}:parameter/cdk-bootstrap/{q}/version"),
+        "read it (cdk deploy does)",
+    ),
+    Attack(
+        4,
+        "deactivate the cost-allocation tags the budget filters on",
+        P("attacker", "ce:UpdateCostAllocationTagsStatus", "*", "us-east-1"),
+        SETTINGS,
+        P("attacker", "ce:GetCostAndUsage", "*", "us-east-1"),
+        "read the costs",
+    ),
+    Attack(
+        4,
+        "create an exempt-named role from another stack that shares the default CDK bootstrap",
+        P("shared_bootstrap", "iam:CreateRole", _role("{name}-automation-x"), "us-east-1"),
+        TAKEOVER,
+        P("deployer", "iam:CreateRole", _role("{name}-automation-x"), "us-east-1"),
+        "the landing zone's own bootstrap (its dedicated qualifier)",
+    ),
+    Attack(
+        4,
+        "rewrite a function that StackSets named StackSet-<name>-…",
+        P(
+            "attacker",
+            "lambda:UpdateFunctionCode",
+            "arn:aws:lambda:{home}:{acc}:function:StackSet-{name}-member-Fn-0a1b",
+        ),
+        NAMED,
+        P(
+            "stacksets",
+            "lambda:UpdateFunctionCode",
+            "arn:aws:lambda:{home}:{acc}:function:StackSet-{name}-member-Fn-0a1b",
+        ),
+        "the StackSets execution role",
+        needs=("stacksets",),
+    ),
 )
 
 
@@ -1037,6 +1333,14 @@ class Request:
         }
 
 
+def _outside_da_profile(config: Any, acc: str) -> str:
+    """A Data Automation profile (catalog) with a destination outside the compliant Regions, sourced in home_region."""
+    profiles = load_data_automation_profiles()
+    compliant = set(profiles.compliant(config.compliant_regions))
+    name = next((p for p in sorted(profiles.profiles) if p not in compliant), "xx.data-automation-v1")
+    return f"arn:aws:bedrock:{config.home_region}:{acc}:data-automation-profile/{name}"
+
+
 def _values(plan: Plan) -> dict[str, str | None]:
     config = plan.config
     params = params_for(plan)
@@ -1056,6 +1360,15 @@ def _values(plan: Plan) -> dict[str, str | None]:
         budget_role=f"{role}{config.automation_role_prefix}budget-action",
         stacksets=f"{role}stacksets-exec-0123456789abcdef" if config.member_baseline.enabled else None,
         deployer_principal=(config.policy_guardrails.deployer_principal_arns or (None,))[0],
+        flow_logs_role=f"{role}{config.name}-flow-logs",
+        # a role of the default CDK bootstrap, which any other stack in the account may use
+        shared_bootstrap=f"{role}cdk-hnb659fds-cfn-exec-role-{acc}-{home}",
+        outside_da_profile=_outside_da_profile(config, acc),
+        geo_profile_second=(
+            f"arn:aws:bedrock:{params.second}:{acc}:inference-profile/{params.geo_profile_id}"
+            if params.geo_profile_id
+            else None
+        ),
     )
     if config.member_baseline.enabled:
         # In a member account everything is deployed by the StackSets execution role; its CDK roles (if any) are
@@ -1097,6 +1410,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
         "mantle": params.mantle_model is not None,
         "stacksets": config.member_baseline.enabled,
         "deployers": bool(config.policy_guardrails.deployer_principal_arns),
+        "second": params.second != params.home and params.second in config.compliant_regions,
     }
     g = config.policy_guardrails
     guards = {"region_deny_all_services": g.region_deny_all_services}
@@ -1109,6 +1423,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
             or (row.stops == API_KEYS and not g.deny_api_key_creation)
             or (row.stops == BEARER and not g.deny_bearer_token_calls)
             or (row.stops == GLOBAL and config.allow_global_inference)
+            or (row.stops == CALLERS and not g.confine_model_calling_services)
             or (row.goal == 1 and "global profile" in row.path and config.allow_global_inference)
         ):
             skipped += 1

@@ -37,15 +37,30 @@ def test_budget_amount_is_the_cost_model_number_times_headroom(default_lz, cost)
     assert budget["BudgetType"] == "COST" and budget["TimeUnit"] == "MONTHLY"
 
 
-def test_budget_filter_catches_account_and_landing_zone_tag_never_a_service_name(cost):
+def test_budget_filter_is_the_deployment_account_never_a_service_name(cost):
+    """Default budget_scope: account — the kill switch sees every path its invokers can use (Mantle and batch carry
+    no cost-allocation tag)."""
     budget = only(cost, "AWS::Budgets::Budget")["Budget"]
     assert budget["FilterExpression"] == {
-        "And": [
-            {"Dimensions": {"Key": "LINKED_ACCOUNT", "Values": ["111111111111"], "MatchOptions": ["EQUALS"]}},
-            {"Tags": {"Key": "landing-zone", "Values": ["kimi-lz"], "MatchOptions": ["EQUALS"]}},
-        ]
+        "Dimensions": {"Key": "LINKED_ACCOUNT", "Values": ["111111111111"], "MatchOptions": ["EQUALS"]}
     }
     assert "SERVICE" not in json.dumps(budget)
+
+
+def test_a_tagged_budget_is_refused_while_invokers_can_spend_through_untagged_paths(plan_for):
+    """A kill switch filtered on the landing-zone tag could never fire on Mantle spend (default project, untaggable):
+    such a configuration is refused at validate, naming the applications and paths."""
+    from landing_zone.errors import ConfigError
+
+    with pytest.raises(ConfigError) as info:
+        plan_for(cost={"budget_scope": "tagged"})
+    (problem,) = [p for p in info.value.problems if p.path == "cost.budget_scope"]
+    assert "workload (Mantle)" in str(problem) and "budget_scope: account" in str(problem)
+
+
+def test_a_tagged_budget_without_a_kill_switch_is_accepted(plan_for):
+    plan = plan_for(cost={"budget_scope": "tagged", "kill_switch": False})
+    assert plan.config.cost.budget_scope == "tagged"
 
 
 def test_notifications_at_50_80_100_actual_and_100_forecast_to_the_topic(cost):

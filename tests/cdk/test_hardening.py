@@ -90,11 +90,13 @@ def test_a_legitimate_batch_job_is_allowed_by_all_four_layers(eu):
     layers = _batch_layers(eu)
     allow = {"scp": "allow", "boundary": "allow", "identity": "allow", "endpoint": "allow"}
     job = f"arn:aws:bedrock:{HOME}:{ACC}:model-invocation-job/j-0123"
-    assert _decide(layers, "bedrock:CreateModelInvocationJob", job, HOME) == allow
-    assert (
-        _decide(layers, "bedrock:CreateModelInvocationJob", f"arn:aws:bedrock:{HOME}::foundation-model/{M}", HOME)
-        == allow
-    )
+    (batch,) = [s for s in layers["identity"][0][1]["Statement"] if s["Sid"] == "BatchCompliantModels"]
+    through = {"aws:SourceVpce": batch["Condition"]["StringEquals"]["aws:SourceVpce"]}  # the control-plane endpoint
+    assert _decide(layers, "bedrock:CreateModelInvocationJob", job, HOME, **through) == allow
+    fm = f"arn:aws:bedrock:{HOME}::foundation-model/{M}"
+    assert _decide(layers, "bedrock:CreateModelInvocationJob", fm, HOME, **through) == allow
+    # attacker's side (analyzer finding): the same job created from outside the VPC endpoint
+    assert _decide(layers, "bedrock:CreateModelInvocationJob", job, HOME)["identity"] == "implicit_deny"
     # ... and the service role the job runs as may be passed to Bedrock (applications[].batch_role_arns)
     passed = _decide(
         layers,

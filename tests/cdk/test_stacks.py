@@ -214,3 +214,11 @@ def test_flow_log_role_trust_is_confined_to_this_account_and_region(default_lz):
     ]
     assert trust["Condition"]["StringEquals"] == {"aws:SourceAccount": "111111111111"}
     assert trust["Condition"]["ArnLike"]["aws:SourceArn"] == "arn:aws:ec2:us-east-1:111111111111:vpc-flow-log/*"
+
+
+def test_the_stacks_are_synthesized_for_the_landing_zones_own_bootstrap(default_lz):
+    q = default_lz.plan.config.policy_guardrails.cdk_bootstrap_qualifier
+    assert q != "hnb659fds"
+    for template in default_lz.templates.values():
+        version = template.to_json()["Parameters"]["BootstrapVersion"]["Default"]
+        assert version == f"/cdk-bootstrap/{q}/version"

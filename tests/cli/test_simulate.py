@@ -27,7 +27,11 @@ def test_denied_request_names_the_deciding_statement_and_exits_1():
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["decision"] == "explicit_deny"
-    assert data["deciding_statements"] == ["kimi-eu-bedrock-guardrails-1/DenyBedrockOutsideCompliantRegions"]
+    # outside the compliant Regions, and (a direct call) outside the inference source Regions too
+    assert data["deciding_statements"] == [
+        "kimi-eu-bedrock-guardrails-1/DenyBedrockOutsideCompliantRegions",
+        "kimi-eu-bedrock-guardrails-1/DenyDirectInferenceOutsideSourceRegions",
+    ]
     assert data["mode"] == "scp" and "FullAWSAccess" in data["guardrails_from"]
 
 
@@ -68,7 +72,7 @@ def test_tamper_by_app_role_vs_deployment_role():
     deployer = lz(
         *common,
         "--principal-arn",
-        "arn:aws:iam::222222222222:role/cdk-hnb659fds-cfn-exec-role-222222222222-eu-central-1",
+        "arn:aws:iam::222222222222:role/cdk-kimilz-cfn-exec-role-222222222222-eu-central-1",
     )
     assert app.returncode == 1 and "DenyAccountSettingChanges" in app.stdout
     assert deployer.returncode == 0
@@ -124,7 +128,10 @@ def test_single_account_mode_evaluates_the_permissions_boundary_not_an_scp():
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["mode"] == "boundary"
-    assert data["deciding_statements"] == ["kimi-us-invoker-boundary/DenyBedrockOutsideCompliantRegions"]
+    assert data["deciding_statements"] == [
+        "kimi-us-invoker-boundary/DenyBedrockOutsideCompliantRegions",
+        "kimi-us-invoker-boundary/DenyDirectInferenceOutsideSourceRegions",
+    ]
     assert "no SCP is deployed" in data["guardrails_from"] and "SCP" not in data["deciding_statements"][0]
 
 

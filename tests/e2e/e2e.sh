@@ -209,8 +209,11 @@ start_ls() {
 cdk_() { (cd "$RUN" && timeout --foreground -k 10 "$STEP_TIMEOUT" cdk "$@" --no-notices); }
 in_repo() { (cd "$REPO" && "$@"); }
 
+# The landing zone's own bootstrap (policy_guardrails.cdk_bootstrap_qualifier in cdk.json; docs/DEPLOY.md).
+QUALIFIER=$(cd "$REPO" && python -c 'import json; print(json.load(open("cdk.json"))["context"]["landing_zone"]["policy_guardrails"]["cdk_bootstrap_qualifier"])')
 bootstrap() {
-  cdk_ bootstrap "aws://$ACCOUNT/$REGION" > "$RUN/bootstrap.log" 2>&1 || { tail -30 "$RUN/bootstrap.log" >&2; return 1; }
+  cdk_ bootstrap --qualifier "$QUALIFIER" "aws://$ACCOUNT/$REGION" > "$RUN/bootstrap.log" 2>&1 \
+    || { tail -30 "$RUN/bootstrap.log" >&2; return 1; }
 }
 
 synth() {

@@ -103,7 +103,8 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "anomaly-monitor",
         "anomaly-subscription",
     }
-    assert len(data["checks"]) == 144  # 52 before issue 16 (stacks, IAM, S3, flow log, guardrail, agreements ...)
+    # 52 before issue 16 (stacks, IAM, S3, flow log, guardrail, agreements ...); 146 since the guardrails take 3 SCPs
+    assert len(data["checks"]) == 146
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {
         f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
     }

