@@ -35,7 +35,7 @@ from landing_zone.review.action_db_second import (
     second_db_actions,
 )
 
-__all__ = ["Coverage", "EXCEPTIONS_FILE", "Row", "coverage", "exceptions"]
+__all__ = ["Coverage", "EXCEPTIONS_FILE", "Row", "coverage", "coverage_section", "exceptions"]
 
 EXCEPTIONS_FILE = Path(__file__).resolve().parents[1] / "policies" / "exceptions.yaml"
 WRITE_LEVELS = frozenset({"Write", "Permissions management", "Tagging"})
@@ -205,3 +205,40 @@ def coverage(plan: Plan, scp_levels: Sequence[Sequence[tuple[str, dict[str, Any]
                 context[context_key] = samples[rtype]
             decide(f"{service}:{action.name}", "", "*", context)
     return result
+
+
+def coverage_section(plan: Plan, scp_levels: Sequence[Sequence[tuple[str, dict[str, Any]]]] | None) -> dict[str, Any]:
+    """The review report's "Coverage" section: the tamper guardrails against every action of the databases."""
+    if scp_levels is None:
+        return {
+            "applies": False,
+            "note": "Coverage is evaluated on the SCPs (organization mode); a permissions boundary does not bind an "
+            "administrator of the account.",
+        }
+    try:
+        cov = coverage(plan, scp_levels)
+    except ImportError as exc:  # the review installed without the CLI tier (requirements-cli.txt)
+        return {
+            "applies": True,
+            "ran": False,
+            "note": f"not evaluated: the IAM action database is not installed ({exc.name}); run `make review` or "
+            "`pip install -r requirements-cli.txt`",
+        }
+    summary = cov.summary()
+    table = exceptions()
+    classes: dict[str, dict[str, Any]] = {}
+    for action in summary["exceptions"]:
+        entry = table[action]
+        item = classes.setdefault(
+            entry["reason"], {"reason": entry["reason"], "source": entry["source"], "actions": []}
+        )
+        item["actions"].append(action)
+    return {
+        "applies": True,
+        "ran": True,
+        "note": "Every Write, Permissions management and Tagging action of the IAM action databases on a protected "
+        "resource type, and every such action of those services with no resource type, evaluated against the "
+        "synthesized SCPs as a member-account administrator would send it.",
+        **{k: v for k, v in summary.items() if k != "exceptions"},
+        "exception_classes": sorted(classes.values(), key=lambda c: -len(c["actions"])),
+    }

@@ -401,6 +401,39 @@ def _decisions(d: Mapping[str, Any]) -> str:
     )
 
 
+def _coverage(d: Mapping[str, Any]) -> str:
+    c = d.get("coverage") or {"applies": False, "note": "not evaluated"}
+    out = [f"<p>{_e(c['note'])}</p>"]
+    if not c["applies"] or not c.get("ran"):
+        return "".join(out)
+    undecided = len(c["undecided"])
+    out.append(
+        f"<p><strong>{c['actions']} actions</strong> of {len(c['services'])} services over {c['resource_types']} "
+        f"protected resource types ({c['requests']} requests): "
+        + _badge(f"{c['denied']} denied", "ok")
+        + " · "
+        + _badge(f"{c['excepted']} excepted", "advisory")
+        + " · "
+        + _badge(f"{undecided} undecided", "mismatch" if undecided else "ok")
+        + f'<br><span class="muted">Databases: {_e(c["database"])}</span></p>'
+    )
+    if undecided:
+        items = "".join(f'<li class="mono">{_e(u)}</li>' for u in c["undecided"])
+        out.append(f'<div class="warnbox"><strong>Undecided (blocking)</strong><ul>{items}</ul></div>')
+    rows = [
+        [
+            f'{len(x["actions"])}: <span class="mono">'
+            + _e(", ".join(x["actions"][:6]) + (" …" if len(x["actions"]) > 6 else ""))
+            + "</span>",
+            _e(x["reason"]),
+            _e(x["source"]),
+        ]
+        for x in c["exception_classes"]
+    ]
+    out.append(_table(["exceptions", "reason", "source"], rows, table_id="coverage-table"))
+    return "".join(out)
+
+
 def _threat_model(d: Mapping[str, Any]) -> str:
     t = d["threat_model"]
     out = [f"<p>{_e(t['note'])}</p>"]
@@ -682,6 +715,7 @@ _RENDERERS = {
     "inventory": _inventory,
     "routing-matrix": _routing,
     "threat-model": _threat_model,
+    "coverage": _coverage,
     "decision-matrix": _decisions,
     "cdk-nag": _nag,
     "scanners": _scanners,

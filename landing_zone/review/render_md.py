@@ -18,6 +18,7 @@ SECTIONS = (
     ("inventory", "Policy inventory"),
     ("routing-matrix", "Routing matrix"),
     ("threat-model", "Threat model"),
+    ("coverage", "Coverage of the action space"),
     ("decision-matrix", "Decision matrix"),
     ("cdk-nag", "cdk-nag"),
     ("scanners", "cfn-lint and checkov"),
@@ -288,6 +289,34 @@ def _threat_model(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _coverage(d: Mapping[str, Any]) -> list[str]:
+    c = d.get("coverage") or {"applies": False, "note": "not evaluated"}
+    out = [c["note"], ""]
+    if not c["applies"] or not c.get("ran"):
+        return out
+    out += [
+        f"**{c['actions']} actions** of {len(c['services'])} services over {c['resource_types']} protected resource "
+        f"types ({c['requests']} requests): **{c['denied']} denied** by the SCPs, **{c['excepted']} excepted** "
+        f"(reviewed, below), **{len(c['undecided'])} undecided**. Databases: {c['database']}.",
+        "",
+    ]
+    if c["undecided"]:
+        out += ["**Undecided** (blocking, LZ-COVERAGE-UNDECIDED):", ""]
+        out += [f"- {u}" for u in c["undecided"]] + [""]
+    out += _table(
+        ["exceptions", "reason", "source"],
+        [
+            [
+                f"{len(x['actions'])}: " + ", ".join(x["actions"][:6]) + (" …" if len(x["actions"]) > 6 else ""),
+                x["reason"],
+                x["source"],
+            ]
+            for x in c["exception_classes"]
+        ],
+    )
+    return out
+
+
 def _nag(d: Mapping[str, Any]) -> list[str]:
     n = d["cdk_nag"]
     out: list[str] = []
@@ -413,6 +442,7 @@ _RENDERERS = {
     "inventory": _inventory,
     "routing-matrix": _routing,
     "threat-model": _threat_model,
+    "coverage": _coverage,
     "decision-matrix": _decisions,
     "cdk-nag": _nag,
     "scanners": _scanners,

@@ -20,8 +20,17 @@ from landing_zone.core.routing import PathKind
 from landing_zone.cost.dashboard import dashboard_url
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
+from landing_zone.policies.evaluator import FULL_AWS_ACCESS
+from landing_zone.review.coverage import coverage_section
 from landing_zone.review.diff import policy_diff
-from landing_zone.review.findings import ReviewContext, data_store_findings, policy_findings, sort_findings
+from landing_zone.review.findings import (
+    Finding,
+    ReviewContext,
+    data_store_findings,
+    finding,
+    policy_findings,
+    sort_findings,
+)
 from landing_zone.review.inventory import PolicyRecord, build_inventory, construct_paths
 from landing_zone.review.matrices import decision_findings, decision_matrix, routing_matrix
 from landing_zone.review.nag import nag_findings, nag_section
@@ -102,6 +111,36 @@ def _check_match(assembly: Assembly, plan: Plan) -> None:
             f"--assembly {assembly.path}: its stacks ({', '.join(stacks)}) were not synthesized from this configuration "
             f"(name {plan.config.name!r}); pass the --config the assembly was synthesized with"
         )
+
+
+def scp_levels_of(matrix: Any) -> list[list[tuple[str, dict[str, Any]]]] | None:
+    if matrix.mode != "scp":
+        return None
+    return [[("FullAWSAccess", FULL_AWS_ACCESS), *((r.name, dict(r.document)) for r in matrix.policies)]]
+
+
+def coverage_findings(coverage: Mapping[str, Any], matrix: Any) -> list[Finding]:
+    """One blocking finding per action that the SCPs neither deny nor except (at most 20, then a count)."""
+    undecided = coverage.get("undecided") or []
+    if not undecided:
+        return []
+    policy = matrix.policies[0]
+    out = [
+        finding(
+            "LZ-COVERAGE-UNDECIDED",
+            f"{item}: a member-account administrator is not denied it, and landing_zone/policies/exceptions.yaml "
+            "does not except it",
+            template=policy.template,
+            stack=policy.stack,
+            logical_id=policy.logical_id,
+            policy_id=policy.id,
+            element=item,
+        )
+        for item in undecided[:20]
+    ]
+    if len(undecided) > 20:
+        out.append(finding("LZ-COVERAGE-UNDECIDED", f"and {len(undecided) - 20} more undecided action(s)"))
+    return out
 
 
 def threat_model_section(plan: Plan, matrix: Any) -> dict[str, Any]:
@@ -301,6 +340,7 @@ def build_review(
     records = build_inventory(assembly)
     ctx = review_context(plan)
     matrix = decision_matrix(plan, records)
+    coverage = coverage_section(plan, scp_levels_of(matrix))
     nag = nag_section(assembly)
     runs = run_scanners(assembly) if scanners else None
     scan = scanners_section(runs, skips, str(skips_file.name if skips_file else "checkov-skips.yaml"))
@@ -309,6 +349,7 @@ def build_review(
             *policy_findings(records, ctx),
             *data_store_findings(assembly),
             *decision_findings(matrix),
+            *coverage_findings(coverage, matrix),
             *nag_findings(nag),
             *scanner_findings(scan),
         ]
@@ -379,6 +420,7 @@ def build_review(
         "routing_matrix": routing_matrix(plan),
         "decision_matrix": matrix.as_dict(),
         "threat_model": threat_model_section(plan, matrix),
+        "coverage": coverage,
         "cdk_nag": nag,
         "scanners": scan,
         "diff": diff,

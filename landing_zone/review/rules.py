@@ -255,6 +255,16 @@ _RULES = (
         "case in cases.py if the design changed on purpose.",
     ),
     Rule(
+        "LZ-COVERAGE-UNDECIDED",
+        BLOCKING,
+        "An action on a protected resource is neither denied nor excepted",
+        "An action of the IAM action databases (Write, Permissions management or Tagging) on a resource of the "
+        "protected-resource inventory, or such an action with no resource type, is allowed to a member-account "
+        "administrator by the synthesized SCPs and is not in landing_zone/policies/exceptions.yaml.",
+        "The tamper guardrails are complete only for the actions they deny or a reviewer excepted: an undecided "
+        "action is a way around them. Deny it (guardrails.py) or except it with a reason and a source.",
+    ),
+    Rule(
         "LZ-GUARDRAILS-MISSING",
         BLOCKING,
         "No guardrail policy to evaluate",

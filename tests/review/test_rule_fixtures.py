@@ -33,10 +33,12 @@ import pytest
 
 from landing_zone.assembly import Acknowledgment, Assembly, Stack
 from landing_zone.policies.guardrails import permissions_boundary, scp_documents
+from landing_zone.review.coverage import coverage_section
 from landing_zone.review.findings import Finding, ReviewContext, data_store_findings, policy_findings
 from landing_zone.review.inventory import build_inventory
 from landing_zone.review.matrices import decision_findings, decision_matrix
 from landing_zone.review.nag import nag_findings, nag_section
+from landing_zone.review.report import coverage_findings, scp_levels_of
 from landing_zone.review.rules import ADVISORY, BLOCKING, RULES
 from landing_zone.review.scanners import CheckovSkip, ScannerRun, scanner_findings, scanners_section
 from tests.conftest import ROOT
@@ -79,6 +81,8 @@ class Guardrails:
     scps: bool = True
     boundary: bool = True
     drop: str | None = None
+    # (Sid, action): the action added to that statement's NotAction, i.e. no longer denied by it
+    exempt: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -620,6 +624,16 @@ FIXTURES: tuple[RuleFixture, ...] = (
         Guardrails(SINGLE_ACCOUNT),
     ),
     RuleFixture(
+        "LZ-COVERAGE-UNDECIDED",
+        BLOCKING,
+        "organization-scps-allowing-request-payment",
+        "us-organization SCPs whose DenyLandingZoneTampering leaves out s3:PutBucketRequestPayment (requester "
+        "pays on the log bucket, protected by name only; no red-team row asks, the enumeration does) (passing: the SCPs "
+        "as the stacks build them)",
+        Guardrails(US_ORGANIZATION, exempt=("DenyLandingZoneTampering", "s3:PutBucketRequestPayment")),
+        Guardrails(US_ORGANIZATION),
+    ),
+    RuleFixture(
         "LZ-GUARDRAILS-MISSING",
         BLOCKING,
         "organization-without-scps",
@@ -748,10 +762,19 @@ def template_findings(template: Template) -> list[Finding]:
     return [*policy_findings(build_inventory(assembly), CTX), *data_store_findings(assembly)]
 
 
-def _without(doc: Mapping[str, Any], sid: str | None) -> tuple[dict[str, Any], int]:
-    """The document without the statement ``sid``, and how many statements were removed."""
+def _without(
+    doc: Mapping[str, Any], sid: str | None, exempt: tuple[str, str] | None = None
+) -> tuple[dict[str, Any], int]:
+    """The document without the statement ``sid`` (and with ``exempt``'s action left out of its statement), and how
+    many statements were changed."""
     kept = [s for s in doc["Statement"] if sid is None or s.get("Sid") != sid]
-    return {**doc, "Statement": kept}, len(doc["Statement"]) - len(kept)
+    changed = len(doc["Statement"]) - len(kept)
+    if exempt is not None:
+        for i, stmt in enumerate(kept):
+            if stmt.get("Sid") == exempt[0]:
+                kept[i] = {**stmt, "NotAction": [*stmt["NotAction"], exempt[1]]}
+                changed += 1
+    return {**doc, "Statement": kept}, changed
 
 
 def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> list[Finding]:
@@ -762,7 +785,7 @@ def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> 
     removed = 0
     if guardrails.scps and cfg.organization is not None:
         for index, scp in enumerate(scp_documents(cfg, plan.routing, plan.catalog).documents, start=1):
-            content, n = _without(scp, guardrails.drop)
+            content, n = _without(scp, guardrails.drop, guardrails.exempt)
             removed += n
             resources[f"BedrockGuardrailsPolicy{index}"] = {
                 "Type": "AWS::Organizations::Policy",
@@ -780,7 +803,7 @@ def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> 
             "Type": "AWS::IAM::ManagedPolicy",
             "Properties": {"ManagedPolicyName": f"{cfg.name}-invoker-boundary", "PolicyDocument": boundary},
         }
-    assert guardrails.drop is None or removed, f"no guardrail statement {guardrails.drop!r} to remove"
+    assert (guardrails.drop is None and guardrails.exempt is None) or removed, "no guardrail statement to change"
     stack = Stack(
         f"{cfg.name}-guardrails",
         f"{cfg.name}-guardrails.template.json",
@@ -788,7 +811,10 @@ def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> 
         cfg.home_region,
         {"Resources": resources},
     )
-    return decision_findings(decision_matrix(plan, build_inventory(Assembly(Path("."), (stack,)))))
+    matrix = decision_matrix(plan, build_inventory(Assembly(Path("."), (stack,))))
+    levels = scp_levels_of(matrix)
+    coverage = coverage_section(plan, levels) if levels else {}
+    return [*decision_findings(matrix), *coverage_findings(coverage, matrix)]
 
 
 def review(given: Input, plan_for: Callable[..., Any]) -> list[Finding]:
