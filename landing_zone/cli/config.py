@@ -43,6 +43,7 @@ def cmd_routes(args: argparse.Namespace) -> int:
                 {
                     "home_region": plan.routing.home_region,
                     "compliant_regions": list(plan.routing.compliant_regions),
+                    "inference_source_regions": list(plan.config.source_regions),
                     "allow_global_inference": plan.routing.allow_global_inference,
                     "routes": plan.routing.as_rows(),
                     "warnings": list(plan.warnings),
@@ -52,6 +53,11 @@ def cmd_routes(args: argparse.Namespace) -> int:
         )
     else:
         print(format_table(plan.routing))
+        print(
+            f"\ninference_source_regions: {', '.join(plan.config.source_regions)} (inference may be started only "
+            "there, where invocation logging and the spend alarms are; a compliant path's legs still reach its "
+            "destinations)"
+        )
         for warning in plan.warnings:
             print(f"\nwarning: {warning}", file=sys.stderr)
     return 0

@@ -231,6 +231,7 @@ def _summary(d: Mapping[str, Any]) -> str:
         ],
         ["home Region", _e(c["home_region"])],
         ["compliant Regions", _e(c["compliant_regions"])],
+        ["inference may be started in", _e(c.get("inference_source_regions", c["home_region"]))],
         ["global inference allowed", _badge("yes", "advisory") if c["allow_global_inference"] else _badge("no", "ok")],
         ["accounts known to the configuration", _many(c["known_accounts"], "accounts", limit=12)],
         [

@@ -128,6 +128,7 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
             ["operations dashboard (after deploying)", f"[{c['operations_dashboard']}]({c['operations_dashboard']})"],
             ["home Region", c["home_region"]],
             ["compliant Regions", c["compliant_regions"]],
+            ["inference may be started in", c.get("inference_source_regions", c["home_region"])],
             ["global inference allowed", "yes" if c["allow_global_inference"] else "no"],
             ["accounts known to the configuration", c["known_accounts"]],
             [

@@ -382,6 +382,7 @@ def build_review(
             "name": config.name,
             "home_region": config.home_region,
             "compliant_regions": sorted(config.compliant_regions),
+            "inference_source_regions": list(config.source_regions),
             "allow_global_inference": config.allow_global_inference,
             "mode": "organization (SCPs)"
             if config.organization is not None
