@@ -135,5 +135,5 @@ e2e: setup-cli
 	VARIANT="$(VARIANT)" bash tests/e2e/e2e.sh
 
 clean:
-	rm -rf $(OUT) $(OUT).tmp .pytest_cache .mypy_cache .ruff_cache reports .bench
+	rm -rf $(OUT) $(OUT).tmp .pytest_cache .mypy_cache .ruff_cache reports .bench .synth-cache
 	find . -name __pycache__ -not -path './.venv*' -not -path './node_modules/*' -prune -exec rm -rf {} +

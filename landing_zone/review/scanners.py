@@ -17,6 +17,7 @@ Both scanners run at the same time; each must finish within ``SCANNER_TIMEOUT_SE
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import json
 import os
 import subprocess
@@ -198,6 +199,44 @@ def checkov_command(python: str, files: Sequence[str]) -> list[str]:
     ]
 
 
+# A directory where the results of identical scans are kept: same scanner version, same command, same template bytes
+# give the same report, so a scan already made is read back instead of run again (the tests set it; the scanners take
+# 15-25 s per assembly).  Unset: every scan runs.
+SCANNER_CACHE_ENV = "LZ_SCANNER_CACHE"
+
+
+def _cache_file(run: ScannerRun, root: Path, files: Sequence[str]) -> Path | None:
+    directory = os.environ.get(SCANNER_CACHE_ENV)
+    if not directory or run.version in ("", "not installed"):
+        return None
+    digest = hashlib.sha256(json.dumps([run.name, run.version, run.command[2:]]).encode())
+    for name in files:
+        digest.update(name.encode())
+        digest.update((root / name).read_bytes())
+    return Path(directory) / f"{run.name}-{digest.hexdigest()[:32]}.json"
+
+
+def _from_cache(run: ScannerRun, path: Path | None) -> bool:
+    if path is None or not path.is_file():
+        return False
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    run.returncode, run.output = stored["returncode"], stored["output"]
+    run.extra["cached"] = True
+    return True
+
+
+def _to_cache(run: ScannerRun, path: Path | None) -> None:
+    if path is None or run.error is not None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_suffix(f".{os.getpid()}.tmp")
+    staging.write_text(json.dumps({"returncode": run.returncode, "output": run.output}), encoding="utf-8")
+    staging.replace(path)
+
+
 def run_scanners(assembly: Assembly, *, timeout: float = SCANNER_TIMEOUT_SECONDS) -> dict[str, ScannerRun]:
     """Run cfn-lint and checkov concurrently over the top-level templates of the assembly."""
     files = sorted({t.file for t in assembly.templates})
@@ -218,7 +257,10 @@ def run_scanners(assembly: Assembly, *, timeout: float = SCANNER_TIMEOUT_SECONDS
     }
     envs = {"cfn-lint": dict(os.environ), "checkov": _checkov_env()}
     started: dict[str, tuple[subprocess.Popen[str], float]] = {}
+    caches = {name: _cache_file(run, root, files) for name, run in runs.items()}
     for name, run in runs.items():
+        if _from_cache(run, caches[name]):
+            continue
         if run.version == "not installed":
             run.error = (
                 f"{name} is not installed for {python}: run `make scanners` (requirements-scanners.txt "
@@ -260,6 +302,7 @@ def run_scanners(assembly: Assembly, *, timeout: float = SCANNER_TIMEOUT_SECONDS
             run.error = (
                 f"{name} exited {proc.returncode} without JSON output: {' | '.join(tail) or '(nothing printed)'}"
             )
+        _to_cache(run, caches[name])
     return runs
 
 
