@@ -38,6 +38,7 @@ __all__ = [
     "ResourceType",
     "access_level",
     "actions_of_service",
+    "key_applies",
     "check_document",
     "database_version",
 ]
@@ -222,6 +223,12 @@ def _actions_of_service(service: str) -> tuple[Action, ...]:
 def actions_of_service(service: str) -> tuple[Action, ...]:
     """Every action of one service (lower-case prefix) in the database, sorted by name; () for an unknown service."""
     return _actions_of_service(service)
+
+
+def key_applies(key: str, action: Action) -> bool:
+    """Whether the database lists the condition key (templates such as aws:ResourceTag/${TagKey} expand) for the
+    action or one of its resource types."""
+    return _key_known(key, action.keys)
 
 
 def access_level(action: Action) -> str:
