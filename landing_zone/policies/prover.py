@@ -51,8 +51,8 @@ import z3
 
 from landing_zone.policies.evaluator import (
     ANY,
-    NO_COLON,
     FULL_AWS_ACCESS,
+    NO_COLON,
     ConditionTest,
     ParsedStatement,
     Request,
@@ -201,8 +201,9 @@ class SymbolicRequest:
             present = z3.Bool(f"present:{k}")
             if k in multi or k in MULTIVALUED_KEYS:
                 bound = tests[k] + 1
-                count: z3.ArithRef | None = z3.Int(f"count:{k}")
-                domain.append(z3.And(count >= 1, count <= bound))
+                counter = z3.Int(f"count:{k}")
+                domain.append(z3.And(counter >= 1, counter <= bound))
+                count: z3.ArithRef | None = counter
             else:
                 bound, count = 1, None
             values = tuple(z3.String(f"value:{k}:{i}") for i in range(bound))

@@ -35,7 +35,7 @@ import json
 import re
 import shlex
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,7 @@ from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies import guardrails as g
 from landing_zone.policies.evaluator import Request, UnsupportedPolicyElement
-from landing_zone.policies.prover import Guard, Prover, ProofResult, SymbolicRequest
+from landing_zone.policies.prover import Guard, ProofResult, Prover, SymbolicRequest
 from landing_zone.review import action_db
 from landing_zone.review.cases import ALLOW, cases_for
 from landing_zone.review.redteam import attacks_for
@@ -622,11 +622,13 @@ def _p4(run: _Run) -> PropertyResult:
                 fixed.append(z3.Not(kv.present))
         for key, value in req.context.items():
             values = list(value) if isinstance(value, list | tuple) else [str(value)]
-            kv = enc.request.key(key) if key.lower() in enc.request.keys else None
-            if kv is None:
+            if key.lower() not in enc.request.keys:
                 continue  # a key no policy names cannot change the decision
-            count = z3.BoolVal(True) if kv.count is None else kv.count == len(values)
-            fixed.append(z3.And(kv.present, count, *[kv.values[i] == z3.StringVal(v) for i, v in enumerate(values)]))
+            fixed_kv = enc.request.key(key)
+            count = z3.BoolVal(True) if fixed_kv.count is None else fixed_kv.count == len(values)
+            fixed.append(
+                z3.And(fixed_kv.present, count, *[fixed_kv.values[i] == z3.StringVal(v) for i, v in enumerate(values)])
+            )
         run.check(label, z3.And(fixed), enc.allowed(gr), [gr], req)
     return run.done(
         "P4",
