@@ -42,9 +42,11 @@ level denies (:meth:`Encoder.scp_allowed`; add FullAWSAccess to each level as AW
 from __future__ import annotations
 
 import fnmatch
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 import z3
@@ -67,10 +69,17 @@ from landing_zone.policies.evaluator import (
 )
 
 __all__ = [
+    "ALPHABET_PUNCTUATION",
+    "CHAR",
+    "CHAR_NO_COLON",
+    "CHAR_NO_DOT",
     "MULTIVALUED_KEYS",
     "Encoder",
     "Guard",
     "KeyVar",
+    "OtherActions",
+    "action_matches",
+    "caseless_re",
     "ProofResult",
     "Prover",
     "SymbolicRequest",
@@ -90,8 +99,20 @@ MULTIVALUED_KEYS = frozenset(
     )
 )
 
+# The alphabet of resources and condition values (a bound, docs/PROVE.md): letters, digits and the punctuation of
+# ARNs and IAM names.  No ';', '?', ',' or control characters in a counterexample; a character outside the set that
+# no policy names behaves like a letter no policy names, so a counterexample over the full alphabet has a twin here.
+ALPHABET_PUNCTUATION = "._:/*+=@-"
+_PUNCT_NO_COLON = [z3.Re(c) for c in ALPHABET_PUNCTUATION if c != ":"]
+CHAR_NO_COLON = z3.Union(z3.Range("a", "z"), z3.Range("A", "Z"), z3.Range("0", "9"), *_PUNCT_NO_COLON)
+CHAR = z3.Union(CHAR_NO_COLON, z3.Re(":"))  # one character of the alphabet (a regular expression)
+# Inside the policies' patterns a wildcard is any character (z3 is much faster on these than on unions of ranges);
+# the domain (SymbolicRequest.domain) keeps every string in the alphabet.
 _ALL = z3.AllChar(z3.ReSort(z3.StringSort()))
 _NO_COLON = z3.Diff(_ALL, z3.Re(":"))
+CHAR_NO_DOT = z3.Union(
+    z3.Range("a", "z"), z3.Range("A", "Z"), z3.Range("0", "9"), *[z3.Re(c) for c in ALPHABET_PUNCTUATION if c != "."]
+)
 _ACTION = z3.Concat(
     z3.Plus(z3.Union(z3.Range("a", "z"), z3.Range("0", "9"), z3.Re("-"))),
     z3.Re(":"),
@@ -195,7 +216,7 @@ class SymbolicRequest:
             names.setdefault(key.lower(), key)
             tests.setdefault(key.lower(), 0)
         action, resource = z3.String("action"), z3.String("resource")
-        domain = [z3.InRe(action, _ACTION), z3.Length(resource) > 0]
+        domain = [z3.InRe(action, _ACTION), z3.InRe(resource, z3.Plus(CHAR))]
         keys: dict[str, KeyVar] = {}
         for k in sorted(names):
             present = z3.Bool(f"present:{k}")
@@ -209,7 +230,9 @@ class SymbolicRequest:
             values = tuple(z3.String(f"value:{k}:{i}") for i in range(bound))
             for v in values:
                 domain.append(
-                    z3.Or(v == z3.StringVal("true"), v == z3.StringVal("false")) if k in boolean else z3.Length(v) > 0
+                    z3.Or(v == z3.StringVal("true"), v == z3.StringVal("false"))
+                    if k in boolean
+                    else z3.InRe(v, z3.Plus(CHAR))
                 )
             keys[k] = KeyVar(names[k], present, values, count)
         return cls(action, resource, keys, z3.And(domain))
@@ -278,7 +301,7 @@ def _literal(pattern: str) -> bool:
     return "*" not in pattern and "?" not in pattern
 
 
-def _caseless_re(value: str) -> z3.ReRef:
+def caseless_re(value: str) -> z3.ReRef:
     parts = [z3.Union(z3.Re(c.lower()), z3.Re(c.upper())) if c.lower() != c.upper() else z3.Re(c) for c in value] or [
         z3.Re("")
     ]
@@ -304,13 +327,39 @@ def _arn_re(pattern: str) -> z3.ReRef:
 # ----------------------------------------------------------------------------------------------- encoder
 
 
+@dataclass(frozen=True)
+class OtherActions:
+    """The action class "any action of ``prefix`` other than ``known``" (lower-case full names): the actions AWS may
+    add later and the database does not list.  Literal patterns name none of them; wildcard patterns of the prefix
+    stay regular expressions."""
+
+    prefix: str
+    known: frozenset[str]
+
+
+@lru_cache(maxsize=4096)
+def _compiled(patterns: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str] | None]:
+    literals = frozenset(p.lower() for p in patterns if _literal(p))
+    globs = [fnmatch.translate(p.lower()) for p in patterns if not _literal(p)]
+    return literals, (re.compile("|".join(f"(?:{x})" for x in globs)) if globs else None)
+
+
+def action_matches(action: str, patterns: Sequence[str]) -> bool:
+    """Python's decision: a concrete action matches one of the IAM action patterns (case-insensitively)."""
+    literals, rx = _compiled(tuple(patterns))
+    low = action.lower()
+    return low in literals or (rx is not None and rx.match(low) is not None)
+
+
 class Encoder:
     """Policy documents as z3 formulas over one :class:`SymbolicRequest`."""
 
-    def __init__(self, request: SymbolicRequest, action: str | None = None) -> None:
+    def __init__(self, request: SymbolicRequest, action: str | None = None, other: OtherActions | None = None) -> None:
         self.request = request
-        # When every question is about one known action, action matching is decided here (a smaller formula).
+        # When every question is about one known action, action matching is decided here (a smaller formula);
+        # for the class of unknown actions of a prefix only the prefix's wildcard patterns stay symbolic.
         self.action = action.lower() if action else None
+        self.other = other
         self._cache: dict[tuple[str, int], z3.BoolRef] = {}
 
     def for_action(self, action: str | None) -> Encoder:
@@ -319,12 +368,33 @@ class Encoder:
             return self
         return Encoder(self.request, action)
 
+    def for_other(self, prefix: str, known: Iterable[str]) -> Encoder:
+        """An encoder for questions about any action of ``prefix`` not in ``known`` (and no literal a policy names:
+        pass those in ``known`` too, see :meth:`action_premise`)."""
+        return Encoder(self.request, other=OtherActions(prefix.lower(), frozenset(k.lower() for k in known)))
+
+    def action_premise(self) -> z3.BoolRef:
+        """What the encoder's action class says about ``request.action``."""
+        if self.action is not None:
+            return self.request.action == z3.StringVal(self.action)
+        if self.other is not None:
+            name = z3.Plus(z3.Union(z3.Range("a", "z"), z3.Range("0", "9")))
+            return z3.And(
+                z3.InRe(self.request.action, z3.Concat(z3.Re(self.other.prefix + ":"), name)),
+                *[
+                    self.request.action != z3.StringVal(k)
+                    for k in sorted(self.other.known)
+                    if k.startswith(self.other.prefix + ":")
+                ],
+            )
+        return z3.BoolVal(True)
+
     def _value_test(self, test: ConditionTest, value: z3.SeqRef, policy_value: str, policy: str) -> z3.BoolRef:
         base = test.operator.base
         if base == "StringEquals":
             return value == z3.StringVal(policy_value)
         if base == "StringEqualsIgnoreCase":
-            return z3.InRe(value, _caseless_re(policy_value))
+            return z3.InRe(value, caseless_re(policy_value))
         if base == "StringLike":
             if _literal(policy_value):
                 return value == z3.StringVal(policy_value)
@@ -362,13 +432,20 @@ class Encoder:
 
     def action_in(self, patterns: Iterable[str]) -> z3.BoolRef:
         """The action matches one of the patterns (case-insensitively)."""
+        if self.action is not None:
+            return z3.BoolVal(action_matches(self.action, list(patterns)))
         out = []
         for p in patterns:
             low = p.lower()
-            if self.action is not None:
-                if fnmatch.fnmatchcase(self.action, low.replace("[", "[[]")):
-                    return self.request.action == z3.StringVal(self.action)
-                continue
+            if self.other is not None:
+                service = low.split(":", 1)[0] if ":" in low else low
+                if _literal(low):
+                    if low in self.other.known or not low.startswith(self.other.prefix + ":"):
+                        continue
+                elif not fnmatch.fnmatchcase(self.other.prefix, service.replace("[", "[[]")):
+                    continue
+                elif low in ("*", self.other.prefix + ":*") or (":" not in low and low.endswith("*")):
+                    return z3.BoolVal(True)
             out.append(
                 self.request.action == z3.StringVal(low)
                 if _literal(low)
@@ -379,6 +456,8 @@ class Encoder:
     def resource_in(self, patterns: Iterable[str]) -> z3.BoolRef:
         out = []
         for p in patterns:
+            if p == "*":
+                return z3.BoolVal(True)
             if _literal(p):
                 out.append(self.request.resource == z3.StringVal(p))
             else:
@@ -390,6 +469,10 @@ class Encoder:
         key = (policy, stmt.index)
         if key not in self._cache:
             action = self.action_in(stmt.actions)
+            applies = action if stmt.action_element == "Action" else z3.Not(action)
+            if z3.is_false(z3.simplify(applies)):
+                self._cache[key] = z3.BoolVal(False)
+                return self._cache[key]
             resource = self.resource_in(stmt.resources)
             parts = [
                 action if stmt.action_element == "Action" else z3.Not(action),

@@ -44,12 +44,26 @@ import z3
 
 from landing_zone.assembly import Assembly, load_assembly
 from landing_zone.assembly.intrinsics import resolve_document, template_resolver
+from landing_zone.core.catalog.action_space import PROTECTED_SERVICES, load_action_space
 from landing_zone.core.routing import PathKind
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies import guardrails as g
-from landing_zone.policies.evaluator import Request, UnsupportedPolicyElement
-from landing_zone.policies.prover import Guard, ProofResult, Prover, SymbolicRequest
+from landing_zone.policies.evaluator import ParsedStatement, Request, UnsupportedPolicyElement, policy_statements
+from landing_zone.policies.protected import ProtectedResource, inventory
+from landing_zone.policies.prover import (
+    CHAR,
+    CHAR_NO_COLON,
+    Encoder,
+    Guard,
+    ProofResult,
+    Prover,
+    SymbolicRequest,
+    action_matches,
+)
+from landing_zone.policies.prover import (
+    caseless_re as _caseless,
+)
 from landing_zone.review import action_db
 from landing_zone.review.cases import ALLOW, cases_for
 from landing_zone.review.redteam import attacks_for
@@ -60,11 +74,10 @@ __all__ = [
     "PROPERTIES",
     "ProofInputs",
     "ProofReport",
-    "Protected",
     "PropertyResult",
     "inputs_from_assembly",
     "prove_all",
-    "protected_targets",
+    "prove_assembly",
 ]
 
 PROPERTIES: dict[str, str] = {
@@ -107,19 +120,6 @@ class ProofError(LandingZoneError):
 
 
 @dataclass(frozen=True)
-class Protected:
-    """A P3 target: ``actions`` on ``resources`` (ARN patterns), or on any resource that carries ``tag`` (key,
-    value), or that set/remove a tag key equal to ``tag_key`` (compared ignoring case when ``ignore_case``)."""
-
-    label: str
-    actions: tuple[str, ...]
-    resources: tuple[str, ...] = ()
-    tag: tuple[str, str] | None = None
-    tag_key: str | None = None
-    ignore_case: bool = False
-
-
-@dataclass(frozen=True)
 class ProofInputs:
     plan: Plan
     source: str  # where the policies come from, in words
@@ -139,10 +139,15 @@ class Obligation:
     label: str
     result: ProofResult
     command: str | None = None  # the counterexample as a simulate command line
+    members: tuple[str, ...] | None = None  # the actions the obligation stands for (one representative decides)
 
     def as_dict(self) -> dict[str, Any]:
         r = self.result
-        out: dict[str, Any] = {"label": self.label, "status": r.status, "seconds": round(r.seconds, 4)}
+        # "unknown" (the solver gave up) is reported as "timeout": never as holding
+        status = "timeout" if r.status == "unknown" else r.status
+        out: dict[str, Any] = {"label": self.label, "status": status, "seconds": round(r.seconds, 4)}
+        if self.members:
+            out["actions"] = list(self.members)
         if r.reason:
             out["reason"] = r.reason
         if r.counterexample is not None:
@@ -204,6 +209,11 @@ class ProofReport:
     @property
     def all_hold(self) -> bool:
         return all(p.status in ("holds", "not-applicable") for p in self.properties)
+
+    def to_dict(self) -> dict[str, Any]:
+        """For the review report: ``properties`` -> id -> status, seconds and every obligation not holding (status
+        fails | timeout | vacuous, its counterexample as a ``simulate`` command)."""
+        return self.as_dict()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -314,7 +324,7 @@ def _of_format(resource: z3.SeqRef, arn_format: str, tag: str) -> tuple[z3.BoolR
     """``resource`` is an ARN of the format (a concatenation: easier for z3 than a regular expression); returns the
     constraint and the last variable (the resource ID).  Region and Account may be empty and hold no ':'; the other
     variables are non-empty, the last one may hold ':' (model IDs such as ``x.y-v2:0`` do)."""
-    no_colon = z3.Star(z3.Diff(z3.AllChar(z3.ReSort(z3.StringSort())), z3.Re(":")))
+    no_colon = z3.Star(CHAR_NO_COLON)
     fmt = arn_format.replace("${Partition}", "aws")
     pieces: list[z3.SeqRef] = []
     constraints: list[z3.BoolRef] = []
@@ -329,6 +339,8 @@ def _of_format(resource: z3.SeqRef, arn_format: str, tag: str) -> tuple[z3.BoolR
             constraints.append(z3.Length(var) > 0)
         if i + 1 < len(matches):
             constraints.append(z3.InRe(var, no_colon))
+        else:
+            constraints.append(z3.InRe(var, z3.Star(CHAR)))
         pieces.append(var)
         last = var
         pos = m.end()
@@ -341,14 +353,19 @@ def _of_format(resource: z3.SeqRef, arn_format: str, tag: str) -> tuple[z3.BoolR
 def _arn_format_re(arn_format: str) -> z3.ReRef:
     """A resource type's ARN format as a regular expression: variables are non-empty and colon-free (Region and
     Account may be empty, as in the Region-less foundation model)."""
-    no_colon = z3.Union(z3.Range("!", "9"), z3.Range(";", "~"))
+    no_colon = CHAR_NO_COLON
     parts: list[z3.ReRef] = []
     pos = 0
     fmt = arn_format.replace("${Partition}", "aws")
     for m in re.finditer(r"\$\{([^}]*)\}", fmt):
         if fmt[pos : m.start()]:
             parts.append(z3.Re(fmt[pos : m.start()]))
-        parts.append(z3.Star(no_colon) if m.group(1) in ("Region", "Account") else z3.Plus(no_colon))
+        if m.group(1) == "Region":  # empty (Region-less ARNs) or a Region name
+            parts.append(z3.Star(z3.Union(z3.Range("a", "z"), z3.Range("0", "9"), z3.Re("-"))))
+        elif m.group(1) == "Account":  # empty or twelve digits
+            parts.append(z3.Union(z3.Re(""), z3.Loop(z3.Range("0", "9"), 12, 12)))
+        else:
+            parts.append(z3.Plus(no_colon))
         pos = m.end()
     if fmt[pos:]:
         parts.append(z3.Re(fmt[pos:]))
@@ -383,6 +400,33 @@ class _Run:
     inputs: ProofInputs
     prover: Prover
     obligations: list[Obligation] = field(default_factory=list)
+    statements: tuple[ParsedStatement, ...] = ()
+
+    def __post_init__(self) -> None:
+        docs = [*self.inputs.guardrails.documents, *(d for x in self.inputs.invokers for d in x.documents)]
+        docs += [d for x in self.inputs.endpoints for d in x.documents]
+        if self.inputs.boundary is not None:
+            docs += self.inputs.boundary.documents
+        self.statements = tuple(s for name, doc in docs for s in policy_statements(name, dict(doc)))
+
+    def known(self, prefix: str) -> list[str]:
+        """The actions of a prefix the proof enumerates one by one: the database's and every literal a policy
+        names; the rest of the prefix is one symbolic obligation (:meth:`Encoder.for_other`)."""
+        out = {a.full.lower() for a in action_db.actions_of_service(prefix)}
+        for stmt in self.statements:
+            out.update(
+                a.lower() for a in stmt.actions if "*" not in a and "?" not in a and a.lower().startswith(prefix + ":")
+            )
+        return sorted(out)
+
+    def groups(self, actions: Sequence[str], extra: Callable[[str], object] = lambda a: None) -> list[list[str]]:
+        """Actions grouped by the statements whose Action/NotAction element they match (and ``extra``): within a
+        group every obligation is the same formula but for the action's name, so one representative decides it."""
+        by: dict[tuple[object, tuple[bool, ...]], list[str]] = {}
+        for a in actions:
+            sig = (extra(a), tuple(action_matches(a, s.actions) for s in self.statements))
+            by.setdefault(sig, []).append(a)
+        return list(by.values())
 
     def check(
         self,
@@ -391,14 +435,20 @@ class _Run:
         claim: z3.BoolRef,
         guards: Sequence[Guard],
         witness: Request | None = None,
+        members: Sequence[str] = (),
     ) -> ProofResult:
         result = self.prover.check(premise, claim, guards=guards, witness=witness)
+        if len(members) > 1:
+            if result.status == "holds":
+                label += f" (and {len(members) - 1} more action(s) the same statements match)"
+            else:
+                label += f" (likewise: {', '.join(members[1:])})"
         command = None
         if result.counterexample is not None:
             canonical = _canonical(result.counterexample)
             result = ProofResult(result.status, result.seconds, canonical, result.replay, result.reason)
             command = simulate_command(canonical, self.inputs.assembly)
-        self.obligations.append(Obligation(label, result, command))
+        self.obligations.append(Obligation(label, result, command, tuple(members) or None))
         return result
 
     def done(self, pid: str, start: float, *, note: str = "") -> PropertyResult:
@@ -409,42 +459,43 @@ class _Run:
 
 # ------------------------------------------------------------------------------------------------- properties
 
+UNLISTED = "zzunlisted0"  # an action name no database lists (the witness of the "any other action" obligations)
+
+
+def _outside(enc: Encoder, regions: Sequence[str]) -> z3.BoolRef:
+    return z3.And(enc.request.key(REGION).present, z3.Not(enc.one_of(REGION, regions)))
+
 
 def _p1(run: _Run) -> PropertyResult:
     start = time.perf_counter()
-    enc, gr = run.prover.encoder, run.inputs.guardrails
+    gr = run.inputs.guardrails
     regions = _inference_regions(run.inputs.plan)
-    outside = z3.And(enc.request.key(REGION).present, z3.Not(enc.one_of(REGION, regions)))
-    denied = z3.Not(enc.allowed(gr))
     listed = 0
     for prefix in BEDROCK_PREFIXES:
-        known = action_db.actions_of_service(prefix)
+        known = run.known(prefix)
         listed += len(known)
-        result = run.check(
-            f"any {prefix}:* action ({len(known)} in the action database, and any other) outside the compliant Regions",
-            z3.And(enc.action_in([f"{prefix}:*"]), outside),
-            denied,
-            [gr],
-            Request(f"{prefix}:x", "*", {REGION: "xx-outside-1"}),
-        )
-        if result.status == "fails":  # list every database action that escapes, then the unlisted rest
-            for action in known:
-                e = enc.for_action(action.full)
-                outside_a = z3.And(e.request.key(REGION).present, z3.Not(e.one_of(REGION, regions)))
-                run.check(
-                    f"{action.full} outside the compliant Regions",
-                    z3.And(e.action_in([action.full]), outside_a),
-                    z3.Not(e.allowed(gr)),
-                    [gr],
-                    Request(action.full, "*", {REGION: "xx-outside-1"}),
-                )
-            others = z3.And(enc.action_in([f"{prefix}:*"]), z3.Not(enc.action_in([a.full for a in known])), outside)
+        for group in run.groups(known):
+            enc = run.prover.encoder.for_action(group[0])
             run.check(
-                f"any {prefix}:* action not in the action database, outside the compliant Regions", others, denied, [gr]
+                f"{group[0]} outside the compliant Regions",
+                z3.And(enc.action_premise(), _outside(enc, regions)),
+                z3.Not(enc.allowed(gr)),
+                [gr],
+                Request(group[0], "*", {REGION: "xx-outside-1"}),
+                group,
             )
+        enc = run.prover.encoder.for_other(prefix, known)
+        run.check(
+            f"any {prefix}: action not in the action database, outside the compliant Regions",
+            z3.And(enc.action_premise(), _outside(enc, regions)),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(f"{prefix}:{UNLISTED}", "*", {REGION: "xx-outside-1"}),
+        )
     note = (
-        f"{listed} action-database actions covered by the per-prefix proofs; a request without aws:RequestedRegion "
-        "is not considered (AWS sets it on every request)"
+        f"{listed} known actions (action database and policy literals), grouped by the statements they match, and "
+        "one symbolic obligation per prefix for every other action; a request without aws:RequestedRegion is not "
+        "considered (AWS sets it on every request)"
     )
     return run.done("P1", start, note=note)
 
@@ -456,58 +507,59 @@ def _p2(run: _Run) -> PropertyResult:
     home = plan.config.home_region
     models, profiles = _allowed_models(plan), _allowed_profiles(plan)
     db = {rt.name: rt for a in action_db.actions_of_service("bedrock") for rt in a.resource_types}
-    for action in action_db.actions_of_service("bedrock"):
-        if NOT_MODEL_USE.match(action.name):
+    resource_id = {"foundation-model": "not-allowed.model", "inference-profile": "xx.not-allowed.model"}
+    for rt_name in MODEL_RESOURCE_TYPES:
+        if rt_name not in db:
             continue
-        enc = run.prover.encoder.for_action(action.full)
-        in_home = enc.equals(REGION, home)
-        denied = z3.Not(enc.allowed(gr))
-        for rt in action.resource_types:
-            if rt.name not in MODEL_RESOURCE_TYPES or not rt.required:
-                continue
+        actions = [
+            a.full
+            for a in action_db.actions_of_service("bedrock")
+            if not NOT_MODEL_USE.match(a.name) and any(rt.name == rt_name and rt.required for rt in a.resource_types)
+        ]
+        for group in run.groups(actions):
+            enc = run.prover.encoder.for_action(group[0])
             res = enc.request.resource
-            fits = z3.InRe(res, _arn_format_re(db[rt.name].arn))
-            if rt.name == "foundation-model":
+            # the resource as a concatenation of the format's parts (z3 decides those faster than a regular
+            # expression); the last part is the resource ID
+            fits = z3.InRe(res, _arn_format_re(db[rt_name].arn))
+            if rt_name == "foundation-model":
                 unlisted = z3.And([z3.Not(z3.SuffixOf(z3.StringVal("foundation-model/" + m), res)) for m in models])
                 what = "a foundation model that is not allowed"
-            elif rt.name == "inference-profile":
-                unlisted = (
-                    z3.And([z3.Not(z3.SuffixOf(z3.StringVal("/" + p), res)) for p in profiles])
-                    if profiles
-                    else z3.BoolVal(True)
+            elif rt_name == "inference-profile":
+                unlisted = z3.And(
+                    *[z3.Not(z3.SuffixOf(z3.StringVal("/" + p), res)) for p in profiles],
+                    *[z3.Not(z3.SuffixOf(z3.StringVal("." + m), res)) for m in models],
                 )
-                unlisted = z3.And(unlisted, *[z3.Not(z3.SuffixOf(z3.StringVal("." + m), res)) for m in models])
                 what = "a system inference profile of a model that is not allowed"
             else:
                 unlisted = z3.BoolVal(True)
-                what = f"any {rt.name} (not an allow-listed model)"
-            resource_id = {"foundation-model": "not-allowed.model", "inference-profile": "xx.not-allowed.model"}
+                what = f"any {rt_name} (not an allow-listed model)"
             witness = Request(
-                action.full, _fill_format(db[rt.name].arn, home, resource_id.get(rt.name, "x")), {REGION: home}
+                group[0], _fill_format(db[rt_name].arn, home, resource_id.get(rt_name, "x")), {REGION: home}
             )
             run.check(
-                f"{action.full} on {what}",
-                z3.And(enc.action_in([action.full]), in_home, fits, unlisted),
-                denied,
+                f"{group[0]} on {what}",
+                z3.And(enc.action_premise(), enc.equals(REGION, home), fits, unlisted),
+                z3.Not(enc.allowed(gr)),
                 [gr],
                 witness,
+                group,
             )
     mantle = _mantle_models(plan)
-    for action in action_db.actions_of_service("bedrock-mantle"):
-        if MANTLE_KEY.lower() not in action.keys:
-            continue
-        enc = run.prover.encoder.for_action(action.full)
-        in_home = enc.equals(REGION, home)
+    mantle_actions = [a.full for a in action_db.actions_of_service("bedrock-mantle") if MANTLE_KEY.lower() in a.keys]
+    for group in run.groups(mantle_actions):
+        enc = run.prover.encoder.for_action(group[0])
         kv = enc.request.key(MANTLE_KEY)
         other_model = z3.And(
             kv.present, z3.Not(z3.Or([kv.values[0] == z3.StringVal(m) for m in mantle])) if mantle else z3.BoolVal(True)
         )
         run.check(
-            f"{action.full} with bedrock-mantle:Model not allowed on Mantle",
-            z3.And(enc.action_in([action.full]), in_home, other_model),
+            f"{group[0]} with bedrock-mantle:Model not allowed on Mantle",
+            z3.And(enc.action_premise(), enc.equals(REGION, home), other_model),
             z3.Not(enc.allowed(gr)),
             [gr],
-            Request(action.full, "*", {REGION: home, MANTLE_KEY: "not-allowed.model"}),
+            Request(group[0], "*", {REGION: home, MANTLE_KEY: "not-allowed.model"}),
+            group,
         )
     note = (
         f"from {home}; model resource types {', '.join(MODEL_RESOURCE_TYPES)}; actions named {NOT_MODEL_USE.pattern} "
@@ -516,74 +568,136 @@ def _p2(run: _Run) -> PropertyResult:
     return run.done("P2", start, note=note)
 
 
-def protected_targets(plan: Plan) -> tuple[Protected, ...]:
-    """What the SCPs protect today, as P3 targets (the named ARN patterns and the landing-zone tag).  A
-    protected-resource inventory can replace this list: P3 takes any (actions, resources or tag) targets."""
-    config = plan.config
-    ex = g.exemptions(config)
-    tagged = g.TAGGED_TAMPER_ACTIONS + (g.SELF_HOSTING_TAGGED_TAMPER_ACTIONS if config.self_hosting.enabled else ())
-    iam_tags = tuple(a for a in g.TAG_ACTIONS if a.startswith("iam:"))
-    return (
-        Protected("protected roles (exemption names)", g.ROLE_TAKEOVER_ACTIONS, ex.protected_roles),
-        Protected("resources the landing zone names", g.NAMED_TAMPER_ACTIONS, g.protected_resources(config)),
-        Protected("resources carrying the landing-zone tag", tagged, tag=(TAG_KEY, config.name)),
-        Protected("setting or removing the landing-zone tag", g.TAG_ACTIONS, tag_key=g.LANDING_ZONE_TAG),
-        # IAM compares tag keys ignoring case (IAM User Guide, "Tagging IAM resources"): LANDING-ZONE is the same key.
-        Protected(
-            "the landing-zone tag of IAM roles/policies, any spelling",
-            iam_tags,
-            tag_key=g.LANDING_ZONE_TAG,
-            ignore_case=True,
-        ),
-        Protected("account-level settings", g.ACCOUNT_SETTING_ACTIONS, ("*",)),
-    )
+def _sample(entry: ProtectedResource, rt: str, arn_format: str, region: str) -> str:
+    for sample_rt, arn in entry.samples:
+        if sample_rt == rt:
+            return arn
+    for pattern in entry.arn_patterns:
+        return pattern.replace("*", "x").replace("?", "x")
+    return _fill_format(arn_format, region, "x")
 
 
-def _p3(run: _Run, targets: Sequence[Protected]) -> PropertyResult:
+def _p3(run: _Run) -> PropertyResult:
+    """Tamper protection from the protected-resource inventory (landing_zone.policies.protected)."""
     start = time.perf_counter()
     inputs = run.inputs
-    if inputs.mode != "scp" or not inputs.plan.config.policy_guardrails.tamper_protection:
+    config = inputs.plan.config
+    if inputs.mode != "scp" or not config.policy_guardrails.tamper_protection:
         why = (
             "single-account mode: no SCP binds an administrator" if inputs.mode != "scp" else "tamper_protection is off"
         )
         return PropertyResult("P3", PROPERTIES["P3"], (), 0.0, applies=False, note=why)
     gr = inputs.guardrails
-    exempt = g.exemptions(inputs.plan.config).exempt
+    ex = g.exemptions(config)
+    exempt = list(ex.exempt)
+    writers = [*exempt, *g.log_writer_roles(config)]
+    space = load_action_space()
+    home = config.home_region
     attacker = "arn:aws:iam::999999999999:role/attacker"
-    for t in targets:
-        for action in t.actions:
-            enc = run.prover.encoder.for_action(action)
-            not_exempt = z3.And(enc.request.key(PRINCIPAL).present, z3.Not(enc.value_like(PRINCIPAL, list(exempt))))
-            context: dict[str, str | list[str]] = {PRINCIPAL: attacker}
-            resource = "arn:aws:x"
-            if t.tag is not None:
-                where = enc.equals(t.tag[0], t.tag[1])
-                context[t.tag[0]] = t.tag[1]
-            elif t.tag_key is not None:
-                kv = enc.request.key(TAG_KEYS)
-                want = t.tag_key
-                want = t.tag_key
-                if t.ignore_case:
-                    hit = [
-                        z3.InRe(v, z3.Concat(*[z3.Union(z3.Re(c.lower()), z3.Re(c.upper())) for c in want]))
-                        for v in kv.values
-                    ]
-                else:
-                    hit = [v == z3.StringVal(want) for v in kv.values]
-                where = z3.And(kv.present, z3.Or([z3.And(kv.active(i), h) for i, h in enumerate(hit)]))
-                context[TAG_KEYS] = [want.upper() if t.ignore_case else want]
-            else:
-                where = enc.resource_in(t.resources)
-                resource = t.resources[0].replace("*", "x").replace("?", "x")
-            witness = Request(action.replace("*", "x").replace("?", "x"), resource, context)
+    skipped_tag = 0
+
+    def not_exempt(enc: Encoder, action: str | None) -> z3.BoolRef:
+        who = writers if action is not None and action_matches(action, g.LOG_WRITE_ACTIONS) else exempt
+        kv = enc.request.key(PRINCIPAL)
+        an_arn = z3.PrefixOf(z3.StringVal("arn:aws:iam::"), kv.values[0])  # aws:PrincipalARN is an ARN
+        return z3.And(kv.present, an_arn, z3.Not(enc.value_like(PRINCIPAL, who)))
+
+    for entry in inventory(config, tuple(p.rsplit("/", 1)[-1] for p in ex.protected_roles)):
+        if entry.recognised_by == "none":
+            continue
+        reads = space.reads_of((entry.service,))
+        db = {a.full: a for a in action_db.actions_of_service(entry.service)}
+        ways = (["name"] if entry.by_name else []) + (["tag"] if entry.by_tag else [])
+        for rt in entry.resource_types:
+            rt_format = next(
+                (t.arn for a in db.values() for t in a.resource_types if t.name == rt),
+                f"arn:aws:{entry.service}:${{Region}}:${{Account}}:{rt}/${{Id}}",
+            )
+            changes = [
+                name
+                for name, a in db.items()
+                if any(t.name == rt for t in a.resource_types)
+                and not action_matches(name, reads)
+                and not action_matches(name, g.USE_ACTIONS)
+            ]
+            for way in ways:
+                acts = changes
+                if way == "tag":
+                    acts = [a for a in changes if action_db.key_applies(TAG_KEY, db[a])]
+                    skipped_tag += len(changes) - len(acts)
+                for group in run.groups(acts):
+                    enc = run.prover.encoder.for_action(group[0])
+                    context: dict[str, str | list[str]] = {PRINCIPAL: attacker}
+                    if way == "name":
+                        where = enc.resource_in(entry.arn_patterns)
+                    else:
+                        where = z3.And(
+                            z3.InRe(enc.request.resource, _arn_format_re(rt_format)),
+                            enc.equals(TAG_KEY, config.name),
+                        )
+                        context[TAG_KEY] = config.name
+                    run.check(
+                        f"{entry.what} [{rt}, by {way}]: {group[0]}",
+                        z3.And(enc.action_premise(), where, not_exempt(enc, group[0])),
+                        z3.Not(enc.allowed(gr)),
+                        [gr],
+                        Request(group[0], _sample(entry, rt, rt_format, home), context),
+                        group,
+                    )
+        # an action AWS adds to the service later: on the names (its resource type is unknown)
+        if entry.by_name and entry.arn_patterns:
+            enc = run.prover.encoder.for_other(entry.service, run.known(entry.service))
             run.check(
-                f"{t.label}: {action}",
-                z3.And(enc.action_in([action]), where, not_exempt),
+                f"{entry.what} [by name]: any {entry.service}: action not in the action database",
+                z3.And(
+                    enc.action_premise(),
+                    z3.Not(enc.action_in(reads)),
+                    z3.Not(enc.action_in(g.USE_ACTIONS)),
+                    enc.resource_in(entry.arn_patterns),
+                    not_exempt(enc, None),
+                ),
                 z3.Not(enc.allowed(gr)),
                 [gr],
-                witness,
+                Request(
+                    f"{entry.service}:{UNLISTED}",
+                    entry.arn_patterns[0].replace("*", "x").replace("?", "x"),
+                    {PRINCIPAL: attacker},
+                ),
             )
-    return run.done("P3", start, note=f"non-exempt: aws:PrincipalARN not like {', '.join(exempt)}")
+    # account-level settings (no resource type: authorised on "*")
+    for action in g.ACCOUNT_SETTING_ACTIONS:
+        enc = run.prover.encoder.for_action(action)
+        run.check(
+            f"account setting: {action}",
+            z3.And(enc.action_premise(), not_exempt(enc, action)),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(action, "*", {PRINCIPAL: attacker}),
+        )
+    # setting or removing the landing-zone tag key, in any spelling (IAM tag keys are case-insensitive)
+    tagging = sorted(
+        {a.full for s in PROTECTED_SERVICES for a in action_db.actions_of_service(s) if TAG_KEYS.lower() in a.keys}
+    )
+    for group in run.groups(tagging):
+        enc = run.prover.encoder.for_action(group[0])
+        kv = enc.request.key(TAG_KEYS)
+        hit = [z3.InRe(v, _caseless(g.LANDING_ZONE_TAG)) for v in kv.values]
+        where = z3.And(kv.present, z3.Or([z3.And(kv.active(i), h) for i, h in enumerate(hit)]))
+        run.check(
+            f"the landing-zone tag key (any spelling): {group[0]}",
+            z3.And(enc.action_premise(), where, not_exempt(enc, None)),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(group[0], "*", {PRINCIPAL: attacker, TAG_KEYS: [g.LANDING_ZONE_TAG.upper()]}),
+            group,
+        )
+    return run.done(
+        "P3",
+        start,
+        note=f"from the protected-resource inventory; non-read actions other than the reviewed use actions; "
+        f"non-exempt: aws:PrincipalARN not like {', '.join(exempt)}; {skipped_tag} (action, entry) pairs without "
+        "aws:ResourceTag support are left to the name patterns",
+    )
 
 
 def _legit_requests(plan: Plan, mode: str) -> list[tuple[str, Request]]:
@@ -645,7 +759,6 @@ def _p5(run: _Run) -> PropertyResult:
     plan = inputs.plan
     if not inputs.invokers:
         return PropertyResult("P5", PROPERTIES["P5"], (), 0.0, applies=False, note="no invoker role in the assembly")
-    enc = run.prover.encoder
     regions = _inference_regions(plan)
     compliant = sorted(plan.config.compliant_regions)
     fm_regions = list(compliant)
@@ -666,37 +779,85 @@ def _p5(run: _Run) -> PropertyResult:
     models_ok += [f"arn:aws:bedrock:{r}:*:model-invocation-job/*" for r in compliant]
     mantle = _mantle_models(plan)
     ceiling = (*g.INVOKER_CEILING_ACTIONS, "iam:PassRole")
-    bedrock = enc.action_in([f"{p}:*" for p in BEDROCK_PREFIXES])
-    compliant_request = z3.And(
-        enc.action_in(ceiling),
-        z3.Implies(bedrock, enc.one_of(REGION, regions)),
-        z3.Implies(enc.action_in(g.MODEL_ACTIONS), enc.resource_in(models_ok)),
-        z3.Implies(
-            enc.action_in(g.MANTLE_MODEL_ACTIONS), enc.one_of(MANTLE_KEY, mantle) if mantle else z3.BoolVal(False)
-        ),
-    )
     layers = [inputs.guardrails] + ([inputs.boundary] if inputs.boundary and inputs.mode == "scp" else [])
-    via_endpoint = enc.request.key(SOURCE_VPCE).present
-    endpoint_ok = z3.Or([enc.allowed(e) for e in inputs.endpoints]) if inputs.endpoints else z3.BoolVal(False)
-    for identity in inputs.invokers:
+
+    def obligation(enc: Encoder, identity: Guard, label: str, witness: Request, members: Sequence[str]) -> None:
+        bedrock = enc.action_in([f"{p}:*" for p in BEDROCK_PREFIXES])
+        compliant_request = z3.And(
+            enc.action_in(ceiling),
+            z3.Implies(bedrock, enc.one_of(REGION, regions)),
+            z3.Implies(enc.action_in(g.MODEL_ACTIONS), enc.resource_in(models_ok)),
+            z3.Implies(
+                enc.action_in(g.MANTLE_MODEL_ACTIONS), enc.one_of(MANTLE_KEY, mantle) if mantle else z3.BoolVal(False)
+            ),
+        )
+        via_endpoint = enc.request.key(SOURCE_VPCE).present
+        endpoint_ok = z3.Or([enc.allowed(e) for e in inputs.endpoints]) if inputs.endpoints else z3.BoolVal(False)
         effective = z3.And(
             enc.allowed(identity), *[enc.allowed(x) for x in layers], z3.Implies(via_endpoint, endpoint_ok)
         )
         run.check(
-            f"{identity.name.removeprefix('identity ')}: identity ∩ boundary ∩ guardrails ∩ endpoint",
-            z3.BoolVal(True),
+            label,
+            enc.action_premise(),
             z3.Implies(effective, compliant_request),
             [identity, *layers, *inputs.endpoints],
-            Request("sts:getcalleridentity", "*", {}),
+            witness,
+            members,
         )
+
+    for identity in inputs.invokers:
+        who = identity.name.removeprefix("identity ")
+        # an action no Allow of the identity policy matches is not allowed: only the ones it names are proof
+        # obligations (each database action of a wildcard, and the prefix's unknown actions symbolically)
+        concrete: set[str] = set()
+        prefixes: set[str] = set()
+        symbolic = False
+        for name, doc in identity.documents:
+            for stmt in policy_statements(name, dict(doc)):
+                if stmt.effect != "Allow":
+                    continue
+                if stmt.action_element != "Action":
+                    symbolic = True
+                    continue
+                for pattern in stmt.actions:
+                    service, _, rest = pattern.lower().partition(":")
+                    if "*" not in pattern and "?" not in pattern:
+                        concrete.add(pattern.lower())
+                    elif "*" in service or "?" in service or not rest:
+                        symbolic = True
+                    else:
+                        concrete.update(a.full.lower() for a in action_db.expand(pattern))
+                        prefixes.add(service)
+        for group in run.groups(sorted(concrete)):
+            enc = run.prover.encoder.for_action(group[0])
+            obligation(enc, identity, f"{who}: {group[0]}", Request(group[0], "*", {}), group)
+        for prefix in sorted(prefixes):
+            enc = run.prover.encoder.for_other(prefix, run.known(prefix))
+            obligation(
+                enc,
+                identity,
+                f"{who}: any {prefix}: action not in the action database",
+                Request(f"{prefix}:{UNLISTED}", "*", {}),
+                (),
+            )
+        if symbolic:
+            obligation(
+                run.prover.encoder,
+                identity,
+                f"{who}: any action (a wildcard service or NotAction in an Allow)",
+                Request("sts:getcalleridentity", "*", {}),
+                (),
+            )
     return run.done(
-        "P5", start, note="the endpoint policies apply to requests that carry aws:SourceVpce (any endpoint)"
+        "P5",
+        start,
+        note="per action the invoker's identity policy allows (database actions of its wildcards grouped by the "
+        "statements they match, unknown actions of a prefix symbolically); the endpoint policies apply to requests "
+        "that carry aws:SourceVpce (any endpoint)",
     )
 
 
-def prove_all(
-    inputs: ProofInputs, *, targets: Sequence[Protected] | None = None, timeout_ms: int = 60_000
-) -> ProofReport:
+def prove_all(inputs: ProofInputs, *, timeout_ms: int = 60_000, properties: Sequence[str] | None = None) -> ProofReport:
     """P1-P5 over one set of policies (ProofError, exit 2, when an element is not supported)."""
     docs = [*inputs.guardrails.documents, *(d for x in inputs.invokers for d in x.documents)]
     docs += [d for x in inputs.endpoints for d in x.documents]
@@ -707,15 +868,29 @@ def prove_all(
         extra += list(req.context)
     try:
         prover = Prover(SymbolicRequest.for_documents(docs, extra_keys=extra), timeout_ms=timeout_ms)
-        run = _Run(inputs, prover)
-        steps: list[Callable[[], PropertyResult]] = [
-            lambda: _p1(run),
-            lambda: _p2(run),
-            lambda: _p3(run, protected_targets(inputs.plan) if targets is None else targets),
-            lambda: _p4(run),
-            lambda: _p5(run),
-        ]
-        results = tuple(step() for step in steps)
+        run = _Run(inputs, prover)  # parses every statement: an unsupported element stops here
+        steps: dict[str, Callable[[], PropertyResult]] = {
+            "P1": lambda: _p1(run),
+            "P2": lambda: _p2(run),
+            "P3": lambda: _p3(run),
+            "P4": lambda: _p4(run),
+            "P5": lambda: _p5(run),
+        }
+        results = tuple(step() for pid, step in steps.items() if properties is None or pid in properties)
     except UnsupportedPolicyElement as exc:
         raise ProofError(str(exc)) from None
     return ProofReport(inputs.source, inputs.mode, results)
+
+
+def prove_assembly(
+    assembly_dir: Path | str,
+    plan: Plan,
+    *,
+    timeout_ms: int = 10_000,
+    properties: Sequence[str] | None = None,
+) -> ProofReport:
+    """P1-P5 of a synthesized assembly, for the review report: ``report.to_dict()`` lists per property its status
+    (holds | fails | not-proven | disagreement | not-applicable) and per obligation not holding its status
+    (fails | timeout | vacuous), time and counterexample as a ``simulate`` command.  Raises :class:`ProofError`
+    (``unsupported: <element> in <policy>``) when a policy cannot be encoded."""
+    return prove_all(inputs_from_assembly(Path(assembly_dir), plan), timeout_ms=timeout_ms, properties=properties)
