@@ -126,6 +126,7 @@ cost: setup-cli
 bench: setup-dev
 	python bench/synth_bench.py
 	python bench/test_bench.py
+	python bench/prove_bench.py || true  # per-example, per-property solve times (prints what does not decide)
 
 # A real deployment into a local AWS emulator (LocalStack, in its own virtualenv .venv-localstack/, started and
 # stopped by the script): bootstrap, deploy, read back, deploy again, verify, destroy.  VARIANT: full single

@@ -48,13 +48,27 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = [
+    "ANY",
     "FULL_AWS_ACCESS",
+    "NO_COLON",
+    "ConditionTest",
     "Decision",
+    "Operator",
+    "ParsedStatement",
     "Request",
     "StatementMatch",
+    "Token",
     "UnsupportedPolicyElement",
     "evaluate",
     "evaluate_scp_levels",
+    "glob_tokens",
+    "normalise_context",
+    "parse_operator",
+    "parse_statement",
+    "parsed_matches",
+    "policy_statements",
+    "resource_tokens",
+    "split_arn",
     "statement_matches",
 ]
 
@@ -81,7 +95,7 @@ class Request:
             raise ValueError(f"action must look like 'service:Action', got {self.action!r}")
         if not isinstance(self.resource, str) or not self.resource:
             raise ValueError(f"resource must be an ARN or '*', got {self.resource!r}")
-        _normalise_context(self.context)  # fail early on bad keys / values
+        normalise_context(self.context)  # fail early on bad keys / values
 
 
 @dataclass(frozen=True)
@@ -117,22 +131,45 @@ class Decision:
 # --------------------------------------------------------------------------- patterns
 
 
-def _glob_regex(pattern: str, any_char: str, star: Callable[[str, int], str]) -> str:
-    out = []
+# A wildcard pattern is a sequence of tokens, shared with the prover (landing_zone.policies.prover):
+# ("char", c) | ("star", cls) | ("one", cls), where cls is ANY (every character) or NO_COLON (inside one ARN segment).
+ANY, NO_COLON = "any", "nocolon"
+Token = tuple[str, str]
+
+
+def glob_tokens(pattern: str) -> tuple[Token, ...]:
+    """Action names and String/ArnLike values: `*` = any run of characters (also empty), `?` = one character."""
+    return tuple(("star", ANY) if c == "*" else ("one", ANY) if c == "?" else ("char", c) for c in pattern)
+
+
+def resource_tokens(pattern: str) -> tuple[Token, ...]:
+    """Resource/NotResource patterns, case-sensitive.
+
+    IAM User Guide (Resource element): wildcards apply within the colon-separated
+    ARN segments, but a `*` that is the LAST character of a segment may expand
+    past colon boundaries.  So `*` before a ':' (or at the end) matches anything,
+    any other `*` and every `?` stay inside one segment.  A request resource of
+    "*" is therefore matched only by patterns that can match the literal "*".
+    """
+    out: list[Token] = []
     for i, ch in enumerate(pattern):
         if ch == "*":
-            out.append(star(pattern, i))
+            out.append(("star", ANY if i + 1 == len(pattern) or pattern[i + 1] == ":" else NO_COLON))
         elif ch == "?":
-            out.append(any_char)
+            out.append(("one", NO_COLON))
         else:
-            out.append(re.escape(ch))
-    return "".join(out)
+            out.append(("char", ch))
+    return tuple(out)
+
+
+def _tokens_regex(tokens: Sequence[Token]) -> str:
+    cls = {ANY: ".", NO_COLON: "[^:]"}
+    return "".join(re.escape(v) if k == "char" else cls[v] + ("*" if k == "star" else "") for k, v in tokens)
 
 
 @lru_cache(maxsize=8192)
 def _glob_compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
-    regex = _glob_regex(pattern, ".", lambda p, i: ".*")
-    return re.compile(regex, re.DOTALL | (re.IGNORECASE if ignore_case else 0))
+    return re.compile(_tokens_regex(glob_tokens(pattern)), re.DOTALL | (re.IGNORECASE if ignore_case else 0))
 
 
 def _glob(pattern: str, value: str, ignore_case: bool = False) -> bool:
@@ -142,36 +179,25 @@ def _glob(pattern: str, value: str, ignore_case: bool = False) -> bool:
 
 @lru_cache(maxsize=8192)
 def _resource_compiled(pattern: str) -> re.Pattern[str]:
-    def star(p: str, i: int) -> str:
-        return ".*" if i + 1 == len(p) or p[i + 1] == ":" else "[^:]*"
-
-    return re.compile(_glob_regex(pattern, "[^:]", star), re.DOTALL)
+    return re.compile(_tokens_regex(resource_tokens(pattern)), re.DOTALL)
 
 
 def _resource_match(pattern: str, resource: str) -> bool:
-    """Resource/NotResource matching, case-sensitive.
-
-    IAM User Guide (Resource element): wildcards apply within the colon-separated
-    ARN segments, but a `*` that is the LAST character of a segment may expand
-    past colon boundaries.  So `*` before a ':' (or at the end) matches anything,
-    any other `*` and every `?` stay inside one segment.  A request resource of
-    "*" is therefore matched only by patterns that can match the literal "*".
-    """
-
+    """Resource/NotResource matching (see :func:`resource_tokens`)."""
     return _resource_compiled(pattern).fullmatch(resource) is not None
 
 
-def _split_arn(value: str) -> list[str] | None:
+def split_arn(value: str) -> list[str] | None:
     parts = value.split(":", 5)  # the resource part (6th) may itself contain colons
     return parts if len(parts) == 6 and parts[0] == "arn" else None
 
 
 def _arn_like(pattern: str, value: str) -> bool:
     """ArnEquals/ArnLike: each of the six ARN segments is matched separately."""
-    pattern_parts = _split_arn(pattern)
+    pattern_parts = split_arn(pattern)
     if pattern_parts is None:
         raise UnsupportedPolicyElement(f"Arn* condition value is not a 6-segment ARN pattern: {pattern!r}")
-    value_parts = _split_arn(value)
+    value_parts = split_arn(value)
     if value_parts is None:  # a non-ARN never matches ArnLike (so ArnNotLike is true)
         return False
     return all(_glob(p, v) for p, v in zip(pattern_parts, value_parts, strict=True))
@@ -232,7 +258,7 @@ _NEGATED: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class _Operator:
+class Operator:
     name: str  # as written in the policy
     base: str  # positive operator family, or "Null"
     negated: bool
@@ -240,7 +266,7 @@ class _Operator:
     set_op: str | None  # "ForAnyValue" | "ForAllValues" | None
 
 
-def _parse_operator(name: str) -> _Operator:
+def parse_operator(name: str) -> Operator:
     if not isinstance(name, str):
         raise UnsupportedPolicyElement(f"condition operator must be a string: {name!r}")
     rest, set_op = name, None
@@ -253,11 +279,11 @@ def _parse_operator(name: str) -> _Operator:
     if rest == "Null":
         if if_exists or set_op:
             raise UnsupportedPolicyElement(f"unsupported condition operator {name!r}")
-        return _Operator(name, "Null", False, False, None)
+        return Operator(name, "Null", False, False, None)
     if rest in _BASE:
-        return _Operator(name, rest, False, if_exists, set_op)
+        return Operator(name, rest, False, if_exists, set_op)
     if rest in _NEGATED:
-        return _Operator(name, _NEGATED[rest], True, if_exists, set_op)
+        return Operator(name, _NEGATED[rest], True, if_exists, set_op)
     raise UnsupportedPolicyElement(f"unsupported condition operator {name!r}")
 
 
@@ -272,7 +298,7 @@ def _scalar(value: object, where: str) -> str:
     raise TypeError(f"{where}: unsupported value {value!r}")
 
 
-def _normalise_context(context: Mapping[str, object]) -> dict[str, tuple[str, ...]]:
+def normalise_context(context: Mapping[str, object]) -> dict[str, tuple[str, ...]]:
     """Lower-cased key -> tuple of string values; empty lists are dropped (absent)."""
     if not isinstance(context, Mapping):
         raise TypeError("request context must be a mapping")
@@ -295,7 +321,7 @@ def _normalise_context(context: Mapping[str, object]) -> dict[str, tuple[str, ..
     return out
 
 
-def _policy_values(value: object, where: str) -> tuple[str, ...]:
+def policy_values(value: object, where: str) -> tuple[str, ...]:
     items = value if isinstance(value, list) else [value]
     if not items:
         raise UnsupportedPolicyElement(f"{where}: empty value list")
@@ -316,7 +342,7 @@ def _policy_values(value: object, where: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- conditions
 
 
-def _key_matches(op: _Operator, key: str, policy_values: tuple[str, ...], context: dict[str, tuple[str, ...]]) -> bool:
+def _key_matches(op: Operator, key: str, policy_values: tuple[str, ...], context: dict[str, tuple[str, ...]]) -> bool:
     request_values = context.get(key.lower())  # None = absent (or empty list)
 
     if op.base == "Null":
@@ -345,22 +371,6 @@ def _key_matches(op: _Operator, key: str, policy_values: tuple[str, ...], contex
     return any(value_passes(v) for v in request_values)
 
 
-def _condition_matches(condition: object, context: dict[str, tuple[str, ...]]) -> bool:
-    if not isinstance(condition, dict):
-        raise UnsupportedPolicyElement("Condition must be an object")
-    result = True
-    for op_name, keys in condition.items():
-        op = _parse_operator(op_name)
-        if not isinstance(keys, dict) or not keys:
-            raise UnsupportedPolicyElement(f"Condition operator {op_name!r} needs a non-empty object")
-        for key, raw in keys.items():
-            values = _policy_values(raw, f"{op_name} {key!r}")
-            # operators AND, keys AND; every key is still evaluated so that an
-            # invalid value anywhere raises instead of being skipped
-            result = _key_matches(op, key, values, context) and result
-    return result
-
-
 # --------------------------------------------------------------------------- statements
 
 _STATEMENT_KEYS = {"Sid", "Effect", "Principal", "Action", "NotAction", "Resource", "NotResource", "Condition"}
@@ -385,35 +395,109 @@ def _one_of(statement: dict[str, Any], positive: str, negative: str) -> str:
     return present[0]
 
 
-def statement_matches(statement: dict[str, Any], request: Request) -> bool:
-    """True when the statement applies to the request (its Effect is not consulted)."""
+@dataclass(frozen=True)
+class ConditionTest:
+    """One key of one operator of a Condition block: ``{"StringEquals": {"aws:RequestedRegion": [...]}}``."""
+
+    operator: Operator
+    key: str  # as written in the policy (matched case-insensitively)
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ParsedStatement:
+    """A statement checked against the supported grammar (the one form the evaluator and the prover read)."""
+
+    index: int  # position in its policy
+    sid: str | None
+    effect: str  # "Allow" | "Deny"
+    action_element: str  # "Action" | "NotAction"
+    actions: tuple[str, ...]
+    resource_element: str  # "Resource" | "NotResource"
+    resources: tuple[str, ...]
+    conditions: tuple[ConditionTest, ...]  # ANDed
+
+
+def _check_policy_value(op: Operator, where: str, value: str) -> None:
+    if op.base in ("Bool", "Null"):
+        _to_bool(value, True)
+    elif op.base.startswith("Numeric"):
+        _to_number(value, True)
+    elif op.base in ("ArnEquals", "ArnLike") and split_arn(value) is None:
+        raise UnsupportedPolicyElement(f"Arn* condition value is not a 6-segment ARN pattern: {value!r} ({where})")
+
+
+def _parse_condition(condition: object) -> tuple[ConditionTest, ...]:
+    if not isinstance(condition, dict):
+        raise UnsupportedPolicyElement("Condition must be an object")
+    tests = []
+    for op_name, keys in condition.items():
+        op = parse_operator(op_name)
+        if not isinstance(keys, dict) or not keys:
+            raise UnsupportedPolicyElement(f"Condition operator {op_name!r} needs a non-empty object")
+        for key, raw in keys.items():
+            if not isinstance(key, str) or not key:
+                raise UnsupportedPolicyElement(f"Condition operator {op_name!r}: key must be a non-empty string")
+            values = policy_values(raw, f"{op_name} {key!r}")
+            for value in values:
+                _check_policy_value(op, f"{op_name} {key!r}", value)
+            tests.append(ConditionTest(op, key, values))
+    return tuple(tests)
+
+
+def parse_statement(statement: object, index: int = 0) -> ParsedStatement:
+    """Check one statement against the supported grammar; UnsupportedPolicyElement names what is not."""
     if not isinstance(statement, dict):
         raise UnsupportedPolicyElement("statement must be an object")
     unknown = set(statement) - _STATEMENT_KEYS
     if unknown:
         raise UnsupportedPolicyElement(f"unsupported statement element(s): {', '.join(sorted(unknown))}")
-    if not isinstance(statement.get("Sid", ""), str):
-        raise UnsupportedPolicyElement(f"Sid must be a string: {statement['Sid']!r}")
+    sid = statement.get("Sid")
+    if "Sid" in statement and not isinstance(sid, str):
+        raise UnsupportedPolicyElement(f"Sid must be a string: {sid!r}")
     if "Principal" in statement and statement["Principal"] not in ("*", {"AWS": "*"}):
         raise UnsupportedPolicyElement(f"unsupported Principal {statement['Principal']!r} (only '*' is)")
     if statement.get("Effect") not in ("Allow", "Deny"):
         raise UnsupportedPolicyElement(f"Effect must be 'Allow' or 'Deny': {statement.get('Effect')!r}")
-
     action_key = _one_of(statement, "Action", "NotAction")
-    hit = any(_glob(p, request.action, ignore_case=True) for p in _patterns(statement, action_key))
-    action_ok = hit if action_key == "Action" else not hit
-
     resource_key = _one_of(statement, "Resource", "NotResource")
-    hit = any(_resource_match(p, request.resource) for p in _patterns(statement, resource_key))
-    resource_ok = hit if resource_key == "Resource" else not hit
+    return ParsedStatement(
+        index=index,
+        sid=sid,
+        effect=statement["Effect"],
+        action_element=action_key,
+        actions=_patterns(statement, action_key),
+        resource_element=resource_key,
+        resources=_patterns(statement, resource_key),
+        conditions=_parse_condition(statement["Condition"]) if "Condition" in statement else (),
+    )
 
+
+def policy_statements(name: str, document: object) -> tuple[ParsedStatement, ...]:
+    """Every statement of one policy document, parsed (the first unsupported element raises)."""
+    return tuple(parse_statement(stmt, index) for index, stmt in enumerate(_statements(name, document)))
+
+
+def parsed_matches(statement: ParsedStatement, request: Request) -> bool:
+    """True when the parsed statement applies to the request (its Effect is not consulted)."""
+    hit = any(_glob(p, request.action, ignore_case=True) for p in statement.actions)
+    action_ok = hit if statement.action_element == "Action" else not hit
+    hit = any(_resource_match(p, request.resource) for p in statement.resources)
+    resource_ok = hit if statement.resource_element == "Resource" else not hit
+    context = normalise_context(request.context)
+    # every key is evaluated, so that a bad request value anywhere raises instead of being skipped
     condition_ok = True
-    if "Condition" in statement:
-        condition_ok = _condition_matches(statement["Condition"], _normalise_context(request.context))
+    for test in statement.conditions:
+        condition_ok = _key_matches(test.operator, test.key, test.values, context) and condition_ok
     return action_ok and resource_ok and condition_ok
 
 
-def _statements(name: str, document: dict[str, Any]) -> list[dict[str, Any]]:
+def statement_matches(statement: dict[str, Any], request: Request) -> bool:
+    """True when the statement applies to the request (its Effect is not consulted)."""
+    return parsed_matches(parse_statement(statement), request)
+
+
+def _statements(name: str, document: object) -> list[dict[str, Any]]:
     if not isinstance(document, dict):
         raise UnsupportedPolicyElement(f"policy {name!r} must be an object")
     unknown = set(document) - _POLICY_KEYS
@@ -437,9 +521,9 @@ def evaluate(policies: Sequence[tuple[str, dict[str, Any]]], request: Request) -
     denies: list[StatementMatch] = []
     allows: list[StatementMatch] = []
     for name, document in policies:
-        for index, statement in enumerate(_statements(name, document)):
-            if statement_matches(statement, request):
-                match = StatementMatch(name, statement.get("Sid"), index, statement["Effect"])
+        for statement in policy_statements(name, document):
+            if parsed_matches(statement, request):
+                match = StatementMatch(name, statement.sid, statement.index, statement.effect)
                 (denies if match.effect == "Deny" else allows).append(match)
     if denies:
         return Decision("explicit_deny", False, tuple(denies), tuple(allows))

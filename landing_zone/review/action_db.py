@@ -30,7 +30,18 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-__all__ = ["DENIED_RESOURCE_TYPES", "GLOBAL_KEYS", "Issue", "check_document", "database_version"]
+__all__ = [
+    "DENIED_RESOURCE_TYPES",
+    "GLOBAL_KEYS",
+    "Action",
+    "Issue",
+    "ResourceType",
+    "access_level",
+    "actions_of_service",
+    "key_applies",
+    "check_document",
+    "database_version",
+]
 
 # IAM User Guide, "AWS global condition context keys" (docs.aws.amazon.com/IAM/latest/UserGuide/
 # reference_policies_condition-keys.html, read 2026-12-01).  The tag keys are global names, but apply only to the
@@ -207,6 +218,22 @@ def _actions_of_service(service: str) -> tuple[Action, ...]:
             types.append(ResourceType(base, res.get("arn", ""), bool(rt.get("required")), rt_keys))
         out.append(Action(service, name, tuple(types), frozenset(keys)))
     return tuple(out)
+
+
+def actions_of_service(service: str) -> tuple[Action, ...]:
+    """Every action of one service (lower-case prefix) in the database, sorted by name; () for an unknown service."""
+    return _actions_of_service(service)
+
+
+def key_applies(key: str, action: Action) -> bool:
+    """Whether the database lists the condition key (templates such as aws:ResourceTag/${TagKey} expand) for the
+    action or one of its resource types."""
+    return _key_known(key, action.keys)
+
+
+def access_level(action: Action) -> str:
+    """The action's access level in the database: Read, List, Write, Permissions management or Tagging."""
+    return str(_db()[action.service]["privileges"][action.name].get("access_level", ""))
 
 
 def _service_keys(service: str) -> frozenset[str]:

@@ -1,0 +1,896 @@
+"""Properties P1-P5 of the deployed policies, proven for every request (``python -m landing_zone prove``).
+
+The policies are read from the synthesized cloud assembly (what deploys); the properties are stated from the
+configuration and the routing decision (what was asked for), never from the policies themselves:
+
+* **P1 Region confinement** — every ``bedrock:``, ``bedrock-mantle:`` and ``bedrock-agentcore:`` request whose
+  ``aws:RequestedRegion`` is not compliant is denied by the guardrails: for *any* action of the prefix (which
+  covers every action of the IAM action database and every action added later).  When it fails, each database
+  action is checked on its own to list them all.
+* **P2 model allow-list** — each action the IAM action database lists with a required model resource
+  (:data:`MODEL_RESOURCE_TYPES`), except removals and reads of metadata (:data:`NOT_MODEL_USE`), is denied on a
+  model outside the allow-list, from a compliant Region: a foundation model that is not allowed, a system
+  inference profile of one, and any custom / provisioned / imported / marketplace model or prompt router; and
+  every Mantle action that carries ``bedrock-mantle:Model`` is denied for a model that is not allowed on Mantle.
+* **P3 tamper protection** (organization mode) — no principal outside the exemptions can change a protected
+  resource: each :class:`Protected` target (an action set and ARN patterns, or the landing-zone tag) is denied.
+  The targets come from :func:`protected_targets`; a protected-resource inventory can be passed instead.
+* **P4 not over-blocking** — every legitimate request of the standard cases and of the red-team table's
+  neighbours (workload through its application profile and each destination leg, Mantle inference, the deployer,
+  the logging automation) is allowed by the guardrails *for every value of the keys it does not fix*.
+* **P5 invoker effective permissions** — identity policy ∩ permissions boundary ∩ SCPs ∩ VPC endpoint policy
+  (when the request came through an endpoint, i.e. carries ``aws:SourceVpce``; any of the landing zone's
+  endpoints, an over-approximation) allow an invoker role only the ceiling's actions, Bedrock requests only in
+  compliant Regions, model-taking actions only on allowed models and profiles, and Mantle inference only on
+  allowed Mantle models.
+
+Each obligation is answered ``holds``, ``fails`` (a concrete request, printed as a ``simulate`` command and
+replayed through the evaluator: prover and evaluator must agree) or ``vacuous`` (its premise admits no request:
+not a proof).  A property holds when every obligation holds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import z3
+
+from landing_zone.assembly import Assembly, load_assembly
+from landing_zone.assembly.intrinsics import resolve_document, template_resolver
+from landing_zone.core.catalog.action_space import PROTECTED_SERVICES, load_action_space
+from landing_zone.core.routing import PathKind
+from landing_zone.errors import LandingZoneError
+from landing_zone.plan import Plan
+from landing_zone.policies import guardrails as g
+from landing_zone.policies.evaluator import ParsedStatement, Request, UnsupportedPolicyElement, policy_statements
+from landing_zone.policies.protected import ProtectedResource, inventory
+from landing_zone.policies.prover import (
+    CHAR,
+    CHAR_NO_COLON,
+    Encoder,
+    Guard,
+    ProofResult,
+    Prover,
+    SymbolicRequest,
+    action_matches,
+)
+from landing_zone.policies.prover import (
+    caseless_re as _caseless,
+)
+from landing_zone.review import action_db
+from landing_zone.review.cases import ALLOW, cases_for
+from landing_zone.review.redteam import attacks_for
+
+__all__ = [
+    "MODEL_RESOURCE_TYPES",
+    "NOT_MODEL_USE",
+    "PROPERTIES",
+    "ProofInputs",
+    "ProofReport",
+    "PropertyResult",
+    "inputs_from_assembly",
+    "prove_all",
+    "prove_assembly",
+]
+
+PROPERTIES: dict[str, str] = {
+    "P1": "Region confinement: every Bedrock, Mantle and AgentCore request outside the compliant Regions is denied",
+    "P2": "model allow-list: every action that uses a model is denied on a model outside the allow-list",
+    "P3": "tamper protection: no non-exempt principal can change a protected resource",
+    "P4": "not over-blocking: legitimate requests are allowed for every value of the keys they do not fix",
+    "P5": "invoker effective permissions allow only compliant inference on allowed models",
+}
+
+REGION = "aws:RequestedRegion"
+PRINCIPAL = "aws:PrincipalARN"
+SOURCE_VPCE = "aws:SourceVpce"
+PROFILE_KEY = "bedrock:InferenceProfileArn"
+MANTLE_KEY = "bedrock-mantle:Model"
+TAG_KEY = f"aws:ResourceTag/{g.LANDING_ZONE_TAG}"
+TAG_KEYS = "aws:TagKeys"
+BEDROCK_PREFIXES = ("bedrock", "bedrock-mantle", "bedrock-agentcore")
+
+# Resource types that name a model (IAM action database, service "bedrock").  application-inference-profile is left
+# out: its ARN does not say which model it copies; every request through one is also authorised against the model's
+# foundation-model ARN (its legs), which the foundation-model obligations cover.
+MODEL_RESOURCE_TYPES = (
+    "foundation-model",
+    "inference-profile",
+    "custom-model",
+    "custom-model-deployment",
+    "provisioned-model",
+    "imported-model",
+    "prompt-router",
+    "default-prompt-router",
+    "bedrock-marketplace-model-endpoint",
+)
+# Actions on a model resource that do not use a model: reading metadata, listing, tagging, removing, deregistering.
+NOT_MODEL_USE = re.compile(r"^(Get|List|Delete|Deregister|Tag|Untag)")
+
+
+class ProofError(LandingZoneError):
+    """The policies cannot be proven about: an unsupported element, or a missing policy (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class ProofInputs:
+    plan: Plan
+    source: str  # where the policies come from, in words
+    assembly: str | None  # the --assembly path, for the simulate command lines
+    guardrails: Guard  # the SCPs (organization mode) or the invoker boundary (single-account mode)
+    boundary: Guard | None
+    invokers: tuple[Guard, ...]  # one per invoker role: its identity policies
+    endpoints: tuple[Guard, ...]
+
+    @property
+    def mode(self) -> str:
+        return self.guardrails.mode
+
+
+@dataclass(frozen=True)
+class Obligation:
+    label: str
+    result: ProofResult
+    command: str | None = None  # the counterexample as a simulate command line
+    members: tuple[str, ...] | None = None  # the actions the obligation stands for (one representative decides)
+
+    def as_dict(self) -> dict[str, Any]:
+        r = self.result
+        # "unknown" (the solver gave up) is reported as "timeout": never as holding
+        status = "timeout" if r.status == "unknown" else r.status
+        out: dict[str, Any] = {"label": self.label, "status": status, "seconds": round(r.seconds, 4)}
+        if self.members:
+            out["actions"] = list(self.members)
+        if r.reason:
+            out["reason"] = r.reason
+        if r.counterexample is not None:
+            c = r.counterexample
+            out["counterexample"] = {"action": c.action, "resource": c.resource, "context": dict(c.context)}
+            out["simulate"] = self.command
+            out["replay"] = {k: {"prover": p, "evaluator": e} for k, (p, e) in sorted(r.replay.items())}
+            out["replay_agrees"] = r.replay_agrees
+        return out
+
+
+@dataclass(frozen=True)
+class PropertyResult:
+    id: str
+    title: str
+    obligations: tuple[Obligation, ...]
+    seconds: float
+    applies: bool = True
+    note: str = ""
+
+    @property
+    def status(self) -> str:
+        """holds | fails | not-proven (vacuous or unknown obligations) | disagreement | not-applicable"""
+        if not self.applies:
+            return "not-applicable"
+        statuses = {o.result.status for o in self.obligations}
+        if any(o.result.status == "fails" and not o.result.replay_agrees for o in self.obligations):
+            return "disagreement"
+        if "fails" in statuses:
+            return "fails"
+        if statuses - {"holds"}:
+            return "not-proven"
+        return "holds"
+
+    @property
+    def counterexamples(self) -> tuple[Obligation, ...]:
+        return tuple(o for o in self.obligations if o.result.status == "fails")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status,
+            "applies": self.applies,
+            "note": self.note,
+            "seconds": round(self.seconds, 3),
+            "obligations": len(self.obligations),
+            "holding": sum(o.result.status == "holds" for o in self.obligations),
+            "not_holding": [o.as_dict() for o in self.obligations if o.result.status != "holds"],
+        }
+
+
+@dataclass(frozen=True)
+class ProofReport:
+    source: str
+    mode: str
+    properties: tuple[PropertyResult, ...]
+
+    @property
+    def all_hold(self) -> bool:
+        return all(p.status in ("holds", "not-applicable") for p in self.properties)
+
+    def to_dict(self) -> dict[str, Any]:
+        """For the review report: ``properties`` -> id -> status, seconds and every obligation not holding (status
+        fails | timeout | vacuous, its counterexample as a ``simulate`` command)."""
+        return self.as_dict()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "mode": self.mode,
+            "all_hold": self.all_hold,
+            "properties": [p.as_dict() for p in self.properties],
+        }
+
+    def text(self) -> str:
+        lines = [f"prove: {self.source}"]
+        for p in self.properties:
+            lines.append(
+                f"{p.id} {p.status.upper():<14} {p.seconds:6.2f} s  {len(p.obligations):4d} obligation(s)  {p.title}"
+            )
+            if p.note:
+                lines.append(f"   note: {p.note}")
+            for o in p.obligations:
+                if o.result.status == "holds":
+                    continue
+                lines.append(f"   {o.result.status}: {o.label}{' — ' + o.result.reason if o.result.reason else ''}")
+                if o.command:
+                    agree = "agrees" if o.result.replay_agrees else "DISAGREES"
+                    lines.append(f"     counterexample (evaluator replay {agree}): {o.command}")
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------- inputs
+
+
+def _resolved(res: Any) -> dict[str, Any]:
+    resolve = template_resolver(
+        res.stack.template, account=res.stack.account or "123456789012", region=res.stack.region or "us-east-1"
+    )
+    return dict(resolve_document(res.prop("PolicyDocument"), resolve))
+
+
+def inputs_from_assembly(path: Path, plan: Plan) -> ProofInputs:
+    """The policies of a synthesized assembly: SCPs, the invoker boundary, invoker identity policies, endpoints."""
+    assembly: Assembly = load_assembly(path)
+    name = plan.config.name
+    scps: list[tuple[str, Mapping[str, Any]]] = []
+    for res in assembly.resources("AWS::Organizations::Policy"):
+        if res.prop("Type") == "SERVICE_CONTROL_POLICY":
+            content = res.prop("Content")
+            scps.append(
+                (str(res.prop("Name", res.logical_id)), json.loads(content) if isinstance(content, str) else content)
+            )
+    boundary_name = f"{name}-invoker-boundary"
+    boundary: Guard | None = None
+    invokers: list[Guard] = []
+    for res in assembly.resources("AWS::IAM::ManagedPolicy"):
+        policy_name = res.prop("ManagedPolicyName")
+        if policy_name == boundary_name:
+            boundary = Guard.policies("boundary", [(boundary_name, _resolved(res))])
+        elif isinstance(policy_name, str) and policy_name.startswith(f"{name}-invoke-"):
+            invokers.append(Guard.policies(f"identity {policy_name}", [(policy_name, _resolved(res))]))
+    endpoints = tuple(
+        Guard.policies(f"endpoint {res.logical_id}", [(res.logical_id, _resolved(res))])
+        for res in assembly.resources("AWS::EC2::VPCEndpoint")
+        if res.prop("PolicyDocument") is not None
+    )
+    if plan.config.organization is not None:
+        if not scps:
+            raise ProofError(
+                f"--assembly {path}: no service control policy found (the configuration has an organization)"
+            )
+        guardrails = Guard.scps("scps", scps)
+        source = f"SCPs in {path} (with FullAWSAccess)"
+    else:
+        if boundary is None:
+            raise ProofError(f"--assembly {path}: no permissions boundary named {boundary_name!r} found")
+        guardrails = Guard.policies("boundary", boundary.levels[0])
+        source = f"permissions boundary {boundary_name} in {path} (single-account mode: it binds the invoker roles)"
+    return ProofInputs(plan, source, str(path), guardrails, boundary, tuple(invokers), endpoints)
+
+
+# ------------------------------------------------------------------------------------------------- helpers
+
+
+def simulate_command(request: Request, assembly: str | None) -> str:
+    """The counterexample as ``python -m landing_zone simulate ...`` (what a reviewer runs to see it)."""
+    args = ["python", "-m", "landing_zone", "simulate"]
+    if assembly:
+        args += ["--assembly", assembly]
+    args += ["--action", request.action, "--resource", request.resource]
+    for key, value in request.context.items():
+        text = ",".join(value) if isinstance(value, list | tuple) else str(value)
+        if key.lower() == REGION.lower() and not isinstance(value, list | tuple):
+            args += ["--region", text]
+        elif key.lower() == PRINCIPAL.lower() and not isinstance(value, list | tuple):
+            args += ["--principal-arn", text]
+        else:
+            args += ["--context", f"{key}={text}"]
+    return shlex.join(args)
+
+
+def _canonical(request: Request) -> Request:
+    """The action spelled as in the IAM action database (the prover works on lower-case actions)."""
+    service, _, name = request.action.partition(":")
+    for action in action_db.actions_of_service(service):
+        if action.name.lower() == name:
+            return Request(f"{service}:{action.name}", request.resource, request.context)
+    return request
+
+
+def _of_format(resource: z3.SeqRef, arn_format: str, tag: str) -> tuple[z3.BoolRef, z3.SeqRef]:
+    """``resource`` is an ARN of the format (a concatenation: easier for z3 than a regular expression); returns the
+    constraint and the last variable (the resource ID).  Region and Account may be empty and hold no ':'; the other
+    variables are non-empty, the last one may hold ':' (model IDs such as ``x.y-v2:0`` do)."""
+    no_colon = z3.Star(CHAR_NO_COLON)
+    fmt = arn_format.replace("${Partition}", "aws")
+    pieces: list[z3.SeqRef] = []
+    constraints: list[z3.BoolRef] = []
+    pos = 0
+    matches = list(re.finditer(r"\$\{([^}]*)\}", fmt))
+    last: z3.SeqRef = z3.StringVal("")
+    for i, m in enumerate(matches):
+        if fmt[pos : m.start()]:
+            pieces.append(z3.StringVal(fmt[pos : m.start()]))
+        var = z3.String(f"{tag}:{i}:{m.group(1)}")
+        if m.group(1) not in ("Region", "Account"):
+            constraints.append(z3.Length(var) > 0)
+        if i + 1 < len(matches):
+            constraints.append(z3.InRe(var, no_colon))
+        else:
+            constraints.append(z3.InRe(var, z3.Star(CHAR)))
+        pieces.append(var)
+        last = var
+        pos = m.end()
+    if fmt[pos:]:
+        pieces.append(z3.StringVal(fmt[pos:]))
+    whole = pieces[0] if len(pieces) == 1 else z3.Concat(*pieces)
+    return z3.And(resource == whole, *constraints), last
+
+
+def _arn_format_re(arn_format: str) -> z3.ReRef:
+    """A resource type's ARN format as a regular expression: variables are non-empty and colon-free (Region and
+    Account may be empty, as in the Region-less foundation model)."""
+    no_colon = CHAR_NO_COLON
+    parts: list[z3.ReRef] = []
+    pos = 0
+    fmt = arn_format.replace("${Partition}", "aws")
+    for m in re.finditer(r"\$\{([^}]*)\}", fmt):
+        if fmt[pos : m.start()]:
+            parts.append(z3.Re(fmt[pos : m.start()]))
+        if m.group(1) == "Region":  # empty (Region-less ARNs) or a Region name
+            parts.append(z3.Star(z3.Union(z3.Range("a", "z"), z3.Range("0", "9"), z3.Re("-"))))
+        elif m.group(1) == "Account":  # empty or twelve digits
+            parts.append(z3.Union(z3.Re(""), z3.Loop(z3.Range("0", "9"), 12, 12)))
+        else:
+            parts.append(z3.Plus(no_colon))
+        pos = m.end()
+    if fmt[pos:]:
+        parts.append(z3.Re(fmt[pos:]))
+    return parts[0] if len(parts) == 1 else z3.Concat(*parts)
+
+
+def _fill_format(arn_format: str, region: str, resource_id: str) -> str:
+    """An ARN of a resource type's format (the vacuity witness of P2)."""
+    values = {"Partition": "aws", "Region": region, "Account": "123456789012"}
+    return re.sub(r"\$\{([^}]*)\}", lambda m: values.get(m.group(1), resource_id), arn_format)
+
+
+def _inference_regions(plan: Plan) -> list[str]:
+    c = plan.config
+    return sorted(c.compliant_regions) + (["unspecified"] if c.allow_global_inference else [])
+
+
+def _allowed_models(plan: Plan) -> list[str]:
+    return sorted({mr.model.id for mr in plan.routing.models})
+
+
+def _allowed_profiles(plan: Plan) -> list[str]:
+    return sorted({r.profile_id for mr in plan.routing.models for r in mr.compliant_routes if r.profile_id})
+
+
+def _mantle_models(plan: Plan) -> list[str]:
+    return sorted({r.invoke_id for r in plan.routing.compliant_routes(endpoint="mantle")})
+
+
+@dataclass
+class _Run:
+    inputs: ProofInputs
+    prover: Prover
+    obligations: list[Obligation] = field(default_factory=list)
+    statements: tuple[ParsedStatement, ...] = ()
+
+    def __post_init__(self) -> None:
+        docs = [*self.inputs.guardrails.documents, *(d for x in self.inputs.invokers for d in x.documents)]
+        docs += [d for x in self.inputs.endpoints for d in x.documents]
+        if self.inputs.boundary is not None:
+            docs += self.inputs.boundary.documents
+        self.statements = tuple(s for name, doc in docs for s in policy_statements(name, dict(doc)))
+
+    def known(self, prefix: str) -> list[str]:
+        """The actions of a prefix the proof enumerates one by one: the database's and every literal a policy
+        names; the rest of the prefix is one symbolic obligation (:meth:`Encoder.for_other`)."""
+        out = {a.full.lower() for a in action_db.actions_of_service(prefix)}
+        for stmt in self.statements:
+            out.update(
+                a.lower() for a in stmt.actions if "*" not in a and "?" not in a and a.lower().startswith(prefix + ":")
+            )
+        return sorted(out)
+
+    def groups(self, actions: Sequence[str], extra: Callable[[str], object] = lambda a: None) -> list[list[str]]:
+        """Actions grouped by the statements whose Action/NotAction element they match (and ``extra``): within a
+        group every obligation is the same formula but for the action's name, so one representative decides it."""
+        by: dict[tuple[object, tuple[bool, ...]], list[str]] = {}
+        for a in actions:
+            sig = (extra(a), tuple(action_matches(a, s.actions) for s in self.statements))
+            by.setdefault(sig, []).append(a)
+        return list(by.values())
+
+    def check(
+        self,
+        label: str,
+        premise: z3.BoolRef,
+        claim: z3.BoolRef,
+        guards: Sequence[Guard],
+        witness: Request | None = None,
+        members: Sequence[str] = (),
+    ) -> ProofResult:
+        result = self.prover.check(premise, claim, guards=guards, witness=witness)
+        if len(members) > 1:
+            if result.status == "holds":
+                label += f" (and {len(members) - 1} more action(s) the same statements match)"
+            else:
+                label += f" (likewise: {', '.join(members[1:])})"
+        command = None
+        if result.counterexample is not None:
+            canonical = _canonical(result.counterexample)
+            result = ProofResult(result.status, result.seconds, canonical, result.replay, result.reason)
+            command = simulate_command(canonical, self.inputs.assembly)
+        self.obligations.append(Obligation(label, result, command, tuple(members) or None))
+        return result
+
+    def done(self, pid: str, start: float, *, note: str = "") -> PropertyResult:
+        out = PropertyResult(pid, PROPERTIES[pid], tuple(self.obligations), time.perf_counter() - start, note=note)
+        self.obligations = []
+        return out
+
+
+# ------------------------------------------------------------------------------------------------- properties
+
+UNLISTED = "zzunlisted0"  # an action name no database lists (the witness of the "any other action" obligations)
+
+
+def _outside(enc: Encoder, regions: Sequence[str]) -> z3.BoolRef:
+    return z3.And(enc.request.key(REGION).present, z3.Not(enc.one_of(REGION, regions)))
+
+
+def _p1(run: _Run) -> PropertyResult:
+    start = time.perf_counter()
+    gr = run.inputs.guardrails
+    regions = _inference_regions(run.inputs.plan)
+    listed = 0
+    for prefix in BEDROCK_PREFIXES:
+        known = run.known(prefix)
+        listed += len(known)
+        for group in run.groups(known):
+            enc = run.prover.encoder.for_action(group[0])
+            run.check(
+                f"{group[0]} outside the compliant Regions",
+                z3.And(enc.action_premise(), _outside(enc, regions)),
+                z3.Not(enc.allowed(gr)),
+                [gr],
+                Request(group[0], "*", {REGION: "xx-outside-1"}),
+                group,
+            )
+        enc = run.prover.encoder.for_other(prefix, known)
+        run.check(
+            f"any {prefix}: action not in the action database, outside the compliant Regions",
+            z3.And(enc.action_premise(), _outside(enc, regions)),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(f"{prefix}:{UNLISTED}", "*", {REGION: "xx-outside-1"}),
+        )
+    note = (
+        f"{listed} known actions (action database and policy literals), grouped by the statements they match, and "
+        "one symbolic obligation per prefix for every other action; a request without aws:RequestedRegion is not "
+        "considered (AWS sets it on every request)"
+    )
+    return run.done("P1", start, note=note)
+
+
+def _p2(run: _Run) -> PropertyResult:
+    start = time.perf_counter()
+    plan = run.inputs.plan
+    gr = run.inputs.guardrails
+    home = plan.config.home_region
+    models, profiles = _allowed_models(plan), _allowed_profiles(plan)
+    db = {rt.name: rt for a in action_db.actions_of_service("bedrock") for rt in a.resource_types}
+    resource_id = {"foundation-model": "not-allowed.model", "inference-profile": "xx.not-allowed.model"}
+    for rt_name in MODEL_RESOURCE_TYPES:
+        if rt_name not in db:
+            continue
+        actions = [
+            a.full
+            for a in action_db.actions_of_service("bedrock")
+            if not NOT_MODEL_USE.match(a.name) and any(rt.name == rt_name and rt.required for rt in a.resource_types)
+        ]
+        for group in run.groups(actions):
+            enc = run.prover.encoder.for_action(group[0])
+            res = enc.request.resource
+            # the resource as a concatenation of the format's parts (z3 decides those faster than a regular
+            # expression); the last part is the resource ID
+            fits = z3.InRe(res, _arn_format_re(db[rt_name].arn))
+            if rt_name == "foundation-model":
+                unlisted = z3.And([z3.Not(z3.SuffixOf(z3.StringVal("foundation-model/" + m), res)) for m in models])
+                what = "a foundation model that is not allowed"
+            elif rt_name == "inference-profile":
+                unlisted = z3.And(
+                    *[z3.Not(z3.SuffixOf(z3.StringVal("/" + p), res)) for p in profiles],
+                    *[z3.Not(z3.SuffixOf(z3.StringVal("." + m), res)) for m in models],
+                )
+                what = "a system inference profile of a model that is not allowed"
+            else:
+                unlisted = z3.BoolVal(True)
+                what = f"any {rt_name} (not an allow-listed model)"
+            witness = Request(
+                group[0], _fill_format(db[rt_name].arn, home, resource_id.get(rt_name, "x")), {REGION: home}
+            )
+            run.check(
+                f"{group[0]} on {what}",
+                z3.And(enc.action_premise(), enc.equals(REGION, home), fits, unlisted),
+                z3.Not(enc.allowed(gr)),
+                [gr],
+                witness,
+                group,
+            )
+    mantle = _mantle_models(plan)
+    mantle_actions = [a.full for a in action_db.actions_of_service("bedrock-mantle") if MANTLE_KEY.lower() in a.keys]
+    for group in run.groups(mantle_actions):
+        enc = run.prover.encoder.for_action(group[0])
+        kv = enc.request.key(MANTLE_KEY)
+        other_model = z3.And(
+            kv.present, z3.Not(z3.Or([kv.values[0] == z3.StringVal(m) for m in mantle])) if mantle else z3.BoolVal(True)
+        )
+        run.check(
+            f"{group[0]} with bedrock-mantle:Model not allowed on Mantle",
+            z3.And(enc.action_premise(), enc.equals(REGION, home), other_model),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(group[0], "*", {REGION: home, MANTLE_KEY: "not-allowed.model"}),
+            group,
+        )
+    note = (
+        f"from {home}; model resource types {', '.join(MODEL_RESOURCE_TYPES)}; actions named {NOT_MODEL_USE.pattern} "
+        "use no model and are left out"
+    )
+    return run.done("P2", start, note=note)
+
+
+def _sample(entry: ProtectedResource, rt: str, arn_format: str, region: str) -> str:
+    for sample_rt, arn in entry.samples:
+        if sample_rt == rt:
+            return arn
+    for pattern in entry.arn_patterns:
+        return pattern.replace("*", "x").replace("?", "x")
+    return _fill_format(arn_format, region, "x")
+
+
+def _p3(run: _Run) -> PropertyResult:
+    """Tamper protection from the protected-resource inventory (landing_zone.policies.protected)."""
+    start = time.perf_counter()
+    inputs = run.inputs
+    config = inputs.plan.config
+    if inputs.mode != "scp" or not config.policy_guardrails.tamper_protection:
+        why = (
+            "single-account mode: no SCP binds an administrator" if inputs.mode != "scp" else "tamper_protection is off"
+        )
+        return PropertyResult("P3", PROPERTIES["P3"], (), 0.0, applies=False, note=why)
+    gr = inputs.guardrails
+    ex = g.exemptions(config)
+    exempt = list(ex.exempt)
+    writers = [*exempt, *g.log_writer_roles(config)]
+    space = load_action_space()
+    home = config.home_region
+    attacker = "arn:aws:iam::999999999999:role/attacker"
+    skipped_tag = 0
+
+    def not_exempt(enc: Encoder, action: str | None) -> z3.BoolRef:
+        who = writers if action is not None and action_matches(action, g.LOG_WRITE_ACTIONS) else exempt
+        kv = enc.request.key(PRINCIPAL)
+        an_arn = z3.PrefixOf(z3.StringVal("arn:aws:iam::"), kv.values[0])  # aws:PrincipalARN is an ARN
+        return z3.And(kv.present, an_arn, z3.Not(enc.value_like(PRINCIPAL, who)))
+
+    for entry in inventory(config, tuple(p.rsplit("/", 1)[-1] for p in ex.protected_roles)):
+        if entry.recognised_by == "none":
+            continue
+        reads = space.reads_of((entry.service,))
+        db = {a.full: a for a in action_db.actions_of_service(entry.service)}
+        ways = (["name"] if entry.by_name else []) + (["tag"] if entry.by_tag else [])
+        for rt in entry.resource_types:
+            rt_format = next(
+                (t.arn for a in db.values() for t in a.resource_types if t.name == rt),
+                f"arn:aws:{entry.service}:${{Region}}:${{Account}}:{rt}/${{Id}}",
+            )
+            changes = [
+                name
+                for name, a in db.items()
+                if any(t.name == rt for t in a.resource_types)
+                and not action_matches(name, reads)
+                and not action_matches(name, g.USE_ACTIONS)
+            ]
+            for way in ways:
+                acts = changes
+                if way == "tag":
+                    acts = [a for a in changes if action_db.key_applies(TAG_KEY, db[a])]
+                    skipped_tag += len(changes) - len(acts)
+                for group in run.groups(acts):
+                    enc = run.prover.encoder.for_action(group[0])
+                    context: dict[str, str | list[str]] = {PRINCIPAL: attacker}
+                    if way == "name":
+                        where = enc.resource_in(entry.arn_patterns)
+                    else:
+                        where = z3.And(
+                            z3.InRe(enc.request.resource, _arn_format_re(rt_format)),
+                            enc.equals(TAG_KEY, config.name),
+                        )
+                        context[TAG_KEY] = config.name
+                    run.check(
+                        f"{entry.what} [{rt}, by {way}]: {group[0]}",
+                        z3.And(enc.action_premise(), where, not_exempt(enc, group[0])),
+                        z3.Not(enc.allowed(gr)),
+                        [gr],
+                        Request(group[0], _sample(entry, rt, rt_format, home), context),
+                        group,
+                    )
+        # an action AWS adds to the service later: on the names (its resource type is unknown)
+        if entry.by_name and entry.arn_patterns:
+            enc = run.prover.encoder.for_other(entry.service, run.known(entry.service))
+            run.check(
+                f"{entry.what} [by name]: any {entry.service}: action not in the action database",
+                z3.And(
+                    enc.action_premise(),
+                    z3.Not(enc.action_in(reads)),
+                    z3.Not(enc.action_in(g.USE_ACTIONS)),
+                    enc.resource_in(entry.arn_patterns),
+                    not_exempt(enc, None),
+                ),
+                z3.Not(enc.allowed(gr)),
+                [gr],
+                Request(
+                    f"{entry.service}:{UNLISTED}",
+                    entry.arn_patterns[0].replace("*", "x").replace("?", "x"),
+                    {PRINCIPAL: attacker},
+                ),
+            )
+    # account-level settings (no resource type: authorised on "*")
+    for action in g.ACCOUNT_SETTING_ACTIONS:
+        enc = run.prover.encoder.for_action(action)
+        run.check(
+            f"account setting: {action}",
+            z3.And(enc.action_premise(), not_exempt(enc, action)),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(action, "*", {PRINCIPAL: attacker}),
+        )
+    # setting or removing the landing-zone tag key, in any spelling (IAM tag keys are case-insensitive)
+    tagging = sorted(
+        {a.full for s in PROTECTED_SERVICES for a in action_db.actions_of_service(s) if TAG_KEYS.lower() in a.keys}
+    )
+    for group in run.groups(tagging):
+        enc = run.prover.encoder.for_action(group[0])
+        kv = enc.request.key(TAG_KEYS)
+        hit = [z3.InRe(v, _caseless(g.LANDING_ZONE_TAG)) for v in kv.values]
+        where = z3.And(kv.present, z3.Or([z3.And(kv.active(i), h) for i, h in enumerate(hit)]))
+        run.check(
+            f"the landing-zone tag key (any spelling): {group[0]}",
+            z3.And(enc.action_premise(), where, not_exempt(enc, None)),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(group[0], "*", {PRINCIPAL: attacker, TAG_KEYS: [g.LANDING_ZONE_TAG.upper()]}),
+            group,
+        )
+    return run.done(
+        "P3",
+        start,
+        note=f"from the protected-resource inventory; non-read actions other than the reviewed use actions; "
+        f"non-exempt: aws:PrincipalARN not like {', '.join(exempt)}; {skipped_tag} (action, entry) pairs without "
+        "aws:ResourceTag support are left to the name patterns",
+    )
+
+
+def _legit_requests(plan: Plan, mode: str) -> list[tuple[str, Request]]:
+    out: dict[tuple[str, str, str], tuple[str, Request]] = {}
+    for case in cases_for(plan):
+        expected = case.expected if mode == "scp" else case.expected_boundary
+        if expected == ALLOW:
+            req = Request(case.action, case.resource, case.request_context())
+            out.setdefault(
+                (req.action.lower(), req.resource, json.dumps(req.context, sort_keys=True)), (case.case, req)
+            )
+    if mode == "scp":
+        for attack in attacks_for(plan)[0]:
+            legit = attack.legit
+            req = Request(legit.action, legit.resource, legit.request_context())
+            label = f"red-team neighbour: {attack.legit_path}"
+            out.setdefault((req.action.lower(), req.resource, json.dumps(req.context, sort_keys=True)), (label, req))
+    return list(out.values())
+
+
+def _p4(run: _Run) -> PropertyResult:
+    start = time.perf_counter()
+    gr = run.inputs.guardrails
+    for label, req in _legit_requests(run.inputs.plan, run.inputs.mode):
+        enc = run.prover.encoder.for_action(req.action)
+        fixed = [enc.action_in([req.action]), enc.request.resource == z3.StringVal(req.resource)]
+        named = {k.lower() for k in req.context}
+        service, _, name = req.action.lower().partition(":")
+        known = next((a for a in action_db.actions_of_service(service) if a.name.lower() == name), None)
+        for k, kv in enc.request.keys.items():
+            if k in named:
+                continue
+            describes = k.startswith(("aws:resourcetag/", "aws:requesttag/")) or k == TAG_KEYS.lower()
+            never_sent = not k.startswith("aws:") and known is not None and not action_db.key_applies(k, known)
+            if describes or never_sent:
+                fixed.append(z3.Not(kv.present))
+        for key, value in req.context.items():
+            values = list(value) if isinstance(value, list | tuple) else [str(value)]
+            if key.lower() not in enc.request.keys:
+                continue  # a key no policy names cannot change the decision
+            fixed_kv = enc.request.key(key)
+            count = z3.BoolVal(True) if fixed_kv.count is None else fixed_kv.count == len(values)
+            fixed.append(
+                z3.And(fixed_kv.present, count, *[fixed_kv.values[i] == z3.StringVal(v) for i, v in enumerate(values)])
+            )
+        run.check(label, z3.And(fixed), enc.allowed(gr), [gr], req)
+    return run.done(
+        "P4",
+        start,
+        note="each legitimate request of the standard cases and red-team neighbours; keys it does not name vary "
+        "freely, except resource/request tags and aws:TagKeys (they say which resource and what change: absent as "
+        "the row states) and service keys the IAM action database does not list for the action (never sent)",
+    )
+
+
+def _p5(run: _Run) -> PropertyResult:
+    start = time.perf_counter()
+    inputs = run.inputs
+    plan = inputs.plan
+    if not inputs.invokers:
+        return PropertyResult("P5", PROPERTIES["P5"], (), 0.0, applies=False, note="no invoker role in the assembly")
+    regions = _inference_regions(plan)
+    compliant = sorted(plan.config.compliant_regions)
+    fm_regions = list(compliant)
+    if plan.config.allow_global_inference:
+        fm_regions.append("")
+        fm_regions += [
+            r
+            for mr in plan.routing.models
+            for rt in mr.compliant_routes
+            if rt.kind is PathKind.GLOBAL_PROFILE
+            for r in rt.destination_regions
+        ]
+    models_ok = [
+        f"arn:aws:bedrock:{r}::foundation-model/{m}" for r in sorted(set(fm_regions)) for m in _allowed_models(plan)
+    ]
+    models_ok += [f"arn:aws:bedrock:{r}:*:inference-profile/{p}" for r in compliant for p in _allowed_profiles(plan)]
+    models_ok += [f"arn:aws:bedrock:{r}:*:application-inference-profile/*" for r in compliant]
+    models_ok += [f"arn:aws:bedrock:{r}:*:model-invocation-job/*" for r in compliant]
+    mantle = _mantle_models(plan)
+    ceiling = (*g.INVOKER_CEILING_ACTIONS, "iam:PassRole")
+    layers = [inputs.guardrails] + ([inputs.boundary] if inputs.boundary and inputs.mode == "scp" else [])
+
+    def obligation(enc: Encoder, identity: Guard, label: str, witness: Request, members: Sequence[str]) -> None:
+        bedrock = enc.action_in([f"{p}:*" for p in BEDROCK_PREFIXES])
+        compliant_request = z3.And(
+            enc.action_in(ceiling),
+            z3.Implies(bedrock, enc.one_of(REGION, regions)),
+            z3.Implies(enc.action_in(g.MODEL_ACTIONS), enc.resource_in(models_ok)),
+            z3.Implies(
+                enc.action_in(g.MANTLE_MODEL_ACTIONS), enc.one_of(MANTLE_KEY, mantle) if mantle else z3.BoolVal(False)
+            ),
+        )
+        via_endpoint = enc.request.key(SOURCE_VPCE).present
+        endpoint_ok = z3.Or([enc.allowed(e) for e in inputs.endpoints]) if inputs.endpoints else z3.BoolVal(False)
+        effective = z3.And(
+            enc.allowed(identity), *[enc.allowed(x) for x in layers], z3.Implies(via_endpoint, endpoint_ok)
+        )
+        run.check(
+            label,
+            enc.action_premise(),
+            z3.Implies(effective, compliant_request),
+            [identity, *layers, *inputs.endpoints],
+            witness,
+            members,
+        )
+
+    for identity in inputs.invokers:
+        who = identity.name.removeprefix("identity ")
+        # an action no Allow of the identity policy matches is not allowed: only the ones it names are proof
+        # obligations (each database action of a wildcard, and the prefix's unknown actions symbolically)
+        concrete: set[str] = set()
+        prefixes: set[str] = set()
+        symbolic = False
+        for name, doc in identity.documents:
+            for stmt in policy_statements(name, dict(doc)):
+                if stmt.effect != "Allow":
+                    continue
+                if stmt.action_element != "Action":
+                    symbolic = True
+                    continue
+                for pattern in stmt.actions:
+                    service, _, rest = pattern.lower().partition(":")
+                    if "*" not in pattern and "?" not in pattern:
+                        concrete.add(pattern.lower())
+                    elif "*" in service or "?" in service or not rest:
+                        symbolic = True
+                    else:
+                        concrete.update(a.full.lower() for a in action_db.expand(pattern))
+                        prefixes.add(service)
+        for group in run.groups(sorted(concrete)):
+            enc = run.prover.encoder.for_action(group[0])
+            obligation(enc, identity, f"{who}: {group[0]}", Request(group[0], "*", {}), group)
+        for prefix in sorted(prefixes):
+            enc = run.prover.encoder.for_other(prefix, run.known(prefix))
+            obligation(
+                enc,
+                identity,
+                f"{who}: any {prefix}: action not in the action database",
+                Request(f"{prefix}:{UNLISTED}", "*", {}),
+                (),
+            )
+        if symbolic:
+            obligation(
+                run.prover.encoder,
+                identity,
+                f"{who}: any action (a wildcard service or NotAction in an Allow)",
+                Request("sts:getcalleridentity", "*", {}),
+                (),
+            )
+    return run.done(
+        "P5",
+        start,
+        note="per action the invoker's identity policy allows (database actions of its wildcards grouped by the "
+        "statements they match, unknown actions of a prefix symbolically); the endpoint policies apply to requests "
+        "that carry aws:SourceVpce (any endpoint)",
+    )
+
+
+def prove_all(inputs: ProofInputs, *, timeout_ms: int = 60_000, properties: Sequence[str] | None = None) -> ProofReport:
+    """P1-P5 over one set of policies (ProofError, exit 2, when an element is not supported)."""
+    docs = [*inputs.guardrails.documents, *(d for x in inputs.invokers for d in x.documents)]
+    docs += [d for x in inputs.endpoints for d in x.documents]
+    if inputs.boundary is not None:
+        docs += inputs.boundary.documents
+    extra = [REGION, PRINCIPAL, SOURCE_VPCE, PROFILE_KEY, MANTLE_KEY, TAG_KEY, TAG_KEYS]
+    for _, req in _legit_requests(inputs.plan, inputs.mode):
+        extra += list(req.context)
+    try:
+        prover = Prover(SymbolicRequest.for_documents(docs, extra_keys=extra), timeout_ms=timeout_ms)
+        run = _Run(inputs, prover)  # parses every statement: an unsupported element stops here
+        steps: dict[str, Callable[[], PropertyResult]] = {
+            "P1": lambda: _p1(run),
+            "P2": lambda: _p2(run),
+            "P3": lambda: _p3(run),
+            "P4": lambda: _p4(run),
+            "P5": lambda: _p5(run),
+        }
+        results = tuple(step() for pid, step in steps.items() if properties is None or pid in properties)
+    except UnsupportedPolicyElement as exc:
+        raise ProofError(str(exc)) from None
+    return ProofReport(inputs.source, inputs.mode, results)
+
+
+def prove_assembly(
+    assembly_dir: Path | str,
+    plan: Plan,
+    *,
+    timeout_ms: int = 10_000,
+    properties: Sequence[str] | None = None,
+) -> ProofReport:
+    """P1-P5 of a synthesized assembly, for the review report: ``report.to_dict()`` lists per property its status
+    (holds | fails | not-proven | disagreement | not-applicable) and per obligation not holding its status
+    (fails | timeout | vacuous), time and counterexample as a ``simulate`` command.  Raises :class:`ProofError`
+    (``unsupported: <element> in <policy>``) when a policy cannot be encoded."""
+    return prove_all(inputs_from_assembly(Path(assembly_dir), plan), timeout_ms=timeout_ms, properties=properties)

@@ -1,0 +1,72 @@
+"""The prover on synthesized assemblies (issue 22: proofs, not samples).  Light on purpose: the full
+per-example, per-property matrix with solve times is ``bench/prove_bench.py`` (``make bench``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from landing_zone.policies.prover import Guard, Prover, SymbolicRequest
+from landing_zone.review.proofs import ProofError, prove_all, prove_assembly
+from landing_zone.review.proofs import inputs_from_assembly as _inputs
+from tests.conftest import ROOT
+
+pytest.importorskip("z3")
+pytest.importorskip("policy_sentry")
+
+
+@pytest.mark.parametrize("prop", ["P1", "P5"])
+def test_fast_properties_hold_on_default(default_lz, prop: str) -> None:
+    start = time.perf_counter()
+    report = prove_assembly(default_lz.outdir, default_lz.plan, timeout_ms=10_000, properties=[prop])
+    (result,) = report.properties
+    print(f"{prop}: {result.status} in {time.perf_counter() - start:.2f} s, {len(result.obligations)} obligations")
+    assert result.status == "holds", report.text()
+    assert report.to_dict()["properties"][0]["status"] == "holds"
+
+
+def test_unsupported_element_stops_the_proof(default_lz) -> None:
+    inputs = _inputs(default_lz.outdir, default_lz.plan)
+    bad = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Deny",
+                "Action": "*",
+                "Resource": "*",
+                "Condition": {"IpAddress": {"aws:SourceIp": "10.0.0.0/8"}},
+            }
+        ],
+    }
+    with pytest.raises(ProofError, match=r"unsupported: .* in bad-scp"):
+        prove_all(
+            type(inputs)(inputs.plan, inputs.source, None, Guard.scps("scps", [("bad-scp", bad)]), None, (), ()),
+            properties=["P1"],
+        )
+
+
+def test_timeout_is_never_holds() -> None:
+    doc = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+    guard = Guard.policies("p", [("p", doc)])
+    prover = Prover(SymbolicRequest.for_documents(guard.documents), timeout_ms=1)
+    enc = prover.encoder
+    import z3
+
+    hard = z3.InRe(enc.request.resource, z3.Star(z3.Re("ab")))
+    result = prover.check(hard, z3.Not(z3.InRe(enc.request.resource, z3.Star(z3.Re("abab")))), guards=[guard])
+    assert result.status in ("unknown", "fails")  # a 1 ms budget: never "holds" without a proof
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "landing_zone", "prove", *args], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+
+
+def test_cli_bad_input_exit_2_without_traceback(tmp_path) -> None:
+    out = _cli("--assembly", str(tmp_path / "missing"))
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
