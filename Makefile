@@ -117,7 +117,7 @@ deploy: setup
 schema: setup
 	@python -m landing_zone schema
 
-review: synth scanners
+review: synth setup-cli scanners
 	python -m landing_zone review --assembly $(OUT) --out reports/ $(CONFIG_FLAG)
 
 cost: setup-cli

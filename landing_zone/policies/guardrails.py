@@ -460,6 +460,17 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
             condition={"ArnNotLike": {"aws:PrincipalARN": [*exempt, *log_writer_roles(config)]}},
         ),
         statement(
+            # the same for log groups recognised by the landing-zone tag only (a name CDK or a service chose)
+            "DenyTaggedLogForgery",
+            effect="Deny",
+            actions=LOG_WRITE_ACTIONS,
+            resources=["*"],
+            condition={
+                "ArnNotLike": {"aws:PrincipalARN": [*exempt, *log_writer_roles(config)]},
+                "StringEquals": {f"aws:ResourceTag/{LANDING_ZONE_TAG}": config.name},
+            },
+        ),
+        statement(
             "DenyLandingZoneTagChanges",
             effect="Deny",
             # every action of every service that sets or removes a tag key carries aws:TagKeys (tag-on-create

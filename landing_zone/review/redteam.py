@@ -71,6 +71,7 @@ MODEL_SOURCES = "DenyUnlistedModelSources"
 DATA_AUTOMATION = "DenyNonCompliantDataAutomation"
 LOG_FORGERY = "DenyLogForgery"
 EVENT_SOURCES = "DenyEventSourcesOnLandingZoneFunctions"
+TAGGED_LOG_FORGERY = "DenyTaggedLogForgery"
 ALL_SERVICES = "DenyOutsideCompliantRegions"
 
 
@@ -117,6 +118,7 @@ _FN = "arn:aws:lambda:{home}:{acc}:function:{name}-invocation-logging"
 _POLICY = "arn:aws:iam::{acc}:policy/{name}-{which}"
 _BUDGET = "arn:aws:budgets::{acc}:budget/{name}-bedrock-monthly"
 _TAGGED = {TAG: "{name}"}
+_GENERATED_LOGS = "arn:aws:logs:{home}:{acc}:log-group:{name}-network-FlowLogs-0A1B:log-stream:eni-1"
 _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
 _SCP = "arn:aws:organizations::{acc}:policy/o-a1b2c3d4e5/service_control_policy/p-a1b2c3d4"
 
@@ -1249,6 +1251,14 @@ ATTACKS: tuple[Attack, ...] = (
             "arn:aws:logs:{home}:{acc}:log-group:/{name}/vpc-flow-logs:log-stream:e",
         ),
         "the flow-log delivery role writes its own log group",
+    ),
+    Attack(
+        4,
+        "forge entries in a landing-zone log group known by its tag only (a generated name)",
+        P("attacker", "logs:PutLogEvents", _GENERATED_LOGS, context=_TAGGED),
+        TAGGED_LOG_FORGERY,
+        P("flow_logs_role", "logs:PutLogEvents", _GENERATED_LOGS, context=_TAGGED),
+        "the flow-log delivery role",
     ),
     Attack(
         4,
