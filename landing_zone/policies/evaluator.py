@@ -423,8 +423,8 @@ def _check_policy_value(op: Operator, where: str, value: str) -> None:
         _to_bool(value, True)
     elif op.base.startswith("Numeric"):
         _to_number(value, True)
-    elif op.base in ("ArnEquals", "ArnLike") and split_arn(value) is None:
-        raise UnsupportedPolicyElement(f"Arn* condition value is not a 6-segment ARN pattern: {value!r} ({where})")
+    # An Arn* value that is not an ARN is refused when it is matched (_arn_like), not here: a rendered deploy-time
+    # value (a placeholder such as <Profile.Arn>) in a statement the request never reaches must not stop evaluation.
 
 
 def _parse_condition(condition: object) -> tuple[ConditionTest, ...]:

@@ -313,7 +313,8 @@ def _arn_re(pattern: str) -> z3.ReRef:
     (the evaluator's ``_arn_like``).  Written without intersections, which z3 solves slowly: in the colon-free
     segments a ``*`` is ``[^:]*`` and a ``?`` is ``[^:]``; the first segment is ``arn`` when its pattern matches it."""
     parts = split_arn(pattern)
-    assert parts is not None  # checked by the grammar
+    if parts is None:  # the evaluator refuses it only when matched; the prover would always reach it
+        raise UnsupportedPolicyElement(f"Arn* condition value is not a 6-segment ARN pattern: {pattern!r}")
     if not fnmatch.fnmatchcase("arn", parts[0].replace("[", "[[]")):
         return z3.Empty(z3.ReSort(z3.StringSort()))
     segment_tokens = [tuple((k, NO_COLON) if k != "char" else (k, v) for k, v in glob_tokens(p)) for p in parts[1:5]]
