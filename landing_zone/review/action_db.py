@@ -94,34 +94,27 @@ GLOBAL_KEY_PREFIXES = ("aws:principaltag/", "aws:requesttag/", "aws:resourcetag/
 TAG_KEYS = ("aws:resourcetag/", "aws:requesttag/", "aws:tagkeys")
 
 # (statement Sid, service:resource-type) that a NotResource deny leaves uncovered on purpose, with the reason.
+# Model-identifying resource types that are never an allowed path (no allow-list names them).
+NOT_ALLOWED_MODEL_TYPES = (
+    "async-invoke",
+    "bedrock-marketplace-model-endpoint",
+    "custom-model",
+    "custom-model-deployment",
+    "default-prompt-router",
+    "imported-model",
+    "prompt-router",
+    "provisioned-model",
+)
 DENIED_RESOURCE_TYPES: dict[tuple[str, str], str] = {
     **{
         ("DenyUnlistedModels", f"bedrock:{rt}"): "not an allow-listed path: only the listed models' foundation-model "
         "ARNs, their compliant system profiles and application profiles may be invoked"
-        for rt in (
-            "async-invoke",
-            "bedrock-marketplace-model-endpoint",
-            "custom-model",
-            "custom-model-deployment",
-            "default-prompt-router",
-            "imported-model",
-            "prompt-router",
-            "provisioned-model",
-        )
+        for rt in NOT_ALLOWED_MODEL_TYPES
     },
     **{
         ("DenyInferenceStartedOutsideSourceRegions", f"bedrock:{rt}"): "not an allow-listed path: DenyUnlistedModels "
         "denies it in every Region, so this statement need not leave it out"
-        for rt in (
-            "async-invoke",
-            "bedrock-marketplace-model-endpoint",
-            "custom-model",
-            "custom-model-deployment",
-            "default-prompt-router",
-            "imported-model",
-            "prompt-router",
-            "provisioned-model",
-        )
+        for rt in NOT_ALLOWED_MODEL_TYPES
     },
     ("DenyNonCompliantDataAutomation", "bedrock:data-automation-profile"): "only the Data Automation profiles whose "
     "every destination is compliant are left out (core/catalog/data_automation.yaml); with none, Data Automation is "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -50,13 +51,20 @@ class ActionSpace(BaseModel):
         return tuple(a for s in services for a in self.read_actions.get(s, ()))
 
 
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _load(path: Path, model: type[_Model]) -> _Model:
+    """One catalog file, validated; any problem is a CatalogError naming the file."""
+    try:
+        return model(**yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, ValidationError, TypeError) as exc:
+        raise CatalogError(f"{path}: {exc}") from None
+
+
 @lru_cache(maxsize=1)
 def load_action_space() -> ActionSpace:
-    try:
-        raw = yaml.safe_load(ACTION_SPACE_FILE.read_text(encoding="utf-8"))
-        return ActionSpace(**raw)
-    except (OSError, yaml.YAMLError, ValidationError, TypeError) as exc:
-        raise CatalogError(f"{ACTION_SPACE_FILE}: {exc}") from None
+    return _load(ACTION_SPACE_FILE, ActionSpace)
 
 
 DATA_AUTOMATION_FILE = Path(__file__).resolve().parent / "data_automation.yaml"
@@ -69,13 +77,16 @@ class DataAutomationProfile(BaseModel):
     destination_regions: tuple[str, ...] = Field(min_length=1)
 
 
-class DataAutomationProfiles(BaseModel):
+class _Sourced(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int
     source: str = Field(min_length=3)
     as_of: str
     verified: bool
+
+
+class DataAutomationProfiles(_Sourced):
     profiles: dict[str, DataAutomationProfile]
 
     def compliant(self, compliant_regions: frozenset[str] | set[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -86,30 +97,16 @@ class DataAutomationProfiles(BaseModel):
 
 @lru_cache(maxsize=1)
 def load_data_automation_profiles() -> DataAutomationProfiles:
-    try:
-        raw = yaml.safe_load(DATA_AUTOMATION_FILE.read_text(encoding="utf-8"))
-        return DataAutomationProfiles(**raw)
-    except (OSError, yaml.YAMLError, ValidationError, TypeError) as exc:
-        raise CatalogError(f"{DATA_AUTOMATION_FILE}: {exc}") from None
+    return _load(DATA_AUTOMATION_FILE, DataAutomationProfiles)
 
 
 MODEL_CALLING_SERVICES_FILE = Path(__file__).resolve().parent / "model_calling_services.yaml"
 
 
-class ModelCallingServices(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    schema_version: int
-    source: str = Field(min_length=3)
-    as_of: str
-    verified: bool
+class ModelCallingServices(_Sourced):
     actions: tuple[str, ...] = Field(min_length=1)
 
 
 @lru_cache(maxsize=1)
 def load_model_calling_services() -> ModelCallingServices:
-    try:
-        raw = yaml.safe_load(MODEL_CALLING_SERVICES_FILE.read_text(encoding="utf-8"))
-        return ModelCallingServices(**raw)
-    except (OSError, yaml.YAMLError, ValidationError, TypeError) as exc:
-        raise CatalogError(f"{MODEL_CALLING_SERVICES_FILE}: {exc}") from None
+    return _load(MODEL_CALLING_SERVICES_FILE, ModelCallingServices)
