@@ -85,7 +85,7 @@ def model_actions() -> tuple[str, ...]:
     return load_action_space().model_actions
 
 
-# Kept for readers of the runtime subset (the invoker ceiling, the red-team table).
+# The runtime subset an invoker's ceiling can reach (the prover's P5 checks these on the invoker's permissions).
 MODEL_ACTIONS = (*RUNTIME_INVOKE_ACTIONS, *BATCH_ACTIONS, "bedrock:CountTokens")
 
 LOGGING_CONFIG_ACTIONS = (
@@ -196,11 +196,6 @@ def exemptions(config: LandingZoneConfig) -> Exemptions:
         protected_roles=tuple(dict.fromkeys(protected)),
         cdk_roles=(f"arn:{PARTITION}:iam::*:role/*cdk-{q}-*",),
     )
-
-
-def automation_role_pattern(config: LandingZoneConfig, partition: str = PARTITION) -> str:
-    """ARN pattern of the roles the landing zone's own automation runs as (exempt from tamper denies)."""
-    return f"arn:{partition}:iam::*:role/{config.automation_role_prefix}*"
 
 
 def log_writer_roles(config: LandingZoneConfig) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from typing import Literal
 
 from landing_zone.core.config import LandingZoneConfig
 
-__all__ = ["CFN_TYPES", "ProtectedResource", "inventory", "name_patterns", "role_patterns"]
+__all__ = ["CFN_TYPES_WITHIN", "ProtectedResource", "inventory", "name_patterns", "role_patterns"]
 
 PARTITION = "aws"
 Recognition = Literal["name", "tag", "name+tag", "none"]
@@ -345,6 +345,3 @@ def inventory(config: LandingZoneConfig, exempt_role_names: tuple[str, ...] = ()
             )
         )
     return tuple(entries)
-
-
-CFN_TYPES = CFN_TYPES_WITHIN
