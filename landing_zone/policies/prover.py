@@ -380,14 +380,12 @@ class Encoder:
             return self.request.action == z3.StringVal(self.action)
         if self.other is not None:
             name = z3.Plus(z3.Union(z3.Range("a", "z"), z3.Range("0", "9")))
-            return z3.And(
-                z3.InRe(self.request.action, z3.Concat(z3.Re(self.other.prefix + ":"), name)),
-                *[
-                    self.request.action != z3.StringVal(k)
-                    for k in sorted(self.other.known)
-                    if k.startswith(self.other.prefix + ":")
-                ],
-            )
+            of_prefix = z3.Concat(z3.Re(self.other.prefix + ":"), name)
+            known = [z3.Re(k) for k in sorted(self.other.known) if k.startswith(self.other.prefix + ":")]
+            if not known:
+                return z3.InRe(self.request.action, of_prefix)
+            # one membership (the prover decides one regular language faster than hundreds of disequalities)
+            return z3.InRe(self.request.action, z3.Diff(of_prefix, known[0] if len(known) == 1 else z3.Union(known)))
         return z3.BoolVal(True)
 
     def _value_test(self, test: ConditionTest, value: z3.SeqRef, policy_value: str, policy: str) -> z3.BoolRef:
@@ -573,14 +571,259 @@ def _readable(request: Request) -> Request:
     return Request(request.action, _clean(request.resource, comma=True), context)
 
 
+Literal_ = tuple[int, bool]  # (regular expression id, polarity) of one membership atom
+
+
+class _MembershipForm:
+    """Splits formulas into a Boolean skeleton and string *membership atoms* ``x in R`` (``R`` a regular
+    expression, ``x`` one string variable of the request).
+
+    z3's sequence solver is slow on the obligations' mix of negated memberships, ``x == "lit"`` and ``suffixof``
+    over several variables (P2 and P3 timed out at 60 s).  Every atom over a string constant (``x in R``,
+    ``x == "s"``, ``prefixof``/``suffixof`` of a literal) becomes a fresh Boolean; what remains (the skeleton) is
+    propositional with a little integer arithmetic (value counts), which z3 decides instantly.  The atoms are
+    decided per variable by :class:`_Theory`.  A formula that keeps any other string term is reported by
+    :attr:`pure` being false (the caller then hands the whole formula to z3)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[z3.ExprRef, frozenset[int], bool]] = {}  # id -> (skeleton, atom ids, pure)
+        self.atoms: dict[int, tuple[z3.BoolRef, z3.SeqRef, z3.ReRef]] = {}  # Boolean id -> (b, variable, regex)
+        self._by_key: dict[tuple[int, int], z3.BoolRef] = {}
+        self._keep: list[z3.ExprRef] = []  # the rewritten expressions stay alive, so that their ids stay theirs
+
+    def split(
+        self, formulas: Iterable[z3.BoolRef]
+    ) -> tuple[list[z3.ExprRef], list[tuple[z3.BoolRef, z3.SeqRef, z3.ReRef]], bool]:
+        """The skeletons of ``formulas``, the atoms they use, and whether no other string term is left."""
+        skeleton: list[z3.ExprRef] = []
+        atoms: set[int] = set()
+        pure = True
+        for f in formulas:
+            out, used, ok = self._rewrite(f)
+            skeleton.append(out)
+            atoms |= used
+            pure = pure and ok
+        return skeleton, [self.atoms[a] for a in sorted(atoms)], pure
+
+    def _atom(self, x: z3.SeqRef, regex: z3.ReRef) -> z3.BoolRef:
+        k = (x.get_id(), regex.get_id())
+        if k not in self._by_key:
+            b = z3.Bool(f"atom!{x}!{regex.get_id()}")
+            self._by_key[k] = b
+            self.atoms[b.get_id()] = (b, x, regex)
+        return self._by_key[k]
+
+    def _rewrite(self, e: z3.ExprRef) -> tuple[z3.ExprRef, frozenset[int], bool]:
+        key = e.get_id()
+        if key in self._cache:
+            return self._cache[key]
+        out, used, pure = e, frozenset[int](), True
+        if z3.is_app(e) and e.num_args():
+            kind, ch = e.decl().kind(), e.children()
+            strings = [c for c in ch if c.sort() == z3.StringSort()]
+            atom: z3.BoolRef | None = None
+            if kind == z3.Z3_OP_SEQ_IN_RE and z3.is_const(ch[0]):
+                atom = self._atom(ch[0], ch[1])
+            elif kind == z3.Z3_OP_EQ and len(strings) == 2 and any(map(z3.is_string_value, ch)):
+                x, v = (ch[0], ch[1]) if z3.is_string_value(ch[1]) else (ch[1], ch[0])
+                if z3.is_const(x) and not z3.is_string_value(x):
+                    atom = self._atom(x, z3.Re(v))
+                else:
+                    pure = False
+            elif (
+                kind in (z3.Z3_OP_SEQ_PREFIX, z3.Z3_OP_SEQ_SUFFIX) and z3.is_string_value(ch[0]) and z3.is_const(ch[1])
+            ):
+                rest = z3.Star(_ALL)
+                regex = z3.Concat(z3.Re(ch[0]), rest) if kind == z3.Z3_OP_SEQ_PREFIX else z3.Concat(rest, z3.Re(ch[0]))
+                atom = self._atom(ch[1], regex)
+            elif strings:
+                pure = False
+            elif e.sort() == z3.BoolSort():
+                parts = [self._rewrite(c) if c.sort() == z3.BoolSort() else (c, frozenset[int](), True) for c in ch]
+                used = frozenset().union(*(u for _, u, _ in parts))
+                pure = all(ok for _, _, ok in parts)
+                if any(not a.eq(c) for (a, _, _), c in zip(parts, ch, strict=True)):
+                    out = e.decl()(*[a for a, _, _ in parts])
+            if atom is not None:
+                out, used = atom, frozenset({atom.get_id()})
+        self._keep += [e, out]
+        self._cache[key] = (out, used, pure)
+        return self._cache[key]
+
+
+class _Theory:
+    """Decides conjunctions of membership literals over one string variable (``x in R`` / ``x in complement(R)``)
+    with z3, and remembers the answers: the same literals recur across the obligations of a proof run, and a
+    conflict (a minimal set of literals no string satisfies) is a fact about regular languages, valid in every
+    later question (:meth:`conflicts_within`)."""
+
+    def __init__(self, timeout_ms: int) -> None:
+        self.timeout_ms = timeout_ms
+        self._regex: dict[int, z3.ReRef] = {}  # keeps every regex alive, so that its id stays its own
+        self._answers: dict[tuple[int, frozenset[Literal_]], tuple[str, Any]] = {}
+        self._conflicts: dict[int, set[frozenset[Literal_]]] = {}
+        self._members: dict[tuple[str, int], bool | None] = {}
+
+    def _sat(self, x: z3.SeqRef, literals: frozenset[Literal_]) -> tuple[str, Any]:
+        """("sat", a value) | ("unsat", None) | ("unknown", None), cached.  One membership in the intersection of
+        the literals' languages, in a fresh solver: z3 decides that by derivatives of the one regex, far faster than
+        separate (or tracked) memberships of the same variable."""
+        key = (x.get_id(), literals)
+        if key not in self._answers:
+            solver = z3.Solver()
+            solver.set("timeout", self.timeout_ms)
+            langs = [self._regex[rid] if pol else z3.Complement(self._regex[rid]) for rid, pol in sorted(literals)]
+            if langs:
+                solver.add(z3.InRe(x, langs[0] if len(langs) == 1 else z3.Intersect(*langs)))
+            r = solver.check()
+            if r == z3.sat:
+                self._answers[key] = ("sat", str(solver.model().eval(x, model_completion=True).as_string()))
+            else:
+                self._answers[key] = (str(r), None)
+        return self._answers[key]
+
+    def _member(self, value: str, rid: int) -> bool | None:
+        """Whether a concrete string is in a literal's language (ground: z3's simplifier decides it), cached."""
+        key = (value, rid)
+        if key not in self._members:
+            out = z3.simplify(z3.InRe(z3.StringVal(value), self._regex[rid]))
+            self._members[key] = True if z3.is_true(out) else False if z3.is_false(out) else None
+        return self._members[key]
+
+    def _core(self, literals: frozenset[Literal_]) -> set[Literal_]:
+        """An unsatisfiable subset of ``literals`` (the solver's core of tracked memberships, else all of them)."""
+        solver = z3.Solver()
+        solver.set("timeout", self.timeout_ms)
+        back: dict[int, Literal_] = {}
+        x = z3.String("core!x")
+        for rid, pol in sorted(literals):
+            p = z3.Bool(f"lit!{rid}!{int(pol)}")
+            back[p.get_id()] = (rid, pol)
+            solver.assert_and_track(z3.InRe(x, self._regex[rid] if pol else z3.Complement(self._regex[rid])), p)
+        if solver.check() == z3.unsat:
+            return {back[c.get_id()] for c in solver.unsat_core()}
+        return set(literals)
+
+    def check(self, x: z3.SeqRef, literals: Iterable[tuple[z3.ReRef, bool]]) -> tuple[str, Any]:
+        """``("sat", a value)``, ``("unsat", a minimal conflicting literal set)`` or ``("unknown", reason)``."""
+        lits: set[Literal_] = set()
+        for regex, pol in literals:
+            self._regex.setdefault(regex.get_id(), regex)
+            lits.add((regex.get_id(), pol))
+        full = frozenset(lits)
+        for known in self._conflicts.get(x.get_id(), ()):
+            if known <= full:
+                return "unsat", known
+        # a variable pinned to one string (x == "s"): every other literal is a ground membership of "s"
+        for rid, pol in sorted(full):
+            regex = self._regex[rid]
+            if pol and regex.decl().kind() == z3.Z3_OP_SEQ_TO_RE and z3.is_string_value(regex.arg(0)):
+                value = str(regex.arg(0).as_string())
+                verdicts = [(lit, self._member(value, lit[0])) for lit in sorted(full)]
+                if all(v is not None for _, v in verdicts):
+                    wrong = next((lit for lit, v in verdicts if v != lit[1]), None)
+                    if wrong is None:
+                        return "sat", value
+                    conflict = frozenset({(rid, pol), wrong})
+                    self._conflicts.setdefault(x.get_id(), set()).add(conflict)
+                    return "unsat", conflict
+                break
+        status, value = self._sat(x, full)
+        if status == "sat":
+            return "sat", value
+        if status != "unsat":
+            return "unknown", "a string constraint the solver gave up on"
+        core = self._core(full)
+        for lit in sorted(core):  # deletion-based minimisation of a (usually small) core
+            if len(core) > 1 and self._sat(x, frozenset(core - {lit}))[0] == "unsat":
+                core.discard(lit)
+        conflict = frozenset(core)
+        self._conflicts.setdefault(x.get_id(), set()).add(conflict)
+        return "unsat", conflict
+
+    def conflicts_within(self, x: z3.SeqRef, present: set[int]) -> list[frozenset[Literal_]]:
+        """Known conflicts over ``x`` whose regexes all occur in a question (their blocking clauses apply)."""
+        return [c for c in self._conflicts.get(x.get_id(), ()) if all(rid in present for rid, _ in c)]
+
+
 class Prover:
     """Questions over one symbolic request; the policies are encoded once (:attr:`encoder` caches each statement's
-    formula) and every :meth:`check` asks one question."""
+    formula) and every :meth:`check` asks one question.
+
+    How a question is solved (:meth:`solve`): the formulas are split into a Boolean skeleton and per-variable
+    membership atoms (:class:`_MembershipForm`); z3 solves the skeleton, then each string variable's assigned
+    literals are decided on their own (:class:`_Theory`); a conflicting set is blocked in the skeleton and the
+    loop repeats.  This is the lazy scheme of SMT solvers (DPLL(T)), with z3 deciding both the skeleton and each
+    variable's regular-language question: exact, since the request's string variables share no constraint (every
+    atom mentions one variable), and much faster here than one monolithic query because the per-variable answers
+    and conflicts are reused across the hundreds of obligations of a run."""
 
     def __init__(self, request: SymbolicRequest, *, timeout_ms: int = 60_000) -> None:
         self.request = request
         self.encoder = Encoder(request)
         self.timeout_ms = timeout_ms
+        self.theory = _Theory(timeout_ms)
+        self.form = _MembershipForm()
+
+    def solve(self, *formulas: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
+        """Satisfiability of the conjunction (with the request's domain): ``(sat, a model, "")``, ``(unsat, None,
+        "")`` or ``(unknown, None, reason)``.  Gives up after :attr:`timeout_ms`."""
+        deadline = time.perf_counter() + self.timeout_ms / 1000
+        everything = [self.request.domain, *formulas]
+        skeleton, atoms_used, pure = self.form.split(everything)
+        if not pure:  # a string term outside the atoms' shapes: the monolithic query
+            solver = z3.Solver()
+            solver.set("timeout", self.timeout_ms)
+            solver.add(*everything)
+            r = solver.check()
+            return r, solver.model() if r == z3.sat else None, solver.reason_unknown() if r == z3.unknown else ""
+        sat = z3.Solver()
+        sat.add(*skeleton)
+        by_var: dict[int, tuple[z3.SeqRef, list[tuple[z3.BoolRef, z3.ReRef]]]] = {}
+        for b, x, regex in atoms_used:
+            by_var.setdefault(x.get_id(), (x, []))[1].append((b, regex))
+        atom_of = {(x.get_id(), regex.get_id()): b for b, x, regex in atoms_used}
+
+        def block(x: z3.SeqRef, conflict: frozenset[Literal_]) -> None:
+            lits = [atom_of[(x.get_id(), rid)] for rid, _ in sorted(conflict)]
+            pols = [pol for _, pol in sorted(conflict)]
+            sat.add(z3.Not(z3.And([b if pol else z3.Not(b) for b, pol in zip(lits, pols, strict=True)])))
+
+        for x, atoms in by_var.values():
+            for conflict in self.theory.conflicts_within(x, {r.get_id() for _, r in atoms}):
+                block(x, conflict)
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return z3.unknown, None, "timeout"
+            sat.set("timeout", max(1, int(left * 1000)))
+            r = sat.check()
+            if r != z3.sat:
+                return r, None, sat.reason_unknown() if r == z3.unknown else ""
+            model = sat.model()
+            values: dict[int, str] = {}
+            blocked = False
+            for x, atoms in by_var.values():
+                lits = [(regex, z3.is_true(model.eval(b, model_completion=True))) for b, regex in atoms]
+                status, answer = self.theory.check(x, lits)
+                if status == "unknown":
+                    return z3.unknown, None, str(answer)
+                if status == "unsat":
+                    block(x, answer)
+                    blocked = True
+                else:
+                    values[x.get_id()] = answer
+            if blocked:
+                continue
+            # every variable consistent: the concrete strings, checked against the original formulas (ground)
+            ground = z3.Solver()
+            ground.set("timeout", self.timeout_ms)
+            ground.add(*everything)
+            ground.add(*[x == z3.StringVal(values[x.get_id()]) for x, _ in by_var.values()])
+            ground.add(*[v == model.eval(v, model_completion=True) for v in _non_string_constants(skeleton)])
+            if ground.check() != z3.sat:
+                return z3.unknown, None, "the solved strings do not replay on the original formula (prover bug)"
+            return z3.sat, ground.model(), ""
 
     def check(
         self,
@@ -595,45 +838,48 @@ class Prover:
         ``premise and not claim``; a counterexample is replayed through the evaluator for each guard (its decision
         by the prover and by the evaluator)."""
         start = time.perf_counter()
-        # A fresh solver per question: z3's incremental mode (push/pop) is much weaker on strings.
-        solver = z3.Solver()
-        solver.set("timeout", self.timeout_ms)
-        solver.add(self.request.domain)
-        if True:
-            solver.add(premise)
-            vacuity = z3.unknown
-            if witness is not None:  # a known request in the premise settles the vacuity check fast (all ground)
-                ground = z3.Solver()
-                ground.set("timeout", self.timeout_ms)
-                ground.add(self.request.domain, premise, self.request.pinned(witness))
-                vacuity = z3.sat if ground.check() == z3.sat else z3.unknown
-            if vacuity != z3.sat:
-                vacuity = solver.check()
+        vacuity = z3.unknown
+        if witness is not None:  # a known request in the premise settles the vacuity check fast (all ground)
+            vacuity, _, _ = self.solve(premise, self.request.pinned(witness))
+        if vacuity != z3.sat:
+            vacuity, _, why = self.solve(premise)
             if vacuity == z3.unsat:
                 return ProofResult("vacuous", time.perf_counter() - start, reason="no request satisfies the premise")
             if vacuity == z3.unknown:
-                return ProofResult(
-                    "unknown", time.perf_counter() - start, reason=f"vacuity check: {solver.reason_unknown()}"
-                )
-            solver.add(z3.Not(claim))
-            result = solver.check()
-            seconds = time.perf_counter() - start
-            if result == z3.unsat:
-                return ProofResult("holds", seconds)
-            if result == z3.unknown:
-                return ProofResult("unknown", seconds, reason=solver.reason_unknown())
-            model = solver.model()
-            concrete = self.request.concrete(model)
-            readable = _readable(concrete)
-            if readable != concrete:
-                # keep the readable request only when it is a counterexample too (everything is ground: fast)
-                again = z3.Solver()
-                again.set("timeout", self.timeout_ms)
-                again.add(self.request.domain, premise, z3.Not(claim), self.request.pinned(readable))
-                if again.check() == z3.sat:
-                    model, concrete = again.model(), readable
-            replay = {
-                g.name: (z3.is_true(model.eval(self.encoder.allowed(g), model_completion=True)), g.decide(concrete))
-                for g in guards
-            }
-            return ProofResult("fails", time.perf_counter() - start, concrete, replay)
+                return ProofResult("unknown", time.perf_counter() - start, reason=f"vacuity check: {why}")
+        result, model, why = self.solve(premise, z3.Not(claim))
+        seconds = time.perf_counter() - start
+        if result == z3.unsat:
+            return ProofResult("holds", seconds)
+        if result == z3.unknown or model is None:
+            return ProofResult("unknown", seconds, reason=why)
+        concrete = self.request.concrete(model)
+        readable = _readable(concrete)
+        if readable != concrete:
+            # keep the readable request only when it is a counterexample too (everything is ground: fast)
+            again, again_model, _ = self.solve(premise, z3.Not(claim), self.request.pinned(readable))
+            if again == z3.sat and again_model is not None:
+                model, concrete = again_model, readable
+        replay = {
+            g.name: (z3.is_true(model.eval(self.encoder.allowed(g), model_completion=True)), g.decide(concrete))
+            for g in guards
+        }
+        return ProofResult("fails", time.perf_counter() - start, concrete, replay)
+
+
+def _non_string_constants(formulas: Sequence[z3.ExprRef]) -> list[z3.ExprRef]:
+    """The Boolean and integer constants of the request in the skeleton (present flags, value counts)."""
+    seen: dict[int, z3.ExprRef] = {}
+    todo = list(formulas)
+    visited: set[int] = set()
+    while todo:
+        e = todo.pop()
+        if e.get_id() in visited:
+            continue
+        visited.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            if not str(e).startswith("atom!"):
+                seen[e.get_id()] = e
+        elif z3.is_app(e):
+            todo.extend(e.children())
+    return list(seen.values())
