@@ -151,9 +151,10 @@ class Exemptions:
       account and Region), the StackSets execution roles (member baseline), the landing zone's automation roles
       and ``deployment_principal_arns``.
     * ``deployers`` — who in a targeted account may assume the CDK bootstrap roles.
-    * ``protected_roles`` — role ARN patterns nobody but ``exempt`` may create or change: every name an
-      exemption matches, in any account and under any IAM path (``role/*name``), so that no administrator can
-      make a role that an exemption would match.
+    * ``protected_roles`` — role ARN patterns nobody but ``exempt`` may create or change: the landing zone's
+      namespace in any account, and every role an exemption matches in the account the exemption names (a
+      ``deployment_principal_arns`` entry bound to one account exempts no role of that name elsewhere), under
+      any IAM path (``role/*name``), so that no administrator can make a role that an exemption would match.
     * ``cdk_roles`` — the CDK bootstrap roles of every account (assumed only by ``exempt`` + ``deployers``).
     """
 

@@ -70,13 +70,15 @@ CFN_TYPES_WITHIN: dict[str, str] = {
 }
 
 
-def role_patterns(config: LandingZoneConfig, exempt_role_names: tuple[str, ...]) -> tuple[str, ...]:
-    """Role ARN patterns nobody but the exempt principals may change: every name an exemption matches, in any
-    account and under any path, and every role of the landing zone's namespace."""
-    names = [f"cdk-{config.policy_guardrails.cdk_bootstrap_qualifier}-*", f"{config.name}-*", *exempt_role_names]
+def role_patterns(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...]) -> tuple[str, ...]:
+    """Role ARN patterns nobody but the exempt principals may change: every role of the landing zone's namespace
+    in any account and under any path, and every role ARN an exemption matches (as the exemption states it: an
+    exemption bound to one account protects its name in that account; a role of the same name elsewhere is not
+    exempt, so it needs no protection)."""
+    names = [f"cdk-{config.policy_guardrails.cdk_bootstrap_qualifier}-*", f"{config.name}-*"]
     if config.member_baseline.enabled:
         names += ["stacksets-exec-*", f"StackSet-{config.name}-*"]
-    return tuple(dict.fromkeys(f"arn:{PARTITION}:iam::*:role/*{n}" for n in names))
+    return tuple(dict.fromkeys([*(f"arn:{PARTITION}:iam::*:role/*{n}" for n in names), *exempt_role_arns]))
 
 
 def name_patterns(config: LandingZoneConfig) -> tuple[str, ...]:
@@ -89,7 +91,7 @@ def name_patterns(config: LandingZoneConfig) -> tuple[str, ...]:
     )
 
 
-def inventory(config: LandingZoneConfig, exempt_role_names: tuple[str, ...] = ()) -> tuple[ProtectedResource, ...]:
+def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ()) -> tuple[ProtectedResource, ...]:
     n, p, q = config.name, PARTITION, config.policy_guardrails.cdk_bootstrap_qualifier
     acc, reg = "111122223333", config.home_region
     stackset = config.member_baseline.enabled
@@ -103,7 +105,7 @@ def inventory(config: LandingZoneConfig, exempt_role_names: tuple[str, ...] = ()
             "iam",
             ("role",),
             "name+tag",
-            role_patterns(config, exempt_role_names),
+            role_patterns(config, exempt_role_arns),
             (("role", f"arn:{p}:iam::{acc}:role/{n}-invoker-app"),),
             ("AWS::IAM::Role",),
         ),
