@@ -84,6 +84,8 @@ class Synthesized:
 SYNTH_CACHE = ROOT / ".synth-cache"
 # The review's scanners (cfn-lint, checkov) keep their reports there too, keyed by the templates' bytes.
 os.environ.setdefault("LZ_SCANNER_CACHE", str(SYNTH_CACHE / "scanners"))
+# The review's proofs (z3, 10-30 s per assembly) likewise, keyed by the policies, the configuration and the code.
+os.environ.setdefault("LZ_PROOF_CACHE", str(SYNTH_CACHE / "proofs"))
 SYNTH_INPUTS = ("app.py", "cdk.json", "constraints.txt", "package-lock.json")
 SYNTH_SOURCE_DIRS = ("stacks", "constructs_lib", "landing_zone", "handlers")
 
@@ -116,9 +118,10 @@ def _prune() -> None:
         if not entry.name.startswith((current, ".")):
             shutil.rmtree(entry, ignore_errors=True)
     week_ago = time.time() - 7 * 86400
-    for report in (SYNTH_CACHE / "scanners").glob("*.json") if (SYNTH_CACHE / "scanners").is_dir() else ():
-        if report.stat().st_mtime < week_ago:
-            report.unlink(missing_ok=True)
+    for kind in ("scanners", "proofs"):
+        for report in (SYNTH_CACHE / kind).glob("*.json") if (SYNTH_CACHE / kind).is_dir() else ():
+            if report.stat().st_mtime < week_ago:
+                report.unlink(missing_ok=True)
 
 
 def _templates_from(outdir: Path) -> dict:

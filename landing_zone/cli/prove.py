@@ -7,12 +7,17 @@ import json
 from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
+from landing_zone.errors import LandingZoneError
 from landing_zone.review.proofs import inputs_from_assembly, prove_all
 
 __all__ = ["register"]
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
+    if not 0 < args.timeout <= 3600:
+        raise LandingZoneError(f"--timeout {args.timeout}: give seconds between 0 (exclusive) and 3600")
+    if not args.assembly.is_dir():
+        raise LandingZoneError(f"--assembly {args.assembly}: not a directory; run `make synth` first")
     plan = plan_for_assembly(args, args.assembly)
     report = prove_all(inputs_from_assembly(args.assembly, plan), timeout_ms=int(args.timeout * 1000))
     print(json.dumps(report.as_dict(), indent=2) if args.json else report.text())

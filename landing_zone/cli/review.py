@@ -59,6 +59,8 @@ def run_review(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         scanners=args.scanners,
         skips_file=args.checkov_skips,
+        proofs=args.proofs,
+        proof_timeout_ms=int(args.proof_timeout * 1000),
     )
     paths = write_reports(result.data, args.out)
     if result.scanner_runs:
@@ -71,6 +73,17 @@ def run_review(args: argparse.Namespace) -> int:
         f"finding(s); {s['policies']} policies, {s['decision_cases']} decision cases ({s['decision_mismatches']} "
         "mismatches)"
     )
+    if result.data.get("proofs") is not None:
+        proven = s["properties_proven"]
+        print(
+            f"  proofs: {', '.join(proven) or 'none'} proven for every request"
+            + (f"; NOT proven: {', '.join(s['properties_not_proven'])}" if s["properties_not_proven"] else "")
+            + (
+                f"; not applicable: {', '.join(s['properties_not_applicable'])}"
+                if s["properties_not_applicable"]
+                else ""
+            )
+        )
     for qualifier in s.get("qualifiers", []):
         print(f"  qualified: {qualifier['text']}")
     for f in result.data["findings"]:
@@ -107,6 +120,20 @@ def register(subparsers: Subparsers) -> None:
         help="run cfn-lint and checkov (offline) over the templates (default: on)",
     )
     p.add_argument(
+        "--proofs",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="prove the guardrail properties P1-P5 for every request with the z3 solver (default: on; without "
+        "them the verdict is qualified: sampled only)",
+    )
+    p.add_argument(
+        "--proof-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="solver time per proof obligation (default: 10); a timeout is reported as not proven, never as holding",
+    )
+    p.add_argument(
         "--checkov-skips",
         type=Path,
         default=None,
@@ -117,6 +144,8 @@ def register(subparsers: Subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if not 0 < args.proof_timeout <= 3600:
+        raise LandingZoneError(f"--proof-timeout {args.proof_timeout}: give seconds between 0 (exclusive) and 3600")
     if args.checkov_skips is None:
         args.checkov_skips = DEFAULT_SKIPS_FILE
     elif not args.checkov_skips.is_file():

@@ -32,6 +32,7 @@ not a proof).  A property holds when every obligation holds.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import time
@@ -52,7 +53,6 @@ from landing_zone.policies import guardrails as g
 from landing_zone.policies.evaluator import ParsedStatement, Request, UnsupportedPolicyElement, policy_statements
 from landing_zone.policies.protected import ProtectedResource, inventory
 from landing_zone.policies.prover import (
-    CHAR,
     CHAR_NO_COLON,
     Encoder,
     Guard,
@@ -320,36 +320,6 @@ def _canonical(request: Request) -> Request:
     return request
 
 
-def _of_format(resource: z3.SeqRef, arn_format: str, tag: str) -> tuple[z3.BoolRef, z3.SeqRef]:
-    """``resource`` is an ARN of the format (a concatenation: easier for z3 than a regular expression); returns the
-    constraint and the last variable (the resource ID).  Region and Account may be empty and hold no ':'; the other
-    variables are non-empty, the last one may hold ':' (model IDs such as ``x.y-v2:0`` do)."""
-    no_colon = z3.Star(CHAR_NO_COLON)
-    fmt = arn_format.replace("${Partition}", "aws")
-    pieces: list[z3.SeqRef] = []
-    constraints: list[z3.BoolRef] = []
-    pos = 0
-    matches = list(re.finditer(r"\$\{([^}]*)\}", fmt))
-    last: z3.SeqRef = z3.StringVal("")
-    for i, m in enumerate(matches):
-        if fmt[pos : m.start()]:
-            pieces.append(z3.StringVal(fmt[pos : m.start()]))
-        var = z3.String(f"{tag}:{i}:{m.group(1)}")
-        if m.group(1) not in ("Region", "Account"):
-            constraints.append(z3.Length(var) > 0)
-        if i + 1 < len(matches):
-            constraints.append(z3.InRe(var, no_colon))
-        else:
-            constraints.append(z3.InRe(var, z3.Star(CHAR)))
-        pieces.append(var)
-        last = var
-        pos = m.end()
-    if fmt[pos:]:
-        pieces.append(z3.StringVal(fmt[pos:]))
-    whole = pieces[0] if len(pieces) == 1 else z3.Concat(*pieces)
-    return z3.And(resource == whole, *constraints), last
-
-
 def _arn_format_re(arn_format: str) -> z3.ReRef:
     """A resource type's ARN format as a regular expression: variables are non-empty and colon-free (Region and
     Account may be empty, as in the Region-less foundation model)."""
@@ -602,7 +572,7 @@ def _p3(run: _Run) -> PropertyResult:
         an_arn = z3.PrefixOf(z3.StringVal("arn:aws:iam::"), kv.values[0])  # aws:PrincipalARN is an ARN
         return z3.And(kv.present, an_arn, z3.Not(enc.value_like(PRINCIPAL, who)))
 
-    for entry in inventory(config, tuple(p.rsplit("/", 1)[-1] for p in ex.protected_roles)):
+    for entry in inventory(config, ex.protected_roles):
         if entry.recognised_by == "none":
             continue
         reads = space.reads_of((entry.service,))
@@ -894,3 +864,162 @@ def prove_assembly(
     (fails | timeout | vacuous), time and counterexample as a ``simulate`` command.  Raises :class:`ProofError`
     (``unsupported: <element> in <policy>``) when a policy cannot be encoded."""
     return prove_all(inputs_from_assembly(Path(assembly_dir), plan), timeout_ms=timeout_ms, properties=properties)
+
+
+# ------------------------------------------------------------------------------------------------- the review
+
+# Obligations a reviewer accepted as not proven (a timeout, say), each with a reason: like checkov-skips.yaml.
+ACKNOWLEDGEMENTS_FILE = Path(__file__).with_name("proof-acknowledgements.yaml")
+# A directory where proof reports are kept, keyed by everything they depend on (the policies proven, the
+# configuration, the prover's and the properties' code, the action database, z3's version, the timeout): the tests
+# set it (a proof of every example takes minutes); unset, every proof runs.
+PROOF_CACHE_ENV = "LZ_PROOF_CACHE"
+_ASSEMBLY_MARKER = "<<assembly>>"
+# What the review still rests on that is a sample, not a proof (named in the report next to the proven properties).
+SAMPLED = (
+    "decision cases: standard requests with their expected decisions (section Decision matrix)",
+    "red-team pairs: attacks and their legitimate neighbours (section Threat model)",
+)
+
+
+@dataclass(frozen=True)
+class Acknowledgement:
+    property: str
+    obligation: str  # an fnmatch pattern over the obligation's label
+    reason: str
+
+    def covers(self, pid: str, label: str) -> bool:
+        import fnmatch
+
+        return pid == self.property and fnmatch.fnmatchcase(label, self.obligation)
+
+
+def load_acknowledgements(path: Path = ACKNOWLEDGEMENTS_FILE) -> tuple[Acknowledgement, ...]:
+    import yaml
+
+    if not path.is_file():
+        return ()
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    out = []
+    for i, item in enumerate(raw.get("acknowledgements") or []):
+        if not isinstance(item, dict) or not all(
+            isinstance(item.get(k), str) and item[k] for k in ("property", "obligation", "reason")
+        ):
+            raise ProofError(
+                f"{path.name}: acknowledgements[{i}] needs non-empty strings property, obligation and reason; got {item!r}"
+            )
+        if item["property"] not in PROPERTIES:
+            raise ProofError(
+                f"{path.name}: acknowledgements[{i}].property is {item['property']!r}; allowed: {', '.join(PROPERTIES)}"
+            )
+        out.append(Acknowledgement(item["property"], item["obligation"], item["reason"]))
+    return tuple(out)
+
+
+def _source_digest() -> str:
+    import hashlib
+    import importlib.metadata
+
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(importlib.metadata.version("z3-solver").encode())
+    for path in sorted([*root.rglob("*.py"), *root.rglob("*.yaml"), *root.rglob("*.json")]):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _cache_path(inputs: ProofInputs, timeout_ms: int, properties: Sequence[str] | None) -> Path | None:
+    import hashlib
+    import os
+
+    directory = os.environ.get(PROOF_CACHE_ENV)
+    if not directory:
+        return None
+    guards = [inputs.guardrails, inputs.boundary, *inputs.invokers, *inputs.endpoints]
+    key = {
+        "code": _source_digest(),
+        "config": inputs.plan.config.model_dump(mode="json"),
+        "policies": [(g.name, g.mode, [[[n, d] for n, d in level] for level in g.levels]) for g in guards if g],
+        "mode": inputs.mode,
+        "timeout": timeout_ms,
+        "properties": list(properties or PROPERTIES),
+    }
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:32]
+    return Path(directory) / f"proofs-{digest}.json"
+
+
+def proofs_section(
+    inputs: ProofInputs,
+    *,
+    timeout_ms: int = 10_000,
+    properties: Sequence[str] | None = None,
+    acknowledgements: Sequence[Acknowledgement] | None = None,
+) -> dict[str, Any]:
+    """The review's section "Proofs": per property its status (holds | fails | not-proven | disagreement |
+    not-applicable), the obligations not holding with their counterexamples, and which of them a reviewer
+    acknowledged (``acknowledged``: the reason).  ``error`` is set when the policies cannot be encoded."""
+    acks = load_acknowledgements() if acknowledgements is None else tuple(acknowledgements)
+    cache = _cache_path(inputs, timeout_ms, properties)
+    data: dict[str, Any] | None = None
+    # the assembly's path is not part of the key (a copy proves the same): kept as a marker in the stored report
+    here = json.dumps(inputs.assembly or "")[1:-1]
+    if cache is not None and cache.is_file():
+        try:
+            data = json.loads(cache.read_text(encoding="utf-8").replace(_ASSEMBLY_MARKER, here))
+            data["source"] = inputs.source
+        except (OSError, ValueError):
+            data = None
+    start = time.perf_counter()
+    if data is None:
+        try:
+            data = prove_all(inputs, timeout_ms=timeout_ms, properties=properties).to_dict()
+        except ProofError as exc:
+            data = {
+                "source": inputs.source,
+                "mode": inputs.mode,
+                "all_hold": False,
+                "properties": [],
+                "error": str(exc),
+            }
+        data["seconds"] = round(time.perf_counter() - start, 2)
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            staging = cache.with_suffix(f".{os.getpid()}.tmp")
+            text = json.dumps(data)
+            staging.write_text(text.replace(here, _ASSEMBLY_MARKER) if here else text, encoding="utf-8")
+            staging.replace(cache)
+    used: set[int] = set()
+    for prop in data["properties"]:
+        for item in prop["not_holding"]:
+            hit = next((i for i, a in enumerate(acks) if a.covers(prop["id"], item["label"])), None)
+            if hit is not None and item["status"] != "fails":  # a counterexample is never acknowledged away
+                item["acknowledged"] = acks[hit].reason
+                used.add(hit)
+        open_items = [i for i in prop["not_holding"] if "acknowledged" not in i]
+        prop["acknowledged"] = prop["status"] == "not-proven" and not open_items
+    data["acknowledgements"] = [
+        {"property": a.property, "obligation": a.obligation, "reason": a.reason, "used": i in used}
+        for i, a in enumerate(acks)
+    ]
+    data["proven"] = [p["id"] for p in data["properties"] if p["status"] == "holds"]
+    data["sampled"] = list(SAMPLED)
+    data["timeout_ms"] = timeout_ms
+    return data
+
+
+def proofs_for_assembly(assembly_dir: Path | str, plan: Plan, **kwargs: Any) -> dict[str, Any]:
+    """:func:`proofs_section` of a synthesized assembly (a missing guardrail policy is the section's ``error``)."""
+    try:
+        inputs = inputs_from_assembly(Path(assembly_dir), plan)
+    except ProofError as exc:
+        return {
+            "source": str(assembly_dir),
+            "mode": "",
+            "all_hold": False,
+            "properties": [],
+            "error": str(exc),
+            "acknowledgements": [],
+            "proven": [],
+            "sampled": list(SAMPLED),
+        }
+    return proofs_section(inputs, **kwargs)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from landing_zone.review.render_md import ACK_STATUS, SECTIONS
+from landing_zone.review.render_md import ACK_STATUS, PROOFS_INTRO, SECTIONS, proof_rows
 
 __all__ = ["render_html"]
 
@@ -435,6 +435,43 @@ def _coverage(d: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+def _proofs(d: Mapping[str, Any]) -> str:
+    pr = d.get("proofs")
+    if pr is None:
+        return "<p>Not run (--no-proofs): the guardrail properties are only sampled (decision cases, red-team).</p>"
+    out = [f"<p>{_e(PROOFS_INTRO)}</p>", f'<p class="muted">Policies proven: {_e(pr["source"])}</p>']
+    if pr.get("error"):
+        out.append(f'<div class="warnbox"><strong>Not proven</strong>: {_e(pr["error"])}</div>')
+        return "".join(out)
+    ok = ("holds", "not-applicable")
+    rows = [
+        [
+            f'<span class="mono">{_e(p["id"])}</span>',
+            _badge(p["status"], "ok" if p["status"] in ok else "advisory" if p.get("acknowledged") else "mismatch"),
+            f"{p['holding']}/{p['obligations']} hold",
+            f"{p['seconds']:.1f}",
+            _e(p["title"]) + (f'<br><span class="muted">{_e(p["note"])}</span>' if p["note"] else ""),
+        ]
+        for p in pr["properties"]
+    ]
+    out.append(_table(["property", "status", "obligations", "seconds", "what it says"], rows, table_id="proofs-table"))
+    for p in pr["properties"]:
+        items = "".join(
+            f"<li>{_e(r['status'])}: {_e(r['label'])}"
+            + (f'<br><code class="mono">{_e(r["detail"])}</code>' if r["detail"] else "")
+            + (f"<br>acknowledged: {_e(r['acknowledged'])}" if r["acknowledged"] else "")
+            + "</li>"
+            for r in proof_rows(p)
+        )
+        if items:
+            out.append(
+                f'<div class="warnbox"><strong>{_e(p["id"])}: obligations not holding</strong><ul>{items}</ul></div>'
+            )
+    sampled = "".join(f"<li>{_e(x)}</li>" for x in pr["sampled"])
+    out.append(f"<p>Still sampled, not proven:</p><ul>{sampled}</ul>")
+    return "".join(out)
+
+
 def _threat_model(d: Mapping[str, Any]) -> str:
     t = d["threat_model"]
     out = [f"<p>{_e(t['note'])}</p>"]
@@ -715,6 +752,7 @@ _RENDERERS = {
     "findings": _findings,
     "inventory": _inventory,
     "routing-matrix": _routing,
+    "proofs": _proofs,
     "threat-model": _threat_model,
     "coverage": _coverage,
     "decision-matrix": _decisions,

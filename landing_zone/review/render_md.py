@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["ACK_STATUS", "SECTIONS", "render_markdown", "verdict_lines"]
+__all__ = ["ACK_STATUS", "PROOFS_INTRO", "SECTIONS", "proof_rows", "render_markdown", "verdict_lines"]
 
 # (anchor, title) of every section, in order; the HTML report uses the same list.
 SECTIONS = (
@@ -17,6 +17,7 @@ SECTIONS = (
     ("findings", "Findings"),
     ("inventory", "Policy inventory"),
     ("routing-matrix", "Routing matrix"),
+    ("proofs", "Proofs"),
     ("threat-model", "Threat model"),
     ("coverage", "Coverage of the action space"),
     ("decision-matrix", "Decision matrix"),
@@ -290,6 +291,61 @@ def _threat_model(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+PROOFS_INTRO = (
+    "Each property is stated from the configuration and proven for every request with the z3 SMT solver "
+    "(docs/PROVE.md): holds means no request breaks it; fails shows a counterexample as a simulate command, "
+    "replayed through the evaluator; not-proven (timeout, vacuous) blocks the verdict unless acknowledged in "
+    "proof-acknowledgements.yaml."
+)
+
+
+def proof_rows(p: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The obligations of a property that do not hold, as the report shows them."""
+    return [
+        {
+            "status": o["status"],
+            "label": o["label"],
+            "detail": o.get("simulate") or o.get("reason") or "",
+            "acknowledged": o.get("acknowledged", ""),
+        }
+        for o in p["not_holding"]
+    ]
+
+
+def _proofs(d: Mapping[str, Any]) -> list[str]:
+    pr = d.get("proofs")
+    if pr is None:
+        return ["Not run (--no-proofs): the guardrail properties are only sampled (decision cases, red-team).", ""]
+    out = [PROOFS_INTRO, "", f"Policies proven: {pr['source']}.", ""]
+    if pr.get("error"):
+        return out + [f"**Not proven**: {pr['error']}", ""]
+    out += _table(
+        ["property", "status", "obligations", "seconds", "what it says"],
+        [
+            [
+                p["id"],
+                ("**" + p["status"].upper() + "**") if p["status"] not in ("holds", "not-applicable") else p["status"],
+                f"{p['holding']}/{p['obligations']} hold",
+                p["seconds"],
+                p["title"] + (f" ({p['note']})" if p["note"] else ""),
+            ]
+            for p in pr["properties"]
+        ],
+    )
+    for p in pr["properties"]:
+        rows = proof_rows(p)
+        if rows:
+            out += [f"**{p['id']}: obligations not holding**", ""]
+            out += [
+                f"- {r['status']}: {r['label']}"
+                + (f" — `{r['detail']}`" if r["detail"] else "")
+                + (f" (acknowledged: {r['acknowledged']})" if r["acknowledged"] else "")
+                for r in rows
+            ] + [""]
+    out += ["Still sampled, not proven:", ""] + [f"- {x}" for x in pr["sampled"]] + [""]
+    return out
+
+
 def _coverage(d: Mapping[str, Any]) -> list[str]:
     c = d.get("coverage") or {"applies": False, "note": "not evaluated"}
     out = [c["note"], ""]
@@ -443,6 +499,7 @@ _RENDERERS = {
     "inventory": _inventory,
     "routing-matrix": _routing,
     "threat-model": _threat_model,
+    "proofs": _proofs,
     "coverage": _coverage,
     "decision-matrix": _decisions,
     "cdk-nag": _nag,

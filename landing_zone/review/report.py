@@ -34,6 +34,7 @@ from landing_zone.review.findings import (
 from landing_zone.review.inventory import PolicyRecord, build_inventory, construct_paths
 from landing_zone.review.matrices import decision_findings, decision_matrix, routing_matrix
 from landing_zone.review.nag import nag_findings, nag_section
+from landing_zone.review.proofs import proofs_for_assembly
 from landing_zone.review.redteam import GOALS
 from landing_zone.review.rules import ADVISORY, BLOCKING, RULES, rule
 from landing_zone.review.scanners import (
@@ -143,6 +144,54 @@ def coverage_findings(coverage: Mapping[str, Any], matrix: Any) -> list[Finding]
     return out
 
 
+def proof_findings(proofs: Mapping[str, Any], matrix: Any) -> list[Finding]:
+    """LZ-PROOF-FAILS per property with a counterexample (the first one's simulate command in the message);
+    LZ-PROOF-NOT-PROVEN per property with an obligation that is neither holding nor acknowledged, and when the
+    policies could not be encoded at all."""
+    where: dict[str, Any] = {}
+    if matrix.policies:
+        policy = matrix.policies[0]
+        where = {
+            "template": policy.template,
+            "stack": policy.stack,
+            "logical_id": policy.logical_id,
+            "policy_id": policy.id,
+        }
+    if proofs.get("error"):
+        return [finding("LZ-PROOF-NOT-PROVEN", f"no property could be proven: {proofs['error']}", **where)]
+    out = []
+    for prop in proofs.get("properties", []):
+        failing = [o for o in prop["not_holding"] if o["status"] == "fails"]
+        if prop["status"] in ("fails", "disagreement") and failing:
+            first = failing[0]
+            rule_id = "LZ-PROOF-FAILS" if prop["status"] == "fails" else "LZ-PROOF-NOT-PROVEN"
+            what = "counterexample" if prop["status"] == "fails" else "prover and evaluator disagree on"
+            more = f" (and {len(failing) - 1} more obligation(s))" if len(failing) > 1 else ""
+            out.append(
+                finding(
+                    rule_id,
+                    f"{prop['id']} ({prop['title']}): {what} for {first['label']}{more}: {first['simulate']}",
+                    element=prop["id"],
+                    **where,
+                )
+            )
+            continue
+        open_items = [o for o in prop["not_holding"] if "acknowledged" not in o]
+        if prop["status"] == "not-proven" and open_items:
+            first = open_items[0]
+            more = f" (and {len(open_items) - 1} more)" if len(open_items) > 1 else ""
+            out.append(
+                finding(
+                    "LZ-PROOF-NOT-PROVEN",
+                    f"{prop['id']} ({prop['title']}): {first['status']} on {first['label']}{more}"
+                    + (f" — {first['reason']}" if first.get("reason") else ""),
+                    element=prop["id"],
+                    **where,
+                )
+            )
+    return out
+
+
 def threat_model_section(plan: Plan, matrix: Any) -> dict[str, Any]:
     """The red-team table as evaluated against the synthesized SCPs, grouped by the adversary's goal."""
     if matrix.mode != "scp":
@@ -184,7 +233,11 @@ def _recorded(record: Mapping[str, Any] | None, pattern: str) -> list[str]:
 
 
 def qualifiers(
-    plan: Plan, record: Mapping[str, Any] | None, scan: Mapping[str, Any], nag: Mapping[str, Any]
+    plan: Plan,
+    record: Mapping[str, Any] | None,
+    scan: Mapping[str, Any],
+    nag: Mapping[str, Any],
+    proofs: Mapping[str, Any] | None = None,
 ) -> list[dict[str, str]]:
     """What a PASS (or FAIL) rests on that the review could not check: unverified catalog data, placeholder
     values, and checks that did not run.  Each is {kind, text}; the text is short enough for the verdict line."""
@@ -227,6 +280,17 @@ def qualifiers(
     if not nag.get("packs_run"):
         why = "no validation-report.json" if not nag.get("report_found") else "the validation report lists no pack"
         out.append({"kind": "cdk-nag-not-run", "text": f"cdk-nag packs not run ({why})"})
+    if proofs is None:
+        out.append({"kind": "proofs-not-run", "text": "guardrail properties not proven (--no-proofs): sampled only"})
+    else:
+        acknowledged = [p["id"] for p in proofs.get("properties", []) if p.get("acknowledged")]
+        if acknowledged:
+            out.append(
+                {
+                    "kind": "proofs-acknowledged",
+                    "text": f"{', '.join(acknowledged)} not proven, acknowledged in proof-acknowledgements.yaml",
+                }
+            )
     return out
 
 
@@ -333,6 +397,8 @@ def build_review(
     baseline: str | Path | None = None,
     scanners: bool = True,
     skips_file: Path | None = DEFAULT_SKIPS_FILE,
+    proofs: bool = True,
+    proof_timeout_ms: int = 10_000,
 ) -> ReviewResult:
     assembly = load_assembly(assembly_path)
     _check_match(assembly, plan)
@@ -341,6 +407,7 @@ def build_review(
     ctx = review_context(plan)
     matrix = decision_matrix(plan, records)
     coverage = coverage_section(plan, scp_levels_of(matrix))
+    proof = proofs_for_assembly(assembly_path, plan, timeout_ms=proof_timeout_ms) if proofs else None
     nag = nag_section(assembly)
     runs = run_scanners(assembly) if scanners else None
     scan = scanners_section(runs, skips, str(skips_file.name if skips_file else "checkov-skips.yaml"))
@@ -350,6 +417,7 @@ def build_review(
             *data_store_findings(assembly),
             *decision_findings(matrix),
             *coverage_findings(coverage, matrix),
+            *(proof_findings(proof, matrix) if proof is not None else []),
             *nag_findings(nag),
             *scanner_findings(scan),
         ]
@@ -373,7 +441,7 @@ def build_review(
     statements = sum(len(p["statements"]) for p in policies)
     config = plan.config
     verdict = "fail" if levels.get(BLOCKING) else "pass"
-    quals = qualifiers(plan, assembly.plan_record, scan, nag)
+    quals = qualifiers(plan, assembly.plan_record, scan, nag, proof)
     data: dict[str, Any] = {
         "schema": SCHEMA,
         "assembly": str(assembly_path),
@@ -413,6 +481,14 @@ def build_review(
             "policies_by_kind": dict(sorted(Counter(r.kind for r in records).items())),
             "decision_cases": len(matrix.rows),
             "decision_mismatches": sum(not r.match for r in matrix.rows),
+            # proven for every request (section Proofs) vs. only sampled (decision cases, red-team pairs)
+            "properties_proven": list(proof["proven"]) if proof else [],
+            "properties_not_proven": [
+                p["id"] for p in (proof or {}).get("properties", []) if p["status"] not in ("holds", "not-applicable")
+            ],
+            "properties_not_applicable": [
+                p["id"] for p in (proof or {}).get("properties", []) if p["status"] == "not-applicable"
+            ],
             "routes": len(plan.routing.as_rows()),
         },
         "rules": [r.as_dict() for r in sorted(RULES.values(), key=lambda r: (r.level != BLOCKING, r.id))],
@@ -422,6 +498,7 @@ def build_review(
         "decision_matrix": matrix.as_dict(),
         "threat_model": threat_model_section(plan, matrix),
         "coverage": coverage,
+        "proofs": proof,
         "cdk_nag": nag,
         "scanners": scan,
         "diff": diff,

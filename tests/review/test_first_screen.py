@@ -92,8 +92,15 @@ def test_a_verdict_with_nothing_unchecked_is_unqualified_and_the_record_can_qual
         placeholders=(),
         config=SimpleNamespace(cost=SimpleNamespace(price_source="contract")),
     )
-    checked = ({"ran": True}, {"report_found": True, "packs_run": ["AwsSolutions"]})
+    proven = {"properties": [{"id": "P1", "status": "holds"}], "proven": ["P1"]}
+    checked = ({"ran": True}, {"report_found": True, "packs_run": ["AwsSolutions"]}, proven)
     assert qualifiers(plan, None, *checked) == []
+    # without the proofs (--no-proofs) the guardrail properties are only sampled: said on the verdict line
+    assert qualifiers(plan, None, *checked[:2]) == [
+        {"kind": "proofs-not-run", "text": "guardrail properties not proven (--no-proofs): sampled only"}
+    ]
+    acknowledged = {"properties": [{"id": "P2", "status": "not-proven", "acknowledged": True}], "proven": []}
+    assert [q["kind"] for q in qualifiers(plan, None, *checked[:2], acknowledged)] == ["proofs-acknowledged"]
     assert headline("pass", []) == "PASS" and headline("fail", []) == "FAIL"
 
     record = {"unverified": ["catalog model 'moonshotai.kimi-k3.1-pro' is unverified (source; as of 2026-12-01)"]}
@@ -229,7 +236,7 @@ def test_uncommitted_changes_and_a_missing_record_are_said(synth, assembly_copy,
     assert "with uncommitted changes" in html
 
     record_path.unlink()  # an assembly of an older synth
-    data = build_review(copy, synthesized.plan, scanners=False).data
+    data = build_review(copy, synthesized.plan, scanners=False, proofs=False).data
     p = data["summary"]["provenance"]
     assert p["recorded"] is False and p["commit"] == p["config_sha256"] == "not recorded"
     assert p["review"]["landing_zone"] == __version__

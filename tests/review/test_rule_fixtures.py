@@ -33,12 +33,14 @@ import pytest
 
 from landing_zone.assembly import Acknowledgment, Assembly, Stack
 from landing_zone.policies.guardrails import permissions_boundary, scp_documents
+from landing_zone.policies.prover import Guard
 from landing_zone.review.coverage import coverage_section
 from landing_zone.review.findings import Finding, ReviewContext, data_store_findings, policy_findings
 from landing_zone.review.inventory import build_inventory
 from landing_zone.review.matrices import decision_findings, decision_matrix
 from landing_zone.review.nag import nag_findings, nag_section
-from landing_zone.review.report import coverage_findings, scp_levels_of
+from landing_zone.review.proofs import ProofInputs, proofs_section
+from landing_zone.review.report import coverage_findings, proof_findings, scp_levels_of
 from landing_zone.review.rules import ADVISORY, BLOCKING, RULES
 from landing_zone.review.scanners import CheckovSkip, ScannerRun, scanner_findings, scanners_section
 from tests.conftest import ROOT
@@ -83,6 +85,11 @@ class Guardrails:
     drop: str | None = None
     # (Sid, action): the action added to that statement's NotAction, i.e. no longer denied by it
     exempt: tuple[str, str] | None = None
+    # (Sid, action): the action taken out of that statement's Action list
+    narrow: tuple[str, str] | None = None
+    # the properties the prover checks on these guardrails (none: the prover does not run) and its time per obligation
+    proofs: tuple[str, ...] = ()
+    proof_timeout_ms: int = 10_000
 
 
 @dataclass(frozen=True)
@@ -634,6 +641,25 @@ FIXTURES: tuple[RuleFixture, ...] = (
         Guardrails(US_ORGANIZATION),
     ),
     RuleFixture(
+        "LZ-PROOF-FAILS",
+        BLOCKING,
+        "organization-scps-copying-any-model",
+        "us-organization SCPs whose DenyUnlistedModels leaves out bedrock:CreateModelCopyJob: copying a custom model "
+        "built on an unlisted model is allowed; no decision case or red-team row asks, the prover's P2 finds the "
+        "request (passing: the SCPs as the stacks build them)",
+        Guardrails(US_ORGANIZATION, narrow=("DenyUnlistedModels", "bedrock:CreateModelCopyJob"), proofs=("P2",)),
+        Guardrails(US_ORGANIZATION, proofs=("P2",)),
+    ),
+    RuleFixture(
+        "LZ-PROOF-NOT-PROVEN",
+        BLOCKING,
+        "organization-scps-without-solver-time",
+        "us-organization SCPs proven with no solver time: every P1 obligation times out, and a timeout is never "
+        "reported as holding (passing: 10 s per obligation)",
+        Guardrails(US_ORGANIZATION, proofs=("P1",), proof_timeout_ms=0),
+        Guardrails(US_ORGANIZATION, proofs=("P1",)),
+    ),
+    RuleFixture(
         "LZ-GUARDRAILS-MISSING",
         BLOCKING,
         "organization-without-scps",
@@ -763,17 +789,22 @@ def template_findings(template: Template) -> list[Finding]:
 
 
 def _without(
-    doc: Mapping[str, Any], sid: str | None, exempt: tuple[str, str] | None = None
+    doc: Mapping[str, Any],
+    sid: str | None,
+    exempt: tuple[str, str] | None = None,
+    narrow: tuple[str, str] | None = None,
 ) -> tuple[dict[str, Any], int]:
-    """The document without the statement ``sid`` (and with ``exempt``'s action left out of its statement), and how
-    many statements were changed."""
+    """The document without the statement ``sid`` (with ``exempt``'s action added to its statement's NotAction, and
+    ``narrow``'s action taken out of its statement's Action), and how many statements were changed."""
     kept = [s for s in doc["Statement"] if sid is None or s.get("Sid") != sid]
     changed = len(doc["Statement"]) - len(kept)
-    if exempt is not None:
-        for i, stmt in enumerate(kept):
-            if stmt.get("Sid") == exempt[0]:
-                kept[i] = {**stmt, "NotAction": [*stmt["NotAction"], exempt[1]]}
-                changed += 1
+    for i, stmt in enumerate(kept):
+        if exempt is not None and stmt.get("Sid") == exempt[0]:
+            kept[i] = {**stmt, "NotAction": [*stmt["NotAction"], exempt[1]]}
+            changed += 1
+        if narrow is not None and stmt.get("Sid") == narrow[0] and narrow[1] in stmt.get("Action", []):
+            kept[i] = {**stmt, "Action": [a for a in stmt["Action"] if a != narrow[1]]}
+            changed += 1
     return {**doc, "Statement": kept}, changed
 
 
@@ -785,7 +816,7 @@ def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> 
     removed = 0
     if guardrails.scps and cfg.organization is not None:
         for index, scp in enumerate(scp_documents(cfg, plan.routing, plan.catalog).documents, start=1):
-            content, n = _without(scp, guardrails.drop, guardrails.exempt)
+            content, n = _without(scp, guardrails.drop, guardrails.exempt, guardrails.narrow)
             removed += n
             resources[f"BedrockGuardrailsPolicy{index}"] = {
                 "Type": "AWS::Organizations::Policy",
@@ -803,7 +834,8 @@ def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> 
             "Type": "AWS::IAM::ManagedPolicy",
             "Properties": {"ManagedPolicyName": f"{cfg.name}-invoker-boundary", "PolicyDocument": boundary},
         }
-    assert (guardrails.drop is None and guardrails.exempt is None) or removed, "no guardrail statement to change"
+    changes = (guardrails.drop, guardrails.exempt, guardrails.narrow)
+    assert all(c is None for c in changes) or removed, "no guardrail statement to change"
     stack = Stack(
         f"{cfg.name}-guardrails",
         f"{cfg.name}-guardrails.template.json",
@@ -814,7 +846,19 @@ def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> 
     matrix = decision_matrix(plan, build_inventory(Assembly(Path("."), (stack,))))
     levels = scp_levels_of(matrix)
     coverage = coverage_section(plan, levels) if levels else {}
-    return [*decision_findings(matrix), *coverage_findings(coverage, matrix)]
+    out = [*decision_findings(matrix), *coverage_findings(coverage, matrix)]
+    if guardrails.proofs:
+        scps = [
+            (r["Properties"]["Name"], json.loads(r["Properties"]["Content"]))
+            for r in resources.values()
+            if r["Type"] == "AWS::Organizations::Policy"
+        ]
+        inputs = ProofInputs(plan, "the fixture's SCPs", None, Guard.scps("scps", scps), None, (), ())
+        section = proofs_section(
+            inputs, timeout_ms=guardrails.proof_timeout_ms, properties=guardrails.proofs, acknowledgements=()
+        )
+        out += proof_findings(section, matrix)
+    return out
 
 
 def review(given: Input, plan_for: Callable[..., Any]) -> list[Finding]:

@@ -13,7 +13,7 @@ US_ORG = ROOT / "examples" / "us-organization.yaml"
 
 def test_the_section_lists_every_goal_with_its_attacks_and_no_failure(synth):
     lz = synth(US_ORG)
-    t = build_review(lz.outdir, lz.plan, scanners=False).data["threat_model"]
+    t = build_review(lz.outdir, lz.plan, scanners=False, proofs=False).data["threat_model"]
     assert t["applies"] and t["failures"] == 0
     assert t["requests"] >= 80 and set(t["goals"]) == {"1", "2", "3", "4"}
     assert {str(r["goal"]) for r in t["rows"]} == {"1", "2", "3", "4"}
@@ -23,7 +23,7 @@ def test_the_section_lists_every_goal_with_its_attacks_and_no_failure(synth):
 
 def test_single_account_mode_says_the_threat_model_does_not_apply(synth):
     lz = synth(ROOT / "examples" / "us-single-account.yaml")
-    t = build_review(lz.outdir, lz.plan, scanners=False).data["threat_model"]
+    t = build_review(lz.outdir, lz.plan, scanners=False, proofs=False).data["threat_model"]
     assert not t["applies"] and "only SCPs" in t["note"]
 
 
@@ -38,7 +38,7 @@ def test_a_weakened_scp_is_a_blocking_decision_mismatch(synth, assembly_copy):
             content["Statement"] = [s for s in content["Statement"] if s["Sid"] != "DenyLandingZoneTampering"]
             res["Properties"]["Content"] = json.dumps(content)
     template_path.write_text(json.dumps(template))
-    data = build_review(copy, lz.plan, scanners=False).data
+    data = build_review(copy, lz.plan, scanners=False, proofs=False).data
     assert data["threat_model"]["failures"] > 0
     mismatches = [f for f in data["findings"] if f["rule"] == "LZ-DECISION-MISMATCH"]
     assert mismatches and any("forged Delete event" in f["message"] for f in mismatches)
@@ -49,7 +49,7 @@ def test_placeholders_are_marked_in_the_report(synth):
     from landing_zone.review.render_md import render_markdown
 
     lz = synth(None)  # the default config's accounts and organization are placeholders
-    data = build_review(lz.outdir, lz.plan, scanners=False).data
+    data = build_review(lz.outdir, lz.plan, scanners=False, proofs=False).data
     assert [p["path"] for p in data["config"]["placeholders"]] == [
         "accounts[0].id",
         "organization.management_account_id",
