@@ -126,7 +126,8 @@ cost: setup-cli
 bench: setup-dev
 	python bench/synth_bench.py
 	python bench/test_bench.py
-	python bench/prove_bench.py || true  # per-example, per-property solve times (prints what does not decide)
+	python bench/prove_bench.py     # per-example, per-property solve times (exit 1: a property does not hold)
+	python bench/mutation_bench.py  # the mutation table of the organization examples (killed / redundant)
 
 # A real deployment into a local AWS emulator (LocalStack, in its own virtualenv .venv-localstack/, started and
 # stopped by the script): bootstrap, deploy, read back, deploy again, verify, destroy.  VARIANT: full single

@@ -765,6 +765,13 @@ class Prover:
         self.theory = _Theory(timeout_ms)
         self.form = _MembershipForm()
 
+    def sibling(self) -> Prover:
+        """A prover over the same symbolic request that shares the solved string questions (they are facts about
+        regular languages) but encodes its policies afresh: for other policy documents, e.g. a mutant's."""
+        other = Prover(self.request, timeout_ms=self.timeout_ms)
+        other.theory, other.form = self.theory, self.form
+        return other
+
     def solve(self, *formulas: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
         """Satisfiability of the conjunction (with the request's domain): ``(sat, a model, "")``, ``(unsat, None,
         "")`` or ``(unknown, None, reason)``.  Gives up after :attr:`timeout_ms`."""

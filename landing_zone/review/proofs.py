@@ -31,6 +31,7 @@ not a proof).  A property holds when every obligation holds.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -53,6 +54,7 @@ from landing_zone.policies import guardrails as g
 from landing_zone.policies.evaluator import ParsedStatement, Request, UnsupportedPolicyElement, policy_statements
 from landing_zone.policies.protected import ProtectedResource, inventory
 from landing_zone.policies.prover import (
+    CHAR,
     CHAR_NO_COLON,
     Encoder,
     Guard,
@@ -113,6 +115,15 @@ MODEL_RESOURCE_TYPES = (
 )
 # Actions on a model resource that do not use a model: reading metadata, listing, tagging, removing, deregistering.
 NOT_MODEL_USE = re.compile(r"^(Get|List|Delete|Deregister|Tag|Untag)")
+
+
+class Killed(Exception):
+    """A mutation run found its first counterexample."""
+
+    def __init__(self, obligation: Obligation, property_id: str) -> None:
+        super().__init__(obligation.label)
+        self.obligation = obligation
+        self.property_id = property_id
 
 
 class ProofError(LandingZoneError):
@@ -320,9 +331,14 @@ def _canonical(request: Request) -> Request:
     return request
 
 
-def _arn_format_re(arn_format: str) -> z3.ReRef:
+# An IAM principal ARN: arn:aws:iam::<twelve digits>:<role/..., user/..., ...>
+_PRINCIPAL_ARN = z3.Concat(z3.Re("arn:aws:iam::"), z3.Loop(z3.Range("0", "9"), 12, 12), z3.Re(":"), z3.Plus(CHAR))
+
+
+def _arn_format_re(arn_format: str, *, account: bool = False) -> z3.ReRef:
     """A resource type's ARN format as a regular expression: variables are non-empty and colon-free (Region and
-    Account may be empty, as in the Region-less foundation model)."""
+    Account may be empty, as in the Region-less foundation model; ``account``: a resource of an account, as AWS
+    names it in a request — the Account is twelve digits and the Region is not empty)."""
     no_colon = CHAR_NO_COLON
     parts: list[z3.ReRef] = []
     pos = 0
@@ -330,10 +346,12 @@ def _arn_format_re(arn_format: str) -> z3.ReRef:
     for m in re.finditer(r"\$\{([^}]*)\}", fmt):
         if fmt[pos : m.start()]:
             parts.append(z3.Re(fmt[pos : m.start()]))
-        if m.group(1) == "Region":  # empty (Region-less ARNs) or a Region name
-            parts.append(z3.Star(z3.Union(z3.Range("a", "z"), z3.Range("0", "9"), z3.Re("-"))))
+        if m.group(1) == "Region":  # empty (Region-less ARNs) or a Region name (``account``: a Region name)
+            region_char = z3.Union(z3.Range("a", "z"), z3.Range("0", "9"), z3.Re("-"))
+            parts.append(z3.Plus(region_char) if account else z3.Star(region_char))
         elif m.group(1) == "Account":  # empty or twelve digits
-            parts.append(z3.Union(z3.Re(""), z3.Loop(z3.Range("0", "9"), 12, 12)))
+            twelve = z3.Loop(z3.Range("0", "9"), 12, 12)
+            parts.append(twelve if account else z3.Union(z3.Re(""), twelve))
         else:
             parts.append(z3.Plus(no_colon))
         pos = m.end()
@@ -371,6 +389,11 @@ class _Run:
     prover: Prover
     obligations: list[Obligation] = field(default_factory=list)
     statements: tuple[ParsedStatement, ...] = ()
+    # mutation runs: the statements a mutant changed (before and after); obligations about actions none of them
+    # can apply to are skipped (their formulas are the mutant's as much as the original's), and the first
+    # counterexample ends the run (Killed)
+    focus: tuple[ParsedStatement, ...] | None = None
+    current: str = ""  # the property being proven
 
     def __post_init__(self) -> None:
         docs = [*self.inputs.guardrails.documents, *(d for x in self.inputs.invokers for d in x.documents)]
@@ -407,6 +430,8 @@ class _Run:
         witness: Request | None = None,
         members: Sequence[str] = (),
     ) -> ProofResult:
+        if self.focus is not None and witness is not None and not self._in_focus(witness.action):
+            return ProofResult("holds", 0.0, reason="not touched by the mutant")
         result = self.prover.check(premise, claim, guards=guards, witness=witness)
         if len(members) > 1:
             if result.status == "holds":
@@ -419,7 +444,25 @@ class _Run:
             result = ProofResult(result.status, result.seconds, canonical, result.replay, result.reason)
             command = simulate_command(canonical, self.inputs.assembly)
         self.obligations.append(Obligation(label, result, command, tuple(members) or None))
+        if self.focus is not None and result.status == "fails":
+            raise Killed(self.obligations[-1], self.current)
         return result
+
+    def _in_focus(self, action: str) -> bool:
+        """Whether a statement the mutant changed can apply to the obligation's action (for the "any other action
+        of a prefix" obligations, whose witness is ``prefix:UNLISTED``: any wildcard of the prefix, or NotAction)."""
+        assert self.focus is not None
+        prefix, _, name = action.lower().partition(":")
+        for stmt in self.focus:
+            if stmt.action_element == "NotAction":
+                return True
+            if action_matches(action, stmt.actions):
+                return True
+            if name == UNLISTED and any(
+                ("*" in p or "?" in p) and fnmatch.fnmatchcase(prefix, p.lower().split(":", 1)[0]) for p in stmt.actions
+            ):
+                return True
+        return False
 
     def done(self, pid: str, start: float, *, note: str = "") -> PropertyResult:
         out = PropertyResult(pid, PROPERTIES[pid], tuple(self.obligations), time.perf_counter() - start, note=note)
@@ -569,7 +612,7 @@ def _p3(run: _Run) -> PropertyResult:
     def not_exempt(enc: Encoder, action: str | None) -> z3.BoolRef:
         who = writers if action is not None and action_matches(action, g.LOG_WRITE_ACTIONS) else exempt
         kv = enc.request.key(PRINCIPAL)
-        an_arn = z3.PrefixOf(z3.StringVal("arn:aws:iam::"), kv.values[0])  # aws:PrincipalARN is an ARN
+        an_arn = z3.InRe(kv.values[0], _PRINCIPAL_ARN)  # aws:PrincipalARN is an IAM ARN of an account
         return z3.And(kv.present, an_arn, z3.Not(enc.value_like(PRINCIPAL, who)))
 
     for entry in inventory(config, ex.protected_roles):
@@ -598,11 +641,14 @@ def _p3(run: _Run) -> PropertyResult:
                 for group in run.groups(acts):
                     enc = run.prover.encoder.for_action(group[0])
                     context: dict[str, str | list[str]] = {PRINCIPAL: attacker}
-                    if way == "name":
-                        where = enc.resource_in(entry.arn_patterns)
+                    if way == "name":  # a resource of the type (in an account) that a name pattern covers
+                        where = z3.And(
+                            z3.InRe(enc.request.resource, _arn_format_re(rt_format, account=True)),
+                            enc.resource_in(entry.arn_patterns),
+                        )
                     else:
                         where = z3.And(
-                            z3.InRe(enc.request.resource, _arn_format_re(rt_format)),
+                            z3.InRe(enc.request.resource, _arn_format_re(rt_format, account=True)),
                             enc.equals(TAG_KEY, config.name),
                         )
                         context[TAG_KEY] = config.name
@@ -693,7 +739,7 @@ def _p4(run: _Run) -> PropertyResult:
     gr = run.inputs.guardrails
     for label, req in _legit_requests(run.inputs.plan, run.inputs.mode):
         enc = run.prover.encoder.for_action(req.action)
-        fixed = [enc.action_in([req.action]), enc.request.resource == z3.StringVal(req.resource)]
+        fixed = [enc.action_premise(), enc.request.resource == z3.StringVal(req.resource)]
         named = {k.lower() for k in req.context}
         service, _, name = req.action.lower().partition(":")
         known = next((a for a in action_db.actions_of_service(service) if a.name.lower() == name), None)
@@ -827,7 +873,14 @@ def _p5(run: _Run) -> PropertyResult:
     )
 
 
-def prove_all(inputs: ProofInputs, *, timeout_ms: int = 60_000, properties: Sequence[str] | None = None) -> ProofReport:
+def prove_all(
+    inputs: ProofInputs,
+    *,
+    timeout_ms: int = 60_000,
+    properties: Sequence[str] | None = None,
+    focus: Sequence[ParsedStatement] | None = None,
+    prover: Prover | None = None,
+) -> ProofReport:
     """P1-P5 over one set of policies (ProofError, exit 2, when an element is not supported)."""
     docs = [*inputs.guardrails.documents, *(d for x in inputs.invokers for d in x.documents)]
     docs += [d for x in inputs.endpoints for d in x.documents]
@@ -837,8 +890,9 @@ def prove_all(inputs: ProofInputs, *, timeout_ms: int = 60_000, properties: Sequ
     for _, req in _legit_requests(inputs.plan, inputs.mode):
         extra += list(req.context)
     try:
-        prover = Prover(SymbolicRequest.for_documents(docs, extra_keys=extra), timeout_ms=timeout_ms)
-        run = _Run(inputs, prover)  # parses every statement: an unsupported element stops here
+        if prover is None:
+            prover = Prover(SymbolicRequest.for_documents(docs, extra_keys=extra), timeout_ms=timeout_ms)
+        run = _Run(inputs, prover, focus=tuple(focus) if focus is not None else None)  # parses every statement
         steps: dict[str, Callable[[], PropertyResult]] = {
             "P1": lambda: _p1(run),
             "P2": lambda: _p2(run),
@@ -846,10 +900,14 @@ def prove_all(inputs: ProofInputs, *, timeout_ms: int = 60_000, properties: Sequ
             "P4": lambda: _p4(run),
             "P5": lambda: _p5(run),
         }
-        results = tuple(step() for pid, step in steps.items() if properties is None or pid in properties)
+        results = []
+        for pid, step in steps.items():
+            if properties is None or pid in properties:
+                run.current = pid
+                results.append(step())
     except UnsupportedPolicyElement as exc:
         raise ProofError(str(exc)) from None
-    return ProofReport(inputs.source, inputs.mode, results)
+    return ProofReport(inputs.source, inputs.mode, tuple(results))
 
 
 def prove_assembly(
@@ -928,7 +986,10 @@ def _source_digest() -> str:
     return digest.hexdigest()
 
 
-def _cache_path(inputs: ProofInputs, timeout_ms: int, properties: Sequence[str] | None) -> Path | None:
+def cache_path(
+    inputs: ProofInputs, timeout_ms: int, properties: Sequence[str] | None, kind: str = "proofs"
+) -> Path | None:
+    """Where ``$LZ_PROOF_CACHE`` keeps a result of ``kind`` over these inputs (None: no cache)."""
     import hashlib
     import os
 
@@ -945,7 +1006,7 @@ def _cache_path(inputs: ProofInputs, timeout_ms: int, properties: Sequence[str] 
         "properties": list(properties or PROPERTIES),
     }
     digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:32]
-    return Path(directory) / f"proofs-{digest}.json"
+    return Path(directory) / f"{kind}-{digest}.json"
 
 
 def proofs_section(
@@ -959,7 +1020,7 @@ def proofs_section(
     not-applicable), the obligations not holding with their counterexamples, and which of them a reviewer
     acknowledged (``acknowledged``: the reason).  ``error`` is set when the policies cannot be encoded."""
     acks = load_acknowledgements() if acknowledgements is None else tuple(acknowledgements)
-    cache = _cache_path(inputs, timeout_ms, properties)
+    cache = cache_path(inputs, timeout_ms, properties)
     data: dict[str, Any] | None = None
     # the assembly's path is not part of the key (a copy proves the same): kept as a marker in the stored report
     here = json.dumps(inputs.assembly or "")[1:-1]
