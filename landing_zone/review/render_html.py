@@ -13,7 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from landing_zone.review.render_md import ACK_STATUS, PROOFS_INTRO, SECTIONS, proof_rows
+from landing_zone.review.render_md import (
+    ACK_STATUS,
+    PROOFS_INTRO,
+    SECTIONS,
+    enforced_line,
+    evidence_line,
+    proof_rows,
+)
 
 __all__ = ["render_html"]
 
@@ -781,6 +788,8 @@ def render_html(d: Mapping[str, Any]) -> str:
         f"<header><h1>{escape(title)} {verdict}</h1>"
         f"<p>{s['blocking']} blocking and {s['advisory']} advisory finding(s) · {s['policies']} policies, "
         f"{s['statements']} statements in {len(s['templates'])} template(s) · {escape(d['config']['mode'])}</p>"
+        + (f'<p id="enforced"><strong>{escape(enforced_line(d))}</strong></p>' if enforced_line(d) else "")
+        + f'<p id="evidence">{escape(evidence_line(d))}</p>'
         f"{_qualifiers(d)}"
         f'<p class="mono">{escape(str(d["assembly"]))}</p></header>'
         f'<div class="layout"><nav aria-label="Contents"><h2>Contents</h2><ol>{toc}</ol></nav><main>{body}</main></div>'

@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["ACK_STATUS", "PROOFS_INTRO", "SECTIONS", "proof_rows", "render_markdown", "verdict_lines"]
+__all__ = [
+    "ACK_STATUS",
+    "PROOFS_INTRO",
+    "SECTIONS",
+    "enforced_line",
+    "evidence_line",
+    "proof_rows",
+    "render_markdown",
+    "verdict_lines",
+]
 
 # (anchor, title) of every section, in order; the HTML report uses the same list.
 SECTIONS = (
@@ -71,16 +80,53 @@ def _why(f: Mapping[str, Any]) -> str:
     return "<br>".join(x for x in out if x)
 
 
+def enforced_line(d: Mapping[str, Any]) -> str:
+    """What the guardrails enforce, in one sentence (the first screen, before any count)."""
+    e = d["summary"].get("enforced")
+    if not e:
+        return ""
+    where = ", ".join(e["compliant_regions"]) + (" and the global profile" if e["global_inference"] else "")
+    targets = ("on " + ", ".join(e["targets"])) if e["targets"] else "on NO target"
+    binding = f"SCPs {targets}" if e["mode"].startswith("organization") else "the invoker permissions boundary"
+    return (
+        f"Enforced by {binding}: inference only in {where} (started from {', '.join(e['inference_source_regions'])}), "
+        f"only on {', '.join(e['models'])}; VPC endpoint {'required' if e['vpc_endpoint_required'] else 'not required'}"
+        f"; invocation logging {'on' if e['invocation_logging'] else 'OFF'}; kill switch "
+        f"{'on' if e['kill_switch'] else 'off'}."
+    )
+
+
+def evidence_line(d: Mapping[str, Any]) -> str:
+    """What the verdict rests on: proven properties, then the samples, each explained."""
+    s = d["summary"]
+    proven = s.get("properties_proven") or []
+    not_proven = s.get("properties_not_proven") or []
+    first = (
+        f"Proven for every request: {', '.join(proven) or 'nothing'}"
+        + (f"; NOT proven: {', '.join(not_proven)}" if not_proven else "")
+        + " (section Proofs). "
+        if d.get("proofs") is not None
+        else "Not proven (--no-proofs). "
+    )
+    return first + (
+        f"Sampled: {s['decision_cases']} decision cases (standard requests with the decision the design expects), "
+        f"{s['decision_mismatches']} mismatch(es) (requests the synthesized policies decide otherwise)."
+    )
+
+
 def verdict_lines(d: Mapping[str, Any]) -> list[str]:
-    """The verdict and, right under it, its qualifiers."""
+    """The verdict, what is enforced, what it rests on, and right under them its qualifiers."""
     s = d["summary"]
     word = "FAIL" if s["verdict"] == "fail" else "PASS"
     out = [
         f"**Verdict: {word}{' — qualified' if s.get('qualifiers') else ''}** · {s['blocking']} blocking, "
-        f"{s['advisory']} advisory finding(s) · {s['policies']} policies · {s['decision_cases']} decision cases, "
-        f"{s['decision_mismatches']} mismatch(es)",
+        f"{s['advisory']} advisory finding(s) · {s['policies']} policies",
         "",
     ]
+    enforced = enforced_line(d)
+    if enforced:
+        out += [enforced, ""]
+    out += [evidence_line(d), ""]
     if s.get("qualifiers"):
         out += [f"The {word} rests on what this review could not check:", ""]
         out += [f"- {q['text']}" for q in s["qualifiers"]] + [""]

@@ -46,6 +46,7 @@ from landing_zone.review.scanners import (
     scanners_section,
 )
 from landing_zone.review.summarize import summarize_policy
+from landing_zone.review.void import enforced_section, void_findings
 
 __all__ = [
     "NOT_RECORDED",
@@ -418,6 +419,7 @@ def build_review(
             *decision_findings(matrix),
             *coverage_findings(coverage, matrix),
             *(proof_findings(proof, matrix) if proof is not None else []),
+            *void_findings(plan, assembly),
             *nag_findings(nag),
             *scanner_findings(scan),
         ]
@@ -471,6 +473,8 @@ def build_review(
             "qualified": bool(quals),
             "qualifiers": quals,
             "headline": headline(verdict, quals),
+            # what the guardrails enforce, shown on the first screen before any count
+            "enforced": enforced_section(plan),
             "provenance": provenance_section(assembly, str(assembly_path), scan),
             "blocking": levels.get(BLOCKING, 0),
             "advisory": levels.get(ADVISORY, 0),

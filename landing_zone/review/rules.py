@@ -265,6 +265,46 @@ _RULES = (
         "action is a way around them. Deny it (guardrails.py) or except it with a reason and a source.",
     ),
     Rule(
+        "LZ-VOID-NO-ENDPOINT",
+        BLOCKING,
+        "Endpoint use is required, but there is no Bedrock endpoint",
+        "access.require_vpc_endpoint is true and the assembly has no bedrock-runtime interface endpoint.",
+        "The invoker policies admit calls only through the landing zone's endpoints: without one every call fails, "
+        "and the usual fix under pressure is to drop the condition. Add bedrock-runtime to network.endpoints.",
+    ),
+    Rule(
+        "LZ-VOID-MANAGEMENT-ACCOUNT",
+        BLOCKING,
+        "The management account is a workload account: SCPs do not apply there",
+        "organization.management_account_id is one of the accounts (or the deployment account).",
+        "SCPs never restrict the management account, so every guardrail is void in it. Run the workloads in a "
+        "member account under organization.target_ids.",
+    ),
+    Rule(
+        "LZ-VOID-NO-TARGETS",
+        BLOCKING,
+        "The SCPs are attached to no target",
+        "Organization mode, and no service control policy of the assembly has TargetIds.",
+        "An SCP binds only the roots, OUs and accounts it is attached to: with none, the guardrails bind nobody. "
+        "List them in organization.target_ids.",
+    ),
+    Rule(
+        "LZ-VOID-LOGGING-OFF",
+        BLOCKING,
+        "Model invocation logging is off",
+        "invocation_logging.enabled is false.",
+        "Without invocation logs nobody can tell who invoked which model with what: detection and forensics of "
+        "the threat model are void. Turn invocation_logging on.",
+    ),
+    Rule(
+        "LZ-VOID-KILL-SWITCH",
+        BLOCKING,
+        "The kill switch stops no invoker",
+        "cost.kill_switch is true, but no budget action of the assembly attaches the deny to an invoker role.",
+        "The budget's last line of defence does nothing: spend continues past the budget. Give the landing zone an "
+        "application (an invoker role), or turn the kill switch off knowingly.",
+    ),
+    Rule(
         "LZ-PROOF-FAILS",
         BLOCKING,
         "A guardrail property does not hold: the prover found a counterexample",

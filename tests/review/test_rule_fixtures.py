@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from landing_zone.review.proofs import ProofInputs, proofs_section
 from landing_zone.review.report import coverage_findings, proof_findings, scp_levels_of
 from landing_zone.review.rules import ADVISORY, BLOCKING, RULES
 from landing_zone.review.scanners import CheckovSkip, ScannerRun, scanner_findings, scanners_section
+from landing_zone.review.void import void_findings
 from tests.conftest import ROOT
 
 ACCOUNT = "111111111111"
@@ -110,7 +111,20 @@ class Scans:
     skips: tuple[CheckovSkip, ...] = ()
 
 
-Input = Template | Guardrails | NagReport | Scans
+@dataclass(frozen=True)
+class Void:
+    """A configuration (an example, with ``overrides`` merged in) and a small assembly built for it: a bedrock-runtime
+    endpoint (``endpoint``), the SCPs attached to ``organization.target_ids`` (``targets``: or to nothing), and the
+    kill switch's budget action with the invoker role (``invoker_roles``: or with none)."""
+
+    config: Path | None
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    endpoint: bool = True
+    targets: bool = True
+    invoker_roles: bool = True
+
+
+Input = Template | Guardrails | NagReport | Scans | Void
 
 
 @dataclass(frozen=True)
@@ -640,6 +654,49 @@ FIXTURES: tuple[RuleFixture, ...] = (
         Guardrails(US_ORGANIZATION, exempt=("DenyLandingZoneTampering", "s3:PutBucketRequestPayment")),
         Guardrails(US_ORGANIZATION),
     ),
+    # --- protection the configuration asks for and the assembly leaves void
+    RuleFixture(
+        "LZ-VOID-NO-ENDPOINT",
+        BLOCKING,
+        "endpoint-required-none-deployed",
+        "us-organization with access.require_vpc_endpoint and no bedrock-runtime endpoint in the assembly "
+        "(network.endpoints: [] passes validate) (passing: the endpoint is there)",
+        Void(US_ORGANIZATION, endpoint=False),
+        Void(US_ORGANIZATION),
+    ),
+    RuleFixture(
+        "LZ-VOID-MANAGEMENT-ACCOUNT",
+        BLOCKING,
+        "management-account-is-the-workload-account",
+        "us-organization whose organization.management_account_id is its workload account 777777777777: SCPs never "
+        "apply to the management account (passing: the management account 888888888888 runs no workload)",
+        Void(US_ORGANIZATION, {"organization": {"management_account_id": "777777777777"}}),
+        Void(US_ORGANIZATION),
+    ),
+    RuleFixture(
+        "LZ-VOID-NO-TARGETS",
+        BLOCKING,
+        "scps-attached-to-nothing",
+        "us-organization SCPs with no TargetIds (organization.target_ids: []) (passing: attached to the workload OU)",
+        Void(US_ORGANIZATION, targets=False),
+        Void(US_ORGANIZATION),
+    ),
+    RuleFixture(
+        "LZ-VOID-LOGGING-OFF",
+        BLOCKING,
+        "invocation-logging-disabled",
+        "us-organization with invocation_logging.enabled: false (passing: logging on)",
+        Void(US_ORGANIZATION, {"invocation_logging": {"enabled": False}}),
+        Void(US_ORGANIZATION),
+    ),
+    RuleFixture(
+        "LZ-VOID-KILL-SWITCH",
+        BLOCKING,
+        "kill-switch-without-invoker",
+        "us-organization whose kill-switch budget action attaches the deny to no role (passing: to the invoker role)",
+        Void(US_ORGANIZATION, invoker_roles=False),
+        Void(US_ORGANIZATION),
+    ),
     RuleFixture(
         "LZ-PROOF-FAILS",
         BLOCKING,
@@ -861,8 +918,50 @@ def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> 
     return out
 
 
+def void_review(given: Void, plan_for: Callable[..., Any]) -> list[Finding]:
+    plan = plan_for(given.config, **dict(given.overrides))
+    cfg = plan.config
+    resources: dict[str, Any] = {}
+    if given.endpoint:
+        resources["RuntimeEndpoint"] = {
+            "Type": "AWS::EC2::VPCEndpoint",
+            "Properties": {"ServiceName": f"com.amazonaws.{cfg.home_region}.bedrock-runtime", "VpcId": "vpc-1"},
+        }
+    if cfg.organization is not None:
+        resources["Guardrails1"] = {
+            "Type": "AWS::Organizations::Policy",
+            "Properties": {
+                "Name": f"{cfg.name}-bedrock-guardrails-1",
+                "Type": "SERVICE_CONTROL_POLICY",
+                "Content": "{}",
+                "TargetIds": list(cfg.organization.target_ids) if given.targets else [],
+            },
+        }
+    resources["KillSwitch"] = {
+        "Type": "AWS::Budgets::BudgetsAction",
+        "Properties": {
+            "Definition": {
+                "IamActionDefinition": {
+                    "PolicyArn": {"Ref": "Deny"},
+                    "Roles": [{"Ref": "InvokerRole"}] if given.invoker_roles else [],
+                }
+            }
+        },
+    }
+    stack = Stack(
+        f"{cfg.name}-app",
+        f"{cfg.name}-app.template.json",
+        cfg.deployment_account,
+        cfg.home_region,
+        {"Resources": resources},
+    )
+    return void_findings(plan, Assembly(Path("."), (stack,)))
+
+
 def review(given: Input, plan_for: Callable[..., Any]) -> list[Finding]:
     """The findings the review draws from one input, through the entry point for its kind."""
+    if isinstance(given, Void):
+        return void_review(given, plan_for)
     if isinstance(given, Template):
         return template_findings(given)
     if isinstance(given, Guardrails):

@@ -1,0 +1,120 @@
+"""Findings for protection that the configuration asks for but the assembly leaves void (issue 24).
+
+Each guarantee below is stated by the configuration and the threat model; each finding says why the synthesized
+assembly does not deliver it, whatever the other sections report:
+
+* ``LZ-VOID-NO-ENDPOINT`` — ``access.require_vpc_endpoint`` conditions the invokers on ``aws:SourceVpce``, but the
+  assembly has no ``bedrock-runtime`` interface endpoint: no invoker call can succeed, or (worse) the condition is
+  removed later to make them work.
+* ``LZ-VOID-MANAGEMENT-ACCOUNT`` — the Organizations management account is a workload or deployment account: SCPs
+  never apply to the management account (AWS Organizations user guide, "Service control policies (SCPs)": "SCPs don't
+  affect users or roles in the management account"), so the guardrails bind nothing there.
+* ``LZ-VOID-NO-TARGETS`` — organization mode, and no SCP is attached to any target: the guardrails exist and bind
+  nobody.
+* ``LZ-VOID-LOGGING-OFF`` — ``invocation_logging.enabled: false``: the threat model's detection (who invoked which
+  model with what) and the forensic trail are gone.
+* ``LZ-VOID-KILL-SWITCH`` — ``cost.kill_switch`` is on but its budget action attaches the deny to no invoker role.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from landing_zone.assembly import Assembly
+from landing_zone.plan import Plan
+from landing_zone.review.findings import Finding, finding
+
+__all__ = ["enforced_section", "void_findings"]
+
+SCP_DOC = "https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_scps.html"
+
+
+def _where(res: Any) -> dict[str, Any]:
+    return {"template": res.stack.file, "stack": res.stack.name, "logical_id": res.logical_id}
+
+
+def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
+    config = plan.config
+    out: list[Finding] = []
+    if config.access.require_vpc_endpoint:
+        endpoints = assembly.resources("AWS::EC2::VPCEndpoint")
+        runtime = [r for r in endpoints if "bedrock-runtime" in json.dumps(r.prop("ServiceName"))]
+        if not runtime:
+            out.append(
+                finding(
+                    "LZ-VOID-NO-ENDPOINT",
+                    "access.require_vpc_endpoint is true (invokers may call Bedrock only through the landing zone's "
+                    f"endpoints) but the assembly has no bedrock-runtime interface endpoint (network.endpoints: "
+                    f"{list(config.network.endpoints)})",
+                )
+            )
+    org = config.organization
+    if org is not None:
+        mine = {a.id for a in config.accounts} | {config.deployment_account}
+        if org.management_account_id in mine:
+            out.append(
+                finding(
+                    "LZ-VOID-MANAGEMENT-ACCOUNT",
+                    f"organization.management_account_id {org.management_account_id} is also a workload or "
+                    f"deployment account: SCPs never apply to the management account ({SCP_DOC})",
+                )
+            )
+        scps = [
+            r for r in assembly.resources("AWS::Organizations::Policy") if r.prop("Type") == "SERVICE_CONTROL_POLICY"
+        ]
+        if scps and not any(r.prop("TargetIds") for r in scps):
+            out.append(
+                finding(
+                    "LZ-VOID-NO-TARGETS",
+                    f"{len(scps)} SCP(s), attached to no root, OU or account (organization.target_ids is empty): "
+                    "they bind nobody",
+                    **_where(scps[0]),
+                )
+            )
+    if not config.invocation_logging.enabled:
+        out.append(
+            finding(
+                "LZ-VOID-LOGGING-OFF",
+                "invocation_logging.enabled is false: no record of who invoked which model with what prompt",
+            )
+        )
+    if config.cost.kill_switch:
+        actions = assembly.resources("AWS::Budgets::BudgetsAction")
+        roles = [
+            role
+            for r in actions
+            for role in ((r.prop("Definition") or {}).get("IamActionDefinition") or {}).get("Roles") or []
+        ]
+        if not roles:
+            where = _where(actions[0]) if actions else {}
+            out.append(
+                finding(
+                    "LZ-VOID-KILL-SWITCH",
+                    "cost.kill_switch is true but "
+                    + (
+                        "no budget action attaches the deny to an invoker role"
+                        if actions
+                        else "there is no budget action"
+                    )
+                    + " (no application, or no invoker role, to stop)",
+                    **where,
+                )
+            )
+    return out
+
+
+def enforced_section(plan: Plan) -> dict[str, Any]:
+    """What the guardrails enforce, in one block for the first screen (before any count)."""
+    c = plan.config
+    return {
+        "compliant_regions": sorted(c.compliant_regions),
+        "inference_source_regions": list(c.source_regions),
+        "global_inference": c.allow_global_inference,
+        "models": sorted({mr.model.id for mr in plan.routing.models}),
+        "mode": "organization: SCPs" if c.organization is not None else "single account: invoker permissions boundary",
+        "targets": list(c.organization.target_ids) if c.organization is not None else [],
+        "vpc_endpoint_required": c.access.require_vpc_endpoint,
+        "invocation_logging": c.invocation_logging.enabled,
+        "kill_switch": c.cost.kill_switch,
+    }
