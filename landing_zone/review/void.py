@@ -30,6 +30,12 @@ __all__ = ["enforced_section", "void_findings"]
 SCP_DOC = "https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_scps.html"
 
 
+def _everywhere(assembly: Assembly, kind: str) -> list[Any]:
+    """Resources of a type in the stacks and in the StackSet member templates (member baseline: the endpoints,
+    invoker roles and budgets live in every member account)."""
+    return [*assembly.resources(kind), *(r for m in assembly.members for r in m.resources(kind))]
+
+
 def _where(res: Any) -> dict[str, Any]:
     return {"template": res.stack.file, "stack": res.stack.name, "logical_id": res.logical_id}
 
@@ -38,7 +44,7 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
     config = plan.config
     out: list[Finding] = []
     if config.access.require_vpc_endpoint:
-        endpoints = assembly.resources("AWS::EC2::VPCEndpoint")
+        endpoints = _everywhere(assembly, "AWS::EC2::VPCEndpoint")
         runtime = [r for r in endpoints if "bedrock-runtime" in json.dumps(r.prop("ServiceName"))]
         if not runtime:
             out.append(
@@ -80,7 +86,7 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
             )
         )
     if config.cost.kill_switch:
-        actions = assembly.resources("AWS::Budgets::BudgetsAction")
+        actions = _everywhere(assembly, "AWS::Budgets::BudgetsAction")
         roles = [
             role
             for r in actions
