@@ -255,6 +255,35 @@ class SymbolicRequest:
             parts += [kv.values[i] == z3.StringVal(v) for i, v in enumerate(values)]
         return z3.And(parts)
 
+    def substitution(self, request: Request) -> list[tuple[z3.ExprRef, z3.ExprRef]] | None:
+        """The request's variables replaced by the concrete request's values (keys it does not carry: absent), for
+        ``z3.substitute``; None when the request does not fit (e.g. two values of a single-valued key)."""
+        context = {k.lower(): v for k, v in request.context.items()}
+        subs: list[tuple[z3.ExprRef, z3.ExprRef]] = [
+            (self.action, z3.StringVal(request.action.lower())),
+            (self.resource, z3.StringVal(request.resource)),
+        ]
+        for k, kv in self.keys.items():
+            raw = context.get(k)
+            subs.append((kv.present, z3.BoolVal(raw is not None)))
+            values = [] if raw is None else [str(v) for v in raw] if isinstance(raw, list | tuple) else [str(raw)]
+            if len(values) > len(kv.values) or (kv.count is None and len(values) > 1):
+                return None
+            if kv.count is not None:
+                subs.append((kv.count, z3.IntVal(max(1, len(values)))))
+            for i, var in enumerate(kv.values):
+                subs.append((var, z3.StringVal(values[i] if i < len(values) else "x")))
+        return subs
+
+    def decide(self, formula: z3.BoolRef, request: Request) -> bool | None:
+        """The formula's truth on one concrete request (ground: z3's simplifier decides it); None when the request
+        does not fit the symbolic request or the formula does not reduce to a truth value."""
+        subs = self.substitution(request)
+        if subs is None:
+            return None
+        out = z3.simplify(z3.substitute(formula, *subs))
+        return True if z3.is_true(out) else False if z3.is_false(out) else None
+
     def concrete(self, model: z3.ModelRef) -> Request:
         """The request a z3 model describes (keys absent in it are left out)."""
 

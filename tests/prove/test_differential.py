@@ -1,0 +1,139 @@
+"""The prover against the evaluator and against a third-party simulator (issue 22).
+
+* Prover and evaluator decide every red-team request (attack and legitimate neighbour) and every decision case
+  alike: the prover's answer for the request pinned to its concrete values — on the SCPs or the boundary, and on
+  each invoker identity policy, the boundary and the endpoint policies.
+* Every counterexample that killed a mutant (tests/prove/test_mutations.py) goes through
+  ``@cloud-copilot/iam-simulate`` against the mutant's SCPs and the original SCPs; the simulator must reach the
+  evaluator's decision on both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from landing_zone.policies.evaluator import Request, evaluate, evaluate_scp_levels
+from landing_zone.policies.prover import Guard, Prover, SymbolicRequest
+from landing_zone.review.cases import cases_for
+from landing_zone.review.mutations import mutants
+from landing_zone.review.proofs import inputs_from_assembly
+from landing_zone.review.redteam import attacks_for
+from tests.conftest import ROOT
+from tests.prove.conftest import US_ORGANIZATION
+
+
+def _pinned_decision(prover: Prover, guard: Guard, request: Request) -> bool | None:
+    """The prover's encoding of the guard decided on one concrete request (every variable replaced by the
+    request's value; None: the request does not fit, e.g. two values of a single-valued key)."""
+    decision = prover.request.decide(prover.encoder.allowed(guard), request)
+    if decision is None:
+        assert prover.request.substitution(request) is None, f"the encoding does not decide {request}"
+    return decision
+
+
+@pytest.mark.parametrize(
+    "example",
+    [None, US_ORGANIZATION, ROOT / "examples" / "us-single-account.yaml"],
+    ids=["default", "us-organization", "us-single-account"],
+)
+def test_prover_and_evaluator_agree_on_every_sampled_request(synth: Callable[..., Any], example) -> None:
+    synthesized = synth(example)
+    inputs = inputs_from_assembly(synthesized.outdir, synthesized.plan)
+    guard = inputs.guardrails
+    requests = [
+        (f"case {c.case}", Request(c.action, c.resource, c.request_context())) for c in cases_for(synthesized.plan)
+    ]
+    if guard.mode == "scp":
+        for attack in attacks_for(synthesized.plan)[0]:
+            for side, r, _ in attack.requests:
+                requests.append((f"{side} {attack.path}", Request(r.action, r.resource, r.request_context())))
+    keys = [k for _, r in requests for k in r.context]
+    prover = Prover(SymbolicRequest.for_documents(guard.documents, extra_keys=keys), timeout_ms=10_000)
+    compared, disagreements = 0, []
+    for label, request in requests:
+        ours = _pinned_decision(prover, guard, request)
+        if ours is None:
+            continue
+        compared += 1
+        if ours != guard.decide(request):
+            disagreements.append(f"{label}: prover {ours}, evaluator {guard.decide(request)}: {request}")
+    print(f"{compared} requests compared")
+    assert compared >= (200 if guard.mode == "scp" else 40)
+    assert not disagreements, "\n".join(disagreements)
+
+
+def test_the_simulator_agrees_on_every_counterexample(organization: Any, table: list[dict[str, Any]]) -> None:
+    """Each killing request against the mutant's SCPs and the original SCPs: @cloud-copilot/iam-simulate, pinned in
+    package.json, must decide as the evaluator does (cited as the independent reading of the IAM evaluation logic,
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html)."""
+    from tests.support.iam_simulate import ADMINISTRATOR_ACCESS, SimCase, simulate_batch
+
+    inputs = inputs_from_assembly(organization.outdir, organization.plan)
+    by_label = {m.label: m for m in mutants(inputs.guardrails, sorted(organization.plan.config.compliant_regions))}
+    cases, expected, refused = [], [], []
+    for row in table:
+        if row["status"] != "killed":
+            continue
+        c = row["counterexample"]
+        request = Request(c["action"], c["resource"], c["context"])
+        principal = str(c["context"].get("aws:PrincipalARN") or "arn:aws:iam::111111111111:role/any")
+        if not principal.startswith("arn:aws:iam::") or len(principal.split(":")[4]) != 12:
+            principal = "arn:aws:iam::111111111111:role/any"
+            request = Request(request.action, request.resource, {**request.context, "aws:PrincipalARN": principal})
+        for side, guard in (
+            ("mutant", inputs.guardrails.replaced(by_label[row["mutant"]].policy, by_label[row["mutant"]].document)),
+            ("original", inputs.guardrails),
+        ):
+            levels = [[(n, dict(d)) for n, d in level] for level in guard.levels]
+            ours = evaluate_scp_levels(levels, request).decision
+            cases.append(
+                SimCase(
+                    principal=principal,
+                    action=request.action,
+                    resource=request.resource,
+                    context=dict(request.context),
+                    scp_levels=levels,
+                    identity_policies=[("AdministratorAccess", ADMINISTRATOR_ACCESS)],
+                    id=f"{row['mutant']}|{side}",
+                )
+            )
+            expected.append(ours)
+    sims = simulate_batch(cases)
+    disagree = []
+    for case, ours, sim in zip(cases, expected, sims, strict=True):
+        if sim.error is not None:
+            # the simulator validates requests against its own action database: a counterexample on an action or
+            # an ARN shape it does not list is refused, not decided; its engine without validation must agree
+            refused.append(case.id)
+            if sim.unvalidated != ours:
+                disagree.append(f"{case.id}: ours {ours}, simulator (unvalidated) {sim.unvalidated}")
+        elif sim.scp != ours:
+            disagree.append(
+                f"{case.id}: ours {ours}, simulator {sim.scp}: {case.action} {case.resource} {case.context}"
+            )
+    print(f"{len(cases)} simulator comparisons, {len(refused)} refused by its validation")
+    assert len(cases) >= 40
+    assert not disagree, "\n".join(disagree)
+
+
+def test_the_identity_layer_is_compared_too(organization: Any) -> None:
+    """P5's chain (identity ∩ boundary ∩ SCPs ∩ endpoint) on the red-team neighbours an invoker makes: the prover's
+    pinned decision of each layer equals the evaluator's."""
+    inputs = inputs_from_assembly(organization.outdir, organization.plan)
+    layers = [g for g in (*inputs.invokers, inputs.boundary, *inputs.endpoints) if g is not None]
+    assert layers
+    docs = [d for g in layers for d in g.documents]
+    requests = [Request(c.action, c.resource, c.request_context()) for c in cases_for(organization.plan)]
+    prover = Prover(SymbolicRequest.for_documents(docs, extra_keys=[k for r in requests for k in r.context]))
+    compared = 0
+    for layer in layers:
+        for request in requests:
+            ours = _pinned_decision(prover, layer, request)
+            if ours is None:
+                continue
+            compared += 1
+            assert ours == evaluate([(n, dict(d)) for n, d in layer.documents], request).allowed, (layer.name, request)
+    assert compared >= 50

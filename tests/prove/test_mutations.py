@@ -1,0 +1,77 @@
+"""Mutation testing of the prover on the us-organization guardrails (issue 22, landing_zone/review/mutations.py).
+
+Every mutant (a Deny statement dropped, its Region list widened, everyone exempted, a wildcard added) is killed by
+a counterexample on which prover and evaluator agree, or reported redundant; the redundant ones are the reviewed
+list :data:`REDUNDANT` (a statement no property P1-P4 states: it rests on the samples), so that a change in either
+direction is seen.  Each killing request is also replayed through @cloud-copilot/iam-simulate (test_differential).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from landing_zone.review.mutations import mutants
+from landing_zone.review.proofs import inputs_from_assembly
+
+# Mutants ("operator Sid") that survive P1-P4 on us-organization, and why: the statement guards something no property states.
+# A mutant listed here that is killed, or one that survives and is not listed, fails the test.
+REDUNDANT: dict[str, str] = {
+    "drop DenyModelCallingServicesOutsideCompliantRegions": "P1 states bedrock, bedrock-mantle and "
+    "bedrock-agentcore; the services that call models for a principal (Q, Lex, Connect...) are only sampled",
+    "widen-regions DenyModelCallingServicesOutsideCompliantRegions": "as above",
+    "drop DenyInferenceStartedOutsideSourceRegions": "no property states the inference *source* Regions "
+    "(inference_source_regions); P1 states the compliant Regions, which the other statements already confine",
+    "wildcard DenyInferenceStartedOutsideSourceRegions": "as above",
+    "drop DenyDirectInferenceOutsideSourceRegions": "as above",
+    "widen-regions DenyDirectInferenceOutsideSourceRegions": "as above",
+    "drop DenyBatchAndMantleOutsideSourceRegions": "as above",
+    "widen-regions DenyBatchAndMantleOutsideSourceRegions": "as above",
+    "drop DenyGlobalInferenceProfiles": "redundant for P2: DenyUnlistedModels names only the allowed "
+    "geographic profile, so a global profile is denied by it too (defence in depth, kept on purpose)",
+    "drop DenyUnlistedModelSources": "custom-model sources (S3 training data, imported weights) are not a "
+    "model resource type of P2",
+    "drop DenyNonCompliantDataAutomation": "Data Automation profiles are not a model resource type of P2",
+    "wildcard DenyNonCompliantDataAutomation": "as above",
+    "drop DenyMantleInferenceWithoutModel": "P2 states Mantle requests that carry bedrock-mantle:Model; a "
+    "request without the key is only sampled",
+    "drop DenyBedrockApiKeyCreation": "API keys (long-term credentials) are not in P1-P4; sampled by the "
+    "red-team table",
+    "drop DenyBearerTokenCalls": "as above",
+    "drop DenyDeploymentRoleAssumption": "P3 treats sts:AssumeRole as a use action (USE_ACTIONS); who may "
+    "assume the CDK roles is only sampled",
+    "wildcard DenyDeploymentRoleAssumption": "as above",
+    "exempt-everyone DenyDeploymentRoleAssumption": "as above",
+    "wildcard DenyLogForgery": "a deny widened to every log group still exempts the log writers; no "
+    "legitimate request of P4 writes logs as another principal",
+    "drop DenyEventSourcesOnLandingZoneFunctions": "lambda:CreateEventSourceMapping is authorised on the "
+    "event-source-mapping, not on the function: P3's inventory does not state it",
+    "exempt-everyone DenyEventSourcesOnLandingZoneFunctions": "as above",
+    "drop DenyGuardrailPolicyTypeChanges": "organizations: policy types are management-account settings, "
+    "not in P3's inventory",
+}
+
+
+def _by_sid(label: str) -> str:
+    """'drop kimi-lz-bedrock-guardrails-1/DenyX' -> 'drop DenyX' (which SCP holds a statement depends on sizes)."""
+    operator, where = label.split(" ", 1)
+    return f"{operator} {where.rsplit('/', 1)[-1]}"
+
+
+def test_every_mutant_is_killed_or_a_reviewed_redundancy(organization: Any, table: list[dict[str, Any]]) -> None:
+    inputs = inputs_from_assembly(organization.outdir, organization.plan)
+    assert len(table) == len(mutants(inputs.guardrails, sorted(organization.plan.config.compliant_regions))) >= 40
+    undecided = [r["mutant"] for r in table if r["status"] == "not-decided"]
+    assert not undecided, f"mutants the prover could not decide: {undecided}"
+    redundant = {_by_sid(r["mutant"]) for r in table if r["status"] == "redundant"}
+    reviewed = REDUNDANT
+    assert redundant - set(reviewed) == set(), "surviving mutants nobody reviewed (add a property or a reason)"
+    assert set(reviewed) - redundant == set(), "listed as redundant but now killed: remove from REDUNDANT"
+    killed = [r for r in table if r["status"] == "killed"]
+    assert len(killed) >= 20
+    assert all(r["replay_agrees"] and r["counterexample"] for r in killed), [
+        r["mutant"] for r in killed if not r["replay_agrees"]
+    ]
+    # every operator kills somewhere: the prover sees a dropped deny, a widened Region list, an exemption for
+    # everyone, and a wildcard that makes a deny apply to everything (over-blocking, P4)
+    assert {r["mutant"].split()[0] for r in killed} == {"drop", "widen-regions", "exempt-everyone", "wildcard"}
+    assert {r["property"] for r in killed} == {"P1", "P2", "P3", "P4"}
