@@ -8,7 +8,7 @@ from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
 from landing_zone.errors import LandingZoneError
-from landing_zone.review.proofs import inputs_from_assembly, prove_all
+from landing_zone.review.proofs import default_jobs, inputs_from_assembly, prove_all
 
 __all__ = ["register"]
 
@@ -19,7 +19,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
     if not args.assembly.is_dir():
         raise LandingZoneError(f"--assembly {args.assembly}: not a directory; run `make synth` first")
     plan = plan_for_assembly(args, args.assembly)
-    report = prove_all(inputs_from_assembly(args.assembly, plan), timeout_ms=int(args.timeout * 1000))
+    report = prove_all(
+        inputs_from_assembly(args.assembly, plan), timeout_ms=int(args.timeout * 1000), jobs=default_jobs()
+    )
     print(json.dumps(report.as_dict(), indent=2) if args.json else report.text())
     return 0 if report.all_hold else 1
 

@@ -29,20 +29,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from landing_zone.policies.evaluator import ParsedStatement, policy_statements
-from landing_zone.policies.prover import Guard, Prover, SymbolicRequest
+from landing_zone.policies.prover import Guard, Prover
 from landing_zone.review.proofs import (
-    MANTLE_KEY,
     PRINCIPAL,
-    PROFILE_KEY,
     REGION,
-    SOURCE_VPCE,
-    TAG_KEY,
-    TAG_KEYS,
     Killed,
     ProofInputs,
-    _legit_requests,
     cache_path,
     prove_all,
+    symbolic_request,
 )
 
 __all__ = ["Mutant", "MutantResult", "mutation_table", "mutants", "run_mutations"]
@@ -152,14 +147,7 @@ def run_mutations(
     """Each mutant of the guardrails (``only``: the mutants whose label contains one of these strings) proven
     against ``properties``: killed (with the property, the obligation and the counterexample), redundant, or
     not-decided (an obligation timed out)."""
-    docs = [*inputs.guardrails.documents, *(d for x in inputs.invokers for d in x.documents)]
-    docs += [d for x in inputs.endpoints for d in x.documents]
-    if inputs.boundary is not None:
-        docs += inputs.boundary.documents
-    extra = [REGION, PRINCIPAL, SOURCE_VPCE, PROFILE_KEY, MANTLE_KEY, TAG_KEY, TAG_KEYS]
-    for _, req in _legit_requests(inputs.plan, inputs.mode):
-        extra += list(req.context)
-    base = Prover(SymbolicRequest.for_documents(docs, extra_keys=extra), timeout_ms=timeout_ms)
+    base = Prover(symbolic_request(inputs), timeout_ms=timeout_ms)
     results = []
     for mutant in mutants(inputs.guardrails, sorted(inputs.plan.config.compliant_regions)):
         if only and not any(o in mutant.label for o in only):

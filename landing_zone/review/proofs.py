@@ -144,6 +144,24 @@ class ProofInputs:
     def mode(self) -> str:
         return self.guardrails.mode
 
+    @property
+    def documents(self) -> list[tuple[str, Mapping[str, Any]]]:
+        """Every policy document proven about: guardrails, invoker identity policies, endpoints, boundary."""
+        docs = [*self.guardrails.documents, *(d for x in self.invokers for d in x.documents)]
+        docs += [d for x in self.endpoints for d in x.documents]
+        if self.boundary is not None:
+            docs += self.boundary.documents
+        return docs
+
+
+def symbolic_request(inputs: ProofInputs) -> SymbolicRequest:
+    """The symbolic request over every condition key the documents name, the keys the properties state and the
+    keys the legitimate requests carry."""
+    extra = [REGION, PRINCIPAL, SOURCE_VPCE, PROFILE_KEY, MANTLE_KEY, TAG_KEY, TAG_KEYS]
+    for _, req in _legit_requests(inputs.plan, inputs.mode):
+        extra += list(req.context)
+    return SymbolicRequest.for_documents(inputs.documents, extra_keys=extra)
+
 
 @dataclass(frozen=True)
 class Obligation:
@@ -396,11 +414,7 @@ class _Run:
     current: str = ""  # the property being proven
 
     def __post_init__(self) -> None:
-        docs = [*self.inputs.guardrails.documents, *(d for x in self.inputs.invokers for d in x.documents)]
-        docs += [d for x in self.inputs.endpoints for d in x.documents]
-        if self.inputs.boundary is not None:
-            docs += self.inputs.boundary.documents
-        self.statements = tuple(s for name, doc in docs for s in policy_statements(name, dict(doc)))
+        self.statements = tuple(s for name, doc in self.inputs.documents for s in policy_statements(name, dict(doc)))
 
     def known(self, prefix: str) -> list[str]:
         """The actions of a prefix the proof enumerates one by one: the database's and every literal a policy
@@ -873,6 +887,17 @@ def _p5(run: _Run) -> PropertyResult:
     )
 
 
+# Two halves of about equal solve time (bench/prove_bench.py): with two cores, ``prove_all(jobs=2)`` runs one per
+# process (the solver is single-threaded; a counterexample, a timeout or an error is the same in either process).
+_HALVES = (("P2", "P1"), ("P4", "P3", "P5"))
+_FORKED: ProofInputs | None = None  # the inputs a forked worker proves (set in the parent before the fork)
+
+
+def _prove_half(properties: tuple[str, ...], timeout_ms: int) -> tuple[PropertyResult, ...]:
+    assert _FORKED is not None
+    return prove_all(_FORKED, timeout_ms=timeout_ms, properties=properties).properties
+
+
 def prove_all(
     inputs: ProofInputs,
     *,
@@ -880,18 +905,27 @@ def prove_all(
     properties: Sequence[str] | None = None,
     focus: Sequence[ParsedStatement] | None = None,
     prover: Prover | None = None,
+    jobs: int = 1,
 ) -> ProofReport:
-    """P1-P5 over one set of policies (ProofError, exit 2, when an element is not supported)."""
-    docs = [*inputs.guardrails.documents, *(d for x in inputs.invokers for d in x.documents)]
-    docs += [d for x in inputs.endpoints for d in x.documents]
-    if inputs.boundary is not None:
-        docs += inputs.boundary.documents
-    extra = [REGION, PRINCIPAL, SOURCE_VPCE, PROFILE_KEY, MANTLE_KEY, TAG_KEY, TAG_KEYS]
-    for _, req in _legit_requests(inputs.plan, inputs.mode):
-        extra += list(req.context)
+    """P1-P5 over one set of policies (ProofError, exit 2, when an element is not supported).  ``jobs=2``: the
+    properties in two forked processes (Linux), each with its own solver."""
+    wanted = tuple(pid for pid in PROPERTIES if properties is None or pid in properties)
+    if jobs > 1 and focus is None and prover is None and len(wanted) > 1 and _can_fork():
+        import multiprocessing
+
+        global _FORKED
+        _FORKED = inputs
+        halves = [tuple(p for p in half if p in wanted) for half in _HALVES]
+        try:
+            with multiprocessing.get_context("fork").Pool(len(halves)) as pool:
+                parts = pool.starmap(_prove_half, [(h, timeout_ms) for h in halves if h])
+        finally:
+            _FORKED = None
+        by_id = {r.id: r for part in parts for r in part}
+        return ProofReport(inputs.source, inputs.mode, tuple(by_id[pid] for pid in wanted))
     try:
         if prover is None:
-            prover = Prover(SymbolicRequest.for_documents(docs, extra_keys=extra), timeout_ms=timeout_ms)
+            prover = Prover(symbolic_request(inputs), timeout_ms=timeout_ms)
         run = _Run(inputs, prover, focus=tuple(focus) if focus is not None else None)  # parses every statement
         steps: dict[str, Callable[[], PropertyResult]] = {
             "P1": lambda: _p1(run),
@@ -901,13 +935,25 @@ def prove_all(
             "P5": lambda: _p5(run),
         }
         results = []
-        for pid, step in steps.items():
-            if properties is None or pid in properties:
-                run.current = pid
-                results.append(step())
+        for pid in wanted:
+            run.current = pid
+            results.append(steps[pid]())
     except UnsupportedPolicyElement as exc:
         raise ProofError(str(exc)) from None
     return ProofReport(inputs.source, inputs.mode, tuple(results))
+
+
+def default_jobs() -> int:
+    """Processes for :func:`prove_all`: two when the machine has two cores or more."""
+    return min(2, os.cpu_count() or 1)
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+    import threading
+
+    # forking a process with other threads running can deadlock; pytest-xdist workers and the CLI have none
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def prove_assembly(
@@ -921,7 +967,12 @@ def prove_assembly(
     (holds | fails | not-proven | disagreement | not-applicable) and per obligation not holding its status
     (fails | timeout | vacuous), time and counterexample as a ``simulate`` command.  Raises :class:`ProofError`
     (``unsupported: <element> in <policy>``) when a policy cannot be encoded."""
-    return prove_all(inputs_from_assembly(Path(assembly_dir), plan), timeout_ms=timeout_ms, properties=properties)
+    return prove_all(
+        inputs_from_assembly(Path(assembly_dir), plan),
+        timeout_ms=timeout_ms,
+        properties=properties,
+        jobs=default_jobs(),
+    )
 
 
 # ------------------------------------------------------------------------------------------------- the review
@@ -1033,7 +1084,7 @@ def proofs_section(
     start = time.perf_counter()
     if data is None:
         try:
-            data = prove_all(inputs, timeout_ms=timeout_ms, properties=properties).to_dict()
+            data = prove_all(inputs, timeout_ms=timeout_ms, properties=properties, jobs=default_jobs()).to_dict()
         except ProofError as exc:
             data = {
                 "source": inputs.source,
