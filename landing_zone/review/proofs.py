@@ -998,8 +998,6 @@ class Acknowledgement:
     reason: str
 
     def covers(self, pid: str, label: str) -> bool:
-        import fnmatch
-
         return pid == self.property and fnmatch.fnmatchcase(label, self.obligation)
 
 

@@ -70,3 +70,31 @@ def test_cli_bad_input_exit_2_without_traceback(tmp_path) -> None:
     out = _cli("--assembly", str(tmp_path / "missing"))
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr + out.stdout
+
+
+def test_a_bad_acknowledgements_file_is_a_clear_error(tmp_path) -> None:
+    from landing_zone.review.proofs import load_acknowledgements
+
+    bad = tmp_path / "acks.yaml"
+    bad.write_text("acknowledgements:\n- {property: P9, obligation: '*', reason: because}\n")
+    with pytest.raises(ProofError, match=r"acknowledgements\[0\]\.property is 'P9'; allowed: P1, P2, P3, P4, P5"):
+        load_acknowledgements(bad)
+    bad.write_text("acknowledgements:\n- {property: P2, obligation: '*'}\n")
+    with pytest.raises(
+        ProofError, match=r"acknowledgements\[0\] needs non-empty strings property, obligation and reason"
+    ):
+        load_acknowledgements(bad)
+
+
+def test_an_acknowledgement_covers_a_timeout(default_lz) -> None:
+    """A timeout acknowledged with a reason stops blocking: the property is 'acknowledged', the reason is shown and
+    the acknowledgement is marked used (proofs_section never acknowledges a 'fails' obligation: see its code)."""
+    from landing_zone.review.proofs import Acknowledgement, proofs_section
+
+    inputs = _inputs(default_lz.outdir, default_lz.plan)
+    ack = Acknowledgement("P5", "*", "accepted for the test")
+    timed_out = proofs_section(inputs, timeout_ms=0, properties=["P5"], acknowledgements=[ack])
+    (p5,) = timed_out["properties"]
+    assert p5["status"] == "not-proven" and p5["acknowledged"] is True
+    assert all(o["acknowledged"] == "accepted for the test" for o in p5["not_holding"])
+    assert timed_out["acknowledgements"][0]["used"] is True
