@@ -14,8 +14,21 @@ from typing import Any
 
 from landing_zone.assembly import Assembly
 from landing_zone.review.inventory import IDENTITY_KINDS, PolicyRecord, statements_of
-from landing_zone.review.rules import ADVISORY, BLOCKING, rule
+from landing_zone.review.rules import ADVISORY, BLOCKING, define, rule
 from landing_zone.review.summarize import ROOT_ARN, as_list, plain_arn, principal_entries
+
+# cdk-nag and checkov rules about wildcard IAM grants, and about S3 encryption with a customer-managed key
+_IAM_WILDCARD = (
+    "AwsSolutions-IAM5",
+    "CKV_AWS_107",
+    "CKV_AWS_108",
+    "CKV_AWS_109",
+    "CKV_AWS_110",
+    "CKV_AWS_111",
+    "CKV_AWS_355",
+    "CKV_AWS_356",
+)
+_S3_KMS = ("*-S3DefaultEncryptionKMS", "CKV_AWS_145")
 
 __all__ = [
     "INVOKE_ACTIONS",
@@ -206,9 +219,23 @@ def _resource_bound(record: PolicyRecord, stmt: Mapping[str, Any], ctx: ReviewCo
     return None
 
 
+ENDPOINT_PERIMETER = define(
+    "LZ-ENDPOINT-PERIMETER",
+    ADVISORY,
+    "Broad endpoint policy bounded to the landing zone's accounts",
+    "A VPC endpoint policy allows all actions of a service or any resource, bounded by aws:ResourceAccount / "
+    "aws:ResourceOrgID to the configured accounts or organization. An endpoint policy filters what passes the "
+    "endpoint (the identity policies still grant), and this is the data-perimeter pattern, so it is listed.",
+    "Advisory: this is the data-perimeter pattern. The endpoint filters, the identity policies grant, and "
+    "aws:ResourceAccount / aws:ResourceOrgID keep the traffic inside the landing zone's accounts. Check "
+    "that the bounding accounts or organization are yours.",
+    related=_IAM_WILDCARD,
+)
+
+
 def _perimeter(record: PolicyRecord, i: int, stmt: Mapping[str, Any], bound: str, what: str) -> Finding:
     return finding(
-        "LZ-ENDPOINT-PERIMETER",
+        ENDPOINT_PERIMETER,
         f"{_where(record, i, stmt)} allows {what}, bounded by {bound}",
         **_evidence(record, i, stmt, f"{what} [Condition {bound}]"),
     )
@@ -239,6 +266,77 @@ def _is_own(account: str, ctx: ReviewContext) -> bool:
 # ----------------------------------------------------------------------------------------- policy checks
 
 
+WILDCARD_INVOKE = define(
+    "LZ-WILDCARD-INVOKE",
+    BLOCKING,
+    "Inference allowed on any resource",
+    "An Allow statement grants bedrock:InvokeModel*, bedrock:CreateModelInvocationJob or "
+    'bedrock-mantle:CreateInference on Resource "*" (or a wildcard ARN / NotResource): any model, any Region.',
+    "Inference on any model in any Region sidesteps the model allow-list and the Region guardrails at the "
+    "identity layer. Name the foundation-model and inference-profile ARNs the routing decision admits.",
+    related=_IAM_WILDCARD,
+)
+
+
+WILDCARD_PASSROLE = define(
+    "LZ-WILDCARD-PASSROLE",
+    BLOCKING,
+    "iam:PassRole on any role",
+    'An Allow statement grants iam:PassRole on Resource "*": the principal may hand any role to a service.',
+    "Passing any role lets the principal hand a more privileged role to a service (privilege escalation). "
+    "Name the role ARNs and add an iam:PassedToService condition.",
+    related=_IAM_WILDCARD,
+)
+
+
+WILDCARD_KMS = define(
+    "LZ-WILDCARD-KMS",
+    BLOCKING,
+    "KMS decryption on any key",
+    'An identity or endpoint policy allows kms:Decrypt / GenerateDataKey* / ReEncryptFrom on Resource "*" '
+    '(key policies are exempt: their "*" is the key itself).',
+    "Decrypting with any key reaches every key whose policy trusts the account. Name the key ARNs.",
+    related=_IAM_WILDCARD,
+)
+
+
+WILDCARD_DATA = define(
+    "LZ-WILDCARD-DATA",
+    BLOCKING,
+    "Data read/write on any resource",
+    "An Allow statement grants object, secret, parameter, log or table data actions (s3:GetObject, "
+    'secretsmanager:GetSecretValue, ...) on Resource "*".',
+    "Reading or writing any object, secret, parameter, log or table is an exfiltration path. Name the resource ARNs.",
+    related=_IAM_WILDCARD,
+)
+
+
+WILDCARD_IN_BOUNDARY = define(
+    "LZ-WILDCARD-IN-BOUNDARY",
+    ADVISORY,
+    "Wildcard in a permissions boundary",
+    "A policy used only as a permissions boundary has a wildcard grant. A boundary is a ceiling, not a grant: "
+    "the effective access is the intersection with the identity policies, so this is listed, not blocking.",
+    "Advisory: a permissions boundary grants nothing by itself. The role gets the intersection with its "
+    "identity policies, and the wildcard rules check those policies. Check that the boundary's denies "
+    "still hold; nothing to change here.",
+    related=_IAM_WILDCARD,
+)
+
+
+WILDCARD_OTHER = define(
+    "LZ-WILDCARD-OTHER",
+    ADVISORY,
+    "Write actions on any resource",
+    'An identity or endpoint policy allows non-read actions on Resource "*" (often required by APIs without '
+    "resource-level permissions; check that the actions are the ones the API needs).",
+    "Advisory: APIs without resource-level permissions need Resource '*' (the Service Authorization "
+    "Reference lists them). Check that each listed action really has no resource type; otherwise scope "
+    "it.",
+    related=_IAM_WILDCARD,
+)
+
+
 def _wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
     if record.kind in ("scp", "rcp", "trust", "lambda-permission", "key"):
         return []  # SCP Allows filter, not grant; a key policy's "*" is the key itself
@@ -249,10 +347,10 @@ def _wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx:
     boundary_only = record.is_boundary_only
     bound = _resource_bound(record, stmt, ctx)
     groups = (
-        ("LZ-WILDCARD-INVOKE", INVOKE_ACTIONS),
-        ("LZ-WILDCARD-PASSROLE", PASSROLE_ACTIONS),
-        ("LZ-WILDCARD-DATA", DATA_ACTIONS),
-        ("LZ-WILDCARD-KMS", KMS_ACTIONS),
+        (WILDCARD_INVOKE, INVOKE_ACTIONS),
+        (WILDCARD_PASSROLE, PASSROLE_ACTIONS),
+        (WILDCARD_DATA, DATA_ACTIONS),
+        (WILDCARD_KMS, KMS_ACTIONS),
     )
     sensitive_hit = False
     for rule_id, actions in groups:
@@ -266,7 +364,7 @@ def _wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx:
         elif boundary_only:
             out.append(
                 finding(
-                    "LZ-WILDCARD-IN-BOUNDARY",
+                    WILDCARD_IN_BOUNDARY,
                     f"{_where(record, i, stmt)}: the permissions boundary allows {', '.join(hit)} on "
                     f"{', '.join(wild)} (ceiling of {', '.join(record.boundary_of)})",
                     **_evidence(record, i, stmt, element),
@@ -290,7 +388,7 @@ def _wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx:
         if writes and "*" in wild:
             out.append(
                 finding(
-                    "LZ-WILDCARD-OTHER",
+                    WILDCARD_OTHER,
                     f"{_where(record, i, stmt)} allows {', '.join(writes)} on any resource",
                     **_evidence(record, i, stmt, f"Action {', '.join(writes)} on Resource *"),
                 )
@@ -322,6 +420,18 @@ def _is_full_access_scp(record: PolicyRecord, stmt: Mapping[str, Any]) -> bool:
     )
 
 
+FULL_ACTION = define(
+    "LZ-FULL-ACTION",
+    BLOCKING,
+    "All actions of a service (or of AWS) allowed",
+    'An Allow statement has Action "*", "service:*" or NotAction; exempt: the root-account statement of a '
+    "KMS key policy and the FullAWSAccess-style SCP.",
+    "'service:*' also grants every action the service adds later, including destructive ones. List the "
+    "actions the principal needs.",
+    related=_IAM_WILDCARD,
+)
+
+
 def _full_action_check(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
     broad = [a for a in as_list(stmt.get("Action")) if a == "*" or a.endswith(":*")]
     if "NotAction" in stmt:
@@ -335,14 +445,14 @@ def _full_action_check(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ct
     if record.is_boundary_only:
         return [
             finding(
-                "LZ-WILDCARD-IN-BOUNDARY",
+                WILDCARD_IN_BOUNDARY,
                 f"{_where(record, i, stmt)}: the permissions boundary allows {', '.join(broad)}",
                 **_evidence(record, i, stmt, element),
             )
         ]
     return [
         finding(
-            "LZ-FULL-ACTION",
+            FULL_ACTION,
             f"{_where(record, i, stmt)} allows {', '.join(broad)}",
             **_evidence(record, i, stmt, element),
         )
@@ -354,6 +464,54 @@ def _has_source_condition(stmt: Mapping[str, Any]) -> bool:
     # admits every other source, which is the confused deputy itself, not a guard against it.
     keys = _condition_keys(stmt, positive_only=True)
     return any(k in keys for k in SOURCE_KEYS) or any(k.startswith("kms:encryptioncontext") for k in keys)
+
+
+CONFUSED_DEPUTY = define(
+    "LZ-CONFUSED-DEPUTY",
+    BLOCKING,
+    "Service principal without a confused-deputy condition on a data resource",
+    "A KMS key, bucket or topic policy allows bedrock, logs, budgets, costalerts or cloudwatch without "
+    "aws:SourceAccount / aws:SourceArn / aws:SourceOrgID or a kms:EncryptionContext condition.",
+    "Without a source condition, the service can use this key, bucket or topic on behalf of another "
+    "account's resources (confused deputy). Add aws:SourceAccount / aws:SourceArn, or "
+    "kms:EncryptionContext for CloudWatch Logs.",
+)
+
+
+SERVICE_PRINCIPAL_UNSCOPED = define(
+    "LZ-SERVICE-PRINCIPAL-UNSCOPED",
+    ADVISORY,
+    "Service principal without a source condition",
+    "A resource or trust policy allows a service principal without aws:SourceAccount / aws:SourceArn / "
+    "aws:SourceOrgID or a kms:EncryptionContext condition.",
+    "Advisory: the policy is not on a data resource. For a trust policy, only a resource created in this "
+    "account with this role (which needs iam:PassRole) can act as the service. Add aws:SourceAccount "
+    "where the service sets it.",
+)
+
+
+CROSS_ACCOUNT = define(
+    "LZ-CROSS-ACCOUNT",
+    BLOCKING,
+    "Principal of an account outside the configuration",
+    "An Allow statement admits an account (Principal, or aws:PrincipalAccount / aws:SourceAccount / "
+    "aws:PrincipalOrgID condition) that is not one of the configured accounts, the deployment account, the "
+    "management account or the configured organization.",
+    "The configuration does not know this account. If the access is intended, add the account to the "
+    "configuration; otherwise remove the principal or condition value.",
+)
+
+
+PUBLIC_PRINCIPAL = define(
+    "LZ-PUBLIC-PRINCIPAL",
+    BLOCKING,
+    "Public principal",
+    'An Allow statement has Principal "*" without an account or organization condition. In a VPC endpoint '
+    'policy, where "*" means the callers inside the VPC, only when it also allows any resource without '
+    "aws:ResourceAccount / aws:ResourceOrgID (an exfiltration path).",
+    "Any AWS principal of any account could use the resource. Add aws:PrincipalOrgID or "
+    "aws:PrincipalAccount, or name the principals.",
+)
 
 
 def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
@@ -368,7 +526,7 @@ def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx
                 continue
             service = value.split(".", 1)[0]
             blocking = service in CONFUSED_DEPUTY_SERVICES and record.kind in DATA_RESOURCE_KINDS
-            rule_id = "LZ-CONFUSED-DEPUTY" if blocking else "LZ-SERVICE-PRINCIPAL-UNSCOPED"
+            rule_id = CONFUSED_DEPUTY if blocking else SERVICE_PRINCIPAL_UNSCOPED
             out.append(
                 finding(
                     rule_id,
@@ -385,7 +543,7 @@ def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx
             if not (ACCOUNT_SCOPE_KEYS & set(scoped_keys)) and not endpoint_ok:
                 out.append(
                     finding(
-                        "LZ-PUBLIC-PRINCIPAL",
+                        PUBLIC_PRINCIPAL,
                         f"{_where(record, i, stmt)} admits {'everyone except ' if 'NotPrincipal' in stmt else ''}"
                         f"any principal without an account or organization condition",
                         **_evidence(record, i, stmt, f"Principal {kind} {value}"),
@@ -398,7 +556,7 @@ def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx
             if account is not None and not _is_own(account, ctx):
                 out.append(
                     finding(
-                        "LZ-CROSS-ACCOUNT",
+                        CROSS_ACCOUNT,
                         f"{_where(record, i, stmt)} admits account {account}, which is not in the configuration",
                         **_evidence(record, i, stmt, f"Principal AWS {value}"),
                     )
@@ -416,7 +574,7 @@ def _condition_account_checks(
                 if not _is_own(v, ctx):
                     out.append(
                         finding(
-                            "LZ-CROSS-ACCOUNT",
+                            CROSS_ACCOUNT,
                             f"{_where(record, i, stmt)} admits account {v} by condition {key}",
                             **_evidence(record, i, stmt, f"Condition {key} = {v}"),
                         )
@@ -428,7 +586,7 @@ def _condition_account_checks(
                 if account.isdigit() and not _is_own(account, ctx):
                     out.append(
                         finding(
-                            "LZ-CROSS-ACCOUNT",
+                            CROSS_ACCOUNT,
                             f"{_where(record, i, stmt)} admits account {account} by condition {key}",
                             **_evidence(record, i, stmt, f"Condition {key} = {v}"),
                         )
@@ -438,7 +596,7 @@ def _condition_account_checks(
                 if v != ctx.organization_id and not (v.startswith("<") and v.endswith(">")):
                     out.append(
                         finding(
-                            "LZ-CROSS-ACCOUNT",
+                            CROSS_ACCOUNT,
                             f"{_where(record, i, stmt)} admits organization {v}, not the configured "
                             f"{ctx.organization_id or '(none)'}",
                             **_evidence(record, i, stmt, f"Condition aws:PrincipalOrgID = {v}"),
@@ -464,6 +622,18 @@ def _global_exempt(text: str, region: str, ctx: ReviewContext) -> bool:
     return any(region == r and text.endswith("/" + target) for r, target in ctx.global_destinations)
 
 
+NONCOMPLIANT_REGION = define(
+    "LZ-NONCOMPLIANT-REGION",
+    BLOCKING,
+    "Allow statement names a non-compliant Region",
+    "An ARN (or a Regional service principal) in an Allow statement names a Region outside compliant_regions. "
+    "Exempt: Deny statements, and the destinations of a compliant global profile when "
+    "allow_global_inference is true.",
+    "Data residency: the statement reaches a Region outside compliant_regions. Remove the Region, or add "
+    "it to compliant_regions if it is compliant.",
+)
+
+
 def _region_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
     out = []
     seen: set[tuple[str, str]] = set()
@@ -480,12 +650,23 @@ def _region_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: R
                 seen.add((text, region))
                 out.append(
                     finding(
-                        "LZ-NONCOMPLIANT-REGION",
+                        NONCOMPLIANT_REGION,
                         f"{_where(record, i, stmt)} names {region}, which is not in compliant_regions",
                         **_evidence(record, i, stmt, f"{element_name} {text}"),
                     )
                 )
     return out
+
+
+REGION_WILDCARD = define(
+    "LZ-REGION-WILDCARD",
+    ADVISORY,
+    "Inference allowed in any Region",
+    "An Allow statement grants an inference action on an ARN whose Region segment is a wildcard.",
+    "Advisory: the SCPs or the invoker boundary deny the non-compliant Regions, so residency still holds. "
+    "Pin the Region segment to compliant_regions where the ARN allows it.",
+    related=_IAM_WILDCARD,
+)
 
 
 def _region_wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any]) -> list[Finding]:
@@ -497,12 +678,22 @@ def _region_wildcard_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any
         if len(parts) == 6 and parts[0] == "arn" and "*" in parts[3]:
             out.append(
                 finding(
-                    "LZ-REGION-WILDCARD",
+                    REGION_WILDCARD,
                     f"{_where(record, i, stmt)} allows inference on {r} in any Region",
                     **_evidence(record, i, stmt, f"Resource {r}"),
                 )
             )
     return out
+
+
+UNPARSEABLE_POLICY = define(
+    "LZ-UNPARSEABLE-POLICY",
+    ADVISORY,
+    "Policy text could not be read",
+    "A policy given as text is not valid JSON; it is listed but could not be checked.",
+    "Advisory: CloudFormation rejects invalid policy text at deploy time, so it cannot take effect as "
+    "written. Fix the text; until then read it by hand, because the review could not check it.",
+)
 
 
 def policy_findings(records: Iterable[PolicyRecord], ctx: ReviewContext) -> list[Finding]:
@@ -511,7 +702,7 @@ def policy_findings(records: Iterable[PolicyRecord], ctx: ReviewContext) -> list
         if record.parse_error:
             out.append(
                 finding(
-                    "LZ-UNPARSEABLE-POLICY",
+                    UNPARSEABLE_POLICY,
                     f"{record.kind} policy {record.name!r}: {record.parse_error}",
                     **_evidence(record, None, None, record.property_path),
                 )
@@ -520,12 +711,12 @@ def policy_findings(records: Iterable[PolicyRecord], ctx: ReviewContext) -> list
             if stmt.get("Effect") != "Allow":
                 continue
             broad = _wildcard_checks(record, i, stmt, ctx) + _full_action_check(record, i, stmt, ctx)
-            perimeter = [f for f in broad if f.rule == "LZ-ENDPOINT-PERIMETER"]
+            perimeter = [f for f in broad if f.rule == ENDPOINT_PERIMETER]
             if len(perimeter) > 1:  # one finding per statement
                 merged = "; ".join(f.element.split(" [Condition ")[0] for f in perimeter)
                 bound = perimeter[0].element.split(" [Condition ", 1)[1].rstrip("]")
                 perimeter = [_perimeter(record, i, stmt, bound, merged)]
-            out += [f for f in broad if f.rule != "LZ-ENDPOINT-PERIMETER"] + perimeter
+            out += [f for f in broad if f.rule != ENDPOINT_PERIMETER] + perimeter
             out += _principal_checks(record, i, stmt, ctx)
             out += _condition_account_checks(record, i, stmt, ctx)
             out += _region_checks(record, i, stmt, ctx)
@@ -534,6 +725,61 @@ def policy_findings(records: Iterable[PolicyRecord], ctx: ReviewContext) -> list
 
 
 # ----------------------------------------------------------------------------------------- data stores
+
+
+UNENCRYPTED_S3 = define(
+    "LZ-UNENCRYPTED-S3",
+    BLOCKING,
+    "S3 bucket without BucketEncryption",
+    "An AWS::S3::Bucket has no BucketEncryption configuration.",
+    "Data at rest without a customer-managed key has no key policy to keep it inside the landing zone. "
+    "Set BucketEncryption with SSE-KMS.",
+    related=_S3_KMS,
+)
+
+
+S3_SSE_S3 = define(
+    "LZ-S3-SSE-S3",
+    ADVISORY,
+    "S3 bucket encrypted with S3-managed keys",
+    "An AWS::S3::Bucket uses SSE-S3 (AES256) rather than a customer-managed KMS key.",
+    "Advisory: SSE-S3 encrypts at rest, but only the bucket policy controls access (no key policy). S3 "
+    "server-access-log destinations must use it (they cannot use SSE-KMS); elsewhere use a "
+    "customer-managed key.",
+    related=_S3_KMS,
+)
+
+
+UNENCRYPTED_LOGS = define(
+    "LZ-UNENCRYPTED-LOGS",
+    BLOCKING,
+    "Log group without KmsKeyId",
+    "An AWS::Logs::LogGroup is not encrypted with a customer-managed key.",
+    "Log data at rest without a customer-managed key has no key policy to keep it inside the landing "
+    "zone. Set KmsKeyId.",
+    related=("*-CloudWatchLogGroupEncrypted", "CKV_AWS_158"),
+)
+
+
+UNENCRYPTED_SNS = define(
+    "LZ-UNENCRYPTED-SNS",
+    BLOCKING,
+    "SNS topic without KmsMasterKeyId",
+    "An AWS::SNS::Topic is not encrypted with a KMS key.",
+    "Messages at rest without a KMS key. Set KmsMasterKeyId (a customer-managed key whose policy admits "
+    "the publishing services with a source condition).",
+    related=("AwsSolutions-SNS2", "*-SNSEncryptedKMS", "CKV_AWS_26"),
+)
+
+
+UNENCRYPTED_EKS = define(
+    "LZ-UNENCRYPTED-EKS",
+    BLOCKING,
+    "EKS cluster without secrets encryption",
+    "An AWS::EKS::Cluster has no EncryptionConfig.",
+    "Kubernetes secrets are stored unencrypted in etcd. Set EncryptionConfig with a KMS key for secrets.",
+    related=("AwsSolutions-EKS*", "CKV_AWS_58"),
+)
 
 
 def data_store_findings(assembly: Assembly) -> list[Finding]:
@@ -551,7 +797,7 @@ def data_store_findings(assembly: Assembly) -> list[Finding]:
                 if not encryption:
                     out.append(
                         finding(
-                            "LZ-UNENCRYPTED-S3",
+                            UNENCRYPTED_S3,
                             f"bucket {logical_id} has no BucketEncryption",
                             element="BucketEncryption (missing)",
                             **evidence,
@@ -560,7 +806,7 @@ def data_store_findings(assembly: Assembly) -> list[Finding]:
                 elif "aws:kms" not in str(encryption):
                     out.append(
                         finding(
-                            "LZ-S3-SSE-S3",
+                            S3_SSE_S3,
                             f"bucket {logical_id} is encrypted with S3-managed keys (SSE-S3)",
                             element="BucketEncryption SSEAlgorithm AES256",
                             **evidence,
@@ -569,7 +815,7 @@ def data_store_findings(assembly: Assembly) -> list[Finding]:
             elif kind == "AWS::Logs::LogGroup" and not props.get("KmsKeyId"):
                 out.append(
                     finding(
-                        "LZ-UNENCRYPTED-LOGS",
+                        UNENCRYPTED_LOGS,
                         f"log group {logical_id} has no KmsKeyId",
                         element="KmsKeyId (missing)",
                         **evidence,
@@ -578,7 +824,7 @@ def data_store_findings(assembly: Assembly) -> list[Finding]:
             elif kind == "AWS::SNS::Topic" and not props.get("KmsMasterKeyId"):
                 out.append(
                     finding(
-                        "LZ-UNENCRYPTED-SNS",
+                        UNENCRYPTED_SNS,
                         f"topic {logical_id} has no KmsMasterKeyId",
                         element="KmsMasterKeyId (missing)",
                         **evidence,
@@ -587,7 +833,7 @@ def data_store_findings(assembly: Assembly) -> list[Finding]:
             elif kind == "AWS::EKS::Cluster" and not props.get("EncryptionConfig"):
                 out.append(
                     finding(
-                        "LZ-UNENCRYPTED-EKS",
+                        UNENCRYPTED_EKS,
                         f"EKS cluster {logical_id} has no EncryptionConfig",
                         element="EncryptionConfig (missing)",
                         **evidence,

@@ -21,6 +21,7 @@ from landing_zone.review.cases import Case, cases_for
 from landing_zone.review.findings import Finding, finding
 from landing_zone.review.inventory import PolicyRecord
 from landing_zone.review.redteam import AttackResult, evaluate_attacks
+from landing_zone.review.rules import BLOCKING, define
 
 __all__ = ["DecisionMatrix", "DecisionRow", "decision_findings", "decision_matrix", "routing_matrix"]
 
@@ -161,9 +162,31 @@ def decision_matrix(plan: Plan, records: Iterable[PolicyRecord]) -> DecisionMatr
     return DecisionMatrix("boundary", source, boundaries, rows, skipped=len(cases) - len(applicable))
 
 
+DECISION_MISMATCH = define(
+    "LZ-DECISION-MISMATCH",
+    BLOCKING,
+    "Guardrail decision differs from the expected one",
+    "A standard request case evaluated against the synthesized SCPs (or the invoker permissions boundary) "
+    "gets a decision other than the expected one.",
+    "The guardrail does not decide a standard request the way the design says. Fix the guardrail, or the "
+    "case in cases.py if the design changed on purpose.",
+)
+
+
+GUARDRAILS_MISSING = define(
+    "LZ-GUARDRAILS-MISSING",
+    BLOCKING,
+    "No guardrail policy to evaluate",
+    "The assembly has neither the guardrail SCPs (organization mode) nor the invoker permissions boundary "
+    "'<name>-invoker-boundary' (single-account mode).",
+    "Nothing to evaluate the requests against: the assembly lacks its guardrail stack, or was not "
+    "synthesized from this configuration. Synthesize again and review the new assembly.",
+)
+
+
 def decision_findings(matrix: DecisionMatrix) -> list[Finding]:
     if matrix.mode == "none":
-        return [finding("LZ-GUARDRAILS-MISSING", f"the decision matrix cannot be evaluated: {matrix.source}")]
+        return [finding(GUARDRAILS_MISSING, f"the decision matrix cannot be evaluated: {matrix.source}")]
     policy = matrix.policies[0]
     out = []
     for row in matrix.rows:
@@ -172,7 +195,7 @@ def decision_findings(matrix: DecisionMatrix) -> list[Finding]:
         by = f" by {row.expected_by}" if row.expected_by else ""
         out.append(
             finding(
-                "LZ-DECISION-MISMATCH",
+                DECISION_MISMATCH,
                 f"case {row.case!r}: expected {row.expected}{by}, got {row.actual} "
                 f"({', '.join(row.deciding) or 'no statement matched'})",
                 template=policy.template,

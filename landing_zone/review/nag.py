@@ -25,6 +25,7 @@ from typing import Any
 from landing_zone.assembly import Assembly
 from landing_zone.review.findings import Finding, finding
 from landing_zone.review.inventory import construct_paths
+from landing_zone.review.rules import ADVISORY, BLOCKING, define
 
 __all__ = ["nag_findings", "nag_section", "plugin_key"]
 
@@ -161,11 +162,54 @@ def nag_section(assembly: Assembly) -> dict[str, Any]:
     }
 
 
+NAG_VIOLATION = define(
+    "LZ-NAG-VIOLATION",
+    BLOCKING,
+    "Unacknowledged cdk-nag finding",
+    "validation-report.json lists an error-severity violation (or one of a plugin whose conclusion is failure) "
+    "without an acknowledgment.",
+    "Fix the resource, or acknowledge the rule next to it with a reason "
+    "(constructs_lib.compliance.acknowledge; allow-listed rules only).",
+)
+
+
+VALIDATION_WARNING = define(
+    "LZ-VALIDATION-WARNING",
+    ADVISORY,
+    "Synth-time validation warning",
+    "A validation plugin of the synth (e.g. CDK's 'CloudFormation Validate') reports a warning-severity "
+    "violation while its conclusion is success.",
+    "Advisory: the plugin concluded success and lists this for a human. Fix it, or acknowledge it with a reason.",
+)
+
+
+NAG_NOT_RUN = define(
+    "LZ-NAG-NOT-RUN",
+    ADVISORY,
+    "No cdk-nag report in the assembly",
+    "validation-report.json is missing, or lists no cdk-nag pack: the assembly was synthesized without the "
+    "cdk-nag packs (`make synth` runs them; an app synthesized in-process without them writes an empty report).",
+    "Advisory: the review's own checks ran, but cdk-nag's did not. Synthesize with `make synth` (cdk.json "
+    "context nag: true) and review again.",
+)
+
+
+NAG_UNUSED_ACK = define(
+    "LZ-NAG-UNUSED-ACK",
+    ADVISORY,
+    "cdk-nag acknowledgment that suppresses nothing",
+    "An acknowledgment in the stack metadata (aws:cdk:acknowledged-rules) matches no suppressed violation in "
+    "validation-report.json, although the plugin it names ran.",
+    "Advisory: an acknowledgment that suppresses nothing hides intent and may silence a future finding. Remove "
+    "it, or move it to the construct and finding it was meant for.",
+)
+
+
 def nag_findings(section: Mapping[str, Any]) -> list[Finding]:
     if not section["report_found"]:
         return [
             finding(
-                "LZ-NAG-NOT-RUN",
+                NAG_NOT_RUN,
                 "validation-report.json not found: the cdk-nag packs did not run for this assembly",
                 element="validation-report.json",
             )
@@ -174,7 +218,7 @@ def nag_findings(section: Mapping[str, Any]) -> list[Finding]:
     if not section.get("packs_run"):
         out.append(
             finding(
-                "LZ-NAG-NOT-RUN",
+                NAG_NOT_RUN,
                 "validation-report.json lists no cdk-nag pack: the assembly was synthesized without them (cdk.json "
                 "context nag is false, or the app was synthesized in-process without the packs)",
                 element="validation-report.json",
@@ -184,7 +228,7 @@ def nag_findings(section: Mapping[str, Any]) -> list[Finding]:
         where = v["resources"][0] if v["resources"] else {"template": "", "logical_id": ""}
         out.append(
             finding(
-                "LZ-NAG-VIOLATION" if v["blocking"] else "LZ-VALIDATION-WARNING",
+                NAG_VIOLATION if v["blocking"] else VALIDATION_WARNING,
                 f"{v['plugin']}: {v['rule']} at {', '.join(v['constructs'])}: {v['description']}",
                 stack=(v["constructs"][0].split("/", 1)[0] if v["constructs"] else ""),
                 template=where["template"],
@@ -196,7 +240,7 @@ def nag_findings(section: Mapping[str, Any]) -> list[Finding]:
         if a["status"] == "unused":
             out.append(
                 finding(
-                    "LZ-NAG-UNUSED-ACK",
+                    NAG_UNUSED_ACK,
                     f"acknowledgment {a['id']} at {a['construct_path']} suppresses nothing although "
                     f"{a['plugin'] or 'the plugin'} ran (its reason: {a['reason'] or '-'})"
                     + (

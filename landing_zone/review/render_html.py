@@ -1,6 +1,6 @@
 """The review as one self-contained HTML page (``policy-review.html``): inline CSS, no script, no external asset.
 
-Same sections and order as the Markdown report (``render_md.SECTIONS``), with a table of contents, colour-coded
+Same sections and order as the Markdown report (``sections.SECTIONS``), with a table of contents, colour-coded
 badges (blocking red, advisory amber, allowed/pass green) and one collapsible block per policy.  The header holds
 the verdict and, right under it, its qualifiers; the summary starts with the provenance.
 """
@@ -16,11 +16,11 @@ from typing import Any
 from landing_zone.review.render_md import (
     ACK_STATUS,
     PROOFS_INTRO,
-    SECTIONS,
     enforced_line,
     evidence_line,
     proof_rows,
 )
+from landing_zone.review.sections import SECTIONS, renderers, renders
 
 __all__ = ["render_html"]
 
@@ -213,6 +213,7 @@ def _provenance(d: Mapping[str, Any]) -> str:
 # ----------------------------------------------------------------------------------------- sections
 
 
+@renders("html", "summary")
 def _summary(d: Mapping[str, Any]) -> str:
     s, c = d["summary"], d["config"]
     cards = [
@@ -277,6 +278,7 @@ def _summary(d: Mapping[str, Any]) -> str:
     return html
 
 
+@renders("html", "findings")
 def _findings(d: Mapping[str, Any]) -> str:
     if not d["findings"]:
         return "<p>" + _badge("no findings", "pass") + "</p>"
@@ -297,6 +299,7 @@ def _findings(d: Mapping[str, Any]) -> str:
     )
 
 
+@renders("html", "inventory")
 def _inventory(d: Mapping[str, Any]) -> str:
     blocking_policies = {f["policy_id"] for f in d["findings"] if f["level"] == "blocking" and f["policy_id"]}
     advisory_policies = {f["policy_id"] for f in d["findings"] if f["level"] == "advisory" and f["policy_id"]}
@@ -359,6 +362,7 @@ def _many(items: Sequence[str], noun: str = "Regions", limit: int = 6) -> str:
     return f"<details><summary>{len(items)} {escape(noun)}</summary>{_e(items)}</details>"
 
 
+@renders("html", "routing-matrix")
 def _routing(d: Mapping[str, Any]) -> str:
     return _table(
         ["model", "path", "invoke ID", "from", "processed in", "decision", "reason"],
@@ -378,6 +382,7 @@ def _routing(d: Mapping[str, Any]) -> str:
     )
 
 
+@renders("html", "decision-matrix")
 def _decisions(d: Mapping[str, Any]) -> str:
     m = d["decision_matrix"]
     intro = (
@@ -409,6 +414,7 @@ def _decisions(d: Mapping[str, Any]) -> str:
     )
 
 
+@renders("html", "coverage")
 def _coverage(d: Mapping[str, Any]) -> str:
     c = d.get("coverage") or {"applies": False, "note": "not evaluated"}
     out = [f"<p>{_e(c['note'])}</p>"]
@@ -442,6 +448,7 @@ def _coverage(d: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+@renders("html", "proofs")
 def _proofs(d: Mapping[str, Any]) -> str:
     pr = d.get("proofs")
     if pr is None:
@@ -479,6 +486,7 @@ def _proofs(d: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+@renders("html", "threat-model")
 def _threat_model(d: Mapping[str, Any]) -> str:
     t = d["threat_model"]
     out = [f"<p>{_e(t['note'])}</p>"]
@@ -523,6 +531,7 @@ def _threat_model(d: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+@renders("html", "cdk-nag")
 def _nag(d: Mapping[str, Any]) -> str:
     n = d["cdk_nag"]
     out = []
@@ -589,6 +598,7 @@ def _nag(d: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+@renders("html", "scanners")
 def _scanners(d: Mapping[str, Any]) -> str:
     s = d["scanners"]
     if not s["ran"]:
@@ -689,6 +699,7 @@ def _delta_text(value: Any) -> str:
     return ", ".join(value) if isinstance(value, list) else str(value)
 
 
+@renders("html", "diff")
 def _diff(d: Mapping[str, Any]) -> str:
     diff = d["diff"]
     if diff is None:
@@ -737,6 +748,7 @@ def _diff(d: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+@renders("html", "rules")
 def _rules(d: Mapping[str, Any]) -> str:
     return _table(
         ["rule", "level", "title", "what it checks", "why this level · what to do"],
@@ -754,22 +766,6 @@ def _rules(d: Mapping[str, Any]) -> str:
     )
 
 
-_RENDERERS = {
-    "summary": _summary,
-    "findings": _findings,
-    "inventory": _inventory,
-    "routing-matrix": _routing,
-    "proofs": _proofs,
-    "threat-model": _threat_model,
-    "coverage": _coverage,
-    "decision-matrix": _decisions,
-    "cdk-nag": _nag,
-    "scanners": _scanners,
-    "diff": _diff,
-    "rules": _rules,
-}
-
-
 def render_html(d: Mapping[str, Any]) -> str:
     s = d["summary"]
     word = "FAIL" if s["verdict"] == "fail" else "PASS"
@@ -779,7 +775,7 @@ def render_html(d: Mapping[str, Any]) -> str:
     )
     counts = {"findings": f" ({s['blocking']} blocking, {s['advisory']} advisory)", "inventory": f" ({s['policies']})"}
     toc = "".join(f'<li><a href="#{a}">{escape(t)}</a>{escape(counts.get(a, ""))}</li>' for a, t in SECTIONS)
-    body = "".join(f'<section id="{a}"><h2>{escape(t)}</h2>{_RENDERERS[a](d)}</section>' for a, t in SECTIONS)
+    body = "".join(f'<section id="{a}"><h2>{escape(t)}</h2>{render(d)}</section>' for a, t, render in renderers("html"))
     title = f"Policy review: {d['config']['name']}"
     return (
         "<!DOCTYPE html>\n"

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from landing_zone.review.sections import SECTIONS, renderers, renders
+
 __all__ = [
     "ACK_STATUS",
     "PROOFS_INTRO",
@@ -19,22 +21,6 @@ __all__ = [
     "render_markdown",
     "verdict_lines",
 ]
-
-# (anchor, title) of every section, in order; the HTML report uses the same list.
-SECTIONS = (
-    ("summary", "Summary"),
-    ("findings", "Findings"),
-    ("inventory", "Policy inventory"),
-    ("routing-matrix", "Routing matrix"),
-    ("proofs", "Proofs"),
-    ("threat-model", "Threat model"),
-    ("coverage", "Coverage of the action space"),
-    ("decision-matrix", "Decision matrix"),
-    ("cdk-nag", "cdk-nag"),
-    ("scanners", "cfn-lint and checkov"),
-    ("diff", "Policy diff"),
-    ("rules", "Rules"),
-)
 
 
 # what an acknowledgment that covers nothing is shown as, by its status (nag.py)
@@ -164,6 +150,7 @@ def _provenance(d: Mapping[str, Any]) -> list[str]:
     return ["**Provenance**", ""] + _table(["", ""], rows)
 
 
+@renders("md", "summary")
 def _summary(d: Mapping[str, Any]) -> list[str]:
     s, c = d["summary"], d["config"]
     out = _provenance(d) + ["**Configuration**", ""]
@@ -208,6 +195,7 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
     return out + ([""] if c["warnings"] or c.get("placeholders") else [])
 
 
+@renders("md", "findings")
 def _findings(d: Mapping[str, Any]) -> list[str]:
     if not d["findings"]:
         return ["No findings.", ""]
@@ -226,6 +214,7 @@ def _findings(d: Mapping[str, Any]) -> list[str]:
     )
 
 
+@renders("md", "inventory")
 def _inventory(d: Mapping[str, Any]) -> list[str]:
     out: list[str] = []
     template = None
@@ -256,6 +245,7 @@ def _inventory(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+@renders("md", "routing-matrix")
 def _routing(d: Mapping[str, Any]) -> list[str]:
     return _table(
         ["model", "path", "invoke ID", "from", "processed in", "decision", "reason"],
@@ -274,6 +264,7 @@ def _routing(d: Mapping[str, Any]) -> list[str]:
     )
 
 
+@renders("md", "decision-matrix")
 def _decisions(d: Mapping[str, Any]) -> list[str]:
     m = d["decision_matrix"]
     out = [
@@ -303,6 +294,7 @@ def _decisions(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+@renders("md", "threat-model")
 def _threat_model(d: Mapping[str, Any]) -> list[str]:
     t = d["threat_model"]
     out = [t["note"], ""]
@@ -358,6 +350,7 @@ def proof_rows(p: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+@renders("md", "proofs")
 def _proofs(d: Mapping[str, Any]) -> list[str]:
     pr = d.get("proofs")
     if pr is None:
@@ -392,6 +385,7 @@ def _proofs(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+@renders("md", "coverage")
 def _coverage(d: Mapping[str, Any]) -> list[str]:
     c = d.get("coverage") or {"applies": False, "note": "not evaluated"}
     out = [c["note"], ""]
@@ -420,6 +414,7 @@ def _coverage(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+@renders("md", "cdk-nag")
 def _nag(d: Mapping[str, Any]) -> list[str]:
     n = d["cdk_nag"]
     out: list[str] = []
@@ -455,6 +450,7 @@ def _nag(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+@renders("md", "scanners")
 def _scanners(d: Mapping[str, Any]) -> list[str]:
     s = d["scanners"]
     if not s["ran"]:
@@ -495,6 +491,7 @@ def _scanners(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+@renders("md", "diff")
 def _diff(d: Mapping[str, Any]) -> list[str]:
     diff = d["diff"]
     if diff is None:
@@ -532,6 +529,7 @@ def _diff(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+@renders("md", "rules")
 def _rules(d: Mapping[str, Any]) -> list[str]:
     return _table(
         ["rule", "level", "title", "what it checks", "why this level · what to do"],
@@ -539,26 +537,10 @@ def _rules(d: Mapping[str, Any]) -> list[str]:
     )
 
 
-_RENDERERS = {
-    "summary": _summary,
-    "findings": _findings,
-    "inventory": _inventory,
-    "routing-matrix": _routing,
-    "threat-model": _threat_model,
-    "proofs": _proofs,
-    "coverage": _coverage,
-    "decision-matrix": _decisions,
-    "cdk-nag": _nag,
-    "scanners": _scanners,
-    "diff": _diff,
-    "rules": _rules,
-}
-
-
 def render_markdown(d: Mapping[str, Any]) -> str:
     out = [f"# Policy review: {d['config']['name']}", ""] + verdict_lines(d)
     out += ["**Contents:** " + " · ".join(f"[{title}](#{anchor})" for anchor, title in SECTIONS), ""]
-    for anchor, title in SECTIONS:
+    for anchor, title, render in renderers("md"):
         out += [f'<a id="{anchor}"></a>', "", f"## {title}", ""]
-        out += _RENDERERS[anchor](d)
+        out += render(d)
     return "\n".join(out).rstrip() + "\n"

@@ -36,7 +36,7 @@ from landing_zone.review.matrices import decision_findings, decision_matrix, rou
 from landing_zone.review.nag import nag_findings, nag_section
 from landing_zone.review.proofs import proofs_for_assembly
 from landing_zone.review.redteam import GOALS
-from landing_zone.review.rules import ADVISORY, BLOCKING, RULES, rule
+from landing_zone.review.rules import ADVISORY, BLOCKING, RULES, define, rule
 from landing_zone.review.scanners import (
     DEFAULT_SKIPS_FILE,
     ScannerRun,
@@ -121,6 +121,18 @@ def scp_levels_of(matrix: Any) -> list[list[tuple[str, dict[str, Any]]]] | None:
     return [[("FullAWSAccess", FULL_AWS_ACCESS), *((r.name, dict(r.document)) for r in matrix.policies)]]
 
 
+COVERAGE_UNDECIDED = define(
+    "LZ-COVERAGE-UNDECIDED",
+    BLOCKING,
+    "An action on a protected resource is neither denied nor excepted",
+    "An action of the IAM action databases (Write, Permissions management or Tagging) on a resource of the "
+    "protected-resource inventory, or such an action with no resource type, is allowed to a member-account "
+    "administrator by the synthesized SCPs and is not in landing_zone/policies/exceptions.yaml.",
+    "The tamper guardrails are complete only for the actions they deny or a reviewer excepted: an undecided "
+    "action is a way around them. Deny it (guardrails.py) or except it with a reason and a source.",
+)
+
+
 def coverage_findings(coverage: Mapping[str, Any], matrix: Any) -> list[Finding]:
     """One blocking finding per action that the SCPs neither deny nor except (at most 20, then a count)."""
     undecided = coverage.get("undecided") or []
@@ -129,7 +141,7 @@ def coverage_findings(coverage: Mapping[str, Any], matrix: Any) -> list[Finding]
     policy = matrix.policies[0]
     out = [
         finding(
-            "LZ-COVERAGE-UNDECIDED",
+            COVERAGE_UNDECIDED,
             f"{item}: a member-account administrator is not denied it, and landing_zone/policies/exceptions.yaml "
             "does not except it",
             template=policy.template,
@@ -141,8 +153,33 @@ def coverage_findings(coverage: Mapping[str, Any], matrix: Any) -> list[Finding]
         for item in undecided[:20]
     ]
     if len(undecided) > 20:
-        out.append(finding("LZ-COVERAGE-UNDECIDED", f"and {len(undecided) - 20} more undecided action(s)"))
+        out.append(finding(COVERAGE_UNDECIDED, f"and {len(undecided) - 20} more undecided action(s)"))
     return out
+
+
+PROOF_FAILS = define(
+    "LZ-PROOF-FAILS",
+    BLOCKING,
+    "A guardrail property does not hold: the prover found a counterexample",
+    "The SMT prover (section Proofs) found a request that breaks one of the properties P1-P5 stated from the "
+    "configuration (Region confinement, model allow-list, tamper protection, not over-blocking, invoker "
+    "effective permissions); the counterexample is replayed through the evaluator.",
+    "A property that fails on one request fails for an attacker: run the counterexample's simulate command, fix "
+    "the policy, synthesize and review again. A counterexample cannot be acknowledged.",
+)
+
+
+PROOF_NOT_PROVEN = define(
+    "LZ-PROOF-NOT-PROVEN",
+    BLOCKING,
+    "A guardrail property is not proven",
+    "An obligation of P1-P5 timed out, its premise admits no request (vacuous), the prover and the evaluator "
+    "disagree on its counterexample, or the policies hold an element the prover does not encode; and "
+    "landing_zone/review/proof-acknowledgements.yaml does not acknowledge it.",
+    "What is not proven is only sampled: raise --proof-timeout, or acknowledge the obligation with a reason in "
+    "proof-acknowledgements.yaml (the verdict is then qualified). A disagreement is a bug in the prover or the "
+    "evaluator: report it.",
+)
 
 
 def proof_findings(proofs: Mapping[str, Any], matrix: Any) -> list[Finding]:
@@ -159,13 +196,13 @@ def proof_findings(proofs: Mapping[str, Any], matrix: Any) -> list[Finding]:
             "policy_id": policy.id,
         }
     if proofs.get("error"):
-        return [finding("LZ-PROOF-NOT-PROVEN", f"no property could be proven: {proofs['error']}", **where)]
+        return [finding(PROOF_NOT_PROVEN, f"no property could be proven: {proofs['error']}", **where)]
     out = []
     for prop in proofs.get("properties", []):
         failing = [o for o in prop["not_holding"] if o["status"] == "fails"]
         if prop["status"] in ("fails", "disagreement") and failing:
             first = failing[0]
-            rule_id = "LZ-PROOF-FAILS" if prop["status"] == "fails" else "LZ-PROOF-NOT-PROVEN"
+            rule_id = PROOF_FAILS if prop["status"] == "fails" else PROOF_NOT_PROVEN
             what = "counterexample" if prop["status"] == "fails" else "prover and evaluator disagree on"
             more = f" (and {len(failing) - 1} more obligation(s))" if len(failing) > 1 else ""
             out.append(
@@ -183,7 +220,7 @@ def proof_findings(proofs: Mapping[str, Any], matrix: Any) -> list[Finding]:
             more = f" (and {len(open_items) - 1} more)" if len(open_items) > 1 else ""
             out.append(
                 finding(
-                    "LZ-PROOF-NOT-PROVEN",
+                    PROOF_NOT_PROVEN,
                     f"{prop['id']} ({prop['title']}): {first['status']} on {first['label']}{more}"
                     + (f" — {first['reason']}" if first.get("reason") else ""),
                     element=prop["id"],

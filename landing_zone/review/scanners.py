@@ -33,6 +33,7 @@ import yaml
 from landing_zone.assembly import Assembly
 from landing_zone.errors import LandingZoneError
 from landing_zone.review.findings import Finding, finding
+from landing_zone.review.rules import BLOCKING, define
 
 __all__ = [
     "CheckovSkip",
@@ -406,17 +407,45 @@ def scanners_section(
     }
 
 
+CFN_LINT_ERROR = define(
+    "LZ-CFN-LINT-ERROR",
+    BLOCKING,
+    "cfn-lint error",
+    "cfn-lint reports an error in a template (warnings and informational results are listed, not findings).",
+    "CloudFormation is likely to reject or misread the template. Fix the property.",
+)
+
+
+CHECKOV_FAILED = define(
+    "LZ-CHECKOV-FAILED",
+    BLOCKING,
+    "checkov check failed and not skipped",
+    "checkov reports a failed check that checkov-skips.yaml does not list with a reason.",
+    "Fix the resource, or list the check in checkov-skips.yaml for this resource with a reason (at least "
+    "20 characters, saying what makes it safe).",
+)
+
+
+SCANNER_ERROR = define(
+    "LZ-SCANNER-ERROR",
+    BLOCKING,
+    "A scanner could not run",
+    "cfn-lint or checkov is not installed, crashed, or produced no readable output.",
+    "The review is incomplete without the scanner. Run `make scanners` (or set LZ_SCANNERS_PYTHON) and review again.",
+)
+
+
 def scanner_findings(section: Mapping[str, Any]) -> list[Finding]:
     if not section.get("ran"):
         return []
     out: list[Finding] = []
     for tool in ("cfn_lint", "checkov"):
         if section[tool]["error"]:
-            out.append(finding("LZ-SCANNER-ERROR", section[tool]["error"], element=tool.replace("_", "-")))
+            out.append(finding(SCANNER_ERROR, section[tool]["error"], element=tool.replace("_", "-")))
     for e in section["cfn_lint"]["errors"]:
         out.append(
             finding(
-                "LZ-CFN-LINT-ERROR",
+                CFN_LINT_ERROR,
                 f"{e['rule']} {e['message']}",
                 template=e["template"],
                 logical_id=e["logical_id"],
@@ -426,7 +455,7 @@ def scanner_findings(section: Mapping[str, Any]) -> list[Finding]:
     for f in section["checkov"]["failed"]:
         out.append(
             finding(
-                "LZ-CHECKOV-FAILED",
+                CHECKOV_FAILED,
                 f"{f['check']} {f['name']} ({f['resource']}); fix it or list it with a "
                 f"reason in {Path(section['checkov']['skips_file']).name}",
                 template=f["template"],

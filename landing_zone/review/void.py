@@ -24,6 +24,7 @@ from typing import Any
 from landing_zone.assembly import Assembly
 from landing_zone.plan import Plan
 from landing_zone.review.findings import Finding, finding
+from landing_zone.review.rules import BLOCKING, define
 
 __all__ = ["enforced_section", "void_findings"]
 
@@ -40,6 +41,56 @@ def _where(res: Any) -> dict[str, Any]:
     return {"template": res.stack.file, "stack": res.stack.name, "logical_id": res.logical_id}
 
 
+VOID_NO_ENDPOINT = define(
+    "LZ-VOID-NO-ENDPOINT",
+    BLOCKING,
+    "Endpoint use is required, but there is no Bedrock endpoint",
+    "access.require_vpc_endpoint is true and the assembly has no bedrock-runtime interface endpoint.",
+    "The invoker policies admit calls only through the landing zone's endpoints: without one every call fails, "
+    "and the usual fix under pressure is to drop the condition. Add bedrock-runtime to network.endpoints.",
+)
+
+
+VOID_MANAGEMENT_ACCOUNT = define(
+    "LZ-VOID-MANAGEMENT-ACCOUNT",
+    BLOCKING,
+    "The management account is a workload account: SCPs do not apply there",
+    "organization.management_account_id is one of the accounts (or the deployment account).",
+    "SCPs never restrict the management account, so every guardrail is void in it. Run the workloads in a "
+    "member account under organization.target_ids.",
+)
+
+
+VOID_NO_TARGETS = define(
+    "LZ-VOID-NO-TARGETS",
+    BLOCKING,
+    "The SCPs are attached to no target",
+    "Organization mode, and no service control policy of the assembly has TargetIds.",
+    "An SCP binds only the roots, OUs and accounts it is attached to: with none, the guardrails bind nobody. "
+    "List them in organization.target_ids.",
+)
+
+
+VOID_LOGGING_OFF = define(
+    "LZ-VOID-LOGGING-OFF",
+    BLOCKING,
+    "Model invocation logging is off",
+    "invocation_logging.enabled is false.",
+    "Without invocation logs nobody can tell who invoked which model with what: detection and forensics of "
+    "the threat model are void. Turn invocation_logging on.",
+)
+
+
+VOID_KILL_SWITCH = define(
+    "LZ-VOID-KILL-SWITCH",
+    BLOCKING,
+    "The kill switch stops no invoker",
+    "cost.kill_switch is true, but no budget action of the assembly attaches the deny to an invoker role.",
+    "The budget's last line of defence does nothing: spend continues past the budget. Give the landing zone an "
+    "application (an invoker role), or turn the kill switch off knowingly.",
+)
+
+
 def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
     config = plan.config
     out: list[Finding] = []
@@ -49,7 +100,7 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
         if not runtime:
             out.append(
                 finding(
-                    "LZ-VOID-NO-ENDPOINT",
+                    VOID_NO_ENDPOINT,
                     "access.require_vpc_endpoint is true (invokers may call Bedrock only through the landing zone's "
                     f"endpoints) but the assembly has no bedrock-runtime interface endpoint (network.endpoints: "
                     f"{list(config.network.endpoints)})",
@@ -61,7 +112,7 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
         if org.management_account_id in mine:
             out.append(
                 finding(
-                    "LZ-VOID-MANAGEMENT-ACCOUNT",
+                    VOID_MANAGEMENT_ACCOUNT,
                     f"organization.management_account_id {org.management_account_id} is also a workload or "
                     f"deployment account: SCPs never apply to the management account ({SCP_DOC})",
                 )
@@ -72,7 +123,7 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
         if scps and not any(r.prop("TargetIds") for r in scps):
             out.append(
                 finding(
-                    "LZ-VOID-NO-TARGETS",
+                    VOID_NO_TARGETS,
                     f"{len(scps)} SCP(s), attached to no root, OU or account (organization.target_ids is empty): "
                     "they bind nobody",
                     **_where(scps[0]),
@@ -81,7 +132,7 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
     if not config.invocation_logging.enabled:
         out.append(
             finding(
-                "LZ-VOID-LOGGING-OFF",
+                VOID_LOGGING_OFF,
                 "invocation_logging.enabled is false: no record of who invoked which model with what prompt",
             )
         )
@@ -96,7 +147,7 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
             where = _where(actions[0]) if actions else {}
             out.append(
                 finding(
-                    "LZ-VOID-KILL-SWITCH",
+                    VOID_KILL_SWITCH,
                     "cost.kill_switch is true but "
                     + (
                         "no budget action attaches the deny to an invoker role"
