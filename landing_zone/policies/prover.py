@@ -518,9 +518,6 @@ class Encoder:
                 (denies if stmt.effect == "Deny" else allows).append(self.statement(stmt, name))
         return denies, allows
 
-    def denied_explicitly(self, policies: Iterable[tuple[str, Mapping[str, Any]]]) -> z3.BoolRef:
-        return z3.Or(self._effects(policies)[0])
-
     def allowed(self, guard: Guard) -> z3.BoolRef:
         """The guard allows the request (no Deny matches; an Allow matches in the set / at every SCP level)."""
         denies: list[z3.BoolRef] = []
@@ -547,15 +544,6 @@ class Encoder:
         kv = self.request.key(key)
         single = z3.BoolVal(True) if kv.count is None else kv.count == 1
         return z3.And(kv.present, single, z3.Or([kv.values[0] == z3.StringVal(v) for v in values]))
-
-    def any_value_in(self, key: str, values: Iterable[str]) -> z3.BoolRef:
-        """The key is present and one of its values is in ``values``."""
-        kv = self.request.key(key)
-        vals = list(values)
-        return z3.And(
-            kv.present,
-            z3.Or([z3.And(kv.active(i), z3.Or([v == z3.StringVal(x) for x in vals])) for i, v in enumerate(kv.values)]),
-        )
 
     def value_like(self, key: str, patterns: Iterable[str]) -> z3.BoolRef:
         """The (single-valued) key is present and its value matches one of the String/ArnLike globs."""

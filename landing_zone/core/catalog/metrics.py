@@ -26,7 +26,6 @@ __all__ = [
     "MetricCatalog",
     "MetricSource",
     "load_metric_catalog",
-    "metric_assumptions",
 ]
 
 DEFAULT_METRICS_PATH = Path(__file__).resolve().parent / "metrics.yaml"
@@ -191,9 +190,3 @@ def load_metric_catalog(path: Path | str | None = None) -> MetricCatalog:
         for name, e in doc.endpoints.items()
     }
     return MetricCatalog(endpoints=MappingProxyType(endpoints), path=str(file))
-
-
-def metric_assumptions(metric_catalog: MetricCatalog | None = None) -> list[str]:
-    """Every explicit assumption of the metric catalog, as one sentence each (synth, review and cost report)."""
-    catalog = metric_catalog or load_metric_catalog()
-    return [f"{e.namespace}: {a}" for e in catalog.endpoints.values() for a in e.assumptions]
