@@ -26,7 +26,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
@@ -362,6 +362,110 @@ def _condition_keys(condition: Mapping[str, Any]) -> list[tuple[str, str, list[s
     return out
 
 
+@dataclass
+class _Statement:
+    """One statement being checked: its actions expanded against the database, and where its issues go."""
+
+    stmt: Mapping[str, Any]
+    sid: str
+    policy: str
+    issues: list[Issue]
+    deny: bool = False
+    action_patterns: list[str] = field(default_factory=list)
+    named: list[Action] = field(default_factory=list)  # actions named without a wildcard
+    expanded: list[Action] = field(default_factory=list)
+
+    def issue(self, kind: str, detail: str) -> None:
+        self.issues.append(Issue(self.policy, self.sid, kind, detail))
+
+
+def _check_actions(s: _Statement) -> None:
+    s.deny = s.stmt.get("Effect") == "Deny"
+    s.action_patterns = [str(a) for a in _as_list(s.stmt.get("Action", s.stmt.get("NotAction", [])))]
+    allowed_unknown = {a.lower() for a in UNKNOWN_ACTIONS_ALLOWED}
+    for pattern in s.action_patterns:
+        if pattern == "*":
+            continue
+        found = expand(pattern)
+        if not found and pattern.lower() not in allowed_unknown:
+            s.issue("unknown-action", f"{pattern} is not in the IAM action database ({database_version()})")
+        s.expanded += found
+        if "*" not in pattern and "?" not in pattern:
+            s.named += found
+
+
+def _key_is_known(s: _Statement, key: str) -> bool:
+    """Report an unknown condition key; True when the key is known (or allowed unknown)."""
+    service = key.split(":", 1)[0].lower()
+    if service == "aws":
+        if _is_global(key) or key.lower().startswith(TAG_KEYS):
+            return True
+        s.issue("unknown-key", f"{key} is not a global condition key")
+        return False
+    if key.lower() in {k.lower() for k in UNKNOWN_KEYS_ALLOWED} or _key_known(key, _service_keys(service)):
+        return True
+    s.issue("unknown-key", f"{key} is not a condition key of {service}")
+    return False
+
+
+def _check_conditions(s: _Statement) -> None:
+    services = {p.split(":", 1)[0].lower() for p in s.action_patterns if ":" in p}
+    conditions = _condition_keys(s.stmt.get("Condition", {}))
+    for operator, key, _values in conditions:
+        if not _key_is_known(s, key) or not s.deny or "Action" not in s.stmt or _is_global(key):
+            continue
+        guarded = [a for a in s.expanded if a.service in services]
+        if not guarded:
+            continue
+        applies = [a for a in guarded if _key_known(key, a.keys) and not _not_by_default(a.service, key)]
+        # A Null "false" test on the same key restricts every other test on it to requests that carry the key.
+        present_only = any(op == "Null" and k.lower() == key.lower() and v == ["false"] for op, k, v in conditions)
+        lenient = operator.endswith("IfExists") or present_only
+        if lenient and not applies:
+            s.issue("key-not-applicable", f"{key} applies to none of {', '.join(sorted({a.full for a in guarded}))}")
+        elif not lenient and len(applies) < len(guarded):
+            missing = sorted({a.full for a in guarded} - {a.full for a in applies})
+            s.issue(
+                "key-not-applicable",
+                f"{key} ({operator}) is not in the request context of "
+                f"{', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: the deny can never match them",
+            )
+
+
+def _check_resource_fit(s: _Statement, resolved: list[str], all_resolved: bool) -> None:
+    concrete = [r for r in resolved if r != "*"]
+    for arn in concrete:
+        if not any(fits(arn, rt) for a in s.expanded for rt in a.resource_types):
+            s.issue(
+                "resource-mismatch",
+                f"{arn} fits no resource type of {', '.join(s.action_patterns[:6])}"
+                f"{' ...' if len(s.action_patterns) > 6 else ''}",
+            )
+    if s.deny and "Resource" in s.stmt and "*" not in resolved and all_resolved:
+        for action in s.named:
+            if not any(fits(arn, rt) for arn in concrete for rt in action.resource_types):
+                types = ", ".join(rt.name for rt in action.resource_types) or "none: it needs Resource '*'"
+                s.issue(
+                    "action-never-matched",
+                    f"{action.full}: no resource of the statement fits its resource types ({types})",
+                )
+
+
+def _check_not_resource(s: _Statement, resolved: list[str]) -> None:
+    concrete = [r for r in resolved if r != "*"]
+    for action in s.expanded:
+        for rt in action.resource_types:
+            if not rt.required or any(fits(arn, rt) for arn in concrete):
+                continue
+            if (s.sid, f"{action.service}:{rt.name}") in DENIED_RESOURCE_TYPES:
+                continue
+            s.issue(
+                "notresource-uncovered",
+                f"{action.full} is always authorised against a {rt.name} "
+                f"({rt.arn}); no NotResource entry fits it, so every such request is denied",
+            )
+
+
 def check_document(
     document: Mapping[str, Any],
     *,
@@ -371,91 +475,19 @@ def check_document(
     """Every issue in one policy document.  ``resolve(value) -> str | None`` turns a template value (intrinsic
     functions) into an ARN pattern, None when it cannot be known offline (then the fit check skips it)."""
     issues: list[Issue] = []
-    statements = _as_list(document.get("Statement", []))
-    for index, stmt in enumerate(statements):
-        sid = str(stmt.get("Sid") or f"#{index}")
-
-        def issue(kind: str, detail: str, sid: str = sid) -> None:
-            issues.append(Issue(policy, sid, kind, detail))
-
-        deny = stmt.get("Effect") == "Deny"
-        action_patterns = [str(a) for a in _as_list(stmt.get("Action", stmt.get("NotAction", [])))]
-        named: list[Action] = []  # actions named without a wildcard
-        expanded: list[Action] = []
-        for pattern in action_patterns:
-            if pattern == "*":
-                continue
-            found = expand(pattern)
-            if not found and pattern.lower() not in {a.lower() for a in UNKNOWN_ACTIONS_ALLOWED}:
-                issue("unknown-action", f"{pattern} is not in the IAM action database ({database_version()})")
-            expanded += found
-            if "*" not in pattern and "?" not in pattern:
-                named += found
-        services = {p.split(":", 1)[0].lower() for p in action_patterns if ":" in p}
-        conditions = _condition_keys(stmt.get("Condition", {}))
-        for operator, key, _values in conditions:
-            service = key.split(":", 1)[0].lower()
-            if service == "aws":
-                if not (_is_global(key) or key.lower().startswith(TAG_KEYS)):
-                    issue("unknown-key", f"{key} is not a global condition key")
-                    continue
-            elif key.lower() not in {k.lower() for k in UNKNOWN_KEYS_ALLOWED} and not _key_known(
-                key, _service_keys(service)
-            ):
-                issue("unknown-key", f"{key} is not a condition key of {service}")
-                continue
-            if not deny or "Action" not in stmt or _is_global(key):
-                continue
-            guarded = [a for a in expanded if a.service in services]
-            if not guarded:
-                continue
-            applies = [a for a in guarded if _key_known(key, a.keys) and not _not_by_default(a.service, key)]
-            # A Null "false" test on the same key restricts every other test on it to requests that carry the key.
-            present_only = any(op == "Null" and k.lower() == key.lower() and v == ["false"] for op, k, v in conditions)
-            lenient = operator.endswith("IfExists") or present_only
-            if lenient and not applies:
-                issue("key-not-applicable", f"{key} applies to none of {', '.join(sorted({a.full for a in guarded}))}")
-            elif not lenient and len(applies) < len(guarded):
-                missing = sorted({a.full for a in guarded} - {a.full for a in applies})
-                issue(
-                    "key-not-applicable",
-                    f"{key} ({operator}) is not in the request context of "
-                    f"{', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: the deny can never match them",
-                )
-        # resources
+    for index, stmt in enumerate(_as_list(document.get("Statement", []))):
+        s = _Statement(stmt, str(stmt.get("Sid") or f"#{index}"), policy, issues)
+        _check_actions(s)
+        _check_conditions(s)
         resource_values = _as_list(stmt.get("Resource", stmt.get("NotResource", [])))
-        resolved: list[str] = []
-        for value in resource_values:
-            text = value if isinstance(value, str) else (resolve(value) if resolve else None)
-            if text is not None:
-                resolved.append(text)
-        concrete = [r for r in resolved if r != "*"]
-        if "Action" in stmt and expanded:
-            for arn in concrete:
-                if not any(fits(arn, rt) for a in expanded for rt in a.resource_types):
-                    issue(
-                        "resource-mismatch",
-                        f"{arn} fits no resource type of {', '.join(action_patterns[:6])}"
-                        f"{' ...' if len(action_patterns) > 6 else ''}",
-                    )
-            if deny and "Resource" in stmt and "*" not in resolved and len(resolved) == len(resource_values):
-                for action in named:
-                    if not any(fits(arn, rt) for arn in concrete for rt in action.resource_types):
-                        types = ", ".join(rt.name for rt in action.resource_types) or "none: it needs Resource '*'"
-                        issue(
-                            "action-never-matched",
-                            f"{action.full}: no resource of the statement fits its resource types ({types})",
-                        )
-        if deny and "NotResource" in stmt and len(resolved) == len(resource_values):
-            for action in expanded:
-                for rt in action.resource_types:
-                    if not rt.required or any(fits(arn, rt) for arn in concrete):
-                        continue
-                    if (sid, f"{action.service}:{rt.name}") in DENIED_RESOURCE_TYPES:
-                        continue
-                    issue(
-                        "notresource-uncovered",
-                        f"{action.full} is always authorised against a {rt.name} "
-                        f"({rt.arn}); no NotResource entry fits it, so every such request is denied",
-                    )
+        resolved = [
+            text
+            for value in resource_values
+            if (text := value if isinstance(value, str) else (resolve(value) if resolve else None)) is not None
+        ]
+        all_resolved = len(resolved) == len(resource_values)
+        if "Action" in stmt and s.expanded:
+            _check_resource_fit(s, resolved, all_resolved)
+        if s.deny and "NotResource" in stmt and all_resolved:
+            _check_not_resource(s, resolved)
     return issues
