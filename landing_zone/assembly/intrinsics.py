@@ -65,75 +65,103 @@ def _render(value: Any, exports: Exports, depth: int) -> str:
     if not is_intrinsic(value):
         return _short(value)
     ((name, arg),) = value.items()
-    if name == "Ref":
-        return f"<{arg}>" if isinstance(arg, str) else f"<Ref {_short(arg)}>"
-    if name == "Fn::GetAtt":
-        if isinstance(arg, list) and len(arg) == 2:
-            return f"<{_render(arg[0], exports, depth + 1)}.{_render(arg[1], exports, depth + 1)}>"
-        if isinstance(arg, str):
-            return f"<{arg}>"
-        return f"<Fn::GetAtt {_short(arg)}>"
-    if name == "Fn::Join":
-        if isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str):
-            parts = arg[1] if isinstance(arg[1], list) else [arg[1]]
-            return arg[0].join(_render(p, exports, depth + 1) for p in parts)
-        return f"<Fn::Join {_short(arg)}>"
-    if name == "Fn::Sub":
-        template, variables = (
-            (arg, {})
-            if isinstance(arg, str)
-            else (arg[0], arg[1])
-            if isinstance(arg, list) and len(arg) == 2
-            else (None, None)
-        )
-        if not isinstance(template, str) or not isinstance(variables, dict):
-            return f"<Fn::Sub {_short(arg)}>"
+    handler = _RENDER_INTRINSIC.get(name)
+    text = handler(arg, exports, depth + 1) if handler else None
+    return text if text is not None else f"<{name} {_short(arg)}>"
 
-        def sub(match: re.Match[str]) -> str:
-            key = match.group(1)
-            if key in variables:
-                return _render(variables[key], exports, depth + 1)
-            return f"<{key}>"
 
-        return _SUB_VAR.sub(sub, template).replace("${!", "${")
-    if name == "Fn::ImportValue":
-        export_name = _render(arg, exports, depth + 1)
-        if export_name in exports:
-            stack, exported = exports[export_name]
-            inner = _render(exported, {}, depth + 1)
-            if inner.startswith("<") and inner.endswith(">") and inner.count("<") == 1:
-                return f"<{stack}:{inner[1:-1]}>"
-            return inner
+# One renderer per intrinsic function: (argument, exports, depth) -> text, or None for an argument of the wrong
+# shape (then shown as ``<Fn::X argument>``).
+def _r_ref(arg: Any, exports: Exports, depth: int) -> str | None:
+    return f"<{arg}>" if isinstance(arg, str) else f"<Ref {_short(arg)}>"
+
+
+def _r_getatt(arg: Any, exports: Exports, depth: int) -> str | None:
+    if isinstance(arg, list) and len(arg) == 2:
+        return f"<{_render(arg[0], exports, depth)}.{_render(arg[1], exports, depth)}>"
+    return f"<{arg}>" if isinstance(arg, str) else None
+
+
+def _r_join(arg: Any, exports: Exports, depth: int) -> str | None:
+    if isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str):
+        parts = arg[1] if isinstance(arg[1], list) else [arg[1]]
+        return arg[0].join(_render(p, exports, depth) for p in parts)
+    return None
+
+
+def _r_sub(arg: Any, exports: Exports, depth: int) -> str | None:
+    template, variables = (
+        (arg, {})
+        if isinstance(arg, str)
+        else (arg[0], arg[1])
+        if isinstance(arg, list) and len(arg) == 2
+        else (None, None)
+    )
+    if not isinstance(template, str) or not isinstance(variables, dict):
+        return None
+
+    def sub(match: re.Match[str]) -> str:
+        key = match.group(1)
+        return _render(variables[key], exports, depth) if key in variables else f"<{key}>"
+
+    return _SUB_VAR.sub(sub, template).replace("${!", "${")
+
+
+def _r_import(arg: Any, exports: Exports, depth: int) -> str | None:
+    export_name = _render(arg, exports, depth)
+    if export_name not in exports:
         return f"<import {export_name}>"
-    if name == "Fn::Select":
-        if isinstance(arg, list) and len(arg) == 2:
-            index, items = arg
-            if (
-                isinstance(items, list)
-                and isinstance(index, (int, str))
-                and str(index).isdigit()
-                and int(index) < len(items)
-            ):
-                return _render(items[int(index)], exports, depth + 1)
-            return f"<item {_render(index, exports, depth + 1)} of {_render(items, exports, depth + 1)}>"
-        return f"<Fn::Select {_short(arg)}>"
-    if name == "Fn::If":
-        if isinstance(arg, list) and len(arg) == 3:
-            cond, yes, no = arg
-            return f"<if {cond}: {_render(yes, exports, depth + 1)} else {_render(no, exports, depth + 1)}>"
-        return f"<Fn::If {_short(arg)}>"
-    if name == "Fn::GetAZs":
-        region = _render(arg, exports, depth + 1)
-        return f"<AZs of {region or 'the stack Region'}>"
-    if name == "Fn::FindInMap" and isinstance(arg, list):
-        return "<map " + ".".join(_render(a, exports, depth + 1) for a in arg) + ">"
-    if name == "Fn::Split" and isinstance(arg, list) and len(arg) == 2:
-        return f"<split {_render(arg[1], exports, depth + 1)} on {arg[0]!r}>"
-    if name == "Fn::Base64":
-        return f"<base64 {_render(arg, exports, depth + 1)}>"
-    if name == "Condition":
-        return f"<condition {arg}>"
-    return f"<{name} {_short(arg)}>"
+    stack, exported = exports[export_name]
+    inner = _render(exported, {}, depth)
+    if inner.startswith("<") and inner.endswith(">") and inner.count("<") == 1:
+        return f"<{stack}:{inner[1:-1]}>"
+    return inner
+
+
+def _r_select(arg: Any, exports: Exports, depth: int) -> str | None:
+    if not (isinstance(arg, list) and len(arg) == 2):
+        return None
+    index, items = arg
+    if isinstance(items, list) and isinstance(index, (int, str)) and str(index).isdigit() and int(index) < len(items):
+        return _render(items[int(index)], exports, depth)
+    return f"<item {_render(index, exports, depth)} of {_render(items, exports, depth)}>"
+
+
+def _r_if(arg: Any, exports: Exports, depth: int) -> str | None:
+    if isinstance(arg, list) and len(arg) == 3:
+        cond, yes, no = arg
+        return f"<if {cond}: {_render(yes, exports, depth)} else {_render(no, exports, depth)}>"
+    return None
+
+
+def _r_getazs(arg: Any, exports: Exports, depth: int) -> str | None:
+    return f"<AZs of {_render(arg, exports, depth) or 'the stack Region'}>"
+
+
+def _r_findinmap(arg: Any, exports: Exports, depth: int) -> str | None:
+    return "<map " + ".".join(_render(a, exports, depth) for a in arg) + ">" if isinstance(arg, list) else None
+
+
+def _r_split(arg: Any, exports: Exports, depth: int) -> str | None:
+    if isinstance(arg, list) and len(arg) == 2:
+        return f"<split {_render(arg[1], exports, depth)} on {arg[0]!r}>"
+    return None
+
+
+_RENDER_INTRINSIC: dict[str, Callable[[Any, Exports, int], str | None]] = {
+    "Ref": _r_ref,
+    "Fn::GetAtt": _r_getatt,
+    "Fn::Join": _r_join,
+    "Fn::Sub": _r_sub,
+    "Fn::ImportValue": _r_import,
+    "Fn::Select": _r_select,
+    "Fn::If": _r_if,
+    "Fn::GetAZs": _r_getazs,
+    "Fn::FindInMap": _r_findinmap,
+    "Fn::Split": _r_split,
+    "Fn::Base64": lambda arg, exports, depth: f"<base64 {_render(arg, exports, depth)}>",
+    "Condition": lambda arg, exports, depth: f"<condition {arg}>",
+}
 
 
 def render_document(value: Any, exports: Exports | None = None) -> Any:
@@ -151,6 +179,43 @@ def render_document(value: Any, exports: Exports | None = None) -> Any:
 # --------------------------------------------------------------------------------------------------
 # Resolving: concrete values, as far as they can be known offline
 # --------------------------------------------------------------------------------------------------
+
+
+# What a Fn::GetAtt / Ref of a resource resolves to offline: (name property or None for the lower-cased logical ID,
+# the name to use when the template leaves it to CloudFormation, the ARN format).
+_GETATT_ARNS: dict[tuple[Any, str], tuple[str | None, str, str]] = {
+    # CloudFormation's log group Arn ends with ':*'
+    ("AWS::Logs::LogGroup", "Arn"): (
+        "LogGroupName",
+        "generated-log-group",
+        "arn:aws:logs:{region}:{account}:log-group:{name}:*",
+    ),
+    ("AWS::Lambda::Function", "Arn"): (
+        "FunctionName",
+        "generated-function",
+        "arn:aws:lambda:{region}:{account}:function:{name}",
+    ),
+    ("AWS::IAM::Role", "Arn"): ("RoleName", "generated-role", "arn:aws:iam::{account}:role/{name}"),
+    ("AWS::S3::Bucket", "Arn"): ("BucketName", "generated-bucket", "arn:aws:s3:::{name}"),
+    ("AWS::KMS::Key", "Arn"): ("", "", "arn:aws:kms:{region}:{account}:key/00000000-0000-0000-0000-000000000000"),
+    ("AWS::Bedrock::ApplicationInferenceProfile", "InferenceProfileArn"): (
+        None,
+        "",
+        "arn:aws:bedrock:{region}:{account}:application-inference-profile/{name}",
+    ),
+    ("AWS::Bedrock::Guardrail", "GuardrailArn"): (None, "", "arn:aws:bedrock:{region}:{account}:guardrail/{name}"),
+}
+_REF_ARNS: dict[Any, tuple[str | None, str, str]] = {
+    "AWS::SNS::Topic": ("TopicName", "generated-topic", "arn:aws:sns:{region}:{account}:{name}"),
+    "AWS::IAM::ManagedPolicy": ("ManagedPolicyName", "generated-policy", "arn:aws:iam::{account}:policy/{name}"),
+}
+# a Ref of these is the name
+_REF_NAMES = {
+    "AWS::S3::Bucket": "BucketName",
+    "AWS::Logs::LogGroup": "LogGroupName",
+    "AWS::IAM::Role": "RoleName",
+    "AWS::Lambda::Function": "FunctionName",
+}
 
 
 def template_resolver(template_body: Mapping[str, Any], *, account: str, region: str) -> Any:
@@ -173,51 +238,23 @@ def template_resolver(template_body: Mapping[str, Any], *, account: str, region:
         value = props.get(prop, default)
         return value if isinstance(value, str) else resolve(value)
 
+    def arn(logical_id: str, shape: tuple[str | None, str, str]) -> str | None:
+        prop, default, fmt = shape
+        name = name_of(logical_id, prop, default) if prop else logical_id.lower()
+        return None if name is None else fmt.format(region=region, account=account, name=name)
+
     def get_att(logical_id: str, attribute: str) -> str | None:
         res = resources.get(logical_id)
-        if not isinstance(res, Mapping):
-            return None
-        kind = res.get("Type")
-        if kind == "AWS::Logs::LogGroup" and attribute == "Arn":  # CloudFormation's Arn ends with ':*'
-            name = name_of(logical_id, "LogGroupName", "generated-log-group")
-            return None if name is None else f"arn:aws:logs:{region}:{account}:log-group:{name}:*"
-        if kind == "AWS::Lambda::Function" and attribute == "Arn":
-            name = name_of(logical_id, "FunctionName", "generated-function")
-            return None if name is None else f"arn:aws:lambda:{region}:{account}:function:{name}"
-        if kind == "AWS::IAM::Role" and attribute == "Arn":
-            name = name_of(logical_id, "RoleName", "generated-role")
-            return None if name is None else f"arn:aws:iam::{account}:role/{name}"
-        if kind == "AWS::S3::Bucket" and attribute == "Arn":
-            name = name_of(logical_id, "BucketName", "generated-bucket")
-            return None if name is None else f"arn:aws:s3:::{name}"
-        if kind == "AWS::KMS::Key" and attribute == "Arn":
-            return f"arn:aws:kms:{region}:{account}:key/00000000-0000-0000-0000-000000000000"
-        if kind == "AWS::Bedrock::ApplicationInferenceProfile" and attribute == "InferenceProfileArn":
-            return f"arn:aws:bedrock:{region}:{account}:application-inference-profile/{logical_id.lower()}"
-        if kind == "AWS::Bedrock::Guardrail" and attribute == "GuardrailArn":
-            return f"arn:aws:bedrock:{region}:{account}:guardrail/{logical_id.lower()}"
-        return None
+        shape = _GETATT_ARNS.get((res.get("Type"), attribute)) if isinstance(res, Mapping) else None
+        return arn(logical_id, shape) if shape else None
 
     def ref(logical_id: str) -> str | None:
         if logical_id in pseudo:
             return pseudo[logical_id]
-        res = resources.get(logical_id, {})
-        kind = res.get("Type")
-        if kind == "AWS::SNS::Topic":
-            name = name_of(logical_id, "TopicName", "generated-topic")
-            return None if name is None else f"arn:aws:sns:{region}:{account}:{name}"
-        if kind == "AWS::IAM::ManagedPolicy":
-            name = name_of(logical_id, "ManagedPolicyName", "generated-policy")
-            return None if name is None else f"arn:aws:iam::{account}:policy/{name}"
-        if kind in ("AWS::S3::Bucket", "AWS::Logs::LogGroup", "AWS::IAM::Role", "AWS::Lambda::Function"):
-            prop = {
-                "AWS::S3::Bucket": "BucketName",
-                "AWS::Logs::LogGroup": "LogGroupName",
-                "AWS::IAM::Role": "RoleName",
-                "AWS::Lambda::Function": "FunctionName",
-            }[kind]
-            return name_of(logical_id, prop, "generated")
-        return None
+        kind = resources.get(logical_id, {}).get("Type")
+        if kind in _REF_ARNS:
+            return arn(logical_id, _REF_ARNS[kind])
+        return name_of(logical_id, _REF_NAMES[kind], "generated") if kind in _REF_NAMES else None
 
     def resolve(value: Any) -> str | None:
         if isinstance(value, str):
