@@ -159,7 +159,6 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 def _check_integrity(catalog: Catalog) -> list[str]:
     problems: list[str] = []
-    known = set(catalog.regions)
     seen_names: dict[str, str] = {}
     for model_id, model in catalog.models.items():
         where = f"models.{model_id}"
@@ -169,49 +168,60 @@ def _check_integrity(catalog: Catalog) -> list[str]:
             if name in seen_names and seen_names[name] != model_id:
                 problems.append(f"{where}.aliases: {name!r} is already used by {seen_names[name]}")
             seen_names[name] = model_id
-        for field in ("in_region_regions", "mantle_regions"):
-            for region in getattr(model, field):
-                if region not in known:
-                    problems.append(f"{where}.{field}: unknown Region {region!r}")
-        if "mantle" in model.endpoints and not model.mantle_regions:
-            problems.append(f"{where}.mantle_regions: empty, but endpoints include 'mantle'")
-        if "mantle" not in model.endpoints and model.mantle_regions:
-            problems.append(f"{where}.mantle_regions: set, but endpoints do not include 'mantle'")
-        if catalog.mantle_endpoint_regions is not None:
-            outside = sorted(set(model.mantle_regions) - set(catalog.mantle_endpoint_regions.regions))
-            if outside:
-                problems.append(
-                    f"{where}.mantle_regions: {outside} have no bedrock-mantle endpoint "
-                    f"(mantle_endpoint_regions: {', '.join(catalog.mantle_endpoint_regions.regions)})"
-                )
+        problems += _model_region_problems(catalog, where, model)
         for i, profile in enumerate(model.inference_profiles):
-            pwhere = f"{where}.inference_profiles[{i}]"
-            expected_prefix = GLOBAL_PREFIX if profile.scope == "global" else None
-            if not profile.id.endswith("." + model.id):
-                problems.append(f"{pwhere}.id: got {profile.id!r}; must be '<prefix>.{model.id}'")
-            if expected_prefix and profile.prefix != expected_prefix:
-                problems.append(f"{pwhere}.id: global profiles start with 'global.', got {profile.id!r}")
-            if profile.scope == "geographic" and profile.prefix not in GEOGRAPHIC_PREFIXES:
-                problems.append(
-                    f"{pwhere}.id: prefix {profile.prefix!r} is not a geographic prefix {GEOGRAPHIC_PREFIXES}"
-                )
-            if profile.scope == "global" and tuple(profile.destination_regions) != (ALL_REGIONS,):
-                problems.append(f"{pwhere}.destination_regions: global profiles route to every Region; use ['*']")
-            if profile.scope == "geographic" and ALL_REGIONS in profile.destination_regions:
-                problems.append(f"{pwhere}.destination_regions: '*' is only valid for global profiles")
-            for region in profile.source_regions:
-                if region not in known:
-                    problems.append(f"{pwhere}.source_regions: unknown Region {region!r}")
-            for region in profile.destination_regions:
-                if region != ALL_REGIONS and region not in known:
-                    problems.append(f"{pwhere}.destination_regions: unknown Region {region!r}")
-            if profile.scope == "geographic":
-                missing = set(profile.source_regions) - set(profile.destination_regions)
-                if missing:
-                    problems.append(
-                        f"{pwhere}: source Regions {sorted(missing)} are not destinations; a geographic profile "
-                        "always serves its own source Regions"
-                    )
+            problems += _profile_problems(set(catalog.regions), f"{where}.inference_profiles[{i}]", model, profile)
+    return problems
+
+
+def _model_region_problems(catalog: Catalog, where: str, model: Model) -> list[str]:
+    problems = [
+        f"{where}.{field}: unknown Region {region!r}"
+        for field in ("in_region_regions", "mantle_regions")
+        for region in getattr(model, field)
+        if region not in catalog.regions
+    ]
+    if "mantle" in model.endpoints and not model.mantle_regions:
+        problems.append(f"{where}.mantle_regions: empty, but endpoints include 'mantle'")
+    if "mantle" not in model.endpoints and model.mantle_regions:
+        problems.append(f"{where}.mantle_regions: set, but endpoints do not include 'mantle'")
+    if catalog.mantle_endpoint_regions is not None:
+        outside = sorted(set(model.mantle_regions) - set(catalog.mantle_endpoint_regions.regions))
+        if outside:
+            problems.append(
+                f"{where}.mantle_regions: {outside} have no bedrock-mantle endpoint "
+                f"(mantle_endpoint_regions: {', '.join(catalog.mantle_endpoint_regions.regions)})"
+            )
+    return problems
+
+
+def _profile_problems(known: set[str], pwhere: str, model: Model, profile: InferenceProfile) -> list[str]:
+    problems: list[str] = []
+    if not profile.id.endswith("." + model.id):
+        problems.append(f"{pwhere}.id: got {profile.id!r}; must be '<prefix>.{model.id}'")
+    if profile.scope == "global":
+        if profile.prefix != GLOBAL_PREFIX:
+            problems.append(f"{pwhere}.id: global profiles start with 'global.', got {profile.id!r}")
+        if tuple(profile.destination_regions) != (ALL_REGIONS,):
+            problems.append(f"{pwhere}.destination_regions: global profiles route to every Region; use ['*']")
+    if profile.scope == "geographic":
+        if profile.prefix not in GEOGRAPHIC_PREFIXES:
+            problems.append(f"{pwhere}.id: prefix {profile.prefix!r} is not a geographic prefix {GEOGRAPHIC_PREFIXES}")
+        if ALL_REGIONS in profile.destination_regions:
+            problems.append(f"{pwhere}.destination_regions: '*' is only valid for global profiles")
+    problems += [f"{pwhere}.source_regions: unknown Region {r!r}" for r in profile.source_regions if r not in known]
+    problems += [
+        f"{pwhere}.destination_regions: unknown Region {r!r}"
+        for r in profile.destination_regions
+        if r != ALL_REGIONS and r not in known
+    ]
+    if profile.scope == "geographic":
+        missing = set(profile.source_regions) - set(profile.destination_regions)
+        if missing:
+            problems.append(
+                f"{pwhere}: source Regions {sorted(missing)} are not destinations; a geographic profile "
+                "always serves its own source Regions"
+            )
     return problems
 
 
