@@ -32,6 +32,7 @@ not a proof).  A property holds when every obligation holds.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
 import re
@@ -1023,13 +1024,52 @@ def load_acknowledgements(path: Path = ACKNOWLEDGEMENTS_FILE) -> tuple[Acknowled
     return tuple(out)
 
 
+def _import_closure(module: str, root: Path) -> list[Path]:
+    """The source files of ``module`` and of every ``landing_zone`` module it imports, transitively (static: read
+    from the import statements, so the set does not depend on what else the process has loaded)."""
+    import re as _re
+
+    # `import landing_zone.x` and `from landing_zone.x import a, b` (parenthesised too), at any indentation
+    pattern = _re.compile(
+        r"^\s*(?:import (landing_zone[\w.]*)|from (landing_zone[\w.]*) import (\([^)]*\)|[^\n]*))", _re.M
+    )
+
+    def source(name: str) -> Path | None:
+        base = root.parent.joinpath(*name.split("."))
+        return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        path = source(name)
+        if name in seen or path is None:
+            continue
+        seen[name] = path
+        parts = name.split(".")
+        todo += [".".join(parts[:i]) for i in range(1, len(parts))]  # the parent packages run first
+        for plain, package, names in pattern.findall(path.read_text(encoding="utf-8")):
+            if plain:
+                todo.append(plain)
+                continue
+            todo.append(package)
+            for item in names.strip("()").replace("\n", " ").split(","):
+                if item.split():
+                    todo.append(f"{package}.{item.split()[0]}")
+    return sorted(seen.values())
+
+
+@functools.cache
 def _source_digest() -> str:
+    """What the proofs' code is: z3's version, the source of every module the proofs import (transitively) and the
+    data files of the package (the catalogs).  A change elsewhere (the renderers, verify, the CLI) keeps the cache."""
     import hashlib
     import importlib.metadata
 
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(importlib.metadata.version("z3-solver").encode())
-    for path in sorted([*root.rglob("*.py"), *root.rglob("*.yaml"), *root.rglob("*.json")]):
+    code = [*_import_closure(__name__, root), *_import_closure("landing_zone.review.mutations", root)]
+    for path in sorted({*code, *root.rglob("*.yaml"), *root.rglob("*.json")}):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
