@@ -254,14 +254,15 @@ def qualifiers(
                 "text": f"routing data unverified ({noun} {', '.join(models)}: run `{DISCOVER}`)",
             }
         )
-    source = plan.config.cost.price_source
-    recorded_prices = _recorded(record, r"price source '([^']+)' is unverified")
-    if not plan.token_prices.verified or source in recorded_prices:
+    unverified = [f"{p.model_id} ({p.source_name})" for p in plan.model_prices.unverified]
+    recorded_prices = _recorded(record, r"unverified prices in budget and alarms: ([^;]+);")
+    if unverified or recorded_prices:
+        listed = ", ".join(unverified) or ", ".join(recorded_prices)
         out.append(
             {
                 "kind": "unverified-prices",
-                "text": f"prices unverified (price source {source}: budgets and alarms use them; put contract "
-                "prices into cost.price_overrides)",
+                "text": f"prices unverified ({listed}: budgets and alarms use them; put contract prices into "
+                "cost.price_overrides.<model-id>)",
             }
         )
     paths = list(dict.fromkeys([p.path for p in plan.placeholders] + list((record or {}).get("placeholders") or [])))
