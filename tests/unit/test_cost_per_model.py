@@ -184,3 +184,16 @@ def test_an_application_part_uses_its_model_and_path(plan_for):
     (part,) = plan.workload_parts
     app = plan.applications[0]
     assert part.model_id == app.model.id and part.path == app.route.kind.value
+
+
+def test_the_add_a_model_recipe_names_files_that_exist():
+    """docs/DEVELOPMENT.md "Add a model (with prices)": every file it tells you to touch exists, and so does the test
+    that keeps the catalogue priced."""
+    text = (ROOT / "docs" / "DEVELOPMENT.md").read_text(encoding="utf-8")
+    recipe = text[text.index("## Add a model (with prices)") :]
+    recipe = recipe[: recipe.index("\n## ", 5)]
+    files = re.findall(r"`((?:landing_zone|tests)/[\w/.]+\.(?:yaml|py))`", recipe)
+    assert {"landing_zone/core/catalog/models.yaml", "landing_zone/core/catalog/prices.yaml"} <= set(files)
+    for name in files:
+        assert (ROOT / name).is_file(), name
+    assert "test_every_catalogued_model_has_a_bedrock_price_for_every_path_it_is_offered_on" in recipe
