@@ -96,11 +96,12 @@ class PricedPart:
         }
 
 
-def _missing_price(model_id: str, offer: str, path: str) -> Problem:
+def _missing_price(model_id: str, offer: str, paths: Sequence[str]) -> Problem:
+    where = f"the {paths[0]} path" if len(paths) == 1 else f"the paths {', '.join(paths)}"
     return Problem(
         f"cost.price_overrides.{model_id}",
         None,
-        f"prices for {model_id} on the {path} path: landing_zone/core/catalog/prices.yaml has no {offer!r} entry "
+        f"prices for {model_id} on {where}: landing_zone/core/catalog/prices.yaml has no {offer!r} entry "
         f"for it; set cost.price_overrides.{model_id} with input_usd_per_million_tokens, "
         "output_usd_per_million_tokens and source"
         + ("" if offer == "bedrock" else f" (or price it with another cost.price_source than {offer!r})"),
@@ -159,13 +160,16 @@ def resolve_model_prices(
         model = mr.model
         offer = cost.offer_for(model.id, tuple(model.aliases))
         override = cost.override_for(model.id, tuple(model.aliases))
+        missing: list[str] = []
         for path in dict.fromkeys(r.kind.value for r in mr.compliant_routes):
             base = prices.lookup(model.id, offer, path)
             resolved = base if override is None else _contract(base, model.id, offer, path, *override)
             if resolved is None:
-                problems.append(_missing_price(model.id, offer, path))
+                missing.append(path)
             else:
                 table[(model.id, path)] = resolved
+        if missing:
+            problems.append(_missing_price(model.id, offer, missing))
     return ModelPrices(MappingProxyType(table)), problems
 
 

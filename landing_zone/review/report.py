@@ -459,7 +459,9 @@ def build_review(
             if config.organization is not None
             else "single account (permissions boundary)",
             "known_accounts": sorted(ctx.known_accounts),
-            "price_source": config.cost.price_source,
+            "price_source": config.cost.price_source
+            if isinstance(config.cost.price_source, str)
+            else ", ".join(f"{m}: {o}" for m, o in sorted(config.cost.price_source.items())),
             "operations_dashboard": dashboard_url(plan.dashboard.region, plan.dashboard.name),
             "price_overrides": {
                 name: {**o.prices(), "source": o.source} for name, o in sorted(config.cost.price_overrides.items())
