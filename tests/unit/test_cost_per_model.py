@@ -197,3 +197,13 @@ def test_the_add_a_model_recipe_names_files_that_exist():
     for name in files:
         assert (ROOT / name).is_file(), name
     assert "test_every_catalogued_model_has_a_bedrock_price_for_every_path_it_is_offered_on" in recipe
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_example_prices_each_model_on_each_of_its_paths(plan_for, example):
+    plan = plan_for(example)
+    for mr in plan.routing.models:
+        for route in mr.compliant_routes:
+            prices = plan.model_prices.get(mr.model.id, route.kind.value)
+            assert prices.model_id == mr.model.id  # never another model's figures
+    assert sum(p.share_of_requests for p in plan.workload_parts) == pytest.approx(1.0)
