@@ -11,14 +11,15 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
 from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices, load_price_catalog
 from landing_zone.core.config import Cost
-from landing_zone.cost.pricing import DEFAULT_INPUT_OUTPUT_RATIO, Workload, break_even, estimate_cost
+from landing_zone.cost.model_prices import PricedPart
+from landing_zone.cost.pricing import DEFAULT_INPUT_OUTPUT_RATIO, CostEstimate, Workload, break_even, estimate_cost
 from landing_zone.cost.tables import format_breakeven_table, format_cost_table
 from landing_zone.errors import PricingError
 from landing_zone.finops import DEFAULT_INSTANCE_TYPE, write_cost_report
@@ -109,13 +110,15 @@ def _cmd_cost(args: argparse.Namespace) -> int:
         plan = plan_from_args(args)
         catalog = plan.prices
         configured = plan.config.cost.workload
+        if len(missing) == len(_WORKLOAD_FLAGS) and args.price_source is None and len(plan.budget.parts) > 1:
+            return _print_parts(plan.budget.parts, plan.budget.estimate, json_output=args.json)
         for dest in missing:
             given[dest] = getattr(configured, _WORKLOAD_FLAGS[dest][1])
-        source_name = args.price_source or plan.config.cost.price_source
+        # no --price-source: the first workload part's model at its own prices (models[0] by default)
+        prices = plan.token_prices if args.price_source is None else _prices(catalog, args.price_source, from_flag=True)
     else:
         catalog = load_price_catalog()
-        source_name = args.price_source
-    prices = _prices(catalog, source_name, from_flag=args.price_source is not None)
+        prices = _prices(catalog, args.price_source, from_flag=True)
     workload = Workload(**{_WORKLOAD_FLAGS[dest][1]: value for dest, value in given.items()})
     estimate = estimate_cost(workload, prices, hours_per_month=catalog.hours_per_month)
     warnings = _price_warning(prices)
@@ -141,6 +144,30 @@ def _cmd_cost(args: argparse.Namespace) -> int:
     )
     print()
     print(format_cost_table(estimate))
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _print_parts(parts: Sequence[tuple[PricedPart, CostEstimate]], total: CostEstimate, *, json_output: bool) -> int:
+    """``cost`` of a configuration whose workload is split by model: each part at its own model's prices."""
+    warnings = [w for part, _ in parts for w in _price_warning(part.prices)]
+    warnings = list(dict.fromkeys(warnings))
+    if json_output:
+        data = total.as_dict()
+        data["parts"] = [{**part.as_dict(), "estimate": estimate.as_dict()} for part, estimate in parts]
+        data["warnings"] = warnings
+        _print_json(data)
+        return 0
+    for part, estimate in parts:
+        w = part.workload
+        print(
+            f"{part.label} on {part.path}: {w.requests_per_day:,.0f} requests/day x ({w.input_tokens_per_request:,.0f} "
+            f"input tokens, {w.cached_input_fraction:.0%} cached, + {w.output_tokens_per_request:,.0f} output tokens)"
+        )
+        print(format_cost_table(estimate))
+        print()
+    print(f"total: {total.daily_usd:,.2f} USD/day, {total.monthly_usd:,.2f} USD/month (each model at its own prices)")
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return 0
@@ -227,7 +254,12 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument(
         "--cached-fraction", type=fraction, metavar="F", help="share of input read from the prompt cache (0..1)"
     )
-    p.add_argument("--price-source", type=_name, metavar="S", help="price source (default: cost.price_source)")
+    p.add_argument(
+        "--price-source",
+        type=_name,
+        metavar="S",
+        help="a prices.yaml entry or offer (default: each model at its configured prices)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_config_args(p)
     p.set_defaults(func=_cmd_cost)

@@ -9,13 +9,15 @@ Inputs
       dimension value each (a model ID, a system inference-profile ID or an application inference-profile ARN),
       with the token metrics that exist for it.  Metric names come from ``core/catalog/metrics.yaml``;
       :func:`spend_sources` picks the series of a routing decision so that each token is counted once.
-    * :class:`~landing_zone.cost.pricing.TokenPrices` (USD per 1M tokens).
+    * :class:`~landing_zone.cost.pricing.TokenPrices` (USD per 1M tokens): one for every source, or a mapping
+      source key -> prices so that each model's series is priced at that model's own prices (the plan's case).
     * the threshold in USD per hour (:func:`hourly_threshold_usd` derives one from a monthly budget).
     * the metric-math limit ``metric_math_max_metrics`` of ``core/catalog/limits.yaml`` (10).
 
 The expression of one alarm, for token sums over ``period`` seconds (``P_*`` in USD per 1M tokens)::
 
-    USD per hour = (in * P_in + cr * P_cr + cw * P_cw + out * P_out  [+ the same for every source])
+    USD per hour = (in * P_in + cr * P_cr + cw * P_cw + out * P_out  [+ the same for every source, each at
+                    its own model's prices])
                    / 1000000 * (3600 / period)
 
 written with ``FILL(m, 0)`` around every metric so that a metric without data points counts as zero tokens
@@ -36,8 +38,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
@@ -49,6 +51,11 @@ from landing_zone.errors import CostAlarmError
 
 __all__ = [
     "APPLICATION_PROFILE",
+    "SourcePrices",
+    "price_note",
+    "priced_spend_sources",
+    "prices_for",
+    "priced_expression",
     "DEFAULT_PERIOD_SECONDS",
     "MAX_METRICS_LIMIT_NAME",
     "AlarmSpec",
@@ -85,6 +92,20 @@ APPLICATION_PROFILE = "application-profile:"
 
 def application_profile_marker(application: str) -> str:
     return f"{APPLICATION_PROFILE}{application}"
+
+
+# One price for every source, or a price per source key (namespace, dimension name, dimension value).
+SourcePrices = TokenPrices | Mapping[tuple[str, str, str], TokenPrices]
+
+
+def prices_for(prices: SourcePrices, source: MetricSource) -> TokenPrices:
+    """The prices of ``source``'s tokens; a mapping without the source is a programming error, named."""
+    if isinstance(prices, TokenPrices):
+        return prices
+    try:
+        return prices[source.key]
+    except KeyError:
+        raise CostAlarmError(f"metric source {source.label!r}", source.key, "a source with prices") from None
 
 
 # CloudWatch metric-data-query IDs: start with a lowercase letter; letters, digits and '_' only.
@@ -246,13 +267,20 @@ def _pack(sources: Sequence[MetricSource], limit: int) -> list[list[tuple[int, M
     return groups
 
 
-def spend_expression(metrics: Sequence[tuple[MetricSpec, str]], prices: TokenPrices, period_seconds: int) -> str:
-    """USD/hour of token metrics (each with its token kind) at ``prices``, for sums over ``period_seconds``.
+def priced_expression(metrics: Sequence[tuple[MetricSpec, str, TokenPrices]], period_seconds: int) -> str:
+    """USD/hour of token metrics, each with its token kind and its own prices, for sums over ``period_seconds``.
 
     The one formula the spend alarms, the operations dashboard and the offline rendering share (module docstring).
     """
-    terms = " + ".join(f"FILL({m.id}, 0) * {_num(float(getattr(prices, _KIND_PRICE[kind])))}" for m, kind in metrics)
+    terms = " + ".join(
+        f"FILL({m.id}, 0) * {_num(float(getattr(prices, _KIND_PRICE[kind])))}" for m, kind, prices in metrics
+    )
     return f"({terms}) / {_num(_MILLION)} * {_num(_SECONDS_PER_HOUR / period_seconds)}"
+
+
+def spend_expression(metrics: Sequence[tuple[MetricSpec, str]], prices: TokenPrices, period_seconds: int) -> str:
+    """:func:`priced_expression` with one set of prices for every metric."""
+    return priced_expression([(m, kind, prices) for m, kind in metrics], period_seconds)
 
 
 def source_metrics(source: MetricSource, index: int, period: int, *, prefix: str = "m") -> list[tuple[MetricSpec, str]]:
@@ -275,13 +303,21 @@ def source_metrics(source: MetricSource, index: int, period: int, *, prefix: str
     return out
 
 
+def price_note(used: Sequence[TokenPrices]) -> str:
+    """``'<entry>' (as of ..., verified)`` for each distinct entry, joined: who priced the tokens."""
+    unique = {p.source_name: p for p in used}
+    return ", ".join(
+        f"{p.source_name!r} (as of {p.as_of}, {'verified' if p.verified else 'NOT verified'})" for p in unique.values()
+    )
+
+
 def _description(
-    threshold: float, prices: TokenPrices, period_seconds: int, labels: Sequence[str], part: int, parts: int
+    threshold: float, used: Sequence[TokenPrices], period_seconds: int, labels: Sequence[str], part: int, parts: int
 ) -> str:
+    each = "each model at its own prices: " if len({p.source_name for p in used}) > 1 else ""
     text = (
         f"Estimated Bedrock spend rate above {threshold:,.2f} USD/hour: token metrics summed over "
-        f"{period_seconds} s and priced at {prices.source_name!r} "
-        f"(as of {prices.as_of}, {'verified' if prices.verified else 'NOT verified'}). "
+        f"{period_seconds} s and priced at {each}{price_note(used)}. "
     )
     if parts > 1:
         text += (
@@ -327,16 +363,26 @@ def _group_metrics(group: Sequence[tuple[int, MetricSource]], period: int) -> li
     return [pair for index, source in group for pair in source_metrics(source, index, period)]
 
 
+def _priced_group(
+    group: Sequence[tuple[int, MetricSource]], period: int, prices: SourcePrices
+) -> list[tuple[MetricSpec, str, TokenPrices]]:
+    return [
+        (m, kind, prices_for(prices, source))
+        for index, source in group
+        for m, kind in source_metrics(source, index, period)
+    ]
+
+
 def build_spend_alarms(
     sources: Iterable[MetricSource],
-    prices: TokenPrices,
+    prices: SourcePrices,
     *,
     threshold_usd_per_hour: float,
     max_metrics_per_alarm: int,
     period_seconds: int = DEFAULT_PERIOD_SECONDS,
     name_prefix: str = "spend",
 ) -> list[AlarmSpec]:
-    """Spend-rate alarms over ``sources`` at ``prices``; see the module docstring for the formula.
+    """Spend-rate alarms over ``sources`` at ``prices`` (one for all, or per source key); see the module docstring.
 
     Metric IDs are ``m<source index>_<in|cr|cw|out>`` (unique across all alarms built).  Sources are packed
     in order into as few alarms as ``max_metrics_per_alarm`` allows; each alarm compares only its own
@@ -356,22 +402,23 @@ def build_spend_alarms(
     parts = len(groups)
     alarms: list[AlarmSpec] = []
     for part, group in enumerate(groups, start=1):
-        metrics = _group_metrics(group, period)
+        metrics = _priced_group(group, period, prices)
         labels = tuple(source.label for _, source in group)
+        used = [prices_for(prices, source) for _, source in group]
         alarms.append(
             AlarmSpec(
                 name_suffix=prefix if parts == 1 else f"{prefix}-{part}-of-{parts}",
-                metrics=tuple(m for m, _ in metrics),
-                expression=spend_expression(metrics, prices, period),
+                metrics=tuple(m for m, _, _ in metrics),
+                expression=priced_expression(metrics, period),
                 threshold=threshold,
-                description=_description(threshold, prices, period, labels, part, parts),
+                description=_description(threshold, used, period, labels, part, parts),
                 period_seconds=period,
                 part=part,
                 parts=parts,
                 source_labels=labels,
                 unverified_sources=tuple(source.label for _, source in group if not source.verified),
                 max_metrics_per_alarm=limit,
-                price_source=prices.source_name,
+                price_source=", ".join(dict.fromkeys(p.source_name for p in used)),
             )
         )
     return alarms
@@ -499,6 +546,40 @@ def coverage_note(alarms: Sequence[AlarmSpec]) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
+def priced_spend_sources(
+    routing: RoutingDecision,
+    *,
+    home_region: str,
+    metric_catalog: MetricCatalog,
+    applications_with_profiles: Mapping[str, tuple[str, str]] | Sequence[str] = (),
+) -> list[tuple[MetricSource, str, str]]:
+    """:func:`spend_sources`, each with the (model ID, invocation path) whose prices its tokens are billed at.
+
+    ``applications_with_profiles``: application name -> (model ID, path its profile copies); a plain sequence of
+    names gives ("", "") for each (for callers that price every source alike).
+    """
+    out: list[tuple[MetricSource, str, str]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for route in routing.compliant_routes(source_region=home_region):
+        endpoint = metric_catalog.for_endpoint(route.endpoint)
+        # invoke_id is what the caller names: the FM or profile ID on the runtime, the Mantle model name on Mantle
+        source = endpoint.source_for(route.invoke_id, label=f"{route.kind.value} {route.invoke_id}")
+        if source.key not in seen:
+            seen.add(source.key)
+            out.append((source, route.model_id, route.kind.value))
+    runtime = metric_catalog.for_endpoint("runtime")
+    if runtime.application_profile_counting == "separate":
+        apps = (
+            dict(applications_with_profiles)
+            if isinstance(applications_with_profiles, Mapping)
+            else dict.fromkeys(applications_with_profiles, ("", ""))
+        )
+        for name in sorted(apps):
+            source = runtime.source_for(application_profile_marker(name), label=f"application profile {name}")
+            out.append((source, *apps[name]))
+    return out
+
+
 def spend_sources(
     routing: RoutingDecision,
     *,
@@ -518,20 +599,15 @@ def spend_sources(
     through one is counted under its ARN only (``application_profile_counting: separate``); with
     ``also-under-source`` they are already inside the IDs they copy and adding them would count twice.
     """
-    sources: list[MetricSource] = []
-    seen: set[tuple[str, str, str]] = set()
-    for route in routing.compliant_routes(source_region=home_region):
-        endpoint = metric_catalog.for_endpoint(route.endpoint)
-        # invoke_id is what the caller names: the FM or profile ID on the runtime, the Mantle model name on Mantle
-        source = endpoint.source_for(route.invoke_id, label=f"{route.kind.value} {route.invoke_id}")
-        if source.key not in seen:
-            seen.add(source.key)
-            sources.append(source)
-    runtime = metric_catalog.for_endpoint("runtime")
-    if runtime.application_profile_counting == "separate":
-        for name in sorted(applications_with_profiles):
-            sources.append(runtime.source_for(application_profile_marker(name), label=f"application profile {name}"))
-    return sources
+    return [
+        source
+        for source, _, _ in priced_spend_sources(
+            routing,
+            home_region=home_region,
+            metric_catalog=metric_catalog,
+            applications_with_profiles=applications_with_profiles,
+        )
+    ]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -543,7 +619,8 @@ def spend_sources(
 class CostAlarmPlan:
     """Every token-metric alarm of a configuration, decided once by the plan; the CDK layer only renders it.
 
-    ``spend`` sums every source priced at the configured price source against ``threshold_usd_per_hour`` (the
+    ``spend`` sums every source, each priced at its own model's prices (``source_prices``), against
+    ``threshold_usd_per_hour`` (the
     monthly budget spread over the month x ``cost.alarm_factor``); ``mantle_usage`` fires on any Mantle token
     (``cost.alert_on_mantle_usage``).  Application-profile sources carry :func:`application_profile_marker` as
     their dimension value until the stack knows the profile's ARN.
@@ -556,6 +633,11 @@ class CostAlarmPlan:
     mantle_usage: tuple[AlarmSpec, ...]
     coverage_note: str
     metrics_per_profile: int = 0  # metrics one application-profile source adds (0: profiles are not sources)
+    # source key -> the prices of its tokens (the model's own, on the source's invocation path)
+    source_prices: Mapping[tuple[str, str, str], TokenPrices] = field(default_factory=lambda: MappingProxyType({}))
+
+    def prices_of(self, source: MetricSource) -> TokenPrices:
+        return prices_for(self.source_prices, source)
 
     @property
     def alarms(self) -> tuple[AlarmSpec, ...]:
@@ -567,28 +649,37 @@ def plan_cost_alarms(
     *,
     home_region: str,
     metric_catalog: MetricCatalog,
-    prices: TokenPrices,
+    prices: TokenPrices | Callable[[str, str], TokenPrices],
     monthly_budget_usd: float,
     hours_per_month: float,
     alarm_factor: float,
     max_metrics_per_alarm: int,
     period_seconds: int,
     alert_on_mantle_usage: bool,
-    applications_with_profiles: Sequence[str] = (),
+    applications_with_profiles: Mapping[str, tuple[str, str]] | Sequence[str] = (),
 ) -> CostAlarmPlan:
-    """The spend alarms (and Mantle usage alarms) of a routing decision at a budget; see :class:`CostAlarmPlan`."""
-    sources = spend_sources(
+    """The spend alarms (and Mantle usage alarms) of a routing decision at a budget; see :class:`CostAlarmPlan`.
+
+    ``prices``: one set for every source, or ``(model ID, path) -> prices`` (the plan's
+    :meth:`~landing_zone.cost.model_prices.ModelPrices.get`) so that each series is priced at its own model's prices.
+    """
+    priced = priced_spend_sources(
         routing,
         home_region=home_region,
         metric_catalog=metric_catalog,
         applications_with_profiles=applications_with_profiles,
     )
+    sources = [source for source, _, _ in priced]
+    source_prices = {
+        source.key: prices if isinstance(prices, TokenPrices) else prices(model_id, path)
+        for source, model_id, path in priced
+    }
     threshold = hourly_threshold_usd(monthly_budget_usd, hours_per_month, alarm_factor)
     spend: list[AlarmSpec] = []
     if sources:  # none when no model is reachable from the home Region (the plan warns about that)
         spend = build_spend_alarms(
             sources,
-            prices,
+            source_prices,
             threshold_usd_per_hour=threshold,
             max_metrics_per_alarm=max_metrics_per_alarm,
             period_seconds=period_seconds,
@@ -614,4 +705,5 @@ def plan_cost_alarms(
         mantle_usage=tuple(usage),
         coverage_note=coverage_note(spend),
         metrics_per_profile=len(runtime.token_metrics) if counted_apart else 0,
+        source_prices=MappingProxyType(source_prices),
     )

@@ -32,7 +32,15 @@ from types import MappingProxyType
 
 from landing_zone.core.catalog.metrics import MetricCatalog, MetricSource
 from landing_zone.core.catalog.prices import TokenPrices
-from landing_zone.cost.alarms import APPLICATION_PROFILE, CostAlarmPlan, MetricSpec, source_metrics, spend_expression
+from landing_zone.cost.alarms import (
+    APPLICATION_PROFILE,
+    CostAlarmPlan,
+    MetricSpec,
+    SourcePrices,
+    prices_for,
+    source_metrics,
+    spend_expression,
+)
 
 __all__ = [
     "DASHBOARD_PERIOD_SECONDS",
@@ -186,14 +194,19 @@ def plan_dashboard(
     region: str,
     alarms: CostAlarmPlan,
     metric_catalog: MetricCatalog,
-    prices: TokenPrices,
+    prices: TokenPrices | None = None,
     monthly_budget_usd: float,
     hours_per_month: float,
     max_metrics_per_widget: int,
     self_hosted_usd_per_hour: float | None = None,
     breakeven_tokens_per_second: float | None = None,
 ) -> DashboardPlan:
-    """The panels of the operations dashboard (see the module docstring)."""
+    """The panels of the operations dashboard (see the module docstring).
+
+    ``prices`` None (the plan's case): every source at the prices the alarms give it (``alarms.source_prices``, each
+    model's own); given: every source at these prices.
+    """
+    source_prices: SourcePrices = prices if prices is not None else alarms.source_prices
     runtime = metric_catalog.for_endpoint("runtime")
     mantle = metric_catalog.for_endpoint("mantle")
     runtime_sources = [s for s in alarms.sources if s.namespace == runtime.namespace]
@@ -202,14 +215,19 @@ def plan_dashboard(
     budget_rate = monthly_budget_usd / hours_per_month
     panels: list[Panel] = []
 
-    verified = "verified" if prices.verified else "NOT verified"
+    used = {p.source_name: p for p in (prices_for(source_prices, s) for s in alarms.sources)}
+    listed = "; ".join(
+        f"**{p.source_name}** for {p.model_id or 'every model'} (as of {p.as_of}, "
+        f"{'verified' if p.verified else 'NOT verified'}): input {p.input_usd_per_million:g}, cache read "
+        f"{p.cache_read_usd_per_million:g}, cache write {p.cache_write_usd_per_million:g}, output "
+        f"{p.output_usd_per_million:g}"
+        for p in used.values()
+    )
     about = [
-        f"Estimated from Bedrock token metrics at the **{prices.source_name}** prices (as of {prices.as_of}, "
-        f"{verified}): input {prices.input_usd_per_million:g}, cache read {prices.cache_read_usd_per_million:g}, "
-        f"cache write {prices.cache_write_usd_per_million:g}, output {prices.output_usd_per_million:g} USD per 1M "
-        f"tokens. Monthly budget {monthly_budget_usd:,.2f} USD ({budget_rate:,.2f} USD/hour); spend alarm above "
-        f"{alarms.threshold_usd_per_hour:,.2f} USD/hour. The same sources and formula as the spend alarms; AWS "
-        "Budgets on billed cost remains the backstop.",
+        f"Estimated from Bedrock token metrics, each model at its own prices (USD per 1M tokens): {listed}. "
+        f"Monthly budget {monthly_budget_usd:,.2f} USD ({budget_rate:,.2f} USD/hour); spend alarm above "
+        f"{alarms.threshold_usd_per_hour:,.2f} USD/hour. The same sources, prices and formula as the spend alarms; "
+        "AWS Budgets on billed cost remains the backstop.",
     ]
     unverified = [s.label for s in alarms.sources if not s.verified]
     if unverified:
@@ -227,7 +245,7 @@ def plan_dashboard(
         annotations.append(
             Annotation(f"self-hosted nodes {self_hosted_usd_per_hour:,.2f} USD/h", self_hosted_usd_per_hour)
         )
-    spend_lines = tuple(_spend_line(s, i, prices, period) for i, s in enumerate(runtime_sources))
+    spend_lines = tuple(_spend_line(s, i, prices_for(source_prices, s), period) for i, s in enumerate(runtime_sources))
     graphs: list[GraphPanel] = []
     if spend_lines:
         graphs.append(
@@ -239,7 +257,9 @@ def plan_dashboard(
                 annotations=tuple(annotations),
             )
         )
-        hourly_lines = tuple(_spend_line(s, i, prices, 3600) for i, s in enumerate(runtime_sources))
+        hourly_lines = tuple(
+            _spend_line(s, i, prices_for(source_prices, s), 3600) for i, s in enumerate(runtime_sources)
+        )
         graphs.append(
             GraphPanel(
                 f"Estimated spend, cumulative over {CUMULATIVE_DAYS} days (USD) against the monthly budget",
@@ -281,7 +301,7 @@ def plan_dashboard(
             GraphPanel(
                 "Mantle estimated spend (USD/hour)",
                 "USD/hour",
-                tuple(_spend_line(s, i, prices, period) for i, s in enumerate(mantle_sources)),
+                tuple(_spend_line(s, i, prices_for(source_prices, s), period) for i, s in enumerate(mantle_sources)),
                 stacked=True,
             )
         )

@@ -47,12 +47,10 @@ Cost curve (:func:`monthly_cost_curve`), for a monthly output volume ``V``::
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 from typing import Any
 
-from landing_zone.core.catalog.prices import PRICE_FIELDS, PriceCatalog, TokenPrices, hourly_hint
+from landing_zone.core.catalog.prices import PRICE_FIELDS, TokenPrices, hourly_hint
 from landing_zone.errors import PricingError
 
 __all__ = [
@@ -65,7 +63,6 @@ __all__ = [
     "break_even",
     "estimate_cost",
     "monthly_cost_curve",
-    "with_contract_prices",
     "with_discount",
     "with_overrides",
 ]
@@ -347,25 +344,6 @@ def with_overrides(prices: TokenPrices, **usd_per_million: float | None) -> Toke
     note = ", ".join(f"{attr}={v!r}" for attr, v in changed.items())
     fields: dict[str, Any] = {**changed, "source": f"{prices.source}; overridden in config: {note}", "verified": False}
     return replace(prices, **fields)
-
-
-def with_contract_prices(prices: PriceCatalog, overrides: Mapping[str, Mapping[str, Any]]) -> PriceCatalog:
-    """The catalog with contract prices (``cost.price_overrides``: source name -> prices.yaml price keys and a
-    ``source`` note) in place of the catalog's figures.  A contract price is a fact the customer vouches for:
-    the entry is marked verified and cites the note."""
-    if not overrides:
-        return prices
-    sources = dict(prices.price_sources)
-    for name, override in overrides.items():
-        base = prices.prices(name)
-        figures = {k: v for k, v in override.items() if k != "source" and v is not None}
-        changed = with_overrides(base, **figures)
-        sources[name] = replace(
-            changed,
-            source=f"contract price (cost.price_overrides): {override['source']}; other figures: {base.source}",
-            verified=True,
-        )
-    return replace(prices, price_sources=MappingProxyType(sources))
 
 
 def with_discount(prices: TokenPrices, fraction: float | None = None) -> TokenPrices:

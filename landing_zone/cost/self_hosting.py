@@ -1,7 +1,10 @@
 """Self-hosting economics and warnings (pure: no CDK, no AWS calls).
 
-Inputs are the validated ``self_hosting`` options, the configured API price source and the price catalog
-(``landing_zone/core/catalog/prices.yaml``).  Outputs:
+Inputs are the validated ``self_hosting`` options, the price catalog (``landing_zone/core/catalog/prices.yaml``)
+and, from the plan, each model's resolved prices and workload parts.  The self-hosted weights are Kimi K3's: the
+break-even compares a node only with the prices of the models ``self_hosted_model.model_ids`` names (the first one
+configured, at its own resolved prices; else the catalog's ``bedrock`` entry of the first), and with that model's
+share of the workload — never with another model's prices.  Outputs:
 
 * :func:`node_hourly_usd` - the hourly price of one GPU node: ``self_hosting.hourly_usd`` if set, else the
   catalog's figure for ``self_hosting.instance_type`` (None when neither exists);
@@ -23,17 +26,20 @@ Formulas (``M = 1e6``, ``H`` = hours per month, 730 in the catalog)::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from landing_zone.core.catalog.prices import PriceCatalog
+from landing_zone.core.catalog.prices import BEDROCK_OFFER, PriceCatalog, TokenPrices
 from landing_zone.core.config import LandingZoneConfig, SelfHosting
+from landing_zone.cost.model_prices import ModelPrices, PricedPart
 from landing_zone.cost.pricing import DEFAULT_INPUT_OUTPUT_RATIO, BreakEven, break_even
 from landing_zone.errors import PricingError
 
 __all__ = [
     "CostLine",
     "Economics",
+    "comparable_api",
     "node_hourly_usd",
     "economics",
     "monthly_cost_line",
@@ -125,9 +131,18 @@ def _require_hourly(self_hosting: SelfHosting, prices: PriceCatalog) -> tuple[fl
     return hourly, source
 
 
-def workload_ratio(config: LandingZoneConfig) -> tuple[float, float]:
-    """(input tokens per output token, cached input fraction) of the configured workload: what the API bills
-    on top of each output token (a workload without output tokens uses the default ratio)."""
+def workload_ratio(config: LandingZoneConfig, parts: Sequence[PricedPart] = ()) -> tuple[float, float]:
+    """(input tokens per output token, cached input fraction) of the workload: what the API bills on top of each
+    output token.  ``parts`` given: of those parts together; else of ``cost.workload`` (a workload without output
+    tokens uses the default ratio)."""
+    if parts:
+        inp = sum(p.workload.requests_per_day * p.workload.input_tokens_per_request for p in parts)
+        out = sum(p.workload.requests_per_day * p.workload.output_tokens_per_request for p in parts)
+        cached = sum(
+            p.workload.requests_per_day * p.workload.input_tokens_per_request * p.workload.cached_input_fraction
+            for p in parts
+        )
+        return (inp / out if out else DEFAULT_INPUT_OUTPUT_RATIO), (cached / inp if inp else 0.0)
     w = config.cost.workload
     ratio = (
         w.input_tokens_per_request / w.output_tokens_per_request
@@ -137,15 +152,44 @@ def workload_ratio(config: LandingZoneConfig) -> tuple[float, float]:
     return ratio, w.cached_input_fraction
 
 
-def economics(config: LandingZoneConfig, prices: PriceCatalog) -> Economics:
-    """Break-even of one node of ``self_hosting.instance_type`` against ``cost.price_source``.
+def comparable_api(
+    prices: PriceCatalog, model_prices: ModelPrices | None = None, parts: Sequence[PricedPart] = ()
+) -> tuple[TokenPrices, tuple[PricedPart, ...]]:
+    """The API prices a self-hosted node replaces, and the workload parts it would serve.
+
+    The first model of ``self_hosted_model.model_ids`` that the configuration prices (its workload part's path,
+    else its first path), else the catalog's ``bedrock`` entry of the first of them.
+    """
+    model_ids = prices.self_hosted_model.model_ids if prices.self_hosted_model is not None else ()
+    for model_id in model_ids:
+        own = tuple(p for p in parts if p.model_id == model_id)
+        if own:
+            return own[0].prices, own
+        configured = model_prices.for_model(model_id) if model_prices is not None else {}
+        if configured:
+            return next(iter(configured.values())), ()
+    for model_id in model_ids:
+        entry = prices.lookup(model_id, BEDROCK_OFFER)
+        if entry is not None:
+            return entry, ()
+    return prices.prices(BEDROCK_OFFER), ()
+
+
+def economics(
+    config: LandingZoneConfig,
+    prices: PriceCatalog,
+    model_prices: ModelPrices | None = None,
+    parts: Sequence[PricedPart] = (),
+) -> Economics:
+    """Break-even of one node of ``self_hosting.instance_type`` against the Kimi K3 model's own API prices
+    (:func:`comparable_api`), at that model's workload ratio (all of ``cost.workload`` when it has no part).
 
     Raises PricingError naming ``self_hosting.hourly_usd`` when no hourly price is known.
     """
     sh = config.self_hosting
     hourly, source = _require_hourly(sh, prices)
-    api = prices.prices(config.cost.price_source)
-    ratio, cached = workload_ratio(config)
+    api, own = comparable_api(prices, model_prices, parts)
+    ratio, cached = workload_ratio(config, own)
     be = break_even(
         tokens_per_second=sh.expected_tokens_per_second,
         hourly_usd=hourly,
@@ -212,7 +256,12 @@ def _usd(value: float) -> str:
     return f"{value:,.2f}"
 
 
-def self_hosting_warnings(config: LandingZoneConfig, prices: PriceCatalog) -> list[str]:
+def self_hosting_warnings(
+    config: LandingZoneConfig,
+    prices: PriceCatalog,
+    model_prices: ModelPrices | None = None,
+    parts: Sequence[PricedPart] = (),
+) -> list[str]:
     """Plan warnings for ``self_hosting`` (empty when it is disabled)."""
     sh = config.self_hosting
     if not sh.enabled:
@@ -240,14 +289,14 @@ def self_hosting_warnings(config: LandingZoneConfig, prices: PriceCatalog) -> li
             "a self-hosted line in the budget"
         )
         return warnings
-    econ = economics(config, prices)
+    econ = economics(config, prices, model_prices, parts)
     be = econ.break_even
     if econ.below_break_even:
         warnings.append(
             f"self_hosting: at the expected {sh.expected_tokens_per_second:,.1f} output tokens/s per node, a "
             f"{sh.instance_type} at {_usd(hourly)} USD/h ({_usd(econ.monthly_usd_per_node)} USD/month 24/7) costs "
             f"{_usd(be.usd_per_million_output_tokens)} USD per 1M output tokens (prompts included), against "
-            f"{_usd(be.api_usd_per_million_output_tokens_blended)} USD on {config.cost.price_source!r} for 1M output "
+            f"{_usd(be.api_usd_per_million_output_tokens_blended)} USD on {be.price_source!r} for 1M output "
             f"tokens with their {be.input_output_ratio:g}M input tokens ({be.cached_input_fraction:.0%} cached, the "
             f"configured workload): self-hosting costs {be.ratio_to_api_blended:,.2f}x the API. Break-even is "
             f"{be.breakeven_tokens_per_second_blended:,.1f} output tokens/s sustained per node (counting the output "

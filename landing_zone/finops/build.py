@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from landing_zone.core.catalog.prices import SelfHostingOption, TokenPrices
 from landing_zone.cost.budget import MonthlyBudget, config_workload
+from landing_zone.cost.model_prices import PricedPart
 from landing_zone.cost.pricing import (
     BreakEven,
     CostEstimate,
@@ -21,7 +22,7 @@ from landing_zone.cost.pricing import (
     estimate_cost,
     monthly_cost_curve,
 )
-from landing_zone.cost.self_hosting import workload_ratio
+from landing_zone.cost.self_hosting import comparable_api, workload_ratio
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 
@@ -110,11 +111,11 @@ class CostReport:
     """Everything the report shows, computed once."""
 
     name: str
-    workload: Workload
+    workload: Workload  # the part of cost.workload a self-hosted Kimi K3 node would serve
     hours_per_month: float
     hours_per_month_source: str
-    price_source: str  # the configured one
-    prices: tuple[TokenPrices, ...]
+    price_source: str  # the entry the configuration prices that workload at
+    prices: tuple[TokenPrices, ...]  # the Kimi K3 models' prices (the only ones a node competes with)
     estimates: tuple[CostEstimate, ...]  # same order as prices
     budget: MonthlyBudget
     instance: SelfHostingOption
@@ -127,6 +128,7 @@ class CostReport:
     chart_series: tuple[ChartSeries, ...]
     workload_output_tokens_per_month: float
     cached_input_fraction: float = 0.0  # the cache share every API figure of the report assumes
+    parts: tuple[PricedPart, ...] = ()  # cost.workload per model, each at its own prices (the budget's basis)
 
     @property
     def node_monthly_usd(self) -> float:
@@ -160,14 +162,21 @@ def build_report(
 ) -> CostReport:
     """The numbers of the report for ``plan`` (pure; raises PricingError for unusable catalog data).
 
-    The API side is blended at the configured workload's input:output ratio and cache share unless given."""
-    configured_ratio, configured_cache = workload_ratio(plan.config)
+    Self-hosting serves Kimi K3 weights: the comparison uses only the Kimi K3 models' prices and the part of the
+    workload on them (all of it when no part is on them).  The API side is blended at that workload's input:output
+    ratio and cache share unless given."""
+    catalog = plan.prices
+    configured_api, own = comparable_api(catalog, plan.model_prices, plan.workload_parts)
+    configured_ratio, configured_cache = workload_ratio(plan.config, own)
     input_output_ratio = configured_ratio if input_output_ratio is None else input_output_ratio
     cached = configured_cache if cached_input_fraction is None else cached_input_fraction
-    catalog = plan.prices
     hours = catalog.hours_per_month
-    workload = config_workload(plan.config)
-    prices = tuple(catalog.price_sources.values())
+    workload = _served_workload(own) if own else config_workload(plan.config)
+    family = catalog.self_hosted_model.model_ids if catalog.self_hosted_model is not None else ()
+    listed = [p for model_id in family for p in catalog.entries_for(model_id)]
+    if all(p.source_name != configured_api.source_name for p in listed):
+        listed.insert(0, configured_api)  # a contract price of the configuration
+    prices = tuple(configured_api if p.source_name == configured_api.source_name else p for p in listed)
     estimates = tuple(estimate_cost(workload, p, hours_per_month=hours) for p in prices)
     option = catalog.self_hosting_option(instance_type)
     hourly = option.require_hourly_usd()
@@ -239,7 +248,7 @@ def build_report(
         workload=workload,
         hours_per_month=hours,
         hours_per_month_source=catalog.hours_per_month_source,
-        price_source=plan.config.cost.price_source,
+        price_source=configured_api.source_name,
         prices=prices,
         estimates=estimates,
         budget=plan.budget,
@@ -253,4 +262,22 @@ def build_report(
         chart_series=tuple(series),
         workload_output_tokens_per_month=workload_out_month,
         cached_input_fraction=cached,
+        parts=plan.workload_parts,
+    )
+
+
+def _served_workload(parts: tuple[PricedPart, ...]) -> Workload:
+    """The parts as one workload: requests summed, tokens per request and cache share weighted (costs add up)."""
+    requests = sum(p.workload.requests_per_day for p in parts)
+    inp = sum(p.workload.requests_per_day * p.workload.input_tokens_per_request for p in parts)
+    out = sum(p.workload.requests_per_day * p.workload.output_tokens_per_request for p in parts)
+    cached = sum(
+        p.workload.requests_per_day * p.workload.input_tokens_per_request * p.workload.cached_input_fraction
+        for p in parts
+    )
+    return Workload(
+        requests_per_day=requests,
+        input_tokens_per_request=inp / requests if requests else 0.0,
+        output_tokens_per_request=out / requests if requests else 0.0,
+        cached_input_fraction=cached / inp if inp else 0.0,
     )

@@ -91,7 +91,41 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
         f"{hours:g} hours ({days:g} days; {report.hours_per_month_source or 'prices.yaml'}). "
         "Figures are estimates from list prices: the bill is the authority.",
         "",
-        "## Workload (`cost.workload`)",
+        "## Workload per model (`cost.workload`), each at its own prices",
+        "",
+    ]
+    out += _table(
+        (
+            "part",
+            "path",
+            "requests/day",
+            "input tokens/request",
+            "cached",
+            "output tokens/request",
+            "priced at",
+            "USD/month",
+        ),
+        "llrrrrlr",
+        [
+            (
+                part.label,
+                part.path,
+                _tokens(part.workload.requests_per_day),
+                _tokens(part.workload.input_tokens_per_request),
+                f"{part.workload.cached_input_fraction:.0%}",
+                _tokens(part.workload.output_tokens_per_request),
+                f"`{part.prices.source_name}` ({_verified(part.prices.verified)})",
+                _usd(estimate.monthly_usd),
+            )
+            for part, estimate in report.budget.parts
+        ],
+    )
+    out += [
+        "",
+        "## Workload a self-hosted Kimi K3 node would serve",
+        "",
+        "The self-hosting comparison below covers only the Kimi K3 models' part of the workload (all of it when no "
+        "part is on them), at their prices: other models are never priced at Kimi K3's figures.",
         "",
     ]
     out += _table(
@@ -109,7 +143,7 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
         ],
     )
 
-    out += ["", "## Prices (USD per 1M tokens)", ""]
+    out += ["", "## Kimi K3 prices (USD per 1M tokens)", ""]
     out += _table(
         ("price source", "input", "cache read", "cache write", "output", "source", "as of", "verified"),
         "lrrrrlll",
@@ -143,7 +177,7 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
             "provider's pricing page or your contract before relying on these numbers.",
         ]
 
-    out += ["", "## Cost of the configured workload", ""]
+    out += ["", "## Cost of the Kimi K3 workload at each Kimi K3 price", ""]
     out += _table(
         (
             "price source",
@@ -178,8 +212,8 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
     if b.explicit:
         share = b.estimate.monthly_usd / b.usd
         out.append(
-            f"The configured workload is estimated at {_usd(b.estimate.monthly_usd)} USD/month at "
-            f"`{report.price_source}`, {share:.0%} of the budget."
+            f"The configured workload is estimated at {_usd(b.estimate.monthly_usd)} USD/month, each model at its "
+            f"own prices, {share:.0%} of the budget."
         )
 
     node_month = report.node_monthly_usd

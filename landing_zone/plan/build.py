@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from landing_zone.core.applications import ApplicationPlan, plan_applications
@@ -22,7 +23,7 @@ from landing_zone.core.routing import RoutingDecision, resolve_routes
 from landing_zone.cost.alarms import CostAlarmPlan, plan_cost_alarms
 from landing_zone.cost.budget import monthly_budget
 from landing_zone.cost.dashboard import DashboardPlan, plan_dashboard
-from landing_zone.cost.pricing import with_contract_prices
+from landing_zone.cost.model_prices import ModelPrices, PricedPart, resolve_model_prices, workload_parts
 from landing_zone.cost.self_hosting import economics, monthly_cost_line, self_hosting_warnings
 from landing_zone.errors import ConfigError, Problem
 from landing_zone.plan.checks import (
@@ -109,10 +110,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     catalog = catalog_for(raw, origin)
     prices = load_price_catalog()
     metrics = load_metric_catalog()
-    config = build_config(raw, catalog=catalog, price_sources=tuple(prices.price_sources), origin=origin)
-    prices = with_contract_prices(
-        prices, {name: {**o.prices(), "source": o.source} for name, o in config.cost.price_overrides.items()}
-    )
+    config = build_config(raw, catalog=catalog, price_sources=prices.offers(), origin=origin)
     models = tuple(catalog.require_model(m) for m in config.models)  # validated by build_config
     routing = resolve_routes(
         models=models,
@@ -130,18 +128,28 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         problems += budget_scope_problems(config, applications)
         problems += per_request_guardrail_problems(config, applications)
     problems += _budget_limit_problems(config, catalog)
-    if not problems:
-        problems += self_hosting_problems(config, prices)
     if config.organization is not None and not problems:
         try:
             scp_documents(config, routing, catalog)
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
     problems += context_window_problems(config, models)
+    model_prices = ModelPrices(MappingProxyType({}))
+    parts: tuple[PricedPart, ...] = ()
+    if not problems:
+        model_prices, price_problems = resolve_model_prices(config, prices, routing)
+        problems += price_problems
+        if not price_problems:
+            parts, part_problems = workload_parts(
+                config, catalog, routing, applications, model_prices, hours_per_month=prices.hours_per_month
+            )
+            problems += part_problems
+    if not problems:
+        problems += self_hosting_problems(config, prices)
     if problems:
         raise ConfigError(problems, origin=origin)
 
-    budget = monthly_budget(config, prices)
+    budget = monthly_budget(config, prices, parts)
     if problems := budget_problems(config, budget):
         raise ConfigError(problems, origin=origin)
     cost = config.cost
@@ -149,29 +157,33 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         routing,
         home_region=config.home_region,
         metric_catalog=metrics,
-        prices=prices.prices(cost.price_source),
+        prices=model_prices.get,
         monthly_budget_usd=budget.usd,
         hours_per_month=prices.hours_per_month,
         alarm_factor=cost.alarm_factor,
         max_metrics_per_alarm=catalog.limit("metric_math_max_metrics"),
         period_seconds=cost.alarm_period_seconds,
         alert_on_mantle_usage=cost.alert_on_mantle_usage,
-        applications_with_profiles=[a.app.name for a in applications if not a.mantle_only],
+        applications_with_profiles={
+            a.app.name: (a.model.id, a.route.kind.value) for a in applications if a.route is not None
+        },
     )
     if problems := stack_limit_problems(config, catalog, applications, cost_alarms):
         raise ConfigError(problems, origin=origin)
-    dashboard = _dashboard(config, catalog, prices, metrics, cost_alarms, budget.usd)
+    dashboard = _dashboard(config, catalog, prices, metrics, cost_alarms, budget.usd, model_prices, parts)
 
-    warnings = unverified_warnings(models, prices, cost.price_source)
+    warnings = unverified_warnings(models, model_prices.unverified)
     if (metric_warning := metric_assumption_warning(metrics)) is not None:
         warnings.append(metric_warning)
-    warnings += self_hosting_warnings(config, prices)
+    warnings += self_hosting_warnings(config, prices, model_prices, parts)
     warnings += _routing_warnings(config, routing, applications)
     warnings += budget_warnings(config, budget)
     return Plan(
         config=config,
         catalog=catalog,
         prices=prices,
+        model_prices=model_prices,
+        workload_parts=parts,
         metrics=metrics,
         routing=routing,
         applications=applications,
@@ -191,18 +203,19 @@ def _dashboard(
     metrics: MetricCatalog,
     alarms: CostAlarmPlan,
     monthly_budget_usd: float,
+    model_prices: ModelPrices,
+    parts: tuple[PricedPart, ...],
 ) -> DashboardPlan:
     """The operations dashboard: the alarms' sources and prices, plus the self-hosted line when on."""
     line = monthly_cost_line(config, prices) if config.self_hosting.enabled else None
     breakeven = None
     if line is not None:
-        breakeven = economics(config, prices).break_even.breakeven_tokens_per_second_blended
+        breakeven = economics(config, prices, model_prices, parts).break_even.breakeven_tokens_per_second_blended
     return plan_dashboard(
         name=config.name,
         region=config.home_region,
         alarms=alarms,
         metric_catalog=metrics,
-        prices=prices.prices(config.cost.price_source),
         monthly_budget_usd=monthly_budget_usd,
         hours_per_month=prices.hours_per_month,
         max_metrics_per_widget=catalog.limit("dashboard_max_metrics_per_widget"),

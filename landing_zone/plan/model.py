@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from landing_zone.core.applications import ApplicationPlan
@@ -15,6 +16,7 @@ from landing_zone.core.routing import RoutingDecision
 from landing_zone.cost.alarms import CostAlarmPlan
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.cost.dashboard import DashboardPlan
+from landing_zone.cost.model_prices import ModelPrices, PricedPart
 from landing_zone.errors import Problem, shown
 
 __all__ = ["Plan", "PlanSource"]
@@ -40,7 +42,7 @@ class Plan:
 
     config: LandingZoneConfig
     catalog: Catalog
-    prices: PriceCatalog  # with the configuration's contract prices (cost.price_overrides) applied
+    prices: PriceCatalog  # the catalog as shipped (contract prices live in model_prices)
     metrics: MetricCatalog
     routing: RoutingDecision
     applications: tuple[ApplicationPlan, ...]
@@ -48,6 +50,10 @@ class Plan:
     cost_alarms: CostAlarmPlan  # the token-metric alarms at that budget
     dashboard: DashboardPlan  # the operations dashboard, from the same sources and prices as the alarms
     warnings: tuple[str, ...]
+    # each configured model's prices per invocation path (cost.price_source / cost.price_overrides applied)
+    model_prices: ModelPrices = field(default_factory=lambda: ModelPrices(MappingProxyType({})))
+    # cost.workload per model / application, each part at its own model's prices
+    workload_parts: tuple[PricedPart, ...] = ()
     # Placeholder values left in the configuration (example account IDs, example.com e-mails; the rule is in
     # landing_zone.core.config.placeholders): each a Problem(path, value, why).  They do not stop a synth;
     # `validate` and the CDK app print `placeholder_warning`, reports can mark them.
@@ -60,8 +66,10 @@ class Plan:
 
     @property
     def token_prices(self) -> TokenPrices:
-        """The prices of the configured ``cost.price_source``."""
-        return self.prices.prices(self.config.cost.price_source)
+        """The prices of the first workload part (``models[0]`` by default): one model's own prices."""
+        if self.workload_parts:
+            return self.workload_parts[0].prices
+        return self.prices.prices(self.config.cost.offer_for(self.models[0].id))
 
     @property
     def placeholder_warning(self) -> str | None:

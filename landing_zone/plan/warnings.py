@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from landing_zone.core.catalog import Model
 from landing_zone.core.catalog.metrics import MetricCatalog
-from landing_zone.core.catalog.prices import PriceCatalog
+from landing_zone.core.catalog.prices import TokenPrices
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import ModelRouting, PathKind
 from landing_zone.cost.budget import MonthlyBudget
@@ -28,7 +28,8 @@ def short_citation(source: str, limit: int = 140) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def unverified_warnings(plan_models: tuple[Model, ...], prices: PriceCatalog, price_source: str) -> list[str]:
+def unverified_warnings(plan_models: tuple[Model, ...], unverified_prices: Sequence[TokenPrices]) -> list[str]:
+    """One warning per unverified catalog model, and ONE short line for every unverified price in use."""
     warnings = []
     for m in plan_models:
         if not m.verified:
@@ -36,13 +37,11 @@ def unverified_warnings(plan_models: tuple[Model, ...], prices: PriceCatalog, pr
                 f"catalog model {m.id!r} is unverified ({short_citation(m.source)}; as of {m.as_of}): confirm its ID, "
                 "Regions and profiles with `python -m landing_zone discover` before relying on the routing decision"
             )
-    p = prices.prices(price_source)
-    if not p.verified:
-        models = ", ".join(m.id for m in plan_models)
+    if unverified_prices:
+        listed = ", ".join(f"{p.model_id} ({p.source_name})" for p in unverified_prices)
         warnings.append(
-            f"price source {price_source!r} is unverified: it prices {p.description or 'an unnamed SKU'} "
-            f"({short_citation(p.source)}; as of {p.as_of}), the configured model(s): {models}. Budgets and alarms "
-            "use these prices; put a contract price into cost.price_overrides"
+            f"unverified prices in budget and alarms: {listed}; sources in core/catalog/prices.yaml, "
+            "contract prices: cost.price_overrides.<model-id>"
         )
     return warnings
 
@@ -96,7 +95,7 @@ def budget_warnings(config: LandingZoneConfig, budget: MonthlyBudget) -> list[st
     if budget.explicit and budget.usd < computed:
         return [
             f"cost.monthly_budget_usd {budget.usd:,.2f} USD is below the computed monthly spend of {computed:,.2f} USD "
-            f"for the configured workload at {config.cost.price_source!r} prices: budget alerts and the kill "
+            "for the configured workload at each model's own prices: budget alerts and the kill "
             f"switch will fire around day {budget.usd / computed * 30.4:.0f} of a month at that load"
         ]
     return []

@@ -291,14 +291,15 @@ def qualifiers(
                 "text": f"routing data unverified ({noun} {', '.join(models)}: run `{DISCOVER}`)",
             }
         )
-    source = plan.config.cost.price_source
-    recorded_prices = _recorded(record, r"price source '([^']+)' is unverified")
-    if not plan.token_prices.verified or source in recorded_prices:
+    unverified = [f"{p.model_id} ({p.source_name})" for p in plan.model_prices.unverified]
+    recorded_prices = _recorded(record, r"unverified prices in budget and alarms: ([^;]+);")
+    if unverified or recorded_prices:
+        listed = ", ".join(unverified) or ", ".join(recorded_prices)
         out.append(
             {
                 "kind": "unverified-prices",
-                "text": f"prices unverified (price source {source}: budgets and alarms use them; put contract "
-                "prices into cost.price_overrides)",
+                "text": f"prices unverified ({listed}: budgets and alarms use them; put contract prices into "
+                "cost.price_overrides.<model-id>)",
             }
         )
     paths = list(dict.fromkeys([p.path for p in plan.placeholders] + list((record or {}).get("placeholders") or [])))
@@ -495,7 +496,9 @@ def build_review(
             if config.organization is not None
             else "single account (permissions boundary)",
             "known_accounts": sorted(ctx.known_accounts),
-            "price_source": config.cost.price_source,
+            "price_source": config.cost.price_source
+            if isinstance(config.cost.price_source, str)
+            else ", ".join(f"{m}: {o}" for m, o in sorted(config.cost.price_source.items())),
             "operations_dashboard": dashboard_url(plan.dashboard.region, plan.dashboard.name),
             "price_overrides": {
                 name: {**o.prices(), "source": o.source} for name, o in sorted(config.cost.price_overrides.items())

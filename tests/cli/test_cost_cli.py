@@ -241,7 +241,7 @@ def test_bad_numbers_exit_2_naming_flag_value_and_allowed(cli, args, flag, value
     [
         (
             ("cost", "--price-source", "nope"),
-            "error: --price-source: got 'nope'; allowed: one of: bedrock, bedrock-kimi-k3-global",
+            "error: --price-source: got 'nope'; allowed: one of: bedrock, bedrock-kimi-k2-thinking",
         ),
         (("breakeven", "--tokens-per-second", "5", "--price-source", "nope"), "error: --price-source: got 'nope'"),
         (

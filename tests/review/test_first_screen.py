@@ -88,9 +88,8 @@ def test_a_verdict_with_nothing_unchecked_is_unqualified_and_the_record_can_qual
     synth recorded as unverified still qualifies it, even when the catalog was verified since."""
     plan = SimpleNamespace(
         models=(SimpleNamespace(id="moonshotai.kimi-k3.1-pro", verified=True),),
-        token_prices=SimpleNamespace(verified=True),
+        model_prices=SimpleNamespace(unverified=()),  # every model at contract prices
         placeholders=(),
-        config=SimpleNamespace(cost=SimpleNamespace(price_source="contract")),
     )
     proven = {"properties": [{"id": "P1", "status": "holds"}], "proven": ["P1"]}
     checked = ({"ran": True}, {"report_found": True, "packs_run": ["AwsSolutions"]}, proven)

@@ -67,8 +67,8 @@ def test_every_problem_of_a_bad_file_is_reported_at_once(plan_for):
         "accounts[0].id: got 12345; must be a 12-digit AWS account ID written as a string (quote it in YAML)"
     )
     assert problems["cost.price_source"] == (
-        "cost.price_source: got 'cheapest'; unknown price source (allowed: bedrock, bedrock-kimi-k3-global, "
-        "bedrock-kimi-k3-us, kimi-api, kimi-api-highspeed)"
+        "cost.price_source: got 'cheapest'; unknown price source 'cheapest' (allowed: bedrock, kimi-api, "
+        "kimi-api-highspeed)"
     )
     assert problems["network.endpoints[1]"] == (
         "network.endpoints[1]: got 'bedrock-telepathy'; must be 'bedrock-runtime', 'bedrock-mantle' or 'bedrock'"
@@ -199,35 +199,32 @@ def test_json_schema_documents_the_contract():
 
 def test_a_contract_price_replaces_the_catalog_figure_everywhere(plan_for):
     contract = {
-        "bedrock": {
+        "moonshotai.kimi-k3.1-pro": {
             "output_usd_per_million_tokens": 9.0,
             "input_usd_per_million_tokens": 2.5,
             "source": "AWS private pricing addendum, signed 2026-10-01",
         }
     }
     base, plan = plan_for(), plan_for(cost={"price_overrides": contract})
-    prices = plan.prices.prices("bedrock")
+    prices = plan.token_prices
     assert (prices.input_usd_per_million, prices.output_usd_per_million) == (2.5, 9.0)
-    assert prices.cache_read_usd_per_million == base.prices.prices("bedrock").cache_read_usd_per_million
+    assert prices.cache_read_usd_per_million == base.token_prices.cache_read_usd_per_million
     assert prices.verified and "AWS private pricing addendum" in prices.source
     assert plan.budget.usd < base.budget.usd  # the budget follows the contract
     (alarm,) = plan.cost_alarms.spend  # and so do the alarms
     assert "FILL(m0_out, 0) * 9 " in alarm.expression and "FILL(m0_in, 0) * 2.5 " in alarm.expression
-    assert not any(w.startswith("price source 'bedrock' is unverified") for w in plan.warnings)
+    assert not any(w.startswith("unverified prices") for w in plan.warnings)
 
 
-def test_a_contract_price_needs_a_source_a_price_and_a_known_price_source(plan_for):
+def test_a_contract_price_needs_a_source_a_price_and_a_configured_model(plan_for):
     bad = {
-        "bedrock": {"output_usd_per_million_tokens": 9.0},
-        "cheapest": {"output_usd_per_million_tokens": 1.0, "source": "a friend"},
-        "kimi-api": {"source": "no figure given"},
+        "moonshotai.kimi-k3.1-pro": {"output_usd_per_million_tokens": 9.0},
+        "kimi-k2.5": {"source": "no figure given"},
     }
     with pytest.raises(ConfigError) as info:
         plan_for(cost={"price_overrides": bad})
     text = str(info.value)
-    assert (
-        "cost.price_overrides.bedrock.source" in text
-        and "cost.price_overrides.cheapest" in text
-        and "unknown price source" in text
-    )
+    assert "cost.price_overrides.moonshotai.kimi-k3.1-pro.source" in text
+    with pytest.raises(ConfigError, match=r"cost\.price_overrides\.cheapest: got 'cheapest'; a model of `models`"):
+        plan_for(cost={"price_overrides": {"cheapest": {"output_usd_per_million_tokens": 1.0, "source": "a friend"}}})
     assert "give at least one of input_usd_per_million_tokens" in text

@@ -143,10 +143,10 @@ def test_report_numbers_are_the_pricing_module_s(plan_for):
         assert estimate == estimate_cost(workload, prices, hours_per_month=730)
     assert [p.source_name for p in report.prices] == [
         "bedrock",
-        "bedrock-kimi-k3-us",
-        "bedrock-kimi-k3-global",
         "kimi-api",
         "kimi-api-highspeed",
+        "bedrock-kimi-k3-us",
+        "bedrock-kimi-k3-global",
     ]
     assert report.hourly_usd == 56.79 and report.instance.instance_type == "p6-b300.48xlarge"
     assert len(report.breakevens) == 20

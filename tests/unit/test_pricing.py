@@ -169,17 +169,20 @@ def _write_catalog(tmp_path: Path, text: str) -> Path:
 
 
 _MINIMAL = """
-schema_version: 1
+schema_version: 2
 hours_per_month: {hours}
-price_sources:
-  p:
-    input_usd_per_million_tokens: 1.5
-    cache_read_usd_per_million_tokens: 0.5
-    {cache_write}
-    output_usd_per_million_tokens: {output}
-    source: "test"
-    as_of: 2026-11-08
-    verified: true
+models:
+  m:
+    p:
+      offer: bedrock
+      paths: [in-region]
+      input_usd_per_million_tokens: 1.5
+      cache_read_usd_per_million_tokens: 0.5
+      {cache_write}
+      output_usd_per_million_tokens: {output}
+      source: "test"
+      as_of: 2026-11-08
+      verified: true
 """
 
 
@@ -196,9 +199,9 @@ def test_catalog_variants(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("hours", "output", "field", "got"),
     [
-        (720, -6, "price_sources.p.output_usd_per_million_tokens", "-6"),
-        (720, ".nan", "price_sources.p.output_usd_per_million_tokens", "nan"),
-        (720, '"cheap"', "price_sources.p.output_usd_per_million_tokens", "'cheap'"),
+        (720, -6, "models.m.p.output_usd_per_million_tokens", "-6"),
+        (720, ".nan", "models.m.p.output_usd_per_million_tokens", "nan"),
+        (720, '"cheap"', "models.m.p.output_usd_per_million_tokens", "'cheap'"),
         (0, 6, "hours_per_month.value", "0"),
     ],
 )
@@ -211,8 +214,8 @@ def test_bad_catalog_values(tmp_path: Path, hours, output, field: str, got: str)
 
 
 def test_catalog_missing_provenance(tmp_path: Path) -> None:
-    text = _MINIMAL.format(hours=730, cache_write="", output=6).replace('    source: "test"\n', "")
-    match = r"price_sources\.p\.source: got None; allowed: field required"
+    text = _MINIMAL.format(hours=730, cache_write="", output=6).replace('      source: "test"\n', "")
+    match = r"models\.m\.p\.source: got None; allowed: field required"
     with pytest.raises(PricingError, match=match):
         load_price_catalog(_write_catalog(tmp_path, text))
 

@@ -136,7 +136,9 @@ def test_application_model_compliant_only_away_from_home_region_is_an_error(plan
 def test_unverified_entries_are_named_in_warnings(plan_for):
     warnings = plan_for().warnings
     assert any("catalog model 'moonshotai.kimi-k3.1-pro' is unverified" in w for w in warnings)
-    assert any("price source 'bedrock' is unverified" in w for w in warnings)
+    assert any(
+        w.startswith("unverified prices in budget and alarms: moonshotai.kimi-k3.1-pro (bedrock)") for w in warnings
+    )
 
 
 def test_verified_overlay_silences_the_model_warning(plan_for):

@@ -45,9 +45,8 @@ def test_break_even_against_bedrock_at_516_tokens_per_second(plan):
 
 def test_break_even_follows_the_configured_price_source(plan_for):
     p = plan_for(None, self_hosting=ON_DEMAND, cost={"price_source": "kimi-api"})
-    assert economics(p.config, p.prices).break_even.breakeven_tokens_per_second == pytest.approx(
-        56.79 / (10 * 3600 / 1e6)
-    )
+    econ = economics(p.config, p.prices, p.model_prices, p.workload_parts)
+    assert econ.break_even.breakeven_tokens_per_second == pytest.approx(56.79 / (10 * 3600 / 1e6))
 
 
 def test_warning_names_the_cost_multiple_when_below_break_even(plan):

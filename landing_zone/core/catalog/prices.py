@@ -1,4 +1,5 @@
-"""``prices.yaml``: token prices per price source and self-hosting hardware, as data with provenance.
+"""``prices.yaml``: token prices per Bedrock model ID (per offer, invocation path and service tier) and
+self-hosting hardware, as data with provenance.
 
 Validated with pydantic like every catalog file (:mod:`landing_zone.core.catalog.schema`); the result is the
 frozen dataclasses below, which the cost arithmetic (:mod:`landing_zone.cost.pricing`) reads.  A malformed file
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -19,7 +20,9 @@ from landing_zone.core.catalog.schema import FileModel, Text, load_catalog_file
 from landing_zone.errors import PricingError
 
 __all__ = [
+    "BEDROCK_OFFER",
     "DEFAULT_PRICES_PATH",
+    "INVOCATION_PATHS",
     "PRICE_FIELDS",
     "PriceCatalog",
     "SelfHostedModel",
@@ -30,6 +33,12 @@ __all__ = [
 ]
 
 DEFAULT_PRICES_PATH = Path(__file__).resolve().parent / "prices.yaml"
+
+# The offer Amazon Bedrock bills; the default of ``cost.price_source``.
+BEDROCK_OFFER = "bedrock"
+# Bedrock invocation paths a price may apply to (the values of landing_zone.core.routing.PathKind).
+INVOCATION_PATHS = ("in-region", "geographic-profile", "global-profile", "mantle")
+SERVICE_TIERS = ("standard", "priority", "flex", "reserved")
 
 PRICE_FIELDS = (
     "input_usd_per_million",
@@ -54,7 +63,11 @@ def hourly_hint(instance_type: str) -> str:
 
 @dataclass(frozen=True)
 class TokenPrices:
-    """Token prices of one price source, in USD per 1M tokens."""
+    """Token prices of one catalog entry (``source_name``), in USD per 1M tokens.
+
+    ``model_id`` is the Bedrock model the figures price, ``offer`` who bills them (``bedrock`` or an alternative
+    such as ``kimi-api``), ``paths`` the Bedrock invocation paths they apply to and ``service_tier`` the tier.
+    """
 
     source_name: str
     input_usd_per_million: float
@@ -67,6 +80,16 @@ class TokenPrices:
     description: str = ""
     # Share by which a global cross-Region inference profile is cheaper (Bedrock); see cost.pricing.with_discount.
     global_profile_discount_fraction: float = 0.0
+    model_id: str = ""
+    offer: str = BEDROCK_OFFER
+    paths: tuple[str, ...] = ()
+    service_tier: str | None = "standard"
+
+    @property
+    def label(self) -> str:
+        """``<entry> (<model>, <paths>)`` for tables and warnings."""
+        where = ", ".join(self.paths) if self.paths else "outside Bedrock"
+        return f"{self.source_name} ({self.model_id or 'any model'}; {where})"
 
     def __post_init__(self) -> None:
         for name in PRICE_FIELDS:
@@ -88,6 +111,10 @@ class TokenPrices:
             "cache_write_usd_per_million": self.cache_write_usd_per_million,
             "output_usd_per_million": self.output_usd_per_million,
             "global_profile_discount_fraction": self.global_profile_discount_fraction,
+            "model_id": self.model_id,
+            "offer": self.offer,
+            "paths": list(self.paths),
+            "service_tier": self.service_tier,
             "description": self.description,
             "source": self.source,
             "as_of": self.as_of,
@@ -161,11 +188,12 @@ class SelfHostedModel:
     source: str
     as_of: str
     verified: bool
+    model_ids: tuple[str, ...] = ()  # the Bedrock models these weights can replace (break-even against these)
 
 
 @dataclass(frozen=True)
 class PriceCatalog:
-    """The parsed ``prices.yaml``."""
+    """The parsed ``prices.yaml``.  ``price_sources``: every entry by its (file-unique) name."""
 
     hours_per_month: float
     price_sources: Mapping[str, TokenPrices]
@@ -175,11 +203,45 @@ class PriceCatalog:
     hours_per_month_source: str = ""
 
     def prices(self, name: str) -> TokenPrices:
-        try:
+        """The entry called ``name``; an offer name (e.g. ``bedrock``) gives the self-hosted model's entry of that
+        offer (the first of its paths), the figure the break-even compares with by default."""
+        if name in self.price_sources:
             return self.price_sources[name]
-        except KeyError:
-            known = ", ".join(sorted(self.price_sources)) or "none"
-            raise PricingError("price_source", name, f"one of: {known}") from None
+        for model_id in self.self_hosted_model.model_ids if self.self_hosted_model else ():
+            for entry in self.entries_for(model_id):
+                if entry.offer == name:
+                    return entry
+        known = ", ".join(sorted({*self.price_sources, *self.offers()})) or "none"
+        raise PricingError("price_source", name, f"one of: {known}") from None
+
+    @property
+    def model_ids(self) -> tuple[str, ...]:
+        """The model IDs with at least one entry, in file order."""
+        return tuple(dict.fromkeys(p.model_id for p in self.price_sources.values()))
+
+    def offers(self) -> tuple[str, ...]:
+        """Every offer name of the file, sorted."""
+        return tuple(sorted({p.offer for p in self.price_sources.values()}))
+
+    def entries_for(self, model_id: str) -> tuple[TokenPrices, ...]:
+        """The entries of one model, in file order."""
+        return tuple(p for p in self.price_sources.values() if p.model_id == model_id)
+
+    def lookup(
+        self, model_id: str, offer: str, path: str | None = None, service_tier: str = "standard"
+    ) -> TokenPrices | None:
+        """The entry pricing ``model_id`` on ``path`` under ``offer`` (None when the file has none).
+
+        ``path`` None: the first entry of the offer.  An offer outside Bedrock (no ``paths``) prices every path.
+        """
+        for entry in self.entries_for(model_id):
+            if entry.offer != offer:
+                continue
+            if entry.paths and entry.service_tier not in (None, service_tier):
+                continue
+            if path is None or not entry.paths or path in entry.paths:
+                return entry
+        return None
 
     def self_hosting_option(self, instance_type: str) -> SelfHostingOption:
         try:
@@ -213,6 +275,9 @@ class _HoursPerMonth(FileModel):
 
 
 class _PriceSource(_Provenance):
+    offer: Text
+    paths: tuple[Literal["in-region", "geographic-profile", "global-profile", "mantle"], ...] = ()
+    service_tier: Literal["standard", "priority", "flex", "reserved"] | None = None
     description: str = ""
     input_usd_per_million_tokens: float = Field(ge=0, allow_inf_nan=False)
     cache_read_usd_per_million_tokens: float = Field(ge=0, allow_inf_nan=False)
@@ -220,6 +285,16 @@ class _PriceSource(_Provenance):
     cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     output_usd_per_million_tokens: float = Field(ge=0, allow_inf_nan=False)
     global_profile_discount_fraction: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _bedrock_has_paths(self) -> _PriceSource:
+        if self.offer == BEDROCK_OFFER and not self.paths:
+            raise ValueError(
+                f"paths: a '{BEDROCK_OFFER}' entry names the invocation paths it prices {INVOCATION_PATHS}"
+            )
+        if len(set(self.paths)) != len(self.paths):
+            raise ValueError(f"paths: {list(self.paths)} lists a path twice")
+        return self
 
 
 class _SelfHosting(_Provenance):
@@ -242,6 +317,7 @@ class _SelfHosting(_Provenance):
 
 class _SelfHostedModel(_Provenance):
     name: Text
+    model_ids: tuple[Text, ...] = ()
     weights_gb: float = Field(gt=0, allow_inf_nan=False)
     vllm_min_gpu_memory_gb: float = Field(gt=0, allow_inf_nan=False)
 
@@ -249,7 +325,7 @@ class _SelfHostedModel(_Provenance):
 class _PricesFile(FileModel):
     schema_version: int
     hours_per_month: _HoursPerMonth
-    price_sources: dict[str, _PriceSource] = Field(min_length=1)
+    models: dict[Text, dict[Text, _PriceSource]] = Field(min_length=1)
     self_hosted_model: _SelfHostedModel | None = None
     self_hosting: dict[str, _SelfHosting] = Field(default_factory=dict)
 
@@ -260,8 +336,20 @@ class _PricesFile(FileModel):
 
     @model_validator(mode="after")
     def _schema_version(self) -> _PricesFile:
-        if self.schema_version != 1:
-            raise ValueError(f"schema_version: got {self.schema_version}; allowed: 1")
+        if self.schema_version != 2:
+            raise ValueError(
+                f"schema_version: got {self.schema_version}; allowed: 2 (prices per Bedrock model ID under `models:`)"
+            )
+        names = [name for entries in self.models.values() for name in entries]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"models: entry names must be unique in the file (twice: {', '.join(twice)})")
+        for model_id, entries in self.models.items():
+            for offer in {e.offer for e in entries.values()}:
+                claimed = [p for e in entries.values() if e.offer == offer for p in e.paths]
+                overlap = sorted({p for p in claimed if claimed.count(p) > 1})
+                if overlap:
+                    raise ValueError(f"models.{model_id}: two '{offer}' entries price the path(s) {', '.join(overlap)}")
         return self
 
 
@@ -289,8 +377,13 @@ def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
             verified=e.verified,
             description=e.description,
             global_profile_discount_fraction=e.global_profile_discount_fraction,
+            model_id=model_id,
+            offer=e.offer,
+            paths=tuple(e.paths),
+            service_tier=e.service_tier if e.paths else None,
         )
-        for name, e in doc.price_sources.items()
+        for model_id, entries in doc.models.items()
+        for name, e in entries.items()
     }
     hosting = {
         name: SelfHostingOption(
@@ -322,6 +415,7 @@ def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
             source=model.source,
             as_of=model.as_of,
             verified=model.verified,
+            model_ids=tuple(model.model_ids),
         ),
         path=str(file),
         hours_per_month_source=doc.hours_per_month.source,

@@ -411,22 +411,67 @@ class Network(_Strict):
         return self
 
 
+class WorkloadPart(_Strict):
+    """One share of ``cost.workload``: the requests of one model (or of one application, on its model and path),
+    with its own tokens per request where they differ from the workload's."""
+
+    model: str | None = Field(default=None, description="Catalog alias or model ID, one of `models`.")
+    application: str | None = Field(default=None, description="An application name: its model and path.")
+    share_of_requests: float = Field(gt=0, le=1, description="Share of cost.workload.requests_per_day.")
+    input_tokens_per_request: float | None = Field(default=None, ge=0, le=MAX_TOKENS_PER_REQUEST)
+    output_tokens_per_request: float | None = Field(default=None, ge=0, le=MAX_TOKENS_PER_REQUEST)
+    cached_input_fraction: float | None = Field(default=None, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> WorkloadPart:
+        if (self.model is None) == (self.application is None):
+            raise ValueError("give exactly one of model (a model of `models`) or application (an application name)")
+        return self
+
+    @property
+    def target(self) -> str:
+        return f"model {self.model}" if self.model is not None else f"application {self.application}"
+
+
+_SHARE_SUM_TOLERANCE = 1e-6
+
+
 class Workload(_Strict):
-    """Expected steady-state traffic, the input of the token-cost model."""
+    """Expected steady-state traffic, the input of the token-cost model.
+
+    ``split`` omitted: every request goes to ``models[0]``.  Given: each part takes ``share_of_requests`` of
+    ``requests_per_day`` on its model (or application), the shares summing to 1; a part's token fields default
+    to the workload's."""
 
     requests_per_day: float = Field(default=10_000, ge=0, le=MAX_REQUESTS_PER_DAY)
     input_tokens_per_request: float = Field(default=6_000, ge=0, le=MAX_TOKENS_PER_REQUEST)
     output_tokens_per_request: float = Field(default=1_200, ge=0, le=MAX_TOKENS_PER_REQUEST)
     cached_input_fraction: float = Field(default=0.5, ge=0, le=1)
+    split: tuple[WorkloadPart, ...] = Field(
+        default=(),
+        description="Requests and tokens per model or application; omitted: the whole workload on models[0].",
+    )
+
+    @model_validator(mode="after")
+    def _shares(self) -> Workload:
+        if self.split:
+            total = sum(p.share_of_requests for p in self.split)
+            if abs(total - 1.0) > _SHARE_SUM_TOLERANCE:
+                raise ValueError(f"split: the share_of_requests values sum to {total:g}; they must sum to 1")
+            targets = [p.target for p in self.split]
+            twice = sorted({t for t in targets if targets.count(t) > 1})
+            if twice:
+                raise ValueError(f"split: {', '.join(twice)} listed twice (merge the parts)")
+        return self
 
 
 MAX_USD_PER_MILLION_TOKENS = 10_000  # a sanity bound for a contract price (the catalog's highest is 20)
 
 
 def _known_price_source(value: str, info: ValidationInfo) -> str:
-    known = (info.context or {}).get("price_sources")
+    known = (info.context or {}).get("price_sources")  # the offers of prices.yaml (bedrock, kimi-api, ...)
     if known is not None and value not in known:
-        raise ValueError(f"unknown price source (allowed: {', '.join(sorted(known))})")
+        raise ValueError(f"unknown price source {value!r} (allowed: {', '.join(sorted(known))})")
     return value
 
 
@@ -468,13 +513,17 @@ class PriceOverride(_Strict):
 
 
 class Cost(_Strict):
-    price_source: str = Field(
-        default="bedrock", description="A price source from landing_zone/core/catalog/prices.yaml."
+    price_source: str | Mapping[str, str] = Field(
+        default="bedrock",
+        description="The offer of landing_zone/core/catalog/prices.yaml that prices each model's tokens: one name "
+        "for every model (default bedrock: each model at its own Bedrock prices, per invocation path), or a "
+        "mapping model (alias or ID) -> offer; models not named use bedrock.",
     )
-    price_overrides: Mapping[PriceSourceName, PriceOverride] = Field(
+    price_overrides: Mapping[str, PriceOverride] = Field(
         default_factory=dict,
-        description="Contract prices per price source (each with a required `source` note); they replace the "
-        "catalog's figures in the budget, the spend alarms and the reports.",
+        description="Contract prices per Bedrock model ID or alias (each with a required `source` note); they "
+        "replace the catalog's figures for that model on every path in the budget, the spend alarms, the dashboard "
+        "and the reports. A model without catalog prices needs at least input and output prices here.",
     )
     workload: Workload = Workload()
     monthly_budget_usd: float | None = Field(
@@ -524,11 +573,38 @@ class Cost(_Strict):
 
     @field_validator("price_source")
     @classmethod
-    def _price_source(cls, v: str, info: ValidationInfo) -> str:
-        known = (info.context or {}).get("price_sources")
-        if known is not None and v not in known:
-            raise ValueError(f"unknown price source (allowed: {', '.join(sorted(known))})")
+    def _price_source(cls, v: str | Mapping[str, str], info: ValidationInfo) -> str | Mapping[str, str]:
+        for name in [v] if isinstance(v, str) else list(v.values()):
+            _known_price_source(name, info)
         return v
+
+    @field_validator("price_overrides")
+    @classmethod
+    def _override_keys(cls, v: Mapping[str, PriceOverride], info: ValidationInfo) -> Mapping[str, PriceOverride]:
+        offers = set((info.context or {}).get("price_sources") or ()) | {"bedrock", "kimi-api", "kimi-api-highspeed"}
+        old = sorted(k for k in v if k in offers or k.startswith("bedrock-"))
+        if old:
+            raise ValueError(
+                f"keys {old} name price sources; contract prices are now per model: "
+                "cost.price_overrides.<model-id> (e.g. cost.price_overrides.moonshotai.kimi-k3.1-pro)"
+            )
+        return v
+
+    def offer_for(self, model_id: str, aliases: tuple[str, ...] = ()) -> str:
+        """The offer pricing ``model_id`` (``price_source`` by model, else the one name, else bedrock)."""
+        if isinstance(self.price_source, str):
+            return self.price_source
+        for key in (model_id, *aliases):
+            if key in self.price_source:
+                return self.price_source[key]
+        return "bedrock"
+
+    def override_for(self, model_id: str, aliases: tuple[str, ...] = ()) -> tuple[str, PriceOverride] | None:
+        """(config key, contract prices) of ``model_id`` from ``price_overrides`` (ID or alias), or None."""
+        for key in (model_id, *aliases):
+            if key in self.price_overrides:
+                return key, self.price_overrides[key]
+        return None
 
 
 PathPreference = Literal["auto", "in-region", "geographic-profile", "global-profile"]
