@@ -30,6 +30,8 @@ from landing_zone.plan.checks import (
     budget_problems,
     budget_scope_problems,
     context_window_problems,
+    generated_names,
+    name_problems,
     per_request_guardrail_problems,
     self_hosting_problems,
 )
@@ -44,6 +46,9 @@ from landing_zone.plan.warnings import (
 from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
 
 __all__ = ["build_plan", "load_plan"]
+
+# Names known only once the alarms and the dashboard are planned (checked after the other names).
+_LATE_NAME_LIMITS = ("cloudwatch_alarm_name_max_length", "cloudwatch_dashboard_name_max_length")
 
 
 def _unroutable_problems(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> list[Problem]:
@@ -132,12 +137,14 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     problems += _budget_limit_problems(config, catalog)
     if not problems:
         problems += self_hosting_problems(config, prices)
+    scp_count = 0
     if config.organization is not None and not problems:
         try:
-            scp_documents(config, routing, catalog)
+            scp_count = len(scp_documents(config, routing, catalog).documents)
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
     problems += context_window_problems(config, models)
+    problems += name_problems(generated_names(config, applications, scp_count=scp_count), catalog)
     if problems:
         raise ConfigError(problems, origin=origin)
 
@@ -161,6 +168,11 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems := stack_limit_problems(config, catalog, applications, cost_alarms):
         raise ConfigError(problems, origin=origin)
     dashboard = _dashboard(config, catalog, prices, metrics, cost_alarms, budget.usd)
+    late_names = generated_names(
+        config, (), alarm_suffixes=[a.name_suffix for a in cost_alarms.alarms], dashboard_name=dashboard.name
+    )
+    if problems := name_problems([n for n in late_names if n.limit in _LATE_NAME_LIMITS], catalog):
+        raise ConfigError(problems, origin=origin)
 
     warnings = unverified_warnings(models, prices, cost.price_source)
     if (metric_warning := metric_assumption_warning(metrics)) is not None:

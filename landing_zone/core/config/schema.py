@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from landing_zone.core import naming
 from landing_zone.errors import Described
 
 __all__ = [
@@ -1060,13 +1061,6 @@ class LandingZoneConfig(_Strict):
                         "with member_baseline every application exists in every member account (its principals call "
                         "it): remove `account`",
                     )
-            if self.organization is not None and len(self.asset_bucket_name(self.home_region)) > 63:
-                yield (
-                    ("name",),
-                    self.name,
-                    f"too long for the StackSet asset bucket name {self.asset_bucket_name(self.home_region)!r} "
-                    "(63 characters at most): choose a shorter name",
-                )
         sh = self.self_hosting
         if sh.enabled and sh.availability_zone and not sh.availability_zone.startswith(self.home_region):
             yield (
@@ -1118,10 +1112,12 @@ class LandingZoneConfig(_Strict):
 
     @property
     def asset_bucket_prefix(self) -> str:
-        return f"{self.name}-stackset-assets-{self.stackset_administrator_account if self.organization else 'x'}"
+        return naming.asset_bucket_prefix(self.name, self.stackset_administrator_account if self.organization else "x")
 
     def asset_bucket_name(self, region: str) -> str:
-        return f"{self.asset_bucket_prefix}-{region}"
+        return naming.asset_bucket_name(
+            self.name, self.stackset_administrator_account if self.organization else "x", region
+        )
 
     @property
     def source_regions(self) -> tuple[str, ...]:
