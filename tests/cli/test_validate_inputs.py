@@ -159,3 +159,45 @@ def test_the_cdk_app_refuses_it_too_without_a_traceback_or_an_assembly(tmp_path)
     assert "Traceback" not in result.stderr and "jsii" not in result.stderr
     assert ROLE_TOO_LONG in result.stderr
     assert not outdir.exists()
+
+
+# -- whitespace and case: refused with a did-you-mean, never cleaned ------------------------------------------------
+SPELLING_CASES = {
+    # input file: the problem line
+    "models: ['Kimi-K3.1-Pro ']": (
+        "models: ['Kimi-K3.1-Pro ']\n",
+        "  - models[0]: got 'Kimi-K3.1-Pro '; not in the catalog as written: model IDs and aliases are exact (aliases "
+        "are lowercase; values are never trimmed or lower-cased); did you mean 'kimi-k3.1-pro'?",
+    ),
+    "home_region: US-EAST-1": (
+        "home_region: US-EAST-1\n",
+        "  - home_region: got 'US-EAST-1'; not a Region as written: Region codes are lowercase, with nothing around "
+        "them (values are never trimmed or lower-cased); did you mean 'us-east-1'?",
+    ),
+    "tags: {Landing-Zone: x}": (
+        "tags: {Landing-Zone: x}\n",
+        "  - tags.Landing-Zone: got 'Landing-Zone'; a key the landing zone sets itself (landing-zone, managed-by, "
+        "application, cost-center) (it differs from 'landing-zone' only in case or whitespace)",
+    ),
+    "name: 'kimi-lz '": (
+        "name: 'kimi-lz '\n",
+        "  - name: got 'kimi-lz '; has whitespace at its start or end: values are taken exactly as written, never "
+        "trimmed (docs/CONFIG.md, 'Whitespace and case'); did you mean 'kimi-lz'?",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", SPELLING_CASES, ids=list(SPELLING_CASES))
+def test_an_identifier_with_whitespace_or_the_wrong_case_is_refused(tmp_path, case):
+    text, line = SPELLING_CASES[case]
+    config = tmp_path / "c.yaml"
+    config.write_text(text)
+    result, seconds = validate(tmp_path, "--config", str(config))
+    assert_refused(result, seconds, line)
+
+
+def test_accepted_the_exact_spellings(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("name: kimi-lz\nhome_region: us-east-1\nmodels: [kimi-k3.1-pro]\ntags: {landing-zone-team: x}\n")
+    result, _ = validate(tmp_path, "--config", str(config))
+    assert result.returncode == 0, result.stderr
