@@ -212,9 +212,20 @@ class GeneratedName:
     fields: tuple[tuple[str, str], ...]  # (config key, its value)
 
 
-# S3 general purpose bucket names: lowercase letters, digits, '.' and '-', beginning and ending with a letter or digit
-# (core/catalog/limits.yaml s3_bucket_name_max_length gives the source).
-_BUCKET_CHARACTERS = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
+# The characters a service accepts in a name, by the limit that applies to it (core/catalog/limits.yaml gives each
+# page): S3 general purpose buckets take lowercase letters, digits, '.' and '-', beginning and ending with a letter or
+# digit; Bedrock's CreateInferenceProfile takes ([0-9a-zA-Z:.][ _-]?)+, so no two '-' in a row.
+_NAME_CHARACTERS = {
+    "s3_bucket_name_max_length": (
+        re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$"),
+        "S3 bucket names hold only lowercase letters, digits, '.' and '-', and begin and end with a letter or digit",
+    ),
+    "bedrock_inference_profile_name_max_length": (
+        re.compile(r"^(?:[0-9a-zA-Z:.][ _-]?)+$"),
+        "Bedrock inference profile names hold letters, digits, ':' and '.', each followed by at most one ' ', '_' or "
+        "'-' (no '--')",
+    ),
+}
 
 
 def _application_fields(config: LandingZoneConfig) -> dict[str, tuple[str, str]]:
@@ -357,14 +368,14 @@ def name_problems(names: Sequence[GeneratedName], catalog: Catalog) -> list[Prob
             )
         )
     for generated in names:
-        if generated.limit == "s3_bucket_name_max_length" and not _BUCKET_CHARACTERS.match(generated.name):
+        pattern, rule = _NAME_CHARACTERS.get(generated.limit, (None, ""))
+        if pattern is not None and not pattern.match(generated.name):
             key, value = generated.fields[-1]
             problems.append(
                 Problem(
                     key,
                     value,
-                    f"the landing zone would name an S3 bucket {generated.name!r}, which S3 refuses: bucket names hold "
-                    "only lowercase letters, digits, '.' and '-', and begin and end with a letter or digit",
+                    f"the landing zone would set the {generated.what} {generated.name!r}, which AWS refuses: {rule}",
                 )
             )
     return problems

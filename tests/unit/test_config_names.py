@@ -71,6 +71,19 @@ def test_a_bucket_name_s3_would_refuse_is_reported(catalog):
     assert "lowercase letters, digits, '.' and '-'" in problem.allowed
 
 
+def test_an_application_name_with_two_hyphens_in_a_row_is_refused_for_its_inference_profile(plan_for):
+    with pytest.raises(ConfigError) as info:
+        plan_for(applications=[{"name": "app--one", "cost_center": "cc"}])
+    text = str(info.value)
+    assert "applications[0].name: got 'app--one'" in text
+    assert f"application inference profile name {naming.application_profile_name('kimi-lz', 'app--one')!r}" in text
+    assert "no '--'" in text
+
+
+def test_accepted_an_application_name_with_single_hyphens(plan_for):
+    assert plan_for(applications=[{"name": "app-one", "cost_center": "cc"}]).applications
+
+
 def test_every_name_limit_comes_from_the_catalog_with_a_source(plan_for, catalog):
     plan = plan_for("examples/us-organization.yaml", model_access={"accept_agreements": True})
     for name in plan_names(plan):
