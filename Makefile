@@ -89,11 +89,14 @@ validate: setup
 	@python -m landing_zone validate $(CONFIG_FLAG)
 
 # Validate first (exit 2 with every problem listed, nothing written; the warnings are printed once, by the app);
-# synthesize into a scratch folder and replace $(OUT)/ only when the whole synth succeeded.
+# synthesize into a scratch folder and replace $(OUT)/ only when the whole synth succeeded.  The scratch folder is
+# removed whatever happens (a failed or interrupted synth leaves no $(OUT).tmp/ behind), and the exit code is cdk's.
+# `CONFIG=` (empty or unset) means the cdk.json defaults; an explicit `--config ""` on the CLI is refused.
 synth: setup
 	python -m landing_zone validate --quiet $(CONFIG_FLAG)
 	rm -rf $(OUT).tmp
-	cdk synth --quiet --no-notices --output $(OUT).tmp $(CDK_CONFIG) > /dev/null
+	trap 'rm -rf "$(OUT).tmp"' EXIT; \
+	cdk synth --quiet --no-notices --output $(OUT).tmp $(CDK_CONFIG) > /dev/null; \
 	rm -rf $(OUT) && mv $(OUT).tmp $(OUT)
 	@echo "synthesized $$(ls $(OUT)/*.template.json | wc -l) stack template(s) into $(OUT)/"
 

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from pathlib import Path
 
 import aws_cdk as cdk
 
@@ -31,10 +33,18 @@ def main() -> int:
         build_landing_zone(app, plan)
     except LandingZoneError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        _remove_if_empty(app.outdir)
         return exc.exit_code
     assembly = app.synth()
     write_record(plan, assembly.directory)  # the assembly describes its configuration (landing-zone.json)
     return 0
+
+
+def _remove_if_empty(outdir: str) -> None:
+    """cdk.App() creates its output folder at once: a refused configuration leaves no empty assembly folder behind
+    (a folder with anything in it is not the app's to remove; `make synth` removes its scratch folder itself)."""
+    with contextlib.suppress(OSError):
+        Path(outdir).rmdir()
 
 
 if __name__ == "__main__":

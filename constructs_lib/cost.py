@@ -21,6 +21,7 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from constructs_lib.cfn import cfn_child
+from landing_zone.core import naming
 from landing_zone.cost.alarms import APPLICATION_PROFILE, AlarmSpec
 
 
@@ -117,20 +118,20 @@ class KillSwitch(Construct):
         self.policy = iam.ManagedPolicy(
             self,
             "DenyInference",
-            managed_policy_name=f"{landing_zone_name}-kill-switch",
+            managed_policy_name=naming.kill_switch_policy_name(landing_zone_name),
             description="Attached by the budget action when the monthly budget is exhausted: no inference",
             document=iam.PolicyDocument.from_json(dict(deny_policy)),
         )
         execution_policy = iam.ManagedPolicy(
             self,
             "ExecutionPolicy",
-            managed_policy_name=f"{landing_zone_name}-automation-budget-action",
+            managed_policy_name=naming.budget_action_policy_name(landing_zone_name),
             document=iam.PolicyDocument.from_json(execution_policy_for(self.policy.managed_policy_arn)),
         )
         self.execution_role = iam.Role(
             self,
             "ExecutionRole",
-            role_name=f"{landing_zone_name}-automation-budget-action",
+            role_name=naming.budget_action_role_name(landing_zone_name),
             assumed_by=iam.ServicePrincipal("budgets.amazonaws.com"),
             managed_policies=[execution_policy],
             description="AWS Budgets applies the kill-switch policy to the invoker roles",
@@ -201,7 +202,7 @@ class SpendAlarms(Construct):
             alarm = cloudwatch.Alarm(
                 self,
                 f"Alarm-{spec.name_suffix}",
-                alarm_name=f"{alarm_name_prefix}-{spec.name_suffix}",
+                alarm_name=naming.alarm_name(alarm_name_prefix, spec.name_suffix),
                 alarm_description=spec.description,
                 metric=expression,
                 threshold=round(spec.threshold, 4) if override is None else override,
@@ -247,7 +248,7 @@ class CostAnomalyDetection(Construct):
         self.monitor = ce.CfnAnomalyMonitor(
             self,
             "Monitor",
-            monitor_name=f"{name}-services",
+            monitor_name=naming.anomaly_monitor_name(name),
             monitor_type="DIMENSIONAL",
             monitor_dimension="SERVICE",
             resource_tags=cfn_tags,
@@ -255,7 +256,7 @@ class CostAnomalyDetection(Construct):
         self.subscription = ce.CfnAnomalySubscription(
             self,
             "Subscription",
-            subscription_name=f"{name}-anomalies",
+            subscription_name=naming.anomaly_subscription_name(name),
             frequency="IMMEDIATE",
             monitor_arn_list=[self.monitor.attr_monitor_arn],
             subscribers=[ce.CfnAnomalySubscription.SubscriberProperty(type="SNS", address=topic.topic_arn)],

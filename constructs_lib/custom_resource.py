@@ -26,7 +26,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from constructs_lib.compliance import acknowledge, nag_text
-from landing_zone.core import arns
+from landing_zone.core import arns, naming
 from landing_zone.policies.access import handler_policy
 from landing_zone.policies.roles import with_own_log_group
 
@@ -44,7 +44,6 @@ class PythonCustomResource(Construct):
         construct_id: str,
         *,
         handler: str,
-        short_name: str,
         landing_zone_name: str,
         policy: Mapping[str, Any],
         properties: Mapping[str, Any],
@@ -57,8 +56,8 @@ class PythonCustomResource(Construct):
         code_dir = HANDLERS_DIR / handler.replace("-", "_")
         if not (code_dir / "index.py").is_file():
             raise FileNotFoundError(f"handler code {code_dir / 'index.py'} is missing")
-        log_name = f"/{landing_zone_name}/automation/{handler}"
-        provider_log_name = f"{log_name}-provider"
+        log_name = naming.automation_log_group_name(landing_zone_name, handler)
+        provider_log_name = naming.automation_provider_log_group_name(landing_zone_name, handler)
         self.log_group = logs.LogGroup(
             self,
             "Logs",
@@ -71,7 +70,7 @@ class PythonCustomResource(Construct):
         self.policy = managed = iam.ManagedPolicy(
             self,
             "Policy",
-            managed_policy_name=f"{landing_zone_name}-automation-{handler}",
+            managed_policy_name=naming.automation_policy_name(landing_zone_name, handler),
             document=iam.PolicyDocument.from_json(
                 with_own_log_group(
                     policy,
@@ -82,7 +81,7 @@ class PythonCustomResource(Construct):
         self.role = iam.Role(
             self,
             "Role",
-            role_name=f"{landing_zone_name}-automation-{handler}",
+            role_name=naming.automation_role_name(landing_zone_name, handler),
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             managed_policies=[managed],
             description=f"{landing_zone_name}: custom resource {handler} (exempt from tamper protection)",
@@ -90,7 +89,7 @@ class PythonCustomResource(Construct):
         self.function = lambda_.Function(
             self,
             "Handler",
-            function_name=f"{landing_zone_name}-{handler}",
+            function_name=naming.automation_function_name(landing_zone_name, handler),
             runtime=RUNTIME,
             handler="index.on_event",
             code=lambda_.Code.from_asset(str(code_dir), exclude=["__pycache__", "*.pyc"]),
@@ -103,9 +102,8 @@ class PythonCustomResource(Construct):
             description=f"{landing_zone_name}: {handler} custom resource handler",
         )
         self.function.node.add_dependency(managed)
-        function_arn = (
-            f"arn:{stack.partition}:lambda:{stack.region}:{stack.account}:function:{landing_zone_name}-{handler}"
-        )
+        function_name = naming.automation_function_name(landing_zone_name, handler)
+        function_arn = f"arn:{stack.partition}:lambda:{stack.region}:{stack.account}:function:{function_name}"
         self.provider_log_group = logs.LogGroup(
             self,
             "ProviderLogs",
@@ -117,7 +115,7 @@ class PythonCustomResource(Construct):
         provider_policy = iam.ManagedPolicy(
             self,
             "ProviderPolicy",
-            managed_policy_name=f"{landing_zone_name}-automation-{handler}-provider",
+            managed_policy_name=naming.automation_provider_policy_name(landing_zone_name, handler),
             document=iam.PolicyDocument.from_json(
                 with_own_log_group(
                     handler_policy(
@@ -130,7 +128,7 @@ class PythonCustomResource(Construct):
         self.provider_role = iam.Role(
             self,
             "ProviderRole",
-            role_name=f"{landing_zone_name}-automation-{short_name}-provider",
+            role_name=naming.automation_provider_role_name(landing_zone_name, naming.AUTOMATION_HANDLERS[handler]),
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             managed_policies=[provider_policy],
             description=f"{landing_zone_name}: CDK Provider framework of {handler} (invokes the handler)",
@@ -139,7 +137,7 @@ class PythonCustomResource(Construct):
             self,
             "Provider",
             on_event_handler=self.function,
-            provider_function_name=f"{landing_zone_name}-{handler}-provider",
+            provider_function_name=naming.automation_provider_function_name(landing_zone_name, handler),
             # immutable: the managed policy above grants the invoke; CDK must not add an inline policy
             framework_on_event_role=iam.Role.from_role_arn(
                 self, "ProviderRoleRef", self.provider_role.role_arn, mutable=False

@@ -14,6 +14,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
 from constructs_lib.cost import resolve_dimension
+from landing_zone.core import naming
 from landing_zone.cost.alarms import MetricSpec
 from landing_zone.cost.dashboard import AlarmPanel, DashboardPlan, GraphPanel, Line, TextPanel, dashboard_url
 
@@ -39,7 +40,7 @@ class OperationsDashboard(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         values = dict(dimension_values)
-        by_name = {f"{alarm_name_prefix}-{_suffix(a, alarm_name_prefix)}": a for a in alarms}
+        by_name = {naming.alarm_name(alarm_name_prefix, _suffix(a, alarm_name_prefix)): a for a in alarms}
         widgets: list[cloudwatch.IWidget] = []
         for panel in plan.panels:
             if isinstance(panel, TextPanel):
@@ -48,9 +49,9 @@ class OperationsDashboard(Construct):
                 )
             elif isinstance(panel, AlarmPanel):
                 chosen = [
-                    by_name[f"{alarm_name_prefix}-{s}"]
+                    by_name[naming.alarm_name(alarm_name_prefix, s)]
                     for s in panel.alarm_suffixes
-                    if f"{alarm_name_prefix}-{s}" in by_name
+                    if naming.alarm_name(alarm_name_prefix, s) in by_name
                 ]
                 if chosen:
                     widgets.append(

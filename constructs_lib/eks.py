@@ -33,6 +33,7 @@ from constructs_lib.cfn import cfn_child, logical_id
 from constructs_lib.compliance import acknowledge
 from constructs_lib.keys import LandingZoneKey
 from constructs_lib.network import RETENTION_DAYS, InterfaceEndpoints
+from landing_zone.core import naming
 from landing_zone.kubernetes.manifests import (
     GPU_NODE_LABELS,
     GPU_TAINT_KEY,
@@ -171,8 +172,8 @@ class GpuInferenceCluster(Construct):
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
         account, region = stack.account, stack.region
-        self.cluster_name = f"{name}-inference"
-        log_group_name = f"/aws/eks/{self.cluster_name}/cluster"
+        self.cluster_name = naming.eks_cluster_name(name)
+        log_group_name = naming.eks_log_group_name(name)
         isolated = ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
 
         # -- network: endpoints so that isolated nodes can pull images and call AWS APIs ----------------
@@ -190,7 +191,7 @@ class GpuInferenceCluster(Construct):
         self.data_key: kms.Key = LandingZoneKey(
             self,
             "DataKey",
-            alias=f"alias/{name}/eks-data",
+            alias=naming.eks_key_alias(name),
             description=f"{name}: EKS node root volumes and control-plane log group",
             policy=eks_data_key_policy(account=account, region=region, log_group_name=log_group_name),
         ).key
@@ -207,7 +208,7 @@ class GpuInferenceCluster(Construct):
         cluster_role = iam.Role(
             self,
             "ClusterRole",
-            role_name=f"{name}-eks-cluster",
+            role_name=naming.eks_cluster_role_name(name),
             assumed_by=iam.ServicePrincipal("eks.amazonaws.com"),
             description=f"{self.cluster_name}: EKS cluster role",
             managed_policies=[
@@ -215,14 +216,14 @@ class GpuInferenceCluster(Construct):
                 iam.ManagedPolicy(
                     self,
                     "SecretsKeyUse",
-                    managed_policy_name=f"{name}-eks-secrets-key-use",
+                    managed_policy_name=naming.eks_secrets_policy_name(name),
                     document=iam.PolicyDocument.from_json(secrets_key_use_policy(key_arn=secrets_key.key_arn)),
                 ),
             ],
         )
         _acknowledge_aws_managed(cluster_role, "AmazonEKSClusterPolicy", "the cluster role policy EKS requires")
-        gpu_role = self._node_role("GpuNodeRole", "GPU", role_name=f"{name}-eks-gpu-nodes")
-        system_role = self._node_role("SystemNodeRole", "system", role_name=f"{name}-eks-system-nodes")
+        gpu_role = self._node_role("GpuNodeRole", "GPU", role_name=naming.eks_node_role_name(name, "gpu"))
+        system_role = self._node_role("SystemNodeRole", "system", role_name=naming.eks_node_role_name(name, "system"))
 
         # -- cluster -----------------------------------------------------------------------------------
         kubectl_options = None
@@ -364,7 +365,7 @@ class GpuInferenceCluster(Construct):
             self.manifest.node.add_dependency(self.addons[CLUSTER_DNS_ADDON])
             self.manifest.node.add_dependency(self.gpu_nodegroup)
             _acknowledge_kubectl_provider(self.cluster)
-            _name_kubectl_roles(self.cluster, f"{name}-automation-kubectl")
+            _name_kubectl_roles(self.cluster, name)
 
         CfnOutput(self, "ClusterName", value=self.cluster.cluster_name, description="EKS cluster (private endpoint)")
 
@@ -491,7 +492,7 @@ def _pascal(text: str) -> str:
     return "".join(p.capitalize() for p in text.replace(".", "-").split("-"))
 
 
-def _name_kubectl_roles(cluster: eks.Cluster, prefix: str) -> None:
+def _name_kubectl_roles(cluster: eks.Cluster, landing_zone_name: str) -> None:
     """Name the kubectl provider's roles under the landing zone's automation prefix.
 
     The framework's onEvent function invokes the kubectl handler, a landing-zone function the tamper guardrails
@@ -506,7 +507,7 @@ def _name_kubectl_roles(cluster: eks.Cluster, prefix: str) -> None:
     )
     for role in roles:
         kind = "provider" if "framework" in role.node.path else "handler"
-        role.role_name = f"{prefix}-{kind}"
+        role.role_name = naming.kubectl_role_name(landing_zone_name, kind)
 
 
 def _acknowledge_kubectl_provider(cluster: eks.Cluster) -> None:

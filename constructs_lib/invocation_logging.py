@@ -17,7 +17,7 @@ from constructs_lib.cfn import cfn_child
 from constructs_lib.compliance import acknowledge, nag_text
 from constructs_lib.custom_resource import PythonCustomResource
 from constructs_lib.network import RETENTION_DAYS
-from landing_zone.core import arns
+from landing_zone.core import arns, naming
 from landing_zone.core.config import InvocationLogging as Settings
 from landing_zone.policies.access import (
     bedrock_logging_role_policy,
@@ -47,7 +47,7 @@ class InvocationLoggingConfig(Construct):
             self,
             "AccessLogs",
             # '<lz>-' names: the tamper guardrails protect buckets by name (they ignore aws:ResourceTag)
-            bucket_name=f"{landing_zone_name}-access-logs-{account}",
+            bucket_name=naming.access_logs_bucket_name(landing_zone_name, account),
             encryption=s3.BucketEncryption.S3_MANAGED,  # S3 server access logs cannot target SSE-KMS buckets
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -66,7 +66,7 @@ class InvocationLoggingConfig(Construct):
         self.bucket = s3.Bucket(
             self,
             "Bucket",
-            bucket_name=f"{landing_zone_name}-invocation-logs-{account}",
+            bucket_name=naming.invocation_logs_bucket_name(landing_zone_name, account),
             encryption=s3.BucketEncryption.KMS,
             encryption_key=logs_key,
             bucket_key_enabled=True,
@@ -94,7 +94,7 @@ class InvocationLoggingConfig(Construct):
             bucket_arn=self.bucket.bucket_arn, key_prefix=KEY_PREFIX, account=account, region=region
         )
         s3.CfnBucketPolicy(self, "BucketPolicy", bucket=self.bucket.bucket_name, policy_document=policy)
-        log_group_name = f"/{landing_zone_name}/bedrock/invocations"
+        log_group_name = naming.invocation_log_group_name(landing_zone_name)
         self.log_group = logs.LogGroup(
             self,
             "LogGroup",
@@ -114,7 +114,7 @@ class InvocationLoggingConfig(Construct):
         logging_policy = iam.ManagedPolicy(
             self,
             "BedrockLoggingPolicy",
-            managed_policy_name=f"{landing_zone_name}-bedrock-invocation-logging",
+            managed_policy_name=naming.invocation_logging_policy_name(landing_zone_name),
             document=iam.PolicyDocument.from_json(bedrock_logging_role_policy(log_streams_arn=streams)),
         )
         acknowledge(
@@ -126,7 +126,7 @@ class InvocationLoggingConfig(Construct):
         self.role = iam.Role(
             self,
             "BedrockLoggingRole",
-            role_name=f"{landing_zone_name}-bedrock-invocation-logging",
+            role_name=naming.invocation_logging_role_name(landing_zone_name),
             assumed_by=iam.ServicePrincipal("bedrock.amazonaws.com"),
             description="Assumed by Bedrock to deliver model invocation logs to CloudWatch Logs",
             managed_policies=[logging_policy],
@@ -148,7 +148,6 @@ class InvocationLoggingConfig(Construct):
             self,
             "Configuration",
             handler="invocation-logging",
-            short_name="logging",
             landing_zone_name=landing_zone_name,
             policy=handler,
             logs_key=logs_key,

@@ -42,7 +42,6 @@ class ModelAgreements(Construct):
             self,
             "Agreements",
             handler="model-agreement",
-            short_name="agreements",
             landing_zone_name=landing_zone_name,
             policy=handler_policy(ACTIONS, sid="AcceptModelAgreements"),
             logs_key=logs_key,

@@ -14,7 +14,7 @@ from constructs import Construct
 
 from constructs_lib.cfn import cfn_child
 from constructs_lib.compliance import acknowledge, nag_text
-from landing_zone.core import arns
+from landing_zone.core import arns, naming
 from landing_zone.policies.roles import flow_log_role_policy
 
 # CloudWatch Logs accepts only these retention periods (PutRetentionPolicy API).
@@ -54,7 +54,7 @@ class PrivateNetwork(Construct):
         *,
         vpc_cidr: str,
         availability_zones: Sequence[str],
-        name_prefix: str,
+        landing_zone_name: str,
         flow_log_group_name: str,
         flow_log_key: kms.IKey,
         flow_log_retention_days: int,
@@ -96,7 +96,7 @@ class PrivateNetwork(Construct):
         flow_log_policy = iam.ManagedPolicy(
             self,
             "FlowLogPolicy",
-            managed_policy_name=f"{name_prefix}-flow-logs",
+            managed_policy_name=naming.flow_logs_policy_name(landing_zone_name),
             document=iam.PolicyDocument.from_json(
                 flow_log_role_policy(
                     log_group_arn=arns.log_group(stack.region, stack.account, flow_log_group_name, stack.partition),
@@ -114,7 +114,7 @@ class PrivateNetwork(Construct):
         self.flow_log_role = iam.Role(
             self,
             "FlowLogRole",
-            role_name=f"{name_prefix}-flow-logs",
+            role_name=naming.flow_logs_role_name(landing_zone_name),
             # confused deputy: only flow logs of this account and Region may use the role
             assumed_by=iam.ServicePrincipal(
                 "vpc-flow-logs.amazonaws.com",

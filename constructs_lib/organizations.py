@@ -9,6 +9,7 @@ from aws_cdk import CfnTag
 from aws_cdk import aws_organizations as organizations
 from constructs import Construct
 
+from landing_zone.core import naming
 from landing_zone.policies.common import minified
 
 
@@ -25,7 +26,7 @@ class ServiceControlPolicies(Construct):
         construct_id: str,
         *,
         documents: Sequence[Mapping[str, Any]],
-        name_prefix: str,
+        landing_zone_name: str,
         description: str,
         target_ids: Sequence[str],
         tags: Mapping[str, str],
@@ -36,7 +37,7 @@ class ServiceControlPolicies(Construct):
             policy = organizations.CfnPolicy(
                 self,
                 f"Scp{index}",
-                name=f"{name_prefix}-{index}",
+                name=naming.scp_name(landing_zone_name, index),
                 description=f"{description} (part {index} of {len(documents)})",
                 type="SERVICE_CONTROL_POLICY",
                 content=dict(doc),

@@ -18,7 +18,7 @@ from constructs_lib.content_guardrail import ContentGuardrail
 from constructs_lib.invocation_logging import InvocationLoggingConfig
 from constructs_lib.model_access import ModelAgreements
 from constructs_lib.network import RETENTION_DAYS
-from landing_zone.core import arns
+from landing_zone.core import arns, naming
 from landing_zone.plan import Plan
 from landing_zone.policies.access import invoker_policy, invoker_trust_policy
 from landing_zone.policies.guardrails import permissions_boundary
@@ -57,7 +57,7 @@ def add_access(
         boundary=PermissionsBoundary(
             scope,
             "InvokerBoundary",
-            policy_name=f"{cfg.name}-invoker-boundary",
+            policy_name=naming.invoker_boundary_policy_name(cfg.name),
             document=permissions_boundary(cfg, plan.routing, plan.catalog),
         ).policy
     )
@@ -65,7 +65,7 @@ def add_access(
         parts.guardrail = ContentGuardrail(
             scope,
             "ContentGuardrail",
-            name=f"{cfg.name}-content",
+            name=naming.content_guardrail_name(cfg.name),
             settings=cfg.content_guardrail,
             tags={"landing-zone": cfg.name},
         )
@@ -83,7 +83,7 @@ def add_access(
             profile = ApplicationProfile(
                 scope,
                 f"Profile-{name}",
-                profile_name=f"{cfg.name}-{name}",
+                profile_name=naming.application_profile_name(cfg.name, name),
                 copy_from=app.copy_from_arn(region=region, account=account),
                 description=f"{name}: {app.model.name} via {app.route.kind.value} {app.route.invoke_id}",
                 tags={"application": name, "cost-center": cost_center or app.app.cost_center, "landing-zone": cfg.name},
@@ -108,8 +108,8 @@ def add_access(
         invoker = InvokerRole(
             scope,
             f"Invoker-{name}",
-            role_name=f"{cfg.name}-invoker-{name}",
-            policy_name=f"{cfg.name}-invoke-{name}",
+            role_name=naming.invoker_role_name(cfg.name, name),
+            policy_name=naming.invoker_policy_name(cfg.name, name),
             trust_policy=trust,
             permissions=permissions,
             boundary=parts.boundary,

@@ -14,6 +14,7 @@ from constructs import Construct
 from constructs_lib.access import ApplicationProfile, InvokerRole
 from constructs_lib.cost import AlertsTopic, CostAnomalyDetection, KillSwitch, MonthlyCostBudget, SpendAlarms
 from constructs_lib.dashboard import OperationsDashboard
+from landing_zone.core import naming
 from landing_zone.cost.alarms import AlarmSpec, application_profile_marker
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.plan import Plan
@@ -63,14 +64,14 @@ def add_cost_controls(
     cost = cfg.cost
     region = cfg.home_region
     emails = list(cost.alert_emails if alert_emails is None else alert_emails)
-    alerts = AlertsTopic(scope, "Alerts", topic_name=f"{cfg.name}-cost-alerts", key=alerts_key, emails=emails)
+    alerts = AlertsTopic(scope, "Alerts", topic_name=naming.alerts_topic_name(cfg.name), key=alerts_key, emails=emails)
     topic = alerts.topic
     alerts.set_policy(alerts_topic_policy(topic_arn=topic.topic_arn, account=account, region=region))
     budget_model = plan.budget
     budget = MonthlyCostBudget(
         scope,
         "Budget",
-        budget_name=f"{cfg.name}-bedrock-monthly",
+        budget_name=naming.budget_name(cfg.name),
         amount_usd=budget_model.usd if budget_usd is None else budget_usd,
         filter_expression=budget_filter_expression(
             scope=cost.budget_scope, account=account, tag_key="landing-zone", tag_value=cfg.name

@@ -26,7 +26,7 @@ class GuardrailsStack(LandingZoneStack):
             self,
             "BedrockGuardrails",
             documents=self.scps.documents,
-            name_prefix=f"{cfg.name}-bedrock-guardrails",
+            landing_zone_name=cfg.name,
             description=f"{cfg.name}: Bedrock inference only in compliant Regions and allowed models; no tampering",
             target_ids=cfg.organization.target_ids,
             tags={"landing-zone": cfg.name},

@@ -14,6 +14,7 @@ from typing import Any
 import aws_cdk as cdk
 from constructs import Construct
 
+from landing_zone.core import naming
 from landing_zone.plan import Plan
 from stacks.access import AccessStack
 from stacks.cost import CostStack
@@ -44,7 +45,7 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
     env = cdk.Environment(account=cfg.deployment_account, region=cfg.home_region)
     keys = KeysStack(
         scope,
-        f"{cfg.name}-keys",
+        naming.stack_name(cfg.name, "keys"),
         plan=plan,
         env=env,
         termination_protection=True,
@@ -52,7 +53,7 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
     )
     network = NetworkStack(
         scope,
-        f"{cfg.name}-network",
+        naming.stack_name(cfg.name, "network"),
         plan=plan,
         logs_key=keys.keys["logs"],
         env=env,
@@ -60,7 +61,7 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
     )
     access = AccessStack(
         scope,
-        f"{cfg.name}-access",
+        naming.stack_name(cfg.name, "access"),
         plan=plan,
         logs_key=keys.keys["logs"],
         endpoints=network.endpoints.endpoints,
@@ -69,7 +70,7 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
     )
     cost = CostStack(
         scope,
-        f"{cfg.name}-cost",
+        naming.stack_name(cfg.name, "cost"),
         plan=plan,
         alerts_key=keys.keys["alerts"],
         access=access,
@@ -80,7 +81,7 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
     if cfg.self_hosting.enabled:
         self_hosting = SelfHostingStack(
             scope,
-            f"{cfg.name}-self-hosting",
+            naming.stack_name(cfg.name, "self-hosting"),
             plan=plan,
             vpc=network.network.vpc,
             secrets_key=keys.keys["secrets"],
@@ -118,7 +119,7 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
 
         parts["rollout"] = RolloutStack(
             scope,
-            f"{cfg.name}-rollout",
+            naming.stack_name(cfg.name, "rollout"),
             plan=plan,
             env=cdk.Environment(account=cfg.stackset_administrator_account, region=cfg.home_region),
             description=f"{cfg.name}: member baseline StackSet (service-managed, auto-deployed to the target OUs)",
@@ -128,7 +129,7 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
     if cfg.organization is not None:
         guardrails = GuardrailsStack(
             scope,
-            f"{cfg.name}-guardrails",
+            naming.stack_name(cfg.name, "guardrails"),
             plan=plan,
             env=cdk.Environment(account=cfg.organization.management_account_id, region=cfg.home_region),
             description=f"{cfg.name}: Organizations SCPs for Bedrock (management account)",

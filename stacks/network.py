@@ -11,6 +11,7 @@ from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from constructs_lib.network import BedrockEndpoints, PrivateNetwork
+from landing_zone.core import naming
 from landing_zone.plan import Plan
 from landing_zone.policies.endpoints import endpoint_policy
 from stacks.base import LandingZoneStack
@@ -41,8 +42,8 @@ def add_network(
         vpc_id=net.vpc_id,
         subnet_ids=net.subnet_ids,
         availability_zones=availability_zones,
-        name_prefix=cfg.name,
-        flow_log_group_name=f"/{cfg.name}/vpc-flow-logs",
+        landing_zone_name=cfg.name,
+        flow_log_group_name=naming.flow_log_group_name(cfg.name),
         flow_log_key=logs_key,
         flow_log_retention_days=net.flow_log_retention_days,
     )

@@ -22,6 +22,7 @@ from constructs import Construct
 
 from constructs_lib.compliance import acknowledge
 from constructs_lib.stacksets import StackSetAssetBucket
+from landing_zone.core import naming
 from landing_zone.plan import Plan
 from landing_zone.plan.rollout import member_instances
 from stacks.base import LandingZoneStack
@@ -52,7 +53,7 @@ class RolloutStack(LandingZoneStack):
         self.stack_set = StackSet(
             self,
             "MemberBaselineStackSet",
-            stack_set_name=f"{cfg.name}-member-baseline",
+            stack_set_name=naming.member_baseline_stack_set_name(cfg.name),
             description=f"{cfg.name}: Bedrock member baseline (keys, endpoints, access, logging, cost controls)",
             template=StackSetTemplate.from_stack_set_stack(self.member),
             deployment_type=DeploymentType.service_managed(
@@ -85,7 +86,7 @@ class RolloutStack(LandingZoneStack):
                 )
             )
         self._acknowledge_asset_publisher(cfg.policy_guardrails.cdk_bootstrap_qualifier)
-        CfnOutput(self, "MemberBaselineStackSetName", value=f"{cfg.name}-member-baseline")
+        CfnOutput(self, "MemberBaselineStackSetName", value=naming.member_baseline_stack_set_name(cfg.name))
         CfnOutput(self, "MemberAccounts", value=str(len(self.instances)))
 
     def _acknowledge_asset_publisher(self, qualifier: str) -> None:

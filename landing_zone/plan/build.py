@@ -31,6 +31,8 @@ from landing_zone.plan.checks import (
     budget_problems,
     budget_scope_problems,
     context_window_problems,
+    generated_names,
+    name_problems,
     per_request_guardrail_problems,
     self_hosting_problems,
 )
@@ -45,6 +47,9 @@ from landing_zone.plan.warnings import (
 from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
 
 __all__ = ["build_plan", "load_plan"]
+
+# Names known only once the alarms and the dashboard are planned (checked after the other names).
+_LATE_NAME_LIMITS = ("cloudwatch_alarm_name_max_length", "cloudwatch_dashboard_name_max_length")
 
 
 def _unroutable_problems(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> list[Problem]:
@@ -128,9 +133,10 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         problems += budget_scope_problems(config, applications)
         problems += per_request_guardrail_problems(config, applications)
     problems += _budget_limit_problems(config, catalog)
+    scp_count = 0
     if config.organization is not None and not problems:
         try:
-            scp_documents(config, routing, catalog)
+            scp_count = len(scp_documents(config, routing, catalog).documents)
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
     problems += context_window_problems(config, models)
@@ -146,6 +152,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             problems += part_problems
     if not problems:
         problems += self_hosting_problems(config, prices)
+    problems += name_problems(generated_names(config, applications, scp_count=scp_count), catalog)
     if problems:
         raise ConfigError(problems, origin=origin)
 
@@ -171,6 +178,11 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems := stack_limit_problems(config, catalog, applications, cost_alarms):
         raise ConfigError(problems, origin=origin)
     dashboard = _dashboard(config, catalog, prices, metrics, cost_alarms, budget.usd, model_prices, parts)
+    late_names = generated_names(
+        config, (), alarm_suffixes=[a.name_suffix for a in cost_alarms.alarms], dashboard_name=dashboard.name
+    )
+    if problems := name_problems([n for n in late_names if n.limit in _LATE_NAME_LIMITS], catalog):
+        raise ConfigError(problems, origin=origin)
 
     warnings = unverified_warnings(models, model_prices.unverified)
     if (metric_warning := metric_assumption_warning(metrics)) is not None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import metadata
 
+from landing_zone.core import naming
 from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.prices import PriceCatalog
@@ -13,13 +16,19 @@ from landing_zone.core.routing import RoutingDecision
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.cost.self_hosting import monthly_cost_line
 from landing_zone.errors import Described, PricingError, Problem
+from landing_zone.plan.model import Plan
+from landing_zone.policies.guardrails import scp_documents
 
 __all__ = [
+    "GeneratedName",
     "blame_written_keys",
     "budget_problems",
     "budget_scope_problems",
     "per_request_guardrail_problems",
     "context_window_problems",
+    "generated_names",
+    "name_problems",
+    "plan_names",
     "self_hosting_problems",
 ]
 
@@ -189,3 +198,197 @@ def self_hosting_problems(config: LandingZoneConfig, prices: PriceCatalog) -> li
                 )
             )
     return problems
+
+
+# -- generated names -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GeneratedName:
+    """A name the landing zone gives a resource (built by :mod:`landing_zone.core.naming`), the limit that applies
+    (a key of core/catalog/limits.yaml), and the config keys whose values it contains, the most specific last."""
+
+    name: str
+    limit: str
+    what: str
+    fields: tuple[tuple[str, str], ...]  # (config key, its value)
+
+
+# The characters a service accepts in a name, by the limit that applies to it (core/catalog/limits.yaml gives each
+# page): S3 general purpose buckets take lowercase letters, digits, '.' and '-', beginning and ending with a letter or
+# digit; Bedrock's CreateInferenceProfile takes ([0-9a-zA-Z:.][ _-]?)+, so no two '-' in a row.
+_NAME_CHARACTERS = {
+    "s3_bucket_name_max_length": (
+        re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$"),
+        "S3 bucket names hold only lowercase letters, digits, '.' and '-', and begin and end with a letter or digit",
+    ),
+    "bedrock_inference_profile_name_max_length": (
+        re.compile(r"^(?:[0-9a-zA-Z:.][ _-]?)+$"),
+        "Bedrock inference profile names hold letters, digits, ':' and '.', each followed by at most one ' ', '_' or "
+        "'-' (no '--')",
+    ),
+}
+
+
+def _application_fields(config: LandingZoneConfig) -> dict[str, tuple[str, str]]:
+    """The config key each application's name comes from: applications[i].name, or accounts[i].name for the default
+    applications (one per account); the member baseline's single default application comes from no key."""
+    if config.applications:
+        return {a.name: (f"applications[{i}].name", a.name) for i, a in enumerate(config.applications)}
+    if config.member_baseline.enabled:
+        return {}
+    fields: dict[str, tuple[str, str]] = {}
+    for i, account in enumerate(config.accounts):
+        fields.setdefault(account.name, (f"accounts[{i}].name", account.name))
+    return fields
+
+
+def generated_names(
+    config: LandingZoneConfig,
+    applications: Sequence[ApplicationPlan],
+    *,
+    scp_count: int = 0,
+    alarm_suffixes: Sequence[str] = (),
+    dashboard_name: str | None = None,
+) -> list[GeneratedName]:
+    """Every name the stacks set explicitly for this configuration, built by the functions the stacks call."""
+    lz = config.name
+    base = (("name", lz),)
+    out: list[GeneratedName] = []
+
+    def add(name: str, limit: str, what: str, fields: tuple[tuple[str, str], ...] = base) -> None:
+        out.append(GeneratedName(name, limit, what, fields))
+
+    stacks = ["keys", "network", "access", "cost"] + (["self-hosting"] if config.self_hosting.enabled else [])
+    if config.member_baseline.enabled:
+        stacks = ["rollout"]
+    if config.organization is not None:
+        stacks.append("guardrails")
+    for part in stacks:
+        add(naming.stack_name(lz, part), "cfn_stack_name_max_length", "CloudFormation stack name")
+    purposes = ["logs", "alerts"] + (["secrets"] if config.self_hosting.enabled else [])
+    for purpose in purposes:
+        add(naming.key_alias(lz, purpose), "kms_alias_name_max_length", "KMS alias")
+    add(naming.flow_log_group_name(lz), "log_group_name_max_length", "log group name")
+    add(naming.flow_logs_role_name(lz), "iam_role_name_max_length", "IAM role name")
+    add(naming.flow_logs_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+    add(naming.invoker_boundary_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+    if config.content_guardrail.enabled:
+        add(naming.content_guardrail_name(lz), "bedrock_guardrail_name_max_length", "Bedrock guardrail name")
+    app_fields = _application_fields(config)
+    for app in applications:
+        name = app.app.name
+        fields = (*base, app_fields[name]) if name in app_fields else base
+        add(naming.invoker_role_name(lz, name), "iam_role_name_max_length", "IAM role name", fields)
+        add(naming.invoker_policy_name(lz, name), "iam_policy_name_max_length", "IAM policy name", fields)
+        if app.route is not None:
+            add(
+                naming.application_profile_name(lz, name),
+                "bedrock_inference_profile_name_max_length",
+                "application inference profile name",
+                fields,
+            )
+    account = config.deployment_account
+    handlers = []
+    if config.invocation_logging.enabled:
+        add(naming.access_logs_bucket_name(lz, account), "s3_bucket_name_max_length", "S3 bucket name")
+        add(naming.invocation_logs_bucket_name(lz, account), "s3_bucket_name_max_length", "S3 bucket name")
+        add(naming.invocation_log_group_name(lz), "log_group_name_max_length", "log group name")
+        add(naming.invocation_logging_role_name(lz), "iam_role_name_max_length", "IAM role name")
+        add(naming.invocation_logging_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+        handlers.append("invocation-logging")
+    if config.model_access.accept_agreements:
+        handlers.append("model-agreement")
+    for handler in handlers:
+        add(naming.automation_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
+        add(naming.automation_provider_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
+        add(naming.automation_role_name(lz, handler), "iam_role_name_max_length", "IAM role name")
+        add(naming.automation_policy_name(lz, handler), "iam_policy_name_max_length", "IAM policy name")
+        add(naming.automation_function_name(lz, handler), "lambda_function_name_max_length", "Lambda function name")
+        short = naming.AUTOMATION_HANDLERS[handler]
+        add(naming.automation_provider_role_name(lz, short), "iam_role_name_max_length", "IAM role name")
+        add(naming.automation_provider_policy_name(lz, handler), "iam_policy_name_max_length", "IAM policy name")
+        add(
+            naming.automation_provider_function_name(lz, handler),
+            "lambda_function_name_max_length",
+            "Lambda function name",
+        )
+    add(naming.alerts_topic_name(lz), "sns_topic_name_max_length", "SNS topic name")
+    add(naming.alerts_topic_name(lz), "sns_display_name_max_length", "SNS topic display name")
+    add(naming.budget_name(lz), "budget_name_max_length", "budget name")
+    if config.cost.kill_switch:
+        add(naming.kill_switch_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+        add(naming.budget_action_role_name(lz), "iam_role_name_max_length", "IAM role name")
+        add(naming.budget_action_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+    add(naming.anomaly_monitor_name(lz), "cost_anomaly_name_max_length", "cost anomaly monitor name")
+    add(naming.anomaly_subscription_name(lz), "cost_anomaly_name_max_length", "cost anomaly subscription name")
+    for suffix in alarm_suffixes:
+        add(naming.alarm_name(lz, suffix), "cloudwatch_alarm_name_max_length", "CloudWatch alarm name")
+    if dashboard_name is not None:
+        add(dashboard_name, "cloudwatch_dashboard_name_max_length", "CloudWatch dashboard name")
+    for index in range(1, scp_count + 1):
+        add(naming.scp_name(lz, index), "scp_name_max_length", "SCP name")
+    if config.member_baseline.enabled and config.organization is not None:
+        add(naming.member_baseline_stack_set_name(lz), "cfn_stack_set_name_max_length", "StackSet name")
+        add(config.asset_bucket_name(config.home_region), "s3_bucket_name_max_length", "S3 bucket name")
+    if config.self_hosting.enabled:
+        add(naming.eks_cluster_name(lz), "eks_cluster_name_max_length", "EKS cluster name")
+        add(naming.eks_log_group_name(lz), "log_group_name_max_length", "log group name")
+        add(naming.eks_key_alias(lz), "kms_alias_name_max_length", "KMS alias")
+        add(naming.eks_cluster_role_name(lz), "iam_role_name_max_length", "IAM role name")
+        add(naming.eks_secrets_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+        for kind in ("gpu", "system"):
+            add(naming.eks_node_role_name(lz, kind), "iam_role_name_max_length", "IAM role name")
+        if config.self_hosting.apply_manifests:
+            for kind in ("provider", "handler"):
+                add(naming.kubectl_role_name(lz, kind), "iam_role_name_max_length", "IAM role name")
+    return out
+
+
+def name_problems(names: Sequence[GeneratedName], catalog: Catalog) -> list[Problem]:
+    """Generated names longer than their service allows (and S3 bucket names AWS would refuse): one problem per
+    config key, naming its longest generated name, that name's length, the limit and the key to shorten."""
+    worst: dict[str, tuple[int, GeneratedName, int]] = {}
+    for generated in names:
+        limit = catalog.limit(generated.limit)
+        over = len(generated.name) - limit
+        key = generated.fields[-1][0]
+        if over > 0 and (key not in worst or over > worst[key][0]):
+            worst[key] = (over, generated, limit)
+    problems = []
+    for key, (over, generated, limit) in worst.items():
+        value = generated.fields[-1][1]
+        others = [f for f, _ in generated.fields[:-1]]
+        also = f" (or {' or '.join(others)})" if others else ""
+        problems.append(
+            Problem(
+                key,
+                value,
+                f"the landing zone would set the {generated.what} {generated.name!r} ({len(generated.name)} "
+                f"characters), longer than the {limit} AWS allows (core/catalog/limits.yaml {generated.limit}): "
+                f"shorten {key}{also} by at least {over} character(s)",
+            )
+        )
+    for generated in names:
+        pattern, rule = _NAME_CHARACTERS.get(generated.limit, (None, ""))
+        if pattern is not None and not pattern.match(generated.name):
+            key, value = generated.fields[-1]
+            problems.append(
+                Problem(
+                    key,
+                    value,
+                    f"the landing zone would set the {generated.what} {generated.name!r}, which AWS refuses: {rule}",
+                )
+            )
+    return problems
+
+
+def plan_names(plan: Plan) -> list[GeneratedName]:
+    """Every name the stacks of ``plan`` set explicitly (what :func:`name_problems` checked while it was built)."""
+    config = plan.config
+    scp_count = len(scp_documents(config, plan.routing, plan.catalog).documents) if config.organization else 0
+    return generated_names(
+        config,
+        plan.applications,
+        scp_count=scp_count,
+        alarm_suffixes=[a.name_suffix for a in plan.cost_alarms.alarms],
+        dashboard_name=plan.dashboard.name,
+    )

@@ -25,6 +25,7 @@ import shlex
 import textwrap
 from dataclasses import dataclass
 
+from landing_zone.core import naming
 from landing_zone.plan.model import Plan
 
 __all__ = ["DeploymentStep", "StackPlacement", "deployment_steps", "format_steps", "stack_placements"]
@@ -53,14 +54,18 @@ def stack_placements(plan: Plan) -> list[StackPlacement]:
     out: list[StackPlacement] = []
     if cfg.organization is not None:
         out.append(
-            StackPlacement(f"{cfg.name}-guardrails", cfg.organization.management_account_id, region, "management")
+            StackPlacement(
+                naming.stack_name(cfg.name, "guardrails"), cfg.organization.management_account_id, region, "management"
+            )
         )
     if cfg.member_baseline.enabled:
         admin = cfg.stackset_administrator_account
-        out.append(StackPlacement(f"{cfg.name}-rollout", admin, region, "stackset-administrator"))
+        out.append(StackPlacement(naming.stack_name(cfg.name, "rollout"), admin, region, "stackset-administrator"))
         return out
     workload = ["keys", "network", "access", "cost"] + (["self-hosting"] if cfg.self_hosting.enabled else [])
-    out += [StackPlacement(f"{cfg.name}-{s}", cfg.deployment_account, region, "deployment") for s in workload]
+    out += [
+        StackPlacement(naming.stack_name(cfg.name, s), cfg.deployment_account, region, "deployment") for s in workload
+    ]
     return out
 
 

@@ -149,7 +149,7 @@ def test_an_integer_with_thousands_of_digits_is_refused(tmp_path, suffix):
 
 
 def test_a_directory_or_a_missing_file_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match="is a directory: give the path of a YAML or JSON file"):
+    with pytest.raises(ConfigError, match="is a directory, not a regular file: give the path of a YAML or JSON file"):
         read_config_file(tmp_path)
     with pytest.raises(ConfigError, match="the file does not exist"):
         read_config_file(tmp_path / "nope.yaml")

@@ -12,6 +12,7 @@ scalars replace).  Every invalid value is collected and reported in one :class:`
 
 from landing_zone.core.config.loading import (
     catalog_for,
+    check_regular_file,
     deep_merge,
     raw_config,
     read_cdk_json_defaults,
@@ -26,6 +27,7 @@ __all__ = [
     *_schema_names,
     "build_config",
     "catalog_for",
+    "check_regular_file",
     "deep_merge",
     "is_placeholder_account_id",
     "placeholders",

@@ -6,6 +6,8 @@ YAML 1.2 scalars); every problem becomes a :class:`~landing_zone.errors.ConfigEr
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,14 @@ from landing_zone.core.config.schema import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY
 from landing_zone.core.datafile import load_data_file, structure_problems
 from landing_zone.errors import CatalogError, ConfigError, Described, Problem
 
-__all__ = ["catalog_for", "deep_merge", "raw_config", "read_cdk_json_defaults", "read_config_file"]
+__all__ = [
+    "catalog_for",
+    "check_regular_file",
+    "deep_merge",
+    "raw_config",
+    "read_cdk_json_defaults",
+    "read_config_file",
+]
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -29,11 +38,67 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
     return merged
 
 
+# What a path names when it is not a regular file, in plain words (os.stat's file types).
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_regular_file(path: str | Path, *, key: str, origin: str) -> Path:
+    """``path`` as a Path when it names an existing, readable regular file; otherwise a ConfigError naming ``key``,
+    the path and what kind of thing it is.  Decided with ``os.stat`` and ``os.access`` only, so a named pipe, a
+    device or a directory is refused without being opened (opening a FIFO blocks until a writer comes)."""
+    text = str(path)
+    if not text.strip():
+        raise ConfigError(
+            [
+                Problem(
+                    key,
+                    text,
+                    "an empty path: give the path of a YAML or JSON file, or leave the option out to use the "
+                    "cdk.json defaults",
+                )
+            ],
+            origin=origin,
+        )
+    p = Path(text)
+    try:
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        hint = ""
+        if text != text.strip() and Path(text.strip()).exists():
+            hint = f": did you mean {text.strip()!r}? (paths are taken exactly as written, spaces included)"
+        raise ConfigError([Problem(key, text, f"the file does not exist{hint}")], origin=origin) from None
+    except OSError as exc:
+        raise ConfigError([Problem(key, text, f"cannot be read ({exc.strerror or exc})")], origin=origin) from None
+    for test, kind in _FILE_KINDS:
+        if test(mode):
+            raise ConfigError(
+                [Problem(key, text, f"is {kind}, not a regular file: give the path of a YAML or JSON file")],
+                origin=origin,
+            )
+    if not stat.S_ISREG(mode):
+        raise ConfigError(
+            [Problem(key, text, "is not a regular file: give the path of a YAML or JSON file")], origin=origin
+        )
+    if not os.access(p, os.R_OK):
+        raise ConfigError(
+            [Problem(key, text, "cannot be read (permission denied): make the file readable")], origin=origin
+        )
+    return p
+
+
 def read_config_file(path: str | Path) -> dict[str, Any]:
     """Read a YAML or JSON config file under the rules of :mod:`landing_zone.core.datafile` (size, depth, no
-    aliases, no duplicate keys, YAML 1.2 scalars); every problem becomes a ConfigError naming the file."""
-    p = Path(path)
-    origin = f"config file {p}"
+    aliases, no duplicate keys, YAML 1.2 scalars); every problem becomes a ConfigError naming the file.  The path
+    must name a regular file (:func:`check_regular_file`): an empty path, a directory, a FIFO or a device is refused
+    without being opened."""
+    origin = f"config file {path}"
+    p = check_regular_file(path, key=CONFIG_FILE_CONTEXT_KEY, origin=origin)
     data = load_data_file(p, origin=origin)
     if data is None:
         return {}  # an empty file overrides nothing
@@ -74,6 +139,7 @@ def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
     if not path.exists():
         return {}
     origin = f"cdk.json file {path}"
+    check_regular_file(path, key="cdk.json", origin=origin)
     data = load_data_file(path, origin=origin, what="cdk.json")
     if not isinstance(data, dict):
         raise ConfigError(
@@ -100,7 +166,7 @@ def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | Non
     if shape:
         raise ConfigError(shape, origin=origin)
     raw = dict(defaults or {})
-    if config_path:
+    if config_path is not None:  # an empty path is refused (read_config_file), never read as "no file"
         if not isinstance(config_path, (str, Path)):
             raise ConfigError(
                 [Problem(CONFIG_FILE_CONTEXT_KEY, config_path, "must be the path of a YAML or JSON file")],

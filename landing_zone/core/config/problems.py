@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -139,10 +140,21 @@ def problems_from_validation_error(exc: ValidationError, model: type[BaseModel])
             count = ctx.get("min_length") if kind == "string_too_short" else ctx.get("max_length")
             problems.append(Problem(_path(loc), err.get("input"), f"must be {bound} {count} character(s) long"))
         elif kind == "literal_error":
-            problems.append(Problem(_path(loc), err.get("input"), msg))
+            problems.append(Problem(_path(loc), err.get("input"), msg + _literal_suggestion(err.get("input"), ctx)))
         else:
             problems.append(Problem(_path(loc), err.get("input"), msg[0].lower() + msg[1:] if msg else msg))
     return problems
+
+
+def _literal_suggestion(got: Any, ctx: Mapping[str, Any]) -> str:
+    """'; did you mean 'x'?' when ``got`` differs from an allowed value only in case or surrounding whitespace (a
+    value is never trimmed or case-folded: docs/CONFIG.md, "Whitespace and case")."""
+    if not isinstance(got, str):
+        return ""
+    allowed = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+    folded = got.strip().casefold()
+    close = [a for a in allowed if a.casefold() == folded]
+    return f"; did you mean {close[0]!r}? (values are taken exactly as written)" if close else ""
 
 
 def build_config(

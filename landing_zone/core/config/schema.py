@@ -16,7 +16,7 @@ import types
 import typing
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from landing_zone.core import naming
 from landing_zone.errors import Described
 
 __all__ = [
@@ -217,16 +218,38 @@ def _raise_all(problems: Iterable[_Problem]) -> None:
         raise CrossFieldProblems(found)
 
 
-class _Strict(BaseModel):
-    """Frozen, no unknown keys, no NaN or infinity, and no silent reinterpretation of booleans: a ``bool``
-    field takes only ``true``/``false`` (not ``"yes"``, ``"true"`` or ``1``) and a number field never takes
-    ``true``/``false``.  Every model of the configuration inherits this."""
+def whitespace_rule(value: str, suggestion: str | None = None) -> str:
+    """What is wrong with a value that has whitespace at its start or end (values are never trimmed)."""
+    shown = suggestion if suggestion is not None else value.strip()
+    return (
+        "has whitespace at its start or end: values are taken exactly as written, never trimmed (docs/CONFIG.md, "
+        f"'Whitespace and case'); did you mean {shown!r}?"
+    )
 
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True, allow_inf_nan=False)
+
+class _Strict(BaseModel):
+    """Frozen, no unknown keys, no NaN or infinity, and no silent reinterpretation: a ``bool`` field takes only
+    ``true``/``false`` (not ``"yes"``, ``"true"`` or ``1``), a number field never takes ``true``/``false``, and a
+    text value is never trimmed: one with whitespace at its start or end is refused with the trimmed value as a
+    did-you-mean (docs/CONFIG.md, "Whitespace and case").  Every model of the configuration inherits this.
+
+    ``TEXT_FIELDS``: free-text fields taken exactly as written, spaces included (messages, notes);
+    ``OWN_IDENTIFIER_RULE``: fields whose own validator refuses whitespace and case with the catalog's spelling."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset()
+    OWN_IDENTIFIER_RULE: ClassVar[frozenset[str]] = frozenset()
 
     @field_validator("*", mode="before")
     @classmethod
     def _no_reinterpretation(cls, value: Any, info: ValidationInfo) -> Any:
+        name = info.field_name or ""
+        if name not in cls.TEXT_FIELDS and name not in cls.OWN_IDENTIFIER_RULE:
+            if isinstance(value, str) and value != value.strip():
+                raise ValueError(whitespace_rule(value, _suggested(cls, name, value)))
+            if isinstance(value, (list, tuple)):
+                padded = [(i, v) for i, v in enumerate(value) if isinstance(v, str) and v != v.strip()]
+                _raise_all(((i,), v, whitespace_rule(v)) for i, v in padded)
         kind = _field_kind(cls, info.field_name)
         if kind == "bool" and not isinstance(value, bool):
             hint = " (quoted text and yes/no/on/off are not booleans)" if isinstance(value, str) else ""
@@ -236,6 +259,17 @@ class _Strict(BaseModel):
         if kind == "numbers" and isinstance(value, (list, tuple)) and any(isinstance(v, bool) for v in value):
             raise ValueError("must be a list of numbers, not true/false")
         return value
+
+
+def _suggested(model: type[BaseModel], name: str, value: str) -> str:
+    """The trimmed value, lower-cased when only that matches the field's pattern (e.g. ``name: 'Kimi-LZ '``)."""
+    field = model.model_fields.get(name)
+    regexes = [getattr(m.func, "regex", None) for m in (field.metadata if field else ()) if hasattr(m, "func")]
+    regex = next((r for r in regexes if r is not None), None)
+    trimmed = value.strip()
+    if regex is not None and not regex.match(trimmed) and regex.match(trimmed.lower()):
+        return trimmed.lower()
+    return trimmed
 
 
 @functools.cache
@@ -263,18 +297,24 @@ def _annotation_kind(annotation: Any) -> str | None:
 
 def _account_id(value: Any) -> str:
     if not isinstance(value, str) or not ACCOUNT_ID.match(value):
-        raise ValueError("must be a 12-digit AWS account ID written as a string (quote it in YAML)")
+        rule = "must be a 12-digit AWS account ID written as a string (quote it in YAML)"
+        if isinstance(value, str) and ACCOUNT_ID.match(value.strip()):
+            rule += f"; did you mean {value.strip()!r}? (values are never trimmed)"
+        raise ValueError(rule)
     return value
 
 
 def _matches(regex: re.Pattern[str], rule: str) -> AfterValidator:
-    """A validator for one string: ``rule`` says what is allowed when ``regex`` does not match."""
+    """A validator for one string: ``rule`` says what is allowed when ``regex`` does not match, with the value
+    trimmed or lower-cased as a did-you-mean when that would match (the value itself is never changed)."""
 
     def check(value: str) -> str:
         if not regex.match(value):
-            raise ValueError(rule)
+            close = next((c for c in (value.strip(), value.strip().lower()) if regex.match(c)), None)
+            raise ValueError(rule + (f"; did you mean {close!r}?" if close is not None else ""))
         return value
 
+    check.regex = regex  # type: ignore[attr-defined]  # read by _suggested
     return AfterValidator(check)
 
 
@@ -491,6 +531,7 @@ class PriceOverride(_Strict):
         max_length=500,
         description="Required: where the price comes from, e.g. 'AWS private pricing addendum, signed 2026-10-01'.",
     )
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"source"})
 
     @model_validator(mode="after")
     def _some_price(self) -> PriceOverride:
@@ -613,6 +654,8 @@ PathPreference = Literal["auto", "in-region", "geographic-profile", "global-prof
 class Application(_Strict):
     """An application that calls Bedrock through its own invoker role and application inference profile."""
 
+    OWN_IDENTIFIER_RULE: ClassVar[frozenset[str]] = frozenset({"model"})  # LandingZoneConfig checks it exactly
+
     name: Name = Field(description="Short name: role '<lz>-invoker-<name>', profile '<lz>-<name>'.")
     cost_center: str = Field(min_length=1, max_length=128, description="Value of the 'cost-center' tag.")
     model: str | None = Field(default=None, description="Catalog alias or model ID; omitted: models[0].")
@@ -688,6 +731,7 @@ class ContentGuardrail(_Strict):
     blocked_message: str = Field(
         default="This request was blocked by the organization's AI usage policy.", max_length=500
     )
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"blocked_message"})
 
 
 class ModelAccess(_Strict):
@@ -906,6 +950,10 @@ class LandingZoneConfig(_Strict):
         default=(), description="Catalog overlay files (from `discover`), relative to the working directory."
     )
     tags: Mapping[str, str] = Field(default_factory=dict, description="Extra tags on every resource.")
+    # Checked against the catalog by their own validators, which suggest the catalog's spelling.
+    OWN_IDENTIFIER_RULE: ClassVar[frozenset[str]] = frozenset(
+        {"models", "home_region", "compliant_regions", "inference_source_regions"}
+    )
 
     @field_validator("home_region")
     @classmethod
@@ -939,8 +987,8 @@ class LandingZoneConfig(_Strict):
             first_index: dict[str, int] = {}
             for i, name in enumerate(v):
                 model = catalog.resolve_model(name)
-                if model is None:
-                    yield (i,), name, "not in the catalog" + _suggestion(name, catalog.model_names(), "models")
+                if rule := _model_rule(name, catalog):
+                    yield (i,), name, rule
                 elif model.id in first_index:
                     yield (
                         (i,),
@@ -954,6 +1002,24 @@ class LandingZoneConfig(_Strict):
                     first_index[model.id] = i
 
         _raise_all(problems())
+        return v
+
+    @field_validator("inference_source_regions")
+    @classmethod
+    def _source_regions(cls, v: tuple[str, ...] | None, info: ValidationInfo) -> tuple[str, ...] | None:
+        _raise_all(((i,), region, rule) for i, region in enumerate(v or ()) if (rule := _region_rule(region, info)))
+        return v
+
+    @field_validator("applications")
+    @classmethod
+    def _application_models(cls, v: tuple[Application, ...], info: ValidationInfo) -> tuple[Application, ...]:
+        catalog = (info.context or {}).get("catalog")
+        if catalog is not None:
+            _raise_all(
+                ((i, "model"), app.model, rule)
+                for i, app in enumerate(v)
+                if app.model is not None and (rule := _model_rule(app.model, catalog))
+            )
         return v
 
     @field_validator("accounts")
@@ -991,16 +1057,33 @@ class LandingZoneConfig(_Strict):
                         "aws-cdk:subnet-type, landing-zone, managed-by)"
                     ),
                 )
+            first_by_folded: dict[str, str] = {}
             for key, value in v.items():
-                if key in RESERVED_TAG_KEYS:
+                folded = key.strip().casefold()
+                reserved = next((r for r in RESERVED_TAG_KEYS if r.casefold() == folded), None)
+                if reserved is not None:
+                    same = "" if key == reserved else f" (it differs from {reserved!r} only in case or whitespace)"
                     yield (
                         (key,),
                         key,
                         (
-                            f"a key the landing zone sets itself ({', '.join(RESERVED_TAG_KEYS)}): "
-                            "overriding it would break tamper protection, the budget scope or cost "
-                            "allocation; choose another key"
+                            f"a key the landing zone sets itself ({', '.join(RESERVED_TAG_KEYS)}){same}: tag keys "
+                            "are compared without regard to case (IAM and other services treat keys that differ "
+                            "only in case as the same key, and a deploy would fail or override it), and overriding "
+                            "it would break tamper protection, the budget scope or cost allocation; choose another key"
                         ),
+                    )
+                    continue
+                if key != key.strip():
+                    yield (key,), Described(f"the key {key!r}"), whitespace_rule(key)
+                    continue
+                earlier = first_by_folded.setdefault(folded, key)
+                if earlier != key:
+                    yield (
+                        (key,),
+                        Described(f"the key {key!r}"),
+                        f"differs from the key {earlier!r} only in case: IAM and other services treat tag keys that "
+                        "differ only in case as the same key, so a deploy would fail; keep one of them",
                     )
                     continue
                 if rule := tag_rule(key, key=True, limit=key_max):
@@ -1136,13 +1219,6 @@ class LandingZoneConfig(_Strict):
                         "with member_baseline every application exists in every member account (its principals call "
                         "it): remove `account`",
                     )
-            if self.organization is not None and len(self.asset_bucket_name(self.home_region)) > 63:
-                yield (
-                    ("name",),
-                    self.name,
-                    f"too long for the StackSet asset bucket name {self.asset_bucket_name(self.home_region)!r} "
-                    "(63 characters at most): choose a shorter name",
-                )
         sh = self.self_hosting
         if sh.enabled and sh.availability_zone and not sh.availability_zone.startswith(self.home_region):
             yield (
@@ -1194,10 +1270,12 @@ class LandingZoneConfig(_Strict):
 
     @property
     def asset_bucket_prefix(self) -> str:
-        return f"{self.name}-stackset-assets-{self.stackset_administrator_account if self.organization else 'x'}"
+        return naming.asset_bucket_prefix(self.name, self.stackset_administrator_account if self.organization else "x")
 
     def asset_bucket_name(self, region: str) -> str:
-        return f"{self.asset_bucket_prefix}-{region}"
+        return naming.asset_bucket_name(
+            self.name, self.stackset_administrator_account if self.organization else "x", region
+        )
 
     @property
     def source_regions(self) -> tuple[str, ...]:
@@ -1237,11 +1315,43 @@ class LandingZoneConfig(_Strict):
 
 
 def _region_rule(region: str, info: ValidationInfo) -> str | None:
-    """Why ``region`` is not acceptable (unknown to the catalog, with the nearest known one), or None."""
+    """Why ``region`` is not acceptable (unknown to the catalog, with the nearest known one), or None.  A Region is
+    written exactly: ``'US-EAST-1'`` or ``' us-east-1'`` is refused with ``'us-east-1'`` as a did-you-mean."""
     catalog = (info.context or {}).get("catalog")
-    if catalog is None or region in catalog.regions:
+    if catalog is None:
+        return whitespace_rule(region) if region != region.strip() else None
+    if region in catalog.regions:
         return None
+    fixed = region.strip().lower()
+    if fixed in catalog.regions:
+        return (
+            "not a Region as written: Region codes are lowercase, with nothing around them (values are never "
+            f"trimmed or lower-cased); did you mean {fixed!r}?"
+        )
     return "not a known commercial Region" + _suggestion(region, catalog.commercial_regions(), "Regions")
+
+
+def _model_rule(name: str, catalog: Any) -> str | None:
+    """Why ``name`` does not name a catalog model exactly (a Bedrock model ID, or an alias: aliases are lowercase),
+    with the exact spelling as a did-you-mean when only whitespace or case differ; None when it does."""
+    model = catalog.resolve_model(name)
+    if model is not None and (name in catalog.models or name in model.aliases):
+        return None
+    trimmed = name.strip()
+    ids = {model_id.lower(): model_id for model_id in catalog.models}
+    model = catalog.resolve_model(ids.get(trimmed.lower(), trimmed))
+    if model is None:
+        return "not in the catalog" + _suggestion(name, catalog.model_names(), "models")
+    if trimmed in catalog.models or trimmed in model.aliases:
+        exact = trimmed
+    elif trimmed.lower() in model.aliases:
+        exact = trimmed.lower()
+    else:
+        exact = model.id
+    return (
+        "not in the catalog as written: model IDs and aliases are exact (aliases are lowercase; values are never "
+        f"trimmed or lower-cased); did you mean {exact!r}?"
+    )
 
 
 def _suggestion(value: str, known: Sequence[str], what: str) -> str:

@@ -1,0 +1,243 @@
+"""The names the landing zone gives AWS resources: one function per name.
+
+The stacks and constructs call these functions to name what they synthesize, and the plan's name check
+(:func:`landing_zone.plan.checks.name_problems`) calls the same functions to check every name against the service's
+limit (``core/catalog/limits.yaml``) before anything is synthesized, so the names checked are the names deployed.
+``lz`` is the configuration's ``name``; ``app`` an application's name.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AUTOMATION_HANDLERS",
+    "STACK_PARTS",
+    "access_logs_bucket_name",
+    "alarm_name",
+    "alerts_topic_name",
+    "anomaly_monitor_name",
+    "anomaly_subscription_name",
+    "application_profile_name",
+    "asset_bucket_name",
+    "asset_bucket_prefix",
+    "automation_function_name",
+    "automation_log_group_name",
+    "automation_policy_name",
+    "automation_provider_function_name",
+    "automation_provider_log_group_name",
+    "automation_provider_policy_name",
+    "automation_provider_role_name",
+    "automation_role_name",
+    "budget_action_policy_name",
+    "budget_action_role_name",
+    "budget_name",
+    "content_guardrail_name",
+    "eks_cluster_name",
+    "eks_cluster_role_name",
+    "eks_key_alias",
+    "eks_log_group_name",
+    "eks_node_role_name",
+    "eks_secrets_policy_name",
+    "flow_log_group_name",
+    "flow_logs_policy_name",
+    "flow_logs_role_name",
+    "invocation_log_group_name",
+    "invocation_logging_policy_name",
+    "invocation_logging_role_name",
+    "invocation_logs_bucket_name",
+    "invoker_boundary_policy_name",
+    "invoker_policy_name",
+    "invoker_role_name",
+    "key_alias",
+    "kill_switch_policy_name",
+    "kubectl_role_name",
+    "member_baseline_stack_set_name",
+    "scp_name",
+    "stack_name",
+]
+
+# The custom-resource handlers (folder under handlers/, with '-' for '_') and the short name in their provider role.
+AUTOMATION_HANDLERS = {"invocation-logging": "logging", "model-agreement": "agreements"}
+# The stacks: '<lz>-<part>'.
+STACK_PARTS = ("keys", "network", "access", "cost", "self-hosting", "guardrails", "rollout")
+
+
+# -- stacks -----------------------------------------------------------------------------------------------------
+def stack_name(lz: str, part: str) -> str:
+    return f"{lz}-{part}"
+
+
+def member_baseline_stack_set_name(lz: str) -> str:
+    return f"{lz}-member-baseline"
+
+
+def asset_bucket_prefix(lz: str, administrator_account: str) -> str:
+    """The prefix of the StackSet asset buckets (cdk-stacksets appends '-<region>')."""
+    return f"{lz}-stackset-assets-{administrator_account}"
+
+
+def asset_bucket_name(lz: str, administrator_account: str, region: str) -> str:
+    """The StackSet asset bucket of one Region (in the StackSet administrator account)."""
+    return f"{asset_bucket_prefix(lz, administrator_account)}-{region}"
+
+
+# -- keys, network ------------------------------------------------------------------------------------------------
+def key_alias(lz: str, purpose: str) -> str:
+    return f"alias/{lz}/{purpose}"
+
+
+def flow_log_group_name(lz: str) -> str:
+    return f"/{lz}/vpc-flow-logs"
+
+
+def flow_logs_role_name(lz: str) -> str:
+    return f"{lz}-flow-logs"
+
+
+def flow_logs_policy_name(lz: str) -> str:
+    return f"{lz}-flow-logs"
+
+
+# -- access -------------------------------------------------------------------------------------------------------
+def invoker_boundary_policy_name(lz: str) -> str:
+    return f"{lz}-invoker-boundary"
+
+
+def invoker_role_name(lz: str, app: str) -> str:
+    return f"{lz}-invoker-{app}"
+
+
+def invoker_policy_name(lz: str, app: str) -> str:
+    return f"{lz}-invoke-{app}"
+
+
+def application_profile_name(lz: str, app: str) -> str:
+    return f"{lz}-{app}"
+
+
+def content_guardrail_name(lz: str) -> str:
+    return f"{lz}-content"
+
+
+def access_logs_bucket_name(lz: str, account: str) -> str:
+    return f"{lz}-access-logs-{account}"
+
+
+def invocation_logs_bucket_name(lz: str, account: str) -> str:
+    return f"{lz}-invocation-logs-{account}"
+
+
+def invocation_log_group_name(lz: str) -> str:
+    return f"/{lz}/bedrock/invocations"
+
+
+def invocation_logging_role_name(lz: str) -> str:
+    return f"{lz}-bedrock-invocation-logging"
+
+
+def invocation_logging_policy_name(lz: str) -> str:
+    return f"{lz}-bedrock-invocation-logging"
+
+
+# -- custom resources (constructs_lib/custom_resource.py) -------------------------------------------------------
+def automation_log_group_name(lz: str, handler: str) -> str:
+    return f"/{lz}/automation/{handler}"
+
+
+def automation_provider_log_group_name(lz: str, handler: str) -> str:
+    return f"{automation_log_group_name(lz, handler)}-provider"
+
+
+def automation_policy_name(lz: str, handler: str) -> str:
+    return f"{lz}-automation-{handler}"
+
+
+def automation_role_name(lz: str, handler: str) -> str:
+    return f"{lz}-automation-{handler}"
+
+
+def automation_function_name(lz: str, handler: str) -> str:
+    return f"{lz}-{handler}"
+
+
+def automation_provider_policy_name(lz: str, handler: str) -> str:
+    return f"{lz}-automation-{handler}-provider"
+
+
+def automation_provider_role_name(lz: str, short_name: str) -> str:
+    return f"{lz}-automation-{short_name}-provider"
+
+
+def automation_provider_function_name(lz: str, handler: str) -> str:
+    return f"{lz}-{handler}-provider"
+
+
+# -- cost -----------------------------------------------------------------------------------------------------------
+def alerts_topic_name(lz: str) -> str:
+    """The cost alerts topic (also its display name)."""
+    return f"{lz}-cost-alerts"
+
+
+def budget_name(lz: str) -> str:
+    return f"{lz}-bedrock-monthly"
+
+
+def kill_switch_policy_name(lz: str) -> str:
+    return f"{lz}-kill-switch"
+
+
+def budget_action_role_name(lz: str) -> str:
+    return f"{lz}-automation-budget-action"
+
+
+def budget_action_policy_name(lz: str) -> str:
+    return f"{lz}-automation-budget-action"
+
+
+def alarm_name(lz: str, suffix: str) -> str:
+    """A spend or usage alarm: ``suffix`` is the alarm plan's ``name_suffix``."""
+    return f"{lz}-{suffix}"
+
+
+def anomaly_monitor_name(lz: str) -> str:
+    return f"{lz}-services"
+
+
+def anomaly_subscription_name(lz: str) -> str:
+    return f"{lz}-anomalies"
+
+
+# -- guardrails -----------------------------------------------------------------------------------------------------
+def scp_name(lz: str, index: int) -> str:
+    """The ``index``-th (from 1) guardrail SCP."""
+    return f"{lz}-bedrock-guardrails-{index}"
+
+
+# -- self-hosting ---------------------------------------------------------------------------------------------------
+def eks_cluster_name(lz: str) -> str:
+    return f"{lz}-inference"
+
+
+def eks_log_group_name(lz: str) -> str:
+    return f"/aws/eks/{eks_cluster_name(lz)}/cluster"
+
+
+def eks_key_alias(lz: str) -> str:
+    return key_alias(lz, "eks-data")
+
+
+def eks_cluster_role_name(lz: str) -> str:
+    return f"{lz}-eks-cluster"
+
+
+def eks_secrets_policy_name(lz: str) -> str:
+    return f"{lz}-eks-secrets-key-use"
+
+
+def eks_node_role_name(lz: str, kind: str) -> str:
+    """``kind``: 'gpu' or 'system'."""
+    return f"{lz}-eks-{kind}-nodes"
+
+
+def kubectl_role_name(lz: str, kind: str) -> str:
+    """The kubectl provider's roles (``kind``: 'provider' or 'handler'), under the automation prefix."""
+    return f"{lz}-automation-kubectl-{kind}"
