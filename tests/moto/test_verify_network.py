@@ -255,3 +255,13 @@ def test_a_moved_alias_is_one_drift_row_and_the_rest_keep_the_right_key(deployed
     assert (row["expected"], row["actual"]) == (f"-> {right}", f"-> {wrong}")
     assert f"aws kms update-alias --alias-name alias/kimi-eu/logs --target-key-id {right}" in row["detail"]
     assert wrong not in json.dumps([r for r in data["checks"] if r["check"] != "kms-alias"])
+
+
+def test_a_deleted_alias_is_missing_and_the_key_is_still_checked(deployed: Deployed, cli, verify_args) -> None:
+    right = str(deployed.ids["kimi-eu-keys/" + _logical(deployed, "alias/kimi-eu/alerts")])
+    deployed.client("kms").delete_alias(AliasName="alias/kimi-eu/alerts")
+    code, data = _run(cli, verify_args)
+    assert code == 1
+    (row,) = _bad(data)  # kms-key, rotation, policy and the topic's key still pass: the key comes from the stack
+    assert (row["check"], row["status"], row["resource"]) == ("kms-alias", "MISSING", "alias/kimi-eu/alerts")
+    assert f"aws kms create-alias --alias-name alias/kimi-eu/alerts --target-key-id {right}" in row["detail"]

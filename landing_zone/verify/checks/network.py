@@ -258,9 +258,10 @@ def _synthesized_routes(ctx: Context, vpc_id: str) -> set[tuple[str, str]]:
     """(destination, target kind) of the template's routes in this VPC's route tables."""
     routes: set[tuple[str, str]] = set()
     for route in ctx.resources("AWS::EC2::Route"):
-        table = route.stack.resource(str((route.prop("RouteTableId") or {}).get("Ref", "")))
+        table_ref = route.prop("RouteTableId")
+        table = route.stack.resource(str(table_ref.get("Ref", ""))) if isinstance(table_ref, dict) else None
         if table is None or ctx.resolve(table.prop("VpcId"), table) != vpc_id:
-            continue
+            continue  # a route in a table the assembly does not create: not this check's to allow
         destination = route.prop("DestinationCidrBlock") or route.prop("DestinationIpv6CidrBlock") or ""
         kind = next((k for k in _TARGETS if route.prop(k) is not None), "other")
         routes.add((str(destination), _TARGETS.get(kind, kind)))
