@@ -43,7 +43,7 @@ help:
 	@echo "make schema > schema.json            the JSON Schema of the configuration (stdout is the schema only)"
 	@echo "make lint                            ruff (lint + format check), mypy --strict, import-layer contracts"
 	@echo "make bench                           synth-time, template-limit and test-time benchmarks"
-	@echo "make e2e [VARIANT=single]            deploy into a local AWS emulator, assert, verify, destroy (docs/E2E.md)"
+	@echo "make e2e [VARIANT=single]            deploy into a local AWS emulator, assert, verify, inject faults, destroy (docs/E2E.md)"
 	@echo "make scanners                        the checkov / cfn-lint virtualenv (.venv-scanners), made by review and test"
 	@echo "make clean                           remove cdk.out/ and caches (keeps the virtualenvs and node_modules)"
 

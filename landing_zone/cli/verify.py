@@ -33,9 +33,9 @@ def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "verify",
         help="compare the live account with the synthesized assembly (exit 0 all holds, 1 drift/missing/error)",
-        description="Post-deploy verification: SCPs and attachments, VPC endpoints, KMS keys, invocation logging, "
-        "log groups, application inference profiles, cost controls and EKS node groups, read from the cloud "
-        "assembly by resource type and compared with the live account. Exit 0 when everything holds, 1 on any "
+        description="Post-deploy verification: every resource of the cloud assembly, read by resource type and "
+        "compared with the live account, check family by check family (docs/VERIFY.md lists them; --json names "
+        "each row's check). Exit 0 when everything holds, 1 on any "
         "drift, missing resource or check that could not be made (API unreachable or unauthorised), 2 on usage "
         "errors.",
     )

@@ -1,13 +1,10 @@
 """Post-deploy verification: does the live account hold what the cloud assembly says was deployed?
 
 ``python -m landing_zone verify --assembly cdk.out`` compares, resource type by resource type, the synthesized
-templates (and the configuration) with the account: first the CloudFormation stacks themselves (status, drift
-detection), then SCPs and their attachments, VPC endpoints and the flow log, KMS keys, IAM roles and
-customer-managed policies, S3 buckets, invocation logging, log groups, application inference profiles, the
-content guardrail (version, enforcement), model agreements, cost controls (topics and their policies, budgets,
-budget actions, alarms, anomaly detection), EKS node groups and StackSets.  A resource of a stack that is not
-deployed (rolled back, failed, absent) never passes.  Exit 0 when everything holds, 1 on any drift, missing resource
-or unanswerable check, 2 on usage errors.  Every AWS call goes through :func:`landing_zone.aws.client`.
+templates (and the configuration) with the account, family by family: the CloudFormation stacks themselves first,
+then every family of :data:`landing_zone.verify.checks.CHECK_FAMILIES` (the one list of them).  A resource of a
+stack that is not deployed (rolled back, failed, absent) never passes.  Exit 0 when everything holds, 1 on any
+drift, missing resource or unanswerable check, 2 on usage errors.  Every AWS call goes through :func:`landing_zone.aws.client`.
 """
 
 from __future__ import annotations

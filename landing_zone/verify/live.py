@@ -1,16 +1,15 @@
 """Live state through :mod:`landing_zone.aws`, and resolution of template values to live names and ARNs.
 
 :class:`Live` memoizes clients per (service, Region, profile), turns "could not ask" exceptions into
-:class:`ApiError`, and stops calling a service that was unreachable or had no credentials (each later call
-fails at once with the first reason, so an offline run ends quickly and lists every unchecked item).
+:class:`ApiError`, and stops calling a service that was unreachable or had no credentials (each later call fails at
+once with the first reason, so an offline run ends quickly and lists every unchecked item).
 
-:class:`Resolver` evaluates the intrinsic functions the assembly uses (``Ref``, ``Fn::GetAtt``,
-``Fn::ImportValue``, ``Fn::Join``, ``Fn::Sub``, pseudo parameters).  A generated physical name (bucket,
-unnamed alarm ...) comes from CloudFormation ``DescribeStackResource`` of the deployed stack, else from a stack
-output that names the resource (``DescribeStacks``), else — for a VPC or VPC endpoint — from the tags the template
-gives it; a KMS
-key from its alias; an application inference profile's ARN from its stack first, then Bedrock by name.  What cannot
-be resolved becomes :class:`~landing_zone.verify.compare.Unresolved`.
+:class:`Resolver` evaluates the intrinsic functions the assembly uses (``Ref``, ``Fn::GetAtt``, ``Fn::ImportValue``,
+``Fn::Join``, ``Fn::Sub``, pseudo parameters). A generated physical name (bucket, unnamed alarm ...) comes from
+CloudFormation ``DescribeStackResource`` of the deployed stack, else from a stack output that names the resource
+(``DescribeStacks``), else — for a VPC or VPC endpoint — from the tags the template gives it; a KMS key from its
+stack's record (its alias only when the stack cannot be asked); an application inference profile's ARN from its stack
+first, then Bedrock by name. What cannot be resolved becomes :class:`~landing_zone.verify.compare.Unresolved`.
 """
 
 from __future__ import annotations
@@ -687,20 +686,19 @@ class Resolver:
         return sorted(names)
 
     def kms_key(self, key: Resource) -> dict[str, Any] | Unresolved:
-        """KeyMetadata of the live key: found by its alias, else by CloudFormation's physical ID."""
+        """KeyMetadata of the live key: found by CloudFormation's physical ID first (DescribeStackResource, else a
+        stack output of ``Ref``/``Fn::GetAtt .Arn`` of the key), and by its alias only when the stack cannot be
+        asked.  An alias can be moved to another key (``kms:UpdateAlias``); the stack's record cannot, so every
+        family that compares a configured key compares it with the key the stack created, and the ``kms-alias``
+        check reports a moved alias once."""
         if key.path in self._key_ids:
             return self._key_ids[key.path]
         from botocore.exceptions import ClientError
 
         region = self.region_of(key.stack)
-        aliases = self.aliases_of(key)
+        key_id = self.kms_key_id(key)
         result: dict[str, Any] | Unresolved
         try:
-            if aliases:
-                key_id: Any = aliases[0]
-                self.notes[key.path] = f"alias {aliases[0]}"
-            else:
-                key_id = self.cloudformation_physical_id(key)
             if isinstance(key_id, Unresolved):
                 result = key_id
             else:
@@ -708,9 +706,29 @@ class Resolver:
         except ApiError as exc:
             result = Unresolved(f"{key.path}: {exc}")
         except ClientError as exc:
-            result = Unresolved(f"{key.path}: {aws.error_code(exc)} for {aliases[0] if aliases else 'its physical ID'}")
+            result = Unresolved(f"{key.path}: {aws.error_code(exc)} for {key_id}")
         self._key_ids[key.path] = result
         return result
+
+    def kms_key_id(self, key: Resource) -> str | Unresolved:
+        """What to ask KMS for: the key ID CloudFormation recorded (DescribeStackResource, else a stack output of
+        ``Ref``/``Fn::GetAtt .Arn`` of the key), else — the stack cannot be asked or does not know the key — its
+        first alias (noted: :meth:`found_by_alias`)."""
+        key_id = self.cloudformation_physical_id(key)
+        if isinstance(key_id, str):
+            return key_id
+        arn = self.output_value(key, "Arn")
+        if isinstance(arn, str):
+            return arn
+        aliases = self.aliases_of(key)
+        if aliases:
+            self.notes[key.path] = f"alias {aliases[0]} (no CloudFormation record: {key_id.why})"
+            return aliases[0]
+        return key_id
+
+    def found_by_alias(self, key: Resource) -> bool:
+        """Whether :meth:`kms_key` had to find the key by its alias (no CloudFormation record of it)."""
+        return self.notes.get(key.path, "").startswith("alias ")
 
 
 _LIVE_STACK_STATUSES = (

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make e2e`: deploy the landing zone into a local AWS emulator (localstack-core from PyPI, host mode, no Docker,
-# loopback only), assert what was really deployed, deploy again (no changes), run `verify`, destroy, and check the
-# retained resources.  See docs/E2E.md.
+# loopback only), assert what was really deployed, deploy again (no changes), run `verify`, inject one fault per
+# family and assert `verify` reports each, destroy, and check the retained resources.  See docs/E2E.md.
 #
 #   make e2e                      VARIANT="full single": both VPC paths, each in a fresh emulator
 #   make e2e VARIANT=single       one variant: full | single | organization | new-vpc
@@ -14,7 +14,8 @@
 # Environment: LS_PYTHON (a Python >= 3.13 for the emulator's own virtualenv), LS_VENV (default .venv-localstack),
 # E2E_NETNS=0 (host network instead of a private network namespace), E2E_PORT (default 4566), STARTUP_TIMEOUT (s,
 # default 60), STEP_TIMEOUT (s, default 300, for each CDK CLI command), E2E_OUT (run folders, default reports/e2e),
-# E2E_KEEP=1 (keep the emulator's files of a passing run).
+# E2E_KEEP=1 (keep the emulator's files of a passing run), E2E_RECORD_COUNTS=1 (after a change to verify: print
+# verify's counts without asserting them, to update EXPECTED_VERIFY_COUNTS).
 # The emulator this script starts is always stopped: on success, failure and interrupt (trap), and, should the
 # script be killed, by its parent-death signal.
 set -Eeuo pipefail
@@ -228,11 +229,11 @@ deploy() { # deploy LOG [--force]
     || { tail -30 "$RUN/$log" >&2; return 1; }
 }
 
-run_verify() { # exit 1 (not everything PASS) is expected against the emulator: the counts are asserted next
-  local rc=0
-  in_repo python -m landing_zone verify --assembly "$RUN/cdk.out" --json > "$RUN/verify.json" 2> "$RUN/verify.err" || rc=$?
+run_verify() { # run_verify NAME: exit 1 (not everything PASS) is expected against the emulator: asserted next
+  local rc=0 out=$1
+  in_repo python -m landing_zone verify --assembly "$RUN/cdk.out" --json > "$RUN/$out.json" 2> "$RUN/$out.err" || rc=$?
   echo "verify exited $rc" >&2
-  ((rc <= 1)) || { cat "$RUN/verify.err" >&2; return 1; }
+  ((rc <= 1)) || { cat "$RUN/$out.err" >&2; return 1; }
 }
 
 destroy() {
@@ -258,8 +259,12 @@ run_variant() {
   step no-changes in_repo "${CHECK[@]}" no-changes "$RUN/deploy-2.log" "$RUN/cdk.out"
   step deploy-3-force deploy deploy-3.log --force
   step no-changes-forced in_repo "${CHECK[@]}" no-changes "$RUN/deploy-3.log" "$RUN/cdk.out"
-  step verify run_verify
+  step verify run_verify verify
   step verify-counts in_repo "${CHECK[@]}" verify-counts "$RUN/verify.json" "$VARIANT_NOW"
+  # detection: one fault per family through the emulator's APIs, then verify must report each, and nothing else
+  step inject-faults in_repo "${CHECK[@]}" inject "$RUN/cdk.out" "$RUN/faults.json"
+  step verify-faults run_verify verify-faults
+  step detected in_repo "${CHECK[@]}" detected "$RUN/verify.json" "$RUN/verify-faults.json" "$RUN/faults.json"
   step snapshot in_repo "${CHECK[@]}" snapshot "$RUN/cdk.out" "$RUN/retained.json"
   step unprotect in_repo "${CHECK[@]}" unprotect "$RUN/cdk.out"
   step destroy destroy

@@ -40,6 +40,7 @@ import boto3
 from botocore.stub import Stubber
 
 from landing_zone.assembly import Assembly, Resource, Stack
+from landing_zone.verify.checks.stacks import synthesized_termination_protection
 
 PROFILE_TYPE = "AWS::Bedrock::ApplicationInferenceProfile"
 GUARDRAIL_TYPE = "AWS::Bedrock::Guardrail"
@@ -704,13 +705,15 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
             VpcId=values(res.prop("VpcId"), res.stack),
             CidrBlock=values(res.prop("CidrBlock"), res.stack),
             AvailabilityZone=values(res.prop("AvailabilityZone"), res.stack),
+            TagSpecifications=[{"ResourceType": "subnet", "Tags": _tag_list(res.prop("Tags"))}],
         )["Subnet"]
-        values.refs[res.path] = subnet["SubnetId"]
+        values.refs[res.path] = ids[res.path] = subnet["SubnetId"]
     for res in assembly.resources("AWS::EC2::RouteTable"):
-        table = accounts.raw("ec2", res.stack.region).create_route_table(VpcId=values(res.prop("VpcId"), res.stack))[
-            "RouteTable"
-        ]
-        values.refs[res.path] = table["RouteTableId"]
+        table = accounts.raw("ec2", res.stack.region).create_route_table(
+            VpcId=values(res.prop("VpcId"), res.stack),
+            TagSpecifications=[{"ResourceType": "route-table", "Tags": _tag_list(res.prop("Tags"))}],
+        )["RouteTable"]
+        values.refs[res.path] = ids[res.path] = table["RouteTableId"]
     for res in assembly.resources("AWS::EC2::SecurityGroup"):
         ec2 = accounts.raw("ec2", res.stack.region)
         vpc_id = values(res.prop("VpcId"), res.stack) if res.prop("VpcId") else None
@@ -718,9 +721,19 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
             GroupName=f"{res.stack.name}-{res.logical_id}",
             Description=res.prop("GroupDescription", "-"),
             **({"VpcId": vpc_id} if vpc_id else {}),
+            TagSpecifications=[{"ResourceType": "security-group", "Tags": _tag_list(res.prop("Tags"))}],
         )
-        values.refs[res.path] = group["GroupId"]
+        values.refs[res.path] = ids[res.path] = group["GroupId"]
         values.atts[(res.path, "GroupId")] = group["GroupId"]
+        _security_group_rules(ec2, group["GroupId"], res, values)
+    for res in assembly.resources("Custom::VpcRestrictDefaultSG"):  # what CDK's handler does: no rule left
+        ec2 = accounts.raw("ec2", res.stack.region)
+        group_id = values(res.prop("DefaultSecurityGroupId"), res.stack)
+        group = ec2.describe_security_groups(GroupIds=[group_id])["SecurityGroups"][0]
+        if group.get("IpPermissions"):
+            ec2.revoke_security_group_ingress(GroupId=group_id, IpPermissions=group["IpPermissions"])
+        if group.get("IpPermissionsEgress"):
+            ec2.revoke_security_group_egress(GroupId=group_id, IpPermissions=group["IpPermissionsEgress"])
     for res in assembly.resources("AWS::EC2::VPCEndpoint"):
         ec2 = accounts.raw("ec2", res.stack.region)
         policy = values(res.prop("PolicyDocument"), res.stack)
@@ -745,6 +758,35 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
             ],
         )["VpcEndpoint"]
         values.refs[res.path] = ids[res.path] = endpoint["VpcEndpointId"]
+
+
+def _ip_permission(rule: dict) -> dict:
+    """A template security-group rule in the EC2 API's shape."""
+    perm: dict[str, Any] = {"IpProtocol": str(rule["IpProtocol"])}
+    if "FromPort" in rule:
+        perm["FromPort"], perm["ToPort"] = int(rule["FromPort"]), int(rule["ToPort"])
+    if rule.get("CidrIp"):
+        perm["IpRanges"] = [{"CidrIp": rule["CidrIp"]}]
+    if rule.get("CidrIpv6"):
+        perm["Ipv6Ranges"] = [{"CidrIpv6": rule["CidrIpv6"]}]
+    peer = rule.get("SourceSecurityGroupId") or rule.get("DestinationSecurityGroupId")
+    if peer:
+        perm["UserIdGroupPairs"] = [{"GroupId": peer}]
+    return perm
+
+
+def _security_group_rules(ec2: Any, group_id: str, res: Resource, values: _Values) -> None:
+    """The template's ingress and egress (CloudFormation removes the default allow-all egress when it sets egress)."""
+    ingress = values(res.prop("SecurityGroupIngress") or [], res.stack)
+    if ingress:
+        ec2.authorize_security_group_ingress(GroupId=group_id, IpPermissions=[_ip_permission(r) for r in ingress])
+    egress = values(res.prop("SecurityGroupEgress"), res.stack)
+    if egress is not None:
+        ec2.revoke_security_group_egress(
+            GroupId=group_id, IpPermissions=[{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}]
+        )
+        if egress:
+            ec2.authorize_security_group_egress(GroupId=group_id, IpPermissions=[_ip_permission(r) for r in egress])
 
 
 def _in_moto_stack(res: Resource) -> bool:
@@ -806,8 +848,15 @@ def _cloudformation_stacks(assembly: Assembly, accounts: MotoAccounts, values: _
             declared = stack.template.get("Parameters") or {}
             template["Parameters"] = {k: {"Type": "String"} for k in declared}
             parameters = [{"ParameterKey": k, "ParameterValue": str(values({"Ref": k}, stack))} for k in declared]
-        cfn.create_stack(StackName=stack_name, TemplateBody=json.dumps(template), Parameters=parameters)
+        protected = synthesized_termination_protection(assembly.path).get(stack.name, False)
+        cfn.create_stack(
+            StackName=stack_name,
+            TemplateBody=json.dumps(template),
+            Parameters=parameters,
+            EnableTerminationProtection=protected,
+        )
         ids[stack.name] = stack_name
+        _record_physical_ids(stack, stack_name, accounts, ids)
         for r in created:
             name = cfn.describe_stack_resource(StackName=stack_name, LogicalResourceId=r.logical_id)[
                 "StackResourceDetail"
@@ -817,6 +866,36 @@ def _cloudformation_stacks(assembly: Assembly, accounts: MotoAccounts, values: _
                 values.atts[(r.path, "Arn")] = f"arn:aws:s3:::{name}"
             else:
                 values.atts[(r.path, "Arn")] = f"arn:aws:iam::{values.account_of(stack)}:role/{name}"
+
+
+# What the deployer creates directly and CloudFormation would have on record (DescribeStackResource).
+RECORDED_TYPES = (
+    "AWS::KMS::Key",
+    "AWS::EC2::VPC",
+    "AWS::EC2::Subnet",
+    "AWS::EC2::RouteTable",
+    "AWS::EC2::SecurityGroup",
+    "AWS::EC2::VPCEndpoint",
+)
+
+
+def _record_physical_ids(stack: Stack, stack_name: str, accounts: MotoAccounts, ids: dict) -> None:
+    """Put the physical IDs of the keys and network resources the deployer created into moto's record of the
+    stack, as ``cdk deploy`` leaves them (verify resolves generated IDs from CloudFormation first)."""
+    from types import SimpleNamespace
+
+    from moto.cloudformation.models import cloudformation_backends
+
+    backend = cloudformation_backends[stack.account or accounts.accounts[None]][stack.region]
+    moto_stack = next(s for s in backend.stacks.values() if s.name == stack_name)
+    resource_map = moto_stack.resource_map
+    for res in stack.resources(*RECORDED_TYPES):
+        if res.path not in ids:
+            continue
+        resource_map._resource_json_map[res.logical_id] = {"Type": res.type}
+        resource_map._parsed_resources[res.logical_id] = SimpleNamespace(
+            logical_resource_id=res.logical_id, physical_resource_id=ids[res.path], cf_resource_type=res.type
+        )
 
 
 def _iam(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
@@ -848,6 +927,8 @@ def _iam(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
             )
         else:  # created by the moto stack
             iam.update_assume_role_policy(RoleName=name, PolicyDocument=trust)
+            if res.prop("Tags"):
+                iam.tag_role(RoleName=name, Tags=_tag_list(values(res.prop("Tags"), res.stack)))
             if boundary:
                 iam.put_role_permissions_boundary(RoleName=name, PermissionsBoundary=boundary)
         for arn in values(res.prop("ManagedPolicyArns") or [], res.stack):
@@ -987,7 +1068,10 @@ def _log_groups(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> 
         logs = accounts.raw("logs", res.stack.region)
         name = res.prop("LogGroupName") or f"/{res.stack.name}/{res.logical_id}"
         key = values(res.prop("KmsKeyId"), res.stack) if res.prop("KmsKeyId") else None
-        logs.create_log_group(logGroupName=name, **({"kmsKeyId": key} if key else {}))
+        tags = {t["Key"]: t["Value"] for t in values(res.prop("Tags") or [], res.stack)}
+        logs.create_log_group(
+            logGroupName=name, **({"kmsKeyId": key} if key else {}), **({"tags": tags} if tags else {})
+        )
         if res.prop("RetentionInDays"):
             logs.put_retention_policy(logGroupName=name, retentionInDays=res.prop("RetentionInDays"))
         values.refs[res.path] = name

@@ -230,6 +230,7 @@ def test_verify_confirms_what_moto_cloudformation_created(eu, stacks) -> None:
         "kms-key",
         "kms-rotation",
         "kms-policy",
+        "kms-alias",
         "vpc-endpoint",
         "vpc-endpoint-private-dns",
         "vpc-endpoint-policy",

@@ -58,15 +58,23 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "account",
         "stack-status",
         "stack-drift",
+        "stack-termination-protection",
         "scp-content",
         "scp-attachment",
         "vpc-endpoint",
         "vpc-endpoint-private-dns",
         "vpc-endpoint-policy",
+        "security-group-ingress",
+        "security-group-egress",
+        "default-security-group",
+        "route-table",
+        "vpc-internet-gateway",
+        "vpc-endpoint-unexpected",
         "flow-log",
         "kms-key",
         "kms-rotation",
         "kms-policy",
+        "kms-alias",
         "iam-role",
         "iam-role-trust",
         "iam-role-boundary",
@@ -85,6 +93,7 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "invocation-logging-cloudwatch",
         "invocation-logging-delivery",
         "log-group",
+        "tags",
         "inference-profile",
         "inference-profile-tags",
         "inference-profile-regions",
@@ -104,7 +113,9 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "anomaly-subscription",
     }
     # 52 before issue 16 (stacks, IAM, S3, flow log, guardrail, agreements ...); 146 since the guardrails take 3 SCPs
-    assert len(data["checks"]) == 146
+    # 194 since issue 24: +5 termination protection, +2 kms-alias, +8 network rows (security group ingress/egress,
+    # default group, 3 route tables, gateways, unexpected endpoints), +33 tags rows
+    assert len(data["checks"]) == 194
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {
         f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
     }

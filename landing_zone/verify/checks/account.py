@@ -5,7 +5,7 @@ run, since every other answer would be about someone else's resources.
 
 from __future__ import annotations
 
-from landing_zone.verify.checks._common import DRIFT, PASS, Context, _errors, _row
+from landing_zone.verify.checks.common import DRIFT, PASS, Context, error_rows, make_row
 from landing_zone.verify.live import ApiError
 from landing_zone.verify.report import CheckResult
 
@@ -15,11 +15,11 @@ def check_account(ctx: Context) -> list[CheckResult]:
     try:
         actual = ctx.live.account()
     except ApiError as exc:
-        return _errors(["account"], "credentials", expected or "(any)", exc, None)
+        return error_rows(["account"], "credentials", expected or "(any)", exc, None)
     if expected is None or actual == expected:
-        return [_row("account", "credentials", expected or "(any)", actual, PASS)]
+        return [make_row("account", "credentials", expected or "(any)", actual, PASS)]
     return [
-        _row(
+        make_row(
             "account",
             "credentials",
             expected,

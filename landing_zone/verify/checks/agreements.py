@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import DRIFT, MISSING, PASS, Context, _guarded, _row, _unresolvable
+from landing_zone.verify.checks.common import DRIFT, MISSING, PASS, Context, guarded, make_row, unresolvable_rows
 from landing_zone.verify.compare import Unresolved
 from landing_zone.verify.report import CheckResult
 
@@ -23,11 +23,11 @@ def check_model_agreements(ctx: Context) -> list[CheckResult]:
         region = ctx.region_of(res.stack)
         ids = ctx.resolve(res.prop("ModelIds"), res)
         if isinstance(ids, Unresolved) or not isinstance(ids, str):
-            rows += _unresolvable(["model-agreement"], f"{res.logical_id} in {region}", ids, res)
+            rows += unresolvable_rows(["model-agreement"], f"{res.logical_id} in {region}", ids, res)
             continue
         for model_id in sorted({i.strip() for i in ids.split(",") if i.strip()}):
             label = f"{model_id} in {region}"
-            rows += _guarded(["model-agreement"], label, res, partial(_check_model, ctx, res, model_id, label))
+            rows += guarded(["model-agreement"], label, res, partial(_check_model, ctx, res, model_id, label))
     return rows
 
 
@@ -50,7 +50,7 @@ def _check_model(ctx: Context, res: Resource, model_id: str, label: str) -> list
     }.get(status, f"unknown agreement status {status}")
     result = PASS if status == "AVAILABLE" else MISSING if status == "NOT_AVAILABLE" else DRIFT
     return [
-        _row(
+        make_row(
             "model-agreement",
             label,
             "agreement AVAILABLE",

@@ -17,18 +17,18 @@ from botocore.exceptions import ClientError
 
 from landing_zone import aws
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     DRIFT,
     ERROR,
     MISSING,
     PASS,
     Context,
-    _guarded,
-    _policy_row,
-    _row,
-    _unresolvable,
+    guarded,
+    make_row,
+    policy_row,
+    unresolvable_rows,
 )
-from landing_zone.verify.checks.keys import _key_arn
+from landing_zone.verify.checks.keys import key_arn
 from landing_zone.verify.compare import Unresolved, as_bool, canonical, document_diff, unresolved_in
 from landing_zone.verify.report import CheckResult
 
@@ -51,10 +51,10 @@ def check_buckets(ctx: Context) -> list[CheckResult]:
     for res in ctx.resources("AWS::S3::Bucket"):
         name = ctx.resolver.physical_id(res)
         if isinstance(name, Unresolved):
-            rows += _unresolvable(_checks_of(res), res.logical_id, name, res)
+            rows += unresolvable_rows(_checks_of(res), res.logical_id, name, res)
             continue
         mine = [p for p in policies if _policy_bucket(ctx, p) in (name, f"{res.stack.name}/{res.logical_id}")]
-        rows += _guarded(_checks_of(res), name, res, partial(_check_bucket, ctx, res, name, mine))
+        rows += guarded(_checks_of(res), name, res, partial(_check_bucket, ctx, res, name, mine))
     return rows
 
 
@@ -89,12 +89,12 @@ def _check_bucket(ctx: Context, res: Resource, name: str, policies: list[Resourc
     except ClientError as exc:
         code = aws.error_code(exc) or ""
         if code in ("404", "NoSuchBucket", "NotFound"):
-            return [_row("s3-bucket", name, "exists", "not found", MISSING, "", res)] + [
-                _row(c, name, "-", "bucket not found", MISSING, "", res) for c in checks[1:]
+            return [make_row("s3-bucket", name, "exists", "not found", MISSING, "", res)] + [
+                make_row(c, name, "-", "bucket not found", MISSING, "", res) for c in checks[1:]
             ]
         if code in ("403", "Forbidden"):
             return [
-                _row(
+                make_row(
                     c,
                     name,
                     "exists",
@@ -107,7 +107,7 @@ def _check_bucket(ctx: Context, res: Resource, name: str, policies: list[Resourc
                 for c in checks
             ]
         raise
-    rows = [_row("s3-bucket", name, "exists", "exists", PASS, ctx.resolver.notes.get(res.path, ""), res)]
+    rows = [make_row("s3-bucket", name, "exists", "exists", PASS, ctx.resolver.notes.get(res.path, ""), res)]
     get = partial(_get, ctx, region, name)
     if "s3-encryption" in checks:
         rows.append(_encryption_row(ctx, res, name, region, get))
@@ -138,15 +138,15 @@ def _get(ctx: Context, region: str, name: str, operation: str, *absent: str) -> 
 def _encryption_row(ctx: Context, res: Resource, name: str, region: str, get: Any) -> CheckResult:
     rules = ctx.resolve(res.prop("BucketEncryption.ServerSideEncryptionConfiguration") or [], res)
     if unresolved_in(rules):
-        return _unresolvable(["s3-encryption"], name, rules, res)[0]
+        return unresolvable_rows(["s3-encryption"], name, rules, res)[0]
     want = rules[0] if rules else {}
     want_default = want.get("ServerSideEncryptionByDefault") or {}
     answer = get("get_bucket_encryption", "ServerSideEncryptionConfigurationNotFoundError")
     got_rules = ((answer or {}).get("ServerSideEncryptionConfiguration") or {}).get("Rules") or []
     got = got_rules[0] if got_rules else {}
     got_default = got.get("ApplyServerSideEncryptionByDefault") or {}
-    want_key = _key_arn(ctx, region, want_default.get("KMSMasterKeyID"))
-    got_key = _key_arn(ctx, region, got_default.get("KMSMasterKeyID"))
+    want_key = key_arn(ctx, region, want_default.get("KMSMasterKeyID"))
+    got_key = key_arn(ctx, region, got_default.get("KMSMasterKeyID"))
 
     def shown(algorithm: Any, key: Any, bucket_key: bool) -> str:
         parts = [str(algorithm or "none")]
@@ -163,7 +163,7 @@ def _encryption_row(ctx: Context, res: Resource, name: str, region: str, get: An
         and (want_key or None) == (got_key or None)
         and want_bucket_key == got_bucket_key
     )
-    return _row(
+    return make_row(
         "s3-encryption",
         name,
         shown(want_default.get("SSEAlgorithm"), want_key, want_bucket_key),
@@ -178,7 +178,7 @@ def _versioning_row(res: Resource, name: str, get: Any) -> CheckResult:
     want = str(res.prop("VersioningConfiguration.Status") or "not enabled")
     got = str((get("get_bucket_versioning") or {}).get("Status") or "not enabled")
     same = want == got or (want == "not enabled" and got == "Suspended")
-    return _row("s3-versioning", name, want, got, PASS if same else DRIFT, "", res)
+    return make_row("s3-versioning", name, want, got, PASS if same else DRIFT, "", res)
 
 
 def _public_access_row(res: Resource, name: str, get: Any) -> CheckResult:
@@ -192,7 +192,7 @@ def _public_access_row(res: Resource, name: str, get: Any) -> CheckResult:
         on = [k for k in _PAB if flags[k]]
         return "all four on" if len(on) == len(_PAB) else ("none" if not on else ", ".join(on))
 
-    return _row(
+    return make_row(
         "s3-public-access-block",
         name,
         shown(want),
@@ -207,7 +207,7 @@ def _ownership_row(res: Resource, name: str, get: Any) -> CheckResult:
     want = [r.get("ObjectOwnership") for r in res.prop("OwnershipControls.Rules") or []]
     answer = get("get_bucket_ownership_controls", "OwnershipControlsNotFoundError")
     got = [r.get("ObjectOwnership") for r in ((answer or {}).get("OwnershipControls") or {}).get("Rules") or []]
-    return _row(
+    return make_row(
         "s3-ownership",
         name,
         ", ".join(map(str, want)) or "(none)",
@@ -222,7 +222,7 @@ def _policy_of(ctx: Context, res: Resource, name: str, policies: list[Resource],
     answer = get("get_bucket_policy", "NoSuchBucketPolicy")
     live = (answer or {}).get("Policy")
     if not policies:
-        return _row(
+        return make_row(
             "s3-bucket-policy",
             name,
             "(none)",
@@ -234,8 +234,8 @@ def _policy_of(ctx: Context, res: Resource, name: str, policies: list[Resource],
     owner = policies[0]
     expected = ctx.resolve(owner.prop("PolicyDocument"), owner)
     if unresolved_in(expected):
-        return _unresolvable(["s3-bucket-policy"], name, expected, owner)[0]
-    return _policy_row("s3-bucket-policy", name, expected, live, owner)
+        return unresolvable_rows(["s3-bucket-policy"], name, expected, owner)[0]
+    return policy_row("s3-bucket-policy", name, expected, live, owner)
 
 
 def _lifecycle_rule(rule: dict[str, Any], *, template: bool) -> dict[str, Any]:
@@ -298,7 +298,7 @@ def _lifecycle_row(res: Resource, name: str, get: Any) -> CheckResult:
             or "(none)"
         )
 
-    return _row(
+    return make_row(
         "s3-lifecycle",
         name,
         f"{len(want)} rule(s): {shown(want)}",
@@ -313,9 +313,9 @@ def _logging_row(ctx: Context, res: Resource, name: str, get: Any) -> CheckResul
     target = ctx.resolve(res.prop("LoggingConfiguration.DestinationBucketName"), res)
     prefix = ctx.resolve(res.prop("LoggingConfiguration.LogFilePrefix") or "", res)
     if unresolved_in([target, prefix]):
-        return _unresolvable(["s3-access-logging"], name, [target, prefix], res)[0]
+        return unresolvable_rows(["s3-access-logging"], name, [target, prefix], res)[0]
     target = target or name  # no destination: the bucket logs to itself
     enabled = (get("get_bucket_logging") or {}).get("LoggingEnabled") or {}
     expected = f"s3://{target}/{prefix}"
     actual = f"s3://{enabled.get('TargetBucket')}/{enabled.get('TargetPrefix') or ''}" if enabled else "off"
-    return _row("s3-access-logging", name, expected, actual, PASS if expected == actual else DRIFT, "", res)
+    return make_row("s3-access-logging", name, expected, actual, PASS if expected == actual else DRIFT, "", res)

@@ -19,20 +19,20 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     DRIFT,
     ERROR,
     MISSING,
     PASS,
     Context,
-    _errors,
-    _guarded,
-    _not_found,
-    _policy_row,
-    _row,
-    _unresolvable,
+    error_rows,
+    guarded,
+    is_not_found,
+    make_row,
+    policy_row,
+    unresolvable_rows,
 )
-from landing_zone.verify.checks.keys import _key_arn
+from landing_zone.verify.checks.keys import key_arn
 from landing_zone.verify.compare import (
     Unresolved,
     as_bool,
@@ -56,32 +56,32 @@ def check_topics(ctx: Context) -> list[CheckResult]:
         label = arn.rsplit(":", 1)[-1] if isinstance(arn, str) else res.logical_id
         expected = f"exists, KMS {ctx.resolver.label(key_ref, res.stack) if key_ref is not None else '(none)'}"
         if isinstance(arn, Unresolved):
-            rows += _unresolvable(["sns-topic"], label, arn, res)
+            rows += unresolvable_rows(["sns-topic"], label, arn, res)
             continue
         try:
             attrs = ctx.live.call("sns", "get_topic_attributes", region=region, TopicArn=arn)["Attributes"]
         except ApiError as exc:
-            rows += _errors(["sns-topic"], label, expected, exc, res)
+            rows += error_rows(["sns-topic"], label, expected, exc, res)
             continue
         except ClientError as exc:
-            if not _not_found(exc, "NotFound"):
+            if not is_not_found(exc, "NotFound"):
                 raise
-            rows.append(_row("sns-topic", label, expected, "not found", MISSING, arn, res))
+            rows.append(make_row("sns-topic", label, expected, "not found", MISSING, arn, res))
             continue
         attributes[arn] = attrs
         key = ctx.resolve(key_ref, res) if key_ref is not None else None
         if isinstance(key, Unresolved):
-            rows += _unresolvable(["sns-topic"], label, key, res)
+            rows += unresolvable_rows(["sns-topic"], label, key, res)
             continue
         got_key = attrs.get("KmsMasterKeyId")
         try:
-            want_arn, got_arn = _key_arn(ctx, region, key), _key_arn(ctx, region, got_key)
+            want_arn, got_arn = key_arn(ctx, region, key), key_arn(ctx, region, got_key)
         except ApiError as exc:
-            rows += _errors(["sns-topic"], label, expected, exc, res)
+            rows += error_rows(["sns-topic"], label, expected, exc, res)
             continue
         ok = (want_arn or None) == (got_arn or None)
         rows.append(
-            _row(
+            make_row(
                 "sns-topic",
                 label,
                 expected,
@@ -99,7 +99,7 @@ def check_topics(ctx: Context) -> list[CheckResult]:
         protocol, endpoint = ctx.resolve(res.prop("Protocol"), res), ctx.resolve(res.prop("Endpoint"), res)
         label = f"{topic.rsplit(':', 1)[-1] if isinstance(topic, str) else '?'} -> {protocol}:{endpoint}"
         if unresolved_in([topic, protocol, endpoint]):
-            rows += _unresolvable(["sns-subscription"], label, [topic, protocol, endpoint], res)
+            rows += unresolvable_rows(["sns-subscription"], label, [topic, protocol, endpoint], res)
             continue
         if topic not in subs_by_topic:
             try:
@@ -109,20 +109,20 @@ def check_topics(ctx: Context) -> list[CheckResult]:
             except ApiError as exc:
                 subs_by_topic[topic] = exc
             except ClientError as exc:
-                if not _not_found(exc, "NotFound"):
+                if not is_not_found(exc, "NotFound"):
                     raise
                 subs_by_topic[topic] = []
         subs = subs_by_topic[topic]
         if isinstance(subs, ApiError):
-            rows += _errors(["sns-subscription"], label, "subscribed", subs, res)
+            rows += error_rows(["sns-subscription"], label, "subscribed", subs, res)
             continue
         match = next((s for s in subs if s.get("Protocol") == protocol and s.get("Endpoint") == endpoint), None)
         if match is None:
-            rows.append(_row("sns-subscription", label, "subscribed", "not subscribed", MISSING, "", res))
+            rows.append(make_row("sns-subscription", label, "subscribed", "not subscribed", MISSING, "", res))
         else:
             pending = str(match.get("SubscriptionArn", "")).lower() in ("pendingconfirmation", "pending confirmation")
             rows.append(
-                _row(
+                make_row(
                     "sns-subscription",
                     label,
                     "subscribed",
@@ -145,7 +145,7 @@ def _topic_policies(ctx: Context, attributes: dict[str, dict[str, Any]]) -> list
         for topic in topics if isinstance(topics, list) else [topics]:
             label = topic.rsplit(":", 1)[-1] if isinstance(topic, str) else res.logical_id
             if unresolved_in([topic, expected]):
-                rows += _unresolvable(["sns-topic-policy"], label, [topic, expected], res)
+                rows += unresolvable_rows(["sns-topic-policy"], label, [topic, expected], res)
                 continue
             if topic not in attributes:
                 try:
@@ -153,14 +153,16 @@ def _topic_policies(ctx: Context, attributes: dict[str, dict[str, Any]]) -> list
                         "sns", "get_topic_attributes", region=ctx.region_of(res.stack), TopicArn=topic
                     )["Attributes"]
                 except ApiError as exc:
-                    rows += _errors(["sns-topic-policy"], label, "as synthesized", exc, res)
+                    rows += error_rows(["sns-topic-policy"], label, "as synthesized", exc, res)
                     continue
                 except ClientError as exc:
-                    if not _not_found(exc, "NotFound"):
+                    if not is_not_found(exc, "NotFound"):
                         raise
-                    rows.append(_row("sns-topic-policy", label, "as synthesized", "topic not found", MISSING, "", res))
+                    rows.append(
+                        make_row("sns-topic-policy", label, "as synthesized", "topic not found", MISSING, "", res)
+                    )
                     continue
-            rows.append(_policy_row("sns-topic-policy", label, expected, attributes[topic].get("Policy"), res))
+            rows.append(policy_row("sns-topic-policy", label, expected, attributes[topic].get("Policy"), res))
     return rows
 
 
@@ -177,13 +179,13 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
         return [
             r
             for res in budgets
-            for r in _errors(["budget"], str(res.prop("Budget.BudgetName", res.logical_id)), "exists", exc, res)
+            for r in error_rows(["budget"], str(res.prop("Budget.BudgetName", res.logical_id)), "exists", exc, res)
         ]
     seen_actions: set[str] = set()
     for res in budgets:
         name = ctx.resolver.physical_id(res)
         if isinstance(name, Unresolved):
-            rows += _unresolvable(["budget"], res.logical_id, name, res)
+            rows += unresolvable_rows(["budget"], res.logical_id, name, res)
             continue
         spec = ctx.resolve(res.prop("Budget") or {}, res)
         limit = spec.get("BudgetLimit") or {}
@@ -198,14 +200,14 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
                 "budgets", "describe_budget", region=region, AccountId=account, BudgetName=name
             )["Budget"]
         except ApiError as exc:
-            rows += _errors(["budget"], name, expected, exc, res)
+            rows += error_rows(["budget"], name, expected, exc, res)
             continue
         except ClientError as exc:
-            if not _not_found(exc):
+            if not is_not_found(exc):
                 raise
-            rows.append(_row("budget", name, expected, "not found", MISSING, "", res))
+            rows.append(make_row("budget", name, expected, "not found", MISSING, "", res))
             rows += [
-                _row(
+                make_row(
                     "budget-notification",
                     f"{name}: {_notification_label(n.get('Notification') or {})}",
                     "exists",
@@ -217,12 +219,14 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
                 for n in res.prop("NotificationsWithSubscribers") or []
             ]
             rows += [
-                _row("budget-action", f"{name}: {a.prop('ActionType')}", "exists", "budget not found", MISSING, "", a)
+                make_row(
+                    "budget-action", f"{name}: {a.prop('ActionType')}", "exists", "budget not found", MISSING, "", a
+                )
                 for a in mine
             ]
             continue
         if unresolved_in(spec):
-            rows += _unresolvable(["budget"], name, spec, res)
+            rows += unresolvable_rows(["budget"], name, spec, res)
         else:
             rows.append(_budget_row(ctx, res, name, spec, expected, live_budget))
         rows += _budget_notifications(ctx, res, name, account, region)
@@ -231,7 +235,7 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
     for a in actions:
         if a.path not in seen_actions:
             rows.append(
-                _row(
+                make_row(
                     "budget-action",
                     str(a.prop("BudgetName")),
                     "its budget in the assembly",
@@ -276,7 +280,7 @@ def _budget_row(
             problems.append(
                 f"{field_name} differs:\n{document_diff(spec[field_name], live_budget.get(field_name) or {})}"
             )
-    return _row("budget", name, expected, actual, DRIFT if problems else PASS, "\n".join(problems), res)
+    return make_row("budget", name, expected, actual, DRIFT if problems else PASS, "\n".join(problems), res)
 
 
 def _notification_label(n: dict[str, Any]) -> str:
@@ -301,7 +305,7 @@ def _budget_notifications(ctx: Context, res: Resource, name: str, account: str, 
             BudgetName=name,
         )
     except ApiError as exc:
-        return _errors(["budget-notification"], name, f"{len(wanted)} notification(s)", exc, res)
+        return error_rows(["budget-notification"], name, f"{len(wanted)} notification(s)", exc, res)
     for item in wanted:
         n = item.get("Notification") or {}
         label = f"{name}: {_notification_label(n)}"
@@ -318,7 +322,7 @@ def _budget_notifications(ctx: Context, res: Resource, name: str, account: str, 
         )
         if match is None:
             rows.append(
-                _row(
+                make_row(
                     "budget-notification",
                     label,
                     "exists",
@@ -329,10 +333,10 @@ def _budget_notifications(ctx: Context, res: Resource, name: str, account: str, 
                 )
             )
             continue
-        rows.append(_row("budget-notification", label, "exists", "exists", PASS, "", res))
+        rows.append(make_row("budget-notification", label, "exists", "exists", PASS, "", res))
         want_subs = {(s.get("SubscriptionType"), s.get("Address")) for s in item.get("Subscribers") or []}
         if unresolved_in(list(want_subs)):
-            rows += _unresolvable(["budget-subscribers"], label, list(want_subs), res)
+            rows += unresolvable_rows(["budget-subscribers"], label, list(want_subs), res)
             continue
         notification = {
             k: match[k] for k in ("NotificationType", "ComparisonOperator", "Threshold", "ThresholdType") if k in match
@@ -348,12 +352,12 @@ def _budget_notifications(ctx: Context, res: Resource, name: str, account: str, 
                 Notification=notification,
             )
         except ApiError as exc:
-            rows += _errors(["budget-subscribers"], label, "subscribers", exc, res)
+            rows += error_rows(["budget-subscribers"], label, "subscribers", exc, res)
             continue
         got_subs = {(s.get("SubscriptionType"), s.get("Address")) for s in subs}
         missing = sorted(want_subs - got_subs, key=str)
         rows.append(
-            _row(
+            make_row(
                 "budget-subscribers",
                 label,
                 summarize(_sub(s) for s in sorted(want_subs, key=str)),
@@ -384,7 +388,9 @@ def _budget_actions(ctx: Context, name: str, account: str, region: str, actions:
         )
     except ApiError as exc:
         return [
-            r for a in actions for r in _errors(["budget-action"], f"{name}: {a.prop('ActionType')}", "exists", exc, a)
+            r
+            for a in actions
+            for r in error_rows(["budget-action"], f"{name}: {a.prop('ActionType')}", "exists", exc, a)
         ]
     for a in actions:
         want = {
@@ -406,12 +412,12 @@ def _budget_actions(ctx: Context, name: str, account: str, region: str, actions:
             f"({want['NotificationType']}), {want['ApprovalModel']}"
         )
         if unresolved_in(list(want.values())):
-            rows += _unresolvable(["budget-action"], label, list(want.values()), a)
+            rows += unresolvable_rows(["budget-action"], label, list(want.values()), a)
             continue
         candidates = [x for x in live if x.get("ActionType") == want["ActionType"]]
         if not candidates:
             rows.append(
-                _row(
+                make_row(
                     "budget-action",
                     label,
                     expected,
@@ -449,7 +455,7 @@ def _budget_actions(ctx: Context, name: str, account: str, region: str, actions:
             f"({best_got['NotificationType']}), {best_got['ApprovalModel']}, status {best.get('Status')}"
         )
         detail = "\n".join(f"{k}: expected {want[k]}, live {best_got[k]}" for k in best_diff)
-        rows.append(_row("budget-action", label, expected, actual, DRIFT if best_diff else PASS, detail, a))
+        rows.append(make_row("budget-action", label, expected, actual, DRIFT if best_diff else PASS, detail, a))
     return rows
 
 
@@ -460,7 +466,7 @@ def check_alarms(ctx: Context) -> list[CheckResult]:
     for res in alarms:
         name = ctx.resolver.physical_id(res)
         if isinstance(name, Unresolved):
-            rows += _unresolvable(["alarm"], res.logical_id, name, res)
+            rows += unresolvable_rows(["alarm"], res.logical_id, name, res)
             continue
         by_region.setdefault(ctx.region_of(res.stack), []).append((res, name))
     for region, items in by_region.items():
@@ -478,10 +484,10 @@ def check_alarms(ctx: Context) -> list[CheckResult]:
                 ):
                     found[alarm["AlarmName"]] = alarm
         except ApiError as exc:
-            rows += [r for res, name in items for r in _errors(["alarm"], name, "exists", exc, res)]
+            rows += [r for res, name in items for r in error_rows(["alarm"], name, "exists", exc, res)]
             continue
         for res, name in items:
-            rows += _guarded(["alarm"], name, res, partial(_alarm_row, ctx, res, name, found.get(name)))
+            rows += guarded(["alarm"], name, res, partial(_alarm_row, ctx, res, name, found.get(name)))
     return rows
 
 
@@ -492,14 +498,14 @@ def _alarm_row(ctx: Context, res: Resource, name: str, live: dict[str, Any] | No
     want = _alarm_intent(ctx, res)
     expected = f"{want['ComparisonOperator']} {_num(want['Threshold'])} x{want['EvaluationPeriods']}"
     if live is None:
-        return [_row("alarm", name, expected, "not found", MISSING, "", res)]
+        return [make_row("alarm", name, expected, "not found", MISSING, "", res)]
     if unresolved_in(list(want.values())):
-        return _unresolvable(["alarm"], name, list(want.values()), res)
+        return unresolvable_rows(["alarm"], name, list(want.values()), res)
     got = _alarm_live(live)
     diff = [k for k in want if not (same_number(want[k], got[k]) if k == "Threshold" else want[k] == got[k])]
     actual = f"{got['ComparisonOperator']} {_num(got['Threshold'])} x{got['EvaluationPeriods']}"
     detail = "\n".join(f"{k}: expected {want[k]}, live {got[k]}" for k in diff)
-    return [_row("alarm", name, expected, actual, DRIFT if diff else PASS, detail, res)]
+    return [make_row("alarm", name, expected, actual, DRIFT if diff else PASS, detail, res)]
 
 
 def _metric_stat(stat: dict[str, Any]) -> tuple[Any, ...]:
@@ -566,12 +572,12 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
         rows += [
             r
             for res in monitors
-            for r in _errors(["anomaly-monitor"], str(res.prop("MonitorName")), "exists", exc, res)
+            for r in error_rows(["anomaly-monitor"], str(res.prop("MonitorName")), "exists", exc, res)
         ]
         rows += [
             r
             for res in subscriptions
-            for r in _errors(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)
+            for r in error_rows(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)
         ]
         return rows
     monitor_arns: dict[str, str] = {}  # template path -> live ARN
@@ -581,7 +587,7 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
         expected = " ".join(str(v) for v in want.values() if v)
         match = next((m for m in live_monitors if m.get("MonitorName") == name), None)
         if match is None:
-            rows.append(_row("anomaly-monitor", str(name), expected, "not found", MISSING, "", res))
+            rows.append(make_row("anomaly-monitor", str(name), expected, "not found", MISSING, "", res))
             continue
         monitor_arns[res.path] = match["MonitorArn"]
         got = {k: match.get(k) for k in want}
@@ -590,7 +596,7 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
         if spec is not None and canonical(parse_json(spec)) != canonical(match.get("MonitorSpecification") or {}):
             diff.append("MonitorSpecification")
         rows.append(
-            _row(
+            make_row(
                 "anomaly-monitor",
                 str(name),
                 expected,
@@ -608,7 +614,7 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
         return rows + [
             r
             for res in subscriptions
-            for r in _errors(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)
+            for r in error_rows(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)
         ]
     for res in subscriptions:
         name = ctx.resolve(res.prop("SubscriptionName"), res)
@@ -632,10 +638,10 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
         expected = f"{want['Frequency']} to {summarize(_sub(s) for s in want['Subscribers'])}"
         match = next((s for s in live_subs if s.get("SubscriptionName") == name), None)
         if match is None:
-            rows.append(_row("anomaly-subscription", str(name), expected, "not found", MISSING, "", res))
+            rows.append(make_row("anomaly-subscription", str(name), expected, "not found", MISSING, "", res))
             continue
         if None in want_monitors or unresolved_in(list(want.values())):
-            rows += _unresolvable(["anomaly-subscription"], str(name), [*want_monitors, *want.values()], res)
+            rows += unresolvable_rows(["anomaly-subscription"], str(name), [*want_monitors, *want.values()], res)
             continue
         got = {
             "Frequency": match.get("Frequency"),
@@ -647,7 +653,7 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
         }
         diff = [k for k in want if want[k] != got[k]]
         rows.append(
-            _row(
+            make_row(
                 "anomaly-subscription",
                 str(name),
                 expected,

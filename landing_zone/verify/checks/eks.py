@@ -13,16 +13,16 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     DRIFT,
     ERROR,
     MISSING,
     PASS,
     Context,
-    _errors,
-    _not_found,
-    _row,
-    _unresolvable,
+    error_rows,
+    is_not_found,
+    make_row,
+    unresolvable_rows,
 )
 from landing_zone.verify.compare import Unresolved
 from landing_zone.verify.live import ApiError
@@ -55,19 +55,19 @@ def check_nodegroups(ctx: Context) -> list[CheckResult]:
         )
         cluster = ctx.resolve(res.prop("ClusterName"), res)
         if isinstance(cluster, Unresolved):
-            rows += _unresolvable(["eks-nodegroup"], res.logical_id, cluster, res)
+            rows += unresolvable_rows(["eks-nodegroup"], res.logical_id, cluster, res)
             continue
         try:
             live, how = _find_nodegroup(ctx, res, region, cluster)
         except ApiError as exc:
-            rows += _errors(["eks-nodegroup"], f"{cluster}/{res.logical_id}", expected, exc, res)
+            rows += error_rows(["eks-nodegroup"], f"{cluster}/{res.logical_id}", expected, exc, res)
             continue
         if isinstance(live, Unresolved):
-            rows += _unresolvable(["eks-nodegroup"], f"{cluster}/{res.logical_id}", live, res)
+            rows += unresolvable_rows(["eks-nodegroup"], f"{cluster}/{res.logical_id}", live, res)
             continue
         if live is None:
             rows.append(
-                _row(
+                make_row(
                     "eks-nodegroup",
                     f"{cluster}/{res.prop('NodegroupName') or res.logical_id}",
                     expected,
@@ -86,7 +86,7 @@ def check_nodegroups(ctx: Context) -> list[CheckResult]:
                 live.get("instanceTypes") or []
             )
         except ApiError as exc:
-            rows += _errors(["eks-nodegroup"], label, expected, exc, res)
+            rows += error_rows(["eks-nodegroup"], label, expected, exc, res)
             continue
         got = {
             "capacityType": live.get("capacityType", "ON_DEMAND"),
@@ -103,7 +103,7 @@ def check_nodegroups(ctx: Context) -> list[CheckResult]:
         )
         detail = "\n".join(f"{k}: expected {want[k]}, live {got[k]}" for k in diff)
         rows.append(
-            _row(
+            make_row(
                 "eks-nodegroup",
                 label,
                 expected,
@@ -115,7 +115,7 @@ def check_nodegroups(ctx: Context) -> list[CheckResult]:
         )
     if gpu_type is not None and not gpu_found:
         rows.append(
-            _row(
+            make_row(
                 "eks-gpu-nodegroup",
                 f"self_hosting ({gpu_type})",
                 "a node group in the assembly",
@@ -145,13 +145,13 @@ def _find_nodegroup(
                 "nodegroup"
             ], how
         except ClientError as exc:
-            if not _not_found(exc, "ResourceNotFoundException"):
+            if not is_not_found(exc, "ResourceNotFoundException"):
                 raise
             return None, f"no node group {named!r} in cluster {cluster}"
     try:
         names = ctx.live.paginate("eks", "list_nodegroups", "nodegroups", region=region, clusterName=cluster)
     except ClientError as exc:
-        if not _not_found(exc, "ResourceNotFoundException"):
+        if not is_not_found(exc, "ResourceNotFoundException"):
             raise
         return None, f"cluster {cluster} not found"
     labels = ctx.resolve(res.prop("Labels") or {}, res)

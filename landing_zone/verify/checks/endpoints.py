@@ -9,16 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     DRIFT,
     MISSING,
     PASS,
     Context,
-    _errors,
-    _policy_row,
-    _row,
-    _tags,
-    _unresolvable,
+    error_rows,
+    make_row,
+    policy_row,
+    tag_map,
+    unresolvable_rows,
 )
 from landing_zone.verify.compare import Unresolved, as_bool, unresolved_in
 from landing_zone.verify.live import ApiError
@@ -31,22 +31,22 @@ def check_endpoints(ctx: Context) -> list[CheckResult]:
     for res in ctx.resources("AWS::EC2::VPCEndpoint"):
         region = ctx.region_of(res.stack)
         service_name = ctx.resolve(res.prop("ServiceName"), res)
-        tags = _tags(ctx.resolve(res.prop("Tags") or [], res))
+        tags = tag_map(ctx.resolve(res.prop("Tags") or [], res))
         service_tag = _service_tag(tags)
         label = (tags[service_tag] if service_tag else None) or (
             service_name.split(".", 3)[-1] if isinstance(service_name, str) else res.logical_id
         )
         if isinstance(service_name, Unresolved):
-            rows += _unresolvable(checks, label, service_name, res)
+            rows += unresolvable_rows(checks, label, service_name, res)
             continue
         try:
             found, how = _find_endpoint(ctx, res, region, service_name, tags)
         except ApiError as exc:
-            rows += _errors(checks, label, service_name, exc, res)
+            rows += error_rows(checks, label, service_name, exc, res)
             continue
         if not found:
             rows.append(
-                _row(
+                make_row(
                     "vpc-endpoint",
                     label,
                     f"{service_name} available",
@@ -56,13 +56,13 @@ def check_endpoints(ctx: Context) -> list[CheckResult]:
                     res,
                 )
             )
-            rows += [_row(c, label, "-", "endpoint not found", MISSING, "", res) for c in checks[1:]]
+            rows += [make_row(c, label, "-", "endpoint not found", MISSING, "", res) for c in checks[1:]]
             continue
         endpoint = found[0]
         more = f"; {len(found)} endpoints match, checked {endpoint['VpcEndpointId']}" if len(found) > 1 else ""
         state = str(endpoint.get("State", "")).lower()
         rows.append(
-            _row(
+            make_row(
                 "vpc-endpoint",
                 label,
                 f"{service_name} available",
@@ -76,7 +76,7 @@ def check_endpoints(ctx: Context) -> list[CheckResult]:
             want_dns = bool(as_bool(res.prop("PrivateDnsEnabled", False)))
             got_dns = bool(endpoint.get("PrivateDnsEnabled"))
             rows.append(
-                _row(
+                make_row(
                     "vpc-endpoint-private-dns",
                     label,
                     "enabled" if want_dns else "disabled",
@@ -90,9 +90,9 @@ def check_endpoints(ctx: Context) -> list[CheckResult]:
         if expected_policy is None:
             continue  # no policy in the template: the endpoint's default (full access) is the intent
         if unresolved_in(expected_policy):
-            rows += _unresolvable(["vpc-endpoint-policy"], label, expected_policy, res)
+            rows += unresolvable_rows(["vpc-endpoint-policy"], label, expected_policy, res)
             continue
-        rows.append(_policy_row("vpc-endpoint-policy", label, expected_policy, endpoint.get("PolicyDocument"), res))
+        rows.append(policy_row("vpc-endpoint-policy", label, expected_policy, endpoint.get("PolicyDocument"), res))
     return rows
 
 

@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any
 
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import DRIFT, MISSING, PASS, Context, _guarded, _row, _unresolvable
+from landing_zone.verify.checks.common import DRIFT, MISSING, PASS, Context, guarded, make_row, unresolvable_rows
 from landing_zone.verify.compare import Unresolved, same_number, unresolved_in
 from landing_zone.verify.report import CheckResult
 
@@ -21,7 +21,7 @@ def check_flow_logs(ctx: Context) -> list[CheckResult]:
     for res in ctx.resources("AWS::EC2::FlowLog"):
         kind = str(res.prop("ResourceType", "VPC"))
         label = f"{kind} {res.logical_id}"
-        rows += _guarded(["flow-log"], label, res, partial(_check_flow_log, ctx, res, kind, label))
+        rows += guarded(["flow-log"], label, res, partial(_check_flow_log, ctx, res, kind, label))
     return rows
 
 
@@ -66,12 +66,12 @@ def _check_flow_log(ctx: Context, res: Resource, kind: str, label: str) -> list[
     want = _intent(ctx, res)
     expected = _shown(want)
     if unresolved_in(list(want.values())):
-        return _unresolvable(["flow-log"], label, list(want.values()), res)
+        return unresolvable_rows(["flow-log"], label, list(want.values()), res)
     ids, how = _resource_ids(ctx, res)
     if not ids and " 0 VPCs carry its tags" in how:
-        return [_row("flow-log", label, expected, f"no {kind} found", MISSING, how, res)]
+        return [make_row("flow-log", label, expected, f"no {kind} found", MISSING, how, res)]
     if not ids:
-        return _unresolvable(["flow-log"], label, Unresolved(how), res)
+        return unresolvable_rows(["flow-log"], label, Unresolved(how), res)
     label = f"{kind} {', '.join(ids)}"
     flows = ctx.live.paginate(
         "ec2",
@@ -81,7 +81,7 @@ def _check_flow_log(ctx: Context, res: Resource, kind: str, label: str) -> list[
         Filters=[{"Name": "resource-id", "Values": ids}],
     )
     if not flows:
-        return [_row("flow-log", label, expected, "no flow log", MISSING, f"{kind} found by {how}", res)]
+        return [make_row("flow-log", label, expected, "no flow log", MISSING, f"{kind} found by {how}", res)]
     best: tuple[list[str], dict[str, Any]] | None = None
     for flow in flows:
         diff = [k for k in want if not _same(k, want[k], flow.get(k))]
@@ -98,7 +98,7 @@ def _check_flow_log(ctx: Context, res: Resource, kind: str, label: str) -> list[
         "\n".join(f"{k}: expected {want.get(k, 'ACTIVE')}, live {flow.get(k)}" for k in diff)
         or f"{flow.get('FlowLogId')} on {flow.get('ResourceId')} ({kind} found by {how})"
     )
-    return [_row("flow-log", label, expected, actual, DRIFT if diff else PASS, detail, res)]
+    return [make_row("flow-log", label, expected, actual, DRIFT if diff else PASS, detail, res)]
 
 
 def _same(key: str, want: Any, got: Any) -> bool:

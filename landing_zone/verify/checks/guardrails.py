@@ -18,19 +18,19 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     DRIFT,
     ERROR,
     MISSING,
     PASS,
     Context,
-    _errors,
-    _guarded,
-    _not_found,
-    _row,
-    _unresolvable,
+    error_rows,
+    guarded,
+    is_not_found,
+    make_row,
+    unresolvable_rows,
 )
-from landing_zone.verify.checks.keys import _key_arn
+from landing_zone.verify.checks.keys import key_arn
 from landing_zone.verify.compare import Unresolved, canonical, short_hash, unresolved_in
 from landing_zone.verify.live import ApiError
 from landing_zone.verify.report import CheckResult, summarize
@@ -74,17 +74,17 @@ def check_guardrails(ctx: Context) -> list[CheckResult]:
         name = ctx.resolve(res.prop("Name"), res)
         label = name if isinstance(name, str) else res.logical_id
         if isinstance(name, Unresolved):
-            rows += _unresolvable(["guardrail"], label, name, res)
+            rows += unresolvable_rows(["guardrail"], label, name, res)
             continue
-        rows += _guarded(["guardrail"], label, res, partial(_check_guardrail, ctx, state, res, name))
+        rows += guarded(["guardrail"], label, res, partial(_check_guardrail, ctx, state, res, name))
     for res in versions:
         target = _guardrail_of(res, "GuardrailIdentifier")
         label = f"{_label(ctx, target)} version"
-        rows += _guarded(["guardrail-version"], label, res, partial(_check_version, ctx, state, res, target, label))
+        rows += guarded(["guardrail-version"], label, res, partial(_check_version, ctx, state, res, target, label))
     for res in enforcements:
         target = _guardrail_of(res, "GuardrailIdentifier")
         label = f"{_label(ctx, target)} (account)"
-        rows += _guarded(
+        rows += guarded(
             ["guardrail-enforcement"], label, res, partial(_check_enforcement, ctx, state, res, target, label)
         )
     return rows
@@ -192,7 +192,7 @@ def _differences(ctx: Context, region: str, want: dict[str, Any], got: dict[str,
     out = []
     for key in want:
         if key == "kmsKeyArn":
-            if _key_arn(ctx, region, want[key]) != _key_arn(ctx, region, live.get(key)):
+            if key_arn(ctx, region, want[key]) != key_arn(ctx, region, live.get(key)):
                 out.append(f"kmsKeyArn: expected {want[key]}, live {live.get(key)}")
             continue
         expected, actual = want[key], live.get(key)
@@ -224,19 +224,19 @@ def _compare(
     actual = f"{prefix}{status}, " + ("identical" if not diff else f"{len(diff)} difference(s)")
     reasons = "; ".join(str(r) for r in got.get("statusReasons") or [])
     detail = "\n".join(diff + ([f"status {status}: {reasons}"] if status != "READY" and reasons else []))
-    return _row(check, label, expected, actual, PASS if status == "READY" and not diff else DRIFT, detail, res)
+    return make_row(check, label, expected, actual, PASS if status == "READY" and not diff else DRIFT, detail, res)
 
 
 def _check_guardrail(ctx: Context, state: _Live, res: Resource, name: str) -> list[CheckResult]:
     region = ctx.region_of(res.stack)
     want = intent(ctx, res)
     if unresolved_in(want):
-        return _unresolvable(["guardrail"], name, list(want.values()), res)
+        return unresolvable_rows(["guardrail"], name, list(want.values()), res)
     match = next((g for g in _summaries(ctx, state, region) if g.get("name") == name), None)
     state.found[res.path] = match
     if match is None:
         return [
-            _row(
+            make_row(
                 "guardrail",
                 name,
                 f"READY, as synthesized ({short_hash(want)})",
@@ -256,10 +256,10 @@ def _found(
     """The live guardrail the version/enforcement belongs to, or the row saying why it cannot be checked."""
     if target.path not in state.found:
         why = "the guardrail itself could not be checked (see the guardrail row)"
-        return [_row(check, label, expected, "not checked", ERROR, why, res)]
+        return [make_row(check, label, expected, "not checked", ERROR, why, res)]
     found = state.found[target.path]
     if found is None:
-        return [_row(check, label, expected, "guardrail not found", MISSING, "", res)]
+        return [make_row(check, label, expected, "guardrail not found", MISSING, "", res)]
     return found
 
 
@@ -287,10 +287,10 @@ def _pinned_version(
 def _check_version(ctx: Context, state: _Live, res: Resource, target: Resource | None, label: str) -> list[CheckResult]:
     region = ctx.region_of(res.stack)
     if target is None or target.type != GUARDRAIL:
-        return [_row("guardrail-version", label, "its guardrail", "not in the assembly", ERROR, "", res)]
+        return [make_row("guardrail-version", label, "its guardrail", "not in the assembly", ERROR, "", res)]
     want = intent(ctx, target)
     if unresolved_in(want):
-        return _unresolvable(["guardrail-version"], label, list(want.values()), res)
+        return unresolvable_rows(["guardrail-version"], label, list(want.values()), res)
     found = _found(state, target, "guardrail-version", label, "a numbered version", res)
     if not isinstance(found, dict):
         return found
@@ -298,15 +298,15 @@ def _check_version(ctx: Context, state: _Live, res: Resource, target: Resource |
     version, how = _pinned_version(ctx, state, res, guardrail_id, region)
     state.pinned[res.path] = version or ""
     if version is None:
-        return [_row("guardrail-version", label, "a numbered version", "no version", MISSING, how, res)]
+        return [make_row("guardrail-version", label, "a numbered version", "no version", MISSING, how, res)]
     try:
         got = ctx.live.call(
             "bedrock", "get_guardrail", region=region, guardrailIdentifier=guardrail_id, guardrailVersion=version
         )
     except ClientError as exc:
-        if not _not_found(exc, "ResourceNotFoundException"):
+        if not is_not_found(exc, "ResourceNotFoundException"):
             raise
-        return [_row("guardrail-version", label, f"version {version}", "not found", MISSING, how, res)]
+        return [make_row("guardrail-version", label, f"version {version}", "not found", MISSING, how, res)]
     row = _compare(ctx, "guardrail-version", label, res, want, got, f"v{version} ")
     return [replace(row, detail="\n".join(filter(None, [row.detail, f"pinned version found by {how}"])))]
 
@@ -337,7 +337,7 @@ def _check_enforcement(
 ) -> list[CheckResult]:
     region = ctx.region_of(res.stack)
     if target is None or target.type != GUARDRAIL:
-        return [_row("guardrail-enforcement", label, "its guardrail", "not in the assembly", ERROR, "", res)]
+        return [make_row("guardrail-enforcement", label, "its guardrail", "not in the assembly", ERROR, "", res)]
     found = _found(state, target, "guardrail-enforcement", label, "enforced", res)
     if not isinstance(found, dict):
         return found
@@ -351,10 +351,10 @@ def _check_enforcement(
     try:
         config = _enforced_for(ctx, state, region, guardrail_id)
     except ApiError as exc:
-        return _errors(["guardrail-enforcement"], label, expected, exc, res)
+        return error_rows(["guardrail-enforcement"], label, expected, exc, res)
     if config is None:
         return [
-            _row(
+            make_row(
                 "guardrail-enforcement",
                 label,
                 expected,
@@ -367,7 +367,7 @@ def _check_enforcement(
     got_version = str(config.get("guardrailVersion") or "?")
     if not pinned:
         return [
-            _row(
+            make_row(
                 "guardrail-enforcement",
                 label,
                 expected,
@@ -387,5 +387,7 @@ def _check_enforcement(
             problems.append(f"{_lower(prop)}: expected {shaped}, live {config.get(_lower(prop))}")
     actual = f"{guardrail_id} v{got_version}" + (f" ({summarize(problems, limit=1)})" if problems else " account-wide")
     return [
-        _row("guardrail-enforcement", label, expected, actual, DRIFT if problems else PASS, "\n".join(problems), res)
+        make_row(
+            "guardrail-enforcement", label, expected, actual, DRIFT if problems else PASS, "\n".join(problems), res
+        )
     ]

@@ -21,16 +21,16 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     DRIFT,
     MISSING,
     PASS,
     Context,
-    _guarded,
-    _not_found,
-    _policy_row,
-    _row,
-    _unresolvable,
+    guarded,
+    is_not_found,
+    make_row,
+    policy_row,
+    unresolvable_rows,
 )
 from landing_zone.verify.compare import Unresolved, document_diff, same_document, short_hash, unresolved_in
 from landing_zone.verify.report import CheckResult, summarize
@@ -57,9 +57,9 @@ def check_iam(ctx: Context) -> list[CheckResult]:
     for res in roles:
         name = ctx.resolver.physical_id(res)
         if isinstance(name, Unresolved):
-            rows += _unresolvable(ROLE_CHECKS, res.logical_id, name, res)
+            rows += unresolvable_rows(ROLE_CHECKS, res.logical_id, name, res)
             continue
-        rows += _guarded(
+        rows += guarded(
             ROLE_CHECKS, name, res, partial(_check_role, ctx, res, name, region, attached, inline, kill_switch)
         )
     for res in policies:
@@ -68,9 +68,9 @@ def check_iam(ctx: Context) -> list[CheckResult]:
             res.prop("ManagedPolicyName") or (arn.rsplit("/", 1)[-1] if isinstance(arn, str) else res.logical_id)
         )
         if isinstance(arn, Unresolved):
-            rows += _unresolvable(["iam-policy"], label, arn, res)
+            rows += unresolvable_rows(["iam-policy"], label, arn, res)
             continue
-        rows += _guarded(["iam-policy"], label, res, partial(_check_policy, ctx, res, arn, label, region))
+        rows += guarded(["iam-policy"], label, res, partial(_check_policy, ctx, res, arn, label, region))
     return rows
 
 
@@ -135,15 +135,15 @@ def _check_role(
     try:
         role = ctx.live.call("iam", "get_role", region=region, RoleName=name)["Role"]
     except ClientError as exc:
-        if not _not_found(exc, "NoSuchEntity"):
+        if not is_not_found(exc, "NoSuchEntity"):
             raise
-        return [_row("iam-role", name, "exists", "not found", MISSING, f"iam:GetRole {name}: no such role", res)] + [
-            _row(c, name, "-", "role not found", MISSING, "", res) for c in ROLE_CHECKS[1:]
-        ]
+        return [
+            make_row("iam-role", name, "exists", "not found", MISSING, f"iam:GetRole {name}: no such role", res)
+        ] + [make_row(c, name, "-", "role not found", MISSING, "", res) for c in ROLE_CHECKS[1:]]
     rows: list[CheckResult] = []
     path, got_path = str(res.prop("Path", "/")), str(role.get("Path", "/"))
     rows.append(
-        _row(
+        make_row(
             "iam-role",
             name,
             f"exists, path {path}",
@@ -155,9 +155,9 @@ def _check_role(
     )
     trust = ctx.resolve(res.prop("AssumeRolePolicyDocument"), res)
     if unresolved_in(trust):
-        rows += _unresolvable(["iam-role-trust"], name, trust, res)
+        rows += unresolvable_rows(["iam-role-trust"], name, trust, res)
     else:
-        rows.append(_policy_row("iam-role-trust", name, trust, role.get("AssumeRolePolicyDocument"), res))
+        rows.append(policy_row("iam-role-trust", name, trust, role.get("AssumeRolePolicyDocument"), res))
     rows.append(_boundary_row(ctx, res, name, role))
     rows.append(_managed_row(ctx, res, name, region, attached, kill_switch.get(name, set())))
     rows.append(_inline_row(ctx, res, name, region, inline))
@@ -171,10 +171,10 @@ def _policy_name(arn: Any) -> str:
 def _boundary_row(ctx: Context, res: Resource, name: str, role: dict[str, Any]) -> CheckResult:
     want = ctx.resolve(res.prop("PermissionsBoundary"), res) if res.prop("PermissionsBoundary") is not None else None
     if isinstance(want, Unresolved):
-        return _unresolvable(["iam-role-boundary"], name, want, res)[0]
+        return unresolvable_rows(["iam-role-boundary"], name, want, res)[0]
     got = (role.get("PermissionsBoundary") or {}).get("PermissionsBoundaryArn")
     ok = (want or None) == (got or None)
-    return _row(
+    return make_row(
         "iam-role-boundary",
         name,
         _policy_name(want),
@@ -197,7 +197,7 @@ def _managed_row(
     wanted = list(wanted) if isinstance(wanted, list) else [wanted]
     wanted += [ctx.resolver.ref_of(p) for p, roles in attached if _targets(res, name, roles, p)]
     if unresolved_in(wanted):
-        return _unresolvable(["iam-role-managed-policies"], name, wanted, res)[0]
+        return unresolvable_rows(["iam-role-managed-policies"], name, wanted, res)[0]
     want = {str(a) for a in wanted}
     live = {
         str(p.get("PolicyArn"))
@@ -224,7 +224,7 @@ def _managed_row(
             "the kill switch is engaged: the budget action attached " + ", ".join(engaged) + " (inference is denied "
             "until someone detaches it)"
         )
-    return _row(
+    return make_row(
         "iam-role-managed-policies",
         name,
         expected,
@@ -246,7 +246,7 @@ def _inline_row(
         if _targets(res, name, roles, owner):
             want[str(ctx.resolve(owner.prop("PolicyName"), owner))] = ctx.resolve(owner.prop("PolicyDocument"), owner)
     if unresolved_in(want):
-        return _unresolvable(["iam-role-inline-policies"], name, list(want.values()), res)[0]
+        return unresolvable_rows(["iam-role-inline-policies"], name, list(want.values()), res)[0]
     names = ctx.live.paginate("iam", "list_role_policies", "PolicyNames", region=region, RoleName=name)
     got = {
         str(n): ctx.live.call("iam", "get_role_policy", region=region, RoleName=name, PolicyName=n).get(
@@ -267,7 +267,7 @@ def _inline_row(
         actual = summarize(sorted(got)) if got else "(none)"
     else:
         actual = "as synthesized" if want else "(none)"
-    return _row(
+    return make_row(
         "iam-role-inline-policies", name, expected, actual, DRIFT if problems else PASS, "\n".join(problems), res
     )
 
@@ -280,16 +280,16 @@ def _check_policy(ctx: Context, res: Resource, arn: str, label: str, region: str
     try:
         policy = ctx.live.call("iam", "get_policy", region=region, PolicyArn=arn)["Policy"]
     except ClientError as exc:
-        if not _not_found(exc, "NoSuchEntity"):
+        if not is_not_found(exc, "NoSuchEntity"):
             raise
-        return [_row("iam-policy", label, "exists, default version as synthesized", "not found", MISSING, arn, res)]
+        return [make_row("iam-policy", label, "exists, default version as synthesized", "not found", MISSING, arn, res)]
     if unresolved_in(expected):
-        return _unresolvable(["iam-policy"], label, expected, res)
+        return unresolvable_rows(["iam-policy"], label, expected, res)
     default = str(policy.get("DefaultVersionId", "?"))
     version = ctx.live.call("iam", "get_policy_version", region=region, PolicyArn=arn, VersionId=default)[
         "PolicyVersion"
     ]
-    row = _policy_row("iam-policy", label, expected, version.get("Document"), res)
+    row = policy_row("iam-policy", label, expected, version.get("Document"), res)
     created = version.get("CreateDate")
     detail = row.detail
     if row.status is DRIFT:

@@ -1,8 +1,10 @@
-"""KMS keys: each ``AWS::KMS::Key`` exists and is Enabled (found by its alias, else by CloudFormation's
-physical ID), rotation is as synthesized, and the key policy is the synthesized document; it also records each
-key's alias for readable rows of later families, and gives them ``_key_arn`` to compare configured keys.  Calls
-kms DescribeKey, GetKeyRotationStatus and GetKeyPolicy (and CloudFormation DescribeStackResource, through the
-resolver, for a key without an alias).
+"""KMS keys: each ``AWS::KMS::Key`` exists and is Enabled (found by CloudFormation's physical ID, by its alias
+only when the stack cannot be asked), rotation is as synthesized, the key policy is the synthesized document, and
+each of its ``AWS::KMS::Alias`` es points at it (``kms-alias``: a moved alias is one DRIFT row, and every other
+row keeps comparing with the key the stack created).  It also records each key's alias for readable rows of later
+families, and gives them :func:`key_arn` to compare configured keys.  Calls kms DescribeKey (key and alias),
+GetKeyRotationStatus and GetKeyPolicy, and CloudFormation DescribeStackResource/DescribeStacks through the
+resolver.
 """
 
 from __future__ import annotations
@@ -12,16 +14,17 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from landing_zone import aws
-from landing_zone.verify.checks._common import (
+from landing_zone.assembly import Resource
+from landing_zone.verify.checks.common import (
     DRIFT,
     MISSING,
     PASS,
     Context,
-    _errors,
-    _not_found,
-    _policy_row,
-    _row,
-    _unresolvable,
+    error_rows,
+    is_not_found,
+    make_row,
+    policy_row,
+    unresolvable_rows,
 )
 from landing_zone.verify.compare import Unresolved, as_bool, unresolved_in
 from landing_zone.verify.live import ApiError
@@ -35,20 +38,20 @@ def check_keys(ctx: Context) -> list[CheckResult]:
         region = ctx.region_of(res.stack)
         aliases = ctx.resolver.aliases_of(res)
         label = aliases[0] if aliases else res.logical_id
-        key_id: Any = aliases[0] if aliases else ctx.resolver.cloudformation_physical_id(res)
+        key_id = ctx.resolver.kms_key_id(res)
         if isinstance(key_id, Unresolved):
-            rows += _unresolvable(checks, label, key_id, res)
+            rows += unresolvable_rows([*checks, *(["kms-alias"] if aliases else [])], label, key_id, res)
             continue
         try:
             meta = ctx.live.call("kms", "describe_key", region=region, KeyId=key_id)["KeyMetadata"]
         except ApiError as exc:
-            rows += _errors(checks, label, "exists", exc, res)
+            rows += error_rows([*checks, *(["kms-alias"] if aliases else [])], label, "exists", exc, res)
             continue
         except ClientError as exc:
-            if not _not_found(exc):
+            if not is_not_found(exc):
                 raise
             rows.append(
-                _row(
+                make_row(
                     "kms-key",
                     label,
                     "Enabled",
@@ -58,12 +61,13 @@ def check_keys(ctx: Context) -> list[CheckResult]:
                     res,
                 )
             )
-            rows += [_row(c, label, "-", "key not found", MISSING, "", res) for c in checks[1:]]
+            rows += [make_row(c, label, "-", "key not found", MISSING, "", res) for c in checks[1:]]
+            rows += [make_row("kms-alias", a, "-", "key not found", MISSING, "", res) for a in aliases]
             continue
         ctx.key_labels[meta["Arn"]] = label
         state = meta.get("KeyState", "?")
         rows.append(
-            _row(
+            make_row(
                 "kms-key",
                 label,
                 "Enabled",
@@ -81,7 +85,7 @@ def check_keys(ctx: Context) -> list[CheckResult]:
                 ]
             )
             rows.append(
-                _row(
+                make_row(
                     "kms-rotation",
                     label,
                     "enabled" if want_rotation else "disabled",
@@ -92,24 +96,77 @@ def check_keys(ctx: Context) -> list[CheckResult]:
                 )
             )
         except ApiError as exc:
-            rows += _errors(["kms-rotation"], label, "enabled" if want_rotation else "disabled", exc, res)
+            rows += error_rows(["kms-rotation"], label, "enabled" if want_rotation else "disabled", exc, res)
+        rows += _check_aliases(ctx, res, aliases, meta, region)
         expected_policy = ctx.resolve(res.prop("KeyPolicy"), res)
         if expected_policy is None:
             continue
         if unresolved_in(expected_policy):
-            rows += _unresolvable(["kms-policy"], label, expected_policy, res)
+            rows += unresolvable_rows(["kms-policy"], label, expected_policy, res)
             continue
         try:
             policy = ctx.live.call("kms", "get_key_policy", region=region, KeyId=meta["KeyId"], PolicyName="default")[
                 "Policy"
             ]
-            rows.append(_policy_row("kms-policy", label, expected_policy, policy, res))
+            rows.append(policy_row("kms-policy", label, expected_policy, policy, res))
         except ApiError as exc:
-            rows += _errors(["kms-policy"], label, "as synthesized", exc, res)
+            rows += error_rows(["kms-policy"], label, "as synthesized", exc, res)
     return rows
 
 
-def _key_arn(ctx: Context, region: str, key: Any) -> Any:
+def _check_aliases(
+    ctx: Context, res: Resource, aliases: list[str], meta: dict[str, Any], region: str
+) -> list[CheckResult]:
+    """Each synthesized alias of the key points at the key the stack created (``kms-alias``): a moved alias is one
+    DRIFT row here, while the other rows keep comparing with the stack's key."""
+    rows: list[CheckResult] = []
+    key_id = str(meta["KeyId"])
+    for alias in aliases:
+        if ctx.resolver.found_by_alias(res):
+            note = "the key was found by this alias: CloudFormation has no record of it to compare with"
+            rows.append(make_row("kms-alias", alias, f"-> {key_id}", f"-> {key_id}", PASS, note, res))
+            continue
+        try:
+            target = ctx.live.call("kms", "describe_key", region=region, KeyId=alias)["KeyMetadata"]
+        except ApiError as exc:
+            rows += error_rows(["kms-alias"], alias, f"-> {key_id}", exc, res)
+            continue
+        except ClientError as exc:
+            if not is_not_found(exc):
+                raise
+            rows.append(
+                make_row(
+                    "kms-alias",
+                    alias,
+                    f"-> {key_id}",
+                    "not found",
+                    MISSING,
+                    f"Remediate: aws kms create-alias --alias-name {alias} --target-key-id {key_id} --region {region}",
+                    res,
+                )
+            )
+            continue
+        got = str(target.get("KeyId"))
+        if got == key_id:
+            rows.append(make_row("kms-alias", alias, f"-> {key_id}", f"-> {got}", PASS, "", res))
+            continue
+        rows.append(
+            make_row(
+                "kms-alias",
+                alias,
+                f"-> {key_id}",
+                f"-> {got}",
+                DRIFT,
+                f"{alias} points at key {got}, not at the key stack {res.stack.name} created ({key_id}): whatever "
+                f"is configured with the alias now uses the other key.  The other checks compare with {key_id}.  "
+                f"Remediate: aws kms update-alias --alias-name {alias} --target-key-id {key_id} --region {region}",
+                res,
+            )
+        )
+    return rows
+
+
+def key_arn(ctx: Context, region: str, key: Any) -> Any:
     """A live key ARN for an alias / key ID / ARN (as APIs report configured keys); the key itself when KMS does not
     know it.  Raises :class:`~landing_zone.verify.live.ApiError` when KMS could not be asked."""
     if not isinstance(key, str) or not key:

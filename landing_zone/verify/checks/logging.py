@@ -14,16 +14,16 @@ from botocore.exceptions import ClientError
 
 from landing_zone import aws
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     DRIFT,
     ERROR,
     MISSING,
     PASS,
     Context,
-    _errors,
-    _row,
-    _tags,
-    _unresolvable,
+    error_rows,
+    make_row,
+    tag_map,
+    unresolvable_rows,
 )
 from landing_zone.verify.compare import Unresolved, as_bool, same_number
 from landing_zone.verify.live import ApiError
@@ -53,7 +53,7 @@ def check_invocation_logging(ctx: Context) -> list[CheckResult]:
                 or {}
             )
         except ApiError as exc:
-            rows += _errors(checks, label, "configured", exc, res)
+            rows += error_rows(checks, label, "configured", exc, res)
             continue
         rows.append(_logging_s3(ctx, res, label, config))
         rows.append(_logging_cloudwatch(ctx, res, label, config))
@@ -62,12 +62,12 @@ def check_invocation_logging(ctx: Context) -> list[CheckResult]:
         expected = ", ".join(f"{k}={'on' if v else 'off'}" for k, v in want.items())
         if not config:
             rows.append(
-                _row("invocation-logging-delivery", label, expected, "logging not configured", MISSING, "", res)
+                make_row("invocation-logging-delivery", label, expected, "logging not configured", MISSING, "", res)
             )
             continue
         actual = ", ".join(f"{k}={'on' if v else 'off'}" for k, v in got.items())
         rows.append(
-            _row("invocation-logging-delivery", label, expected, actual, PASS if want == got else DRIFT, "", res)
+            make_row("invocation-logging-delivery", label, expected, actual, PASS if want == got else DRIFT, "", res)
         )
     return rows
 
@@ -77,7 +77,7 @@ def _logging_s3(ctx: Context, res: Resource, label: str, config: dict[str, Any])
     s3 = config.get("s3Config") or {}
     actual = f"s3://{s3.get('bucketName')}/{s3.get('keyPrefix') or ''}" if s3.get("bucketName") else "no S3 destination"
     if res.prop("BucketName") is None:
-        return _row("invocation-logging-s3", label, "no S3 destination", actual, PASS if not s3 else DRIFT, "", res)
+        return make_row("invocation-logging-s3", label, "no S3 destination", actual, PASS if not s3 else DRIFT, "", res)
     how = ""
     if ctx.invocation_log_bucket:
         bucket: Any = ctx.invocation_log_bucket
@@ -89,11 +89,11 @@ def _logging_s3(ctx: Context, res: Resource, label: str, config: dict[str, Any])
     expected_prefix = prefix if isinstance(prefix, str) else ""
     if not s3.get("bucketName"):
         shown = bucket if isinstance(bucket, str) else "<the landing zone's bucket>"
-        return _row("invocation-logging-s3", label, f"s3://{shown}/{expected_prefix}", actual, MISSING, "", res)
+        return make_row("invocation-logging-s3", label, f"s3://{shown}/{expected_prefix}", actual, MISSING, "", res)
     prefix_ok = (s3.get("keyPrefix") or "") == expected_prefix
     if isinstance(bucket, str):
         ok = s3.get("bucketName") == bucket and prefix_ok
-        return _row(
+        return make_row(
             "invocation-logging-s3",
             label,
             f"s3://{bucket}/{expected_prefix}",
@@ -121,20 +121,20 @@ def _bucket_by_tags(
 ) -> CheckResult:
     expected = f"s3://<{target.path if target else 'bucket'}>/{prefix}"
     try:
-        tags = _tags(
+        tags = tag_map(
             ctx.live.call("s3", "get_bucket_tagging", region=ctx.region_of(res.stack), Bucket=s3["bucketName"]).get(
                 "TagSet"
             )
         )
     except ApiError as exc:
-        return _errors(["invocation-logging-s3"], label, expected, exc, res)[0]
+        return error_rows(["invocation-logging-s3"], label, expected, exc, res)[0]
     except ClientError as exc:
         tags = {}
         if aws.error_code(exc) not in ("NoSuchTagSet", "NoSuchBucket"):
             raise
     stack, logical = tags.get("aws:cloudformation:stack-name"), tags.get("aws:cloudformation:logical-id")
     if target and stack == ctx.resolver.stack_name(target.stack) and logical == target.logical_id:
-        return _row(
+        return make_row(
             "invocation-logging-s3",
             label,
             expected,
@@ -145,7 +145,7 @@ def _bucket_by_tags(
             res,
         )
     if stack or logical:
-        return _row(
+        return make_row(
             "invocation-logging-s3",
             label,
             expected,
@@ -154,7 +154,7 @@ def _bucket_by_tags(
             f"the configured bucket belongs to {stack}/{logical} by its CloudFormation tags",
             res,
         )
-    return _row(
+    return make_row(
         "invocation-logging-s3",
         label,
         expected,
@@ -181,7 +181,7 @@ def _logging_cloudwatch(ctx: Context, res: Resource, label: str, config: dict[st
         else "no CloudWatch Logs destination"
     )
     if res.prop("LogGroupName") is None:
-        return _row(
+        return make_row(
             "invocation-logging-cloudwatch",
             label,
             "no CloudWatch Logs destination",
@@ -193,10 +193,10 @@ def _logging_cloudwatch(ctx: Context, res: Resource, label: str, config: dict[st
     group = ctx.resolve(res.prop("LogGroupName"), res)
     role = ctx.resolve(res.prop("RoleArn"), res)
     if isinstance(group, Unresolved) or isinstance(role, Unresolved):
-        return _unresolvable(["invocation-logging-cloudwatch"], label, [group, role], res)[0]
+        return unresolvable_rows(["invocation-logging-cloudwatch"], label, [group, role], res)[0]
     expected = f"{group} via {str(role).rsplit('/', 1)[-1]}"
     if not cw:
-        return _row("invocation-logging-cloudwatch", label, expected, actual, MISSING, "", res)
+        return make_row("invocation-logging-cloudwatch", label, expected, actual, MISSING, "", res)
     ok = cw.get("logGroupName") == group and (role is None or cw.get("roleArn") == role)
     detail = (
         ""
@@ -205,7 +205,7 @@ def _logging_cloudwatch(ctx: Context, res: Resource, label: str, config: dict[st
             f"expected log group {group} with role {role}; live {cw.get('logGroupName')} with role {cw.get('roleArn')}"
         )
     )
-    return _row("invocation-logging-cloudwatch", label, expected, actual, PASS if ok else DRIFT, detail, res)
+    return make_row("invocation-logging-cloudwatch", label, expected, actual, PASS if ok else DRIFT, detail, res)
 
 
 def check_log_groups(ctx: Context) -> list[CheckResult]:
@@ -214,7 +214,7 @@ def check_log_groups(ctx: Context) -> list[CheckResult]:
         region = ctx.region_of(res.stack)
         name = ctx.resolver.physical_id(res)
         if isinstance(name, Unresolved):
-            rows += _unresolvable(["log-group"], res.logical_id, name, res)
+            rows += unresolvable_rows(["log-group"], res.logical_id, name, res)
             continue
         retention = res.prop("RetentionInDays")
         key_ref = res.prop("KmsKeyId")
@@ -225,20 +225,20 @@ def check_log_groups(ctx: Context) -> list[CheckResult]:
                 "logs", "describe_log_groups", "logGroups", region=region, logGroupNamePrefix=name
             )
         except ApiError as exc:
-            rows += _errors(["log-group"], name, expected, exc, res)
+            rows += error_rows(["log-group"], name, expected, exc, res)
             continue
         group = next((g for g in groups if g.get("logGroupName") == name), None)
         if group is None:
-            rows.append(_row("log-group", name, expected, "not found", MISSING, "", res))
+            rows.append(make_row("log-group", name, expected, "not found", MISSING, "", res))
             continue
         key = ctx.resolve(key_ref, res) if key_ref is not None else None
         if isinstance(key, Unresolved):
-            rows += _unresolvable(["log-group"], name, key, res)
+            rows += unresolvable_rows(["log-group"], name, key, res)
             continue
         got_retention, got_key = group.get("retentionInDays"), group.get("kmsKeyId")
         actual = (
             f"retention {got_retention or 'never expires'}{' d' if got_retention else ''}, KMS {ctx.key_label(got_key)}"
         )
         ok = (retention is None or same_number(retention, got_retention or 0)) and (key or None) == (got_key or None)
-        rows.append(_row("log-group", name, expected, actual, PASS if ok else DRIFT, "", res))
+        rows.append(make_row("log-group", name, expected, actual, PASS if ok else DRIFT, "", res))
     return rows

@@ -7,14 +7,14 @@ organizations ListPolicies (filter SERVICE_CONTROL_POLICY), DescribePolicy and L
 from __future__ import annotations
 
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     MISSING,
     PASS,
     Context,
-    _errors,
-    _policy_row,
-    _row,
-    _unresolvable,
+    error_rows,
+    make_row,
+    policy_row,
+    unresolvable_rows,
 )
 from landing_zone.verify.compare import Unresolved, short_hash, unresolved_in
 from landing_zone.verify.live import ApiError
@@ -41,8 +41,8 @@ def check_scps(ctx: Context) -> list[CheckResult]:
     except ApiError as exc:
         for res in policies:
             name = str(res.prop("Name", res.logical_id))
-            rows += _errors(["scp-content"], name, "exists", exc, res)
-            rows += _errors(
+            rows += error_rows(["scp-content"], name, "exists", exc, res)
+            rows += error_rows(
                 ["scp-attachment"],
                 f"{name} -> {', '.join(_scp_targets(ctx, res)[0]) or '(no targets)'}",
                 "attached",
@@ -56,12 +56,12 @@ def check_scps(ctx: Context) -> list[CheckResult]:
         targets, config_only = _scp_targets(ctx, res)
         label = name if isinstance(name, str) else res.logical_id
         if isinstance(name, Unresolved) or unresolved_in(expected):
-            rows += _unresolvable(["scp-content"], label, name if isinstance(name, Unresolved) else expected, res)
+            rows += unresolvable_rows(["scp-content"], label, name if isinstance(name, Unresolved) else expected, res)
             continue
         match = [p for p in live_policies if p.get("Name") == name]
         if not match:
             rows.append(
-                _row(
+                make_row(
                     "scp-content",
                     name,
                     f"exists, as synthesized ({short_hash(expected)})",
@@ -72,7 +72,7 @@ def check_scps(ctx: Context) -> list[CheckResult]:
                 )
             )
             rows += [
-                _row("scp-attachment", f"{name} -> {t}", "attached", "policy not found", MISSING, "", res)
+                make_row("scp-attachment", f"{name} -> {t}", "attached", "policy not found", MISSING, "", res)
                 for t in targets
             ]
             continue
@@ -81,7 +81,7 @@ def check_scps(ctx: Context) -> list[CheckResult]:
             content = ctx.live.call(
                 "organizations", "describe_policy", region=region, management=True, PolicyId=policy_id
             )["Policy"]["Content"]
-            rows.append(_policy_row("scp-content", name, expected, content, res))
+            rows.append(policy_row("scp-content", name, expected, content, res))
             attached = {
                 t["TargetId"]
                 for t in ctx.live.paginate(
@@ -94,7 +94,7 @@ def check_scps(ctx: Context) -> list[CheckResult]:
                 )
             }
         except ApiError as exc:
-            rows += _errors(["scp-attachment"], f"{name} -> {', '.join(targets)}", "attached", exc, res)
+            rows += error_rows(["scp-attachment"], f"{name} -> {', '.join(targets)}", "attached", exc, res)
             continue
         for target in targets:
             note = (
@@ -103,11 +103,11 @@ def check_scps(ctx: Context) -> list[CheckResult]:
                 else ""
             )
             if target in attached:
-                rows.append(_row("scp-attachment", f"{name} -> {target}", "attached", "attached", PASS, "", res))
+                rows.append(make_row("scp-attachment", f"{name} -> {target}", "attached", "attached", PASS, "", res))
             else:
                 others = sorted(attached)
                 rows.append(
-                    _row(
+                    make_row(
                         "scp-attachment",
                         f"{name} -> {target}",
                         "attached",

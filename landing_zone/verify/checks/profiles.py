@@ -8,16 +8,16 @@ ListTagsForResource.
 from __future__ import annotations
 
 from landing_zone.assembly import Resource
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     DRIFT,
     ERROR,
     MISSING,
     PASS,
     Context,
-    _errors,
-    _row,
-    _tags,
-    _unresolvable,
+    error_rows,
+    make_row,
+    tag_map,
+    unresolvable_rows,
 )
 from landing_zone.verify.compare import Unresolved, unresolved_in
 from landing_zone.verify.live import ApiError
@@ -35,19 +35,19 @@ def check_profiles(ctx: Context) -> list[CheckResult]:
         name = ctx.resolve(res.prop("InferenceProfileName"), res)
         copy_from = ctx.resolve(res.prop("ModelSource.CopyFrom"), res)
         if isinstance(name, Unresolved) or isinstance(copy_from, Unresolved):
-            rows += _unresolvable(checks, str(res.logical_id), [name, copy_from], res)
+            rows += unresolvable_rows(checks, str(res.logical_id), [name, copy_from], res)
             continue
         model_id = _model_of(copy_from)
         expected = f"ACTIVE, model {model_id}"
         try:
             summaries = ctx.resolver.application_profiles(region)
         except ApiError as exc:
-            rows += _errors(checks, name, expected, exc, res)
+            rows += error_rows(checks, name, expected, exc, res)
             continue
         match = next((s for s in summaries if s.get("inferenceProfileName") == name), None)
         if match is None:
             rows.append(
-                _row(
+                make_row(
                     "inference-profile",
                     name,
                     expected,
@@ -57,23 +57,23 @@ def check_profiles(ctx: Context) -> list[CheckResult]:
                     res,
                 )
             )
-            rows += [_row(c, name, "-", "profile not found", MISSING, "", res) for c in checks[1:]]
+            rows += [make_row(c, name, "-", "profile not found", MISSING, "", res) for c in checks[1:]]
             continue
         arn = match["inferenceProfileArn"]
         try:
             profile = ctx.live.call("bedrock", "get_inference_profile", region=region, inferenceProfileIdentifier=arn)
-            live_tags = _tags(
+            live_tags = tag_map(
                 ctx.live.call("bedrock", "list_tags_for_resource", region=region, resourceARN=arn).get("tags")
             )
         except ApiError as exc:
-            rows += _errors(checks, name, expected, exc, res)
+            rows += error_rows(checks, name, expected, exc, res)
             continue
         model_arns = [m.get("modelArn", "") for m in profile.get("models") or []]
         live_models = sorted({_model_of(a) for a in model_arns})
         status = profile.get("status", "?")
         ok = status == "ACTIVE" and live_models == [model_id]
         rows.append(
-            _row(
+            make_row(
                 "inference-profile",
                 name,
                 expected,
@@ -85,13 +85,13 @@ def check_profiles(ctx: Context) -> list[CheckResult]:
         )
         resolved_tags = ctx.resolve(res.prop("Tags") or [], res)
         if unresolved_in(resolved_tags):
-            rows += _unresolvable(["inference-profile-tags"], name, resolved_tags, res)
+            rows += unresolvable_rows(["inference-profile-tags"], name, resolved_tags, res)
             rows.append(_profile_regions(ctx, res, name, copy_from, model_arns))
             continue
-        want_tags = {k: v for k, v in _tags(resolved_tags).items() if not k.startswith("aws:")}
+        want_tags = {k: v for k, v in tag_map(resolved_tags).items() if not k.startswith("aws:")}
         wrong = {k: live_tags.get(k) for k, v in want_tags.items() if live_tags.get(k) != v}
         rows.append(
-            _row(
+            make_row(
                 "inference-profile-tags",
                 name,
                 summarize(f"{k}={v}" for k, v in sorted(want_tags.items())),
@@ -127,9 +127,11 @@ def _profile_regions(ctx: Context, res: Resource, name: str, copy_from: str, mod
             "(refresh it with `python -m landing_zone discover`)"
         )
     if not regions:
-        return _row("inference-profile-regions", name, expected, "no model Regions reported", DRIFT, catalog_note, res)
+        return make_row(
+            "inference-profile-regions", name, expected, "no model Regions reported", DRIFT, catalog_note, res
+        )
     if outside:
-        return _row(
+        return make_row(
             "inference-profile-regions",
             name,
             expected,
@@ -138,7 +140,7 @@ def _profile_regions(ctx: Context, res: Resource, name: str, copy_from: str, mod
             f"{name} routes to {', '.join(outside)}, not in compliant_regions. {catalog_note}".strip(),
             res,
         )
-    return _row(
+    return make_row(
         "inference-profile-regions", name, expected, summarize(regions), PASS if allowed else ERROR, catalog_note, res
     )
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 from botocore.exceptions import ClientError
 
 from landing_zone import aws
-from landing_zone.verify.checks._common import (
+from landing_zone.verify.checks.common import (
     DRIFT,
     MISSING,
     PASS,
     Context,
-    _errors,
-    _not_found,
-    _row,
-    _unresolvable,
+    error_rows,
+    is_not_found,
+    make_row,
+    unresolvable_rows,
 )
 from landing_zone.verify.compare import Unresolved
 from landing_zone.verify.live import ApiError
@@ -33,7 +33,7 @@ def check_stack_sets(ctx: Context) -> list[CheckResult]:
         region = ctx.region_of(res.stack)
         name = ctx.resolve(res.prop("StackSetName"), res)
         if isinstance(name, Unresolved):
-            rows += _unresolvable(["stackset"], res.logical_id, name, res)
+            rows += unresolvable_rows(["stackset"], res.logical_id, name, res)
             continue
         call_as = {"CallAs": res.prop("CallAs")} if res.prop("CallAs") else {}
         expected_accounts = sorted(
@@ -50,14 +50,14 @@ def check_stack_sets(ctx: Context) -> list[CheckResult]:
                 "cloudformation", "describe_stack_set", region=region, StackSetName=name, **call_as
             )["StackSet"]
         except ApiError as exc:
-            rows += _errors(["stackset", "stackset-instances"], name, "ACTIVE", exc, res)
+            rows += error_rows(["stackset", "stackset-instances"], name, "ACTIVE", exc, res)
             continue
         except ClientError as exc:
-            if aws.error_code(exc) not in ("StackSetNotFoundException",) and not _not_found(exc):
+            if aws.error_code(exc) not in ("StackSetNotFoundException",) and not is_not_found(exc):
                 raise
-            rows.append(_row("stackset", name, "ACTIVE", "not found", MISSING, "", res))
+            rows.append(make_row("stackset", name, "ACTIVE", "not found", MISSING, "", res))
             rows.append(
-                _row(
+                make_row(
                     "stackset-instances",
                     name,
                     f"{len(expected_accounts)} named account instance(s) CURRENT",
@@ -69,13 +69,13 @@ def check_stack_sets(ctx: Context) -> list[CheckResult]:
             )
             continue
         status = stack_set.get("Status", "?")
-        rows.append(_row("stackset", name, "ACTIVE", status, PASS if status == "ACTIVE" else DRIFT, "", res))
+        rows.append(make_row("stackset", name, "ACTIVE", status, PASS if status == "ACTIVE" else DRIFT, "", res))
         try:
             instances = ctx.live.paginate(
                 "cloudformation", "list_stack_instances", "Summaries", region=region, StackSetName=name, **call_as
             )
         except ApiError as exc:
-            rows += _errors(["stackset-instances"], name, "instances CURRENT", exc, res)
+            rows += error_rows(["stackset-instances"], name, "instances CURRENT", exc, res)
             continue
         states: dict[str, int] = {}
         bad = []
@@ -93,5 +93,5 @@ def check_stack_sets(ctx: Context) -> list[CheckResult]:
         actual = ", ".join(f"{n} {k}" for k, n in sorted(states.items())) or "no instances"
         status = PASS if instances and not bad and not missing else (MISSING if not instances or missing else DRIFT)
         detail = "\n".join(([f"missing: {summarize(missing, limit=20)}"] if missing else []) + bad[:20])
-        rows.append(_row("stackset-instances", name, expected, actual, status, detail, res))
+        rows.append(make_row("stackset-instances", name, expected, actual, status, detail, res))
     return rows

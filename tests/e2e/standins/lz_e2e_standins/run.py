@@ -8,7 +8,8 @@ provider answers first (entry points cannot override a built-in provider reliabl
 a name it happens to enumerate last):
 
 * stand-in (creates nothing, returns well-formed deterministic attributes whose IDs contain "standin"):
-  AWS::Bedrock::ApplicationInferenceProfile (no Bedrock here), AWS::Lambda::Function (no Lambda can run here)
+  AWS::Bedrock::ApplicationInferenceProfile (no Bedrock here), AWS::Lambda::Function and AWS::Lambda::Permission
+  (no Lambda can run here), Custom::BedrockInvocationLogging (its handler is a Lambda calling Bedrock)
 * stand-in that does the work in-process instead of the Lambda: Custom::VpcRestrictDefaultSG (CDK's handler
   removes every rule of the new VPC's default security group)
 * fidelity (the built-in provider drops properties the service API does support; see docs/E2E.md):
@@ -16,6 +17,8 @@ a name it happens to enumerate last):
   AWS::Logs::LogGroup       RetentionInDays, KmsKeyId, Tags
   AWS::EC2::VPCEndpoint     Tags
   AWS::EC2::FlowLog         no provider at all (it would be pretended): created through the EC2 API
+  AWS::S3::Bucket           BucketEncryption, LifecycleConfiguration, LoggingConfiguration,
+                            PublicAccessBlockConfiguration, OwnershipControls
 
 LZ_E2E_FIDELITY=0 keeps LocalStack's own providers for the fidelity types (stand-ins stay): for experiments only,
 ``make e2e`` then fails its read-back, as it should.
@@ -53,12 +56,33 @@ def _ip_permissions(rules: list[dict], *, egress: bool) -> list[dict]:
     return out
 
 
+def _lifecycle_rule(rule: dict) -> dict:
+    """A CloudFormation lifecycle rule in the S3 API's shape (what CloudFormation sends)."""
+    api: dict = {"Status": rule["Status"], "Filter": {"Prefix": rule.get("Prefix", "")}}
+    if rule.get("Id"):
+        api["ID"] = rule["Id"]
+    if rule.get("ExpirationInDays"):
+        api["Expiration"] = {"Days": int(rule["ExpirationInDays"])}
+    if rule.get("Transitions"):
+        api["Transitions"] = [
+            {"Days": int(t["TransitionInDays"]), "StorageClass": t["StorageClass"]} for t in rule["Transitions"]
+        ]
+    if rule.get("NoncurrentVersionExpiration"):
+        days = int(rule["NoncurrentVersionExpiration"]["NoncurrentDays"])
+        api["NoncurrentVersionExpiration"] = {"NoncurrentDays": days}
+    if rule.get("AbortIncompleteMultipartUpload"):
+        days = int(rule["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"])
+        api["AbortIncompleteMultipartUpload"] = {"DaysAfterInitiation": days}
+    return api
+
+
 def _providers() -> dict:
     from botocore.exceptions import ClientError
     from localstack.services.cloudformation.resource_provider import OperationStatus, ProgressEvent, ResourceProvider
     from localstack.services.ec2.resource_providers.aws_ec2_securitygroup import EC2SecurityGroupProvider
     from localstack.services.ec2.resource_providers.aws_ec2_vpcendpoint import EC2VPCEndpointProvider
     from localstack.services.logs.resource_providers.aws_logs_loggroup import LogsLogGroupProvider
+    from localstack.services.s3.resource_providers.aws_s3_bucket import S3BucketProvider
 
     from lz_e2e_standins import StandInApplicationInferenceProfileProvider
 
@@ -131,18 +155,116 @@ def _providers() -> dict:
                 LOG.info("FIDELITY AWS::EC2::VPCEndpoint %s: %d tag(s) applied", model["Id"], len(tags))
             return event
 
+    class FaithfulBucketProvider(S3BucketProvider):
+        """LocalStack's provider drops BucketEncryption, LifecycleConfiguration, LoggingConfiguration,
+        PublicAccessBlockConfiguration and OwnershipControls: apply them through the S3 API after it created the
+        bucket (each on its own: one the emulator refuses is logged and left for the read-back and verify)."""
+
+        def create(self, request):
+            event = super().create(request)
+            if event.status != OperationStatus.SUCCESS:
+                return event
+            model = event.resource_model
+            s3 = request.aws_client_factory.s3
+            name = model["BucketName"]
+            calls = []
+            for rule in (model.get("BucketEncryption") or {}).get("ServerSideEncryptionConfiguration") or []:
+                default = rule.get("ServerSideEncryptionByDefault") or {}
+                api_rule = {"ApplyServerSideEncryptionByDefault": default}
+                if "BucketKeyEnabled" in rule:
+                    api_rule["BucketKeyEnabled"] = str(rule["BucketKeyEnabled"]).lower() == "true"
+                calls.append(
+                    (
+                        "encryption",
+                        s3.put_bucket_encryption,
+                        {"ServerSideEncryptionConfiguration": {"Rules": [api_rule]}},
+                    )
+                )
+            if model.get("LifecycleConfiguration"):
+                rules = [_lifecycle_rule(r) for r in model["LifecycleConfiguration"].get("Rules") or []]
+                calls.append(
+                    ("lifecycle", s3.put_bucket_lifecycle_configuration, {"LifecycleConfiguration": {"Rules": rules}})
+                )
+            if model.get("PublicAccessBlockConfiguration"):
+                block = {k: str(v).lower() == "true" for k, v in model["PublicAccessBlockConfiguration"].items()}
+                calls.append(
+                    ("public access block", s3.put_public_access_block, {"PublicAccessBlockConfiguration": block})
+                )
+            if model.get("OwnershipControls"):
+                calls.append(
+                    ("ownership", s3.put_bucket_ownership_controls, {"OwnershipControls": model["OwnershipControls"]})
+                )
+            logging_config = model.get("LoggingConfiguration")
+            if logging_config:
+                enabled = {
+                    "TargetBucket": logging_config.get("DestinationBucketName") or name,
+                    "TargetPrefix": logging_config.get("LogFilePrefix", ""),
+                }
+                calls.append(("logging", s3.put_bucket_logging, {"BucketLoggingStatus": {"LoggingEnabled": enabled}}))
+            applied = []
+            for what, call, params in calls:
+                try:
+                    call(Bucket=name, **params)
+                    applied.append(what)
+                except ClientError as exc:
+                    LOG.warning("FIDELITY AWS::S3::Bucket %s: %s not applied: %s", name, what, exc)
+            LOG.info("FIDELITY AWS::S3::Bucket %s: %s applied", name, ", ".join(applied) or "nothing")
+            return event
+
     class StandInLambdaFunctionProvider(ResourceProvider):
         """No Lambda can run here (community LocalStack executes functions only in Docker, and creating one
-        downloads a runtime from the internet): record the function, return a well-formed ARN."""
+        downloads a runtime from the internet): record the function, return a well-formed ARN.  Its physical ID
+        (``StandInId``) contains "standin", also for a named function."""
 
         TYPE = "AWS::Lambda::Function"
-        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/FunctionName"]}
+        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/StandInId"]}
 
         def create(self, request):
             model = dict(request.desired_state or {})
             model.setdefault("FunctionName", f"standin-{request.logical_resource_id}"[:64])
             model["Arn"] = f"arn:aws:lambda:{request.region_name}:{request.account_id}:function:{model['FunctionName']}"
+            name = model["FunctionName"]
+            model["StandInId"] = name if name.startswith("standin-") else f"standin-{name}"[:64]
             LOG.warning("STAND-IN AWS::Lambda::Function %s: not created", request.logical_resource_id)
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def update(self, request):
+            return self.create(request)
+
+        def delete(self, request):
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+    class StandInLambdaPermissionProvider(ResourceProvider):
+        """The permission of a stand-in function (LocalStack's own provider would call AddPermission on a
+        function that does not exist)."""
+
+        TYPE = "AWS::Lambda::Permission"
+        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/Id"]}
+
+        def create(self, request):
+            model = dict(request.desired_state or {})
+            model["Id"] = f"standin-permission-{request.logical_resource_id}"[:100]
+            LOG.warning("STAND-IN AWS::Lambda::Permission %s: not created", request.logical_resource_id)
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def update(self, request):
+            return self.create(request)
+
+        def delete(self, request):
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+    class StandInInvocationLoggingProvider(ResourceProvider):
+        """The landing zone's invocation-logging custom resource: its Lambda would call Bedrock's
+        PutModelInvocationLoggingConfiguration, and the emulator has neither Lambda nor Bedrock.  Nothing is
+        configured; the bucket, its policy, the log group and the delivery role it names are deployed for real."""
+
+        TYPE = "Custom::BedrockInvocationLogging"
+        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/PhysicalResourceId"]}
+
+        def create(self, request):
+            model = dict(request.desired_state or {})
+            model["PhysicalResourceId"] = f"standin-invocation-logging-{request.logical_resource_id}"
+            LOG.warning("STAND-IN %s %s: nothing configured", self.TYPE, request.logical_resource_id)
             return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
 
         def update(self, request):
@@ -238,13 +360,16 @@ def _providers() -> dict:
     providers = {
         "AWS::Bedrock::ApplicationInferenceProfile": StandInApplicationInferenceProfileProvider,
         "AWS::Lambda::Function": StandInLambdaFunctionProvider,
+        "AWS::Lambda::Permission": StandInLambdaPermissionProvider,
         "Custom::VpcRestrictDefaultSG": RestrictDefaultSecurityGroupProvider,
+        "Custom::BedrockInvocationLogging": StandInInvocationLoggingProvider,
     }
     if os.environ.get("LZ_E2E_FIDELITY", "1") != "0":
         providers["AWS::EC2::SecurityGroup"] = FaithfulSecurityGroupProvider
         providers["AWS::Logs::LogGroup"] = FaithfulLogGroupProvider
         providers["AWS::EC2::VPCEndpoint"] = FaithfulVpcEndpointProvider
         providers["AWS::EC2::FlowLog"] = FlowLogProvider
+        providers["AWS::S3::Bucket"] = FaithfulBucketProvider
     return providers
 
 

@@ -1,10 +1,11 @@
-"""What every check family shares: the :class:`Context` a run carries (assembly, live account, resolver,
-configuration facts), the row builders (``_row``, ``_errors`` for a call that failed, ``_unresolvable`` for an
-expected value that cannot be worked out), and the small helpers more than one family needs (``_not_found`` for
-the not-found error codes, ``_tags`` for tag lists, ``_policy_row`` for comparing a policy document).  It checks
-no AWS resource itself and calls no AWS API directly; the :class:`~landing_zone.verify.live.Resolver` it builds
-reads CloudFormation (ListStacks, DescribeStacks, DescribeStackResource) when a family asks for a condition, a
-stack parameter or a generated name.
+"""The public API every check family builds on (:data:`__all__`): the :class:`Context` a run carries (assembly,
+live account, resolver, configuration facts), the row builders (:func:`make_row`; :func:`error_rows` for a call
+that failed; :func:`unresolvable_rows` for an expected value that cannot be worked out; :func:`guarded` to turn one
+item's unexpected failure into ERROR rows of that item), and the helpers more than one family needs
+(:func:`is_not_found` for the not-found error codes, :func:`tag_map` for tag lists, :func:`policy_row` for
+comparing a policy document).  It checks no AWS resource itself and calls no AWS API directly; the
+:class:`~landing_zone.verify.live.Resolver` it builds reads CloudFormation (ListStacks, DescribeStacks,
+DescribeStackResource) when a family asks for a condition, a stack parameter or a generated name.
 """
 
 from __future__ import annotations
@@ -21,6 +22,21 @@ from landing_zone.verify.compare import document_diff, same_document, short_hash
 from landing_zone.verify.live import ApiError, Live, Resolver, partition_of
 from landing_zone.verify.report import CheckResult, Status
 
+__all__ = [
+    "DRIFT",
+    "ERROR",
+    "MISSING",
+    "PASS",
+    "Context",
+    "error_rows",
+    "guarded",
+    "is_not_found",
+    "make_row",
+    "policy_row",
+    "tag_map",
+    "unresolvable_rows",
+]
+
 PASS, DRIFT, MISSING, ERROR = Status.PASS, Status.DRIFT, Status.MISSING, Status.ERROR
 
 _GLOBAL_REGION = {"aws": "us-east-1", "aws-cn": "cn-northwest-1", "aws-us-gov": "us-gov-west-1"}
@@ -28,6 +44,10 @@ _GLOBAL_REGION = {"aws": "us-east-1", "aws-cn": "cn-northwest-1", "aws-us-gov": 
 
 @dataclass
 class Context:
+    """One ``verify`` run: the assembly read, the live account asked, the landing zone's name and home Region, the
+    configuration facts some families need (compliant Regions, catalog, organization targets, self-hosting), and
+    what earlier families learned for later ones (key labels, stack statuses)."""
+
     assembly: Assembly
     live: Live
     name: str
@@ -48,6 +68,7 @@ class Context:
         self.resolver = Resolver(self.assembly, self.live, region_of=self.region_of, management_of=self.management_of)
 
     def region_of(self, stack: Stack) -> str:
+        """The Region a stack's resources are asked in: ``--region``, else the stack's, else the home Region."""
         return self.region_override or stack.region or self.home_region
 
     def management_of(self, stack: Stack) -> bool:
@@ -56,6 +77,7 @@ class Context:
         return bool(stack.account and self.deployment_account and stack.account != self.deployment_account)
 
     def global_region(self) -> str:
+        """The Region of the partition's global services (IAM, Organizations, Budgets)."""
         return _GLOBAL_REGION[partition_of(self.region_override or self.home_region)]
 
     def resources(self, *types: str) -> list[Resource]:
@@ -68,21 +90,24 @@ class Context:
         ]
 
     def resolve(self, value: Any, res: Resource) -> Any:
+        """A template value of ``res`` evaluated against the live account (see :class:`Resolver`)."""
         return self.resolver.value(value, res.stack)
 
     def key_label(self, arn: Any) -> str:
+        """A KMS key ARN as people read it: its alias when the ``kms`` family saw it, else its key ID."""
         if not isinstance(arn, str) or not arn:
             return "(none)"
         return self.key_labels.get(arn, arn.rsplit("/", 1)[-1])
 
 
-def _row(
+def make_row(
     check: str, resource: str, expected: Any, actual: Any, status: Status, detail: str = "", res: Resource | None = None
 ) -> CheckResult:
+    """One report row; ``res`` (the template resource the intent comes from) gives its ``source``."""
     return CheckResult(check, resource, str(expected), str(actual), status, detail, res.path if res else "")
 
 
-def _errors(
+def error_rows(
     checks: Sequence[str], resource: str, expected: str, exc: ApiError | str, res: Resource | None
 ) -> list[CheckResult]:
     """Rows for checks that could not be made; ``actual`` says why in a few words, ``detail`` in full."""
@@ -90,20 +115,21 @@ def _errors(
     where = f"{exc.service}:{exc.operation} " if isinstance(exc, ApiError) else ""
     short = text.replace("not attempted: ", "").split(" (", 1)[0].split(": ", 2)
     actual = ": ".join(short[:2]) if short[0] in ("unauthorised", "no answer") else short[0]
-    return [_row(c, resource, expected, actual, ERROR, f"{where}{text}", res) for c in checks]
+    return [make_row(c, resource, expected, actual, ERROR, f"{where}{text}", res) for c in checks]
 
 
-def _unresolvable(checks: Sequence[str], resource: str, value: Any, res: Resource | None) -> list[CheckResult]:
+def unresolvable_rows(checks: Sequence[str], resource: str, value: Any, res: Resource | None) -> list[CheckResult]:
+    """ERROR rows for ``checks`` whose expected value (``value``) holds something that cannot be resolved."""
     why = "; ".join(u.why for u in unresolved_in(value)) or str(value)
     return [
-        _row(
+        make_row(
             c, resource, "(cannot resolve)", "not checked", ERROR, f"the expected value cannot be resolved: {why}", res
         )
         for c in checks
     ]
 
 
-def _guarded(
+def guarded(
     checks: Sequence[str], resource: str, res: Resource | None, check: Callable[[], list[CheckResult]]
 ) -> list[CheckResult]:
     """``check()``'s rows, or ERROR rows for ``checks`` of this one item when a call fails in a way the check did
@@ -111,18 +137,20 @@ def _guarded(
     try:
         return check()
     except ApiError as exc:
-        return _errors(checks, resource, "checked", exc, res)
+        return error_rows(checks, resource, "checked", exc, res)
     except ClientError as exc:
         code = aws.error_code(exc) or "error"
-        return [_row(c, resource, "checked", f"ERROR: {code}", ERROR, str(exc), res) for c in checks]
+        return [make_row(c, resource, "checked", f"ERROR: {code}", ERROR, str(exc), res) for c in checks]
 
 
-def _not_found(exc: ClientError, *codes: str) -> bool:
+def is_not_found(exc: ClientError, *codes: str) -> bool:
+    """Whether the error answer says the resource does not exist (``codes``, or any ``*NotFound*`` code)."""
     code = aws.error_code(exc) or ""
     return code in codes or code.endswith("NotFound") or code.endswith("NotFoundException")
 
 
-def _tags(value: Any) -> dict[str, str]:
+def tag_map(value: Any) -> dict[str, str]:
+    """Tags as a dict, from a mapping or a list of ``Key``/``Value`` (or ``key``/``value``) pairs."""
     if isinstance(value, dict):
         return {str(k): str(v) for k, v in value.items()}
     tags = {}
@@ -132,18 +160,20 @@ def _tags(value: Any) -> dict[str, str]:
     return tags
 
 
-def _policy_row(check: str, resource: str, expected: Any, actual: Any, res: Resource) -> CheckResult:
+def policy_row(check: str, resource: str, expected: Any, actual: Any, res: Resource) -> CheckResult:
+    """PASS when the live policy means the synthesized one (:func:`~landing_zone.verify.compare.same_document`),
+    else DRIFT with the statement-by-statement difference; no live policy, or one that is not JSON, is DRIFT."""
     if actual in (None, ""):
-        return _row(check, resource, f"as synthesized ({short_hash(expected)})", "no policy", DRIFT, "", res)
+        return make_row(check, resource, f"as synthesized ({short_hash(expected)})", "no policy", DRIFT, "", res)
     try:
         same = same_document(expected, actual)
     except ValueError:
-        return _row(
+        return make_row(
             check, resource, f"as synthesized ({short_hash(expected)})", "not valid JSON", DRIFT, str(actual)[:400], res
         )
     if same:
-        return _row(check, resource, f"as synthesized ({short_hash(expected)})", "identical", PASS, "", res)
-    return _row(
+        return make_row(check, resource, f"as synthesized ({short_hash(expected)})", "identical", PASS, "", res)
+    return make_row(
         check,
         resource,
         f"as synthesized ({short_hash(expected)})",
