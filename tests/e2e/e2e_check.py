@@ -50,12 +50,12 @@ LIVE_STATUSES = ("CREATE_COMPLETE", "UPDATE_COMPLETE")
 EXPECTED_VERIFY_COUNTS: dict[str, dict[str, int]] = {
     # Since issue 24 (network, tags, termination protection, kms-alias; invocation logging deployed): full and
     # single measured; organization = single + the guardrails stack (3 stack rows PASS, 6 SCP rows ERROR) and
-    # new-vpc = full - the guardrails stack, derived from them and not yet run.  The 2 DRIFT are s3-lifecycle of
-    # both buckets: the emulator refuses the lifecycle rule the fidelity patch sends (docs/E2E.md, emulator gaps).
-    "full": {"PASS": 131, "DRIFT": 2, "MISSING": 0, "ERROR": 15},
-    "organization": {"PASS": 116, "DRIFT": 2, "MISSING": 0, "ERROR": 15},
-    "single": {"PASS": 113, "DRIFT": 2, "MISSING": 0, "ERROR": 9},
-    "new-vpc": {"PASS": 128, "DRIFT": 2, "MISSING": 0, "ERROR": 9},
+    # new-vpc = full - the guardrails stack, derived from them and not yet run.  The fidelity patch gives the
+    # lifecycle rules an ID (the emulator refuses a rule without one), so both buckets' s3-lifecycle rows PASS.
+    "full": {"PASS": 133, "DRIFT": 0, "MISSING": 0, "ERROR": 15},
+    "organization": {"PASS": 118, "DRIFT": 0, "MISSING": 0, "ERROR": 15},
+    "single": {"PASS": 115, "DRIFT": 0, "MISSING": 0, "ERROR": 9},
+    "new-vpc": {"PASS": 130, "DRIFT": 0, "MISSING": 0, "ERROR": 9},
 }
 
 VARIANTS = {  # variant -> (organization, new VPC)

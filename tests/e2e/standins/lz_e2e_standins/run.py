@@ -56,11 +56,11 @@ def _ip_permissions(rules: list[dict], *, egress: bool) -> list[dict]:
     return out
 
 
-def _lifecycle_rule(rule: dict) -> dict:
-    """A CloudFormation lifecycle rule in the S3 API's shape (what CloudFormation sends)."""
+def _lifecycle_rule(rule: dict, index: int) -> dict:
+    """A CloudFormation lifecycle rule in the S3 API's shape (what CloudFormation sends).  A rule without ``Id`` gets
+    one, as S3 generates one for CloudFormation: the emulator refuses a rule without an ID."""
     api: dict = {"Status": rule["Status"], "Filter": {"Prefix": rule.get("Prefix", "")}}
-    if rule.get("Id"):
-        api["ID"] = rule["Id"]
+    api["ID"] = rule.get("Id") or f"lz-e2e-rule-{index}"
     if rule.get("ExpirationInDays"):
         api["Expiration"] = {"Days": int(rule["ExpirationInDays"])}
     if rule.get("Transitions"):
@@ -181,7 +181,9 @@ def _providers() -> dict:
                     )
                 )
             if model.get("LifecycleConfiguration"):
-                rules = [_lifecycle_rule(r) for r in model["LifecycleConfiguration"].get("Rules") or []]
+                rules = [
+                    _lifecycle_rule(r, i) for i, r in enumerate(model["LifecycleConfiguration"].get("Rules") or [])
+                ]
                 calls.append(
                     ("lifecycle", s3.put_bucket_lifecycle_configuration, {"LifecycleConfiguration": {"Rules": rules}})
                 )
