@@ -1531,24 +1531,6 @@ ATTACKS: tuple[Attack, ...] = (
         "set it to the governed mode",
         needs=("data_retention",),
     ),
-    Attack(
-        4,
-        "switch the account's data retention through the Mantle endpoint",
-        P(
-            "attacker",
-            "bedrock-mantle:PutAccountDataRetention",
-            "*",
-            context={"bedrock-mantle:DataRetentionMode": "{retention_mode}"},
-        ),
-        SETTINGS,
-        P(
-            "deployer",
-            "bedrock-mantle:PutAccountDataRetention",
-            "*",
-            context={"bedrock-mantle:DataRetentionMode": "{retention_mode}"},
-        ),
-        "the exempt CDK execution role",
-    ),
 )
 
 
