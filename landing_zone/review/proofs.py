@@ -98,6 +98,18 @@ PROFILE_KEY = "bedrock:InferenceProfileArn"
 MANTLE_KEY = "bedrock-mantle:Model"
 TAG_KEY = f"aws:ResourceTag/{g.LANDING_ZONE_TAG}"
 TAG_KEYS = "aws:TagKeys"
+# Service keys that, like the tags, say what the request asks for, so P4 holds them absent as the row states: the
+# service tier (a request that names none runs in the default tier and carries no key: API_runtime_ServiceTier.html)
+# and the data retention mode being set (data-retention.html).
+DESCRIBING_KEYS = frozenset(
+    k.lower()
+    for k in (
+        "bedrock:ServiceTier",
+        "bedrock-mantle:ServiceTier",
+        "bedrock:DataRetentionMode",
+        "bedrock-mantle:DataRetentionMode",
+    )
+)
 BEDROCK_PREFIXES = ("bedrock", "bedrock-mantle", "bedrock-agentcore")
 
 # Resource types that name a model (IAM action database, service "bedrock").  application-inference-profile is left
@@ -761,7 +773,9 @@ def _p4(run: _Run) -> PropertyResult:
         for k, kv in enc.request.keys.items():
             if k in named:
                 continue
-            describes = k.startswith(("aws:resourcetag/", "aws:requesttag/")) or k == TAG_KEYS.lower()
+            describes = (
+                k.startswith(("aws:resourcetag/", "aws:requesttag/")) or k == TAG_KEYS.lower() or k in DESCRIBING_KEYS
+            )
             never_sent = not k.startswith("aws:") and known is not None and not action_db.key_applies(k, known)
             if describes or never_sent:
                 fixed.append(z3.Not(kv.present))
@@ -779,8 +793,9 @@ def _p4(run: _Run) -> PropertyResult:
         "P4",
         start,
         note="each legitimate request of the standard cases and red-team neighbours; keys it does not name vary "
-        "freely, except resource/request tags and aws:TagKeys (they say which resource and what change: absent as "
-        "the row states) and service keys the IAM action database does not list for the action (never sent)",
+        "freely, except resource/request tags, aws:TagKeys, the service tier and data retention mode keys (they say "
+        "which resource and what is asked: absent as the row states) and service keys the IAM action database does "
+        "not list for the action (never sent)",
     )
 
 

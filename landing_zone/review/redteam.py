@@ -7,7 +7,10 @@ Threat model (docs/THREAT_MODEL.md): the adversary holds ``AdministratorAccess``
 2. use a model that is not allow-listed;
 3. mint or use long-term Bedrock API keys;
 4. blind or disarm the landing zone: invocation logging, keys, endpoints, flow logs, roles and policies, the kill
-   switch and budgets, the stacks and the automation that manages them.
+   switch and budgets, the stacks and the automation that manages them;
+5. run inference or agents outside the governed settings: a service tier not in ``allowed_service_tiers``, a data
+   retention mode other than ``data_retention.mode``, AgentCore gateways without inbound authorization and runtimes,
+   code interpreters and browsers outside a VPC (Security Hub BedrockAgentCore.1/.2).
 
 Every row is a *pair*: the attack (expected: denied by a named statement) next to the neighbouring request of the
 legitimate principal (expected: allowed), so that a guardrail that simply denies everything fails the table too.
@@ -41,6 +44,7 @@ GOALS = {
     2: "use a model that is not allow-listed",
     3: "mint or use long-term Bedrock API keys",
     4: "blind or disarm the landing zone",
+    5: "run inference or agents outside the governed settings (service tier, data retention, AgentCore)",
 }
 
 TAG = "aws:ResourceTag/landing-zone"
@@ -73,6 +77,25 @@ LOG_FORGERY = "DenyLogForgery"
 EVENT_SOURCES = "DenyEventSourcesOnLandingZoneFunctions"
 TAGGED_LOG_FORGERY = "DenyTaggedLogForgery"
 ALL_SERVICES = "DenyOutsideCompliantRegions"
+LONG_TERM_BEARER = "DenyLongTermBearerTokenCalls"
+LONG_TERM_MANTLE_BEARER = "DenyLongTermMantleBearerTokenCalls"
+UNLISTED_BEARER = "DenyBearerTokenCallsByUnlistedPrincipals"
+TIERS = "DenyUnlistedServiceTiers"
+MANTLE_TIERS = "DenyUnlistedMantleServiceTiers"
+GATEWAY_AUTH = "DenyAgentCoreGatewayWithoutAuthorizer"
+AGENTCORE_VPC = "DenyAgentCoreWithoutVpc"
+RETENTION = "DenyDataRetentionModeChange"
+MANTLE_RETENTION = "DenyMantleDataRetentionModeChange"
+TIER_KEY = "bedrock:ServiceTier"
+MANTLE_TIER_KEY = "bedrock-mantle:ServiceTier"
+GATEWAY_AUTHORIZER_KEY = "bedrock-agentcore:GatewayAuthorizerType"
+_VPC_CONFIG = {
+    "bedrock-agentcore:subnets": "subnet-0123456789abcdef0",
+    "bedrock-agentcore:securityGroups": "sg-0a1b2c3d",
+}
+_GATEWAY = "arn:aws:bedrock-agentcore:{home}:{acc}:gateway/gw-0123456789"
+_RUNTIME_PROJECT = "arn:aws:bedrock:{region}:{acc}:project/default"
+_MANTLE_NEW_PROJECT = "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_new1"
 
 
 @dataclass(frozen=True)
@@ -94,7 +117,10 @@ class Attack:
     stops: str  # Sid of the deciding statement
     legit: Probe  # the neighbouring request of the legitimate principal, expected: allowed
     legit_path: str
-    needs: tuple[str, ...] = ()  # geo, rejected_geo, mantle, stacksets, deployers, guardrail, self_hosting
+    # geo, rejected_geo, mantle, stacksets, deployers, second; and the guardrail option a row depends on:
+    # short_term_keys (api_keys: short-term-only), tier_denied ('priority' not in allowed_service_tiers),
+    # agentcore (agentcore_controls), data_retention (data_retention.mode set)
+    needs: tuple[str, ...] = ()
     residual: str | None = None  # the attack is NOT stopped unless `guard` is on; says what would stop it
     guard: str | None = None  # a policy_guardrails option that turns the deny on (region_deny_all_services)
 
@@ -1301,6 +1327,210 @@ ATTACKS: tuple[Attack, ...] = (
         "the StackSets execution role",
         needs=("stacksets",),
     ),
+    # --- issue 25: OpenAI-compatible APIs, API keys by policy choice, service tiers, AgentCore, data retention ----
+    # OpenAI-compatible APIs on bedrock-runtime (/openai/v1) are authorised as InvokeModel(WithResponseStream), their
+    # stored responses as GetInvoke/CancelInvoke/DeleteInvoke on the default project; on Mantle as CreateInference
+    # (https://docs.aws.amazon.com/bedrock/latest/userguide/inference.html): the same confinement covers them.
+    Attack(
+        1,
+        "Chat Completions on bedrock-runtime (/openai/v1, authorised as InvokeModel) in a non-compliant Region",
+        P("attacker", "bedrock:InvokeModel", _fm("{outside}"), "{outside}", {TIER_KEY: "default"}),
+        REGIONS,
+        P("app_role", "bedrock:InvokeModel", "{app_profile}", context={TIER_KEY: "default"}),
+        "Chat Completions through the application profile in home_region",
+    ),
+    Attack(
+        1,
+        "read a stored Responses API response (bedrock:GetInvoke) in a non-compliant Region",
+        P("attacker", "bedrock:GetInvoke", _RUNTIME_PROJECT.replace("{region}", "{outside}"), "{outside}"),
+        REGIONS,
+        P("app_role", "bedrock:GetInvoke", _RUNTIME_PROJECT.replace("{region}", "{home}")),
+        "read a stored response of the default project in home_region",
+    ),
+    Attack(
+        2,
+        "Responses API on bedrock-runtime (/openai/v1, InvokeModelWithResponseStream) with an unlisted model",
+        P("attacker", "bedrock:InvokeModelWithResponseStream", _fm("{home}", "{OTHER}")),
+        MODELS,
+        P("app_role", "bedrock:InvokeModelWithResponseStream", "{app_profile}"),
+        "the Responses API through the application profile",
+    ),
+    Attack(
+        3,
+        "call Bedrock with a long-term API key (api_keys: short-term-only)",
+        P("api_key_user", "bedrock:CallWithBearerToken", "*", context={"bedrock:BearerTokenType": "LONG_TERM"}),
+        LONG_TERM_BEARER,
+        P("api_key_user", "bedrock:CallWithBearerToken", "*", context={"bedrock:BearerTokenType": "SHORT_TERM"}),
+        "a listed principal's short-term key",
+        needs=("short_term_keys",),
+    ),
+    Attack(
+        3,
+        "call Mantle with a long-term API key (api_keys: short-term-only)",
+        P(
+            "api_key_user",
+            "bedrock-mantle:CallWithBearerToken",
+            "*",
+            context={"bedrock-mantle:BearerTokenType": "LONG_TERM"},
+        ),
+        LONG_TERM_MANTLE_BEARER,
+        P(
+            "api_key_user",
+            "bedrock-mantle:CallWithBearerToken",
+            "*",
+            context={"bedrock-mantle:BearerTokenType": "SHORT_TERM"},
+        ),
+        "a listed principal's short-term key on Mantle",
+        needs=("short_term_keys",),
+    ),
+    Attack(
+        3,
+        "call Bedrock with a short-term API key as a principal not listed (api_keys: short-term-only)",
+        P("attacker", "bedrock:CallWithBearerToken", "*", context={"bedrock:BearerTokenType": "SHORT_TERM"}),
+        UNLISTED_BEARER,
+        P("api_key_user", "bedrock:CallWithBearerToken", "*", context={"bedrock:BearerTokenType": "SHORT_TERM"}),
+        "a listed principal's short-term key",
+        needs=("short_term_keys",),
+    ),
+    Attack(
+        5,
+        "request the priority tier on bedrock-runtime (InvokeModel, Converse, Chat Completions)",
+        P("attacker", "bedrock:InvokeModel", "{app_profile}", context={TIER_KEY: "priority"}),
+        TIERS,
+        P("app_role", "bedrock:InvokeModel", "{app_profile}", context={TIER_KEY: "default"}),
+        "the default tier, named",
+        needs=("tier_denied",),
+    ),
+    Attack(
+        5,
+        "request the priority tier on a streaming call (Responses API on bedrock-runtime)",
+        P("attacker", "bedrock:InvokeModelWithResponseStream", "{app_profile}", context={TIER_KEY: "priority"}),
+        TIERS,
+        P("app_role", "bedrock:InvokeModelWithResponseStream", "{app_profile}"),
+        "no tier named (the default tier; the request carries no key)",
+        needs=("tier_denied",),
+    ),
+    Attack(
+        5,
+        "request the priority tier on Mantle (Responses, Chat Completions)",
+        P(
+            "attacker",
+            "bedrock-mantle:CreateInference",
+            _MANTLE,
+            context={MANTLE_KEY: "{mantle_model}", MANTLE_TIER_KEY: "priority"},
+        ),
+        MANTLE_TIERS,
+        P(
+            "app_role",
+            "bedrock-mantle:CreateInference",
+            _MANTLE,
+            context={MANTLE_KEY: "{mantle_model}", MANTLE_TIER_KEY: "default"},
+        ),
+        "Mantle in the default tier",
+        needs=("mantle", "tier_denied"),
+    ),
+    Attack(
+        5,
+        "create an AgentCore gateway without inbound authorization (Security Hub BedrockAgentCore.2)",
+        P("attacker", "bedrock-agentcore:CreateGateway", "*", context={GATEWAY_AUTHORIZER_KEY: "NONE"}),
+        GATEWAY_AUTH,
+        P("app_role", "bedrock-agentcore:CreateGateway", "*", context={GATEWAY_AUTHORIZER_KEY: "CUSTOM_JWT"}),
+        "a gateway with JWT authorization",
+        needs=("agentcore",),
+    ),
+    Attack(
+        5,
+        "switch an AgentCore gateway's authorizer to NONE (Security Hub BedrockAgentCore.2)",
+        P("attacker", "bedrock-agentcore:UpdateGateway", _GATEWAY, context={GATEWAY_AUTHORIZER_KEY: "NONE"}),
+        GATEWAY_AUTH,
+        P("app_role", "bedrock-agentcore:UpdateGateway", _GATEWAY, context={GATEWAY_AUTHORIZER_KEY: "AWS_IAM"}),
+        "an update that keeps IAM authorization",
+        needs=("agentcore",),
+    ),
+    Attack(
+        5,
+        "create an AgentCore runtime in PUBLIC network mode (Security Hub BedrockAgentCore.1)",
+        P("attacker", "bedrock-agentcore:CreateAgentRuntime", "*"),
+        AGENTCORE_VPC,
+        P("app_role", "bedrock-agentcore:CreateAgentRuntime", "*", context=_VPC_CONFIG),
+        "a runtime in the VPC (subnets and security groups)",
+        needs=("agentcore",),
+    ),
+    Attack(
+        5,
+        "create an AgentCore code interpreter outside a VPC",
+        P("attacker", "bedrock-agentcore:CreateCodeInterpreter", "*"),
+        AGENTCORE_VPC,
+        P("app_role", "bedrock-agentcore:CreateCodeInterpreter", "*", context=_VPC_CONFIG),
+        "a code interpreter in the VPC",
+        needs=("agentcore",),
+    ),
+    Attack(
+        5,
+        "create an AgentCore browser outside a VPC",
+        P("attacker", "bedrock-agentcore:CreateBrowser", "*"),
+        AGENTCORE_VPC,
+        P("app_role", "bedrock-agentcore:CreateBrowser", "*", context=_VPC_CONFIG),
+        "a browser in the VPC",
+        needs=("agentcore",),
+    ),
+    Attack(
+        5,
+        "set the account's data retention to another mode",
+        P(
+            "attacker",
+            "bedrock:PutAccountDataRetention",
+            "*",
+            context={"bedrock:DataRetentionMode": "{other_retention}"},
+        ),
+        RETENTION,
+        P(
+            "deployer",
+            "bedrock:PutAccountDataRetention",
+            "*",
+            context={"bedrock:DataRetentionMode": "{retention_mode}"},
+        ),
+        "the exempt CDK execution role applies the governed mode",
+        needs=("data_retention",),
+    ),
+    Attack(
+        5,
+        "create a Mantle project with another data retention mode",
+        P(
+            "attacker",
+            "bedrock-mantle:CreateProject",
+            _MANTLE_NEW_PROJECT,
+            context={"bedrock-mantle:DataRetentionMode": "{other_retention}"},
+        ),
+        MANTLE_RETENTION,
+        P(
+            "attacker",
+            "bedrock-mantle:CreateProject",
+            _MANTLE_NEW_PROJECT,
+            context={"bedrock-mantle:DataRetentionMode": "{retention_mode}"},
+        ),
+        "a project with the governed mode",
+        needs=("data_retention",),
+    ),
+    Attack(
+        5,
+        "change a Mantle project's data retention mode",
+        P(
+            "attacker",
+            "bedrock-mantle:UpdateProject",
+            _MANTLE_NEW_PROJECT,
+            context={"bedrock-mantle:DataRetentionMode": "{other_retention}"},
+        ),
+        MANTLE_RETENTION,
+        P(
+            "attacker",
+            "bedrock-mantle:UpdateProject",
+            _MANTLE_NEW_PROJECT,
+            context={"bedrock-mantle:DataRetentionMode": "{retention_mode}"},
+        ),
+        "set it to the governed mode",
+        needs=("data_retention",),
+    ),
 )
 
 
@@ -1374,6 +1604,7 @@ def _values(plan: Plan) -> dict[str, str | None]:
         # a role of the default CDK bootstrap, which any other stack in the account may use
         shared_bootstrap=f"{role}cdk-hnb659fds-cfn-exec-role-{acc}-{home}",
         outside_da_profile=_outside_da_profile(config, acc),
+        api_key_user=params.api_key_user,
         geo_profile_second=(
             f"arn:aws:bedrock:{params.second}:{acc}:inference-profile/{params.geo_profile_id}"
             if params.geo_profile_id
@@ -1423,6 +1654,12 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
         "second": params.second != params.home and params.second in config.compliant_regions,
     }
     g = config.policy_guardrails
+    available.update(
+        short_term_keys=g.api_keys == "short-term-only",
+        tier_denied="priority" not in g.allowed_service_tiers,
+        agentcore=g.agentcore_controls,
+        data_retention=config.data_retention.mode is not None,
+    )
     guards = {"region_deny_all_services": g.region_deny_all_services}
     out: list[AttackCase] = []
     skipped = 0
@@ -1431,7 +1668,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
             not all(available[n] for n in row.needs)
             or (row.goal == 4 and not g.tamper_protection)
             or (row.stops == API_KEYS and not g.deny_api_key_creation)
-            or (row.stops == BEARER and not g.deny_bearer_token_calls)
+            or (row.stops == BEARER and (not g.deny_bearer_token_calls or g.api_keys != "none"))
             or (row.stops == GLOBAL and config.allow_global_inference)
             or (row.stops == CALLERS and not g.confine_model_calling_services)
             or (row.goal == 1 and "global profile" in row.path and config.allow_global_inference)

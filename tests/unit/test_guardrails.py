@@ -105,10 +105,34 @@ def test_many_models_and_regions_either_split_or_fail_clearly(plan_for):
 
 def test_without_tamper_protection_and_api_key_denies_those_statements_are_absent(plan_for):
     plan = plan_for(
-        policy_guardrails={"tamper_protection": False, "deny_api_key_creation": False, "deny_bearer_token_calls": False}
+        policy_guardrails={
+            "tamper_protection": False,
+            "deny_api_key_creation": False,
+            "deny_bearer_token_calls": False,
+            "allowed_service_tiers": ["reserved", "priority", "default", "flex"],
+            "agentcore_controls": False,
+        }
     )
     sids = [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
     assert sids == INFERENCE_SIDS
+
+
+def test_issue_25_controls_are_on_by_default_and_retention_only_when_governed(plan_for):
+    """Tier and AgentCore denies by default; the data retention denies only with data_retention.mode
+    (tests/unit/test_bedrock_controls.py evaluates them request by request)."""
+    plan = plan_for()
+    sids = [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
+    assert sids[len(INFERENCE_SIDS) : len(INFERENCE_SIDS) + 4] == [
+        "DenyBedrockApiKeyCreation",
+        "DenyBearerTokenCalls",
+        "DenyUnlistedServiceTiers",
+        "DenyUnlistedMantleServiceTiers",
+    ]
+    assert {"DenyAgentCoreGatewayWithoutAuthorizer", "DenyAgentCoreWithoutVpc"} <= set(sids)
+    assert not any("DataRetention" in sid for sid in sids)
+    governed = plan_for(data_retention={"mode": "none"})
+    sids = [s["Sid"] for s in guardrail_statements(governed.config, governed.routing, governed.catalog)]
+    assert {"DenyDataRetentionModeChange", "DenyMantleDataRetentionModeChange"} <= set(sids)
 
 
 def test_global_allowed_drops_the_global_profile_deny_and_admits_unspecified(plan_for):
@@ -139,7 +163,13 @@ def test_permissions_boundary_is_a_ceiling_minus_the_inference_denies(plan_for):
     assert not any(a.endswith(":*") for a in ceiling["Action"])
     assert pass_role["Condition"] == {"StringEquals": {"iam:PassedToService": "bedrock.amazonaws.com"}}
     assert denies == inference_statements(plan.config, plan.routing)
-    assert [d["Sid"] for d in denies] == [*INFERENCE_SIDS, "DenyBedrockApiKeyCreation", "DenyBearerTokenCalls"]
+    assert [d["Sid"] for d in denies] == [
+        *INFERENCE_SIDS,
+        "DenyBedrockApiKeyCreation",
+        "DenyBearerTokenCalls",
+        "DenyUnlistedServiceTiers",
+        "DenyUnlistedMantleServiceTiers",
+    ]
 
 
 def test_deployment_principals_must_be_role_arns(plan_for):

@@ -34,6 +34,7 @@ from landing_zone.errors import Described
 
 __all__ = [
     "ACCOUNT_ID",
+    "ApiKeyPolicy",
     "Access",
     "Account",
     "AccountId",
@@ -45,6 +46,8 @@ __all__ = [
     "ContentGuardrail",
     "Cost",
     "CrossFieldProblems",
+    "DataRetention",
+    "DataRetentionMode",
     "DEFAULT_CDK_QUALIFIER",
     "DEFAULT_ENDPOINTS",
     "EMAIL",
@@ -90,6 +93,7 @@ __all__ = [
     "RetentionDays",
     "SUBNET_ID",
     "SelfHosting",
+    "ServiceTier",
     "SubnetId",
     "TAGS_MAX_PER_RESOURCE",
     "TAG_KEY_MAX_CHARACTERS",
@@ -790,15 +794,59 @@ ExemptRoleArn = Annotated[
 ]
 
 
+# Amazon Bedrock API keys (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-permissions.html):
+# none = no key may be created or used; short-term-only = long-term keys are neither created nor accepted, short-term
+# keys (pre-signed, at most 12 hours, https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_bedrock.html)
+# are accepted from api_key_principal_arns only.
+ApiKeyPolicy = Literal["none", "short-term-only"]
+# Amazon Bedrock service tiers, as the API writes them (https://docs.aws.amazon.com/bedrock/latest/APIReference/
+# API_runtime_ServiceTier.html: "Valid Values: priority | default | flex | reserved"; 'default' is Standard).
+ServiceTier = Literal["reserved", "priority", "default", "flex"]
+# Account / project data retention modes (https://docs.aws.amazon.com/bedrock/latest/APIReference/
+# API_PutAccountDataRetention.html and API_ProjectDataRetention.html: default | none | aws_review |
+# provider_data_share | inherit; 'none' is zero data retention).
+DataRetentionMode = Literal["default", "none", "provider_data_share", "aws_review", "inherit"]
+_OLD_API_KEY_FLAGS = ("deny_api_key_creation", "deny_bearer_token_calls")
+
+
 class PolicyGuardrails(_Strict):
     """The deny statements carried by the SCPs (organization) or the permissions boundary (single account)."""
 
+    api_keys: ApiKeyPolicy = Field(
+        default="none",
+        description="Amazon Bedrock API keys. none: deny creating long-term keys "
+        "(iam:CreateServiceSpecificCredential for bedrock*) and every API-key call "
+        "(bedrock:CallWithBearerToken, bedrock-mantle:CallWithBearerToken). short-term-only: deny creating long-term "
+        "keys, deny every bearer call whose BearerTokenType is not SHORT_TERM, and deny short-term calls to every "
+        "principal but api_key_principal_arns.",
+    )
+    api_key_principal_arns: tuple[PrincipalArn, ...] = Field(
+        default=(),
+        description="With api_keys: short-term-only, the principals (aws:PrincipalArn patterns with a 12-digit "
+        "account) that may call Bedrock with a short-term API key. Required then; refused with api_keys: none.",
+    )
     deny_api_key_creation: bool = Field(
-        default=True, description="Deny iam:CreateServiceSpecificCredential for Bedrock (long-term API keys)."
+        default=True,
+        description="Older switch, honoured with api_keys: none only: false drops the deny of "
+        "iam:CreateServiceSpecificCredential for Bedrock (long-term API keys). Refused with short-term-only.",
     )
     deny_bearer_token_calls: bool = Field(
         default=True,
-        description="Deny bedrock:CallWithBearerToken and bedrock-mantle:CallWithBearerToken (API-key calls).",
+        description="Older switch, honoured with api_keys: none only: false drops the deny of "
+        "bedrock:CallWithBearerToken and bedrock-mantle:CallWithBearerToken. Refused with short-term-only.",
+    )
+    allowed_service_tiers: tuple[ServiceTier, ...] = Field(
+        default=("default",),
+        min_length=1,
+        description="Service tiers inference may request (bedrock:ServiceTier on InvokeModel and "
+        "InvokeModelWithResponseStream, bedrock-mantle:ServiceTier on CreateInference). A request without a tier "
+        "runs in the default (Standard) tier and carries no key, so 'default' must be listed. All four: no deny.",
+    )
+    agentcore_controls: bool = Field(
+        default=True,
+        description="Deny AgentCore gateways without inbound authorization (GatewayAuthorizerType NONE) and "
+        "AgentCore runtimes, code interpreters and browsers without VPC configuration (Security Hub "
+        "BedrockAgentCore.1/.2).",
     )
     tamper_protection: bool = Field(
         default=True,
@@ -846,6 +894,69 @@ class PolicyGuardrails(_Strict):
     )
     other_scps_per_target: int = Field(
         default=0, ge=0, le=48, description="SCPs you attach to the targets besides FullAWSAccess and ours."
+    )
+
+    @model_validator(mode="after")
+    def _api_keys_and_tiers(self) -> PolicyGuardrails:
+        problems: list[_Problem] = []
+        if self.api_keys == "short-term-only":
+            for flag in _OLD_API_KEY_FLAGS:
+                if flag in self.model_fields_set:
+                    problems.append(
+                        (
+                            (flag,),
+                            getattr(self, flag),
+                            "not with api_keys: short-term-only, which decides key creation and bearer calls "
+                            "itself: remove this key (it is honoured with api_keys: none only)",
+                        )
+                    )
+            if not self.api_key_principal_arns:
+                problems.append(
+                    (
+                        ("api_key_principal_arns",),
+                        [],
+                        "api_keys: short-term-only needs the principals that may call with a short-term key; list "
+                        "their ARNs, or set api_keys: none to deny every API-key call",
+                    )
+                )
+        elif self.api_key_principal_arns:
+            problems.append(
+                (
+                    ("api_key_principal_arns",),
+                    list(self.api_key_principal_arns),
+                    "only with api_keys: short-term-only (api_keys: none denies every API-key call)",
+                )
+            )
+        first: dict[str, int] = {}
+        for j, tier in enumerate(self.allowed_service_tiers):
+            i = first.setdefault(tier, j)
+            if i != j:
+                problems.append((("allowed_service_tiers", j), tier, f"repeats allowed_service_tiers[{i}]"))
+        if "default" not in self.allowed_service_tiers:
+            problems.append(
+                (
+                    ("allowed_service_tiers",),
+                    list(self.allowed_service_tiers),
+                    "must include 'default': a request that names no tier runs in the default (Standard) tier and "
+                    "carries no bedrock:ServiceTier key, so IAM cannot deny it (allowed values: reserved, priority, "
+                    "default, flex)",
+                )
+            )
+        _raise_all(problems)
+        return self
+
+
+class DataRetention(_Strict):
+    """The Bedrock data retention mode the guardrails enforce (per Region, account and project level:
+    https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html)."""
+
+    mode: DataRetentionMode | None = Field(
+        default=None,
+        description="Omitted: not governed (with tamper_protection the account setting is still denied to "
+        "non-exempt principals). Set: the SCPs deny bedrock:PutAccountDataRetention unless bedrock:DataRetentionMode "
+        "is this mode, and bedrock-mantle:PutAccountDataRetention, CreateProject and UpdateProject unless "
+        "bedrock-mantle:DataRetentionMode is, to every principal but the exempt deployment principals. 'none' is "
+        "zero data retention; a model that requires retention is then blocked.",
     )
 
 
@@ -938,6 +1049,7 @@ class LandingZoneConfig(_Strict):
     cost: Cost = Cost()
     self_hosting: SelfHosting = SelfHosting()
     policy_guardrails: PolicyGuardrails = PolicyGuardrails()
+    data_retention: DataRetention = DataRetention()
     applications: tuple[Application, ...] = Field(
         default=(), description="Omitted: one application per account, named after the account."
     )
