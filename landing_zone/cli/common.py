@@ -12,6 +12,7 @@ from landing_zone.plan import Plan, load_plan
 from landing_zone.plan.record import check_matches, plan_from_record
 
 __all__ = [
+    "DEFAULT_ASSEMBLY",
     "REPO_ROOT",
     "Subparsers",
     "add_config_args",
@@ -22,6 +23,7 @@ __all__ = [
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_ASSEMBLY = "cdk.out"  # where `make synth` writes the cloud assembly
 # The object `ArgumentParser.add_subparsers()` returns; every command module has `register(subparsers: Subparsers)`.
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
