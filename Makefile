@@ -89,11 +89,15 @@ validate: setup
 	@python -m landing_zone validate $(CONFIG_FLAG)
 
 # Validate first (exit 2 with every problem listed, nothing written; the warnings are printed once, by the app);
-# synthesize into a scratch folder and replace $(OUT)/ only when the whole synth succeeded.
+# synthesize into a scratch folder and replace $(OUT)/ only when the whole synth succeeded.  The CDK CLI's own
+# "Successfully synthesized to .../$(OUT).tmp" and "Supply a stack id" lines (printed even with --quiet) name the
+# scratch folder, so they are dropped; everything else it writes to stderr (the app's warnings, errors) stays.
+CDK_SYNTH_CHATTER := -e '^Successfully synthesized to ' -e '^Supply a stack id ('
+
 synth: setup
 	python -m landing_zone validate --quiet $(CONFIG_FLAG)
 	rm -rf $(OUT).tmp
-	cdk synth --quiet --no-notices --output $(OUT).tmp $(CDK_CONFIG) > /dev/null
+	{ cdk synth --quiet --no-notices --output $(OUT).tmp $(CDK_CONFIG) 2>&1 >/dev/null; } | { grep -v $(CDK_SYNTH_CHATTER) >&2 || true; }
 	rm -rf $(OUT) && mv $(OUT).tmp $(OUT)
 	@echo "synthesized $$(ls $(OUT)/*.template.json | wc -l) stack template(s) into $(OUT)/"
 

@@ -12,7 +12,7 @@ from landing_zone.assembly import load_assembly
 from landing_zone.core.config import raw_config, read_cdk_json_defaults
 from landing_zone.plan import Plan, load_plan
 from landing_zone.plan.record import check_matches, plan_from_record
-from landing_zone.plan.warnings import HEADLINE_CHARACTERS, headline
+from landing_zone.plan.warnings import headline
 
 __all__ = [
     "DEFAULT_ASSEMBLY",
@@ -57,7 +57,7 @@ def print_warnings(warnings: Iterable[str | None], *, verbose: bool) -> None:
     for warning in warnings:
         if not warning:
             continue
-        text = warning if verbose else headline(warning, HEADLINE_CHARACTERS - len("warning: "))
+        text = warning if verbose else headline(warning)
         shortened += text != warning
         print(f"warning: {text}", file=sys.stderr)
     if shortened:

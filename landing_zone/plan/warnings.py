@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 
-HEADLINE_CHARACTERS = 160  # a warning on a terminal: one line; the full text is in the review report / --verbose
+HEADLINE_CHARACTERS = 151  # a warning on a terminal: "warning: " + this many = one line of at most 160 characters
 
 
 def short_citation(source: str, limit: int = 140) -> str:
