@@ -115,7 +115,13 @@ lint: setup-dev
 routes: setup
 	@python -m landing_zone routes $(CONFIG_FLAG)
 
+# The commands run as printed (tests/cli/test_deploy_commands.py): from the repository root, with the project's
+# Python (cdk.json runs `python app.py`) and the pinned CDK CLI first on PATH, which the first two lines arrange.
 deploy: setup
+	@echo "# From a fresh shell: the repository root, the project's Python and the pinned CDK CLI first on PATH."
+	@echo 'cd "$(CURDIR)"'
+	@echo 'export PATH="$(BIN):$(CURDIR)/node_modules/.bin:$$PATH"'
+	@echo
 	@python -m landing_zone deploy-plan $(CONFIG_FLAG)
 
 schema: setup
