@@ -21,12 +21,16 @@ from functools import lru_cache
 
 from landing_zone.core.catalog import Catalog
 from landing_zone.errors import ConfigError, Problem
+from landing_zone.review.action_db import actions_of_service
 from landing_zone.simulate import parse_arn
 
 __all__ = ["GLOBAL_LEG_REGION", "CheckedRequest", "check_request"]
 
 # aws:RequestedRegion of the global cross-Region profile's destination leg (docs/ROUTING.md).
 GLOBAL_LEG_REGION = "unspecified"
+# IAM API reference, EntityInfo.Arn: "Length Constraints: Minimum length of 20. Maximum length of 2048."
+# (https://docs.aws.amazon.com/IAM/latest/APIReference/API_EntityInfo.html)
+MAX_ARN_CHARACTERS = 2048
 _SEPARATORS = ("*", "?")
 
 
@@ -63,14 +67,26 @@ def _arn_services() -> frozenset[str]:
 
 
 def _action_names(service: str) -> list[str]:
-    from landing_zone.review.action_db import actions_of_service
-
     return [a.name for a in actions_of_service(service)]
+
+
+@lru_cache(maxsize=1)
+def _longest_action() -> int:
+    """The longest ``service:Action`` in the database (a longer --action cannot be one; 128 without it)."""
+    db = _database()
+    if not db:
+        return 128
+    return max(len(f"{svc}:{name}") for svc in db for name in dict(db[svc].get("privileges") or {}))  # type: ignore[call-overload]
 
 
 def _check_action(action: str, out: CheckedRequest) -> None:
     from landing_zone.review.action_db import UNKNOWN_ACTIONS_ALLOWED, expand
 
+    if len(action) > _longest_action():
+        out.problems.append(
+            Problem("--action", action, f"at most {_longest_action()} characters (the longest action in the database)")
+        )
+        return
     service, sep, name = action.partition(":")
     if any(ch in action for ch in _SEPARATORS):
         out.problems.append(Problem("--action", action, "one action, without wildcards (a request names one action)"))
@@ -133,6 +149,9 @@ def _check_resource(resource: str, catalog: Catalog, out: CheckedRequest) -> str
     """The ARN's Region ('' when it has none); None when the resource is '*' or invalid."""
     if resource == "*":
         return None
+    if len(resource) > MAX_ARN_CHARACTERS:
+        out.problems.append(Problem("--resource", resource, f"an ARN of at most {MAX_ARN_CHARACTERS:,} characters"))
+        return None
     if any(ch in resource for ch in _SEPARATORS):
         out.problems.append(
             Problem("--resource", resource, "one ARN without wildcards, or '*' alone (a request names one resource)")
@@ -174,7 +193,12 @@ def _check_fit(action: str, resource: str, out: CheckedRequest) -> None:
     for found in expand(action):
         if resource == "*":
             continue
-        if found.resource_types and not any(fits(resource, rt) for rt in found.resource_types):
+        try:
+            fitting = any(fits(resource, rt) for rt in found.resource_types)
+        except RecursionError:  # action_db's matcher recurses once per character: a long ARN is not checked
+            out.notes.append(f"--resource is too long to check against the resource types of {found.full}")
+            continue
+        if found.resource_types and not fitting:
             names = [rt.name for rt in found.resource_types]
             types = ", ".join(names[:4]) + (f", … ({len(names)} in all)" if len(names) > 4 else "")
             out.warnings.append(f"--resource is none of the resource types of {found.full} ({types})")
@@ -200,7 +224,9 @@ def check_request(
         out.problems.append(
             Problem("--context", "aws:RequestedRegion=...", "give the Region once: --region or --context")
         )
-    if principal_arn is not None:
+    if principal_arn is not None and len(principal_arn) > MAX_ARN_CHARACTERS:
+        out.problems.append(Problem("--principal-arn", principal_arn, f"at most {MAX_ARN_CHARACTERS:,} characters"))
+    elif principal_arn is not None:
         arn, why = parse_arn(principal_arn)
         if arn is None or arn.service not in ("iam", "sts"):
             out.problems.append(

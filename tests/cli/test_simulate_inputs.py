@@ -110,6 +110,18 @@ BAD = {
         "aws:RequestedRegion",
         "give the Region once",
     ),
+    "action of 100,000 characters": (
+        ["--action", "a" * 100_000, "--resource", FM],
+        "--action",
+        "(100,000 characters)",
+        "characters (the longest action in the database)",
+    ),
+    "ARN longer than IAM allows": (
+        ["--action", "bedrock:InvokeModel", "--resource", FM + "x" * 3000],
+        "--resource",
+        "characters)",
+        "an ARN of at most 2,048 characters",
+    ),
     "context key twice": (
         ["--action", "bedrock:InvokeModel", "--resource", FM, "--context", "k=1", "--context", "K=2"],
         "--context",
@@ -268,3 +280,13 @@ def test_without_cdk_out_the_configuration_is_compiled_and_that_is_said(tmp_path
     result = _lz_in(tmp_path, "simulate", "--action", "bedrock:InvokeModel", "--resource", FM)
     assert result.returncode in (0, 1), result.stderr
     assert "guardrails compiled from cdk.json" in result.stderr and "no ./cdk.out/manifest.json here" in result.stderr
+
+
+def test_a_long_arn_within_the_limit_is_evaluated_without_a_traceback():
+    """The resource-type check recurses per character (review/action_db.py): a long ARN skips it, with a note."""
+    long = f"arn:aws:bedrock:eu-west-3::foundation-model/{'a' * 2000}"
+    result = lz(
+        "simulate", "--config", EU, "--action", "bedrock:InvokeModel", "--resource", long, "--region", "eu-west-3"
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert "too long to check against the resource types" in result.stderr
