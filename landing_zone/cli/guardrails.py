@@ -7,7 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from landing_zone.cli.common import DEFAULT_ASSEMBLY, Subparsers, add_config_args, plan_from_args
+from landing_zone.cli.common import (
+    DEFAULT_ASSEMBLY,
+    Subparsers,
+    add_config_args,
+    add_verbose_arg,
+    plan_from_args,
+    print_warnings,
+)
 from landing_zone.cli.request_inputs import check_request
 from landing_zone.core.catalog import load_catalog
 from landing_zone.errors import LandingZoneError
@@ -50,15 +57,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         resource=args.resource,
         region=args.region,
         principal_arn=args.principal_arn,
-        context_keys=context,
+        context=context,
         catalog=catalog,
+        unchecked=args.unchecked,
     )
     guardrails, source_line = _guardrails(args)
     print(source_line, file=sys.stderr)
     for note in checked.notes:
         print(f"note: {note}", file=sys.stderr)
-    for warning in checked.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    print_warnings(checked.warnings, verbose=args.verbose)
     result = simulate(
         action=args.action,
         resource=args.resource,
@@ -120,7 +127,14 @@ def register(subparsers: Subparsers) -> None:
         help=f"read the guardrails from this cloud assembly (default: ./{DEFAULT_ASSEMBLY} when it exists and no "
         "--config is given; else they are compiled from the configuration)",
     )
+    p.add_argument(
+        "--unchecked",
+        action="store_true",
+        help="evaluate a request with an unknown action, ARN or Region as written (problems become warnings), "
+        "e.g. a `prove` counterexample",
+    )
     p.add_argument("--json", action="store_true")
+    add_verbose_arg(p)
     p.set_defaults(func=cmd_simulate)
 
     p = subparsers.add_parser(

@@ -15,7 +15,7 @@ back as warnings: the decision is still given, for the request exactly as writte
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -212,15 +212,24 @@ def check_request(
     resource: str,
     region: str | None,
     principal_arn: str | None,
-    context_keys: Iterable[str],
+    context: Mapping[str, str | list[str]],
     catalog: Catalog,
+    unchecked: bool = False,
 ) -> CheckedRequest:
-    """Check the request's flags; :class:`ConfigError` (exit 2) with every problem, else the Region to use."""
+    """Check the request's flags; :class:`ConfigError` (exit 2) with every problem, else the Region to use.
+
+    ``unchecked`` (``--unchecked``): the problems become warnings and the request is evaluated as written, for
+    requests no client would send but a policy must still answer (``prove``'s counterexamples range over every
+    string); only what the evaluator cannot take (an action without ``service:``, an empty resource) is refused."""
     out = CheckedRequest(region=region)
     _check_action(action, out)
     if region is not None:
         _check_region("--region", region, catalog, out, allow_global=True)
-    if "aws:requestedregion" in {k.lower() for k in context_keys} and region is not None:
+    for key, value in context.items():  # ARN-valued keys (bedrock:InferenceProfileArn, aws:PrincipalArn, ...)
+        for item in [value] if isinstance(value, str) else value:
+            if key.lower().endswith("arn") and "*" not in item and parse_arn(item)[0] is None:
+                out.problems.append(Problem("--context", f"{key}={item}", f"{key} takes an ARN: {parse_arn(item)[1]}"))
+    if "aws:requestedregion" in {k.lower() for k in context} and region is not None:
         out.problems.append(
             Problem("--context", "aws:RequestedRegion=...", "give the Region once: --region or --context")
         )
@@ -233,14 +242,25 @@ def check_request(
                 Problem("--principal-arn", principal_arn, why or "an IAM or STS ARN (arn:aws:iam::ACCOUNT:role/NAME)")
             )
     arn_region = _check_resource(resource, catalog, out)
+    if out.problems and unchecked:
+        fatal = [p for p in out.problems if (p.path == "--action" and ":" not in action) or not resource]
+        out.warnings += [f"--unchecked: {p}" for p in out.problems if p not in fatal]
+        out.problems = fatal
     if out.problems:
         raise ConfigError(out.problems, origin="simulate arguments")
+    if any(w.startswith("--unchecked: ") for w in out.warnings):
+        return out
     _check_fit(action, resource, out)
     if arn_region and region is None:
         out.region = arn_region
         out.notes.append(f"--region not given: aws:RequestedRegion is the resource ARN's Region, {arn_region}")
     elif region is None and arn_region is not None:
         out.notes.append("--region not given and the ARN names no Region: the request carries no aws:RequestedRegion")
+    elif arn_region == "" and region not in (None, GLOBAL_LEG_REGION) and "foundation-model/" in resource:
+        out.warnings.append(
+            f"a foundation-model ARN without a Region is the global profile's leg, evaluated with --region "
+            f"{GLOBAL_LEG_REGION} (not {region})"
+        )
     elif arn_region and region == GLOBAL_LEG_REGION:
         out.warnings.append(
             f"--region {GLOBAL_LEG_REGION} is the global profile's leg, whose foundation-model ARN has no Region "

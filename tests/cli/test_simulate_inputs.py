@@ -122,6 +122,12 @@ BAD = {
         "characters)",
         "an ARN of at most 2,048 characters",
     ),
+    "ARN-valued context key without an ARN": (
+        ["--action", "bedrock:InvokeModel", "--resource", FM, "--context", "bedrock:InferenceProfileArn=eu.profile"],
+        "--context",
+        "'bedrock:InferenceProfileArn=eu.profile'",
+        "bedrock:InferenceProfileArn takes an ARN",
+    ),
     "context key twice": (
         ["--action", "bedrock:InvokeModel", "--resource", FM, "--context", "k=1", "--context", "K=2"],
         "--context",
@@ -290,3 +296,37 @@ def test_a_long_arn_within_the_limit_is_evaluated_without_a_traceback():
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert "too long to check against the resource types" in result.stderr
+
+
+def test_regionless_foundation_model_with_a_region_warns():
+    """The Region-less foundation-model ARN is the global profile's leg, evaluated with --region unspecified."""
+    regionless = f"arn:aws:bedrock:::foundation-model/{M}"
+    result = lz(
+        "simulate", "--config", EU, "--action", "bedrock:InvokeModel", "--resource", regionless, "--region", "eu-west-3"
+    )
+    assert result.returncode in (0, 1) and "global profile's leg, evaluated with --region unspecified" in result.stderr
+
+
+def test_unchecked_evaluates_what_no_client_sends_and_says_so():
+    """prove's counterexamples range over every string (an action the database lacks, a Region that does not exist):
+    --unchecked turns the problems into warnings and still gives the decision."""
+    args = [
+        "simulate",
+        "--config",
+        EU,
+        "--action",
+        "bedrock:NotAnAction",
+        "--resource",
+        "*",
+        "--region",
+        "xx-outside-1",
+    ]
+    assert lz(*args).returncode == 2
+    result = lz(*args, "--unchecked", "--json")
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    assert data["deciding_statements"] == ["kimi-eu-bedrock-guardrails-1/DenyBedrockOutsideCompliantRegions"]
+    assert [w.split(":")[1].strip() for w in data["warnings"]] == ["--action", "--region"]
+    # what the evaluator cannot take is refused even so
+    bare = lz("simulate", "--config", EU, "--action", "InvokeModel", "--resource", "*", "--unchecked")
+    assert bare.returncode == 2 and "did you mean 'bedrock:InvokeModel'" in bare.stderr
