@@ -92,11 +92,17 @@ validate: setup
 # synthesize into a scratch folder and replace $(OUT)/ only when the whole synth succeeded.  The scratch folder is
 # removed whatever happens (a failed or interrupted synth leaves no $(OUT).tmp/ behind), and the exit code is cdk's.
 # `CONFIG=` (empty or unset) means the cdk.json defaults; an explicit `--config ""` on the CLI is refused.
+# The CDK CLI's own "Successfully synthesized to .../$(OUT).tmp" and "Supply a stack id" lines (printed even with
+# --quiet) name the scratch folder, so they are dropped; everything else it writes to stderr (the app's warnings,
+# errors) stays.
+CDK_SYNTH_CHATTER := -e '^Successfully synthesized to ' -e '^Supply a stack id ('
+
 synth: setup
 	python -m landing_zone validate --quiet $(CONFIG_FLAG)
 	rm -rf $(OUT).tmp
 	trap 'rm -rf "$(OUT).tmp"' EXIT; \
-	cdk synth --quiet --no-notices --output $(OUT).tmp $(CDK_CONFIG) > /dev/null; \
+	{ cdk synth --quiet --no-notices --output $(OUT).tmp $(CDK_CONFIG) 2>&1 >/dev/null; } \
+	  | { grep -v $(CDK_SYNTH_CHATTER) >&2 || true; }; \
 	rm -rf $(OUT) && mv $(OUT).tmp $(OUT)
 	@echo "synthesized $$(ls $(OUT)/*.template.json | wc -l) stack template(s) into $(OUT)/"
 
@@ -114,7 +120,13 @@ lint: setup-dev
 routes: setup
 	@python -m landing_zone routes $(CONFIG_FLAG)
 
+# The commands run as printed (tests/cli/test_deploy_commands.py): from the repository root, with the project's
+# Python (cdk.json runs `python app.py`) and the pinned CDK CLI first on PATH, which the first two lines arrange.
 deploy: setup
+	@echo "# From a fresh shell: the repository root, the project's Python and the pinned CDK CLI first on PATH."
+	@echo 'cd "$(CURDIR)"'
+	@echo 'export PATH="$(BIN):$(CURDIR)/node_modules/.bin:$$PATH"'
+	@echo
 	@python -m landing_zone deploy-plan $(CONFIG_FLAG)
 
 schema: setup

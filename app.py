@@ -13,6 +13,7 @@ from landing_zone.core.config import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import load_plan
 from landing_zone.plan.record import write_record
+from landing_zone.plan.warnings import headline
 from stacks.landing_zone import build_landing_zone
 
 NAG_CONTEXT_KEY = "nag"  # cdk.json: true -> the AwsSolutions, NIST 800-53 r5 and HIPAA packs gate every synth
@@ -22,10 +23,10 @@ def main() -> int:
     app = cdk.App()
     try:
         plan = load_plan(app.node.try_get_context(CONTEXT_KEY), app.node.try_get_context(CONFIG_FILE_CONTEXT_KEY))
-        for warning in plan.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        if plan.placeholder_warning:
-            print(f"warning: {plan.placeholder_warning}", file=sys.stderr)
+        # one line each; `python -m landing_zone validate --verbose` and the review report give them in full
+        for warning in (*plan.warnings, plan.placeholder_warning):
+            if warning:
+                print(f"warning: {headline(warning)}", file=sys.stderr)
         if app.node.try_get_context(NAG_CONTEXT_KEY) in (True, "true"):
             from constructs_lib.nag import add_nag_checks
 

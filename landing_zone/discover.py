@@ -125,11 +125,21 @@ def _profile_model(profile_id: str) -> str | None:
     return rest if prefix in _PROFILE_PREFIXES and rest else None
 
 
-def _ask(region: str, operation: str, call: Callable[[], Any]) -> Any:
+# aws.failure() descriptions that mean there are no credentials to ask with: a usage error (exit 2), as in verify.
+_NO_CREDENTIALS = ("no usable credentials", "credentials expired or not loadable")
+
+
+def _ask(region: str, operation: str, call: Callable[[], Any], *, profile: str | None = None) -> Any:
     try:
         return call()
     except Exception as exc:
         description = aws.failure(exc)
+        if description is not None and description.startswith(_NO_CREDENTIALS):
+            using = f"profile {profile!r}" if profile else "the SDK's default credential chain"
+            raise LandingZoneError(
+                f"discover needs AWS credentials: {description} ({using}); set AWS_PROFILE or pass --profile (after "
+                "`aws sso login --profile NAME` for SSO); nothing was written"
+            ) from None
         if description is None:
             code = aws.error_code(exc)
             if code is None:
@@ -143,7 +153,9 @@ def scan_region(region: str, model_ids: Iterable[str], *, profile: str | None = 
     wanted = set(model_ids)
     bedrock = aws.client("bedrock", region=region, profile=profile)
     scan = RegionScan(region)
-    summaries = _ask(region, "ListFoundationModels", lambda: bedrock.list_foundation_models())["modelSummaries"]
+    summaries = _ask(region, "ListFoundationModels", lambda: bedrock.list_foundation_models(), profile=profile)[
+        "modelSummaries"
+    ]
     scan.models = {m["modelId"]: m for m in summaries if m.get("modelId") in wanted}
 
     def list_profiles() -> list[dict[str, Any]]:
@@ -152,7 +164,7 @@ def scan_region(region: str, model_ids: Iterable[str], *, profile: str | None = 
             items.extend(page.get("inferenceProfileSummaries") or [])
         return items
 
-    profiles = _ask(region, "ListInferenceProfiles", list_profiles)
+    profiles = _ask(region, "ListInferenceProfiles", list_profiles, profile=profile)
     for summary in sorted(profiles, key=lambda p: p["inferenceProfileId"]):
         profile_id = summary["inferenceProfileId"]
         if _profile_model(profile_id) not in wanted:
@@ -161,12 +173,14 @@ def scan_region(region: str, model_ids: Iterable[str], *, profile: str | None = 
             region,
             "GetInferenceProfile",
             partial(bedrock.get_inference_profile, inferenceProfileIdentifier=profile_id),
+            profile=profile,
         )
     for model_id in sorted(scan.models):
         scan.availability[model_id] = _ask(
             region,
             "GetFoundationModelAvailability",
             partial(bedrock.get_foundation_model_availability, modelId=model_id),
+            profile=profile,
         )
     return scan
 

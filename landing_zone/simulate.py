@@ -10,6 +10,7 @@ compiled from the configuration (the same builders the stacks use).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,15 @@ from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Decision, Request, evaluate, evaluate_scp_levels
 from landing_zone.policies.guardrails import permissions_boundary, scp_documents
 
-__all__ = ["Guardrails", "guardrails_from_assembly", "guardrails_from_plan", "parse_context", "simulate"]
+__all__ = [
+    "Arn",
+    "Guardrails",
+    "guardrails_from_assembly",
+    "guardrails_from_plan",
+    "parse_arn",
+    "parse_context",
+    "simulate",
+]
 
 BOUNDARY_SUFFIX = "-invoker-boundary"
 
@@ -90,6 +99,40 @@ def _boundaries(assembly: Assembly) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
+@dataclass(frozen=True)
+class Arn:
+    """The parts of an ARN (IAM user guide, "Identify AWS resources with Amazon Resource Names (ARNs)",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html): Region and account may be empty."""
+
+    partition: str
+    service: str
+    region: str
+    account: str
+    resource: str
+
+
+_ARN_PART = re.compile(r"[a-z0-9-]+")
+_ACCOUNT = re.compile(r"\d{12}|aws")  # 'aws': AWS managed policies (arn:aws:iam::aws:policy/...)
+
+
+def parse_arn(text: str) -> tuple[Arn | None, str]:
+    """``(Arn, "")`` for ``arn:partition:service:region:account:resource``, else ``(None, what is wrong)``."""
+    parts = text.split(":", 5)
+    if len(parts) != 6 or parts[0] != "arn":
+        return None, "not an ARN: expected arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE (six parts)"
+    _, partition, service, region, account, resource = parts
+    for name, value in (("partition", partition), ("service", service)):
+        if not _ARN_PART.fullmatch(value):
+            return None, f"the {name} {value!r} is not lower-case letters, digits and '-'"
+    if region and not _ARN_PART.fullmatch(region):
+        return None, f"the Region {region!r} is not a Region code"
+    if account and not _ACCOUNT.fullmatch(account):
+        return None, f"the account {account!r} is not a 12-digit account ID"
+    if not resource:
+        return None, "the resource part is empty"
+    return Arn(partition, service, region, account, resource), ""
+
+
 def parse_context(pairs: Sequence[str]) -> dict[str, str | list[str]]:
     """``key=value`` pairs; a value with commas becomes a multivalued key."""
     context: dict[str, str | list[str]] = {}
@@ -97,6 +140,8 @@ def parse_context(pairs: Sequence[str]) -> dict[str, str | list[str]]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise LandingZoneError(f"--context {pair!r}: expected KEY=VALUE, e.g. bedrock:InferenceProfileArn=arn:...")
+        if key.lower() in {k.lower() for k in context}:
+            raise LandingZoneError(f"--context {pair!r}: the key {key!r} is given twice (keys are case-insensitive)")
         context[key] = value.split(",") if "," in value else value
     return context
 
@@ -106,6 +151,7 @@ class Simulation:
     request: Request
     decision: Decision
     guardrails: Guardrails
+    warnings: tuple[str, ...] = ()  # what about the request as given may not be what was meant
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -121,6 +167,7 @@ class Simulation:
             "explanation": self.decision.explain(),
             "mode": self.guardrails.mode,
             "guardrails_from": self.guardrails.description,
+            "warnings": list(self.warnings),
         }
 
     def text(self) -> str:
@@ -143,6 +190,7 @@ def simulate(
     principal_arn: str | None,
     context: Mapping[str, str | list[str]],
     guardrails: Guardrails,
+    warnings: Sequence[str] = (),
 ) -> Simulation:
     ctx: dict[str, str | Sequence[str] | bool | int] = dict(context)
     if region:
@@ -154,4 +202,4 @@ def simulate(
         decision = evaluate_scp_levels([[("FullAWSAccess", FULL_AWS_ACCESS), *guardrails.policies]], request)
     else:
         decision = evaluate(list(guardrails.policies), request)
-    return Simulation(request=request, decision=decision, guardrails=guardrails)
+    return Simulation(request=request, decision=decision, guardrails=guardrails, warnings=tuple(warnings))

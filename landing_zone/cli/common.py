@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -10,18 +12,23 @@ from landing_zone.assembly import load_assembly
 from landing_zone.core.config import raw_config, read_cdk_json_defaults
 from landing_zone.plan import Plan, load_plan
 from landing_zone.plan.record import check_matches, plan_from_record
+from landing_zone.plan.warnings import headline
 
 __all__ = [
+    "DEFAULT_ASSEMBLY",
     "REPO_ROOT",
     "Subparsers",
     "add_config_args",
+    "add_verbose_arg",
     "default_cdk_json",
     "plan_for_assembly",
     "plan_from_args",
+    "print_warnings",
     "raw_config_from_args",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_ASSEMBLY = "cdk.out"  # where `make synth` writes the cloud assembly
 # The object `ArgumentParser.add_subparsers()` returns; every command module has `register(subparsers: Subparsers)`.
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -35,6 +42,30 @@ def default_cdk_json() -> Path:
 def add_config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="PATH", help="YAML/JSON config file merged over the cdk.json defaults")
     parser.add_argument("--cdk-json", metavar="PATH", type=Path, default=None, help="cdk.json with the defaults")
+
+
+def add_verbose_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--verbose", action="store_true", help="print each warning in full, with its sources (default: one line each)"
+    )
+
+
+def print_warnings(warnings: Iterable[str | None], *, verbose: bool) -> None:
+    """Each warning on stderr as one line (:func:`~landing_zone.plan.warnings.headline`), or in full with
+    ``--verbose``; a last line says how many were shortened and where the full text is."""
+    shortened = 0
+    for warning in warnings:
+        if not warning:
+            continue
+        text = warning if verbose else headline(warning)
+        shortened += text != warning
+        print(f"warning: {text}", file=sys.stderr)
+    if shortened:
+        print(
+            f"({shortened} warning(s) shortened: --verbose prints them with their sources; the review report lists "
+            "them in full)",
+            file=sys.stderr,
+        )
 
 
 def plan_from_args(args: argparse.Namespace) -> Plan:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import asdict
 
-from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
+from landing_zone.cli.common import Subparsers, add_config_args, add_verbose_arg, plan_from_args, print_warnings
 from landing_zone.core.config import json_schema
 from landing_zone.core.routing import format_table
 from landing_zone.plan.deployment import deployment_steps, format_steps
@@ -23,10 +22,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
     if not args.quiet:  # `make synth` validates quietly: the CDK app prints the same warnings once
-        for warning in plan.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        if plan.placeholder_warning:  # valid, so exit 0, but said out loud
-            print(f"warning: {plan.placeholder_warning}", file=sys.stderr)
+        # the placeholder warning too: valid, so exit 0, but said out loud
+        print_warnings([*plan.warnings, plan.placeholder_warning], verbose=args.verbose)
     routes = plan.routing.compliant_routes()
     print(
         f"configuration OK: {plan.config.name} in {plan.config.home_region}, "
@@ -58,8 +55,7 @@ def cmd_routes(args: argparse.Namespace) -> int:
             "there, where invocation logging and the spend alarms are; a compliant path's legs still reach its "
             "destinations)"
         )
-        for warning in plan.warnings:
-            print(f"\nwarning: {warning}", file=sys.stderr)
+        print_warnings(plan.warnings, verbose=args.verbose)
     return 0
 
 
@@ -70,11 +66,13 @@ def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("validate", help="validate the configuration (what `make synth` runs first)")
     add_config_args(p)
     p.add_argument("--quiet", action="store_true", help="print problems only, not the warnings")
+    add_verbose_arg(p)
     p.set_defaults(func=cmd_validate)
 
     p = subparsers.add_parser("routes", help="print the routing matrix: compliant and rejected invocation paths")
     add_config_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_verbose_arg(p)
     p.set_defaults(func=cmd_routes)
     register_deploy_plan(subparsers)
 
@@ -86,8 +84,7 @@ def cmd_deploy_plan(args: argparse.Namespace) -> int:
         print(json.dumps([asdict(s) for s in steps], indent=2))
     else:
         print(format_steps(plan, steps), end="")
-        if plan.placeholder_warning:
-            print(f"warning: {plan.placeholder_warning}", file=sys.stderr)
+        print_warnings([plan.placeholder_warning], verbose=args.verbose)
     return 0
 
 
@@ -101,4 +98,5 @@ def register_deploy_plan(subparsers: Subparsers) -> None:
     )
     add_config_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_verbose_arg(p)
     p.set_defaults(func=cmd_deploy_plan)

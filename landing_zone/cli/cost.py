@@ -15,13 +15,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
+import annotated_types
+from pydantic import BaseModel
+
+from landing_zone.cli.common import Subparsers, add_config_args, add_verbose_arg, plan_from_args, print_warnings
 from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices, load_price_catalog
-from landing_zone.core.config import Cost
+from landing_zone.core.config import Cost, SelfHosting
+from landing_zone.core.config import Workload as WorkloadConfig
 from landing_zone.cost.model_prices import PricedPart
 from landing_zone.cost.pricing import DEFAULT_INPUT_OUTPUT_RATIO, CostEstimate, Workload, break_even, estimate_cost
 from landing_zone.cost.tables import format_breakeven_table, format_cost_table
-from landing_zone.errors import PricingError
+from landing_zone.errors import LandingZoneError, PricingError, shown
 from landing_zone.finops import DEFAULT_INSTANCE_TYPE, write_cost_report
 
 __all__ = ["register", "DEFAULT_INSTANCE_TYPE", "DEFAULT_REPORT_DIR"]
@@ -36,23 +40,70 @@ _DEFAULT_PRICE_SOURCE: str = Cost.model_fields["price_source"].default
 # --------------------------------------------------------------------------------------------------
 
 
-def _number(allowed: str, ok: Callable[[float], bool]) -> Callable[[str], float]:
+def _grouped(value: float) -> str:
+    """A bound as people write it: ``1,000,000,000``, ``0.5``."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,g}"
+
+
+def _bounds(model: type[BaseModel], field_name: str) -> tuple[float | None, float | None, bool, bool]:
+    """(lower, upper, lower exclusive, upper exclusive) of a config field, read from its pydantic constraints."""
+    lower = upper = None
+    lower_open = upper_open = False
+    for item in model.model_fields[field_name].metadata:
+        if isinstance(item, annotated_types.Ge):
+            lower = float(item.ge)  # type: ignore[arg-type]
+        elif isinstance(item, annotated_types.Gt):
+            lower, lower_open = float(item.gt), True  # type: ignore[arg-type]
+        elif isinstance(item, annotated_types.Le):
+            upper = float(item.le)  # type: ignore[arg-type]
+        elif isinstance(item, annotated_types.Lt):
+            upper, upper_open = float(item.lt), True  # type: ignore[arg-type]
+    return lower, upper, lower_open, upper_open
+
+
+def bounded(model: type[BaseModel], field_name: str, *, config_key: str | None = None) -> Callable[[str], float]:
+    """An argparse type taking the bounds of a configuration field (the config schema is the one place they are
+    written): a value outside them, or not a finite number, exits 2 naming the flag, the value and the range."""
+    lower, upper, lower_open, upper_open = _bounds(model, field_name)
+    parts = []
+    if lower is not None:
+        parts.append(f"{'>' if lower_open else '>='} {_grouped(lower)}")
+    if upper is not None:
+        parts.append(f"{'<' if upper_open else '<='} {_grouped(upper)}")
+    allowed = f"a number {' and '.join(parts)}" + (f" (the bounds of {config_key})" if config_key else "")
+
+    def ok(value: float) -> bool:
+        if lower is not None and (value <= lower if lower_open else value < lower):
+            return False
+        return upper is None or (value < upper if upper_open else value <= upper)
+
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"got {text!r}; allowed: {allowed}") from None
+            raise argparse.ArgumentTypeError(f"got {shown(text, 60)}; allowed: {allowed}") from None
         if not math.isfinite(value) or not ok(value):
-            raise argparse.ArgumentTypeError(f"got {text!r}; allowed: {allowed}")
+            raise argparse.ArgumentTypeError(f"got {shown(text, 60)}; allowed: {allowed}")
         return value
 
     return parse
 
 
-non_negative = _number("a number >= 0", lambda v: v >= 0)
-positive = _number("a number > 0", lambda v: v > 0)
-fraction = _number("a number between 0 and 1", lambda v: 0 <= v <= 1)
-fraction = _number("a number between 0 and 1 inclusive", lambda v: 0 <= v <= 1)
+# Each flag takes the bounds of the configuration key it stands for.
+requests_per_day = bounded(WorkloadConfig, "requests_per_day", config_key="cost.workload.requests_per_day")
+input_tokens = bounded(WorkloadConfig, "input_tokens_per_request", config_key="cost.workload.input_tokens_per_request")
+output_tokens = bounded(
+    WorkloadConfig, "output_tokens_per_request", config_key="cost.workload.output_tokens_per_request"
+)
+cached_fraction = bounded(WorkloadConfig, "cached_input_fraction", config_key="cost.workload.cached_input_fraction")
+tokens_per_second = bounded(
+    SelfHosting, "expected_tokens_per_second", config_key="self_hosting.expected_tokens_per_second"
+)
+hourly_usd = bounded(SelfHosting, "hourly_usd", config_key="self_hosting.hourly_usd")
+# Input tokens per output token: no key of its own; one output token comes with at most a request's input tokens.
+input_output_ratio = bounded(
+    WorkloadConfig, "input_tokens_per_request", config_key="cost.workload.input_tokens_per_request, per output token"
+)
 
 
 def _name(text: str) -> str:
@@ -80,9 +131,29 @@ def _price_warning(prices: TokenPrices) -> list[str]:
     if prices.verified:
         return []
     return [
-        f"price source {prices.source_name!r} is unverified (source: {prices.source}, as of {prices.as_of}); "
-        "check it against the provider's pricing page or your contract"
+        f"price source {prices.source_name!r} is unverified: check it against the provider's pricing page or your "
+        f"contract (source: {prices.source}, as of {prices.as_of})"
     ]
+
+
+# Integers up to 2**53 are exact in a float: beyond it a grouped number prints digits that mean nothing.
+EXACT_LIMIT = 2.0**53
+
+
+def _check_printable(data: Any, flags: dict[str, float | None], path: str = "") -> None:
+    """Refuse (exit 2) a result that would print ``inf``, ``nan`` or float artefacts, naming the inputs."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            _check_printable(value, flags, f"{path}.{key}" if path else str(key))
+    elif isinstance(data, (list, tuple)):
+        for i, value in enumerate(data):
+            _check_printable(value, flags, f"{path}[{i}]")
+    elif isinstance(data, float) and (not math.isfinite(data) or abs(data) >= EXACT_LIMIT):
+        given = ", ".join(f"{flag} {value:g}" for flag, value in flags.items() if value is not None)
+        raise LandingZoneError(
+            f"{given}: gives {path} = {data:.3g}; allowed: inputs whose results stay below 2^53 "
+            f"({EXACT_LIMIT:,.0f}), the largest number printed exactly"
+        )
 
 
 def _print_json(data: Any) -> None:
@@ -123,6 +194,7 @@ def _cmd_cost(args: argparse.Namespace) -> int:
     estimate = estimate_cost(workload, prices, hours_per_month=catalog.hours_per_month)
     warnings = _price_warning(prices)
     from_config = [_WORKLOAD_FLAGS[dest][1] for dest in missing]
+    _check_printable(estimate.as_dict(), {_WORKLOAD_FLAGS[d][0]: v for d, v in given.items() if d not in missing})
 
     if args.json:
         data = estimate.as_dict()
@@ -144,8 +216,7 @@ def _cmd_cost(args: argparse.Namespace) -> int:
     )
     print()
     print(format_cost_table(estimate))
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    print_warnings(warnings, verbose=args.verbose)
     return 0
 
 
@@ -203,6 +274,14 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
         cached_input_fraction=args.cached_input_fraction,
     )
     warnings = _price_warning(prices)
+    _check_printable(
+        result.as_dict(),
+        {
+            "--tokens-per-second": args.tokens_per_second,
+            "--hourly-usd": args.hourly_usd,
+            "--input-output-ratio": args.input_output_ratio,
+        },
+    )
     hourly_source = "--hourly-usd" if args.hourly_usd is not None else f"price catalog ({args.instance_type})"
     if args.json:
         data = result.as_dict()
@@ -215,8 +294,7 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
         return 0
     print(format_breakeven_table(result))
     print(f"instance price from {hourly_source}; API prices: {prices.source} (as of {prices.as_of})")
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    print_warnings(warnings, verbose=args.verbose)
     return 0
 
 
@@ -246,13 +324,15 @@ def register(subparsers: Subparsers) -> None:
         description="Token cost of a steady workload at one price source. Workload flags that are not given "
         "come from the configuration's cost.workload.",
     )
-    p.add_argument("--requests-per-day", type=non_negative, metavar="N", help="requests per day (>= 0)")
     p.add_argument(
-        "--input-tokens", type=non_negative, metavar="N", help="input tokens per request, cached part included (>= 0)"
+        "--requests-per-day", type=requests_per_day, metavar="N", help="requests per day (cost.workload's bounds)"
     )
-    p.add_argument("--output-tokens", type=non_negative, metavar="N", help="output tokens per request (>= 0)")
     p.add_argument(
-        "--cached-fraction", type=fraction, metavar="F", help="share of input read from the prompt cache (0..1)"
+        "--input-tokens", type=input_tokens, metavar="N", help="input tokens per request, cached part included"
+    )
+    p.add_argument("--output-tokens", type=output_tokens, metavar="N", help="output tokens per request")
+    p.add_argument(
+        "--cached-fraction", type=cached_fraction, metavar="F", help="share of input read from the prompt cache (0..1)"
     )
     p.add_argument(
         "--price-source",
@@ -261,6 +341,7 @@ def register(subparsers: Subparsers) -> None:
         help="a prices.yaml entry or offer (default: each model at its configured prices)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_verbose_arg(p)
     add_config_args(p)
     p.set_defaults(func=_cmd_cost)
 
@@ -272,10 +353,17 @@ def register(subparsers: Subparsers) -> None:
         "(--input-output-ratio, --cached-input-fraction); the output-price-only figures follow, labelled.",
     )
     p.add_argument(
-        "--tokens-per-second", type=positive, required=True, metavar="T", help="output tokens/s of one node (> 0)"
+        "--tokens-per-second",
+        type=tokens_per_second,
+        required=True,
+        metavar="T",
+        help="output tokens/s of one node (self_hosting.expected_tokens_per_second's bounds)",
     )
     p.add_argument(
-        "--hourly-usd", type=positive, metavar="H", help="USD per instance-hour (> 0; default: the price catalog's)"
+        "--hourly-usd",
+        type=hourly_usd,
+        metavar="H",
+        help="USD per instance-hour (self_hosting.hourly_usd's bounds; default: the price catalog's)",
     )
     p.add_argument(
         "--price-source",
@@ -286,14 +374,14 @@ def register(subparsers: Subparsers) -> None:
     )
     p.add_argument(
         "--input-output-ratio",
-        type=non_negative,
+        type=input_output_ratio,
         default=DEFAULT_INPUT_OUTPUT_RATIO,
         metavar="R",
         help=f"input tokens per output token (>= 0, default {DEFAULT_INPUT_OUTPUT_RATIO:g})",
     )
     p.add_argument(
         "--cached-input-fraction",
-        type=fraction,
+        type=cached_fraction,
         default=0.0,
         metavar="C",
         help="share of the input tokens read from the prompt cache, 0-1 (default 0: no caching)",
@@ -306,6 +394,7 @@ def register(subparsers: Subparsers) -> None:
         help=f"catalogued instance type (default {DEFAULT_INSTANCE_TYPE})",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_verbose_arg(p)
     p.set_defaults(func=_cmd_breakeven)
 
     p = subparsers.add_parser(

@@ -13,7 +13,9 @@ from landing_zone.core.routing import ModelRouting, PathKind
 from landing_zone.cost.budget import MonthlyBudget
 
 __all__ = [
+    "HEADLINE_CHARACTERS",
     "budget_warnings",
+    "headline",
     "mantle_only_warning",
     "metric_assumption_warning",
     "short_citation",
@@ -21,11 +23,57 @@ __all__ = [
 ]
 
 
+HEADLINE_CHARACTERS = 151  # a warning on a terminal: "warning: " + this many = one line of at most 160 characters
+
+
 def short_citation(source: str, limit: int = 140) -> str:
-    """A catalog ``source`` cut after its first URL (or at ``limit`` characters): enough to follow it."""
+    """A catalog ``source`` cut after its first URL (or at ``limit`` characters): enough to follow it.  A cut never
+    leaves a parenthesis open (it is cut before it), so that the warning around it stays balanced."""
     match = re.search(r"https://\S+?(?=[\s),;]|$)", source)
     text = source[: match.end()] if match else source
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    if len(text) <= limit:
+        return text
+    text = text[: limit - 3]
+    depth, opened_at = 0, []
+    for i, ch in enumerate(text):
+        if ch == "(":
+            opened_at.append(i)
+        elif ch == ")" and opened_at:
+            opened_at.pop()
+        depth = len(opened_at)
+    if depth:
+        text = text[: opened_at[0]].rstrip()
+    return text + "..."
+
+
+def _without_asides(text: str) -> str:
+    """``text`` without its parenthesised asides (`` (source; as of ...)``): a ``(`` after a space opens one; words
+    such as ``model(s)`` keep theirs."""
+    out: list[str] = []
+    depth = 0
+    for i, ch in enumerate(text):
+        if depth:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            continue
+        if ch == "(" and i > 0 and text[i - 1] == " ":
+            depth = 1
+            if out and out[-1] == " ":
+                out.pop()
+            continue
+        out.append(ch)
+    return re.sub(r"\s+([,;:.])", r"\1", "".join(out))
+
+
+def headline(warning: str, limit: int = HEADLINE_CHARACTERS) -> str:
+    """The one line a terminal shows of a warning: its first line without the parenthesised provenance, cut at a
+    word boundary (with " …") to ``limit`` characters.  The full text stays in the plan, the review report and
+    ``--verbose``."""
+    text = _without_asides(warning.splitlines()[0] if warning else "").strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 2]
+    cut = cut[: cut.rfind(" ")] if " " in cut else cut
+    return cut.rstrip(" ,;:") + " …"
 
 
 def unverified_warnings(plan_models: tuple[Model, ...], unverified_prices: Sequence[TokenPrices]) -> list[str]:
@@ -55,8 +103,8 @@ def metric_assumption_warning(catalog: MetricCatalog) -> str | None:
         f"{e.namespace} {e.token_metrics[k]}" for e in catalog.endpoints.values() for k in e.unverified_metrics
     ]
     return (
-        f"the spend alarms rest on {count} assumption(s) about CloudWatch metrics (core/catalog/metrics.yaml), among "
-        f"them the names {', '.join(unverified) or '-'}: `python -m landing_zone discover` compares them with the "
+        f"the spend alarms rest on {count} assumption(s) about CloudWatch metrics (core/catalog/metrics.yaml; among "
+        f"them the names {', '.join(unverified) or '-'}): `python -m landing_zone discover` compares them with the "
         "metrics your account publishes"
     )
 

@@ -219,7 +219,7 @@ def test_cost_report_writes_and_prints_the_paths(cli, tmp_path):
         (("cost", "--requests-per-day", "-5"), "--requests-per-day", "'-5'", "a number >= 0"),
         (("cost", "--input-tokens", "abc"), "--input-tokens", "'abc'", "a number >= 0"),
         (("cost", "--output-tokens", "nan"), "--output-tokens", "'nan'", "a number >= 0"),
-        (("cost", "--cached-fraction", "1.5"), "--cached-fraction", "'1.5'", "between 0 and 1"),
+        (("cost", "--cached-fraction", "1.5"), "--cached-fraction", "'1.5'", ">= 0 and <= 1"),
         (("breakeven", "--tokens-per-second", "0"), "--tokens-per-second", "'0'", "a number > 0"),
         (("breakeven", "--tokens-per-second", "-1"), "--tokens-per-second", "'-1'", "a number > 0"),
         (("breakeven", "--tokens-per-second", "5", "--hourly-usd", "-3"), "--hourly-usd", "'-3'", "a number > 0"),
