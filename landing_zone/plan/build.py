@@ -34,6 +34,7 @@ from landing_zone.plan.checks import (
     self_hosting_problems,
 )
 from landing_zone.plan.model import Plan, PlanSource
+from landing_zone.plan.policies import build_policies, scp_set
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
     budget_warnings,
@@ -41,7 +42,7 @@ from landing_zone.plan.warnings import (
     metric_assumption_warning,
     unverified_warnings,
 )
-from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
+from landing_zone.policies.guardrails import GuardrailSizeError, ScpSet
 
 __all__ = ["build_plan", "load_plan"]
 
@@ -132,9 +133,10 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     problems += _budget_limit_problems(config, catalog)
     if not problems:
         problems += self_hosting_problems(config, prices)
+    scps: ScpSet | None = None
     if config.organization is not None and not problems:
         try:
-            scp_documents(config, routing, catalog)
+            scps = scp_set(config, routing, catalog)  # built once: the stacks render these, readers read them
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
     problems += context_window_problems(config, models)
@@ -178,6 +180,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         budget=budget,
         cost_alarms=cost_alarms,
         dashboard=dashboard,
+        policies=build_policies(config, routing, catalog, applications, scps=scps),
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
         source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),
