@@ -20,8 +20,7 @@ class GuardrailsStack(LandingZoneStack):
         super().__init__(scope, construct_id, plan=plan, **kwargs)
         cfg = plan.config
         assert cfg.organization is not None, "GuardrailsStack needs an organization block"
-        assert plan.policies.scps is not None, "the plan builds the SCPs whenever there is an organization block"
-        self.scps = plan.policies.scps
+        self.scps = plan.policies.scp_set
         self.policies = ServiceControlPolicies(
             self,
             "BedrockGuardrails",

@@ -122,6 +122,14 @@ class PolicySet:
     self_hosting: SelfHostingPolicies | None = None
     scp_contents: tuple[str, ...] = field(default=())  # each SCP as Organizations receives it (minified JSON)
 
+    @property
+    def scp_set(self) -> ScpSet:
+        """``scps`` for a configuration with an ``organization`` block (the guardrails stack, simulate, the threat
+        model); raises ValueError without one."""
+        if self.scps is None:
+            raise ValueError("the configuration has no organization block: the landing zone deploys no SCPs")
+        return self.scps
+
 
 def scp_set(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> ScpSet | None:
     """The guardrail SCPs (None without an organization); raises GuardrailSizeError when they do not fit."""
