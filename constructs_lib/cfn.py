@@ -6,12 +6,15 @@ it is the CloudFormation resource class they expect, so a CDK upgrade that chang
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from aws_cdk import CfnElement, Stack
 from constructs import IConstruct
 
-__all__ = ["cfn_child", "logical_id"]
+from landing_zone.core import markers
+
+__all__ = ["cfn_child", "logical_id", "render"]
 
 T = TypeVar("T")
 
@@ -22,6 +25,15 @@ def cfn_child(construct: IConstruct, kind: type[T]) -> T:
     if not isinstance(child, kind):
         raise TypeError(f"{construct.node.path}: default child is {type(child).__name__}, expected {kind.__name__}")
     return child
+
+
+def render(scope: IConstruct, document: Mapping[str, Any], values: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A plan document with its markers replaced: the stack's account, Region and partition, plus ``values``
+    (marker -> CDK token of a resource's attribute).  A marker without a value raises (never a template string)."""
+    stack = Stack.of(scope)
+    env = {markers.ACCOUNT: stack.account, markers.REGION: stack.region, markers.PARTITION: stack.partition}
+    resolved: dict[str, Any] = markers.resolve(document, {**env, **(values or {})})
+    return resolved
 
 
 def logical_id(construct: IConstruct) -> str:

@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from aws_cdk import Annotations, CfnOutput, RemovalPolicy, Stack, Tags
+from aws_cdk import Annotations, CfnOutput, RemovalPolicy, Tags
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_eks_v2 as eks
 from aws_cdk import aws_iam as iam
@@ -29,11 +29,11 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from constructs_lib.cfn import cfn_child, logical_id
+from constructs_lib.cfn import cfn_child, logical_id, render
 from constructs_lib.compliance import acknowledge
 from constructs_lib.keys import LandingZoneKey
 from constructs_lib.network import RETENTION_DAYS, InterfaceEndpoints
-from landing_zone.core import naming
+from landing_zone.core import markers, naming
 from landing_zone.kubernetes.manifests import (
     GPU_NODE_LABELS,
     GPU_TAINT_KEY,
@@ -43,9 +43,6 @@ from landing_zone.kubernetes.manifests import (
     node_config_yaml,
     nvme_raid_script,
 )
-from landing_zone.policies.endpoints import s3_gateway_policy
-from landing_zone.policies.kms import eks_data_key_policy
-from landing_zone.policies.roles import secrets_key_use_policy
 
 # Interface endpoints (com.amazonaws.<region>.<name>) the nodes use; why each one:
 NODE_INTERFACE_ENDPOINTS: Mapping[str, str] = {
@@ -78,7 +75,8 @@ class NodeEndpoints(Construct):
     """Interface endpoints (private DNS, 443 from the VPC only) and an S3 gateway endpoint for the nodes.
 
     ``endpoints``: service name -> interface endpoint; ``s3``: the gateway endpoint (None for an imported VPC
-    whose route tables are unknown; add one there yourself).
+    whose route tables are unknown; add one there yourself) with ``s3_gateway_policy`` (the plan's
+    ``policies.self_hosting.s3_gateway``, None for an imported VPC).
     """
 
     def __init__(
@@ -89,11 +87,10 @@ class NodeEndpoints(Construct):
         vpc: ec2.IVpc,
         subnets: ec2.SubnetSelection,
         allowed_cidr: str,
-        accounts: Sequence[str],
+        s3_gateway_policy: Mapping[str, Any] | None,
         include_kubectl: bool = False,
     ) -> None:
         super().__init__(scope, construct_id)
-        stack = Stack.of(self)
         services = dict(NODE_INTERFACE_ENDPOINTS)
         if include_kubectl:
             services.update(KUBECTL_INTERFACE_ENDPOINTS)
@@ -120,12 +117,9 @@ class NodeEndpoints(Construct):
                 service=ec2.GatewayVpcEndpointAwsService.S3,
                 subnets=[subnets],
             )
-            cfn_child(self.s3, ec2.CfnVPCEndpoint).policy_document = s3_gateway_policy(
-                region=stack.region,
-                accounts=accounts,
-                partition="aws",
-                custom_resource_responses=include_kubectl,
-            )
+            if s3_gateway_policy is None:
+                raise ValueError(f"{self.node.path}: a new VPC gets an S3 gateway endpoint, which needs its policy")
+            cfn_child(self.s3, ec2.CfnVPCEndpoint).policy_document = render(self, s3_gateway_policy)
             Tags.of(self.s3).add("self-hosting-endpoint-service", "s3")
         else:
             Annotations.of(self).add_warning_v2(
@@ -151,7 +145,9 @@ class GpuInferenceCluster(Construct):
         vpc: ec2.IVpc,
         vpc_cidr: str,
         secrets_key: kms.IKey,
-        accounts: Sequence[str],
+        data_key_policy: Mapping[str, Any],
+        secrets_key_use_policy: Mapping[str, Any],
+        s3_gateway_policy: Mapping[str, Any] | None,
         kubernetes_version: str,
         instance_type: str,
         capacity: str,
@@ -170,8 +166,6 @@ class GpuInferenceCluster(Construct):
         system_root_volume_gib: int = 50,
     ) -> None:
         super().__init__(scope, construct_id)
-        stack = Stack.of(self)
-        account, region = stack.account, stack.region
         self.cluster_name = naming.eks_cluster_name(name)
         log_group_name = naming.eks_log_group_name(name)
         isolated = ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
@@ -183,7 +177,7 @@ class GpuInferenceCluster(Construct):
             vpc=vpc,
             subnets=isolated,
             allowed_cidr=vpc_cidr,
-            accounts=accounts,
+            s3_gateway_policy=s3_gateway_policy,
             include_kubectl=apply_manifests,
         )
 
@@ -193,7 +187,7 @@ class GpuInferenceCluster(Construct):
             "DataKey",
             alias=naming.eks_key_alias(name),
             description=f"{name}: EKS node root volumes and control-plane log group",
-            policy=eks_data_key_policy(account=account, region=region, log_group_name=log_group_name),
+            policy=render(self, data_key_policy),
         ).key
         self.log_group = logs.LogGroup(
             self,
@@ -217,7 +211,9 @@ class GpuInferenceCluster(Construct):
                     self,
                     "SecretsKeyUse",
                     managed_policy_name=naming.eks_secrets_policy_name(name),
-                    document=iam.PolicyDocument.from_json(secrets_key_use_policy(key_arn=secrets_key.key_arn)),
+                    document=iam.PolicyDocument.from_json(
+                        render(self, secrets_key_use_policy, {markers.SECRETS_KEY_ARN: secrets_key.key_arn})
+                    ),
                 ),
             ],
         )

@@ -6,6 +6,9 @@ Mantle (``bedrock-mantle``) calls are *not* captured by invocation logging; see 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -13,32 +16,36 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from constructs_lib.cfn import cfn_child
+from constructs_lib.cfn import cfn_child, render
 from constructs_lib.compliance import acknowledge, nag_text
 from constructs_lib.custom_resource import PythonCustomResource
 from constructs_lib.network import RETENTION_DAYS
-from landing_zone.core import arns, naming
+from landing_zone.core import arns, markers, naming
 from landing_zone.core.config import InvocationLogging as Settings
-from landing_zone.policies.access import (
-    bedrock_logging_role_policy,
-    bedrock_logging_trust_policy,
-    handler_policy,
-    invocation_log_bucket_policy,
-)
-
-KEY_PREFIX = "bedrock-invocation-logs/"
-HANDLER_ACTIONS = (
-    "bedrock:PutModelInvocationLoggingConfiguration",
-    "bedrock:GetModelInvocationLoggingConfiguration",
-    "bedrock:DeleteModelInvocationLoggingConfiguration",
-)
 
 
 class InvocationLoggingConfig(Construct):
-    """``bucket``, ``log_group``, ``role`` (assumed by Bedrock), ``configuration`` (custom resource)."""
+    """``bucket``, ``log_group``, ``role`` (assumed by Bedrock), ``configuration`` (custom resource).
+
+    The documents come from the plan (``plan.policies.invocation_*`` and ``automation["invocation-logging"]``):
+    ``bucket_policy`` (markers: the bucket's ARN), ``role_policy`` and ``trust_policy`` of the role Bedrock
+    assumes, ``handler_policy`` / ``provider_policy`` of the custom resource (marker: the logging role's ARN).
+    """
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, landing_zone_name: str, settings: Settings, logs_key: kms.IKey
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        landing_zone_name: str,
+        settings: Settings,
+        logs_key: kms.IKey,
+        key_prefix: str,
+        bucket_policy: Mapping[str, Any],
+        role_policy: Mapping[str, Any],
+        trust_policy: Mapping[str, Any],
+        handler_policy: Mapping[str, Any],
+        provider_policy: Mapping[str, Any],
     ) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
@@ -90,9 +97,7 @@ class InvocationLoggingConfig(Construct):
                 )
             ],
         )
-        policy = invocation_log_bucket_policy(
-            bucket_arn=self.bucket.bucket_arn, key_prefix=KEY_PREFIX, account=account, region=region
-        )
+        policy = render(self, bucket_policy, {markers.BUCKET_ARN: self.bucket.bucket_arn})
         s3.CfnBucketPolicy(self, "BucketPolicy", bucket=self.bucket.bucket_name, policy_document=policy)
         log_group_name = naming.invocation_log_group_name(landing_zone_name)
         self.log_group = logs.LogGroup(
@@ -115,7 +120,7 @@ class InvocationLoggingConfig(Construct):
             self,
             "BedrockLoggingPolicy",
             managed_policy_name=naming.invocation_logging_policy_name(landing_zone_name),
-            document=iam.PolicyDocument.from_json(bedrock_logging_role_policy(log_streams_arn=streams)),
+            document=iam.PolicyDocument.from_json(render(self, role_policy)),
         )
         acknowledge(
             logging_policy,
@@ -131,25 +136,15 @@ class InvocationLoggingConfig(Construct):
             description="Assumed by Bedrock to deliver model invocation logs to CloudWatch Logs",
             managed_policies=[logging_policy],
         )
-        cfn_child(self.role, iam.CfnRole).assume_role_policy_document = bedrock_logging_trust_policy(
-            account=account, region=region
-        )
-        handler = handler_policy(HANDLER_ACTIONS, sid="ManageInvocationLogging")
-        handler["Statement"].append(
-            {
-                "Sid": "PassLoggingRoleToBedrock",
-                "Effect": "Allow",
-                "Action": "iam:PassRole",
-                "Resource": self.role.role_arn,
-                "Condition": {"StringEquals": {"iam:PassedToService": "bedrock.amazonaws.com"}},
-            }
-        )
+        cfn_child(self.role, iam.CfnRole).assume_role_policy_document = render(self, trust_policy)
         self.configuration = PythonCustomResource(
             self,
             "Configuration",
             handler="invocation-logging",
             landing_zone_name=landing_zone_name,
-            policy=handler,
+            policy=handler_policy,
+            provider_policy=provider_policy,
+            values={markers.LOGGING_ROLE_ARN: self.role.role_arn},
             logs_key=logs_key,
             log_retention=RETENTION_DAYS[settings.log_retention_days],
             resource_type="Custom::BedrockInvocationLogging",
@@ -157,7 +152,7 @@ class InvocationLoggingConfig(Construct):
                 "LogGroupName": self.log_group.log_group_name,
                 "RoleArn": self.role.role_arn,
                 "BucketName": self.bucket.bucket_name,
-                "KeyPrefix": KEY_PREFIX,
+                "KeyPrefix": key_prefix,
                 "TextDataDeliveryEnabled": str(settings.text).lower(),
                 "ImageDataDeliveryEnabled": str(settings.image).lower(),
                 "EmbeddingDataDeliveryEnabled": str(settings.embedding).lower(),

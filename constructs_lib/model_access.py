@@ -7,7 +7,8 @@ as Moonshot's) additionally need their agreement accepted.  This custom resource
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
@@ -15,18 +16,12 @@ from constructs import Construct
 
 from constructs_lib.compliance import acknowledge
 from constructs_lib.custom_resource import PythonCustomResource
-from landing_zone.policies.access import handler_policy
-
-ACTIONS = (
-    "bedrock:GetFoundationModelAvailability",
-    "bedrock:ListFoundationModelAgreementOffers",
-    "bedrock:CreateFoundationModelAgreement",
-    "aws-marketplace:Subscribe",
-    "aws-marketplace:ViewSubscriptions",
-)
 
 
 class ModelAgreements(Construct):
+    """The agreements custom resource; ``handler_policy`` / ``provider_policy`` from the plan
+    (``plan.policies.automation["model-agreement"]``)."""
+
     def __init__(
         self,
         scope: Construct,
@@ -34,6 +29,8 @@ class ModelAgreements(Construct):
         *,
         landing_zone_name: str,
         model_ids: Sequence[str],
+        handler_policy: Mapping[str, Any],
+        provider_policy: Mapping[str, Any],
         logs_key: kms.IKey,
         log_retention: logs.RetentionDays,
     ) -> None:
@@ -43,7 +40,8 @@ class ModelAgreements(Construct):
             "Agreements",
             handler="model-agreement",
             landing_zone_name=landing_zone_name,
-            policy=handler_policy(ACTIONS, sid="AcceptModelAgreements"),
+            policy=handler_policy,
+            provider_policy=provider_policy,
             logs_key=logs_key,
             log_retention=log_retention,
             resource_type="Custom::BedrockModelAgreements",

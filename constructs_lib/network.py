@@ -12,10 +12,9 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from constructs_lib.cfn import cfn_child
+from constructs_lib.cfn import cfn_child, render
 from constructs_lib.compliance import acknowledge, nag_text
 from landing_zone.core import arns, naming
-from landing_zone.policies.roles import flow_log_role_policy
 
 # CloudWatch Logs accepts only these retention periods (PutRetentionPolicy API).
 RETENTION_DAYS = {
@@ -45,7 +44,9 @@ RETENTION_DAYS = {
 
 
 class PrivateNetwork(Construct):
-    """``vpc`` and ``subnets`` (isolated: no internet route) for the endpoints; ``flow_log_group``."""
+    """``vpc`` and ``subnets`` (isolated: no internet route) for the endpoints; ``flow_log_group``.
+
+    ``flow_log_policy``: the flow-log role's document from the plan (``plan.policies.flow_logs``)."""
 
     def __init__(
         self,
@@ -58,6 +59,7 @@ class PrivateNetwork(Construct):
         flow_log_group_name: str,
         flow_log_key: kms.IKey,
         flow_log_retention_days: int,
+        flow_log_policy: Mapping[str, Any],
         vpc_id: str | None = None,
         subnet_ids: Sequence[str] = (),
     ) -> None:
@@ -93,19 +95,14 @@ class PrivateNetwork(Construct):
             removal_policy=RemovalPolicy.RETAIN,
         )
         stack = Stack.of(self)
-        flow_log_policy = iam.ManagedPolicy(
+        flow_log_managed = iam.ManagedPolicy(
             self,
             "FlowLogPolicy",
             managed_policy_name=naming.flow_logs_policy_name(landing_zone_name),
-            document=iam.PolicyDocument.from_json(
-                flow_log_role_policy(
-                    log_group_arn=arns.log_group(stack.region, stack.account, flow_log_group_name, stack.partition),
-                    log_streams_arn=arns.log_streams(stack.region, stack.account, flow_log_group_name, stack.partition),
-                )
-            ),
+            document=iam.PolicyDocument.from_json(render(self, flow_log_policy)),
         )
         acknowledge(
-            flow_log_policy,
+            flow_log_managed,
             "AwsSolutions-IAM5",
             finding="Resource::"
             + nag_text(self, arns.log_streams(stack.region, stack.account, flow_log_group_name, stack.partition)),
@@ -125,7 +122,7 @@ class PrivateNetwork(Construct):
                     },
                 },
             ),
-            managed_policies=[flow_log_policy],
+            managed_policies=[flow_log_managed],
             description="VPC Flow Logs delivery to the landing zone's encrypted log group",
         )
         self.flow_log = ec2.FlowLog(

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from aws_cdk import CfnTag
 from aws_cdk import aws_organizations as organizations
 from constructs import Construct
 
 from landing_zone.core import naming
-from landing_zone.policies.common import minified
 
 
 class ServiceControlPolicies(Construct):
     """One ``AWS::Organizations::Policy`` per document.
 
-    The content is passed as a minified JSON *string*, so the characters counted against the SCP size limit at
-    synth are exactly the characters Organizations receives.  ``policies``: the CfnPolicy resources, in order.
+    ``contents``: each SCP as the minified JSON *string* the plan measured against the SCP size limit
+    (``plan.policies.scp_contents``), so those are exactly the characters Organizations receives.
+    ``policies``: the CfnPolicy resources, in order.
     """
 
     def __init__(
@@ -25,7 +25,7 @@ class ServiceControlPolicies(Construct):
         scope: Construct,
         construct_id: str,
         *,
-        documents: Sequence[Mapping[str, Any]],
+        contents: Sequence[str],
         landing_zone_name: str,
         description: str,
         target_ids: Sequence[str],
@@ -33,17 +33,17 @@ class ServiceControlPolicies(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         self.policies: list[organizations.CfnPolicy] = []
-        for index, doc in enumerate(documents, start=1):
+        for index, content in enumerate(contents, start=1):
             policy = organizations.CfnPolicy(
                 self,
                 f"Scp{index}",
                 name=naming.scp_name(landing_zone_name, index),
-                description=f"{description} (part {index} of {len(documents)})",
+                description=f"{description} (part {index} of {len(contents)})",
                 type="SERVICE_CONTROL_POLICY",
-                content=dict(doc),
+                content=json.loads(content),
                 target_ids=list(target_ids) or None,
                 tags=[CfnTag(key=k, value=v) for k, v in sorted(tags.items())],
             )
             # CDK's prop validation insists on an object; the template carries the exact minified string.
-            policy.add_property_override("Content", minified(doc))
+            policy.add_property_override("Content", content)
             self.policies.append(policy)

@@ -21,7 +21,6 @@ from landing_zone.assembly.intrinsics import resolve_document, template_resolver
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Decision, Request, evaluate, evaluate_scp_levels
-from landing_zone.policies.guardrails import permissions_boundary, scp_documents
 
 __all__ = [
     "Arn",
@@ -56,14 +55,14 @@ class Guardrails:
 
 
 def guardrails_from_plan(plan: Plan) -> Guardrails:
-    """The guardrails the configuration deploys, compiled by the builders the stacks use."""
+    """The guardrails the configuration deploys: the plan's documents, the ones the stacks render."""
     cfg = plan.config
     source = "guardrails compiled from the configuration"
     if cfg.organization is not None:
-        scps = scp_documents(cfg, plan.routing, plan.catalog)
+        scps = plan.policies.scp_set
         named = tuple((f"{cfg.name}-bedrock-guardrails-{i}", d) for i, d in enumerate(scps.documents, start=1))
         return Guardrails("scp", named, source)
-    boundary = permissions_boundary(cfg, plan.routing, plan.catalog)
+    boundary = plan.policies.boundary
     return Guardrails("boundary", ((f"{cfg.name}{BOUNDARY_SUFFIX}", boundary),), source)
 
 

@@ -18,10 +18,9 @@ from constructs_lib.content_guardrail import ContentGuardrail
 from constructs_lib.invocation_logging import InvocationLoggingConfig
 from constructs_lib.model_access import ModelAgreements
 from constructs_lib.network import RETENTION_DAYS
-from landing_zone.core import arns, naming
+from landing_zone.core import arns, markers, naming
 from landing_zone.plan import Plan
-from landing_zone.policies.access import invoker_policy, invoker_trust_policy
-from landing_zone.policies.guardrails import permissions_boundary
+from landing_zone.plan.policies import INVOCATION_LOG_KEY_PREFIX
 from stacks.base import LandingZoneStack
 
 
@@ -43,22 +42,23 @@ def add_access(
     logs_key: kms.IKey,
     endpoints: dict[str, ec2.InterfaceVpcEndpoint],
     cost_center: str | None = None,
-    caller_account: str | None = None,
 ) -> AccessParts:
     """Invoker roles + application profiles per application, the boundary, logging, guardrail, agreements.
 
-    ``cost_center`` overrides every application's cost-center tag and ``caller_account`` every application's
-    caller (StackSets: per-account parameters and the member account itself).
+    ``cost_center`` overrides every application's cost-center tag (StackSets: a per-account parameter).  The
+    documents are the plan's (``plan.policies``); ``account`` replaces their account marker (StackSets: the member
+    account itself, which is then also every application's caller).
     """
     cfg = plan.config
     region = cfg.home_region
+    policies = plan.policies
     # The same denies as the SCPs, on the roles themselves (the only guardrail in single-account mode).
     parts = AccessParts(
         boundary=PermissionsBoundary(
             scope,
             "InvokerBoundary",
             policy_name=naming.invoker_boundary_policy_name(cfg.name),
-            document=permissions_boundary(cfg, plan.routing, plan.catalog),
+            document=policies.boundary,
         ).policy
     )
     if cfg.content_guardrail.enabled:
@@ -69,13 +69,10 @@ def add_access(
             settings=cfg.content_guardrail,
             tags={"landing-zone": cfg.name},
         )
-    per_request_guardrail = (
-        parts.guardrail.arn if parts.guardrail and cfg.content_guardrail.enforcement == "per-request" else None
-    )
-    require_vpce = cfg.access.require_vpc_endpoint
-    runtime_ep = endpoints.get("bedrock-runtime")
-    mantle_ep = endpoints.get("bedrock-mantle")
-    control_ep = endpoints.get("bedrock")
+    # The deploy-time values the plan's invoker documents name by marker.
+    values = {markers.ACCOUNT: account, **{markers.endpoint_id(s): ep.vpc_endpoint_id for s, ep in endpoints.items()}}
+    if parts.guardrail is not None:
+        values[markers.GUARDRAIL_ARN] = parts.guardrail.arn
     for app in plan.applications:
         name = app.app.name
         profile = None
@@ -88,30 +85,15 @@ def add_access(
                 description=f"{name}: {app.model.name} via {app.route.kind.value} {app.route.invoke_id}",
                 tags={"application": name, "cost-center": cost_center or app.app.cost_center, "landing-zone": cfg.name},
             )
-        permissions = invoker_policy(
-            app,
-            plan.routing,
-            account=account,
-            region=region,
-            application_profile_arn=profile.arn if profile else None,
-            runtime_endpoint_id=runtime_ep.vpc_endpoint_id if (require_vpce and runtime_ep) else None,
-            mantle_endpoint_id=mantle_ep.vpc_endpoint_id if (require_vpce and mantle_ep) else None,
-            control_endpoint_id=control_ep.vpc_endpoint_id if (require_vpce and control_ep) else None,
-            require_endpoints=require_vpce,
-            guardrail_arn=per_request_guardrail,
-        )
-        trust = invoker_trust_policy(
-            caller_account=caller_account or app.caller_account_id,
-            trusted_principal_arns=app.app.trusted_principal_arns,
-            sso_permission_sets=app.app.sso_permission_sets,
-        )
+        documents = policies.invokers[name]
+        app_values = {**values, **({markers.profile_arn(name): profile.arn} if profile else {})}
         invoker = InvokerRole(
             scope,
             f"Invoker-{name}",
             role_name=naming.invoker_role_name(cfg.name, name),
             policy_name=naming.invoker_policy_name(cfg.name, name),
-            trust_policy=trust,
-            permissions=permissions,
+            trust_policy=markers.resolve(documents.trust, app_values),
+            permissions=markers.resolve(documents.permissions, app_values),
             boundary=parts.boundary,
             description=f"{cfg.name}: {name} calls {app.model.name} "
             + ("through its application inference profile" if profile else "on Mantle (no compliant runtime path)"),
@@ -148,8 +130,19 @@ def add_access(
             + (" (Mantle only: no compliant runtime path)" if profile is None else ""),
         )
     if cfg.invocation_logging.enabled:
+        assert policies.invocation_log_bucket and policies.invocation_logging_trust and policies.invocation_logging_role
         parts.logging = InvocationLoggingConfig(
-            scope, "InvocationLogging", landing_zone_name=cfg.name, settings=cfg.invocation_logging, logs_key=logs_key
+            scope,
+            "InvocationLogging",
+            landing_zone_name=cfg.name,
+            settings=cfg.invocation_logging,
+            logs_key=logs_key,
+            key_prefix=INVOCATION_LOG_KEY_PREFIX,
+            bucket_policy=policies.invocation_log_bucket,
+            role_policy=policies.invocation_logging_role,
+            trust_policy=policies.invocation_logging_trust,
+            handler_policy=policies.automation["invocation-logging"].handler,
+            provider_policy=policies.automation["invocation-logging"].provider,
         )
         CfnOutput(scope, "InvocationLogBucket", value=parts.logging.bucket.bucket_name)
         CfnOutput(scope, "InvocationLogGroup", value=parts.logging.log_group.log_group_name)
@@ -159,6 +152,8 @@ def add_access(
             "ModelAgreements",
             landing_zone_name=cfg.name,
             model_ids=[m.id for m in plan.models],
+            handler_policy=policies.automation["model-agreement"].handler,
+            provider_policy=policies.automation["model-agreement"].provider,
             logs_key=logs_key,
             log_retention=RETENTION_DAYS[cfg.invocation_logging.log_retention_days],
         )

@@ -14,17 +14,10 @@ from constructs import Construct
 from constructs_lib.access import ApplicationProfile, InvokerRole
 from constructs_lib.cost import AlertsTopic, CostAnomalyDetection, KillSwitch, MonthlyCostBudget, SpendAlarms
 from constructs_lib.dashboard import OperationsDashboard
-from landing_zone.core import naming
+from landing_zone.core import markers, naming
 from landing_zone.cost.alarms import AlarmSpec, application_profile_marker
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.plan import Plan
-from landing_zone.policies.cost import (
-    alerts_topic_policy,
-    budget_action_execution_policy,
-    budget_action_trust_policy,
-    budget_filter_expression,
-    kill_switch_policy,
-)
 from stacks.access import AccessStack
 from stacks.base import LandingZoneStack
 
@@ -62,20 +55,19 @@ def add_cost_controls(
     """
     cfg = plan.config
     cost = cfg.cost
-    region = cfg.home_region
     emails = list(cost.alert_emails if alert_emails is None else alert_emails)
     alerts = AlertsTopic(scope, "Alerts", topic_name=naming.alerts_topic_name(cfg.name), key=alerts_key, emails=emails)
     topic = alerts.topic
-    alerts.set_policy(alerts_topic_policy(topic_arn=topic.topic_arn, account=account, region=region))
+    policies = plan.policies  # the documents, from the plan; account and ARNs resolved here
+    account_value = {markers.ACCOUNT: account}
+    alerts.set_policy(markers.resolve(policies.alerts_topic, {**account_value, markers.TOPIC_ARN: topic.topic_arn}))
     budget_model = plan.budget
     budget = MonthlyCostBudget(
         scope,
         "Budget",
         budget_name=naming.budget_name(cfg.name),
         amount_usd=budget_model.usd if budget_usd is None else budget_usd,
-        filter_expression=budget_filter_expression(
-            scope=cost.budget_scope, account=account, tag_key="landing-zone", tag_value=cfg.name
-        ),
+        filter_expression=markers.resolve(policies.budget_filter, account_value),
         actual_percents=cost.notify_actual_percent,
         forecast_percents=cost.notify_forecast_percent,
         topic=topic,
@@ -83,16 +75,18 @@ def add_cost_controls(
     )
     kill_switch = None
     roles = [inv.role for _, inv in sorted(invokers.items())]
-    if cost.kill_switch and roles:
+    if policies.kill_switch and policies.budget_action_trust and policies.budget_action_execution and roles:
+        role_arns = {markers.invoker_role_arn(name): inv.role.role_arn for name, inv in invokers.items()}
+        execution = policies.budget_action_execution
         kill_switch = KillSwitch(
             scope,
             "KillSwitch",
             landing_zone_name=cfg.name,
             budget=budget,
-            deny_policy=kill_switch_policy(),
-            execution_trust=budget_action_trust_policy(account=account),
-            execution_policy_for=lambda policy_arn: budget_action_execution_policy(
-                kill_switch_policy_arn=policy_arn, invoker_role_arns=[r.role_arn for r in roles]
+            deny_policy=policies.kill_switch,
+            execution_trust=markers.resolve(policies.budget_action_trust, account_value),
+            execution_policy_for=lambda policy_arn: markers.resolve(
+                execution, {**role_arns, markers.KILL_SWITCH_POLICY_ARN: policy_arn}
             ),
             invoker_roles=roles,
             topic=topic,

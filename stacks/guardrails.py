@@ -12,7 +12,6 @@ from constructs import Construct
 
 from constructs_lib.organizations import ServiceControlPolicies
 from landing_zone.plan import Plan
-from landing_zone.policies.guardrails import scp_documents
 from stacks.base import LandingZoneStack
 
 
@@ -21,11 +20,11 @@ class GuardrailsStack(LandingZoneStack):
         super().__init__(scope, construct_id, plan=plan, **kwargs)
         cfg = plan.config
         assert cfg.organization is not None, "GuardrailsStack needs an organization block"
-        self.scps = scp_documents(cfg, plan.routing, plan.catalog)
+        self.scps = plan.policies.scp_set
         self.policies = ServiceControlPolicies(
             self,
             "BedrockGuardrails",
-            documents=self.scps.documents,
+            contents=plan.policies.scp_contents,
             landing_zone_name=cfg.name,
             description=f"{cfg.name}: Bedrock inference only in compliant Regions and allowed models; no tampering",
             target_ids=cfg.organization.target_ids,

@@ -8,9 +8,8 @@ from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from constructs_lib.keys import LandingZoneKey
-from landing_zone.core import naming
+from landing_zone.core import markers, naming
 from landing_zone.plan import Plan
-from landing_zone.policies.kms import key_policy
 from stacks.base import LandingZoneStack
 
 DESCRIPTIONS = {
@@ -30,7 +29,7 @@ def add_keys(scope: Construct, *, plan: Plan, account: str) -> dict[str, kms.Key
             f"{purpose.capitalize()}Key",
             alias=naming.key_alias(cfg.name, purpose),
             description=f"{cfg.name}: {DESCRIPTIONS[purpose]}",
-            policy=key_policy(purpose, account=account, region=cfg.home_region, name=cfg.name),
+            policy=markers.resolve(plan.policies.keys[purpose], {markers.ACCOUNT: account}),
         ).key
         for purpose in purposes
     }

@@ -61,8 +61,7 @@ class MemberBaselineStack(StackSetStack):
             plan=plan,
             logs_key=self.keys["logs"],
             availability_zones=azs,
-            accounts=[account],
-            organization_id=None,  # each member's endpoints admit its own principals only
+            account=account,  # each member's endpoints admit its own principals only (plan.policies.endpoints)
         )
         self.network = network.network
         self.endpoints = network.endpoints
@@ -73,7 +72,6 @@ class MemberBaselineStack(StackSetStack):
             logs_key=self.keys["logs"],
             endpoints=network.endpoints.endpoints,
             cost_center=cost_center.value_as_string,
-            caller_account=account,
         )
         self.access = access
         cost = add_cost_controls(

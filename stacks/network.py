@@ -11,9 +11,8 @@ from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from constructs_lib.network import BedrockEndpoints, PrivateNetwork
-from landing_zone.core import naming
+from landing_zone.core import markers, naming
 from landing_zone.plan import Plan
-from landing_zone.policies.endpoints import endpoint_policy
 from stacks.base import LandingZoneStack
 
 
@@ -29,10 +28,11 @@ def add_network(
     plan: Plan,
     logs_key: kms.IKey,
     availability_zones: Sequence[str],
-    accounts: Sequence[str],
-    organization_id: str | None,
+    account: str,
 ) -> NetworkParts:
-    """VPC + flow logs + endpoints whose policies admit ``accounts`` (or the organization)."""
+    """VPC + flow logs + endpoints with the plan's policies (``account`` replaces the account marker: the member
+    baseline's endpoints admit their own account's principals, the per-account ones the configured accounts or
+    the organization)."""
     cfg = plan.config
     net = cfg.network
     network = PrivateNetwork(
@@ -46,12 +46,10 @@ def add_network(
         flow_log_group_name=naming.flow_log_group_name(cfg.name),
         flow_log_key=logs_key,
         flow_log_retention_days=net.flow_log_retention_days,
+        flow_log_policy=plan.policies.flow_logs,
     )
     policies: dict[str, dict[str, Any]] = {
-        service: endpoint_policy(
-            service, plan.routing, region=cfg.home_region, accounts=accounts, organization_id=organization_id
-        )
-        for service in net.endpoints
+        service: markers.resolve(doc, {markers.ACCOUNT: account}) for service, doc in plan.policies.endpoints.items()
     }
     endpoints = BedrockEndpoints(
         scope,
@@ -77,8 +75,7 @@ class NetworkStack(LandingZoneStack):
             plan=plan,
             logs_key=logs_key,
             availability_zones=self.availability_zones,
-            accounts=cfg.account_ids,
-            organization_id=cfg.organization.organization_id if cfg.organization else None,
+            account=cfg.deployment_account,
         )
         self.network = parts.network
         self.endpoints = parts.endpoints

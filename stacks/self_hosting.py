@@ -42,6 +42,8 @@ class SelfHostingStack(LandingZoneStack):
         super().__init__(scope, construct_id, plan=plan, **kwargs)
         cfg = plan.config
         sh = cfg.self_hosting
+        policies = plan.policies.self_hosting
+        assert policies is not None, "the plan builds the self-hosting documents whenever self_hosting is enabled"
         spec = ServingSpec(allowed_cidrs=(cfg.network.vpc_cidr,))
         self.manifests = render_manifests(spec, Images(vllm=sh.vllm_image))
         self.inference = GpuInferenceCluster(
@@ -51,7 +53,9 @@ class SelfHostingStack(LandingZoneStack):
             vpc=vpc,
             vpc_cidr=cfg.network.vpc_cidr,
             secrets_key=secrets_key,
-            accounts=cfg.account_ids,
+            data_key_policy=policies.data_key,
+            secrets_key_use_policy=policies.secrets_key_use,
+            s3_gateway_policy=policies.s3_gateway,
             kubernetes_version=sh.kubernetes_version,
             instance_type=sh.instance_type,
             capacity=sh.capacity,

@@ -19,7 +19,6 @@ from landing_zone.cli.request_inputs import check_request
 from landing_zone.core.catalog import load_catalog
 from landing_zone.errors import LandingZoneError
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
-from landing_zone.policies.guardrails import scp_documents
 from landing_zone.review.redteam import evaluate_attacks, threat_model_markdown
 from landing_zone.simulate import (
     Guardrails,
@@ -87,7 +86,7 @@ def cmd_threat_model(args: argparse.Namespace) -> int:
             "threat-model needs an `organization` block: the threat model is an administrator of "
             "a targeted member account, and only SCPs bind one (docs/THREAT_MODEL.md)"
         )
-    scps = scp_documents(plan.config, plan.routing, plan.catalog)
+    scps = plan.policies.scp_set
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(scps.documents, start=1))]]
     results, skipped = evaluate_attacks(plan, levels)
     print(threat_model_markdown(plan, results, skipped), end="")

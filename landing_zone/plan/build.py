@@ -37,6 +37,7 @@ from landing_zone.plan.checks import (
     self_hosting_problems,
 )
 from landing_zone.plan.model import Plan, PlanSource
+from landing_zone.plan.policies import build_policies, scp_set
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
     budget_warnings,
@@ -44,7 +45,7 @@ from landing_zone.plan.warnings import (
     metric_assumption_warning,
     unverified_warnings,
 )
-from landing_zone.policies.guardrails import GuardrailSizeError, scp_documents
+from landing_zone.policies.guardrails import GuardrailSizeError, ScpSet
 
 __all__ = ["build_plan", "load_plan"]
 
@@ -133,10 +134,10 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         problems += budget_scope_problems(config, applications)
         problems += per_request_guardrail_problems(config, applications)
     problems += _budget_limit_problems(config, catalog)
-    scp_count = 0
+    scps: ScpSet | None = None
     if config.organization is not None and not problems:
         try:
-            scp_count = len(scp_documents(config, routing, catalog).documents)
+            scps = scp_set(config, routing, catalog)  # built once: the stacks render these, readers read them
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
     problems += context_window_problems(config, models)
@@ -152,7 +153,9 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             problems += part_problems
     if not problems:
         problems += self_hosting_problems(config, prices)
-    problems += name_problems(generated_names(config, applications, scp_count=scp_count), catalog)
+    problems += name_problems(
+        generated_names(config, applications, scp_count=len(scps.documents) if scps else 0), catalog
+    )
     if problems:
         raise ConfigError(problems, origin=origin)
 
@@ -202,6 +205,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         budget=budget,
         cost_alarms=cost_alarms,
         dashboard=dashboard,
+        policies=build_policies(config, routing, catalog, applications, scps=scps),
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
         source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),

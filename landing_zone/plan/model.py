@@ -18,6 +18,7 @@ from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.cost.dashboard import DashboardPlan
 from landing_zone.cost.model_prices import ModelPrices, PricedPart
 from landing_zone.errors import Problem, shown
+from landing_zone.plan.policies import PolicySet
 
 __all__ = ["Plan", "PlanSource"]
 
@@ -49,6 +50,9 @@ class Plan:
     budget: MonthlyBudget  # the one monthly budget: AWS Budgets, kill switch, alarm threshold, reports
     cost_alarms: CostAlarmPlan  # the token-metric alarms at that budget
     dashboard: DashboardPlan  # the operations dashboard, from the same sources and prices as the alarms
+    # Every policy document the landing zone deploys (SCPs, boundary, invoker, endpoint, key, bucket, topic,
+    # automation and budget-action policies), built once; deploy-time values are markers the constructs resolve.
+    policies: PolicySet
     warnings: tuple[str, ...]
     # each configured model's prices per invocation path (cost.price_source / cost.price_overrides applied)
     model_prices: ModelPrices = field(default_factory=lambda: ModelPrices(MappingProxyType({})))

@@ -21,7 +21,7 @@ import yaml
 
 from landing_zone.core.catalog.action_space import ACTION_SPACE_FILE
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate_scp_levels
-from landing_zone.policies.guardrails import USE_ACTIONS, scp_documents
+from landing_zone.policies.guardrails import USE_ACTIONS
 from landing_zone.review.action_space import derive, render
 from landing_zone.review.coverage import EXCEPTIONS_FILE, coverage, exceptions
 from tests.conftest import ROOT
@@ -71,7 +71,7 @@ def test_resource_typed_actions_are_denied_not_excepted_except_the_use_actions(r
 def self_hosting_in_an_organization(plan_for, defaults):
     """examples/self-hosting.yaml is single-account; the EKS resources are protected only where SCPs exist."""
     plan = plan_for(ROOT / "examples" / "self-hosting.yaml", organization=defaults["organization"])
-    documents = scp_documents(plan.config, plan.routing, plan.catalog).documents
+    documents = plan.policies.scps.documents
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(documents, 1))]]
     return coverage(plan, levels)
 

@@ -65,10 +65,9 @@ REGION_DENY_CASES = [
     ids=[c[0] for c in REGION_DENY_CASES],
 )
 def test_optional_region_deny_for_all_services(plan_for, case, action, resource, region, principal, expected):
-    from landing_zone.policies.guardrails import scp_documents
-
     plan = plan_for(ROOT / "examples" / "eu-sovereign.yaml", policy_guardrails={"region_deny_all_services": True})
-    scps = scp_documents(plan.config, plan.routing, plan.catalog)
+    scps = plan.policies.scps
+    assert scps is not None
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp{i}", d) for i, d in enumerate(scps.documents))]]
     decision = evaluate_scp_levels(
         levels, Request(action, resource, {"aws:RequestedRegion": region, "aws:PrincipalARN": principal})
@@ -77,10 +76,9 @@ def test_optional_region_deny_for_all_services(plan_for, case, action, resource,
 
 
 def test_global_inference_allowed_admits_the_global_legs(plan_for):
-    from landing_zone.policies.guardrails import scp_documents
-
     plan = plan_for(allow_global_inference=True)
-    scps = scp_documents(plan.config, plan.routing, plan.catalog)
+    scps = plan.policies.scps
+    assert scps is not None
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp{i}", d) for i, d in enumerate(scps.documents))]]
     profile = f"arn:aws:bedrock:us-east-1:111111111111:inference-profile/global.{M}"
     for resource, region, extra in [

@@ -364,13 +364,12 @@ def test_the_kubectl_provider_may_invoke_its_handler_under_the_guardrails(applie
     Request: lambda:InvokeFunction on the handler's ARN, aws:ResourceTag/landing-zone = <name> (Lambda evaluates the
     function's tags: Service Authorization Reference, AWS Lambda, InvokeFunction)."""
     from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate_scp_levels
-    from landing_zone.policies.guardrails import scp_documents
 
     roles = {r["Properties"].get("RoleName") for r in applied.resources("AWS::IAM::Role").values()}
     name = applied.plan.config.name
     assert {f"{name}-automation-kubectl-handler", f"{name}-automation-kubectl-provider"} <= roles
     org_plan = plan_for(EXAMPLE, organization=defaults["organization"], self_hosting={"apply_manifests": True})
-    documents = scp_documents(org_plan.config, org_plan.routing, org_plan.catalog).documents
+    documents = org_plan.policies.scps.documents
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(documents, 1))]]
     account, region = org_plan.config.deployment_account, org_plan.config.home_region
     handler = f"arn:aws:lambda:{region}:{account}:function:{name}-self-hosting-InferenceClusterKubectlProvide-abc"

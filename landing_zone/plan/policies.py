@@ -1,0 +1,301 @@
+"""Every policy document the landing zone deploys, built once from the config and the routing decision.
+
+The only caller of the builders in :mod:`landing_zone.policies` outside that package (``tests/unit/
+test_policy_call_sites.py`` checks it).  Deploy-time values are markers (:mod:`landing_zone.core.markers`), which
+the constructs replace by CDK tokens when they render a document:
+
+* per-account mode: the account is the configured deployment account, the Region ``home_region``;
+* member baseline (one StackSet template for every account): the account is :data:`~markers.ACCOUNT`, and the
+  endpoint policies admit that account's own principals only;
+* documents of constructs that take the account, Region and partition from their stack use
+  :data:`~markers.ACCOUNT`, :data:`~markers.REGION` and :data:`~markers.PARTITION`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from landing_zone.core import arns, markers, naming
+from landing_zone.core.applications import ApplicationPlan
+from landing_zone.core.catalog import Catalog
+from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.routing import RoutingDecision
+from landing_zone.policies.access import (
+    bedrock_logging_role_policy,
+    bedrock_logging_trust_policy,
+    handler_policy,
+    invocation_log_bucket_policy,
+    invoker_policy,
+    invoker_trust_policy,
+)
+from landing_zone.policies.common import minified
+from landing_zone.policies.cost import (
+    alerts_topic_policy,
+    budget_action_execution_policy,
+    budget_action_trust_policy,
+    budget_filter_expression,
+    kill_switch_policy,
+)
+from landing_zone.policies.endpoints import endpoint_policy, s3_gateway_policy
+from landing_zone.policies.guardrails import ScpSet, permissions_boundary, scp_documents
+from landing_zone.policies.kms import eks_data_key_policy, key_policy
+from landing_zone.policies.roles import flow_log_role_policy, secrets_key_use_policy, with_own_log_group
+
+__all__ = [
+    "INVOCATION_LOG_KEY_PREFIX",
+    "AutomationPolicies",
+    "InvokerPolicies",
+    "PolicySet",
+    "SelfHostingPolicies",
+    "build_policies",
+    "scp_set",
+]
+
+Document = dict[str, Any]
+
+INVOCATION_LOG_KEY_PREFIX = "bedrock-invocation-logs/"  # where Bedrock writes invocation logs in the bucket
+LOGGING_HANDLER_ACTIONS = (
+    "bedrock:PutModelInvocationLoggingConfiguration",
+    "bedrock:GetModelInvocationLoggingConfiguration",
+    "bedrock:DeleteModelInvocationLoggingConfiguration",
+)
+AGREEMENT_HANDLER_ACTIONS = (
+    "bedrock:GetFoundationModelAvailability",
+    "bedrock:ListFoundationModelAgreementOffers",
+    "bedrock:CreateFoundationModelAgreement",
+    "aws-marketplace:Subscribe",
+    "aws-marketplace:ViewSubscriptions",
+)
+KEY_PURPOSES_ALWAYS = ("logs", "alerts")
+
+
+@dataclass(frozen=True)
+class InvokerPolicies:
+    """One application's invoker role: ``permissions`` (its managed policy) and ``trust``."""
+
+    permissions: Document
+    trust: Document
+
+
+@dataclass(frozen=True)
+class AutomationPolicies:
+    """A Python custom resource (``<lz>-automation-<handler>``): its handler's and its provider's policies."""
+
+    handler: Document
+    provider: Document
+
+
+@dataclass(frozen=True)
+class SelfHostingPolicies:
+    """The EKS cluster's documents (``self_hosting.enabled``); ``s3_gateway`` is None for an imported VPC."""
+
+    data_key: Document
+    secrets_key_use: Document
+    s3_gateway: Document | None
+
+
+@dataclass(frozen=True)
+class PolicySet:
+    """Every document the landing zone deploys, keyed as the stacks render them.
+
+    ``scps`` is None without an ``organization`` block; ``kill_switch`` / ``budget_action_*`` are None without
+    ``cost.kill_switch`` or applications; ``invocation_*`` None without invocation logging.
+    """
+
+    boundary: Document
+    invokers: Mapping[str, InvokerPolicies]  # by application name
+    endpoints: Mapping[str, Document]  # by endpoint service
+    keys: Mapping[str, Document]  # by key purpose
+    alerts_topic: Document
+    budget_filter: Document
+    flow_logs: Document
+    automation: Mapping[str, AutomationPolicies]  # by custom-resource handler name
+    scps: ScpSet | None = None
+    kill_switch: Document | None = None
+    budget_action_trust: Document | None = None
+    budget_action_execution: Document | None = None
+    invocation_log_bucket: Document | None = None
+    invocation_logging_trust: Document | None = None
+    invocation_logging_role: Document | None = None
+    self_hosting: SelfHostingPolicies | None = None
+    scp_contents: tuple[str, ...] = field(default=())  # each SCP as Organizations receives it (minified JSON)
+
+    @property
+    def scp_set(self) -> ScpSet:
+        """``scps`` for a configuration with an ``organization`` block (the guardrails stack, simulate, the threat
+        model); raises ValueError without one."""
+        if self.scps is None:
+            raise ValueError("the configuration has no organization block: the landing zone deploys no SCPs")
+        return self.scps
+
+
+def scp_set(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> ScpSet | None:
+    """The guardrail SCPs (None without an organization); raises GuardrailSizeError when they do not fit."""
+    return scp_documents(config, routing, catalog) if config.organization is not None else None
+
+
+def _automation(name: str, handler: str, policy: Document) -> AutomationPolicies:
+    """A handler's policy plus its own log group; its provider may invoke exactly the handler (stack markers)."""
+    log_name = naming.automation_log_group_name(name, handler)
+    region, account, partition = markers.REGION, markers.ACCOUNT, markers.PARTITION
+    function_arn = (
+        f"arn:{partition}:lambda:{region}:{account}:function:{naming.automation_function_name(name, handler)}"
+    )
+    return AutomationPolicies(
+        handler=with_own_log_group(policy, log_streams_arn=arns.log_streams(region, account, log_name, partition)),
+        provider=with_own_log_group(
+            handler_policy(
+                ["lambda:InvokeFunction"], resources=[function_arn, f"{function_arn}:*"], sid="InvokeHandler"
+            ),
+            log_streams_arn=arns.log_streams(
+                region, account, naming.automation_provider_log_group_name(name, handler), partition
+            ),
+        ),
+    )
+
+
+def _invoker(
+    app: ApplicationPlan, config: LandingZoneConfig, routing: RoutingDecision, *, account: str, caller: str | None
+) -> InvokerPolicies:
+    require_vpce = config.access.require_vpc_endpoint
+    services = set(config.network.endpoints)
+
+    def endpoint(service: str) -> str | None:
+        return markers.endpoint_id(service) if (require_vpce and service in services) else None
+
+    guardrail = config.content_guardrail
+    per_request = guardrail.enabled and guardrail.enforcement == "per-request"
+    permissions = invoker_policy(
+        app,
+        routing,
+        account=account,
+        region=config.home_region,
+        application_profile_arn=markers.profile_arn(app.app.name) if app.route is not None else None,
+        runtime_endpoint_id=endpoint("bedrock-runtime"),
+        mantle_endpoint_id=endpoint("bedrock-mantle"),
+        control_endpoint_id=endpoint("bedrock"),
+        require_endpoints=require_vpce,
+        guardrail_arn=markers.GUARDRAIL_ARN if per_request else None,
+    )
+    trust = invoker_trust_policy(
+        caller_account=caller or app.caller_account_id,
+        trusted_principal_arns=app.app.trusted_principal_arns,
+        sso_permission_sets=app.app.sso_permission_sets,
+    )
+    return InvokerPolicies(permissions=permissions, trust=trust)
+
+
+def build_policies(
+    config: LandingZoneConfig,
+    routing: RoutingDecision,
+    catalog: Catalog,
+    applications: tuple[ApplicationPlan, ...],
+    *,
+    scps: ScpSet | None,
+) -> PolicySet:
+    """Every document, once (``scps`` from :func:`scp_set`, built earlier because its size is a config check)."""
+    name, region = config.name, config.home_region
+    member_baseline = config.member_baseline.enabled
+    # The account the per-account stacks deploy to; in the member baseline each StackSet instance's own.
+    account = markers.ACCOUNT if member_baseline else config.deployment_account
+    if member_baseline:
+        endpoint_accounts: tuple[str, ...] = (markers.ACCOUNT,)
+        organization_id = None  # each member's endpoints admit its own principals only
+    else:
+        endpoint_accounts = config.account_ids
+        organization_id = config.organization.organization_id if config.organization else None
+
+    invokers = {
+        a.app.name: _invoker(a, config, routing, account=account, caller=account if member_baseline else None)
+        for a in applications
+    }
+    purposes = KEY_PURPOSES_ALWAYS + (("secrets",) if config.self_hosting.enabled else ())
+    cost = config.cost
+    kill_switch = cost.kill_switch and bool(applications)
+
+    stack_region, stack_account, stack_partition = markers.REGION, markers.ACCOUNT, markers.PARTITION
+    flow_log_group = naming.flow_log_group_name(name)
+    automation: dict[str, AutomationPolicies] = {}
+    if config.model_access.accept_agreements:
+        agreements = handler_policy(AGREEMENT_HANDLER_ACTIONS, sid="AcceptModelAgreements")
+        automation["model-agreement"] = _automation(name, "model-agreement", agreements)
+    logging: dict[str, Document | None] = {"bucket": None, "trust": None, "role": None}
+    if config.invocation_logging.enabled:
+        handler = handler_policy(LOGGING_HANDLER_ACTIONS, sid="ManageInvocationLogging")
+        handler["Statement"].append(
+            {
+                "Sid": "PassLoggingRoleToBedrock",
+                "Effect": "Allow",
+                "Action": "iam:PassRole",
+                "Resource": markers.LOGGING_ROLE_ARN,
+                "Condition": {"StringEquals": {"iam:PassedToService": "bedrock.amazonaws.com"}},
+            }
+        )
+        automation["invocation-logging"] = _automation(name, "invocation-logging", handler)
+        log_group_name = naming.invocation_log_group_name(name)
+        logging = {
+            "bucket": invocation_log_bucket_policy(
+                bucket_arn=markers.BUCKET_ARN,
+                key_prefix=INVOCATION_LOG_KEY_PREFIX,
+                account=stack_account,
+                region=stack_region,
+            ),
+            "trust": bedrock_logging_trust_policy(account=stack_account, region=stack_region),
+            "role": bedrock_logging_role_policy(
+                log_streams_arn=arns.log_streams(stack_region, stack_account, log_group_name, stack_partition)
+            ),
+        }
+    self_hosting = None
+    if config.self_hosting.enabled:  # never in the member baseline: the deployment account's own stack
+        self_hosting = SelfHostingPolicies(
+            data_key=eks_data_key_policy(
+                account=config.deployment_account,
+                region=region,
+                log_group_name=naming.eks_log_group_name(name),
+            ),
+            secrets_key_use=secrets_key_use_policy(key_arn=markers.SECRETS_KEY_ARN),
+            s3_gateway=None
+            if config.network.vpc_id
+            else s3_gateway_policy(
+                region=region,
+                accounts=config.account_ids,
+                partition="aws",
+                custom_resource_responses=config.self_hosting.apply_manifests,
+            ),
+        )
+    return PolicySet(
+        boundary=permissions_boundary(config, routing, catalog),
+        invokers=invokers,
+        endpoints={
+            service: endpoint_policy(
+                service, routing, region=region, accounts=endpoint_accounts, organization_id=organization_id
+            )
+            for service in config.network.endpoints
+        },
+        keys={p: key_policy(p, account=account, region=region, name=name) for p in purposes},
+        alerts_topic=alerts_topic_policy(topic_arn=markers.TOPIC_ARN, account=account, region=region),
+        budget_filter=budget_filter_expression(
+            scope=cost.budget_scope, account=account, tag_key="landing-zone", tag_value=name
+        ),
+        flow_logs=flow_log_role_policy(
+            log_group_arn=arns.log_group(stack_region, stack_account, flow_log_group, stack_partition),
+            log_streams_arn=arns.log_streams(stack_region, stack_account, flow_log_group, stack_partition),
+        ),
+        automation=automation,
+        scps=scps,
+        kill_switch=kill_switch_policy() if kill_switch else None,
+        budget_action_trust=budget_action_trust_policy(account=account) if kill_switch else None,
+        budget_action_execution=budget_action_execution_policy(
+            kill_switch_policy_arn=markers.KILL_SWITCH_POLICY_ARN,
+            invoker_role_arns=[markers.invoker_role_arn(n) for n in sorted(invokers)],
+        )
+        if kill_switch
+        else None,
+        invocation_log_bucket=logging["bucket"],
+        invocation_logging_trust=logging["trust"],
+        invocation_logging_role=logging["role"],
+        self_hosting=self_hosting,
+        scp_contents=tuple(minified(d) for d in scps.documents) if scps is not None else (),
+    )
