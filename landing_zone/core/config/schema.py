@@ -1242,6 +1242,14 @@ class LandingZoneConfig(_Strict):
     def _cross_field_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
         """Every problem that involves several keys, each at the key the user wrote, with the values and the fix
         (generated lazily: the caller stops after MAX_PROBLEMS_PER_KEY)."""
+        yield from self._home_region_problems()
+        yield from self._application_problems()
+        yield from self._member_baseline_problems()
+        yield from self._self_hosting_problems()
+        yield from self._availability_zone_problems()
+
+    def _home_region_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """home_region among compliant_regions."""
         if self.home_region not in self.compliant_regions:
             yield (
                 ("home_region",),
@@ -1250,6 +1258,9 @@ class LandingZoneConfig(_Strict):
                 f"keys and logs must live in a compliant Region; add {self.home_region} to compliant_regions or choose "
                 "home_region from them",
             )
+
+    def _application_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """Applications: known accounts, unique names, cost-center tags."""
         known_accounts = self.account_ids_by_name_or_id
         for i, app in enumerate(self.applications):
             if app.account is not None and app.account not in known_accounts:
@@ -1277,6 +1288,9 @@ class LandingZoneConfig(_Strict):
             rule = tag_rule(acct.cost_center, key=False) if acct.cost_center is not None else None
             if rule:
                 yield (("accounts", i, "cost_center"), acct.cost_center, f"{rule} (it becomes the cost-center tag)")
+
+    def _member_baseline_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """The member baseline: organization, OUs, template-parameter limits, no per-account applications."""
         mb = self.member_baseline
         if mb.enabled and self.self_hosting.enabled:
             yield (
@@ -1331,6 +1345,9 @@ class LandingZoneConfig(_Strict):
                         "with member_baseline every application exists in every member account (its principals call "
                         "it): remove `account`",
                     )
+
+    def _self_hosting_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """Self-hosting: the GPU nodes' AZ in home_region and among the VPC's AZs."""
         sh = self.self_hosting
         if sh.enabled and sh.availability_zone and not sh.availability_zone.startswith(self.home_region):
             yield (
@@ -1358,6 +1375,9 @@ class LandingZoneConfig(_Strict):
                 f"not one of network.availability_zones [{', '.join(self.network.availability_zones)}]: the GPU "
                 "subnets must exist in the Capacity Block's AZ; add it there",
             )
+
+    def _availability_zone_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """network.availability_zones in home_region."""
         for i, az in enumerate(self.network.availability_zones):
             if not az.startswith(self.home_region):
                 yield (("network", "availability_zones", i), az, f"not an AZ of home_region {self.home_region}")
