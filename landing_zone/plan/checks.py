@@ -241,6 +241,123 @@ def _application_fields(config: LandingZoneConfig) -> dict[str, tuple[str, str]]
     return fields
 
 
+class _Names:
+    """Collects the generated names of one configuration with the limit and the config fields to shorten."""
+
+    def __init__(self, lz: str) -> None:
+        self.lz = lz
+        self.base: tuple[tuple[str, str], ...] = (("name", lz),)
+        self.out: list[GeneratedName] = []
+
+    def add(self, name: str, limit: str, what: str, fields: tuple[tuple[str, str], ...] | None = None) -> None:
+        self.out.append(GeneratedName(name, limit, what, self.base if fields is None else fields))
+
+
+def _stack_and_network_names(config: LandingZoneConfig, n: _Names) -> None:
+    lz = n.lz
+    stacks = ["keys", "network", "access", "cost"] + (["self-hosting"] if config.self_hosting.enabled else [])
+    if config.member_baseline.enabled:
+        stacks = ["rollout"]
+    if config.organization is not None:
+        stacks.append("guardrails")
+    for part in stacks:
+        n.add(naming.stack_name(lz, part), "cfn_stack_name_max_length", "CloudFormation stack name")
+    purposes = ["logs", "alerts"] + (["secrets"] if config.self_hosting.enabled else [])
+    for purpose in purposes:
+        n.add(naming.key_alias(lz, purpose), "kms_alias_name_max_length", "KMS alias")
+    n.add(naming.flow_log_group_name(lz), "log_group_name_max_length", "log group name")
+    n.add(naming.flow_logs_role_name(lz), "iam_role_name_max_length", "IAM role name")
+    n.add(naming.flow_logs_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+    n.add(naming.invoker_boundary_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+    if config.content_guardrail.enabled:
+        n.add(naming.content_guardrail_name(lz), "bedrock_guardrail_name_max_length", "Bedrock guardrail name")
+
+
+def _application_names(config: LandingZoneConfig, applications: Sequence[ApplicationPlan], n: _Names) -> None:
+    lz = n.lz
+    app_fields = _application_fields(config)
+    for app in applications:
+        name = app.app.name
+        fields = (*n.base, app_fields[name]) if name in app_fields else n.base
+        n.add(naming.invoker_role_name(lz, name), "iam_role_name_max_length", "IAM role name", fields)
+        n.add(naming.invoker_policy_name(lz, name), "iam_policy_name_max_length", "IAM policy name", fields)
+        if app.route is not None:
+            n.add(
+                naming.application_profile_name(lz, name),
+                "bedrock_inference_profile_name_max_length",
+                "application inference profile name",
+                fields,
+            )
+
+
+def _logging_and_automation_names(config: LandingZoneConfig, n: _Names) -> None:
+    lz = n.lz
+    account = config.deployment_account
+    handlers = []
+    if config.invocation_logging.enabled:
+        n.add(naming.access_logs_bucket_name(lz, account), "s3_bucket_name_max_length", "S3 bucket name")
+        n.add(naming.invocation_logs_bucket_name(lz, account), "s3_bucket_name_max_length", "S3 bucket name")
+        n.add(naming.invocation_log_group_name(lz), "log_group_name_max_length", "log group name")
+        n.add(naming.invocation_logging_role_name(lz), "iam_role_name_max_length", "IAM role name")
+        n.add(naming.invocation_logging_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+        handlers.append("invocation-logging")
+    if config.model_access.accept_agreements:
+        handlers.append("model-agreement")
+    for handler in handlers:
+        n.add(naming.automation_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
+        n.add(naming.automation_provider_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
+        n.add(naming.automation_role_name(lz, handler), "iam_role_name_max_length", "IAM role name")
+        n.add(naming.automation_policy_name(lz, handler), "iam_policy_name_max_length", "IAM policy name")
+        n.add(naming.automation_function_name(lz, handler), "lambda_function_name_max_length", "Lambda function name")
+        short = naming.AUTOMATION_HANDLERS[handler]
+        n.add(naming.automation_provider_role_name(lz, short), "iam_role_name_max_length", "IAM role name")
+        n.add(naming.automation_provider_policy_name(lz, handler), "iam_policy_name_max_length", "IAM policy name")
+        n.add(
+            naming.automation_provider_function_name(lz, handler),
+            "lambda_function_name_max_length",
+            "Lambda function name",
+        )
+
+
+def _cost_names(
+    config: LandingZoneConfig, n: _Names, alarm_suffixes: Sequence[str], dashboard_name: str | None
+) -> None:
+    lz = n.lz
+    n.add(naming.alerts_topic_name(lz), "sns_topic_name_max_length", "SNS topic name")
+    n.add(naming.alerts_topic_name(lz), "sns_display_name_max_length", "SNS topic display name")
+    n.add(naming.budget_name(lz), "budget_name_max_length", "budget name")
+    if config.cost.kill_switch:
+        n.add(naming.kill_switch_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+        n.add(naming.budget_action_role_name(lz), "iam_role_name_max_length", "IAM role name")
+        n.add(naming.budget_action_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+    n.add(naming.anomaly_monitor_name(lz), "cost_anomaly_name_max_length", "cost anomaly monitor name")
+    n.add(naming.anomaly_subscription_name(lz), "cost_anomaly_name_max_length", "cost anomaly subscription name")
+    for suffix in alarm_suffixes:
+        n.add(naming.alarm_name(lz, suffix), "cloudwatch_alarm_name_max_length", "CloudWatch alarm name")
+    if dashboard_name is not None:
+        n.add(dashboard_name, "cloudwatch_dashboard_name_max_length", "CloudWatch dashboard name")
+
+
+def _organization_and_self_hosting_names(config: LandingZoneConfig, n: _Names, scp_count: int) -> None:
+    lz = n.lz
+    for index in range(1, scp_count + 1):
+        n.add(naming.scp_name(lz, index), "scp_name_max_length", "SCP name")
+    if config.member_baseline.enabled and config.organization is not None:
+        n.add(naming.member_baseline_stack_set_name(lz), "cfn_stack_set_name_max_length", "StackSet name")
+        n.add(config.asset_bucket_name(config.home_region), "s3_bucket_name_max_length", "S3 bucket name")
+    if config.self_hosting.enabled:
+        n.add(naming.eks_cluster_name(lz), "eks_cluster_name_max_length", "EKS cluster name")
+        n.add(naming.eks_log_group_name(lz), "log_group_name_max_length", "log group name")
+        n.add(naming.eks_key_alias(lz), "kms_alias_name_max_length", "KMS alias")
+        n.add(naming.eks_cluster_role_name(lz), "iam_role_name_max_length", "IAM role name")
+        n.add(naming.eks_secrets_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+        for kind in ("gpu", "system"):
+            n.add(naming.eks_node_role_name(lz, kind), "iam_role_name_max_length", "IAM role name")
+        if config.self_hosting.apply_manifests:
+            for kind in ("provider", "handler"):
+                n.add(naming.kubectl_role_name(lz, kind), "iam_role_name_max_length", "IAM role name")
+
+
 def generated_names(
     config: LandingZoneConfig,
     applications: Sequence[ApplicationPlan],
@@ -250,97 +367,13 @@ def generated_names(
     dashboard_name: str | None = None,
 ) -> list[GeneratedName]:
     """Every name the stacks set explicitly for this configuration, built by the functions the stacks call."""
-    lz = config.name
-    base = (("name", lz),)
-    out: list[GeneratedName] = []
-
-    def add(name: str, limit: str, what: str, fields: tuple[tuple[str, str], ...] = base) -> None:
-        out.append(GeneratedName(name, limit, what, fields))
-
-    stacks = ["keys", "network", "access", "cost"] + (["self-hosting"] if config.self_hosting.enabled else [])
-    if config.member_baseline.enabled:
-        stacks = ["rollout"]
-    if config.organization is not None:
-        stacks.append("guardrails")
-    for part in stacks:
-        add(naming.stack_name(lz, part), "cfn_stack_name_max_length", "CloudFormation stack name")
-    purposes = ["logs", "alerts"] + (["secrets"] if config.self_hosting.enabled else [])
-    for purpose in purposes:
-        add(naming.key_alias(lz, purpose), "kms_alias_name_max_length", "KMS alias")
-    add(naming.flow_log_group_name(lz), "log_group_name_max_length", "log group name")
-    add(naming.flow_logs_role_name(lz), "iam_role_name_max_length", "IAM role name")
-    add(naming.flow_logs_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
-    add(naming.invoker_boundary_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
-    if config.content_guardrail.enabled:
-        add(naming.content_guardrail_name(lz), "bedrock_guardrail_name_max_length", "Bedrock guardrail name")
-    app_fields = _application_fields(config)
-    for app in applications:
-        name = app.app.name
-        fields = (*base, app_fields[name]) if name in app_fields else base
-        add(naming.invoker_role_name(lz, name), "iam_role_name_max_length", "IAM role name", fields)
-        add(naming.invoker_policy_name(lz, name), "iam_policy_name_max_length", "IAM policy name", fields)
-        if app.route is not None:
-            add(
-                naming.application_profile_name(lz, name),
-                "bedrock_inference_profile_name_max_length",
-                "application inference profile name",
-                fields,
-            )
-    account = config.deployment_account
-    handlers = []
-    if config.invocation_logging.enabled:
-        add(naming.access_logs_bucket_name(lz, account), "s3_bucket_name_max_length", "S3 bucket name")
-        add(naming.invocation_logs_bucket_name(lz, account), "s3_bucket_name_max_length", "S3 bucket name")
-        add(naming.invocation_log_group_name(lz), "log_group_name_max_length", "log group name")
-        add(naming.invocation_logging_role_name(lz), "iam_role_name_max_length", "IAM role name")
-        add(naming.invocation_logging_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
-        handlers.append("invocation-logging")
-    if config.model_access.accept_agreements:
-        handlers.append("model-agreement")
-    for handler in handlers:
-        add(naming.automation_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
-        add(naming.automation_provider_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
-        add(naming.automation_role_name(lz, handler), "iam_role_name_max_length", "IAM role name")
-        add(naming.automation_policy_name(lz, handler), "iam_policy_name_max_length", "IAM policy name")
-        add(naming.automation_function_name(lz, handler), "lambda_function_name_max_length", "Lambda function name")
-        short = naming.AUTOMATION_HANDLERS[handler]
-        add(naming.automation_provider_role_name(lz, short), "iam_role_name_max_length", "IAM role name")
-        add(naming.automation_provider_policy_name(lz, handler), "iam_policy_name_max_length", "IAM policy name")
-        add(
-            naming.automation_provider_function_name(lz, handler),
-            "lambda_function_name_max_length",
-            "Lambda function name",
-        )
-    add(naming.alerts_topic_name(lz), "sns_topic_name_max_length", "SNS topic name")
-    add(naming.alerts_topic_name(lz), "sns_display_name_max_length", "SNS topic display name")
-    add(naming.budget_name(lz), "budget_name_max_length", "budget name")
-    if config.cost.kill_switch:
-        add(naming.kill_switch_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
-        add(naming.budget_action_role_name(lz), "iam_role_name_max_length", "IAM role name")
-        add(naming.budget_action_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
-    add(naming.anomaly_monitor_name(lz), "cost_anomaly_name_max_length", "cost anomaly monitor name")
-    add(naming.anomaly_subscription_name(lz), "cost_anomaly_name_max_length", "cost anomaly subscription name")
-    for suffix in alarm_suffixes:
-        add(naming.alarm_name(lz, suffix), "cloudwatch_alarm_name_max_length", "CloudWatch alarm name")
-    if dashboard_name is not None:
-        add(dashboard_name, "cloudwatch_dashboard_name_max_length", "CloudWatch dashboard name")
-    for index in range(1, scp_count + 1):
-        add(naming.scp_name(lz, index), "scp_name_max_length", "SCP name")
-    if config.member_baseline.enabled and config.organization is not None:
-        add(naming.member_baseline_stack_set_name(lz), "cfn_stack_set_name_max_length", "StackSet name")
-        add(config.asset_bucket_name(config.home_region), "s3_bucket_name_max_length", "S3 bucket name")
-    if config.self_hosting.enabled:
-        add(naming.eks_cluster_name(lz), "eks_cluster_name_max_length", "EKS cluster name")
-        add(naming.eks_log_group_name(lz), "log_group_name_max_length", "log group name")
-        add(naming.eks_key_alias(lz), "kms_alias_name_max_length", "KMS alias")
-        add(naming.eks_cluster_role_name(lz), "iam_role_name_max_length", "IAM role name")
-        add(naming.eks_secrets_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
-        for kind in ("gpu", "system"):
-            add(naming.eks_node_role_name(lz, kind), "iam_role_name_max_length", "IAM role name")
-        if config.self_hosting.apply_manifests:
-            for kind in ("provider", "handler"):
-                add(naming.kubectl_role_name(lz, kind), "iam_role_name_max_length", "IAM role name")
-    return out
+    n = _Names(config.name)
+    _stack_and_network_names(config, n)
+    _application_names(config, applications, n)
+    _logging_and_automation_names(config, n)
+    _cost_names(config, n, alarm_suffixes, dashboard_name)
+    _organization_and_self_hosting_names(config, n, scp_count)
+    return n.out
 
 
 def name_problems(names: Sequence[GeneratedName], catalog: Catalog) -> list[Problem]:
