@@ -14,14 +14,14 @@ from types import MappingProxyType
 from typing import Any
 
 from landing_zone.core.applications import ApplicationPlan, plan_applications
-from landing_zone.core.catalog import Catalog
+from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.metrics import MetricCatalog, load_metric_catalog
 from landing_zone.core.catalog.prices import PriceCatalog, load_price_catalog
 from landing_zone.core.config import LandingZoneConfig, build_config, catalog_for, raw_config
 from landing_zone.core.config import placeholders as find_placeholders
 from landing_zone.core.routing import RoutingDecision, resolve_routes
 from landing_zone.cost.alarms import CostAlarmPlan, plan_cost_alarms
-from landing_zone.cost.budget import monthly_budget
+from landing_zone.cost.budget import MonthlyBudget, monthly_budget
 from landing_zone.cost.dashboard import DashboardPlan, plan_dashboard
 from landing_zone.cost.model_prices import ModelPrices, PricedPart, resolve_model_prices, workload_parts
 from landing_zone.cost.self_hosting import economics, monthly_cost_line, self_hosting_warnings
@@ -187,12 +187,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems := name_problems([n for n in late_names if n.limit in _LATE_NAME_LIMITS], catalog):
         raise ConfigError(problems, origin=origin)
 
-    warnings = unverified_warnings(models, model_prices.unverified)
-    if (metric_warning := metric_assumption_warning(metrics)) is not None:
-        warnings.append(metric_warning)
-    warnings += self_hosting_warnings(config, prices, model_prices, parts)
-    warnings += _routing_warnings(config, routing, applications)
-    warnings += budget_warnings(config, budget)
+    warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
     return Plan(
         config=config,
         catalog=catalog,
@@ -210,6 +205,27 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         placeholders=find_placeholders(config),
         source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),
     )
+
+
+def _warnings(
+    config: LandingZoneConfig,
+    models: tuple[Model, ...],
+    prices: PriceCatalog,
+    metrics: MetricCatalog,
+    routing: RoutingDecision,
+    applications: tuple[ApplicationPlan, ...],
+    budget: MonthlyBudget,
+    model_prices: ModelPrices,
+    parts: tuple[PricedPart, ...],
+) -> list[str]:
+    """Every warning of a valid configuration, in the order they are printed."""
+    warnings = unverified_warnings(models, model_prices.unverified)
+    if (metric_warning := metric_assumption_warning(metrics)) is not None:
+        warnings.append(metric_warning)
+    warnings += self_hosting_warnings(config, prices, model_prices, parts)
+    warnings += _routing_warnings(config, routing, applications)
+    warnings += budget_warnings(config, budget)
+    return warnings
 
 
 def _dashboard(
