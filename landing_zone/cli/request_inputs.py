@@ -225,22 +225,8 @@ def check_request(
     _check_action(action, out)
     if region is not None:
         _check_region("--region", region, catalog, out, allow_global=True)
-    for key, value in context.items():  # ARN-valued keys (bedrock:InferenceProfileArn, aws:PrincipalArn, ...)
-        for item in [value] if isinstance(value, str) else value:
-            if key.lower().endswith("arn") and "*" not in item and parse_arn(item)[0] is None:
-                out.problems.append(Problem("--context", f"{key}={item}", f"{key} takes an ARN: {parse_arn(item)[1]}"))
-    if "aws:requestedregion" in {k.lower() for k in context} and region is not None:
-        out.problems.append(
-            Problem("--context", "aws:RequestedRegion=...", "give the Region once: --region or --context")
-        )
-    if principal_arn is not None and len(principal_arn) > MAX_ARN_CHARACTERS:
-        out.problems.append(Problem("--principal-arn", principal_arn, f"at most {MAX_ARN_CHARACTERS:,} characters"))
-    elif principal_arn is not None:
-        arn, why = parse_arn(principal_arn)
-        if arn is None or arn.service not in ("iam", "sts"):
-            out.problems.append(
-                Problem("--principal-arn", principal_arn, why or "an IAM or STS ARN (arn:aws:iam::ACCOUNT:role/NAME)")
-            )
+    _check_context(context, region, out)
+    _check_principal(principal_arn, out)
     arn_region = _check_resource(resource, catalog, out)
     if out.problems and unchecked:
         fatal = [p for p in out.problems if (p.path == "--action" and ":" not in action) or not resource]
@@ -251,6 +237,36 @@ def check_request(
     if any(w.startswith("--unchecked: ") for w in out.warnings):
         return out
     _check_fit(action, resource, out)
+    _region_notes(resource, region, arn_region, out)
+    return out
+
+
+def _check_context(context: Mapping[str, str | list[str]], region: str | None, out: CheckedRequest) -> None:
+    for key, value in context.items():  # ARN-valued keys (bedrock:InferenceProfileArn, aws:PrincipalArn, ...)
+        for item in [value] if isinstance(value, str) else value:
+            if key.lower().endswith("arn") and "*" not in item and parse_arn(item)[0] is None:
+                out.problems.append(Problem("--context", f"{key}={item}", f"{key} takes an ARN: {parse_arn(item)[1]}"))
+    if "aws:requestedregion" in {k.lower() for k in context} and region is not None:
+        out.problems.append(
+            Problem("--context", "aws:RequestedRegion=...", "give the Region once: --region or --context")
+        )
+
+
+def _check_principal(principal_arn: str | None, out: CheckedRequest) -> None:
+    if principal_arn is None:
+        return
+    if len(principal_arn) > MAX_ARN_CHARACTERS:
+        out.problems.append(Problem("--principal-arn", principal_arn, f"at most {MAX_ARN_CHARACTERS:,} characters"))
+        return
+    arn, why = parse_arn(principal_arn)
+    if arn is None or arn.service not in ("iam", "sts"):
+        out.problems.append(
+            Problem("--principal-arn", principal_arn, why or "an IAM or STS ARN (arn:aws:iam::ACCOUNT:role/NAME)")
+        )
+
+
+def _region_notes(resource: str, region: str | None, arn_region: str | None, out: CheckedRequest) -> None:
+    """The Region used when --region is not given, and a warning when --region and the ARN's Region disagree."""
     if arn_region and region is None:
         out.region = arn_region
         out.notes.append(f"--region not given: aws:RequestedRegion is the resource ARN's Region, {arn_region}")
@@ -271,4 +287,3 @@ def check_request(
             f"--region {region} differs from the resource's Region {arn_region}: a request to {region} names "
             f"{region} resources (a profile's destination leg: --region = the ARN's Region)"
         )
-    return out
