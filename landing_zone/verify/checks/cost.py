@@ -50,89 +50,90 @@ def check_topics(ctx: Context) -> list[CheckResult]:
     rows: list[CheckResult] = []
     attributes: dict[str, dict[str, Any]] = {}  # topic ARN -> GetTopicAttributes, for the topic policies
     for res in ctx.resources("AWS::SNS::Topic"):
-        region = ctx.region_of(res.stack)
-        arn = ctx.resolver.ref_of(res)
-        key_ref = res.prop("KmsMasterKeyId")
-        label = arn.rsplit(":", 1)[-1] if isinstance(arn, str) else res.logical_id
-        expected = f"exists, KMS {ctx.resolver.label(key_ref, res.stack) if key_ref is not None else '(none)'}"
-        if isinstance(arn, Unresolved):
-            rows += unresolvable_rows(["sns-topic"], label, arn, res)
-            continue
-        try:
-            attrs = ctx.live.call("sns", "get_topic_attributes", region=region, TopicArn=arn)["Attributes"]
-        except ApiError as exc:
-            rows += error_rows(["sns-topic"], label, expected, exc, res)
-            continue
-        except ClientError as exc:
-            if not is_not_found(exc, "NotFound"):
-                raise
-            rows.append(make_row("sns-topic", label, expected, "not found", MISSING, arn, res))
-            continue
-        attributes[arn] = attrs
-        key = ctx.resolve(key_ref, res) if key_ref is not None else None
-        if isinstance(key, Unresolved):
-            rows += unresolvable_rows(["sns-topic"], label, key, res)
-            continue
-        got_key = attrs.get("KmsMasterKeyId")
-        try:
-            want_arn, got_arn = key_arn(ctx, region, key), key_arn(ctx, region, got_key)
-        except ApiError as exc:
-            rows += error_rows(["sns-topic"], label, expected, exc, res)
-            continue
-        ok = (want_arn or None) == (got_arn or None)
-        rows.append(
-            make_row(
-                "sns-topic",
-                label,
-                expected,
-                f"exists, KMS {ctx.key_label(got_arn) if got_key else '(none)'}",
-                PASS if ok else DRIFT,
-                "",
-                res,
-            )
-        )
+        rows += _topic_row(ctx, res, attributes)
     rows += _topic_policies(ctx, attributes)
     subs_by_topic: dict[str, list[dict[str, Any]] | ApiError] = {}
     for res in ctx.resources("AWS::SNS::Subscription"):
-        region = ctx.region_of(res.stack)
-        topic = ctx.resolve(res.prop("TopicArn"), res)
-        protocol, endpoint = ctx.resolve(res.prop("Protocol"), res), ctx.resolve(res.prop("Endpoint"), res)
-        label = f"{topic.rsplit(':', 1)[-1] if isinstance(topic, str) else '?'} -> {protocol}:{endpoint}"
-        if unresolved_in([topic, protocol, endpoint]):
-            rows += unresolvable_rows(["sns-subscription"], label, [topic, protocol, endpoint], res)
-            continue
-        if topic not in subs_by_topic:
-            try:
-                subs_by_topic[topic] = ctx.live.paginate(
-                    "sns", "list_subscriptions_by_topic", "Subscriptions", region=region, TopicArn=topic
-                )
-            except ApiError as exc:
-                subs_by_topic[topic] = exc
-            except ClientError as exc:
-                if not is_not_found(exc, "NotFound"):
-                    raise
-                subs_by_topic[topic] = []
-        subs = subs_by_topic[topic]
-        if isinstance(subs, ApiError):
-            rows += error_rows(["sns-subscription"], label, "subscribed", subs, res)
-            continue
-        match = next((s for s in subs if s.get("Protocol") == protocol and s.get("Endpoint") == endpoint), None)
-        if match is None:
-            rows.append(make_row("sns-subscription", label, "subscribed", "not subscribed", MISSING, "", res))
-        else:
-            pending = str(match.get("SubscriptionArn", "")).lower() in ("pendingconfirmation", "pending confirmation")
-            rows.append(
-                make_row(
-                    "sns-subscription",
-                    label,
-                    "subscribed",
-                    "pending confirmation" if pending else "subscribed",
-                    PASS,
-                    "the recipient has not confirmed yet: no mail is delivered until then" if pending else "",
-                    res,
-                )
-            )
+        rows += _subscription_row(ctx, res, subs_by_topic)
     return rows
+
+
+def _topic_row(ctx: Context, res: Resource, attributes: dict[str, dict[str, Any]]) -> list[CheckResult]:
+    """The topic exists and is encrypted with the synthesized key (its attributes kept for the policy check)."""
+    region = ctx.region_of(res.stack)
+    arn = ctx.resolver.ref_of(res)
+    key_ref = res.prop("KmsMasterKeyId")
+    label = arn.rsplit(":", 1)[-1] if isinstance(arn, str) else res.logical_id
+    expected = f"exists, KMS {ctx.resolver.label(key_ref, res.stack) if key_ref is not None else '(none)'}"
+    if isinstance(arn, Unresolved):
+        return unresolvable_rows(["sns-topic"], label, arn, res)
+    try:
+        attrs = ctx.live.call("sns", "get_topic_attributes", region=region, TopicArn=arn)["Attributes"]
+    except ApiError as exc:
+        return error_rows(["sns-topic"], label, expected, exc, res)
+    except ClientError as exc:
+        if not is_not_found(exc, "NotFound"):
+            raise
+        return [make_row("sns-topic", label, expected, "not found", MISSING, arn, res)]
+    attributes[arn] = attrs
+    key = ctx.resolve(key_ref, res) if key_ref is not None else None
+    if isinstance(key, Unresolved):
+        return unresolvable_rows(["sns-topic"], label, key, res)
+    got_key = attrs.get("KmsMasterKeyId")
+    try:
+        want_arn, got_arn = key_arn(ctx, region, key), key_arn(ctx, region, got_key)
+    except ApiError as exc:
+        return error_rows(["sns-topic"], label, expected, exc, res)
+    ok = (want_arn or None) == (got_arn or None)
+    got = f"exists, KMS {ctx.key_label(got_arn) if got_key else '(none)'}"
+    return [make_row("sns-topic", label, expected, got, PASS if ok else DRIFT, "", res)]
+
+
+def _subscriptions(
+    ctx: Context, region: str, topic: str, subs_by_topic: dict[str, list[dict[str, Any]] | ApiError]
+) -> list[dict[str, Any]] | ApiError:
+    """The topic's live subscriptions, read once per topic (an API error is kept and reported per row)."""
+    if topic not in subs_by_topic:
+        try:
+            subs_by_topic[topic] = ctx.live.paginate(
+                "sns", "list_subscriptions_by_topic", "Subscriptions", region=region, TopicArn=topic
+            )
+        except ApiError as exc:
+            subs_by_topic[topic] = exc
+        except ClientError as exc:
+            if not is_not_found(exc, "NotFound"):
+                raise
+            subs_by_topic[topic] = []
+    return subs_by_topic[topic]
+
+
+def _subscription_row(
+    ctx: Context, res: Resource, subs_by_topic: dict[str, list[dict[str, Any]] | ApiError]
+) -> list[CheckResult]:
+    region = ctx.region_of(res.stack)
+    topic = ctx.resolve(res.prop("TopicArn"), res)
+    protocol, endpoint = ctx.resolve(res.prop("Protocol"), res), ctx.resolve(res.prop("Endpoint"), res)
+    label = f"{topic.rsplit(':', 1)[-1] if isinstance(topic, str) else '?'} -> {protocol}:{endpoint}"
+    if unresolved_in([topic, protocol, endpoint]):
+        return unresolvable_rows(["sns-subscription"], label, [topic, protocol, endpoint], res)
+    subs = _subscriptions(ctx, region, topic, subs_by_topic)
+    if isinstance(subs, ApiError):
+        return error_rows(["sns-subscription"], label, "subscribed", subs, res)
+    match = next((s for s in subs if s.get("Protocol") == protocol and s.get("Endpoint") == endpoint), None)
+    if match is None:
+        return [make_row("sns-subscription", label, "subscribed", "not subscribed", MISSING, "", res)]
+    pending = str(match.get("SubscriptionArn", "")).lower() in ("pendingconfirmation", "pending confirmation")
+    return [
+        make_row(
+            "sns-subscription",
+            label,
+            "subscribed",
+            "pending confirmation" if pending else "subscribed",
+            PASS,
+            "the recipient has not confirmed yet: no mail is delivered until then" if pending else "",
+            res,
+        )
+    ]
 
 
 def _topic_policies(ctx: Context, attributes: dict[str, dict[str, Any]]) -> list[CheckResult]:
