@@ -76,16 +76,7 @@ def _lifecycle_rule(rule: dict, index: int) -> dict:
     return api
 
 
-def _providers() -> dict:
-    from botocore.exceptions import ClientError
-    from localstack.services.cloudformation.resource_provider import OperationStatus, ProgressEvent, ResourceProvider
-    from localstack.services.ec2.resource_providers.aws_ec2_securitygroup import EC2SecurityGroupProvider
-    from localstack.services.ec2.resource_providers.aws_ec2_vpcendpoint import EC2VPCEndpointProvider
-    from localstack.services.logs.resource_providers.aws_logs_loggroup import LogsLogGroupProvider
-    from localstack.services.s3.resource_providers.aws_s3_bucket import S3BucketProvider
-
-    from lz_e2e_standins import StandInApplicationInferenceProfileProvider
-
+def _faithful_security_group_provider(OperationStatus, EC2SecurityGroupProvider) -> type:
     class FaithfulSecurityGroupProvider(EC2SecurityGroupProvider):
         def create(self, request):
             event = super().create(request)
@@ -113,6 +104,10 @@ def _providers() -> dict:
             )
             return event
 
+    return FaithfulSecurityGroupProvider
+
+
+def _faithful_log_group_provider(OperationStatus, ProgressEvent, LogsLogGroupProvider) -> type:
     class FaithfulLogGroupProvider(LogsLogGroupProvider):
         def create(self, request):
             # LocalStack's provider calls CreateLogGroup with the name only; AssociateKmsKey is not implemented,
@@ -142,6 +137,10 @@ def _providers() -> dict:
                 status=OperationStatus.SUCCESS, resource_model=model, custom_context=request.custom_context
             )
 
+    return FaithfulLogGroupProvider
+
+
+def _faithful_vpc_endpoint_provider(OperationStatus, EC2VPCEndpointProvider) -> type:
     class FaithfulVpcEndpointProvider(EC2VPCEndpointProvider):
         def create(self, request):
             # LocalStack's provider drops Tags; verify finds the endpoints by their landing-zone tags.
@@ -155,6 +154,10 @@ def _providers() -> dict:
                 LOG.info("FIDELITY AWS::EC2::VPCEndpoint %s: %d tag(s) applied", model["Id"], len(tags))
             return event
 
+    return FaithfulVpcEndpointProvider
+
+
+def _faithful_bucket_provider(ClientError, OperationStatus, S3BucketProvider) -> type:
     class FaithfulBucketProvider(S3BucketProvider):
         """LocalStack's provider drops BucketEncryption, LifecycleConfiguration, LoggingConfiguration,
         PublicAccessBlockConfiguration and OwnershipControls: apply them through the S3 API after it created the
@@ -213,6 +216,10 @@ def _providers() -> dict:
             LOG.info("FIDELITY AWS::S3::Bucket %s: %s applied", name, ", ".join(applied) or "nothing")
             return event
 
+    return FaithfulBucketProvider
+
+
+def _stand_in_lambda_function_provider(OperationStatus, ProgressEvent, ResourceProvider) -> type:
     class StandInLambdaFunctionProvider(ResourceProvider):
         """No Lambda can run here (community LocalStack executes functions only in Docker, and creating one
         downloads a runtime from the internet): record the function, return a well-formed ARN.  Its physical ID
@@ -236,6 +243,10 @@ def _providers() -> dict:
         def delete(self, request):
             return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
 
+    return StandInLambdaFunctionProvider
+
+
+def _stand_in_lambda_permission_provider(OperationStatus, ProgressEvent, ResourceProvider) -> type:
     class StandInLambdaPermissionProvider(ResourceProvider):
         """The permission of a stand-in function (LocalStack's own provider would call AddPermission on a
         function that does not exist)."""
@@ -255,6 +266,10 @@ def _providers() -> dict:
         def delete(self, request):
             return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
 
+    return StandInLambdaPermissionProvider
+
+
+def _stand_in_invocation_logging_provider(OperationStatus, ProgressEvent, ResourceProvider) -> type:
     class StandInInvocationLoggingProvider(ResourceProvider):
         """The landing zone's invocation-logging custom resource: its Lambda would call Bedrock's
         PutModelInvocationLoggingConfiguration, and the emulator has neither Lambda nor Bedrock.  Nothing is
@@ -275,6 +290,10 @@ def _providers() -> dict:
         def delete(self, request):
             return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
 
+    return StandInInvocationLoggingProvider
+
+
+def _flow_log_provider(OperationStatus, ProgressEvent, ResourceProvider) -> type:
     class FlowLogProvider(ResourceProvider):
         """LocalStack has no provider for AWS::EC2::FlowLog (it would be pretended), but its EC2 API has
         CreateFlowLogs: create the flow log through it, so that it exists and can be read back and verified."""
@@ -321,6 +340,10 @@ def _providers() -> dict:
                 request.aws_client_factory.ec2.delete_flow_logs(FlowLogIds=[flow_log_id])
             return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
 
+    return FlowLogProvider
+
+
+def _restrict_default_security_group_provider(ClientError, OperationStatus, ProgressEvent, ResourceProvider) -> type:
     class RestrictDefaultSecurityGroupProvider(ResourceProvider):
         """Does what CDK's Custom::VpcRestrictDefaultSG Lambda does: remove every rule of the VPC's default
         security group (and put the defaults back on delete)."""
@@ -358,6 +381,35 @@ def _providers() -> dict:
             except ClientError as exc:  # the VPC may already be going away
                 LOG.info("restoring default rules of %s: %s", sg_id, exc)
             return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+    return RestrictDefaultSecurityGroupProvider
+
+
+def _providers() -> dict:
+    from botocore.exceptions import ClientError
+    from localstack.services.cloudformation.resource_provider import OperationStatus, ProgressEvent, ResourceProvider
+    from localstack.services.ec2.resource_providers.aws_ec2_securitygroup import EC2SecurityGroupProvider
+    from localstack.services.ec2.resource_providers.aws_ec2_vpcendpoint import EC2VPCEndpointProvider
+    from localstack.services.logs.resource_providers.aws_logs_loggroup import LogsLogGroupProvider
+    from localstack.services.s3.resource_providers.aws_s3_bucket import S3BucketProvider
+
+    from lz_e2e_standins import StandInApplicationInferenceProfileProvider
+
+    FaithfulSecurityGroupProvider = _faithful_security_group_provider(OperationStatus, EC2SecurityGroupProvider)
+    FaithfulLogGroupProvider = _faithful_log_group_provider(OperationStatus, ProgressEvent, LogsLogGroupProvider)
+    FaithfulVpcEndpointProvider = _faithful_vpc_endpoint_provider(OperationStatus, EC2VPCEndpointProvider)
+    FaithfulBucketProvider = _faithful_bucket_provider(ClientError, OperationStatus, S3BucketProvider)
+    StandInLambdaFunctionProvider = _stand_in_lambda_function_provider(OperationStatus, ProgressEvent, ResourceProvider)
+    StandInLambdaPermissionProvider = _stand_in_lambda_permission_provider(
+        OperationStatus, ProgressEvent, ResourceProvider
+    )
+    StandInInvocationLoggingProvider = _stand_in_invocation_logging_provider(
+        OperationStatus, ProgressEvent, ResourceProvider
+    )
+    FlowLogProvider = _flow_log_provider(OperationStatus, ProgressEvent, ResourceProvider)
+    RestrictDefaultSecurityGroupProvider = _restrict_default_security_group_provider(
+        ClientError, OperationStatus, ProgressEvent, ResourceProvider
+    )
 
     providers = {
         "AWS::Bedrock::ApplicationInferenceProfile": StandInApplicationInferenceProfileProvider,
