@@ -271,30 +271,40 @@ def _queue_guardrails(stubber: OpStubbers, assembly: Assembly, fake: FakeService
 
     for res in versions:  # verify: CloudFormation has no record in moto -> the enforced version -> the newest one
         g = found.get(f"{res.stack.name}/{_target(res, 'GuardrailIdentifier')}")
-        if g is None:
-            continue
-        version = None
-        if any(_target(e, "GuardrailVersion") == res.logical_id for e in enforcements):
-            config = next((c for c in list_enforced() if c.get("guardrailId") == g["id"]), None)
-            version = config.get("guardrailVersion") if config else None
-        if version is None:
-            stubber.add_response(
-                "list_guardrails",
-                {"guardrails": [_guardrail_summary(g, v) for v in ["DRAFT", *g["versions"]]]},
-                {"guardrailIdentifier": g["id"]},
-            )
-            numbered = sorted((int(v) for v in g["versions"]), reverse=True)
-            version = str(numbered[0]) if numbered else None
-        if version is None:
-            continue
-        params = {"guardrailIdentifier": g["id"], "guardrailVersion": version}
-        if version in g["versions"]:
-            stubber.add_response("get_guardrail", _guardrail_response(g, version), params)
-        else:
-            stubber.add_client_error("get_guardrail", "ResourceNotFoundException", "no such version", 404, params)
+        if g is not None:
+            _queue_guardrail_version(stubber, res, g, enforcements, list_enforced)
     for res in enforcements:
         if f"{res.stack.name}/{_target(res, 'GuardrailIdentifier')}" in found:
             list_enforced()
+
+
+def _queue_guardrail_version(
+    stubber: OpStubbers,
+    res: Resource,
+    g: dict,
+    enforcements: list[Resource],
+    list_enforced: Callable[[], list[dict]],
+) -> None:
+    """The calls verify makes for one guardrail version: the enforced version, else the newest numbered one."""
+    version = None
+    if any(_target(e, "GuardrailVersion") == res.logical_id for e in enforcements):
+        config = next((c for c in list_enforced() if c.get("guardrailId") == g["id"]), None)
+        version = config.get("guardrailVersion") if config else None
+    if version is None:
+        stubber.add_response(
+            "list_guardrails",
+            {"guardrails": [_guardrail_summary(g, v) for v in ["DRAFT", *g["versions"]]]},
+            {"guardrailIdentifier": g["id"]},
+        )
+        numbered = sorted((int(v) for v in g["versions"]), reverse=True)
+        version = str(numbered[0]) if numbered else None
+    if version is None:
+        return
+    params = {"guardrailIdentifier": g["id"], "guardrailVersion": version}
+    if version in g["versions"]:
+        stubber.add_response("get_guardrail", _guardrail_response(g, version), params)
+    else:
+        stubber.add_client_error("get_guardrail", "ResourceNotFoundException", "no such version", 404, params)
 
 
 def _target(res: Resource, prop: str) -> str | None:

@@ -112,13 +112,8 @@ def moto_template(template: dict, exports: set[str]) -> tuple[dict, dict[str, st
         for lid, res in resources.items():
             if lid in stripped:
                 continue
-            deps = _refs(res.get("Properties", {})) | set(
-                res.get("DependsOn", [])
-                if isinstance(res.get("DependsOn"), list)
-                else [res.get("DependsOn")]
-                if res.get("DependsOn")
-                else []
-            )
+            depends_on = res.get("DependsOn") or []
+            deps = _refs(res.get("Properties", {})) | set(depends_on if isinstance(depends_on, list) else [depends_on])
             gone = sorted(d for d in deps if d in stripped)
             gone += sorted(f"import {name}" for name in _imports(res.get("Properties", {})) if name not in exports)
             if gone:
@@ -130,15 +125,19 @@ def moto_template(template: dict, exports: set[str]) -> tuple[dict, dict[str, st
         if _refs(t["Outputs"][out]) & set(stripped) or _imports(t["Outputs"][out]) - exports:
             t["Outputs"].pop(out)
     for res in resources.values():
-        props = res.get("Properties", {})
-        if res["Type"] == "AWS::KMS::Key" and "Tags" in props:  # moto quirk 1: KMS API tag shape
-            props["Tags"] = [{"TagKey": x["Key"], "TagValue": x["Value"]} for x in props["Tags"]]
-        # moto quirk 2: JSON-typed policy properties reach moto's API unserialized; CloudFormation accepts them as
-        # JSON strings too, so pass them that way (same document).
-        for name in JSON_STRING_PROPERTIES.get(res["Type"], ()):
-            if isinstance(props.get(name), dict) and not _refs(props[name]) and not _imports(props[name]):
-                props[name] = json.dumps(props[name])
+        _moto_quirks(res)
     return t, stripped
+
+
+def _moto_quirks(res: dict) -> None:
+    props = res.get("Properties", {})
+    if res["Type"] == "AWS::KMS::Key" and "Tags" in props:  # moto quirk 1: KMS API tag shape
+        props["Tags"] = [{"TagKey": x["Key"], "TagValue": x["Value"]} for x in props["Tags"]]
+    # moto quirk 2: JSON-typed policy properties reach moto's API unserialized; CloudFormation accepts them as
+    # JSON strings too, so pass them that way (same document).
+    for name in JSON_STRING_PROPERTIES.get(res["Type"], ()):
+        if isinstance(props.get(name), dict) and not _refs(props[name]) and not _imports(props[name]):
+            props[name] = json.dumps(props[name])
 
 
 @pytest.fixture
