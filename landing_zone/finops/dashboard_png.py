@@ -58,9 +58,12 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
     runtime = plan.metrics.for_endpoint("runtime")
     mantle = plan.metrics.for_endpoint("mantle")
     per_second = {
-        "input": w.requests_per_day * w.input_tokens_per_request * (1 - w.cached_input_fraction) / 86400,
+        "input": w.requests_per_day
+        * w.input_tokens_per_request
+        * max(0.0, 1 - w.cached_input_fraction - w.cache_write_fraction)
+        / 86400,
         "cache_read": w.requests_per_day * w.input_tokens_per_request * w.cached_input_fraction / 86400,
-        "cache_write": 0.0,
+        "cache_write": w.requests_per_day * w.input_tokens_per_request * w.cache_write_fraction / 86400,
         "output": w.requests_per_day * w.output_tokens_per_request / 86400,
     }
     apps = [s for s in plan.cost_alarms.sources if s.dimension_value.startswith(APPLICATION_PROFILE)]
@@ -76,7 +79,8 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
             share = 0.0  # direct calls through system profiles or models: none in the synthetic day
         for kind, name in source.token_metrics.items():
             # Mantle has no cache metrics: its billable input includes the cached tokens
-            rate = per_second[kind] + (per_second["cache_read"] if source in mantles and kind == "input" else 0.0)
+            cached = per_second["cache_read"] + per_second["cache_write"]
+            rate = per_second[kind] + (cached if source in mantles and kind == "input" else 0.0)
             rates[(source.namespace, source.dimension_value, name)] = rate * share
         if source.namespace == runtime.namespace and "invocations" in runtime.other_metrics:
             rates[(source.namespace, source.dimension_value, runtime.other_metrics["invocations"])] = (

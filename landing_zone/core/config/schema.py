@@ -421,6 +421,7 @@ class WorkloadPart(_Strict):
     input_tokens_per_request: float | None = Field(default=None, ge=0, le=MAX_TOKENS_PER_REQUEST)
     output_tokens_per_request: float | None = Field(default=None, ge=0, le=MAX_TOKENS_PER_REQUEST)
     cached_input_fraction: float | None = Field(default=None, ge=0, le=1)
+    cache_write_fraction: float | None = Field(default=None, ge=0, le=1)
 
     @model_validator(mode="after")
     def _one_target(self) -> WorkloadPart:
@@ -447,6 +448,13 @@ class Workload(_Strict):
     input_tokens_per_request: float = Field(default=6_000, ge=0, le=MAX_TOKENS_PER_REQUEST)
     output_tokens_per_request: float = Field(default=1_200, ge=0, le=MAX_TOKENS_PER_REQUEST)
     cached_input_fraction: float = Field(default=0.5, ge=0, le=1)
+    cache_write_fraction: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Share of input tokens written to the prompt cache, billed at the model's cache-write price "
+        "(prices.yaml; the input price where none is published). Omitted: 0, no cache writes.",
+    )
     split: tuple[WorkloadPart, ...] = Field(
         default=(),
         description="Requests and tokens per model or application; omitted: the whole workload on models[0].",
@@ -454,6 +462,14 @@ class Workload(_Strict):
 
     @model_validator(mode="after")
     def _shares(self) -> Workload:
+        for where, part in [("", self), *((f"split[{i}].", p) for i, p in enumerate(self.split))]:
+            cached = self.cached_input_fraction if part.cached_input_fraction is None else part.cached_input_fraction
+            written = self.cache_write_fraction if part.cache_write_fraction is None else part.cache_write_fraction
+            if cached + written > 1 + _SHARE_SUM_TOLERANCE:
+                raise ValueError(
+                    f"{where}cached_input_fraction + {where}cache_write_fraction = {cached + written:g}; "
+                    "allowed: a sum <= 1 (both are shares of the same input tokens)"
+                )
         if self.split:
             total = sum(p.share_of_requests for p in self.split)
             if abs(total - 1.0) > _SHARE_SUM_TOLERANCE:
