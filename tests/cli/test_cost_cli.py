@@ -205,7 +205,10 @@ def test_breakeven_table(cli):
     result = cli("breakeven", "--tokens-per-second", "516")
     assert result.returncode == 0, result.stderr
     first = result.stdout.splitlines()[0]
-    assert first.startswith("inputs: the moonshotai.kimi-k3.1-pro part of cost.workload") and "--tokens-per-second" in first
+    assert (
+        first.startswith("inputs: the moonshotai.kimi-k3.1-pro part of cost.workload")
+        and "--tokens-per-second" in first
+    )
     assert "Self-hosting break-even: p6-b300.48xlarge vs bedrock" in result.stdout
     assert "1,939,494,737" in result.stdout and "41,456.70" in result.stdout and "738.0" in result.stdout
 

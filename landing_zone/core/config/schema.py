@@ -462,9 +462,15 @@ class Workload(_Strict):
 
     @model_validator(mode="after")
     def _shares(self) -> Workload:
-        for where, part in [("", self), *((f"split[{i}].", p) for i, p in enumerate(self.split))]:
-            cached = self.cached_input_fraction if part.cached_input_fraction is None else part.cached_input_fraction
-            written = self.cache_write_fraction if part.cache_write_fraction is None else part.cache_write_fraction
+        shares = [("", self.cached_input_fraction, self.cache_write_fraction)] + [
+            (
+                f"split[{i}].",
+                self.cached_input_fraction if p.cached_input_fraction is None else p.cached_input_fraction,
+                self.cache_write_fraction if p.cache_write_fraction is None else p.cache_write_fraction,
+            )
+            for i, p in enumerate(self.split)
+        ]
+        for where, cached, written in shares:
             if cached + written > 1 + _SHARE_SUM_TOLERANCE:
                 raise ValueError(
                     f"{where}cached_input_fraction + {where}cache_write_fraction = {cached + written:g}; "
