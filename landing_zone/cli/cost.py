@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from landing_zone.cli import cost_actual
 from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
 from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices, load_price_catalog
 from landing_zone.cost.model_prices import PricedPart
@@ -317,6 +318,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_config_args(p)
     p.set_defaults(func=_cmd_cost)
+    cost_actual.register_under(p)  # `cost actual`: the estimate against the bill
 
     p = subparsers.add_parser(
         "breakeven",
