@@ -23,7 +23,7 @@ from landing_zone.cost.pricing import CostEstimate, Workload, break_even, estima
 from landing_zone.cost.self_hosting import comparable_api, workload_shape
 from landing_zone.cost.tables import format_breakeven_table, format_cost_table
 from landing_zone.errors import PricingError
-from landing_zone.finops import DEFAULT_INSTANCE_TYPE, write_cost_report
+from landing_zone.finops import DEFAULT_INSTANCE_TYPE, headline, write_cost_report
 
 __all__ = ["register", "DEFAULT_INSTANCE_TYPE", "DEFAULT_REPORT_DIR"]
 
@@ -277,8 +277,8 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
 def _cmd_cost_report(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
     paths = write_cost_report(plan, Path(args.out))
-    for path in paths.values():
-        print(path)
+    for line in headline(plan, paths):
+        print(line)
     return 0
 
 
