@@ -20,6 +20,7 @@ botocore Stubber.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -208,7 +209,7 @@ def bedrock_services(ce: Any, month: Month) -> list[str]:
         }
         if token:
             request["NextPageToken"] = token
-        page = _ask("ce:GetDimensionValues", lambda r=request: ce.get_dimension_values(**r))
+        page = _ask("ce:GetDimensionValues", functools.partial(ce.get_dimension_values, **request))
         for item in page.get("DimensionValues", []):
             value = str(item.get("Value", ""))
             if value == BEDROCK_SERVICE or value.endswith(MARKETPLACE_EDITION):
@@ -234,7 +235,7 @@ def billed_by_tag(ce: Any, month: Month, services: Sequence[str], tag_key: str) 
         }
         if token:
             request["NextPageToken"] = token
-        page = _ask("ce:GetCostAndUsage", lambda r=request: ce.get_cost_and_usage(**r))
+        page = _ask("ce:GetCostAndUsage", functools.partial(ce.get_cost_and_usage, **request))
         for result in page.get("ResultsByTime", []):
             estimated = estimated or bool(result.get("Estimated"))
             for group in result.get("Groups", []):
@@ -291,7 +292,7 @@ def _application_arns(bedrock: Any, names: Mapping[str, str]) -> dict[str, str]:
         request: dict[str, Any] = {"typeEquals": "APPLICATION"}
         if token:
             request["nextToken"] = token
-        page = _ask("bedrock:ListInferenceProfiles", lambda r=request: bedrock.list_inference_profiles(**r))
+        page = _ask("bedrock:ListInferenceProfiles", functools.partial(bedrock.list_inference_profiles, **request))
         for summary in page.get("inferenceProfileSummaries", []):
             app = wanted.get(str(summary.get("inferenceProfileName", "")))
             if app is not None:
@@ -313,7 +314,7 @@ def _metric_sums(cloudwatch: Any, queries: Sequence[dict[str, Any]], month: Mont
             request: dict[str, Any] = {"MetricDataQueries": chunk, "StartTime": start, "EndTime": end}
             if token:
                 request["NextToken"] = token
-            page = _ask("cloudwatch:GetMetricData", lambda r=request: cloudwatch.get_metric_data(**r))
+            page = _ask("cloudwatch:GetMetricData", functools.partial(cloudwatch.get_metric_data, **request))
             for result in page.get("MetricDataResults", []):
                 sums[result["Id"]] = sums.get(result["Id"], 0.0) + sum(float(v) for v in result.get("Values", []))
             token = page.get("NextToken")

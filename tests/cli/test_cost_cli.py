@@ -218,12 +218,18 @@ def test_breakeven_table(cli):
 # --------------------------------------------------------------------------------------------------
 
 
-def test_cost_report_writes_and_prints_the_paths(cli, tmp_path):
+def test_cost_report_prints_the_headline_figures_and_the_paths(cli, tmp_path):
+    """What `make cost` shows: the daily and monthly estimate, the budget, the alarm threshold, the break-even (the
+    figure `breakeven` prints without flags) and where the files are."""
     out = tmp_path / "reports"
     result = cli("cost-report", "--out", str(out))
     assert result.returncode == 0, result.stderr
-    printed = result.stdout.split()
-    assert printed == [str(out / "cost.md"), str(out / "cost-vs-volume.png"), str(out / "dashboard.png")]
+    lines = result.stdout.splitlines()
+    assert "estimated 256.50 USD/day, 7,801.88 USD/month" in lines[0]
+    assert "budget 9,362.25 USD/month" in lines[1] and "spend alarm above 25.65 USD/hour" in lines[1]
+    assert "break-even: 738.0 output tokens/s" in lines[2] and "1.43x the API" in lines[2]
+    paths = [str(out / "cost.md"), str(out / "cost-vs-volume.png"), str(out / "dashboard.png")]
+    assert lines[3] == "wrote: " + ", ".join(paths)
     assert (out / "cost.md").read_text().count("7,801.88") >= 1
     assert (out / "cost-vs-volume.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
