@@ -39,7 +39,7 @@ help:
 	@echo "make routes [CONFIG=...]             print the routing matrix"
 	@echo "make deploy [CONFIG=...]             print the bootstrap and deploy commands, account by account, in order"
 	@echo "make review [CONFIG=...]             synth, then reports/policy-review.{md,html,json,sarif} for security review"
-	@echo "make cost [CONFIG=...]               write reports/cost.md and reports/cost-vs-volume.png"
+	@echo "make cost [CONFIG=...]               print the headline figures; write reports/cost.md, cost-vs-volume.png, dashboard.png"
 	@echo "make schema > schema.json            the JSON Schema of the configuration (stdout is the schema only)"
 	@echo "make lint                            ruff (lint + format check), mypy --strict, import-layer contracts"
 	@echo "make bench                           synth-time, template-limit and test-time benchmarks"
@@ -136,7 +136,7 @@ review: synth setup-cli scanners
 	python -m landing_zone review --assembly $(OUT) --out reports/ $(CONFIG_FLAG)
 
 cost: setup-cli
-	python -m landing_zone cost-report --out reports $(CONFIG_FLAG)
+	@python -m landing_zone cost-report --out reports $(CONFIG_FLAG)
 
 bench: setup-dev
 	python bench/synth_bench.py

@@ -18,21 +18,21 @@ from typing import Any
 import annotated_types
 from pydantic import BaseModel
 
+from landing_zone.cli import cost_actual
 from landing_zone.cli.common import Subparsers, add_config_args, add_verbose_arg, plan_from_args, print_warnings
 from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices, load_price_catalog
-from landing_zone.core.config import Cost, SelfHosting
+from landing_zone.core.config import SelfHosting
 from landing_zone.core.config import Workload as WorkloadConfig
 from landing_zone.cost.model_prices import PricedPart
-from landing_zone.cost.pricing import DEFAULT_INPUT_OUTPUT_RATIO, CostEstimate, Workload, break_even, estimate_cost
+from landing_zone.cost.pricing import CostEstimate, Workload, break_even, estimate_cost
+from landing_zone.cost.self_hosting import comparable_api, workload_shape
 from landing_zone.cost.tables import format_breakeven_table, format_cost_table
 from landing_zone.errors import LandingZoneError, PricingError, shown
-from landing_zone.finops import DEFAULT_INSTANCE_TYPE, write_cost_report
+from landing_zone.finops import DEFAULT_INSTANCE_TYPE, headline, write_cost_report
 
 __all__ = ["register", "DEFAULT_INSTANCE_TYPE", "DEFAULT_REPORT_DIR"]
 
 DEFAULT_REPORT_DIR = "reports"
-# `breakeven` reads no configuration: its default price source is the config model's default.
-_DEFAULT_PRICE_SOURCE: str = Cost.model_fields["price_source"].default
 
 
 # --------------------------------------------------------------------------------------------------
@@ -96,6 +96,7 @@ output_tokens = bounded(
     WorkloadConfig, "output_tokens_per_request", config_key="cost.workload.output_tokens_per_request"
 )
 cached_fraction = bounded(WorkloadConfig, "cached_input_fraction", config_key="cost.workload.cached_input_fraction")
+cache_write_fraction = bounded(WorkloadConfig, "cache_write_fraction", config_key="cost.workload.cache_write_fraction")
 tokens_per_second = bounded(
     SelfHosting, "expected_tokens_per_second", config_key="self_hosting.expected_tokens_per_second"
 )
@@ -170,13 +171,16 @@ _WORKLOAD_FLAGS = {
     "input_tokens": ("--input-tokens", "input_tokens_per_request"),
     "output_tokens": ("--output-tokens", "output_tokens_per_request"),
     "cached_fraction": ("--cached-fraction", "cached_input_fraction"),
+    "cache_write_fraction": ("--cache-write-fraction", "cache_write_fraction"),
 }
+_OPTIONAL_FLAG = "cache_write_fraction"
 
 
 def _cmd_cost(args: argparse.Namespace) -> int:
     given = {dest: getattr(args, dest) for dest in _WORKLOAD_FLAGS}
     missing = [dest for dest, value in given.items() if value is None]
-    needs_config = bool(args.config) or bool(missing) or args.price_source is None
+    # every other workload flag and --price-source given: no configuration is read, and no cache writes unless given
+    needs_config = bool(args.config) or bool(set(missing) - {_OPTIONAL_FLAG}) or args.price_source is None
     if needs_config:
         plan = plan_from_args(args)
         catalog = plan.prices
@@ -190,6 +194,8 @@ def _cmd_cost(args: argparse.Namespace) -> int:
     else:
         catalog = load_price_catalog()
         prices = _prices(catalog, args.price_source, from_flag=True)
+        if given[_OPTIONAL_FLAG] is None:
+            given[_OPTIONAL_FLAG], missing = 0.0, []
     workload = Workload(**{_WORKLOAD_FLAGS[dest][1]: value for dest, value in given.items()})
     estimate = estimate_cost(workload, prices, hours_per_month=catalog.hours_per_month)
     warnings = _price_warning(prices)
@@ -203,6 +209,7 @@ def _cmd_cost(args: argparse.Namespace) -> int:
             "input_tokens_per_request": workload.input_tokens_per_request,
             "output_tokens_per_request": workload.output_tokens_per_request,
             "cached_input_fraction": workload.cached_input_fraction,
+            "cache_write_fraction": workload.cache_write_fraction,
             "from_config": from_config,
         }
         data["warnings"] = warnings
@@ -211,8 +218,8 @@ def _cmd_cost(args: argparse.Namespace) -> int:
     origin = "all from the command line" if not from_config else f"from config: {', '.join(from_config)}"
     print(
         f"workload: {workload.requests_per_day:,.0f} requests/day x ({workload.input_tokens_per_request:,.0f} input "
-        f"tokens, {workload.cached_input_fraction:.0%} of them cached, + {workload.output_tokens_per_request:,.0f} "
-        f"output tokens) per request ({origin})"
+        f"tokens, {workload.cached_input_fraction:.0%} of them cached, {workload.cache_write_fraction:.0%} written "
+        f"to the cache, + {workload.output_tokens_per_request:,.0f} output tokens) per request ({origin})"
     )
     print()
     print(format_cost_table(estimate))
@@ -249,29 +256,71 @@ def _print_parts(parts: Sequence[tuple[PricedPart, CostEstimate]], total: CostEs
 # --------------------------------------------------------------------------------------------------
 
 
-def _hourly_usd(catalog: PriceCatalog, instance_type: str, override: float | None) -> float:
-    """``--hourly-usd`` if given (any instance type is then just a label), else the catalog's price."""
+def _hourly_usd(catalog: PriceCatalog, instance_type: str, override: float | None, flag: str) -> tuple[float, str]:
+    """(USD per instance-hour, where it came from): ``--hourly-usd`` / ``self_hosting.hourly_usd`` if given (any
+    instance type is then just a label), else the catalog's price."""
     if override is not None:
-        return override
+        return override, flag
     try:
         option = catalog.self_hosting_option(instance_type)
     except PricingError as exc:
         raise PricingError("--instance-type", instance_type, exc.allowed, exc.hint) from None
-    return option.require_hourly_usd()
+    return option.require_hourly_usd(), f"price catalog ({instance_type})"
 
 
 def _cmd_breakeven(args: argparse.Namespace) -> int:
-    catalog = load_price_catalog()
-    prices = _prices(catalog, args.price_source, from_flag=True)
-    hourly = _hourly_usd(catalog, args.instance_type, args.hourly_usd)
+    """Break-even of one node, on the configured workload (its Kimi K3 part, cache shares, input:output ratio,
+    price entry, node) unless flags override each; one line says which inputs came from where."""
+    plan = plan_from_args(args)
+    catalog = plan.prices
+    sh = plan.config.self_hosting
+    configured_api, own = comparable_api(catalog, plan.model_prices, plan.workload_parts)
+    ratio, cached, written = workload_shape(plan.config, own)
+    flags: list[str] = []
+    prices = configured_api
+    if args.price_source is not None:
+        prices = _prices(catalog, args.price_source, from_flag=True)
+        flags.append("--price-source")
+    chosen = {
+        "tokens_per_second": (args.tokens_per_second, sh.expected_tokens_per_second, "--tokens-per-second"),
+        "input_output_ratio": (args.input_output_ratio, ratio, "--input-output-ratio"),
+        "cached_input_fraction": (args.cached_input_fraction, cached, "--cached-input-fraction"),
+        "cache_write_fraction": (args.cache_write_fraction, written, "--cache-write-fraction"),
+        "instance_type": (args.instance_type, sh.instance_type, "--instance-type"),
+    }
+    value: dict[str, Any] = {}
+    for key, (given, configured, flag) in chosen.items():
+        value[key] = configured if given is None else given
+        if given is not None:
+            flags.append(flag)
+    hourly_override, hourly_flag = args.hourly_usd, "--hourly-usd"
+    if hourly_override is None and args.instance_type is None and sh.hourly_usd is not None:
+        hourly_override, hourly_flag = sh.hourly_usd, "self_hosting.hourly_usd (config)"
+    hourly, hourly_source = _hourly_usd(catalog, value["instance_type"], hourly_override, hourly_flag)
+    if value["cached_input_fraction"] + value["cache_write_fraction"] > 1 + 1e-9:
+        raise PricingError(
+            "--cached-input-fraction + --cache-write-fraction",
+            value["cached_input_fraction"] + value["cache_write_fraction"],
+            "a sum <= 1 (both are shares of the same input tokens)",
+        )
     result = break_even(
-        tokens_per_second=args.tokens_per_second,
+        tokens_per_second=value["tokens_per_second"],
         hourly_usd=hourly,
         api_prices=prices,
         hours_per_month=catalog.hours_per_month,
-        input_output_ratio=args.input_output_ratio,
-        instance_type=args.instance_type,
-        cached_input_fraction=args.cached_input_fraction,
+        input_output_ratio=value["input_output_ratio"],
+        instance_type=value["instance_type"],
+        cached_input_fraction=value["cached_input_fraction"],
+        cache_write_fraction=value["cache_write_fraction"],
+    )
+    workload_of = f"the {own[0].model_id} part of cost.workload" if own else "cost.workload"
+    tier = prices.service_tier or "outside Bedrock"
+    used = (
+        f"inputs: {workload_of} of {args.config or 'the cdk.json defaults'} (input:output "
+        f"{value['input_output_ratio']:g}, {value['cached_input_fraction']:.0%} cache reads, "
+        f"{value['cache_write_fraction']:.0%} cache writes), price entry {prices.source_name!r} (tier {tier}), "
+        f"{value['tokens_per_second']:g} output tok/s on {value['instance_type']}"
+        + (f"; overridden by {', '.join(flags)}" if flags else "; no flag overrides")
     )
     warnings = _price_warning(prices)
     _check_printable(
@@ -282,16 +331,18 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
             "--input-output-ratio": args.input_output_ratio,
         },
     )
-    hourly_source = "--hourly-usd" if args.hourly_usd is not None else f"price catalog ({args.instance_type})"
     if args.json:
         data = result.as_dict()
         data["hourly_usd_source"] = hourly_source
         data["prices_source"] = prices.source
         data["prices_as_of"] = prices.as_of
         data["prices_verified"] = prices.verified
+        data["inputs"] = used
+        data["overridden_by"] = flags
         data["warnings"] = warnings
         _print_json(data)
         return 0
+    print(used)
     print(format_breakeven_table(result))
     print(f"instance price from {hourly_source}; API prices: {prices.source} (as of {prices.as_of})")
     print_warnings(warnings, verbose=args.verbose)
@@ -306,8 +357,8 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
 def _cmd_cost_report(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
     paths = write_cost_report(plan, Path(args.out))
-    for path in paths.values():
-        print(path)
+    for line in headline(plan, paths):
+        print(line)
     return 0
 
 
@@ -335,6 +386,12 @@ def register(subparsers: Subparsers) -> None:
         "--cached-fraction", type=cached_fraction, metavar="F", help="share of input read from the prompt cache (0..1)"
     )
     p.add_argument(
+        "--cache-write-fraction",
+        type=cache_write_fraction,
+        metavar="W",
+        help="share of input written to the prompt cache, at the cache-write price (0..1)",
+    )
+    p.add_argument(
         "--price-source",
         type=_name,
         metavar="S",
@@ -344,57 +401,63 @@ def register(subparsers: Subparsers) -> None:
     add_verbose_arg(p)
     add_config_args(p)
     p.set_defaults(func=_cmd_cost)
+    cost_actual.register_under(p)  # `cost actual`: the estimate against the bill
 
     p = subparsers.add_parser(
         "breakeven",
-        help="self-hosting break-even of one node against a token-priced API (needs no configuration)",
+        help="self-hosting break-even of one node against a token-priced API (the configured workload by default)",
         description="One self-hosted node at a measured output throughput against a token-priced API. The comparison "
         "is blended: the API cost of 1M output tokens together with the R million input tokens that come with them "
-        "(--input-output-ratio, --cached-input-fraction); the output-price-only figures follow, labelled.",
+        "(--input-output-ratio, --cached-input-fraction, --cache-write-fraction); the output-price-only figures "
+        "follow, labelled. Every input not given comes from the configuration (the Kimi K3 part of cost.workload, "
+        "its price entry, self_hosting), and the first line says which.",
     )
     p.add_argument(
         "--tokens-per-second",
         type=tokens_per_second,
-        required=True,
         metavar="T",
-        help="output tokens/s of one node (self_hosting.expected_tokens_per_second's bounds)",
+        help="output tokens/s of one node (self_hosting.expected_tokens_per_second's bounds; default: its value)",
     )
     p.add_argument(
         "--hourly-usd",
         type=hourly_usd,
         metavar="H",
-        help="USD per instance-hour (self_hosting.hourly_usd's bounds; default: the price catalog's)",
+        help="USD per instance-hour (self_hosting.hourly_usd's bounds; default: self_hosting.hourly_usd, else the "
+        "price catalog's)",
     )
     p.add_argument(
         "--price-source",
         type=_name,
-        default=_DEFAULT_PRICE_SOURCE,
         metavar="S",
-        help=f"API price source (default: {_DEFAULT_PRICE_SOURCE})",
+        help="API price entry or offer (default: the configured prices of the Kimi K3 model)",
     )
     p.add_argument(
         "--input-output-ratio",
         type=input_output_ratio,
-        default=DEFAULT_INPUT_OUTPUT_RATIO,
         metavar="R",
-        help=f"input tokens per output token (>= 0, default {DEFAULT_INPUT_OUTPUT_RATIO:g})",
+        help="input tokens per output token (>= 0; default: the configured workload's)",
     )
     p.add_argument(
         "--cached-input-fraction",
         type=cached_fraction,
-        default=0.0,
         metavar="C",
-        help="share of the input tokens read from the prompt cache, 0-1 (default 0: no caching)",
+        help="share of the input tokens read from the prompt cache, 0-1 (default: the configured workload's)",
+    )
+    p.add_argument(
+        "--cache-write-fraction",
+        type=cache_write_fraction,
+        metavar="W",
+        help="share of the input tokens written to the prompt cache, 0-1 (default: the configured workload's)",
     )
     p.add_argument(
         "--instance-type",
         type=_name,
-        default=DEFAULT_INSTANCE_TYPE,
         metavar="TYPE",
-        help=f"catalogued instance type (default {DEFAULT_INSTANCE_TYPE})",
+        help="catalogued instance type (default: self_hosting.instance_type)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_verbose_arg(p)
+    add_config_args(p)
     p.set_defaults(func=_cmd_breakeven)
 
     p = subparsers.add_parser(

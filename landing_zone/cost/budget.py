@@ -31,6 +31,7 @@ def config_workload(config: LandingZoneConfig) -> Workload:
         input_tokens_per_request=w.input_tokens_per_request,
         output_tokens_per_request=w.output_tokens_per_request,
         cached_input_fraction=w.cached_input_fraction,
+        cache_write_fraction=w.cache_write_fraction,
     )
 
 

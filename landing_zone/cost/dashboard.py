@@ -12,8 +12,9 @@ Panels, in order:
 2. estimated spend by application, USD/hour, stacked — one line per metric source of the alarms (application
    profiles, direct calls through system profiles or models), the alarm threshold and the budget rate (and the
    self-hosted nodes' cost, when on) as horizontal annotations;
-3. estimated spend, cumulative over 31 days, USD, against the monthly budget;
-4. tokens per minute by source, one panel per token kind (input, cache read, cache write, output);
+3. estimated spend, cumulative over 31 days, USD, against the monthly budget — every priced series, Mantle included;
+4. tokens per minute by source, one panel per token kind (input, cache read, output; cache write only when the
+   workload configures cache writes);
 5. Mantle apart: tokens per minute, inferences and estimated USD/hour — not captured by invocation logging;
 6. health per model/profile: invocations, latency p50/p90/p99, time to first token, client and server errors,
    throttles;
@@ -200,8 +201,12 @@ def plan_dashboard(
     max_metrics_per_widget: int,
     self_hosted_usd_per_hour: float | None = None,
     breakeven_tokens_per_second: float | None = None,
+    cache_writes: bool = True,
 ) -> DashboardPlan:
     """The panels of the operations dashboard (see the module docstring).
+
+    ``cache_writes`` False (no ``cost.workload.cache_write_fraction`` configured): no cache-write token panel; the
+    spend lines and the alarms still price any cache-write tokens that appear.
 
     ``prices`` None (the plan's case): every source at the prices the alarms give it (``alarms.source_prices``, each
     model's own); given: every source at these prices.
@@ -257,12 +262,17 @@ def plan_dashboard(
                 annotations=tuple(annotations),
             )
         )
+    if spend_lines or mantle_sources:
+        # every series the alarms price, Mantle included (its spend counts against the same budget); metric IDs
+        # numbered across runtime and Mantle so that one widget never uses an ID twice
+        cumulative_sources = [*runtime_sources, *mantle_sources]
         hourly_lines = tuple(
-            _spend_line(s, i, prices_for(source_prices, s), 3600) for i, s in enumerate(runtime_sources)
+            _spend_line(s, i, prices_for(source_prices, s), 3600) for i, s in enumerate(cumulative_sources)
         )
         graphs.append(
             GraphPanel(
-                f"Estimated spend, cumulative over {CUMULATIVE_DAYS} days (USD) against the monthly budget",
+                f"Estimated spend, cumulative over {CUMULATIVE_DAYS} days (USD) against the monthly budget"
+                + (", Mantle included" if mantle_sources else ""),
                 "USD",
                 hourly_lines,  # USD per hour-long period; the dashboard draws RUNNING_SUM of each, stacked
                 period=3600,
@@ -273,6 +283,8 @@ def plan_dashboard(
             )
         )
     for kind, metric_name in runtime.token_metrics.items():
+        if kind == "cache_write" and not cache_writes:
+            continue  # no cache writes configured: an always-empty panel (the spend lines still price them)
         lines = tuple(
             Line(_label(s), (_metric(s, metric_name, f"t{i}", TOKEN_PERIOD_SECONDS),))
             for i, s in enumerate(runtime_sources)

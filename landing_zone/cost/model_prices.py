@@ -92,6 +92,7 @@ class PricedPart:
             "input_tokens_per_request": w.input_tokens_per_request,
             "output_tokens_per_request": w.output_tokens_per_request,
             "cached_input_fraction": w.cached_input_fraction,
+            "cache_write_fraction": w.cache_write_fraction,
             "price_entry": self.prices.source_name,
         }
 
@@ -173,12 +174,15 @@ def resolve_model_prices(
     return ModelPrices(MappingProxyType(table)), problems
 
 
-def _part_workload(total: Any, share: float, inp: float | None, out: float | None, cached: float | None) -> Workload:
+def _part_workload(
+    total: Any, share: float, inp: float | None, out: float | None, cached: float | None, written: float | None
+) -> Workload:
     return Workload(
         requests_per_day=total.requests_per_day * share,
         input_tokens_per_request=total.input_tokens_per_request if inp is None else inp,
         output_tokens_per_request=total.output_tokens_per_request if out is None else out,
         cached_input_fraction=total.cached_input_fraction if cached is None else cached,
+        cache_write_fraction=total.cache_write_fraction if written is None else written,
     )
 
 
@@ -218,10 +222,10 @@ def workload_parts(
     parts: list[PricedPart] = []
     configured = {mr.model.id: mr for mr in routing.models}
     apps = {a.app.name: a for a in applications}
-    entries: list[tuple[int | None, str, Any, float, float | None, float | None, float | None]] = []
+    entries: list[tuple[int | None, str, Any, float, float | None, float | None, float | None, float | None]] = []
     if not split:
         first = catalog.require_model(config.models[0]).id
-        entries.append((None, f"model {first}", first, 1.0, None, None, None))
+        entries.append((None, f"model {first}", first, 1.0, None, None, None, None))
     for i, part in enumerate(split):
         where = f"cost.workload.split[{i}]"
         if part.model is not None:
@@ -249,10 +253,11 @@ def workload_parts(
                 part.input_tokens_per_request,
                 part.output_tokens_per_request,
                 part.cached_input_fraction,
+                part.cache_write_fraction,
             )
         )
-    for index, label, target, share, inp, out, cached in entries:
-        workload = _part_workload(total, share, inp, out, cached)
+    for index, label, target, share, inp, out, cached, written in entries:
+        workload = _part_workload(total, share, inp, out, cached, written)
         if isinstance(target, str):
             mr = configured[target]
             home = [r.kind.value for r in mr.compliant_routes if config.home_region in r.source_regions]

@@ -44,6 +44,8 @@ __all__ = [
     "economics",
     "monthly_cost_line",
     "holds_weights",
+    "workload_ratio",
+    "workload_shape",
     "self_hosting_warnings",
 ]
 
@@ -131,25 +133,36 @@ def _require_hourly(self_hosting: SelfHosting, prices: PriceCatalog) -> tuple[fl
     return hourly, source
 
 
-def workload_ratio(config: LandingZoneConfig, parts: Sequence[PricedPart] = ()) -> tuple[float, float]:
-    """(input tokens per output token, cached input fraction) of the workload: what the API bills on top of each
-    output token.  ``parts`` given: of those parts together; else of ``cost.workload`` (a workload without output
-    tokens uses the default ratio)."""
+def workload_shape(config: LandingZoneConfig, parts: Sequence[PricedPart] = ()) -> tuple[float, float, float]:
+    """(input tokens per output token, cached input fraction, cache-write fraction) of the workload: what the API
+    bills on top of each output token.  ``parts`` given: of those parts together; else of ``cost.workload`` (a
+    workload without output tokens uses the default ratio)."""
     if parts:
         inp = sum(p.workload.requests_per_day * p.workload.input_tokens_per_request for p in parts)
         out = sum(p.workload.requests_per_day * p.workload.output_tokens_per_request for p in parts)
-        cached = sum(
-            p.workload.requests_per_day * p.workload.input_tokens_per_request * p.workload.cached_input_fraction
-            for p in parts
-        )
-        return (inp / out if out else DEFAULT_INPUT_OUTPUT_RATIO), (cached / inp if inp else 0.0)
+
+        def share(attr: str) -> float:
+            total = sum(
+                p.workload.requests_per_day * p.workload.input_tokens_per_request * getattr(p.workload, attr)
+                for p in parts
+            )
+            return total / inp if inp else 0.0
+
+        ratio = inp / out if out else DEFAULT_INPUT_OUTPUT_RATIO
+        return ratio, share("cached_input_fraction"), share("cache_write_fraction")
     w = config.cost.workload
     ratio = (
         w.input_tokens_per_request / w.output_tokens_per_request
         if w.output_tokens_per_request
         else DEFAULT_INPUT_OUTPUT_RATIO
     )
-    return ratio, w.cached_input_fraction
+    return ratio, w.cached_input_fraction, w.cache_write_fraction
+
+
+def workload_ratio(config: LandingZoneConfig, parts: Sequence[PricedPart] = ()) -> tuple[float, float]:
+    """(input tokens per output token, cached input fraction): :func:`workload_shape` without the cache writes."""
+    ratio, cached, _ = workload_shape(config, parts)
+    return ratio, cached
 
 
 def comparable_api(
@@ -189,7 +202,7 @@ def economics(
     sh = config.self_hosting
     hourly, source = _require_hourly(sh, prices)
     api, own = comparable_api(prices, model_prices, parts)
-    ratio, cached = workload_ratio(config, own)
+    ratio, cached, written = workload_shape(config, own)
     be = break_even(
         tokens_per_second=sh.expected_tokens_per_second,
         hourly_usd=hourly,
@@ -198,6 +211,7 @@ def economics(
         instance_type=sh.instance_type,
         input_output_ratio=ratio,
         cached_input_fraction=cached,
+        cache_write_fraction=written,
     )
     return Economics(
         instance_type=sh.instance_type,

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from landing_zone.cost.alarms import evaluate_expression
 from landing_zone.cost.dashboard import GraphPanel
+from landing_zone.cost.self_hosting import economics
+from landing_zone.errors import PricingError
 from landing_zone.finops.build import (
     CHART_NAME,
     DEFAULT_CHART_THROUGHPUT,
@@ -38,6 +40,7 @@ __all__ = [
     "build_report",
     "cheaper_ranges",
     "dashboard_section",
+    "headline",
     "render_chart",
     "render_markdown",
     "write_cost_report",
@@ -110,3 +113,32 @@ def write_cost_report(plan: Plan, out_dir: Path) -> dict[str, Path]:
     except OSError as exc:
         raise ReportError(f"--out {str(folder)!r}: cannot write the report ({exc.strerror or exc})") from None
     return {"markdown": markdown, "chart": chart, "dashboard": dashboard}
+
+
+def headline(plan: Plan, paths: dict[str, Path] | None = None) -> list[str]:
+    """What ``make cost`` prints: the daily and monthly estimate, the budget, the alarm threshold, the break-even of
+    one node on the configured workload (the figure ``breakeven`` prints without flags) and where the files are."""
+    b = plan.budget
+    e = b.estimate
+    lines = [
+        f"{plan.config.name}: estimated {e.daily_usd:,.2f} USD/day, {e.monthly_usd:,.2f} USD/month for cost.workload "
+        f"({len(b.parts) or 1} part(s), each model at its own prices; cache writes {e.cache_write_usd_per_day:,.2f} "
+        "USD/day)",
+        f"budget {b.usd:,.2f} USD/month ({b.basis}); spend alarm above {plan.cost_alarms.threshold_usd_per_hour:,.2f} "
+        f"USD/hour ({plan.cost_alarms.threshold_basis})",
+    ]
+    try:
+        econ = economics(plan.config, plan.prices, plan.model_prices, plan.workload_parts)
+    except PricingError as exc:
+        lines.append(f"break-even: not computed ({exc})")
+    else:
+        be = econ.break_even
+        lines.append(
+            f"break-even: {be.breakeven_tokens_per_second_blended:,.1f} output tokens/s per {econ.instance_type} "
+            f"against {be.price_source!r}; at the configured {econ.expected_tokens_per_second:g} tokens/s a node "
+            f"costs {be.ratio_to_api_blended:,.2f}x the API (blended, {be.cached_input_fraction:.0%} cache reads, "
+            f"{be.cache_write_fraction:.0%} cache writes)"
+        )
+    if paths:
+        lines.append("wrote: " + ", ".join(str(p) for p in paths.values()))
+    return lines

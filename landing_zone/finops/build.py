@@ -22,7 +22,7 @@ from landing_zone.cost.pricing import (
     estimate_cost,
     monthly_cost_curve,
 )
-from landing_zone.cost.self_hosting import comparable_api, workload_ratio
+from landing_zone.cost.self_hosting import comparable_api, workload_shape
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 
@@ -128,6 +128,7 @@ class CostReport:
     chart_series: tuple[ChartSeries, ...]
     workload_output_tokens_per_month: float
     cached_input_fraction: float = 0.0  # the cache share every API figure of the report assumes
+    cache_write_fraction: float = 0.0  # the share of input written to the cache (cost.workload.cache_write_fraction)
     parts: tuple[PricedPart, ...] = ()  # cost.workload per model, each at its own prices (the budget's basis)
 
     @property
@@ -167,7 +168,7 @@ def build_report(
     ratio and cache share unless given."""
     catalog = plan.prices
     configured_api, own = comparable_api(catalog, plan.model_prices, plan.workload_parts)
-    configured_ratio, configured_cache = workload_ratio(plan.config, own)
+    configured_ratio, configured_cache, written = workload_shape(plan.config, own)
     input_output_ratio = configured_ratio if input_output_ratio is None else input_output_ratio
     cached = configured_cache if cached_input_fraction is None else cached_input_fraction
     hours = catalog.hours_per_month
@@ -192,6 +193,7 @@ def build_report(
                 input_output_ratio=input_output_ratio,
                 instance_type=instance_type,
                 cached_input_fraction=cached,
+                cache_write_fraction=written,
             )
             rows.append(
                 BreakEvenRow(
@@ -212,6 +214,7 @@ def build_report(
             input_output_ratio=input_output_ratio,
             instance_type=instance_type,
             cached_input_fraction=cached,
+            cache_write_fraction=written,
         )
         for p in prices
     ]
@@ -232,6 +235,7 @@ def build_report(
             points=max(2, math.ceil(segments / 10)),  # the curve adds node boundaries only up to 10 x points
             instance_type=instance_type,
             cached_input_fraction=cached,
+            cache_write_fraction=written,
         )
         series.append(
             ChartSeries(
@@ -262,6 +266,7 @@ def build_report(
         chart_series=tuple(series),
         workload_output_tokens_per_month=workload_out_month,
         cached_input_fraction=cached,
+        cache_write_fraction=written,
         parts=plan.workload_parts,
     )
 
@@ -275,9 +280,14 @@ def _served_workload(parts: tuple[PricedPart, ...]) -> Workload:
         p.workload.requests_per_day * p.workload.input_tokens_per_request * p.workload.cached_input_fraction
         for p in parts
     )
+    written = sum(
+        p.workload.requests_per_day * p.workload.input_tokens_per_request * p.workload.cache_write_fraction
+        for p in parts
+    )
     return Workload(
         requests_per_day=requests,
         input_tokens_per_request=inp / requests if requests else 0.0,
         output_tokens_per_request=out / requests if requests else 0.0,
         cached_input_fraction=cached / inp if inp else 0.0,
+        cache_write_fraction=written / inp if inp else 0.0,
     )

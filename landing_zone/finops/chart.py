@@ -33,7 +33,9 @@ def _footnote(report: CostReport) -> str:
         "Data: landing_zone/core/catalog/prices.yaml, cited in cost.md. "
         + "; ".join(parts)
         + f". API cost assumes {report.input_output_ratio:g} input tokens per output token, "
-        f"{report.cached_input_fraction:.0%} of them cached; "
+        f"{report.cached_input_fraction:.0%} of them cached"
+        + (f", {report.cache_write_fraction:.0%} written to the cache" if report.cache_write_fraction else "")
+        + "; "
         f"a month is {report.hours_per_month:g} h; self-hosted nodes run 24/7."
     )
     return "\n".join(textwrap.wrap(text, width=200))
@@ -107,6 +109,9 @@ def render_chart(report: CostReport, path: Path) -> None:
                 f"break-even vs {p.source_name}: {_short_tokens(v)} output tokens/month\n"
                 "(filled dots: self-hosting becomes cheaper)"
             )
+            if p.source_name == report.price_source:
+                text = f"configured ({text[len('break-even vs ') :]}"
+                text = text.replace("\n", ")\n", 1)
             annotations.append((True, v, text, (v / scale_x, v * blended / scale_y), color))
         else:
             v = be.breakeven_output_tokens_per_month
@@ -126,10 +131,21 @@ def render_chart(report: CostReport, path: Path) -> None:
                 f"{p.source_name}: 1-node break-even {_short_tokens(v)}/month,\n"
                 f"but one node serves {_short_tokens(be.output_tokens_per_month_capacity)}: API always cheaper"
             )
+            if p.source_name == report.price_source:
+                text = (
+                    f"configured ({p.source_name}): break-even {_short_tokens(v)} output tokens/month\n"
+                    f"= {be.breakeven_tokens_per_second_blended:,.1f} tok/s per node ({be.ratio_to_api_blended:,.2f}x "
+                    f"the API at {be.tokens_per_second:g});\none node serves "
+                    f"{_short_tokens(be.output_tokens_per_month_capacity)}: API always cheaper"
+                )
             annotations.append((False, v, text, (v / scale_x, node_month / scale_y), color))
 
-    crossing = sorted((a for a in annotations if a[0]), key=lambda a: a[1])
-    no_crossing = sorted((a for a in annotations if not a[0]), key=lambda a: a[1])
+    # the configured price source's callout first (it always gets a box), the others by volume while slots last
+    def order(a: tuple[bool, float, str, tuple[float, float], str]) -> tuple[bool, float]:
+        return (not a[2].startswith("configured"), a[1])
+
+    crossing = sorted((a for a in annotations if a[0]), key=order)
+    no_crossing = sorted((a for a in annotations if not a[0]), key=order)
     for group, slots in ((crossing, _CROSSING_SLOTS), (no_crossing, _NO_CROSSING_SLOTS)):
         for (_, _, text, xy, color), slot in zip(
             group, slots, strict=False
@@ -145,6 +161,17 @@ def render_chart(report: CostReport, path: Path) -> None:
                 bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": color, "alpha": 0.9},
             )
 
+    chosen = next((s for s in report.chart_series if s.prices.source_name == report.price_source), None)
+    if chosen is not None:
+        v = chosen.crossings[0] if chosen.crossings else chosen.breakeven.breakeven_output_tokens_per_month
+        if v <= report.chart_max_volume:
+            ax.axvline(
+                v / scale_x,
+                color=colors[report.chart_series.index(chosen) % len(colors)],
+                linestyle=(0, (6, 3)),
+                linewidth=1.2,
+                label=f"break-even on the configured {report.price_source}: {_short_tokens(v)} output tokens/month",
+            )
     wl = report.workload_output_tokens_per_month / scale_x
     ax.axvline(wl, color="grey", linestyle=":", linewidth=1.2)
     configured = next((s for s in report.chart_series if s.prices.source_name == report.price_source), None)
@@ -165,7 +192,7 @@ def render_chart(report: CostReport, path: Path) -> None:
         )
     ax.text(
         wl,
-        0.70,
+        0.55,
         f" configured workload:\n {_short_tokens(report.workload_output_tokens_per_month)} output tokens/month",
         transform=ax.get_xaxis_transform(),
         ha="left",

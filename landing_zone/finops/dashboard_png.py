@@ -17,13 +17,14 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from landing_zone.cost.alarms import APPLICATION_PROFILE, MetricSpec, evaluate_expression
 from landing_zone.cost.dashboard import GraphPanel, TextPanel
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 
-__all__ = ["MANTLE_SHARE", "SyntheticDay", "render_dashboard", "synthetic_day"]
+__all__ = ["MANTLE_SHARE", "SyntheticDay", "layout", "render_dashboard", "synthetic_day"]
 
 MANTLE_SHARE = 0.1
 STEP_SECONDS = 300
@@ -58,9 +59,12 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
     runtime = plan.metrics.for_endpoint("runtime")
     mantle = plan.metrics.for_endpoint("mantle")
     per_second = {
-        "input": w.requests_per_day * w.input_tokens_per_request * (1 - w.cached_input_fraction) / 86400,
+        "input": w.requests_per_day
+        * w.input_tokens_per_request
+        * max(0.0, 1 - w.cached_input_fraction - w.cache_write_fraction)
+        / 86400,
         "cache_read": w.requests_per_day * w.input_tokens_per_request * w.cached_input_fraction / 86400,
-        "cache_write": 0.0,
+        "cache_write": w.requests_per_day * w.input_tokens_per_request * w.cache_write_fraction / 86400,
         "output": w.requests_per_day * w.output_tokens_per_request / 86400,
     }
     apps = [s for s in plan.cost_alarms.sources if s.dimension_value.startswith(APPLICATION_PROFILE)]
@@ -76,7 +80,8 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
             share = 0.0  # direct calls through system profiles or models: none in the synthetic day
         for kind, name in source.token_metrics.items():
             # Mantle has no cache metrics: its billable input includes the cached tokens
-            rate = per_second[kind] + (per_second["cache_read"] if source in mantles and kind == "input" else 0.0)
+            cached = per_second["cache_read"] + per_second["cache_write"]
+            rate = per_second[kind] + (cached if source in mantles and kind == "input" else 0.0)
             rates[(source.namespace, source.dimension_value, name)] = rate * share
         if source.namespace == runtime.namespace and "invocations" in runtime.other_metrics:
             rates[(source.namespace, source.dimension_value, runtime.other_metrics["invocations"])] = (
@@ -122,48 +127,108 @@ def _series(panel: GraphPanel, day: SyntheticDay) -> list[tuple[str, list[float]
     return out
 
 
+# Sizes for a picture read at 100 %: 1,600 px wide, two panels a row, text at 9-12 pt (12-16 px), never below 9.
+ROW_HEIGHT_INCHES = 4.4
+TITLE_PT = 12
+TEXT_PT = 10
+TICK_PT = 9
+LEGEND_PT = 9
+WRAP_TITLE = 70
+WRAP_TEXT = 95
+
+
+def _text_panel(ax: Any, title: str, body: str) -> None:
+    ax.axis("off")
+    ax.set_title("\n".join(textwrap.wrap(title, WRAP_TITLE)), fontsize=TITLE_PT, loc="left")
+    paragraphs = [textwrap.fill(p, WRAP_TEXT) for p in body.replace("**", "").replace("`", "").split("\n\n")]
+    ax.text(0, 1, "\n\n".join(paragraphs), va="top", ha="left", fontsize=TEXT_PT)
+
+
+Drawn = list[tuple[GraphPanel | TextPanel, list[tuple[str, list[float]]] | None]]
+
+
+def layout(plan: Plan, day: SyntheticDay) -> Drawn:
+    """The panels drawn, each with its synthetic series (None: a text panel).  Graphs that need live data are not
+    drawn as empty frames: one closing text panel lists them."""
+    drawn: Drawn = []
+    live_only: list[str] = []
+    for panel in plan.dashboard.panels:
+        if isinstance(panel, TextPanel):
+            drawn.append((panel, None))
+        elif isinstance(panel, GraphPanel):
+            series = _series(panel, day)
+            if series is None:
+                live_only.append(panel.title)
+            else:
+                drawn.append((panel, series))
+    if live_only:
+        drawn.append(
+            (
+                TextPanel(
+                    "Live data only (on the deployed dashboard, not in this rendering)",
+                    "\n\n".join(f"- {title}" for title in live_only),
+                ),
+                None,
+            )
+        )
+    return drawn
+
+
 def render_dashboard(plan: Plan, path: Path) -> SyntheticDay:
-    """Draw every panel of ``plan.dashboard`` for the synthetic day into ``path`` (PNG); returns the day used."""
+    """Draw every panel of ``plan.dashboard`` for the synthetic day into ``path`` (PNG); returns the day used.
+
+    Panels that need live data (latency, time to first token, errors) are listed in one closing text panel rather
+    than drawn as empty frames."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise LandingZoneError(f"the dashboard picture needs matplotlib ({exc}): make setup-cli") from None
     day = synthetic_day(plan)
-    panels = [p for p in plan.dashboard.panels if isinstance(p, GraphPanel | TextPanel)]
-    rows = math.ceil(len(panels) / COLUMNS)
-    fig = Figure(figsize=(16, 3.2 * rows + 1), dpi=DPI)
+    drawn = layout(plan, day)
+    rows = math.ceil(len(drawn) / COLUMNS)
+    fig = Figure(figsize=(16, ROW_HEIGHT_INCHES * rows + 1.2), dpi=DPI)
     FigureCanvasAgg(fig)
-    fig.suptitle(f"{plan.dashboard.name} (offline rendering)\n{day.description}", fontsize=11)
-    for index, panel in enumerate(panels):
+    fig.suptitle(
+        f"{plan.dashboard.name} (offline rendering)\n" + "\n".join(textwrap.wrap(day.description, 150)),
+        fontsize=TITLE_PT + 1,
+    )
+    for index, (panel, series) in enumerate(drawn):
         ax = fig.add_subplot(rows, COLUMNS, index + 1)
         if isinstance(panel, TextPanel):
-            ax.axis("off")
-            text = "\n".join(textwrap.wrap(panel.markdown.replace("**", "").replace("`", ""), 110))
-            ax.text(0, 1, f"{panel.title}\n\n{text}", va="top", ha="left", fontsize=7, wrap=True)
+            _text_panel(ax, panel.title, panel.markdown)
             continue
-        ax.set_title("\n".join(textwrap.wrap(panel.title, 80)), fontsize=8)
-        series = _series(panel, day)
-        if series is None:
-            ax.text(0.5, 0.5, "live data only (no synthetic series)", ha="center", va="center", fontsize=8)
-            ax.set_xticks([])
-            ax.set_yticks([])
-            continue
+        assert series is not None
+        ax.set_title("\n".join(textwrap.wrap(panel.title, WRAP_TITLE)), fontsize=TITLE_PT)
         scale = 86400 if panel.cumulative else 3600  # days of the month, or hours of the day
         period = 3600 if panel.cumulative else panel.period
         hours = [step * period / scale for step in range(len(series[0][1]))]
         if panel.stacked:
             ax.stackplot(hours, *[v for _, v in series], labels=[label for label, _ in series], alpha=0.8)
+            top = max(sum(v[i] for _, v in series) for i in range(len(hours)))
         else:
             for label, values in series:
-                ax.plot(hours, values, label=label, linewidth=1)
+                ax.plot(hours, values, label=label, linewidth=1.5)
+            top = max(max(v) for _, v in series)
         for annotation in panel.annotations:
-            ax.axhline(annotation.value, linestyle="--", linewidth=1, color="black")
-            ax.annotate(annotation.label, (hours[0], annotation.value), fontsize=6, va="bottom")
-        ax.set_ylabel(panel.unit, fontsize=7)
-        ax.set_xlabel("day of the month" if panel.cumulative else "hour of the day", fontsize=7)
-        ax.tick_params(labelsize=6)
-        ax.legend(fontsize=5, loc="upper left")
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
+            ax.axhline(annotation.value, linestyle="--", linewidth=1.2, color="black")
+            ax.annotate(
+                annotation.label,
+                (hours[-1], annotation.value),
+                fontsize=LEGEND_PT,
+                ha="right",
+                va="bottom",
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
+            )
+            top = max(top, annotation.value)
+        # the legend sits above the highest line, label or annotation: about 6.5 % of the height per entry
+        free = 1 - (0.06 + 0.065 * len(series))
+        ax.set_ylim(0, top / max(free, 0.4) if top > 0 else 1)
+        ax.set_ylabel(panel.unit, fontsize=TEXT_PT)
+        ax.set_xlabel("day of the month" if panel.cumulative else "hour of the day (UTC)", fontsize=TEXT_PT)
+        ax.tick_params(labelsize=TICK_PT)
+        ax.grid(True, color="0.92")
+        ax.legend(fontsize=LEGEND_PT, loc="upper left", framealpha=0.9)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.9 / (ROW_HEIGHT_INCHES * rows + 1.2)))
     fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
     return day

@@ -135,6 +135,7 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
             ("requests per day", _tokens(w.requests_per_day)),
             ("input tokens per request (including the cached part)", _tokens(w.input_tokens_per_request)),
             ("share of input read from the prompt cache", f"{w.cached_input_fraction:.0%}"),
+            ("share of input written to the prompt cache (at the cache-write price)", f"{w.cache_write_fraction:.0%}"),
             ("output tokens per request", _tokens(w.output_tokens_per_request)),
             ("input tokens per day", _tokens(input_day)),
             ("output tokens per day", _tokens(output_day)),
@@ -229,8 +230,9 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
         f"The comparison is **blended**: a node's throughput already includes reading the prompts, while the API "
         f"bills the input tokens on top of every output token, so the API side is the cost of 1M output tokens "
         f"with their {report.input_output_ratio:g}M input tokens, {report.cached_input_fraction:.0%} of them read "
-        "from the prompt cache (the configured workload). The break-even volume is where the API bill equals "
-        "one node's monthly cost; a node that cannot produce that volume never pays off, whatever the volume. "
+        f"from the prompt cache and {report.cache_write_fraction:.0%} written to it (the configured workload). "
+        "The break-even volume is where the API bill equals one node's monthly cost; a node that cannot produce "
+        "that volume never pays off, whatever the volume. "
         "The last two columns compare with the output price alone, which ignores the input tokens.",
         "",
     ]

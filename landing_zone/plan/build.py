@@ -253,6 +253,7 @@ def _dashboard(
         max_metrics_per_widget=catalog.limit("dashboard_max_metrics_per_widget"),
         self_hosted_usd_per_hour=line.nodes * line.hourly_usd if line is not None else None,
         breakeven_tokens_per_second=breakeven,
+        cache_writes=any(p.workload.cache_write_fraction > 0 for p in parts),
     )
 
 

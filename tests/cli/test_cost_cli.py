@@ -87,6 +87,7 @@ def test_cost_without_flags_uses_the_configured_workload(cli, catalog):
         "input_tokens_per_request",
         "output_tokens_per_request",
         "cached_input_fraction",
+        "cache_write_fraction",
     }
     assert data["warnings"] and "unverified" in data["warnings"][0]
 
@@ -135,8 +136,10 @@ BREAKEVEN_KEYS = (
 )
 
 
-def test_breakeven_json_defaults_match_break_even_without_any_config(cli, catalog, tmp_path):
-    data = ok_json(cli("breakeven", "--tokens-per-second", "516", "--json", cwd=tmp_path))  # no cdk.json there
+def test_breakeven_defaults_are_the_configured_workload(cli, catalog, tmp_path):
+    """No flag: the configured workload (input:output 5, 50 % cached, no cache writes), price entry and node —
+    the figures docs/COST.md and the synth warning give (1.43x, 738.0 tokens/s)."""
+    data = ok_json(cli("breakeven", "--json", cwd=tmp_path))  # no cdk.json there: the repository's defaults
     expected = break_even(
         tokens_per_second=516,
         hourly_usd=56.79,
@@ -144,15 +147,18 @@ def test_breakeven_json_defaults_match_break_even_without_any_config(cli, catalo
         hours_per_month=730,
         input_output_ratio=5,
         instance_type="p6-b300.48xlarge",
+        cached_input_fraction=0.5,
     ).as_dict()
     for key in BREAKEVEN_KEYS:
         assert data[key] == pytest.approx(expected[key], rel=1e-12), key
-    # 56.79 / (516 x 3600 / 1e6) = 30.57 USD/1M; break-even volume 41,456.70 / 27e-6
+    # blended API: 5 x (0.5 x 3 + 0.5 x 0.75) + 12 = 21.375 USD per 1M output tokens
     assert data["usd_per_million_output_tokens"] == pytest.approx(56.79 / (516 * 3600 / 1e6))
-    assert data["monthly_usd"] == pytest.approx(41456.7)
-    assert data["breakeven_output_tokens_per_month"] == pytest.approx(41456.7 / 27e-6)
-    assert data["breakeven_input_tokens_per_month"] == pytest.approx(5 * 41456.7 / 27e-6)
+    assert data["breakeven_output_tokens_per_month"] == pytest.approx(41456.7 / 21.375e-6)
+    assert round(data["ratio_to_api_blended"], 2) == 1.43
+    assert round(data["breakeven_tokens_per_second_blended"], 1) == 738.0
     assert data["hourly_usd_source"] == "price catalog (p6-b300.48xlarge)"
+    assert data["overridden_by"] == []
+    assert "50% cache reads" in data["inputs"] and "'bedrock'" in data["inputs"]
 
 
 def test_breakeven_json_with_every_flag(cli, catalog):
@@ -169,6 +175,8 @@ def test_breakeven_json_with_every_flag(cli, catalog):
             "3",
             "--instance-type",
             "my-node",
+            "--cached-input-fraction",
+            "0",
             "--json",
         )
     )
@@ -184,13 +192,25 @@ def test_breakeven_json_with_every_flag(cli, catalog):
         assert data[key] == pytest.approx(expected[key], rel=1e-12), key
     assert data["breakeven_output_tokens_per_month"] == pytest.approx(40 * 730 / ((3 * 2 + 10) / 1e6))
     assert data["instance_type"] == "my-node" and data["hourly_usd_source"] == "--hourly-usd"
+    assert set(data["overridden_by"]) == {
+        "--tokens-per-second",
+        "--price-source",
+        "--input-output-ratio",
+        "--instance-type",
+        "--cached-input-fraction",
+    }
 
 
 def test_breakeven_table(cli):
     result = cli("breakeven", "--tokens-per-second", "516")
     assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert (
+        first.startswith("inputs: the moonshotai.kimi-k3.1-pro part of cost.workload")
+        and "--tokens-per-second" in first
+    )
     assert "Self-hosting break-even: p6-b300.48xlarge vs bedrock" in result.stdout
-    assert "1,535,433,333" in result.stdout and "41,456.70" in result.stdout
+    assert "1,939,494,737" in result.stdout and "41,456.70" in result.stdout and "738.0" in result.stdout
 
 
 # --------------------------------------------------------------------------------------------------
@@ -198,12 +218,18 @@ def test_breakeven_table(cli):
 # --------------------------------------------------------------------------------------------------
 
 
-def test_cost_report_writes_and_prints_the_paths(cli, tmp_path):
+def test_cost_report_prints_the_headline_figures_and_the_paths(cli, tmp_path):
+    """What `make cost` shows: the daily and monthly estimate, the budget, the alarm threshold, the break-even (the
+    figure `breakeven` prints without flags) and where the files are."""
     out = tmp_path / "reports"
     result = cli("cost-report", "--out", str(out))
     assert result.returncode == 0, result.stderr
-    printed = result.stdout.split()
-    assert printed == [str(out / "cost.md"), str(out / "cost-vs-volume.png"), str(out / "dashboard.png")]
+    lines = result.stdout.splitlines()
+    assert "estimated 256.50 USD/day, 7,801.88 USD/month" in lines[0]
+    assert "budget 9,362.25 USD/month" in lines[1] and "spend alarm above 25.65 USD/hour" in lines[1]
+    assert "break-even: 738.0 output tokens/s" in lines[2] and "1.43x the API" in lines[2]
+    paths = [str(out / "cost.md"), str(out / "cost-vs-volume.png"), str(out / "dashboard.png")]
+    assert lines[3] == "wrote: " + ", ".join(paths)
     assert (out / "cost.md").read_text().count("7,801.88") >= 1
     assert (out / "cost-vs-volume.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -249,7 +275,7 @@ def test_bad_numbers_exit_2_naming_flag_value_and_allowed(cli, args, flag, value
             "error: --instance-type: got 'x1.large'",
         ),
         (("breakeven", "--tokens-per-second", "5", "--instance-type", "p6-b200.48xlarge"), "pass --hourly-usd"),
-        (("breakeven",), "the following arguments are required: --tokens-per-second"),
+        (("breakeven", "--tokens-per-second", "0"), "argument --tokens-per-second: got '0'; allowed: a number > 0"),
     ],
 )
 def test_bad_names_exit_2_without_traceback(cli, args, expected):

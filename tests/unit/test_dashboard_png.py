@@ -49,3 +49,21 @@ def test_the_rendered_spend_equals_the_cost_model_at_the_days_mean(plan_for, tmp
     assert "## Operations dashboard" in text
     assert re.search(rf"- application workload: {usd:,.2f} USD/hour", text)
     assert f"spend alarm at {plan.cost_alarms.threshold_usd_per_hour:,.2f} USD/hour" in text
+
+
+def test_the_picture_has_no_empty_panel_and_legible_text(plan_for):
+    """Every drawn graph has a line with data; live-only graphs are listed in one text panel, not drawn empty; text
+    is at least 9 pt (12 px at 100 dpi) — the legends used to be 5 pt and hid the alarm and budget labels."""
+    from landing_zone.cost.dashboard import GraphPanel, TextPanel
+    from landing_zone.finops import dashboard_png
+
+    plan = plan_for()
+    drawn = dashboard_png.layout(plan, synthetic_day(plan))
+    graphs = [(p, s) for p, s in drawn if isinstance(p, GraphPanel)]
+    assert graphs and all(s and any(max(v) > 0 for _, v in s) for _, s in graphs)
+    assert not any(p.title == "Tokens per minute: cache write" for p, _ in graphs)  # no cache writes configured
+    last = drawn[-1][0]
+    assert isinstance(last, TextPanel) and "Invocation latency" in last.markdown
+    assert min(dashboard_png.LEGEND_PT, dashboard_png.TICK_PT, dashboard_png.TEXT_PT) >= 9
+    cumulative = next(p for p, _ in graphs if p.cumulative)
+    assert any(line.label.startswith("mantle ") for line in cumulative.lines)

@@ -465,6 +465,7 @@ class WorkloadPart(_Strict):
     input_tokens_per_request: float | None = Field(default=None, ge=0, le=MAX_TOKENS_PER_REQUEST)
     output_tokens_per_request: float | None = Field(default=None, ge=0, le=MAX_TOKENS_PER_REQUEST)
     cached_input_fraction: float | None = Field(default=None, ge=0, le=1)
+    cache_write_fraction: float | None = Field(default=None, ge=0, le=1)
 
     @model_validator(mode="after")
     def _one_target(self) -> WorkloadPart:
@@ -491,6 +492,13 @@ class Workload(_Strict):
     input_tokens_per_request: float = Field(default=6_000, ge=0, le=MAX_TOKENS_PER_REQUEST)
     output_tokens_per_request: float = Field(default=1_200, ge=0, le=MAX_TOKENS_PER_REQUEST)
     cached_input_fraction: float = Field(default=0.5, ge=0, le=1)
+    cache_write_fraction: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Share of input tokens written to the prompt cache, billed at the model's cache-write price "
+        "(prices.yaml; the input price where none is published). Omitted: 0, no cache writes.",
+    )
     split: tuple[WorkloadPart, ...] = Field(
         default=(),
         description="Requests and tokens per model or application; omitted: the whole workload on models[0].",
@@ -498,6 +506,20 @@ class Workload(_Strict):
 
     @model_validator(mode="after")
     def _shares(self) -> Workload:
+        shares = [("", self.cached_input_fraction, self.cache_write_fraction)] + [
+            (
+                f"split[{i}].",
+                self.cached_input_fraction if p.cached_input_fraction is None else p.cached_input_fraction,
+                self.cache_write_fraction if p.cache_write_fraction is None else p.cache_write_fraction,
+            )
+            for i, p in enumerate(self.split)
+        ]
+        for where, cached, written in shares:
+            if cached + written > 1 + _SHARE_SUM_TOLERANCE:
+                raise ValueError(
+                    f"{where}cached_input_fraction + {where}cache_write_fraction = {cached + written:g}; "
+                    "allowed: a sum <= 1 (both are shares of the same input tokens)"
+                )
         if self.split:
             total = sum(p.share_of_requests for p in self.split)
             if abs(total - 1.0) > _SHARE_SUM_TOLERANCE:
