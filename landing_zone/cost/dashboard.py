@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from landing_zone.core.catalog.metrics import MetricCatalog, MetricSource
+from landing_zone.core.catalog.metrics import EndpointMetrics, MetricCatalog, MetricSource
 from landing_zone.core.catalog.prices import TokenPrices
 from landing_zone.cost.alarms import (
     APPLICATION_PROFILE,
@@ -216,10 +216,47 @@ def plan_dashboard(
     mantle = metric_catalog.for_endpoint("mantle")
     runtime_sources = [s for s in alarms.sources if s.namespace == runtime.namespace]
     mantle_sources = [s for s in alarms.sources if s.namespace == mantle.namespace]
-    period = DASHBOARD_PERIOD_SECONDS
     budget_rate = monthly_budget_usd / hours_per_month
     panels: list[Panel] = []
 
+    panels.append(_about_panel(name, alarms, source_prices, monthly_budget_usd, budget_rate))
+    graphs: list[GraphPanel] = []
+    graphs += _spend_graphs(
+        alarms,
+        source_prices,
+        runtime_sources,
+        mantle_sources,
+        monthly_budget_usd,
+        budget_rate,
+        self_hosted_usd_per_hour,
+    )
+    graphs += _token_graphs(runtime, runtime_sources, cache_writes)
+    graphs += _mantle_graphs(mantle, mantle_sources, source_prices)
+    graphs += _health_graphs(runtime, runtime_sources)
+    graphs += _error_graphs(runtime, mantle, runtime_sources, mantle_sources)
+    graphs += _breakeven_graphs(runtime, runtime_sources, breakeven_tokens_per_second)
+    for graph in graphs:
+        panels.extend(_split(graph, max_metrics_per_widget))
+    suffixes = tuple(a.name_suffix for a in alarms.alarms)
+    if suffixes:
+        panels.append(AlarmPanel("Alarms: spend rate and Mantle usage", suffixes))
+    panels.append(
+        TextPanel(
+            "Kill switch",
+            "At 100 % of the actual monthly budget, AWS Budgets attaches the deny-inference policy "
+            f"`{name}-kill-switch` to every invoker role (budget `{name}-bedrock-monthly`). Its state is the budget "
+            "action's status (Budgets console, or `python -m landing_zone verify`); detach the policy to resume. "
+            "Self-hosted vLLM and DCGM metrics are exported for Prometheus on the nodes, not to CloudWatch: they are "
+            "not on this dashboard.",
+        )
+    )
+    return DashboardPlan(dashboard_name(name), region, tuple(panels))
+
+
+def _about_panel(
+    name: str, alarms: CostAlarmPlan, source_prices: SourcePrices, monthly_budget_usd: float, budget_rate: float
+) -> TextPanel:
+    """The first panel: where the figures come from (prices per model, budget, alarm threshold)."""
     used = {p.source_name: p for p in (prices_for(source_prices, s) for s in alarms.sources)}
     listed = "; ".join(
         f"**{p.source_name}** for {p.model_id or 'every model'} (as of {p.as_of}, "
@@ -240,8 +277,22 @@ def plan_dashboard(
             "Metric names assumed, not verified (core/catalog/metrics.yaml): cache-token metrics of "
             f"{len(unverified)} source(s); `python -m landing_zone discover` compares them with the account."
         )
-    panels.append(TextPanel(f"{name}: operations", "\n\n".join(about)))
 
+    return TextPanel(f"{name}: operations", "\n\n".join(about))
+
+
+def _spend_graphs(
+    alarms: CostAlarmPlan,
+    source_prices: SourcePrices,
+    runtime_sources: Sequence[MetricSource],
+    mantle_sources: Sequence[MetricSource],
+    monthly_budget_usd: float,
+    budget_rate: float,
+    self_hosted_usd_per_hour: float | None,
+) -> list[GraphPanel]:
+    """Estimated spend per hour (runtime) and cumulative against the monthly budget (runtime and Mantle)."""
+    period = DASHBOARD_PERIOD_SECONDS
+    graphs: list[GraphPanel] = []
     annotations = [
         Annotation(f"spend alarm {alarms.threshold_usd_per_hour:,.2f} USD/h", alarms.threshold_usd_per_hour),
         Annotation(f"budget rate {budget_rate:,.2f} USD/h", budget_rate),
@@ -251,7 +302,6 @@ def plan_dashboard(
             Annotation(f"self-hosted nodes {self_hosted_usd_per_hour:,.2f} USD/h", self_hosted_usd_per_hour)
         )
     spend_lines = tuple(_spend_line(s, i, prices_for(source_prices, s), period) for i, s in enumerate(runtime_sources))
-    graphs: list[GraphPanel] = []
     if spend_lines:
         graphs.append(
             GraphPanel(
@@ -282,6 +332,14 @@ def plan_dashboard(
                 cumulative=True,
             )
         )
+    return graphs
+
+
+def _token_graphs(
+    runtime: EndpointMetrics, runtime_sources: Sequence[MetricSource], cache_writes: bool
+) -> list[GraphPanel]:
+    """Tokens per minute by kind (no cache-write panel unless cache writes are configured)."""
+    graphs: list[GraphPanel] = []
     for kind, metric_name in runtime.token_metrics.items():
         if kind == "cache_write" and not cache_writes:
             continue  # no cache writes configured: an always-empty panel (the spend lines still price them)
@@ -291,6 +349,15 @@ def plan_dashboard(
         )
         if lines:
             graphs.append(GraphPanel(f"Tokens per minute: {_KIND_TITLE[kind]}", "tokens/min", lines, period=60))
+    return graphs
+
+
+def _mantle_graphs(
+    mantle: EndpointMetrics, mantle_sources: Sequence[MetricSource], source_prices: SourcePrices
+) -> list[GraphPanel]:
+    """Mantle's tokens and inferences per minute, and its estimated spend."""
+    graphs: list[GraphPanel] = []
+    period = DASHBOARD_PERIOD_SECONDS
     if mantle_sources:
         mantle_lines: list[Line] = []
         for i, s in enumerate(mantle_sources):
@@ -317,6 +384,13 @@ def plan_dashboard(
                 stacked=True,
             )
         )
+    return graphs
+
+
+def _health_graphs(runtime: EndpointMetrics, runtime_sources: Sequence[MetricSource]) -> list[GraphPanel]:
+    """Invocations, latency and time to first token of the runtime sources."""
+    graphs: list[GraphPanel] = []
+    period = DASHBOARD_PERIOD_SECONDS
     health = runtime.other_metrics
     if runtime_sources and "invocations" in health:
         graphs.append(
@@ -357,6 +431,18 @@ def plan_dashboard(
                 ),
             )
         )
+    return graphs
+
+
+def _error_graphs(
+    runtime: EndpointMetrics,
+    mantle: EndpointMetrics,
+    runtime_sources: Sequence[MetricSource],
+    mantle_sources: Sequence[MetricSource],
+) -> list[GraphPanel]:
+    """Errors and throttles per minute, runtime and Mantle."""
+    graphs: list[GraphPanel] = []
+    health = runtime.other_metrics
     error_metrics = [k for k in ("client_errors", "server_errors", "throttles") if k in health]
     error_lines = [
         Line(f"{k.replace('_', ' ')} {_label(s)}", (_metric(s, health[k], f"e{i}_{k[:3]}", 60),))
@@ -370,6 +456,14 @@ def plan_dashboard(
         ]
     if error_lines:
         graphs.append(GraphPanel("Errors and throttles per minute", "per minute", tuple(error_lines), period=60))
+    return graphs
+
+
+def _breakeven_graphs(
+    runtime: EndpointMetrics, runtime_sources: Sequence[MetricSource], breakeven_tokens_per_second: float | None
+) -> list[GraphPanel]:
+    """Output tokens per second against the self-hosting break-even of one node."""
+    graphs: list[GraphPanel] = []
     if breakeven_tokens_per_second is not None and runtime_sources:
         output = runtime.token_metrics.get("output")
         if output:
@@ -393,22 +487,7 @@ def plan_dashboard(
                     ),
                 )
             )
-    for graph in graphs:
-        panels.extend(_split(graph, max_metrics_per_widget))
-    suffixes = tuple(a.name_suffix for a in alarms.alarms)
-    if suffixes:
-        panels.append(AlarmPanel("Alarms: spend rate and Mantle usage", suffixes))
-    panels.append(
-        TextPanel(
-            "Kill switch",
-            "At 100 % of the actual monthly budget, AWS Budgets attaches the deny-inference policy "
-            f"`{name}-kill-switch` to every invoker role (budget `{name}-bedrock-monthly`). Its state is the budget "
-            "action's status (Budgets console, or `python -m landing_zone verify`); detach the policy to resume. "
-            "Self-hosted vLLM and DCGM metrics are exported for Prometheus on the nodes, not to CloudWatch: they are "
-            "not on this dashboard.",
-        )
-    )
-    return DashboardPlan(dashboard_name(name), region, tuple(panels))
+    return graphs
 
 
 def lines_of(panels: Sequence[Panel]) -> list[Line]:
