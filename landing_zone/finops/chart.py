@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
-from landing_zone.finops.build import CHART_DPI, CHART_SIZE_INCHES, CostReport, ReportError
+from landing_zone.finops.build import CHART_DPI, CHART_SIZE_INCHES, ChartSeries, CostReport, ReportError
 from landing_zone.finops.markdown import _profile_label, _short_tokens, _usd
 
 __all__ = ["render_chart"]
@@ -41,33 +42,19 @@ def _footnote(report: CostReport) -> str:
     return "\n".join(textwrap.wrap(text, width=200))
 
 
-def render_chart(report: CostReport, path: Path) -> None:
-    """Draw the chart to ``path`` (PNG, CHART_SIZE_INCHES at CHART_DPI, no metadata that varies)."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import FuncFormatter
-    except ImportError as exc:
-        raise ReportError(
-            f"the cost chart needs matplotlib ({exc}); install the pinned requirements: "
-            "pip install -r requirements.txt -c constraints.txt"
-        ) from None
+_SCALE_X, _SCALE_Y = 1e9, 1e3  # the axes' units: billions of output tokens, thousands of USD
+_COLORS = ("tab:orange", "tab:blue", "tab:purple", "tab:green", "tab:red")
+_Callout = tuple[bool, float, str, tuple[float, float], str]  # crossing?, volume, text, point, colour
 
-    fig = Figure(figsize=CHART_SIZE_INCHES, dpi=CHART_DPI)
-    FigureCanvasAgg(fig)  # Agg: no display, same pixels everywhere
-    footnote = _footnote(report)
-    footnote_lines = footnote.count("\n") + 1
-    bottom = 0.11 + 0.022 * footnote_lines
-    fig.subplots_adjust(left=0.075, right=0.98, top=0.92, bottom=bottom)
-    ax = fig.add_subplot(1, 1, 1)
 
-    scale_x, scale_y = 1e9, 1e3
+def _plot_self_hosted(ax: Any, report: CostReport) -> None:
+    """The self-hosted nodes' monthly cost, a step per node."""
     inst = report.instance
     node_month = report.node_monthly_usd
     first = report.chart_series[0].curve
     ax.plot(
-        [p.output_tokens_per_month / scale_x for p in first],
-        [p.self_hosted_monthly_usd / scale_y for p in first],
+        [p.output_tokens_per_month / _SCALE_X for p in first],
+        [p.self_hosted_monthly_usd / _SCALE_Y for p in first],
         drawstyle="steps-pre",
         color="black",
         linewidth=2.2,
@@ -77,71 +64,77 @@ def render_chart(report: CostReport, path: Path) -> None:
             f"({_profile_label(report.chart_profile)})"
         ),
     )
-    colors = ("tab:orange", "tab:blue", "tab:purple", "tab:green", "tab:red")
-    annotations: list[tuple[bool, float, str, tuple[float, float], str]] = []
-    for i, s in enumerate(report.chart_series):
-        p = s.prices
-        color = colors[i % len(colors)]
+
+
+def _plot_series(ax: Any, report: CostReport, i: int, s: ChartSeries) -> _Callout | None:
+    """One token API's monthly cost line, its break-even marker, and the callout text for it (None: off the chart)."""
+    node_month = report.node_monthly_usd
+    p = s.prices
+    color = _COLORS[i % len(_COLORS)]
+    ax.plot(
+        [c.output_tokens_per_month / _SCALE_X for c in s.curve],
+        [c.api_monthly_usd / _SCALE_Y for c in s.curve],
+        linestyle=_LINE_STYLES[i % len(_LINE_STYLES)],
+        color=color,
+        linewidth=1.8,
+        label=(
+            f"API {p.source_name}: {_usd(p.input_usd_per_million)} in / {_usd(p.output_usd_per_million)} out "
+            f"USD per 1M tokens{'' if p.verified else ' (unverified)'}"
+        ),
+    )
+    be = s.breakeven
+    if s.crossings:
+        blended = be.api_blended_usd_per_million_output_tokens / 1e6
         ax.plot(
-            [c.output_tokens_per_month / scale_x for c in s.curve],
-            [c.api_monthly_usd / scale_y for c in s.curve],
-            linestyle=_LINE_STYLES[i % len(_LINE_STYLES)],
+            [v / _SCALE_X for v in s.crossings],
+            [v * blended / _SCALE_Y for v in s.crossings],
+            marker="o",
+            markersize=8,
+            linestyle="none",
             color=color,
-            linewidth=1.8,
-            label=(
-                f"API {p.source_name}: {_usd(p.input_usd_per_million)} in / {_usd(p.output_usd_per_million)} out "
-                f"USD per 1M tokens{'' if p.verified else ' (unverified)'}"
-            ),
         )
-        be = s.breakeven
-        if s.crossings:
-            blended = be.api_blended_usd_per_million_output_tokens / 1e6
-            ax.plot(
-                [v / scale_x for v in s.crossings],
-                [v * blended / scale_y for v in s.crossings],
-                marker="o",
-                markersize=8,
-                linestyle="none",
-                color=color,
-            )
-            v = s.crossings[0]
+        v = s.crossings[0]
+        text = (
+            f"break-even vs {p.source_name}: {_short_tokens(v)} output tokens/month\n"
+            "(filled dots: self-hosting becomes cheaper)"
+        )
+        if p.source_name == report.price_source:
+            text = f"configured ({text[len('break-even vs ') :]}"
+            text = text.replace("\n", ")\n", 1)
+        return (True, v, text, (v / _SCALE_X, v * blended / _SCALE_Y), color)
+    else:
+        v = be.breakeven_output_tokens_per_month
+        if v > report.chart_max_volume:
+            return None
+        ax.plot(
+            [v / _SCALE_X],
+            [node_month / _SCALE_Y],
+            marker="o",
+            markersize=8,
+            markerfacecolor="white",
+            markeredgewidth=2,
+            linestyle="none",
+            color=color,
+        )
+        text = (
+            f"{p.source_name}: 1-node break-even {_short_tokens(v)}/month,\n"
+            f"but one node serves {_short_tokens(be.output_tokens_per_month_capacity)}: API always cheaper"
+        )
+        if p.source_name == report.price_source:
             text = (
-                f"break-even vs {p.source_name}: {_short_tokens(v)} output tokens/month\n"
-                "(filled dots: self-hosting becomes cheaper)"
+                f"configured ({p.source_name}): break-even {_short_tokens(v)} output tokens/month\n"
+                f"= {be.breakeven_tokens_per_second_blended:,.1f} tok/s per node ({be.ratio_to_api_blended:,.2f}x "
+                f"the API at {be.tokens_per_second:g});\none node serves "
+                f"{_short_tokens(be.output_tokens_per_month_capacity)}: API always cheaper"
             )
-            if p.source_name == report.price_source:
-                text = f"configured ({text[len('break-even vs ') :]}"
-                text = text.replace("\n", ")\n", 1)
-            annotations.append((True, v, text, (v / scale_x, v * blended / scale_y), color))
-        else:
-            v = be.breakeven_output_tokens_per_month
-            if v > report.chart_max_volume:
-                continue
-            ax.plot(
-                [v / scale_x],
-                [node_month / scale_y],
-                marker="o",
-                markersize=8,
-                markerfacecolor="white",
-                markeredgewidth=2,
-                linestyle="none",
-                color=color,
-            )
-            text = (
-                f"{p.source_name}: 1-node break-even {_short_tokens(v)}/month,\n"
-                f"but one node serves {_short_tokens(be.output_tokens_per_month_capacity)}: API always cheaper"
-            )
-            if p.source_name == report.price_source:
-                text = (
-                    f"configured ({p.source_name}): break-even {_short_tokens(v)} output tokens/month\n"
-                    f"= {be.breakeven_tokens_per_second_blended:,.1f} tok/s per node ({be.ratio_to_api_blended:,.2f}x "
-                    f"the API at {be.tokens_per_second:g});\none node serves "
-                    f"{_short_tokens(be.output_tokens_per_month_capacity)}: API always cheaper"
-                )
-            annotations.append((False, v, text, (v / scale_x, node_month / scale_y), color))
+        return (False, v, text, (v / _SCALE_X, node_month / _SCALE_Y), color)
+
+
+def _draw_callouts(ax: Any, annotations: list[_Callout]) -> None:
+    """Boxed callouts: the configured price source's first (it always gets a box), the others by volume."""
 
     # the configured price source's callout first (it always gets a box), the others by volume while slots last
-    def order(a: tuple[bool, float, str, tuple[float, float], str]) -> tuple[bool, float]:
+    def order(a: _Callout) -> tuple[bool, float]:
         return (not a[2].startswith("configured"), a[1])
 
     crossing = sorted((a for a in annotations if a[0]), key=order)
@@ -161,18 +154,21 @@ def render_chart(report: CostReport, path: Path) -> None:
                 bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": color, "alpha": 0.9},
             )
 
+
+def _mark_configured(ax: Any, report: CostReport) -> None:
+    """The configured price source's break-even line and the configured workload's volume and cost."""
     chosen = next((s for s in report.chart_series if s.prices.source_name == report.price_source), None)
     if chosen is not None:
         v = chosen.crossings[0] if chosen.crossings else chosen.breakeven.breakeven_output_tokens_per_month
         if v <= report.chart_max_volume:
             ax.axvline(
-                v / scale_x,
-                color=colors[report.chart_series.index(chosen) % len(colors)],
+                v / _SCALE_X,
+                color=_COLORS[report.chart_series.index(chosen) % len(_COLORS)],
                 linestyle=(0, (6, 3)),
                 linewidth=1.2,
                 label=f"break-even on the configured {report.price_source}: {_short_tokens(v)} output tokens/month",
             )
-    wl = report.workload_output_tokens_per_month / scale_x
+    wl = report.workload_output_tokens_per_month / _SCALE_X
     ax.axvline(wl, color="grey", linestyle=":", linewidth=1.2)
     configured = next((s for s in report.chart_series if s.prices.source_name == report.price_source), None)
     if configured is not None:  # the configured workload's own monthly API cost, on its price source's line
@@ -183,7 +179,7 @@ def render_chart(report: CostReport, path: Path) -> None:
         )
         ax.plot(
             [wl],
-            [cost / scale_y],
+            [cost / _SCALE_Y],
             marker="D",
             markersize=8,
             color="dimgrey",
@@ -201,7 +197,12 @@ def render_chart(report: CostReport, path: Path) -> None:
         color="dimgrey",
     )
 
-    ax.set_xlim(0, report.chart_max_volume / scale_x)
+
+def _decorate_axes(ax: Any, report: CostReport) -> None:
+    from matplotlib.ticker import FuncFormatter
+
+    inst = report.instance
+    ax.set_xlim(0, report.chart_max_volume / _SCALE_X)
     ax.set_ylim(0, None)
     ax.set_xlabel(f"Output tokens per month (billions; input = {report.input_output_ratio:g} x output)", fontsize=10)
     ax.set_ylabel("Monthly cost (USD; k = thousand)", fontsize=10)
@@ -213,5 +214,33 @@ def render_chart(report: CostReport, path: Path) -> None:
         fontsize=12,
     )
     ax.legend(loc="upper left", fontsize=8.5, framealpha=0.95)
+
+
+def render_chart(report: CostReport, path: Path) -> None:
+    """Draw the chart to ``path`` (PNG, CHART_SIZE_INCHES at CHART_DPI, no metadata that varies)."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ReportError(
+            f"the cost chart needs matplotlib ({exc}); install the pinned requirements: "
+            "pip install -r requirements.txt -c constraints.txt"
+        ) from None
+
+    fig = Figure(figsize=CHART_SIZE_INCHES, dpi=CHART_DPI)
+    FigureCanvasAgg(fig)  # Agg: no display, same pixels everywhere
+    footnote = _footnote(report)
+    footnote_lines = footnote.count("\n") + 1
+    bottom = 0.11 + 0.022 * footnote_lines
+    fig.subplots_adjust(left=0.075, right=0.98, top=0.92, bottom=bottom)
+    ax = fig.add_subplot(1, 1, 1)
+
+    _plot_self_hosted(ax, report)
+    annotations = [a for i, s in enumerate(report.chart_series) if (a := _plot_series(ax, report, i, s))]
+    _draw_callouts(ax, annotations)
+
+    _mark_configured(ax, report)
+
+    _decorate_axes(ax, report)
     fig.text(0.01, 0.012, footnote, fontsize=7, color="dimgrey", ha="left", va="bottom")
     fig.savefig(path, format="png", dpi=CHART_DPI, metadata={"Software": None})
