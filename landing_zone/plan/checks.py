@@ -17,7 +17,6 @@ from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.cost.self_hosting import monthly_cost_line
 from landing_zone.errors import Described, PricingError, Problem
 from landing_zone.plan.model import Plan
-from landing_zone.policies.guardrails import scp_documents
 
 __all__ = [
     "GeneratedName",
@@ -417,11 +416,10 @@ def name_problems(names: Sequence[GeneratedName], catalog: Catalog) -> list[Prob
 def plan_names(plan: Plan) -> list[GeneratedName]:
     """Every name the stacks of ``plan`` set explicitly (what :func:`name_problems` checked while it was built)."""
     config = plan.config
-    scp_count = len(scp_documents(config, plan.routing, plan.catalog).documents) if config.organization else 0
     return generated_names(
         config,
         plan.applications,
-        scp_count=scp_count,
+        scp_count=len(plan.policies.scp_contents),
         alarm_suffixes=[a.name_suffix for a in plan.cost_alarms.alarms],
         dashboard_name=plan.dashboard.name,
     )
