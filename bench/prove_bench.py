@@ -1,5 +1,5 @@
 """Per-example, per-property solve times of ``prove`` (issue 22).  ``python bench/prove_bench.py [example ...]``:
-synthesizes each example in-process, proves P1-P5 and prints one row per (example, property) with its status,
+synthesizes each example in-process, proves P1-P6 and prints one row per (example, property) with its status,
 obligation count and seconds (in-process, one after the other), then the wall time of `python -m landing_zone prove`
 as a user runs it (two processes on two cores, start-up included); exit 1 when a property of an example does not
 hold or the command takes 30 s or more."""

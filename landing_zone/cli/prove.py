@@ -1,4 +1,4 @@
-"""``prove``: properties P1-P5 of the synthesized policies, for every request (landing_zone.review.proofs)."""
+"""``prove``: properties P1-P6 of the synthesized policies, for every request (landing_zone.review.proofs)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "prove",
-        help="prove P1-P5 of the synthesized policies for every request (exit 0 all hold, 1 one does not, 2 bad input)",
+        help="prove P1-P6 of the synthesized policies for every request (exit 0 all hold, 1 one does not, 2 bad input)",
         description="Encode the synthesized SCPs, invoker boundary, invoker identity policies and VPC endpoint "
         "policies for the z3 SMT solver and prove the properties of docs/PROVE.md; a property that does not hold is "
         "shown with a counterexample as a `simulate` command line, replayed through the evaluator.",

@@ -123,7 +123,7 @@ def register(subparsers: Subparsers) -> None:
         "--proofs",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="prove the guardrail properties P1-P5 for every request with the z3 solver (default: on; without "
+        help="prove the guardrail properties P1-P6 for every request with the z3 solver (default: on; without "
         "them the verdict is qualified: sampled only)",
     )
     p.add_argument(

@@ -1,4 +1,4 @@
-"""Properties P1-P5 of the deployed policies, proven for every request (``python -m landing_zone prove``).
+"""Properties P1-P6 of the deployed policies, proven for every request (``python -m landing_zone prove``).
 
 The policies are read from the synthesized cloud assembly (what deploys); the properties are stated from the
 configuration and the routing decision (what was asked for), never from the policies themselves:
@@ -53,6 +53,7 @@ from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies import guardrails as g
 from landing_zone.policies.evaluator import ParsedStatement, Request, UnsupportedPolicyElement, policy_statements
+from landing_zone.policies.invoke import MANTLE_INVOKE_ACTIONS, RUNTIME_INVOKE_ACTIONS, SERVICE_TIERS
 from landing_zone.policies.protected import ProtectedResource, inventory
 from landing_zone.policies.prover import (
     CHAR,
@@ -89,6 +90,8 @@ PROPERTIES: dict[str, str] = {
     "P3": "tamper protection: no non-exempt principal can change a protected resource",
     "P4": "not over-blocking: legitimate requests are allowed for every value of the keys they do not fix",
     "P5": "invoker effective permissions allow only compliant inference on allowed models",
+    "P6": "governed settings: inference on a service tier outside allowed_service_tiers, an AgentCore gateway without "
+    "inbound authorization and an AgentCore runtime, code interpreter or browser without a VPC are denied",
 }
 
 REGION = "aws:RequestedRegion"
@@ -96,6 +99,11 @@ PRINCIPAL = "aws:PrincipalARN"
 SOURCE_VPCE = "aws:SourceVpce"
 PROFILE_KEY = "bedrock:InferenceProfileArn"
 MANTLE_KEY = "bedrock-mantle:Model"
+SERVICE_TIER_KEY = "bedrock:ServiceTier"
+MANTLE_TIER_KEY = "bedrock-mantle:ServiceTier"
+GATEWAY_AUTHORIZER_KEY = "bedrock-agentcore:GatewayAuthorizerType"
+AGENTCORE_SUBNETS_KEY = "bedrock-agentcore:subnets"
+AGENTCORE_SG_KEY = "bedrock-agentcore:securityGroups"
 TAG_KEY = f"aws:ResourceTag/{g.LANDING_ZONE_TAG}"
 TAG_KEYS = "aws:TagKeys"
 # Service keys that, like the tags, say what the request asks for, so P4 holds them absent as the row states: the
@@ -903,9 +911,63 @@ def _p5(run: _Run) -> PropertyResult:
     )
 
 
+def _single_value_outside(enc: Encoder, key: str, allowed: Sequence[str]) -> z3.BoolRef:
+    """The request carries ``key`` with one value, and that value is none of ``allowed``."""
+    kv = enc.request.key(key)
+    single = z3.BoolVal(True) if kv.count is None else kv.count == 1
+    return z3.And(kv.present, single, *[kv.values[0] != z3.StringVal(v) for v in allowed])
+
+
+def _p6(run: _Run) -> PropertyResult:
+    start = time.perf_counter()
+    gr = run.inputs.guardrails
+    settings = run.inputs.plan.config.policy_guardrails
+    tiers = sorted(settings.allowed_service_tiers)
+    governs_tiers = not set(SERVICE_TIERS) <= set(tiers)
+    if not governs_tiers and not settings.agentcore_controls:
+        return PropertyResult(
+            "P6", PROPERTIES["P6"], (), 0.0, applies=False, note="every service tier allowed and agentcore_controls off"
+        )
+    if governs_tiers:
+        for actions, key in ((RUNTIME_INVOKE_ACTIONS, SERVICE_TIER_KEY), (MANTLE_INVOKE_ACTIONS, MANTLE_TIER_KEY)):
+            for action in actions:
+                enc = run.prover.encoder.for_action(action)
+                run.check(
+                    f"{action} on a service tier outside {tiers}",
+                    z3.And(enc.action_premise(), _single_value_outside(enc, key, tiers)),
+                    z3.Not(enc.allowed(gr)),
+                    [gr],
+                    Request(action, "*", {key: "priority" if "priority" not in tiers else "flex"}),
+                )
+    if settings.agentcore_controls:
+        for action in g.AGENTCORE_GATEWAY_ACTIONS:
+            enc = run.prover.encoder.for_action(action)
+            run.check(
+                f"{action} with GatewayAuthorizerType NONE",
+                z3.And(enc.action_premise(), enc.equals(GATEWAY_AUTHORIZER_KEY, "NONE")),
+                z3.Not(enc.allowed(gr)),
+                [gr],
+                Request(action, "*", {GATEWAY_AUTHORIZER_KEY: "NONE"}),
+            )
+        for action in g.AGENTCORE_VPC_ACTIONS:
+            enc = run.prover.encoder.for_action(action)
+            run.check(
+                f"{action} without subnets or security groups",
+                z3.And(enc.action_premise(), enc.absent(AGENTCORE_SUBNETS_KEY), enc.absent(AGENTCORE_SG_KEY)),
+                z3.Not(enc.allowed(gr)),
+                [gr],
+                Request(action, "*", {}),
+            )
+    note = (
+        "every principal, every Region and resource; a request that names no tier runs on the default tier (no key: "
+        "not denied, by design)"
+    )
+    return run.done("P6", start, note=note)
+
+
 # Two halves of about equal solve time (bench/prove_bench.py): with two cores, ``prove_all(jobs=2)`` runs one per
 # process (the solver is single-threaded; a counterexample, a timeout or an error is the same in either process).
-_HALVES = (("P2", "P1"), ("P4", "P3", "P5"))
+_HALVES = (("P2", "P1", "P6"), ("P4", "P3", "P5"))
 _FORKED: ProofInputs | None = None  # the inputs a forked worker proves (set in the parent before the fork)
 
 
@@ -923,7 +985,7 @@ def prove_all(
     prover: Prover | None = None,
     jobs: int = 1,
 ) -> ProofReport:
-    """P1-P5 over one set of policies (ProofError, exit 2, when an element is not supported).  ``jobs=2``: the
+    """P1-P6 over one set of policies (ProofError, exit 2, when an element is not supported).  ``jobs=2``: the
     properties in two forked processes (Linux), each with its own solver."""
     wanted = tuple(pid for pid in PROPERTIES if properties is None or pid in properties)
     if jobs > 1 and focus is None and prover is None and len(wanted) > 1 and _can_fork():
@@ -949,6 +1011,7 @@ def prove_all(
             "P3": lambda: _p3(run),
             "P4": lambda: _p4(run),
             "P5": lambda: _p5(run),
+            "P6": lambda: _p6(run),
         }
         results = []
         for pid in wanted:
@@ -979,7 +1042,7 @@ def prove_assembly(
     timeout_ms: int = 10_000,
     properties: Sequence[str] | None = None,
 ) -> ProofReport:
-    """P1-P5 of a synthesized assembly, for the review report: ``report.to_dict()`` lists per property its status
+    """P1-P6 of a synthesized assembly, for the review report: ``report.to_dict()`` lists per property its status
     (holds | fails | not-proven | disagreement | not-applicable) and per obligation not holding its status
     (fails | timeout | vacuous), time and counterexample as a ``simulate`` command.  Raises :class:`ProofError`
     (``unsupported: <element> in <policy>``) when a policy cannot be encoded."""

@@ -161,7 +161,7 @@ PROOF_FAILS = define(
     "LZ-PROOF-FAILS",
     BLOCKING,
     "A guardrail property does not hold: the prover found a counterexample",
-    "The SMT prover (section Proofs) found a request that breaks one of the properties P1-P5 stated from the "
+    "The SMT prover (section Proofs) found a request that breaks one of the properties P1-P6 stated from the "
     "configuration (Region confinement, model allow-list, tamper protection, not over-blocking, invoker "
     "effective permissions); the counterexample is replayed through the evaluator.",
     "A property that fails on one request fails for an attacker: run the counterexample's simulate command, fix "
@@ -173,7 +173,7 @@ PROOF_NOT_PROVEN = define(
     "LZ-PROOF-NOT-PROVEN",
     BLOCKING,
     "A guardrail property is not proven",
-    "An obligation of P1-P5 timed out, its premise admits no request (vacuous), the prover and the evaluator "
+    "An obligation of P1-P6 timed out, its premise admits no request (vacuous), the prover and the evaluator "
     "disagree on its counterexample, or the policies hold an element the prover does not encode; and "
     "landing_zone/review/proof-acknowledgements.yaml does not acknowledge it.",
     "What is not proven is only sampled: raise --proof-timeout, or acknowledge the obligation with a reason in "

@@ -1,4 +1,4 @@
-"""Every property P1-P5 holds (or does not apply) on the synthesized assembly of every example (issue 22).
+"""Every property P1-P6 holds (or does not apply) on the synthesized assembly of every example (issue 22).
 
 The mutants are tests/prove/test_mutations.py; prover against evaluator and against a third-party simulator,
 tests/prove/test_differential.py.  Proof reports are kept in ``$LZ_PROOF_CACHE`` (``.synth-cache/proofs``), keyed by

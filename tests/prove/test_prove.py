@@ -98,3 +98,16 @@ def test_an_acknowledgement_covers_a_timeout(default_lz) -> None:
     assert p5["status"] == "not-proven" and p5["acknowledged"] is True
     assert all(o["acknowledged"] == "accepted for the test" for o in p5["not_holding"])
     assert timed_out["acknowledgements"][0]["used"] is True
+
+
+def test_the_properties_table_is_the_provers() -> None:
+    """docs/PROVE.md lists every property the prover proves, with the prover's own wording."""
+    from pathlib import Path
+
+    from landing_zone.review.proofs import PROPERTIES
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "PROVE.md").read_text(encoding="utf-8")
+    rows = dict(line.split(" | ")[0:2] for line in (r.strip("| ") for r in text.splitlines() if r.startswith("| P")))
+    assert list(rows) == list(PROPERTIES)
+    for pid, statement in PROPERTIES.items():
+        assert rows[pid].replace("`", "").startswith(statement.split(":")[0]), (pid, rows[pid])
