@@ -338,6 +338,62 @@ def _row_key(plan: Plan, source: MetricSource) -> tuple[str, str]:
     return "", source.label
 
 
+def _metric_queries(
+    sources: list[MetricSource], arns: dict[str, str]
+) -> tuple[list[tuple[MetricSource, list[tuple[Any, str]]]], list[dict[str, Any]]]:
+    """The spend alarms' metric series per source (none for an application profile not found) and their
+    GetMetricData queries (Sum per hour)."""
+    queries: list[dict[str, Any]] = []
+    priced: list[tuple[MetricSource, list[tuple[Any, str]]]] = []
+    for index, source in enumerate(sources):
+        value = source.dimension_value
+        if value.startswith(APPLICATION_PROFILE):
+            arn = arns.get(value.removeprefix(APPLICATION_PROFILE))
+            if arn is None:
+                priced.append((source, []))
+                continue
+            value = arn
+        pairs = source_metrics(source, index, METRIC_PERIOD_SECONDS)
+        priced.append((source, pairs))
+        queries += [
+            {
+                "Id": spec.id,
+                "MetricStat": {
+                    "Metric": {
+                        "Namespace": spec.namespace,
+                        "MetricName": spec.metric_name,
+                        "Dimensions": [{"Name": source.dimension_name, "Value": value}],
+                    },
+                    "Period": METRIC_PERIOD_SECONDS,
+                    "Stat": "Sum",
+                },
+                "ReturnData": True,
+            }
+            for spec, _ in pairs
+        ]
+    return priced, queries
+
+
+def _row(
+    plan: Plan,
+    source: MetricSource,
+    pairs: list[tuple[Any, str]],
+    sums: dict[str, float],
+    billed: dict[str, float],
+) -> Row:
+    """One source's estimate (the alarms' expression over the month's token sums) beside its application's bill."""
+    application, path = _row_key(plan, source)
+    bill = billed.get(application) if application else None
+    if not pairs:
+        return Row(application, path, None, bill)
+    prices = plan.cost_alarms.prices_of(source)
+    # the alarms' expression at a one-hour period: (sum of tokens x price) / 1e6 x 1 = USD for the sums given
+    expression = priced_expression([(spec, kind, prices) for spec, kind in pairs], 3600)
+    usd = evaluate_expression(expression, {spec.id: sums.get(spec.id, 0.0) for spec, _ in pairs})
+    tokens = {kind: sums.get(spec.id, 0.0) for spec, kind in pairs}
+    return Row(application, path, usd, bill, tokens)
+
+
 def actual_report(plan: Plan, month: Month, *, profile: str | None, region: str | None = None) -> ActualReport:
     """Estimate (token metrics x the alarms' prices) against the bill, per application and path, for ``month``."""
     region = region or plan.config.home_region
@@ -370,51 +426,13 @@ def actual_report(plan: Plan, month: Month, *, profile: str | None, region: str 
                 f"application {name}: no application inference profile named {apps[name]!r} in {region}: its tokens "
                 "are not read (not deployed here?)"
             )
-    queries: list[dict[str, Any]] = []
-    priced: list[tuple[MetricSource, list[tuple[Any, str]]]] = []
-    for index, source in enumerate(sources):
-        value = source.dimension_value
-        if value.startswith(APPLICATION_PROFILE):
-            arn = arns.get(value.removeprefix(APPLICATION_PROFILE))
-            if arn is None:
-                priced.append((source, []))
-                continue
-            value = arn
-        pairs = source_metrics(source, index, METRIC_PERIOD_SECONDS)
-        priced.append((source, pairs))
-        for spec, _ in pairs:
-            queries.append(
-                {
-                    "Id": spec.id,
-                    "MetricStat": {
-                        "Metric": {
-                            "Namespace": spec.namespace,
-                            "MetricName": spec.metric_name,
-                            "Dimensions": [{"Name": source.dimension_name, "Value": value}],
-                        },
-                        "Period": METRIC_PERIOD_SECONDS,
-                        "Stat": "Sum",
-                    },
-                    "ReturnData": True,
-                }
-            )
+    priced, queries = _metric_queries(sources, arns)
     sums: dict[str, float] = {}
     if queries:
         cloudwatch = aws.client("cloudwatch", region=region, profile=profile)
         sums = _metric_sums(cloudwatch, queries, month)
 
-    rows: list[Row] = []
-    for source, pairs in priced:
-        application, path = _row_key(plan, source)
-        if not pairs:
-            rows.append(Row(application, path, None, billed.get(application) if application else None))
-            continue
-        prices = plan.cost_alarms.prices_of(source)
-        # the alarms' expression at a one-hour period: (sum of tokens x price) / 1e6 x 1 = USD for the sums given
-        expression = priced_expression([(spec, kind, prices) for spec, kind in pairs], 3600)
-        usd = evaluate_expression(expression, {spec.id: sums.get(spec.id, 0.0) for spec, _ in pairs})
-        tokens = {kind: sums.get(spec.id, 0.0) for spec, kind in pairs}
-        rows.append(Row(application, path, usd, billed.get(application) if application else None, tokens))
+    rows = [_row(plan, source, pairs, sums, billed) for source, pairs in priced]
     configured = {r.application for r in rows if r.application}
     for value in sorted(set(billed) - configured - {""}):
         rows.append(Row(value, "(not in this configuration)", None, billed[value]))
