@@ -56,7 +56,11 @@ __all__ = [
 ]
 
 # The custom-resource handlers (folder under handlers/, with '-' for '_') and the short name in their provider role.
-AUTOMATION_HANDLERS = {"invocation-logging": "logging", "model-agreement": "agreements"}
+AUTOMATION_HANDLERS = {
+    "invocation-logging": "logging",
+    "model-agreement": "agreements",
+    "data-retention": "retention",
+}
 # The stacks: '<lz>-<part>'.
 STACK_PARTS = ("keys", "network", "access", "cost", "self-hosting", "guardrails", "rollout")
 

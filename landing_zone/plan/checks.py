@@ -297,6 +297,8 @@ def generated_names(
         handlers.append("invocation-logging")
     if config.model_access.accept_agreements:
         handlers.append("model-agreement")
+    if config.data_retention.mode is not None:
+        handlers.append("data-retention")
     for handler in handlers:
         add(naming.automation_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
         add(naming.automation_provider_log_group_name(lz, handler), "log_group_name_max_length", "log group name")

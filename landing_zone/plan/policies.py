@@ -68,6 +68,9 @@ AGREEMENT_HANDLER_ACTIONS = (
     "aws-marketplace:Subscribe",
     "aws-marketplace:ViewSubscriptions",
 )
+# The data-retention handler sets the account mode and nothing else; it does not read it back (verify does, with
+# GetAccountDataRetention): https://docs.aws.amazon.com/bedrock/latest/APIReference/API_PutAccountDataRetention.html
+RETENTION_HANDLER_ACTIONS = ("bedrock:PutAccountDataRetention",)
 KEY_PURPOSES_ALWAYS = ("logs", "alerts")
 
 
@@ -156,6 +159,16 @@ def _automation(name: str, handler: str, policy: Document) -> AutomationPolicies
     )
 
 
+def retention_handler_policy(config: LandingZoneConfig) -> Document:
+    """``bedrock:PutAccountDataRetention`` on ``*`` (the action has no resource type: the SAR lists it with none), and
+    only for the configured mode (``bedrock:DataRetentionMode``, the condition key the action carries; the same key
+    the SCP's ``DenyDataRetentionModeChange`` tests).  Its role ``<name>-automation-data-retention`` matches the
+    automation exemption of that deny (``<name>-automation-*``, :func:`landing_zone.policies.guardrails.exemptions`)."""
+    document = handler_policy(RETENTION_HANDLER_ACTIONS, sid="SetAccountDataRetention")
+    document["Statement"][0]["Condition"] = {"StringEquals": {"bedrock:DataRetentionMode": config.data_retention.mode}}
+    return document
+
+
 def _invoker(
     app: ApplicationPlan, config: LandingZoneConfig, routing: RoutingDecision, *, account: str, caller: str | None
 ) -> InvokerPolicies:
@@ -221,6 +234,8 @@ def build_policies(
     if config.model_access.accept_agreements:
         agreements = handler_policy(AGREEMENT_HANDLER_ACTIONS, sid="AcceptModelAgreements")
         automation["model-agreement"] = _automation(name, "model-agreement", agreements)
+    if config.data_retention.mode is not None:
+        automation["data-retention"] = _automation(name, "data-retention", retention_handler_policy(config))
     logging: dict[str, Document | None] = {"bucket": None, "trust": None, "role": None}
     if config.invocation_logging.enabled:
         handler = handler_policy(LOGGING_HANDLER_ACTIONS, sid="ManageInvocationLogging")

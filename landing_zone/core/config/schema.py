@@ -956,7 +956,8 @@ class DataRetention(_Strict):
         "non-exempt principals). Set: the SCPs deny bedrock:PutAccountDataRetention unless bedrock:DataRetentionMode "
         "is this mode, and bedrock-mantle:PutAccountDataRetention, CreateProject and UpdateProject unless "
         "bedrock-mantle:DataRetentionMode is, to every principal but the exempt deployment principals. 'none' is "
-        "zero data retention; a model that requires retention is then blocked.",
+        "zero data retention; a model that requires retention is then blocked. Set, the access stack also applies it "
+        "in home_region (custom resource calling bedrock:PutAccountDataRetention; verify reads it back).",
     )
 
 

@@ -35,6 +35,7 @@ from landing_zone.verify.checks.logging import check_invocation_logging, check_l
 from landing_zone.verify.checks.network import check_network
 from landing_zone.verify.checks.organizations import SCP_TYPE, check_scps
 from landing_zone.verify.checks.profiles import check_profiles
+from landing_zone.verify.checks.retention import check_data_retention
 from landing_zone.verify.checks.stacks import check_stacks, not_deployed
 from landing_zone.verify.checks.stacksets import check_stack_sets
 from landing_zone.verify.checks.tags import check_tags
@@ -144,6 +145,12 @@ CHECK_FAMILIES: tuple[Family, ...] = (
         "the content guardrail, its pinned version and its account-wide enforcement",
     ),
     Family("model-agreement", check_model_agreements, ("model-agreement",), "model agreements accepted"),
+    Family(
+        "data-retention",
+        check_data_retention,
+        ("data-retention",),
+        "the account's Bedrock data retention mode in the stack's Region is the configured one",
+    ),
     Family(
         "sns",
         check_topics,
