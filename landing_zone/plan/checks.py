@@ -328,6 +328,9 @@ def generated_names(
         add(dashboard_name, "cloudwatch_dashboard_name_max_length", "CloudWatch dashboard name")
     for index in range(1, scp_count + 1):
         add(naming.scp_name(lz, index), "scp_name_max_length", "SCP name")
+    if config.organization is not None and config.content_guardrail.organization_policy:
+        # CreatePolicy's Name limit is the same for every policy type (the SCP entry's source)
+        add(naming.bedrock_policy_name(lz), "scp_name_max_length", "Organizations policy name")
     if config.member_baseline.enabled and config.organization is not None:
         add(naming.member_baseline_stack_set_name(lz), "cfn_stack_set_name_max_length", "StackSet name")
         add(config.asset_bucket_name(config.home_region), "s3_bucket_name_max_length", "S3 bucket name")

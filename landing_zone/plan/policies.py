@@ -30,6 +30,7 @@ from landing_zone.policies.access import (
     invoker_policy,
     invoker_trust_policy,
 )
+from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
 from landing_zone.policies.common import minified
 from landing_zone.policies.cost import (
     alerts_topic_policy,
@@ -46,6 +47,7 @@ from landing_zone.policies.roles import flow_log_role_policy, secrets_key_use_po
 __all__ = [
     "INVOCATION_LOG_KEY_PREFIX",
     "AutomationPolicies",
+    "GuardrailOrganizationPolicies",
     "InvokerPolicies",
     "PolicySet",
     "SelfHostingPolicies",
@@ -91,6 +93,15 @@ class AutomationPolicies:
 
 
 @dataclass(frozen=True)
+class GuardrailOrganizationPolicies:
+    """``content_guardrail.organization_policy``: the BEDROCK_POLICY (markers: the guardrail's ARN and version) and
+    the guardrail's resource-based policy (marker: its ARN), both in the management account's guardrails stack."""
+
+    inference: Document
+    resource_policy: Document
+
+
+@dataclass(frozen=True)
 class SelfHostingPolicies:
     """The EKS cluster's documents (``self_hosting.enabled``); ``s3_gateway`` is None for an imported VPC."""
 
@@ -123,6 +134,7 @@ class PolicySet:
     invocation_logging_trust: Document | None = None
     invocation_logging_role: Document | None = None
     self_hosting: SelfHostingPolicies | None = None
+    guardrail_organization: GuardrailOrganizationPolicies | None = None
     scp_contents: tuple[str, ...] = field(default=())  # each SCP as Organizations receives it (minified JSON)
 
     @property
@@ -167,6 +179,29 @@ def retention_handler_policy(config: LandingZoneConfig) -> Document:
     document = handler_policy(RETENTION_HANDLER_ACTIONS, sid="SetAccountDataRetention")
     document["Statement"][0]["Condition"] = {"StringEquals": {"bedrock:DataRetentionMode": config.data_retention.mode}}
     return document
+
+
+def _guardrail_organization(config: LandingZoneConfig) -> GuardrailOrganizationPolicies | None:
+    """The organization-level guardrail documents (None unless ``content_guardrail.organization_policy``; the config
+    refuses it outside organization mode, without the guardrail or without ``organization.organization_id``)."""
+    org = config.organization
+    if not config.content_guardrail.organization_policy or org is None or org.organization_id is None:
+        return None
+    region, account = config.home_region, org.management_account_id
+    # Longest plausible deploy-time values (a guardrail ID is 12 lowercase characters; versions count from 1).
+    sample = f"arn:aws:bedrock:{region}:{account}:guardrail/abcdefghijkl:99999"
+    return GuardrailOrganizationPolicies(
+        inference=guardrail_inference_policy(
+            region=region,
+            identifier=f"{markers.GUARDRAIL_ARN}:{markers.GUARDRAIL_VERSION}",
+            input_tags=config.content_guardrail.input_tags,
+            sample_identifier=sample,
+            account=account,
+        ),
+        resource_policy=guardrail_resource_policy(
+            guardrail_arn=markers.GUARDRAIL_ARN, organization_id=org.organization_id
+        ),
+    )
 
 
 def _invoker(
@@ -312,5 +347,6 @@ def build_policies(
         invocation_logging_trust=logging["trust"],
         invocation_logging_role=logging["role"],
         self_hosting=self_hosting,
+        guardrail_organization=_guardrail_organization(config),
         scp_contents=tuple(minified(d) for d in scps.documents) if scps is not None else (),
     )

@@ -22,6 +22,7 @@ from landing_zone import aws
 from landing_zone.errors import LandingZoneError
 from landing_zone.verify.checks.account import check_account
 from landing_zone.verify.checks.agreements import check_model_agreements
+from landing_zone.verify.checks.bedrock_policy import check_bedrock_policies
 from landing_zone.verify.checks.buckets import check_buckets
 from landing_zone.verify.checks.common import DRIFT, ERROR, Context, error_rows, make_row
 from landing_zone.verify.checks.cost import check_alarms, check_anomaly_detection, check_budgets, check_topics
@@ -143,6 +144,12 @@ CHECK_FAMILIES: tuple[Family, ...] = (
         check_guardrails,
         ("guardrail", "guardrail-version", "guardrail-enforcement"),
         "the content guardrail, its pinned version and its account-wide enforcement",
+    ),
+    Family(
+        "guardrail-org-policy",
+        check_bedrock_policies,
+        ("guardrail-org-policy",),
+        "the canary accounts' effective BEDROCK_POLICY names the guardrail version the guardrails stack recorded",
     ),
     Family("model-agreement", check_model_agreements, ("model-agreement",), "model agreements accepted"),
     Family(
