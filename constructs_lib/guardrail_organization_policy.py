@@ -80,7 +80,7 @@ class GuardrailOrganizationPolicy(Construct):
             tags=[CfnTag(key=k, value=v) for k, v in sorted(tags.items())],
         )
         # members may call Bedrock only once the guardrail admits them: the policy after the resource policy
-        self.policy.add_dependency(self.resource_policy)
+        self.policy.node.add_dependency(self.resource_policy)
 
 
 def check_identifier(inference_policy: Mapping[str, Any], region: str) -> None:

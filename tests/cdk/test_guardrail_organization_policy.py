@@ -67,9 +67,7 @@ def test_the_policy_names_the_management_accounts_guardrail_version(canary: tupl
     plan, t = canary
     raw = t.to_json()["Resources"]
     (policy,) = bedrock_policies(t)
-    assert policy["Name"] == "kimi-us-org-bedrock-guardrail-inference" or policy["Name"].endswith(
-        "-bedrock-guardrail-inference"
-    )
+    assert policy["Name"] == f"{plan.config.name}-bedrock-guardrail-inference"
     guardrail = next(k for k, r in raw.items() if r["Type"] == "AWS::Bedrock::Guardrail")
     version = next(k for k, r in raw.items() if r["Type"] == "AWS::Bedrock::GuardrailVersion")
     content = json.dumps(policy["Content"])
@@ -115,9 +113,19 @@ def test_the_resource_policy_admits_the_organization_to_apply_the_guardrail(cana
     assert stmt["Resource"] == {"Fn::GetAtt": [guardrail, "GuardrailArn"]}
 
 
-def test_the_identifier_is_a_stack_output(canary: tuple[Any, Template]) -> None:
+def test_the_identifier_is_a_stack_output_and_the_policy_follows_the_resource_policy(
+    canary: tuple[Any, Template],
+) -> None:
     _, t = canary
-    assert "GuardrailInferenceIdentifier" in t.to_json()["Outputs"]
+    raw = t.to_json()
+    assert "GuardrailInferenceIdentifier" in raw["Outputs"]
+    rbp = next(k for k, r in raw["Resources"].items() if r["Type"] == "AWS::Bedrock::ResourcePolicy")
+    (policy,) = [
+        r
+        for r in raw["Resources"].values()
+        if r["Type"] == "AWS::Organizations::Policy" and r["Properties"]["Type"] == "BEDROCK_POLICY"
+    ]
+    assert rbp in policy.get("DependsOn", [])
 
 
 @pytest.mark.parametrize(
