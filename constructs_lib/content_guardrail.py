@@ -15,8 +15,17 @@ class ContentGuardrail(Construct):
     """``guardrail`` + ``version`` (numbered: enforcement needs one); ``enforcement`` when account-wide."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, name: str, settings: Settings, tags: dict[str, str]
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        name: str,
+        settings: Settings,
+        tags: dict[str, str],
+        enforce_in_account: bool = True,
     ) -> None:
+        """``enforce_in_account``: False for the management account's copy, which the organization policy enforces
+        (``settings.enforcement`` is about the deployment account)."""
         super().__init__(scope, construct_id)
         filters = [
             bedrock.CfnGuardrail.ContentFilterConfigProperty(
@@ -47,7 +56,7 @@ class ContentGuardrail(Construct):
         )
         self.arn: str = self.guardrail.attr_guardrail_arn
         self.enforcement: bedrock.CfnEnforcedGuardrailConfiguration | None = None
-        if settings.enforcement == "account":
+        if enforce_in_account and settings.enforcement == "account":
             self.enforcement = bedrock.CfnEnforcedGuardrailConfiguration(
                 self,
                 "AccountEnforcement",

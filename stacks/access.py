@@ -1,5 +1,5 @@
 """Bedrock access: invoker roles and application profiles per application, invocation logging, content
-guardrail, model agreements.  Deployed to the deployment account next to the network stack."""
+guardrail, model agreements, the data retention mode.  Deployed to the deployment account next to the network stack."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from constructs import Construct
 from constructs_lib.access import ApplicationProfile, InvokerRole, PermissionsBoundary
 from constructs_lib.compliance import acknowledge
 from constructs_lib.content_guardrail import ContentGuardrail
+from constructs_lib.data_retention import DataRetentionMode
 from constructs_lib.invocation_logging import InvocationLoggingConfig
 from constructs_lib.model_access import ModelAgreements
 from constructs_lib.network import RETENTION_DAYS
@@ -32,6 +33,7 @@ class AccessParts:
     invokers: dict[str, InvokerRole] = field(default_factory=dict)
     logging: InvocationLoggingConfig | None = None
     model_agreements: ModelAgreements | None = None
+    data_retention: DataRetentionMode | None = None
 
 
 def add_access(
@@ -157,11 +159,24 @@ def add_access(
             logs_key=logs_key,
             log_retention=RETENTION_DAYS[cfg.invocation_logging.log_retention_days],
         )
+    if cfg.data_retention.mode is not None:
+        # home_region only: the stacks deploy there (docs/STACKS.md, "Data retention")
+        parts.data_retention = DataRetentionMode(
+            scope,
+            "DataRetention",
+            landing_zone_name=cfg.name,
+            mode=cfg.data_retention.mode,
+            handler_policy=policies.automation["data-retention"].handler,
+            provider_policy=policies.automation["data-retention"].provider,
+            logs_key=logs_key,
+            log_retention=RETENTION_DAYS[cfg.invocation_logging.log_retention_days],
+        )
     return parts
 
 
 class AccessStack(LandingZoneStack):
-    """Attributes: ``boundary``, ``guardrail``, ``profiles``, ``invokers``, ``logging``, ``model_agreements``."""
+    """Attributes: ``boundary``, ``guardrail``, ``profiles``, ``invokers``, ``logging``, ``model_agreements``,
+    ``data_retention``."""
 
     def __init__(
         self,
@@ -183,6 +198,7 @@ class AccessStack(LandingZoneStack):
         self.invokers = parts.invokers
         self.logging = parts.logging
         self.model_agreements = parts.model_agreements
+        self.data_retention = parts.data_retention
 
 
 def _id(name: str) -> str:

@@ -1,4 +1,5 @@
-"""Organization guardrails: SCPs compiled from the routing decision, attached to the configured targets.
+"""Organization guardrails: SCPs compiled from the routing decision, attached to the configured targets; with
+``content_guardrail.organization_policy`` also the content guardrail enforced by a BEDROCK_POLICY.
 
 Deploy to the management account (or a delegated administrator for Organizations policies).
 """
@@ -10,7 +11,9 @@ from typing import Any
 from aws_cdk import CfnOutput
 from constructs import Construct
 
+from constructs_lib.guardrail_organization_policy import GuardrailOrganizationPolicy
 from constructs_lib.organizations import ServiceControlPolicies
+from landing_zone.core import naming
 from landing_zone.plan import Plan
 from stacks.base import LandingZoneStack
 
@@ -36,4 +39,28 @@ class GuardrailsStack(LandingZoneStack):
                 f"Scp{index}Id",
                 value=policy.attr_id,
                 description=f"SCP part {index}: {size} of {self.scps.max_characters} characters",
+            )
+        self.guardrail_policy: GuardrailOrganizationPolicy | None = None
+        documents = plan.policies.guardrail_organization
+        if documents is not None:
+            g = cfg.content_guardrail
+            rest = [t for t in cfg.organization.target_ids if t not in g.canary_target_ids]
+            targets = [*g.canary_target_ids, *(rest if g.organization_policy_rollout == "all" else [])]
+            self.guardrail_policy = GuardrailOrganizationPolicy(
+                self,
+                "GuardrailInference",
+                guardrail_name=naming.content_guardrail_name(cfg.name),
+                policy_name=naming.bedrock_policy_name(cfg.name),
+                settings=g,
+                inference_policy=documents.inference,
+                resource_policy=documents.resource_policy,
+                target_ids=targets,
+                tags={"landing-zone": cfg.name},
+            )
+            CfnOutput(
+                self,
+                "GuardrailInferenceIdentifier",
+                value=self.guardrail_policy.identifier,
+                description="The BEDROCK_POLICY's guardrail identifier (<guardrail ARN>:<version>); verify compares "
+                "the canary accounts' effective policy with it",
             )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 PARTITION = "aws"
 
 
@@ -49,3 +51,28 @@ def region_of(arn: str) -> str:
     """The Region field of an ARN ('' for global ARNs)."""
     parts = arn.split(":", 5)
     return parts[3] if len(parts) == 6 else ""
+
+
+# A guardrail ARN as AWS::Bedrock::ResourcePolicy accepts it (no version; CloudFormation resource reference,
+# aws-resource-bedrock-resourcepolicy.html), then ':' and a numbered version: the BEDROCK_POLICY identifier
+# ("Guardrail ARN, followed by :version ... that version cannot be DRAFT", orgs_manage_policies_bedrock_syntax.html).
+GUARDRAIL_IDENTIFIER = re.compile(
+    r"^arn:aws(-[a-z]+)*:bedrock:(?P<region>[a-z0-9-]+):(?P<account>[0-9]{12}):guardrail/[a-z0-9]+:(?P<version>[1-9][0-9]*)$"
+)
+
+
+def guardrail_identifier_problem(identifier: object, *, region: str, account: str | None = None) -> str | None:
+    """Why ``identifier`` cannot be a BEDROCK_POLICY guardrail identifier in ``region`` (owned by ``account``), or
+    None.  AWS: "An incorrect or malformed identifier will cause all Amazon Bedrock API calls across the target
+    organization to fail" (orgs_manage_policies_bedrock_best_practices.html)."""
+    found = GUARDRAIL_IDENTIFIER.match(identifier) if isinstance(identifier, str) else None
+    if found is None:
+        return (
+            f"{identifier!r} is not 'arn:<partition>:bedrock:<region>:<account>:guardrail/<id>:<version>' with a "
+            "numbered version (not DRAFT)"
+        )
+    if found["region"] != region:
+        return f"{identifier!r} names Region {found['region']}, not {region}: the guardrail must be in that Region"
+    if account is not None and found["account"] != account:
+        return f"{identifier!r} is owned by {found['account']}, not the management account {account}"
+    return None

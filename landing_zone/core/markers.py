@@ -20,6 +20,7 @@ __all__ = [
     "ACCOUNT",
     "BUCKET_ARN",
     "GUARDRAIL_ARN",
+    "GUARDRAIL_VERSION",
     "KILL_SWITCH_POLICY_ARN",
     "LOGGING_ROLE_ARN",
     "PARTITION",
@@ -47,7 +48,8 @@ ACCOUNT = marker("account")
 REGION = marker("region")
 PARTITION = marker("partition")
 # Attributes of resources the landing zone creates.
-GUARDRAIL_ARN = marker("guardrail-arn")  # the content guardrail (per-request enforcement)
+GUARDRAIL_ARN = marker("guardrail-arn")  # the content guardrail (per-request enforcement, organization policy)
+GUARDRAIL_VERSION = marker("guardrail-version")  # its numbered version (organization policy)
 TOPIC_ARN = marker("topic-arn")  # the cost alerts topic
 KILL_SWITCH_POLICY_ARN = marker("kill-switch-policy-arn")
 BUCKET_ARN = marker("bucket-arn")  # the invocation-log bucket

@@ -29,6 +29,7 @@ __all__ = [
     "automation_role_name",
     "budget_action_policy_name",
     "budget_action_role_name",
+    "bedrock_policy_name",
     "budget_name",
     "content_guardrail_name",
     "eks_cluster_name",
@@ -56,7 +57,11 @@ __all__ = [
 ]
 
 # The custom-resource handlers (folder under handlers/, with '-' for '_') and the short name in their provider role.
-AUTOMATION_HANDLERS = {"invocation-logging": "logging", "model-agreement": "agreements"}
+AUTOMATION_HANDLERS = {
+    "invocation-logging": "logging",
+    "model-agreement": "agreements",
+    "data-retention": "retention",
+}
 # The stacks: '<lz>-<part>'.
 STACK_PARTS = ("keys", "network", "access", "cost", "self-hosting", "guardrails", "rollout")
 
@@ -210,6 +215,11 @@ def anomaly_subscription_name(lz: str) -> str:
 def scp_name(lz: str, index: int) -> str:
     """The ``index``-th (from 1) guardrail SCP."""
     return f"{lz}-bedrock-guardrails-{index}"
+
+
+def bedrock_policy_name(lz: str) -> str:
+    """The BEDROCK_POLICY that enforces the content guardrail across the organization."""
+    return f"{lz}-bedrock-guardrail-inference"
 
 
 # -- self-hosting ---------------------------------------------------------------------------------------------------

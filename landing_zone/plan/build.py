@@ -43,6 +43,7 @@ from landing_zone.plan.warnings import (
     budget_warnings,
     mantle_only_warning,
     metric_assumption_warning,
+    retention_warning,
     unverified_warnings,
 )
 from landing_zone.policies.guardrails import GuardrailSizeError, ScpSet
@@ -225,6 +226,8 @@ def _warnings(
     warnings += self_hosting_warnings(config, prices, model_prices, parts)
     warnings += _routing_warnings(config, routing, applications)
     warnings += budget_warnings(config, budget)
+    if (retention := retention_warning(config.data_retention.mode, models)) is not None:
+        warnings.append(retention)
     return warnings
 
 

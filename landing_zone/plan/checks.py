@@ -302,6 +302,8 @@ def _logging_and_automation_names(config: LandingZoneConfig, n: _Names) -> None:
         handlers.append("invocation-logging")
     if config.model_access.accept_agreements:
         handlers.append("model-agreement")
+    if config.data_retention.mode is not None:
+        handlers.append("data-retention")
     for handler in handlers:
         n.add(naming.automation_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
         n.add(naming.automation_provider_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
@@ -341,6 +343,9 @@ def _organization_and_self_hosting_names(config: LandingZoneConfig, n: _Names, s
     lz = n.lz
     for index in range(1, scp_count + 1):
         n.add(naming.scp_name(lz, index), "scp_name_max_length", "SCP name")
+    if config.organization is not None and config.content_guardrail.organization_policy:
+        # CreatePolicy's Name limit is the same for every policy type (the SCP entry's source)
+        n.add(naming.bedrock_policy_name(lz), "scp_name_max_length", "Organizations policy name")
     if config.member_baseline.enabled and config.organization is not None:
         n.add(naming.member_baseline_stack_set_name(lz), "cfn_stack_set_name_max_length", "StackSet name")
         n.add(config.asset_bucket_name(config.home_region), "s3_bucket_name_max_length", "S3 bucket name")

@@ -30,6 +30,7 @@ from landing_zone.policies.access import (
     invoker_policy,
     invoker_trust_policy,
 )
+from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
 from landing_zone.policies.common import minified
 from landing_zone.policies.cost import (
     alerts_topic_policy,
@@ -46,6 +47,7 @@ from landing_zone.policies.roles import flow_log_role_policy, secrets_key_use_po
 __all__ = [
     "INVOCATION_LOG_KEY_PREFIX",
     "AutomationPolicies",
+    "GuardrailOrganizationPolicies",
     "InvokerPolicies",
     "PolicySet",
     "SelfHostingPolicies",
@@ -68,6 +70,9 @@ AGREEMENT_HANDLER_ACTIONS = (
     "aws-marketplace:Subscribe",
     "aws-marketplace:ViewSubscriptions",
 )
+# The data-retention handler sets the account mode and nothing else; it does not read it back (verify does, with
+# GetAccountDataRetention): https://docs.aws.amazon.com/bedrock/latest/APIReference/API_PutAccountDataRetention.html
+RETENTION_HANDLER_ACTIONS = ("bedrock:PutAccountDataRetention",)
 KEY_PURPOSES_ALWAYS = ("logs", "alerts")
 
 
@@ -85,6 +90,15 @@ class AutomationPolicies:
 
     handler: Document
     provider: Document
+
+
+@dataclass(frozen=True)
+class GuardrailOrganizationPolicies:
+    """``content_guardrail.organization_policy``: the BEDROCK_POLICY (markers: the guardrail's ARN and version) and
+    the guardrail's resource-based policy (marker: its ARN), both in the management account's guardrails stack."""
+
+    inference: Document
+    resource_policy: Document
 
 
 @dataclass(frozen=True)
@@ -120,6 +134,7 @@ class PolicySet:
     invocation_logging_trust: Document | None = None
     invocation_logging_role: Document | None = None
     self_hosting: SelfHostingPolicies | None = None
+    guardrail_organization: GuardrailOrganizationPolicies | None = None
     scp_contents: tuple[str, ...] = field(default=())  # each SCP as Organizations receives it (minified JSON)
 
     @property
@@ -152,6 +167,39 @@ def _automation(name: str, handler: str, policy: Document) -> AutomationPolicies
             log_streams_arn=arns.log_streams(
                 region, account, naming.automation_provider_log_group_name(name, handler), partition
             ),
+        ),
+    )
+
+
+def retention_handler_policy(config: LandingZoneConfig) -> Document:
+    """``bedrock:PutAccountDataRetention`` on ``*`` (the action has no resource type: the SAR lists it with none), and
+    only for the configured mode (``bedrock:DataRetentionMode``, the condition key the action carries; the same key
+    the SCP's ``DenyDataRetentionModeChange`` tests).  Its role ``<name>-automation-data-retention`` matches the
+    automation exemption of that deny (``<name>-automation-*``, :func:`landing_zone.policies.guardrails.exemptions`)."""
+    document = handler_policy(RETENTION_HANDLER_ACTIONS, sid="SetAccountDataRetention")
+    document["Statement"][0]["Condition"] = {"StringEquals": {"bedrock:DataRetentionMode": config.data_retention.mode}}
+    return document
+
+
+def _guardrail_organization(config: LandingZoneConfig) -> GuardrailOrganizationPolicies | None:
+    """The organization-level guardrail documents (None unless ``content_guardrail.organization_policy``; the config
+    refuses it outside organization mode, without the guardrail or without ``organization.organization_id``)."""
+    org = config.organization
+    if not config.content_guardrail.organization_policy or org is None or org.organization_id is None:
+        return None
+    region, account = config.home_region, org.management_account_id
+    # Longest plausible deploy-time values (a guardrail ID is 12 lowercase characters; versions count from 1).
+    sample = f"arn:aws:bedrock:{region}:{account}:guardrail/abcdefghijkl:99999"
+    return GuardrailOrganizationPolicies(
+        inference=guardrail_inference_policy(
+            region=region,
+            identifier=f"{markers.GUARDRAIL_ARN}:{markers.GUARDRAIL_VERSION}",
+            input_tags=config.content_guardrail.input_tags,
+            sample_identifier=sample,
+            account=account,
+        ),
+        resource_policy=guardrail_resource_policy(
+            guardrail_arn=markers.GUARDRAIL_ARN, organization_id=org.organization_id
         ),
     )
 
@@ -221,6 +269,8 @@ def build_policies(
     if config.model_access.accept_agreements:
         agreements = handler_policy(AGREEMENT_HANDLER_ACTIONS, sid="AcceptModelAgreements")
         automation["model-agreement"] = _automation(name, "model-agreement", agreements)
+    if config.data_retention.mode is not None:
+        automation["data-retention"] = _automation(name, "data-retention", retention_handler_policy(config))
     logging: dict[str, Document | None] = {"bucket": None, "trust": None, "role": None}
     if config.invocation_logging.enabled:
         handler = handler_policy(LOGGING_HANDLER_ACTIONS, sid="ManageInvocationLogging")
@@ -297,5 +347,6 @@ def build_policies(
         invocation_logging_trust=logging["trust"],
         invocation_logging_role=logging["role"],
         self_hosting=self_hosting,
+        guardrail_organization=_guardrail_organization(config),
         scp_contents=tuple(minified(d) for d in scps.documents) if scps is not None else (),
     )

@@ -18,6 +18,7 @@ __all__ = [
     "headline",
     "mantle_only_warning",
     "metric_assumption_warning",
+    "retention_warning",
     "short_citation",
     "unverified_warnings",
 ]
@@ -92,6 +93,21 @@ def unverified_warnings(plan_models: tuple[Model, ...], unverified_prices: Seque
             "contract prices: cost.price_overrides.<model-id>"
         )
     return warnings
+
+
+def retention_warning(mode: str | None, plan_models: tuple[Model, ...]) -> str | None:
+    """One line when ``data_retention.mode`` is ``none`` (zero data retention) and a model's allowed modes are
+    unknown: a model that requires retention is then blocked (data-retention.html); the catalog does not say."""
+    if mode != "none":
+        return None
+    unknown = [m.id for m in plan_models if m.retention_modes is None]
+    if not unknown:
+        return None
+    return (
+        f"allowed data retention modes unknown for {', '.join(unknown)}: data_retention.mode none blocks a model "
+        "that requires retention (read data_retention.allowed_modes from bedrock-mantle GET /v1/models/{model}; "
+        "https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html)"
+    )
 
 
 def metric_assumption_warning(catalog: MetricCatalog) -> str | None:

@@ -14,6 +14,8 @@ assembly does not deliver it, whatever the other sections report:
 * ``LZ-VOID-LOGGING-OFF`` — ``invocation_logging.enabled: false``: the threat model's detection (who invoked which
   model with what) and the forensic trail are gone.
 * ``LZ-VOID-KILL-SWITCH`` — ``cost.kill_switch`` is on but its budget action attaches the deny to no invoker role.
+* ``LZ-RETENTION-BLOCKS-MODEL`` (advisory) — ``data_retention.mode`` is not among an allowed model's
+  ``data_retention_modes`` in the catalog: Bedrock blocks every request to it (data-retention.html).
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from typing import Any
 from landing_zone.assembly import Assembly
 from landing_zone.plan import Plan
 from landing_zone.review.findings import Finding, finding
-from landing_zone.review.rules import BLOCKING, define
+from landing_zone.review.rules import ADVISORY, BLOCKING, define
 
-__all__ = ["enforced_section", "void_findings"]
+__all__ = ["enforced_section", "retention_findings", "void_findings"]
 
 SCP_DOC = "https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_scps.html"
 
@@ -89,6 +91,41 @@ VOID_KILL_SWITCH = define(
     "The budget's last line of defence does nothing: spend continues past the budget. Give the landing zone an "
     "application (an invoker role), or turn the kill switch off knowingly.",
 )
+
+
+RETENTION_DOC = "https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html"
+
+RETENTION_BLOCKS_MODEL = define(
+    "LZ-RETENTION-BLOCKS-MODEL",
+    ADVISORY,
+    "The data retention mode blocks an allowed model",
+    "data_retention.mode is not among the allowed modes the catalog gives an allowed model (data_retention_modes).",
+    "Bedrock blocks requests to a model whose allowed_modes leave out the effective mode: the model is allowed by "
+    "the guardrails and unusable. Advisory, not blocking: it fails closed (no data is retained or shared, no "
+    "guardrail is weakened), and the catalog's allowed modes are mostly unverified (AWS's list of models requiring "
+    "retention was not found). Drop the model from models, or choose a mode it allows.",
+)
+
+
+def retention_findings(plan: Plan) -> list[Finding]:
+    """One advisory finding per allowed model whose known allowed modes leave out ``data_retention.mode``."""
+    mode = plan.config.data_retention.mode
+    if mode is None:
+        return []
+    out = []
+    for model in plan.models:
+        modes = model.data_retention_modes
+        if modes is not None and modes.blocks(mode):
+            state = "verified" if modes.verified else "unverified"
+            out.append(
+                finding(
+                    RETENTION_BLOCKS_MODEL,
+                    f"data_retention.mode {mode} is not among the allowed modes of {model.id} "
+                    f"({', '.join(modes.allowed or ())}; {state}, source: {modes.source}): Bedrock blocks every "
+                    f"request to it ({RETENTION_DOC})",
+                )
+            )
+    return out
 
 
 def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
@@ -158,7 +195,7 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
                     **where,
                 )
             )
-    return out
+    return out + retention_findings(plan)
 
 
 def enforced_section(plan: Plan) -> dict[str, Any]:

@@ -58,6 +58,8 @@ TEMPLATE_FILE = "app.template.json"
 MODEL_ARN = "arn:aws:bedrock:eu-central-1::foundation-model/moonshotai.kimi-k2"
 DATA_ARN = "arn:aws:s3:::app-data/*"
 US_ORGANIZATION = ROOT / "examples" / "us-organization.yaml"
+# Kimi K3.1 Pro with a hypothetical allowed-modes list ([provider_data_share]): LZ-RETENTION-BLOCKS-MODEL.
+RETENTION_OVERLAY = str(ROOT / "tests" / "review" / "fixtures" / "retention-overlay.yaml")
 SINGLE_ACCOUNT = ROOT / "examples" / "us-single-account.yaml"  # no organization: the boundary is the only guardrail
 
 
@@ -696,6 +698,18 @@ FIXTURES: tuple[RuleFixture, ...] = (
         "us-organization whose kill-switch budget action attaches the deny to no role (passing: to the invoker role)",
         Void(US_ORGANIZATION, invoker_roles=False),
         Void(US_ORGANIZATION),
+    ),
+    RuleFixture(
+        "LZ-RETENTION-BLOCKS-MODEL",
+        ADVISORY,
+        "zero-retention-blocks-a-provider-share-model",
+        "us-organization with data_retention.mode none and a catalog overlay giving Kimi K3.1 Pro the allowed modes "
+        "[provider_data_share] (hypothetical): every request to it is blocked (passing: mode provider_data_share)",
+        Void(US_ORGANIZATION, {"catalog_overlays": [RETENTION_OVERLAY], "data_retention": {"mode": "none"}}),
+        Void(
+            US_ORGANIZATION,
+            {"catalog_overlays": [RETENTION_OVERLAY], "data_retention": {"mode": "provider_data_share"}},
+        ),
     ),
     RuleFixture(
         "LZ-PROOF-FAILS",

@@ -15,6 +15,8 @@ PLAN_POLICIES = "landing_zone/plan/policies.py"
 # Builders of one deployed document (or one SCP set): each has exactly one call site, in the plan.
 DOCUMENT_BUILDERS = (
     "scp_documents",
+    "guardrail_inference_policy",
+    "guardrail_resource_policy",
     "permissions_boundary",
     "invoker_policy",
     "invoker_trust_policy",

@@ -53,6 +53,27 @@ class InferenceProfile(_Frozen):
         return self.id.split(".", 1)[0]
 
 
+# The account data retention modes (botocore 1.44.8 bedrock, PutAccountDataRetention: default | none | aws_review |
+# provider_data_share | inherit; https://docs.aws.amazon.com/bedrock/latest/APIReference/API_PutAccountDataRetention.html).
+RetentionMode = Literal["default", "none", "aws_review", "provider_data_share", "inherit"]
+
+
+class DataRetentionModes(_Frozen):
+    """The data retention modes a model permits: "Each model specifies which retention modes it permits via
+    `allowed_modes`. If your effective mode is not in a model's `allowed_modes` ... requests to it will be blocked"
+    (https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html).  ``allowed`` None: unknown (read it
+    from the live API: bedrock-mantle ``GET /v1/models/{model}``, field ``data_retention.allowed_modes``)."""
+
+    allowed: tuple[RetentionMode, ...] | None = Field(default=None, min_length=1)
+    source: str = Field(min_length=3)
+    verified: bool
+
+    def blocks(self, mode: str) -> bool:
+        """Whether the account mode ``mode`` blocks the model: known modes that leave it out (``inherit`` defers to
+        the model's own default, so it never does)."""
+        return self.allowed is not None and mode != "inherit" and mode not in self.allowed
+
+
 class Model(Provenance):
     id: str
     name: str
@@ -65,6 +86,13 @@ class Model(Provenance):
     inference_profiles: tuple[InferenceProfile, ...] = ()
     # The model name Mantle requests carry (`model` field, condition key bedrock-mantle:Model); omitted: `id`.
     mantle_model_id: str | None = None
+    # Omitted: unknown, as ``allowed: null`` (validate warns under data_retention.mode none).
+    data_retention_modes: DataRetentionModes | None = None
+
+    @property
+    def retention_modes(self) -> tuple[str, ...] | None:
+        """The modes the model permits, None when unknown."""
+        return self.data_retention_modes.allowed if self.data_retention_modes is not None else None
 
     @property
     def mantle_name(self) -> str:

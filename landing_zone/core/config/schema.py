@@ -757,6 +757,27 @@ class ContentGuardrail(_Strict):
     blocked_message: str = Field(
         default="This request was blocked by the organization's AI usage policy.", max_length=500
     )
+    organization_policy: bool = Field(
+        default=False,
+        description="Organization mode only, with enabled: true. A BEDROCK_POLICY (AWS Organizations) that enforces "
+        "a copy of this guardrail, owned by the management account, on every Bedrock call of the targeted accounts, "
+        "plus the guardrail's resource-based policy letting the organization's principals call ApplyGuardrail.",
+    )
+    organization_policy_rollout: Literal["canary", "all"] = Field(
+        default="canary",
+        description="canary: the BEDROCK_POLICY is attached to canary_target_ids only; all: also to the rest of "
+        "organization.target_ids (a malformed policy breaks every Bedrock call of its targets: start with canary).",
+    )
+    canary_target_ids: tuple[TargetId, ...] = Field(
+        default=(),
+        description="Required with organization_policy: the roots, OUs or accounts (from organization.target_ids) "
+        "the BEDROCK_POLICY is attached to first.",
+    )
+    input_tags: Literal["honor", "ignore"] = Field(
+        default="ignore",
+        description="The BEDROCK_POLICY's input_tags: honor the guardrail input tags callers put in a request, or "
+        "ignore them.",
+    )
     TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"blocked_message"})
 
 
@@ -978,7 +999,8 @@ class DataRetention(_Strict):
         "non-exempt principals). Set: the SCPs deny bedrock:PutAccountDataRetention unless bedrock:DataRetentionMode "
         "is this mode, and bedrock-mantle:PutAccountDataRetention, CreateProject and UpdateProject unless "
         "bedrock-mantle:DataRetentionMode is, to every principal but the exempt deployment principals. 'none' is "
-        "zero data retention; a model that requires retention is then blocked.",
+        "zero data retention; a model that requires retention is then blocked. Set, the access stack also applies it "
+        "in home_region (custom resource calling bedrock:PutAccountDataRetention; verify reads it back).",
     )
 
 
@@ -1261,6 +1283,47 @@ class LandingZoneConfig(_Strict):
                     f"alarmed; allowed: [{self.home_region}]",
                 )
 
+    def _organization_policy_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """content_guardrail.organization_policy: organization mode, the guardrail enabled, an organization ID (the
+        resource-based policy's aws:PrincipalOrgID) and canary targets among organization.target_ids."""
+        g = self.content_guardrail
+        if not g.organization_policy:
+            if g.canary_target_ids or g.organization_policy_rollout != "canary":
+                yield (
+                    ("content_guardrail", "organization_policy"),
+                    False,
+                    "canary_target_ids and organization_policy_rollout apply only to the organization policy; "
+                    "allowed: organization_policy: true, or leave them out",
+                )
+            return
+        key = ("content_guardrail", "organization_policy")
+        if self.organization is None:
+            yield key, True, "allowed only in organization mode (an organization block); allowed here: false"
+            return
+        if not g.enabled:
+            yield key, True, "allowed only with content_guardrail.enabled: true (the policy enforces that guardrail)"
+        if not self.organization.organization_id:
+            yield (
+                ("organization", "organization_id"),
+                Described("nothing"),
+                "content_guardrail.organization_policy needs organization.organization_id (the guardrail's "
+                "resource-based policy admits the organization's principals by aws:PrincipalOrgID)",
+            )
+        if not g.canary_target_ids:
+            yield (
+                ("content_guardrail", "canary_target_ids"),
+                [],
+                "required with organization_policy: at least one of organization.target_ids "
+                f"[{', '.join(self.organization.target_ids)}] to attach the policy to first",
+            )
+        for i, target in enumerate(g.canary_target_ids):
+            if target not in self.organization.target_ids:
+                yield (
+                    ("content_guardrail", "canary_target_ids", i),
+                    target,
+                    f"not in organization.target_ids [{', '.join(self.organization.target_ids)}]",
+                )
+
     def _cross_field_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
         """Every problem that involves several keys, each at the key the user wrote, with the values and the fix
         (generated lazily: the caller stops after MAX_PROBLEMS_PER_KEY)."""
@@ -1269,6 +1332,7 @@ class LandingZoneConfig(_Strict):
         yield from self._member_baseline_problems()
         yield from self._self_hosting_problems()
         yield from self._availability_zone_problems()
+        yield from self._organization_policy_problems()
 
     def _home_region_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
         """home_region among compliant_regions."""

@@ -22,6 +22,7 @@ from landing_zone import aws
 from landing_zone.errors import LandingZoneError
 from landing_zone.verify.checks.account import check_account
 from landing_zone.verify.checks.agreements import check_model_agreements
+from landing_zone.verify.checks.bedrock_policy import check_bedrock_policies
 from landing_zone.verify.checks.buckets import check_buckets
 from landing_zone.verify.checks.common import DRIFT, ERROR, Context, error_rows, make_row
 from landing_zone.verify.checks.cost import check_alarms, check_anomaly_detection, check_budgets, check_topics
@@ -35,6 +36,7 @@ from landing_zone.verify.checks.logging import check_invocation_logging, check_l
 from landing_zone.verify.checks.network import check_network
 from landing_zone.verify.checks.organizations import SCP_TYPE, check_scps
 from landing_zone.verify.checks.profiles import check_profiles
+from landing_zone.verify.checks.retention import check_data_retention
 from landing_zone.verify.checks.stacks import check_stacks, not_deployed
 from landing_zone.verify.checks.stacksets import check_stack_sets
 from landing_zone.verify.checks.tags import check_tags
@@ -143,7 +145,19 @@ CHECK_FAMILIES: tuple[Family, ...] = (
         ("guardrail", "guardrail-version", "guardrail-enforcement"),
         "the content guardrail, its pinned version and its account-wide enforcement",
     ),
+    Family(
+        "guardrail-org-policy",
+        check_bedrock_policies,
+        ("guardrail-org-policy",),
+        "the canary accounts' effective BEDROCK_POLICY names the guardrail version the guardrails stack recorded",
+    ),
     Family("model-agreement", check_model_agreements, ("model-agreement",), "model agreements accepted"),
+    Family(
+        "data-retention",
+        check_data_retention,
+        ("data-retention",),
+        "the account's Bedrock data retention mode in the stack's Region is the configured one",
+    ),
     Family(
         "sns",
         check_topics,
