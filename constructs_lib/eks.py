@@ -181,6 +181,44 @@ class GpuInferenceCluster(Construct):
             include_kubectl=apply_manifests,
         )
 
+        self._keys_and_logs(name, data_key_policy, log_group_name, log_retention_days)
+        cluster_role = self._cluster_role(name, secrets_key, secrets_key_use_policy)
+        gpu_role = self._node_role("GpuNodeRole", "GPU", role_name=naming.eks_node_role_name(name, "gpu"))
+        system_role = self._node_role("SystemNodeRole", "system", role_name=naming.eks_node_role_name(name, "system"))
+        cluster_ref = self._cluster(
+            vpc, isolated, secrets_key, cluster_role, kubernetes_version, apply_manifests, admin_role_arns
+        )
+        self._system_nodes(cluster_ref, system_role, isolated, system_instance_type, system_root_volume_gib)
+        self._gpu_nodes(
+            cluster_ref,
+            gpu_role,
+            isolated,
+            instance_type=instance_type,
+            capacity=capacity,
+            capacity_reservation_id=capacity_reservation_id,
+            availability_zone=availability_zone,
+            desired_size=desired_size,
+            max_size=max_size,
+            efa=efa,
+            network_cards=network_cards,
+            root_volume_gib=gpu_root_volume_gib,
+        )
+
+        # -- Kubernetes manifests (only with a kubectl provider) ------------------------------------------
+        self.manifest: eks.KubernetesManifest | None = None
+        if apply_manifests and manifests:
+            self.manifest = self.cluster.add_manifest("Serving", *[dict(m) for m in manifests])
+            self.manifest.node.add_dependency(self.addons[CLUSTER_DNS_ADDON])
+            self.manifest.node.add_dependency(self.gpu_nodegroup)
+            _acknowledge_kubectl_provider(self.cluster)
+            _name_kubectl_roles(self.cluster, name)
+
+        CfnOutput(self, "ClusterName", value=self.cluster.cluster_name, description="EKS cluster (private endpoint)")
+
+    # -- parts of __init__, in the order the resources are created ----------------------------------------
+    def _keys_and_logs(
+        self, name: str, data_key_policy: Mapping[str, Any], log_group_name: str, log_retention_days: int
+    ) -> None:
         # -- keys and logs ----------------------------------------------------------------------------
         self.data_key: kms.Key = LandingZoneKey(
             self,
@@ -198,6 +236,7 @@ class GpuInferenceCluster(Construct):
             removal_policy=RemovalPolicy.RETAIN,
         )
 
+    def _cluster_role(self, name: str, secrets_key: kms.IKey, secrets_key_use_policy: Mapping[str, Any]) -> iam.Role:
         # -- IAM ---------------------------------------------------------------------------------------
         cluster_role = iam.Role(
             self,
@@ -218,9 +257,18 @@ class GpuInferenceCluster(Construct):
             ],
         )
         _acknowledge_aws_managed(cluster_role, "AmazonEKSClusterPolicy", "the cluster role policy EKS requires")
-        gpu_role = self._node_role("GpuNodeRole", "GPU", role_name=naming.eks_node_role_name(name, "gpu"))
-        system_role = self._node_role("SystemNodeRole", "system", role_name=naming.eks_node_role_name(name, "system"))
+        return cluster_role
 
+    def _cluster(
+        self,
+        vpc: ec2.IVpc,
+        isolated: ec2.SubnetSelection,
+        secrets_key: kms.IKey,
+        cluster_role: iam.Role,
+        kubernetes_version: str,
+        apply_manifests: bool,
+        admin_role_arns: Sequence[str],
+    ) -> eks.ICluster:
         # -- cluster -----------------------------------------------------------------------------------
         kubectl_options = None
         if apply_manifests:
@@ -267,6 +315,16 @@ class GpuInferenceCluster(Construct):
                 self, _pascal(addon_name), cluster=cluster_ref, addon_name=addon_name, preserve_on_delete=False
             )
 
+        return cluster_ref
+
+    def _system_nodes(
+        self,
+        cluster_ref: eks.ICluster,
+        system_role: iam.Role,
+        isolated: ec2.SubnetSelection,
+        system_instance_type: str,
+        system_root_volume_gib: int,
+    ) -> None:
         # -- system node group (CoreDNS, anything without a GPU toleration) ------------------------------
         system_type = ec2.InstanceType(system_instance_type)
         self.system_launch_template = self._launch_template(
@@ -302,6 +360,22 @@ class GpuInferenceCluster(Construct):
         )
         self.addons[CLUSTER_DNS_ADDON].node.add_dependency(self.system_nodegroup)
 
+    def _gpu_nodes(
+        self,
+        cluster_ref: eks.ICluster,
+        gpu_role: iam.Role,
+        isolated: ec2.SubnetSelection,
+        *,
+        instance_type: str,
+        capacity: str,
+        capacity_reservation_id: str | None,
+        availability_zone: str | None,
+        desired_size: int,
+        max_size: int,
+        efa: bool,
+        network_cards: int | None,
+        root_volume_gib: int,
+    ) -> None:
         # -- GPU node group ----------------------------------------------------------------------------
         gpu_subnets = (
             ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED, availability_zones=[availability_zone])
@@ -310,7 +384,7 @@ class GpuInferenceCluster(Construct):
         )
         self.gpu_launch_template = self._launch_template(
             "GpuLaunchTemplate",
-            root_volume_gib=gpu_root_volume_gib,
+            root_volume_gib=root_volume_gib,
             user_data=_gpu_user_data(),
             instance_type=instance_type,
         )
@@ -353,17 +427,6 @@ class GpuInferenceCluster(Construct):
         )
         for addon_name in NODE_ADDONS:
             self.gpu_nodegroup.node.add_dependency(self.addons[addon_name])
-
-        # -- Kubernetes manifests (only with a kubectl provider) ------------------------------------------
-        self.manifest: eks.KubernetesManifest | None = None
-        if apply_manifests and manifests:
-            self.manifest = self.cluster.add_manifest("Serving", *[dict(m) for m in manifests])
-            self.manifest.node.add_dependency(self.addons[CLUSTER_DNS_ADDON])
-            self.manifest.node.add_dependency(self.gpu_nodegroup)
-            _acknowledge_kubectl_provider(self.cluster)
-            _name_kubectl_roles(self.cluster, name)
-
-        CfnOutput(self, "ClusterName", value=self.cluster.cluster_name, description="EKS cluster (private endpoint)")
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _node_role(self, construct_id: str, kind: str, *, role_name: str) -> iam.Role:
