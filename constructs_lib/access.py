@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aws_cdk import CfnTag
+from aws_cdk import CfnTag, Tags
 from aws_cdk import aws_bedrock as bedrock
 from aws_cdk import aws_iam as iam
 from constructs import Construct
@@ -59,6 +59,7 @@ class InvokerRole(Construct):
         permissions: Mapping[str, Any],
         boundary: iam.IManagedPolicy | None,
         description: str,
+        tags: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.policy = iam.ManagedPolicy(
@@ -79,6 +80,8 @@ class InvokerRole(Construct):
             description=description,
         )
         cfn_child(self.role, iam.CfnRole).assume_role_policy_document = dict(trust_policy)
+        for key, value in sorted((tags or {}).items()):  # cost allocation (principal tags) and chargeback
+            Tags.of(self.role).add(key, value)
 
 
 class PermissionsBoundary(Construct):

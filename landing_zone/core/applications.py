@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from landing_zone.core import arns
@@ -96,3 +97,11 @@ def plan_applications(
             )
         )
     return tuple(plans), problems
+
+
+def activates_cost_allocation_tags(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> bool:
+    """Whether the access stack activates the cost-allocation tags (``cost.activate_cost_allocation_tags``).
+
+    Per-account mode only: the member-baseline StackSet does not (each member would call Cost Explorer for the
+    same keys; the keys are managed where the bill is paid)."""
+    return config.cost.activate_cost_allocation_tags and bool(applications) and not config.member_baseline.enabled

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from landing_zone.core import naming
-from landing_zone.core.applications import ApplicationPlan
+from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.prices import PriceCatalog
 from landing_zone.core.config import MAX_MONTHLY_USD, LandingZoneConfig
@@ -279,6 +279,8 @@ def generated_names(
         fields = (*base, app_fields[name]) if name in app_fields else base
         add(naming.invoker_role_name(lz, name), "iam_role_name_max_length", "IAM role name", fields)
         add(naming.invoker_policy_name(lz, name), "iam_policy_name_max_length", "IAM policy name", fields)
+        if config.cost.per_application_budgets:
+            add(naming.application_budget_name(lz, name), "budget_name_max_length", "budget name", fields)
         if app.route is not None:
             add(
                 naming.application_profile_name(lz, name),
@@ -297,6 +299,8 @@ def generated_names(
         handlers.append("invocation-logging")
     if config.model_access.accept_agreements:
         handlers.append("model-agreement")
+    if activates_cost_allocation_tags(config, applications):
+        handlers.append("cost-allocation-tags")
     for handler in handlers:
         add(naming.automation_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
         add(naming.automation_provider_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
