@@ -12,7 +12,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
-from constructs_lib.access import ApplicationProfile, InvokerRole, PermissionsBoundary
+from constructs_lib.access import ApplicationProfile, InvokerRole, MantleProject, PermissionsBoundary
 from constructs_lib.compliance import acknowledge
 from constructs_lib.content_guardrail import ContentGuardrail
 from constructs_lib.cost_allocation import CostAllocationTags
@@ -20,7 +20,7 @@ from constructs_lib.invocation_logging import InvocationLoggingConfig
 from constructs_lib.model_access import ModelAgreements
 from constructs_lib.network import RETENTION_DAYS
 from landing_zone.core import arns, markers, naming
-from landing_zone.core.applications import activates_cost_allocation_tags
+from landing_zone.core.applications import activates_cost_allocation_tags, has_mantle_project
 from landing_zone.plan import Plan
 from landing_zone.plan.policies import INVOCATION_LOG_KEY_PREFIX
 from stacks.base import LandingZoneStack
@@ -32,6 +32,7 @@ class AccessParts:
     guardrail: ContentGuardrail | None = None
     profiles: dict[str, ApplicationProfile] = field(default_factory=dict)
     invokers: dict[str, InvokerRole] = field(default_factory=dict)
+    mantle_projects: dict[str, MantleProject] = field(default_factory=dict)
     logging: InvocationLoggingConfig | None = None
     model_agreements: ModelAgreements | None = None
 
@@ -88,8 +89,18 @@ def add_access(
                 description=f"{name}: {app.model.name} via {app.route.kind.value} {app.route.invoke_id}",
                 tags=cost_tags,
             )
+        project = None
+        if has_mantle_project(app, region):  # its own Mantle Project: the invoker may call Mantle only in it
+            project = MantleProject(
+                scope, f"MantleProject-{name}", project_name=naming.mantle_project_name(cfg.name, name), tags=cost_tags
+            )
+            parts.mantle_projects[name] = project
         documents = policies.invokers[name]
-        app_values = {**values, **({markers.profile_arn(name): profile.arn} if profile else {})}
+        app_values = {
+            **values,
+            **({markers.profile_arn(name): profile.arn} if profile else {}),
+            **({markers.mantle_project_arn(name): project.arn} if project else {}),
+        }
         invoker = InvokerRole(
             scope,
             f"Invoker-{name}",
@@ -165,8 +176,8 @@ def add_access(
 
 
 class AccessStack(LandingZoneStack):
-    """Attributes: ``boundary``, ``guardrail``, ``profiles``, ``invokers``, ``logging``, ``model_agreements``,
-    ``cost_allocation_tags`` (per-account mode only)."""
+    """Attributes: ``boundary``, ``guardrail``, ``profiles``, ``invokers``, ``mantle_projects``, ``logging``,
+    ``model_agreements``, ``cost_allocation_tags`` (per-account mode only)."""
 
     def __init__(
         self,
@@ -186,6 +197,7 @@ class AccessStack(LandingZoneStack):
         self.guardrail = parts.guardrail
         self.profiles = parts.profiles
         self.invokers = parts.invokers
+        self.mantle_projects = parts.mantle_projects
         self.logging = parts.logging
         self.model_agreements = parts.model_agreements
         self.cost_allocation_tags = None
@@ -203,6 +215,7 @@ class AccessStack(LandingZoneStack):
                 tagged=[
                     *(inv.role for _, inv in sorted(parts.invokers.items())),
                     *(p.profile for _, p in sorted(parts.profiles.items())),
+                    *(p.project for _, p in sorted(parts.mantle_projects.items())),
                 ],
             )
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from landing_zone.core import naming
-from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags
+from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.prices import PriceCatalog
 from landing_zone.core.config import MAX_MONTHLY_USD, LandingZoneConfig
@@ -281,6 +281,8 @@ def generated_names(
         add(naming.invoker_policy_name(lz, name), "iam_policy_name_max_length", "IAM policy name", fields)
         if config.cost.per_application_budgets:
             add(naming.application_budget_name(lz, name), "budget_name_max_length", "budget name", fields)
+        if has_mantle_project(app, config.home_region):
+            add(naming.mantle_project_name(lz, name), "mantle_project_name_max_length", "Mantle project name", fields)
         if app.route is not None:
             add(
                 naming.application_profile_name(lz, name),

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from landing_zone.core import arns, markers, naming
-from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags
+from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
@@ -182,6 +182,9 @@ def _invoker(
         control_endpoint_id=endpoint("bedrock"),
         require_endpoints=require_vpce,
         guardrail_arn=markers.GUARDRAIL_ARN if per_request else None,
+        mantle_project_arn=markers.mantle_project_arn(app.app.name)
+        if has_mantle_project(app, config.home_region)
+        else None,
     )
     trust = invoker_trust_policy(
         caller_account=caller or app.caller_account_id,

@@ -130,3 +130,23 @@ def test_default_configuration_has_no_application_budgets(default_lz):
         for r in default_lz.template("cost").find_resources("AWS::Budgets::Budget").values()
     ]
     assert len(names) == 1
+
+
+def test_each_mantle_application_gets_its_own_tagged_project_and_the_deny_names_it(apps):
+    access = apps.template("access")
+    projects = access.find_resources("AWS::BedrockMantle::Project")
+    by_name = {r["Properties"]["Name"]: (lid, r["Properties"]) for lid, r in projects.items()}
+    assert set(by_name) == {naming.mantle_project_name("kimi-apps", a) for a in ("chat", "search")}
+    lid, props = by_name[naming.mantle_project_name("kimi-apps", "chat")]
+    assert {"application": "chat", "cost-center": "cc-1001", "landing-zone": "kimi-apps"}.items() <= _tags(
+        props
+    ).items()
+    (policy,) = [
+        r["Properties"]["PolicyDocument"]
+        for r in access.find_resources("AWS::IAM::ManagedPolicy").values()
+        if r["Properties"].get("ManagedPolicyName") == naming.invoker_policy_name("kimi-apps", "chat")
+    ]
+    (deny,) = [s for s in policy["Statement"] if s.get("Sid") == "DenyMantleOutsideOwnProject"]
+    assert deny["NotResource"] == {"Fn::GetAtt": [lid, "Arn"]}
+    (activation,) = access.find_resources("Custom::CostAllocationTags").values()
+    assert lid in activation["DependsOn"]

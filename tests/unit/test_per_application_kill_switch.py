@@ -31,6 +31,7 @@ def _value(marker: str) -> str:
         "endpoint-id": f"vpce-{arg}",
         "profile-arn": profile(arg),
         "guardrail-arn": f"arn:aws:bedrock:{REGION}:{ACCOUNT}:guardrail/g1",
+        "mantle-project-arn": f"arn:aws:bedrock-mantle:{REGION}:{ACCOUNT}:project/proj_{arg}",
     }[kind]
 
 
