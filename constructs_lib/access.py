@@ -1,12 +1,14 @@
-"""Application access: an application inference profile (cost allocation) and a least-privilege invoker role."""
+"""Application access: an application inference profile and a Mantle Project (cost allocation, isolation) and a
+least-privilege invoker role."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from aws_cdk import CfnTag
+from aws_cdk import CfnTag, Tags
 from aws_cdk import aws_bedrock as bedrock
+from aws_cdk import aws_bedrockmantle as bedrockmantle
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
@@ -45,6 +47,19 @@ class ApplicationProfile(Construct):
         self.profile_id: str = self.profile.attr_inference_profile_identifier
 
 
+class MantleProject(Construct):
+    """``AWS::BedrockMantle::Project``: the application's own Mantle Project (workload isolation and cost tags,
+    https://docs.aws.amazon.com/bedrock/latest/userguide/projects.html); its invoker may call Mantle only in it."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, project_name: str, tags: Mapping[str, str]) -> None:
+        super().__init__(scope, construct_id)
+        self.project = bedrockmantle.CfnProject(
+            self, "Project", name=project_name, tags=[CfnTag(key=k, value=v) for k, v in sorted(tags.items())]
+        )
+        self.arn: str = self.project.attr_arn
+        self.project_id: str = self.project.attr_id
+
+
 class InvokerRole(Construct):
     """``role``: assumed by the application; ``policy``: its managed policy (document from a pure builder)."""
 
@@ -59,6 +74,7 @@ class InvokerRole(Construct):
         permissions: Mapping[str, Any],
         boundary: iam.IManagedPolicy | None,
         description: str,
+        tags: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.policy = iam.ManagedPolicy(
@@ -79,6 +95,8 @@ class InvokerRole(Construct):
             description=description,
         )
         cfn_child(self.role, iam.CfnRole).assume_role_policy_document = dict(trust_policy)
+        for key, value in sorted((tags or {}).items()):  # cost allocation (principal tags) and chargeback
+            Tags.of(self.role).add(key, value)
 
 
 class PermissionsBoundary(Construct):

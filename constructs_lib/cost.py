@@ -137,17 +137,33 @@ class KillSwitch(Construct):
             description="AWS Budgets applies the kill-switch policy to the invoker roles",
         )
         cfn_child(self.execution_role, iam.CfnRole).assume_role_policy_document = dict(execution_trust)
-        self.action = budgets.CfnBudgetsAction(
+        self.threshold_percent = threshold_percent
+        self.action = self._action("Action", budget, invoker_roles, topic)
+        self.application_actions: dict[str, budgets.CfnBudgetsAction] = {}
+
+    def add_application_action(
+        self, application: str, budget: MonthlyCostBudget, role: iam.IRole, topic: sns.ITopic
+    ) -> budgets.CfnBudgetsAction:
+        """``cost.per_application_budgets``: the same deny policy, attached by ``budget``'s action to ``role`` only
+        (the execution role may already attach it to every invoker role)."""
+        action = self._action(f"Action-{application}", budget, [role], topic)
+        self.application_actions[application] = action
+        return action
+
+    def _action(
+        self, construct_id: str, budget: MonthlyCostBudget, roles: Sequence[iam.IRole], topic: sns.ITopic
+    ) -> budgets.CfnBudgetsAction:
+        action = budgets.CfnBudgetsAction(
             self,
-            "Action",
+            construct_id,
             budget_name=budget.budget_name,
             action_type="APPLY_IAM_POLICY",
             action_threshold=budgets.CfnBudgetsAction.ActionThresholdProperty(
-                type="PERCENTAGE", value=threshold_percent
+                type="PERCENTAGE", value=self.threshold_percent
             ),
             definition=budgets.CfnBudgetsAction.DefinitionProperty(
                 iam_action_definition=budgets.CfnBudgetsAction.IamActionDefinitionProperty(
-                    policy_arn=self.policy.managed_policy_arn, roles=[r.role_name for r in invoker_roles]
+                    policy_arn=self.policy.managed_policy_arn, roles=[r.role_name for r in roles]
                 )
             ),
             execution_role_arn=self.execution_role.role_arn,
@@ -155,7 +171,8 @@ class KillSwitch(Construct):
             approval_model="AUTOMATIC",
             subscribers=[budgets.CfnBudgetsAction.SubscriberProperty(type="SNS", address=topic.topic_arn)],
         )
-        self.action.node.add_dependency(budget.budget)
+        action.node.add_dependency(budget.budget)
+        return action
 
 
 class SpendAlarms(Construct):

@@ -12,14 +12,16 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
-from constructs_lib.access import ApplicationProfile, InvokerRole, PermissionsBoundary
+from constructs_lib.access import ApplicationProfile, InvokerRole, MantleProject, PermissionsBoundary
 from constructs_lib.compliance import acknowledge
 from constructs_lib.content_guardrail import ContentGuardrail
+from constructs_lib.cost_allocation import CostAllocationTags
 from constructs_lib.data_retention import DataRetentionMode
 from constructs_lib.invocation_logging import InvocationLoggingConfig
 from constructs_lib.model_access import ModelAgreements
 from constructs_lib.network import RETENTION_DAYS
 from landing_zone.core import arns, markers, naming
+from landing_zone.core.applications import activates_cost_allocation_tags, has_mantle_project
 from landing_zone.plan import Plan
 from landing_zone.plan.policies import INVOCATION_LOG_KEY_PREFIX
 from stacks.base import LandingZoneStack
@@ -31,6 +33,7 @@ class AccessParts:
     guardrail: ContentGuardrail | None = None
     profiles: dict[str, ApplicationProfile] = field(default_factory=dict)
     invokers: dict[str, InvokerRole] = field(default_factory=dict)
+    mantle_projects: dict[str, MantleProject] = field(default_factory=dict)
     logging: InvocationLoggingConfig | None = None
     model_agreements: ModelAgreements | None = None
     data_retention: DataRetentionMode | None = None
@@ -78,6 +81,7 @@ def add_access(
     for app in plan.applications:
         name = app.app.name
         profile = None
+        cost_tags = {"application": name, "cost-center": cost_center or app.app.cost_center, "landing-zone": cfg.name}
         if app.route is not None:
             profile = ApplicationProfile(
                 scope,
@@ -85,10 +89,20 @@ def add_access(
                 profile_name=naming.application_profile_name(cfg.name, name),
                 copy_from=app.copy_from_arn(region=region, account=account),
                 description=f"{name}: {app.model.name} via {app.route.kind.value} {app.route.invoke_id}",
-                tags={"application": name, "cost-center": cost_center or app.app.cost_center, "landing-zone": cfg.name},
+                tags=cost_tags,
             )
+        project = None
+        if has_mantle_project(app, region):  # its own Mantle Project: the invoker may call Mantle only in it
+            project = MantleProject(
+                scope, f"MantleProject-{name}", project_name=naming.mantle_project_name(cfg.name, name), tags=cost_tags
+            )
+            parts.mantle_projects[name] = project
         documents = policies.invokers[name]
-        app_values = {**values, **({markers.profile_arn(name): profile.arn} if profile else {})}
+        app_values = {
+            **values,
+            **({markers.profile_arn(name): profile.arn} if profile else {}),
+            **({markers.mantle_project_arn(name): project.arn} if project else {}),
+        }
         invoker = InvokerRole(
             scope,
             f"Invoker-{name}",
@@ -97,6 +111,7 @@ def add_access(
             trust_policy=markers.resolve(documents.trust, app_values),
             permissions=markers.resolve(documents.permissions, app_values),
             boundary=parts.boundary,
+            tags=cost_tags,
             description=f"{cfg.name}: {name} calls {app.model.name} "
             + ("through its application inference profile" if profile else "on Mantle (no compliant runtime path)"),
         )
@@ -175,8 +190,8 @@ def add_access(
 
 
 class AccessStack(LandingZoneStack):
-    """Attributes: ``boundary``, ``guardrail``, ``profiles``, ``invokers``, ``logging``, ``model_agreements``,
-    ``data_retention``."""
+    """Attributes: ``boundary``, ``guardrail``, ``profiles``, ``invokers``, ``mantle_projects``, ``logging``,
+    ``model_agreements``, ``data_retention``, ``cost_allocation_tags`` (per-account mode only)."""
 
     def __init__(
         self,
@@ -196,9 +211,28 @@ class AccessStack(LandingZoneStack):
         self.guardrail = parts.guardrail
         self.profiles = parts.profiles
         self.invokers = parts.invokers
+        self.mantle_projects = parts.mantle_projects
         self.logging = parts.logging
         self.model_agreements = parts.model_agreements
         self.data_retention = parts.data_retention
+        self.cost_allocation_tags = None
+        if activates_cost_allocation_tags(plan.config, plan.applications):  # per-account mode only
+            automation = plan.policies.automation["cost-allocation-tags"]
+            self.cost_allocation_tags = CostAllocationTags(
+                self,
+                "CostAllocationTags",
+                landing_zone_name=plan.config.name,
+                tag_keys=naming.COST_ALLOCATION_TAG_KEYS,
+                handler_policy=automation.handler,
+                provider_policy=automation.provider,
+                logs_key=logs_key,
+                log_retention=RETENTION_DAYS[plan.config.invocation_logging.log_retention_days],
+                tagged=[
+                    *(inv.role for _, inv in sorted(parts.invokers.items())),
+                    *(p.profile for _, p in sorted(parts.profiles.items())),
+                    *(p.project for _, p in sorted(parts.mantle_projects.items())),
+                ],
+            )
 
 
 def _id(name: str) -> str:

@@ -4,7 +4,7 @@ spend alarms from Bedrock/Mantle token metrics, Mantle usage alarm, Cost Anomaly
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aws_cdk import CfnOutput
@@ -32,6 +32,7 @@ class CostParts:
     coverage_note: str
     anomaly: CostAnomalyDetection
     kill_switch: KillSwitch | None = None
+    application_budgets: Mapping[str, MonthlyCostBudget] = field(default_factory=dict)
     mantle_alarms: SpendAlarms | None = None
     dashboard: OperationsDashboard | None = None
 
@@ -91,6 +92,23 @@ def add_cost_controls(
             invoker_roles=roles,
             topic=topic,
         )
+    application_budgets: dict[str, MonthlyCostBudget] = {}
+    for app in plan.applications if cost.per_application_budgets else ():
+        name = app.app.name
+        amount = app.app.monthly_budget_usd
+        application_budgets[name] = app_budget = MonthlyCostBudget(
+            scope,
+            f"Budget-{name}",
+            budget_name=naming.application_budget_name(cfg.name, name),
+            amount_usd=amount if amount is not None else (budget_model.usd if budget_usd is None else budget_usd),
+            filter_expression=markers.resolve(policies.application_budget_filters[name], account_value),
+            actual_percents=cost.notify_actual_percent,
+            forecast_percents=cost.notify_forecast_percent,
+            topic=topic,
+            emails=emails,
+        )
+        if kill_switch is not None and name in invokers:
+            kill_switch.add_application_action(name, app_budget, invokers[name].role, topic)
     alarms = plan.cost_alarms
     profile_arns = {application_profile_marker(name): profile.arn for name, profile in profiles.items()}
     spend_alarms = SpendAlarms(
@@ -150,6 +168,7 @@ def add_cost_controls(
         coverage_note=note,
         anomaly=anomaly,
         kill_switch=kill_switch,
+        application_budgets=application_budgets,
         mantle_alarms=mantle_alarms,
         dashboard=dashboard,
     )
@@ -181,6 +200,7 @@ class CostStack(LandingZoneStack):
         self.budget = parts.budget
         self.budget_model = parts.budget_model
         self.kill_switch = parts.kill_switch
+        self.application_budgets = parts.application_budgets
         self.spend_specs = parts.spend_specs
         self.spend_alarms = parts.spend_alarms
         self.coverage_note = parts.coverage_note

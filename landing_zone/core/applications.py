@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from landing_zone.core import arns
@@ -9,6 +10,25 @@ from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.config import Application, LandingZoneConfig
 from landing_zone.core.routing import PathKind, Route, RoutingDecision
 from landing_zone.errors import Problem
+
+# The Regions where CloudFormation has AWS::BedrockMantle::Project: those aws-cdk-lib 2.275's bundled template
+# validator (@aws/cloudformation-validate, per-Region resource registry) accepts it in, probed for every Region of
+# core/catalog/regions.yaml on 2026-12-02.  Elsewhere no project is created and the invoker is not confined to one.
+MANTLE_PROJECT_REGIONS = frozenset(
+    {
+        "us-east-1",
+        "us-east-2",
+        "us-west-2",
+        "eu-west-1",
+        "eu-west-2",
+        "eu-north-1",
+        "ap-northeast-1",
+        "ap-south-1",
+        "ap-southeast-3",
+        "sa-east-1",
+        "us-gov-west-1",
+    }
+)
 
 # `auto` prefers processing closest to home: in-Region, then a geographic profile, then (if allowed) global;
 # with no compliant runtime path at all, an application is Mantle only (no application inference profile).
@@ -96,3 +116,17 @@ def plan_applications(
             )
         )
     return tuple(plans), problems
+
+
+def activates_cost_allocation_tags(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> bool:
+    """Whether the access stack activates the cost-allocation tags (``cost.activate_cost_allocation_tags``).
+
+    Per-account mode only: the member-baseline StackSet does not (each member would call Cost Explorer for the
+    same keys; the keys are managed where the bill is paid)."""
+    return config.cost.activate_cost_allocation_tags and bool(applications) and not config.member_baseline.enabled
+
+
+def has_mantle_project(app: ApplicationPlan, home_region: str) -> bool:
+    """Whether the application gets its own Mantle Project: it has a compliant Mantle path and CloudFormation has
+    the resource type in ``home_region`` (:data:`MANTLE_PROJECT_REGIONS`)."""
+    return app.mantle_route is not None and home_region in MANTLE_PROJECT_REGIONS

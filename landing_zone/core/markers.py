@@ -30,6 +30,7 @@ __all__ = [
     "UnresolvedMarkerError",
     "endpoint_id",
     "invoker_role_arn",
+    "mantle_project_arn",
     "marker",
     "markers_in",
     "profile_arn",
@@ -60,6 +61,11 @@ SECRETS_KEY_ARN = marker("secrets-key-arn")  # the EKS secrets key
 def profile_arn(application: str) -> str:
     """The ARN of an application's application inference profile."""
     return marker("profile-arn", application)
+
+
+def mantle_project_arn(application: str) -> str:
+    """The ARN of an application's Bedrock Mantle Project (``AWS::BedrockMantle::Project``)."""
+    return marker("mantle-project-arn", application)
 
 
 def invoker_role_arn(application: str) -> str:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 __all__ = [
     "AUTOMATION_HANDLERS",
+    "COST_ALLOCATION_TAG_KEYS",
     "STACK_PARTS",
     "access_logs_bucket_name",
     "alarm_name",
     "alerts_topic_name",
     "anomaly_monitor_name",
     "anomaly_subscription_name",
+    "application_budget_name",
     "application_profile_name",
     "asset_bucket_name",
     "asset_bucket_prefix",
@@ -51,6 +53,7 @@ __all__ = [
     "key_alias",
     "kill_switch_policy_name",
     "kubectl_role_name",
+    "mantle_project_name",
     "member_baseline_stack_set_name",
     "scp_name",
     "stack_name",
@@ -61,7 +64,12 @@ AUTOMATION_HANDLERS = {
     "invocation-logging": "logging",
     "model-agreement": "agreements",
     "data-retention": "retention",
+    "cost-allocation-tags": "cost-tags",
 }
+# The tag keys budgets and chargeback filter on, set on invoker roles, application profiles and Mantle Projects and
+# activated as cost allocation tags (handlers/cost_allocation_tags): the application's name, its cost centre, the
+# landing zone (the budget_scope: tagged filter).  The configuration has no team field.
+COST_ALLOCATION_TAG_KEYS = ("application", "cost-center", "landing-zone")
 # The stacks: '<lz>-<part>'.
 STACK_PARTS = ("keys", "network", "access", "cost", "self-hosting", "guardrails", "rollout")
 
@@ -116,6 +124,11 @@ def invoker_policy_name(lz: str, app: str) -> str:
 
 
 def application_profile_name(lz: str, app: str) -> str:
+    return f"{lz}-{app}"
+
+
+def mantle_project_name(lz: str, app: str) -> str:
+    """The application's Bedrock Mantle Project (``AWS::BedrockMantle::Project``)."""
     return f"{lz}-{app}"
 
 
@@ -184,6 +197,11 @@ def alerts_topic_name(lz: str) -> str:
 
 def budget_name(lz: str) -> str:
     return f"{lz}-bedrock-monthly"
+
+
+def application_budget_name(lz: str, app: str) -> str:
+    """``cost.per_application_budgets``: the application's monthly budget."""
+    return f"{lz}-bedrock-monthly-{app}"
 
 
 def kill_switch_policy_name(lz: str) -> str:

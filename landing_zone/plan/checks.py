@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from landing_zone.core import naming
-from landing_zone.core.applications import ApplicationPlan
+from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.prices import PriceCatalog
 from landing_zone.core.config import MAX_MONTHLY_USD, LandingZoneConfig
@@ -280,6 +280,10 @@ def _application_names(config: LandingZoneConfig, applications: Sequence[Applica
         fields = (*n.base, app_fields[name]) if name in app_fields else n.base
         n.add(naming.invoker_role_name(lz, name), "iam_role_name_max_length", "IAM role name", fields)
         n.add(naming.invoker_policy_name(lz, name), "iam_policy_name_max_length", "IAM policy name", fields)
+        if config.cost.per_application_budgets:
+            n.add(naming.application_budget_name(lz, name), "budget_name_max_length", "budget name", fields)
+        if has_mantle_project(app, config.home_region):
+            n.add(naming.mantle_project_name(lz, name), "mantle_project_name_max_length", "Mantle project name", fields)
         if app.route is not None:
             n.add(
                 naming.application_profile_name(lz, name),
@@ -289,7 +293,9 @@ def _application_names(config: LandingZoneConfig, applications: Sequence[Applica
             )
 
 
-def _logging_and_automation_names(config: LandingZoneConfig, n: _Names) -> None:
+def _logging_and_automation_names(
+    config: LandingZoneConfig, applications: Sequence[ApplicationPlan], n: _Names
+) -> None:
     lz = n.lz
     account = config.deployment_account
     handlers = []
@@ -304,6 +310,8 @@ def _logging_and_automation_names(config: LandingZoneConfig, n: _Names) -> None:
         handlers.append("model-agreement")
     if config.data_retention.mode is not None:
         handlers.append("data-retention")
+    if activates_cost_allocation_tags(config, applications):
+        handlers.append("cost-allocation-tags")
     for handler in handlers:
         n.add(naming.automation_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
         n.add(naming.automation_provider_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
@@ -374,7 +382,7 @@ def generated_names(
     n = _Names(config.name)
     _stack_and_network_names(config, n)
     _application_names(config, applications, n)
-    _logging_and_automation_names(config, n)
+    _logging_and_automation_names(config, applications, n)
     _cost_names(config, n, alarm_suffixes, dashboard_name)
     _organization_and_self_hosting_names(config, n, scp_count)
     return n.out

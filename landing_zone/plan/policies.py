@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from landing_zone.core import arns, markers, naming
-from landing_zone.core.applications import ApplicationPlan
+from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
@@ -73,6 +73,8 @@ AGREEMENT_HANDLER_ACTIONS = (
 # The data-retention handler sets the account mode and nothing else; it does not read it back (verify does, with
 # GetAccountDataRetention): https://docs.aws.amazon.com/bedrock/latest/APIReference/API_PutAccountDataRetention.html
 RETENTION_HANDLER_ACTIONS = ("bedrock:PutAccountDataRetention",)
+# Cost Explorer (a us-east-1 API; the action takes no resource: Service Authorization Reference).
+COST_ALLOCATION_HANDLER_ACTIONS = ("ce:UpdateCostAllocationTagsStatus",)
 KEY_PURPOSES_ALWAYS = ("logs", "alerts")
 
 
@@ -126,6 +128,8 @@ class PolicySet:
     budget_filter: Document
     flow_logs: Document
     automation: Mapping[str, AutomationPolicies]  # by custom-resource handler name
+    # cost.per_application_budgets: each application's budget filter (account AND its cost-allocation tag)
+    application_budget_filters: Mapping[str, Document] = field(default_factory=dict)
     scps: ScpSet | None = None
     kill_switch: Document | None = None
     budget_action_trust: Document | None = None
@@ -226,6 +230,9 @@ def _invoker(
         control_endpoint_id=endpoint("bedrock"),
         require_endpoints=require_vpce,
         guardrail_arn=markers.GUARDRAIL_ARN if per_request else None,
+        mantle_project_arn=markers.mantle_project_arn(app.app.name)
+        if has_mantle_project(app, config.home_region)
+        else None,
     )
     trust = invoker_trust_policy(
         caller_account=caller or app.caller_account_id,
@@ -263,6 +270,10 @@ def build_policies(
     cost = config.cost
     kill_switch = cost.kill_switch and bool(applications)
 
+    def budget_filter(scope: str, tag_key: str, tag_value: str) -> Document:
+        """The landing-zone budget's filter, and each application's (``cost.per_application_budgets``)."""
+        return budget_filter_expression(scope=scope, account=account, tag_key=tag_key, tag_value=tag_value)
+
     stack_region, stack_account, stack_partition = markers.REGION, markers.ACCOUNT, markers.PARTITION
     flow_log_group = naming.flow_log_group_name(name)
     automation: dict[str, AutomationPolicies] = {}
@@ -271,6 +282,9 @@ def build_policies(
         automation["model-agreement"] = _automation(name, "model-agreement", agreements)
     if config.data_retention.mode is not None:
         automation["data-retention"] = _automation(name, "data-retention", retention_handler_policy(config))
+    if activates_cost_allocation_tags(config, applications):
+        tags = handler_policy(COST_ALLOCATION_HANDLER_ACTIONS, sid="ActivateCostAllocationTags")
+        automation["cost-allocation-tags"] = _automation(name, "cost-allocation-tags", tags)
     logging: dict[str, Document | None] = {"bucket": None, "trust": None, "role": None}
     if config.invocation_logging.enabled:
         handler = handler_policy(LOGGING_HANDLER_ACTIONS, sid="ManageInvocationLogging")
@@ -326,9 +340,10 @@ def build_policies(
         },
         keys={p: key_policy(p, account=account, region=region, name=name) for p in purposes},
         alerts_topic=alerts_topic_policy(topic_arn=markers.TOPIC_ARN, account=account, region=region),
-        budget_filter=budget_filter_expression(
-            scope=cost.budget_scope, account=account, tag_key="landing-zone", tag_value=name
-        ),
+        budget_filter=budget_filter(cost.budget_scope, "landing-zone", name),
+        application_budget_filters={n: budget_filter("tagged", "application", n) for n in sorted(invokers)}
+        if cost.per_application_budgets
+        else {},
         flow_logs=flow_log_role_policy(
             log_group_arn=arns.log_group(stack_region, stack_account, flow_log_group, stack_partition),
             log_streams_arn=arns.log_streams(stack_region, stack_account, flow_log_group, stack_partition),

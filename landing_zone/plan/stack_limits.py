@@ -13,7 +13,9 @@ synths of 1, 10 and 50 applications and of every example):
     resources = 1 permissions boundary + 17 invocation logging (if enabled) + 3 / 2 content guardrail
                 (account / per-request enforcement) + 10 model agreements (if accepted); in the StackSet
                 template one fewer for each custom resource (no handler permission)
-                + 3 per application (inference profile, invoker role, invoke policy); 2 for a Mantle-only one
+                + 10 cost-allocation-tag activation (``cost.activate_cost_allocation_tags``; per-account mode only)
+                + 3 per application (inference profile, invoker role, invoke policy); 2 for a Mantle-only one;
+                + 1 Mantle Project per application with a Mantle path where CloudFormation has the type
     outputs   = 2 (log bucket and log group, if logging) + per application: 2 (profile ARN, role ARN)
                 + 1 export of the profile ARN (the cost stack's spend alarms) + 2 exports of the role ARN and
                 name (the cost stack's kill switch, if on); a Mantle-only application has no profile ARN
@@ -21,6 +23,7 @@ synths of 1, 10 and 50 applications and of every example):
     resources = 6 (alerts topic and policy, budget, anomaly monitor and subscription, operations dashboard)
                 + 4 kill switch (if on) + 1 per alert e-mail + the spend alarms + the Mantle usage alarms (one alarm per
                 ``metric_math_max_metrics`` metrics; every application profile is a source)
+                + per application with ``cost.per_application_budgets``: 1 budget + 1 budget action (kill switch on)
 the member-baseline StackSet template
     resources = 4 keys + network (new VPC: 9 + 3 per AZ + 1 per endpoint; imported: 5 + 1 per endpoint)
                 + access and cost as above (no alert e-mails) + 3 optional e-mail subscriptions
@@ -33,7 +36,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from landing_zone.core.applications import ApplicationPlan
+from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.cost.alarms import CostAlarmPlan
@@ -50,6 +53,7 @@ HANDLER_PERMISSION = 1
 LOGGING_OUTPUTS = 2
 GUARDRAIL_RESOURCES = {"account": 3, "per-request": 2}
 AGREEMENTS_RESOURCES = 9
+COST_ALLOCATION_RESOURCES = 9  # the custom-resource framework's parts, as for the agreements
 APPLICATION_RESOURCES = 3
 APPLICATION_OUTPUTS = 2
 PROFILE_EXPORTS = 1
@@ -96,17 +100,29 @@ def template_footprints(
         + (LOGGING_RESOURCES + permission if logging else 0)
         + (GUARDRAIL_RESOURCES[cfg.content_guardrail.enforcement] if cfg.content_guardrail.enabled else 0)
         + (AGREEMENTS_RESOURCES + permission if cfg.model_access.accept_agreements else 0)
+        + (COST_ALLOCATION_RESOURCES + permission if activates_cost_allocation_tags(cfg, applications) else 0)
     )
     spend_alarms, mantle_alarms, alarms_per_app = _alarm_counts(cfg, catalog, cost_alarms)
-    cost_fixed = COST_BASE_RESOURCES + (KILL_SWITCH_RESOURCES if kill_switch else 0) + spend_alarms + mantle_alarms
+    per_app_budget = (1 + (1 if kill_switch else 0)) if cfg.cost.per_application_budgets else 0
+    cost_fixed = (
+        COST_BASE_RESOURCES
+        + (KILL_SWITCH_RESOURCES if kill_switch else 0)
+        + spend_alarms
+        + mantle_alarms
+        + per_app_budget * n
+    )
     mantle_only = sum(1 for a in applications if a.mantle_only)
-    access_resources = access_fixed + APPLICATION_RESOURCES * n - mantle_only  # no profile
+    projects = sum(1 for a in applications if has_mantle_project(a, cfg.home_region))
+    access_resources = access_fixed + APPLICATION_RESOURCES * n - mantle_only + projects  # no profile; projects
+    app_resources = APPLICATION_RESOURCES + (1 if projects else 0)
     if not cfg.member_baseline.enabled:
         per_app_outputs = APPLICATION_OUTPUTS + PROFILE_EXPORTS + (KILL_SWITCH_EXPORTS if kill_switch else 0)
         outputs = (LOGGING_OUTPUTS if logging else 0) + per_app_outputs * n - (1 + PROFILE_EXPORTS) * mantle_only
         return (
-            TemplateFootprint(f"{cfg.name}-access", access_resources, outputs, APPLICATION_RESOURCES, per_app_outputs),
-            TemplateFootprint(f"{cfg.name}-cost", cost_fixed + len(cfg.cost.alert_emails), 5, alarms_per_app, 0),
+            TemplateFootprint(f"{cfg.name}-access", access_resources, outputs, app_resources, per_app_outputs),
+            TemplateFootprint(
+                f"{cfg.name}-cost", cost_fixed + len(cfg.cost.alert_emails), 5, alarms_per_app + per_app_budget, 0
+            ),
         )
     net = cfg.network
     endpoints = len(net.endpoints)
@@ -123,7 +139,7 @@ def template_footprints(
             f"{cfg.name}-rollout member-baseline StackSet",
             resources,
             outputs,
-            APPLICATION_RESOURCES + alarms_per_app,
+            app_resources + alarms_per_app + per_app_budget,
             APPLICATION_OUTPUTS,
         ),
     )

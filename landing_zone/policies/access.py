@@ -19,6 +19,7 @@ from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.policies.common import document, from_source, statement
 from landing_zone.policies.invoke import (
+    MANTLE_INVOKE_ACTIONS,
     RUNTIME_INVOKE_ACTIONS,
     InvokeResources,
     batch_resources,
@@ -41,9 +42,15 @@ def invoker_policy(
     control_endpoint_id: str | None = None,
     require_endpoints: bool = False,
     guardrail_arn: str | None = None,
+    mantle_project_arn: str | None = None,
     partition: str = arns.PARTITION,
 ) -> dict[str, Any]:
     """``application_profile_arn`` is None for a Mantle-only application (no compliant runtime path).
+
+    ``mantle_project_arn``: the application's own Mantle Project; ``bedrock-mantle:CreateInference`` on any other
+    project resource (another application's, the account's ``default`` project) is denied (``NotResource``).  The
+    action is authorised against the project resource and carries no ``bedrock-mantle:ProjectArn`` key (Service
+    Authorization Reference), so the project is scoped by its resource ARN.
 
     ``require_endpoints``: every grant is conditioned on the landing zone's endpoint of its service (runtime, Mantle,
     the ``bedrock`` control plane for batch); a path whose endpoint is not deployed is not granted.  With
@@ -103,6 +110,15 @@ def invoker_policy(
             condition=mantle_condition,
             partition=partition,
         )
+        if mantle_project_arn is not None:
+            stmts.append(
+                statement(
+                    "DenyMantleOutsideOwnProject",
+                    effect="Deny",
+                    actions=MANTLE_INVOKE_ACTIONS,
+                    not_resources=[mantle_project_arn],
+                )
+            )
     return document(stmts)
 
 

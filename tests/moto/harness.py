@@ -19,7 +19,8 @@ profiles (ListInferenceProfiles/GetInferenceProfile/ListTagsForResource), guardr
 (ListGuardrails/GetGuardrail/ListEnforcedGuardrailsConfiguration) and model agreements
 (GetFoundationModelAvailability), Budgets subscribers and budget actions
 (DescribeSubscribersForNotification/DescribeBudgetActionsForBudget), Cost Anomaly Detection
-(GetAnomalyMonitors/GetAnomalySubscriptions), the instances of a SERVICE_MANAGED StackSet (ListStackInstances:
+(GetAnomalyMonitors/GetAnomalySubscriptions), cost allocation tags (ListCostAllocationTags: every key Active),
+the instances of a SERVICE_MANAGED StackSet (ListStackInstances:
 moto keeps the stack set but never resolves its OU targets).
 """
 
@@ -61,7 +62,7 @@ STUBBED_OPERATIONS = {
         "get_foundation_model_availability",
     },
     "budgets": {"describe_subscribers_for_notification", "describe_budget_actions_for_budget"},
-    "ce": {"get_anomaly_monitors", "get_anomaly_subscriptions"},
+    "ce": {"get_anomaly_monitors", "get_anomaly_subscriptions", "list_cost_allocation_tags"},
     # moto keeps SERVICE_MANAGED stack sets but never resolves their OU targets to instances
     "cloudformation": {"list_stack_instances"},
 }
@@ -446,6 +447,13 @@ def _queue_ce(
         stubber.add_response("get_anomaly_monitors", {"AnomalyMonitors": fake.anomaly_monitors}, {})
     if subscriptions:
         stubber.add_response("get_anomaly_subscriptions", {"AnomalySubscriptions": fake.anomaly_subscriptions}, {})
+    for res in assembly.resources("Custom::CostAllocationTags"):  # activated by the custom resource: all Active
+        keys = sorted(k for k in str(res.prop("TagKeys")).split(",") if k)
+        stubber.add_response(
+            "list_cost_allocation_tags",
+            {"CostAllocationTags": [{"TagKey": k, "Type": "UserDefined", "Status": "Active"} for k in keys]},
+            {"TagKeys": keys, "Type": "UserDefined", "MaxResults": len(keys)},
+        )
 
 
 # --------------------------------------------------------------------------------------------------

@@ -108,6 +108,7 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "budget-notification",
         "budget-subscribers",
         "budget-action",
+        "cost-allocation-tag",
         "alarm",
         "anomaly-monitor",
         "anomaly-subscription",
@@ -115,7 +116,9 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # 52 before issue 16 (stacks, IAM, S3, flow log, guardrail, agreements ...); 146 since the guardrails take 3 SCPs
     # 194 since issue 24: +5 termination protection, +2 kms-alias, +8 network rows (security group ingress/egress,
     # default group, 3 route tables, gateways, unexpected endpoints), +33 tags rows
-    assert len(data["checks"]) == 194
+    # 215 since issue 26: +3 cost-allocation-tag, +12 IAM rows (the activation handler's and provider's roles and
+    # policies), +2 log groups, +4 tags rows
+    assert len(data["checks"]) == 215
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {
         f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
     }

@@ -622,6 +622,19 @@ class Cost(_Strict):
     alert_on_mantle_usage: bool = Field(
         default=True, description="Alarm on any Mantle token usage (not captured by invocation logging)."
     )
+    activate_cost_allocation_tags: bool = Field(
+        default=True,
+        description="Activate the cost-allocation tags the landing zone sets (application, cost-center, "
+        "landing-zone) in Billing with a custom resource (ce:UpdateCostAllocationTagsStatus, us-east-1) in the "
+        "per-account access stack; a key AWS has not yet seen on a resource (up to 24 h) is left pending and "
+        "reported by verify. false: activate them by hand (docs/DEPLOY.md).",
+    )
+    per_application_budgets: bool = Field(
+        default=False,
+        description="Also one monthly budget per application, filtered on its cost-allocation tag "
+        "application=<name> (with kill_switch: its own budget action attaching the kill-switch deny to that "
+        "application's invoker role only). The landing-zone budget and kill switch stay.",
+    )
 
     @field_validator("alarm_period_seconds")
     @classmethod
@@ -703,6 +716,13 @@ class Application(_Strict):
     sso_permission_sets: tuple[str, ...] = Field(
         default=(),
         description="IAM Identity Center permission set names whose roles may assume the invoker role.",
+    )
+    monthly_budget_usd: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_MONTHLY_USD,
+        description="cost.per_application_budgets: this application's monthly budget; omitted: the landing "
+        "zone's monthly budget.",
     )
     batch_role_arns: tuple[BatchRoleArn, ...] = Field(
         default=(),

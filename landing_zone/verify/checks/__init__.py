@@ -26,6 +26,7 @@ from landing_zone.verify.checks.bedrock_policy import check_bedrock_policies
 from landing_zone.verify.checks.buckets import check_buckets
 from landing_zone.verify.checks.common import DRIFT, ERROR, Context, error_rows, make_row
 from landing_zone.verify.checks.cost import check_alarms, check_anomaly_detection, check_budgets, check_topics
+from landing_zone.verify.checks.cost_tags import check_cost_allocation_tags
 from landing_zone.verify.checks.eks import check_nodegroups
 from landing_zone.verify.checks.endpoints import check_endpoints
 from landing_zone.verify.checks.flowlogs import check_flow_logs
@@ -176,6 +177,12 @@ CHECK_FAMILIES: tuple[Family, ...] = (
         check_anomaly_detection,
         ("anomaly-monitor", "anomaly-subscription"),
         "cost anomaly monitor and subscription",
+    ),
+    Family(
+        "cost-allocation-tag",
+        check_cost_allocation_tags,
+        ("cost-allocation-tag",),
+        "the landing zone's cost-allocation tag keys active in Billing",
     ),
     Family("eks", check_nodegroups, ("eks-nodegroup", "eks-gpu-nodegroup"), "self-hosting EKS node groups"),
     Family("stackset", check_stack_sets, ("stackset", "stackset-instances"), "StackSet active, instances current"),
