@@ -281,7 +281,7 @@ def generated_names(
         add(naming.invoker_policy_name(lz, name), "iam_policy_name_max_length", "IAM policy name", fields)
         if config.cost.per_application_budgets:
             add(naming.application_budget_name(lz, name), "budget_name_max_length", "budget name", fields)
-        if has_mantle_project(app, config.home_region):
+        if has_mantle_project(app, config):
             add(naming.mantle_project_name(lz, name), "mantle_project_name_max_length", "Mantle project name", fields)
         if app.route is not None:
             add(
