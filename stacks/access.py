@@ -92,7 +92,7 @@ def add_access(
                 tags=cost_tags,
             )
         project = None
-        if has_mantle_project(app, region):  # its own Mantle Project: the invoker may call Mantle only in it
+        if has_mantle_project(app, cfg):  # its own Mantle Project: the invoker may call Mantle only in it
             project = MantleProject(
                 scope, f"MantleProject-{name}", project_name=naming.mantle_project_name(cfg.name, name), tags=cost_tags
             )

@@ -126,7 +126,18 @@ def activates_cost_allocation_tags(config: LandingZoneConfig, applications: Sequ
     return config.cost.activate_cost_allocation_tags and bool(applications) and not config.member_baseline.enabled
 
 
-def has_mantle_project(app: ApplicationPlan, home_region: str) -> bool:
-    """Whether the application gets its own Mantle Project: it has a compliant Mantle path and CloudFormation has
-    the resource type in ``home_region`` (:data:`MANTLE_PROJECT_REGIONS`)."""
-    return app.mantle_route is not None and home_region in MANTLE_PROJECT_REGIONS
+def has_mantle_project(app: ApplicationPlan, config: LandingZoneConfig) -> bool:
+    """Whether the application gets its own Mantle Project: ``access.mantle_projects`` (opt-in: the protected-resource
+    inventory and the SCP coverage do not cover bedrock-mantle yet), a compliant Mantle path, CloudFormation has the
+    resource type in ``home_region`` (:data:`MANTLE_PROJECT_REGIONS`), and there is no ``organization``.
+
+    With an organization the tamper SCP ``DenyTaggedResourceTampering`` denies every non-read action but the
+    ``USE_ACTIONS`` on resources tagged ``landing-zone`` -- ``bedrock-mantle:CreateInference`` (a Write action on the
+    project) included -- so a tagged project would refuse its own invoker.  Until bedrock-mantle joins the protected
+    services (its reads in the action space, CreateInference a use action), projects are single-account only."""
+    return (
+        config.access.mantle_projects
+        and app.mantle_route is not None
+        and config.home_region in MANTLE_PROJECT_REGIONS
+        and config.organization is None
+    )

@@ -282,7 +282,7 @@ def _application_names(config: LandingZoneConfig, applications: Sequence[Applica
         n.add(naming.invoker_policy_name(lz, name), "iam_policy_name_max_length", "IAM policy name", fields)
         if config.cost.per_application_budgets:
             n.add(naming.application_budget_name(lz, name), "budget_name_max_length", "budget name", fields)
-        if has_mantle_project(app, config.home_region):
+        if has_mantle_project(app, config):
             n.add(naming.mantle_project_name(lz, name), "mantle_project_name_max_length", "Mantle project name", fields)
         if app.route is not None:
             n.add(

@@ -230,9 +230,7 @@ def _invoker(
         control_endpoint_id=endpoint("bedrock"),
         require_endpoints=require_vpce,
         guardrail_arn=markers.GUARDRAIL_ARN if per_request else None,
-        mantle_project_arn=markers.mantle_project_arn(app.app.name)
-        if has_mantle_project(app, config.home_region)
-        else None,
+        mantle_project_arn=markers.mantle_project_arn(app.app.name) if has_mantle_project(app, config) else None,
     )
     trust = invoker_trust_policy(
         caller_account=caller or app.caller_account_id,

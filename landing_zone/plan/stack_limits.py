@@ -112,7 +112,7 @@ def template_footprints(
         + per_app_budget * n
     )
     mantle_only = sum(1 for a in applications if a.mantle_only)
-    projects = sum(1 for a in applications if has_mantle_project(a, cfg.home_region))
+    projects = sum(1 for a in applications if has_mantle_project(a, cfg))
     access_resources = access_fixed + APPLICATION_RESOURCES * n - mantle_only + projects  # no profile; projects
     app_resources = APPLICATION_RESOURCES + (1 if projects else 0)
     if not cfg.member_baseline.enabled:

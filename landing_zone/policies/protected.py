@@ -64,6 +64,7 @@ CFN_TYPES_WITHIN: dict[str, str] = {
     "AWS::CDK::Metadata": "no resource",
     "Custom::BedrockInvocationLogging": "account setting, DenyAccountSettingChanges; its function is protected",
     "Custom::BedrockModelAgreements": "agreement state held by Bedrock; its function is protected",
+    "Custom::CostAllocationTags": "cost allocation tag status held by Billing; its function is protected",
     "Custom::CDKBucketDeployment": "objects in a protected bucket; its function is protected",
     "Custom::VpcRestrictDefaultSG": "rules of the protected VPC's default security group; its function is protected",
     "Custom::AWSCDK-EKS-KubernetesResource": "Kubernetes objects in the protected cluster; its function is protected",

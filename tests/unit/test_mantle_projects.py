@@ -96,6 +96,17 @@ def test_no_project_where_cloudformation_lacks_the_type(plan_for) -> None:
     plan = plan_for(ROOT / "examples" / "eu-core-regions.yaml")
     assert plan.config.home_region not in MANTLE_PROJECT_REGIONS
     for app in plan.applications:
-        assert not has_mantle_project(app, plan.config.home_region)
+        assert not has_mantle_project(app, plan.config)
         sids = [s["Sid"] for s in plan.policies.invokers[app.app.name].permissions["Statement"]]
         assert "DenyMantleOutsideOwnProject" not in sids
+
+
+def test_no_project_with_an_organization_where_the_tamper_scp_would_refuse_its_own_invoker(plan_for) -> None:
+    """us-organization (us-east-1, Mantle path): DenyTaggedResourceTampering denies CreateInference on a resource
+    tagged landing-zone, so no project is created there (and no project deny)."""
+    from landing_zone.core.applications import has_mantle_project
+
+    plan = plan_for(ROOT / "examples" / "us-organization.yaml")
+    assert plan.config.organization is not None
+    assert any(a.mantle_route is not None for a in plan.applications)
+    assert not any(has_mantle_project(a, plan.config) for a in plan.applications)

@@ -819,6 +819,13 @@ class Access(_Strict):
         "endpoints (aws:SourceVpce). Destination legs of cross-Region calls carry no aws:SourceVpce and are "
         "not conditioned.",
     )
+    mantle_projects: bool = Field(
+        default=False,
+        description="A Bedrock Mantle Project (AWS::BedrockMantle::Project, cost tags) per application with a Mantle "
+        "path, its invoker denied CreateInference in any other project (the default one included). Without an "
+        "organization only (the tag-based tamper SCP would refuse a tagged project's own invoker) and where "
+        "CloudFormation has the type; opt-in until the protected-resource inventory covers bedrock-mantle.",
+    )
 
 
 MEMBER_ALERT_EMAILS_MAX = 3  # e-mail parameters of the member-baseline template (CloudFormation cannot loop)
