@@ -1,6 +1,6 @@
 """Mutation testing of the prover (issue 22): weaken or widen one statement of the synthesized guardrails at a time
 and ask the prover again.  A mutant that changes what a property says must be *killed* (a counterexample); one
-that survives is reported as *redundant* with respect to P1-P4 — its statement guards something no property states
+that survives is reported as *redundant* with respect to P1-P4 and P6: it guards what no property states
 (the report names it, so that a reviewer sees which guarantees rest on samples only).
 
 Mutation operators (each on one Deny statement of the guardrails):
@@ -140,7 +140,7 @@ def mutants(guard: Guard, compliant: Sequence[str]) -> list[Mutant]:
 def run_mutations(
     inputs: ProofInputs,
     *,
-    properties: Sequence[str] = ("P1", "P2", "P3", "P4"),
+    properties: Sequence[str] = ("P1", "P2", "P3", "P4", "P6"),
     timeout_ms: int = 10_000,
     only: Sequence[str] | None = None,
 ) -> list[MutantResult]:
@@ -186,7 +186,7 @@ def run_mutations(
 
 
 def mutation_table(
-    inputs: ProofInputs, *, properties: Sequence[str] = ("P1", "P2", "P3", "P4"), timeout_ms: int = 10_000
+    inputs: ProofInputs, *, properties: Sequence[str] = ("P1", "P2", "P3", "P4", "P6"), timeout_ms: int = 10_000
 ) -> list[dict[str, Any]]:
     """:func:`run_mutations` as dictionaries, kept in ``$LZ_PROOF_CACHE`` when it is set (keyed like the proofs)."""
     cache = cache_path(inputs, timeout_ms, properties, kind="mutations")

@@ -924,9 +924,16 @@ def _p6(run: _Run) -> PropertyResult:
     settings = run.inputs.plan.config.policy_guardrails
     tiers = sorted(settings.allowed_service_tiers)
     governs_tiers = not set(SERVICE_TIERS) <= set(tiers)
-    if not governs_tiers and not settings.agentcore_controls:
+    # the AgentCore denies are SCP statements only (the invoker ceiling leaves AgentCore out of the boundary)
+    governs_agentcore = settings.agentcore_controls and run.inputs.mode == "scp"
+    if not governs_tiers and not governs_agentcore:
         return PropertyResult(
-            "P6", PROPERTIES["P6"], (), 0.0, applies=False, note="every service tier allowed and agentcore_controls off"
+            "P6",
+            PROPERTIES["P6"],
+            (),
+            0.0,
+            applies=False,
+            note="every service tier allowed, and no AgentCore control in these guardrails",
         )
     if governs_tiers:
         for actions, key in ((RUNTIME_INVOKE_ACTIONS, SERVICE_TIER_KEY), (MANTLE_INVOKE_ACTIONS, MANTLE_TIER_KEY)):
@@ -939,7 +946,7 @@ def _p6(run: _Run) -> PropertyResult:
                     [gr],
                     Request(action, "*", {key: "priority" if "priority" not in tiers else "flex"}),
                 )
-    if settings.agentcore_controls:
+    if governs_agentcore:
         for action in g.AGENTCORE_GATEWAY_ACTIONS:
             enc = run.prover.encoder.for_action(action)
             run.check(
@@ -961,6 +968,7 @@ def _p6(run: _Run) -> PropertyResult:
     note = (
         "every principal, every Region and resource; a request that names no tier runs on the default tier (no key: "
         "not denied, by design)"
+        + ("" if governs_agentcore else "; AgentCore: not in these guardrails (SCPs only), not proven here")
     )
     return run.done("P6", start, note=note)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from landing_zone.review.proofs import proofs_for_assembly
+from landing_zone.review.proofs import PROPERTIES, proofs_for_assembly
 from tests.conftest import EXAMPLES
 
 
@@ -23,7 +23,7 @@ def test_every_property_holds_on_every_example(synth: Callable[..., Any], exampl
     assert not proofs.get("error"), proofs["error"]
     statuses = {p["id"]: p["status"] for p in proofs["properties"]}
     print({p["id"]: (p["status"], p["seconds"]) for p in proofs["properties"]})
-    assert set(statuses) == {"P1", "P2", "P3", "P4", "P5"}
+    assert set(statuses) == set(PROPERTIES)
     broken = {
         p["id"]: p["not_holding"][:3] for p in proofs["properties"] if p["status"] not in ("holds", "not-applicable")
     }

@@ -2,7 +2,7 @@
 
 Every mutant (a Deny statement dropped, its Region list widened, everyone exempted, a wildcard added) is killed by
 a counterexample on which prover and evaluator agree, or reported redundant; the redundant ones are the reviewed
-list :data:`REDUNDANT` (a statement no property P1-P4 states: it rests on the samples), so that a change in either
+list :data:`REDUNDANT` (a statement no property P1-P4 or P6 states: it rests on the samples), so that a change in either
 direction is seen.  Each killing request is also replayed through @cloud-copilot/iam-simulate (test_differential).
 """
 
@@ -13,7 +13,8 @@ from typing import Any
 from landing_zone.review.mutations import mutants
 from landing_zone.review.proofs import inputs_from_assembly
 
-# Mutants ("operator Sid") that survive P1-P4 on us-organization, and why: the statement guards something no property states.
+# Mutants ("operator Sid") that survive P1-P4 and P6 on us-organization, and why: the statement guards what no
+# property states.
 # A mutant listed here that is killed, or one that survives and is not listed, fails the test.
 REDUNDANT: dict[str, str] = {
     "drop DenyModelCallingServicesOutsideCompliantRegions": "P1 states bedrock, bedrock-mantle and "
@@ -34,7 +35,7 @@ REDUNDANT: dict[str, str] = {
     "wildcard DenyNonCompliantDataAutomation": "as above",
     "drop DenyMantleInferenceWithoutModel": "P2 states Mantle requests that carry bedrock-mantle:Model; a "
     "request without the key is only sampled",
-    "drop DenyBedrockApiKeyCreation": "API keys (long-term credentials) are not in P1-P4; sampled by the "
+    "drop DenyBedrockApiKeyCreation": "API keys (long-term credentials) are not in P1-P4 or P6; sampled by the "
     "red-team table",
     "drop DenyBearerTokenCalls": "as above",
     "drop DenyDeploymentRoleAssumption": "P3 treats sts:AssumeRole as a use action (USE_ACTIONS); who may "
@@ -74,4 +75,4 @@ def test_every_mutant_is_killed_or_a_reviewed_redundancy(organization: Any, tabl
     # every operator kills somewhere: the prover sees a dropped deny, a widened Region list, an exemption for
     # everyone, and a wildcard that makes a deny apply to everything (over-blocking, P4)
     assert {r["mutant"].split()[0] for r in killed} == {"drop", "widen-regions", "exempt-everyone", "wildcard"}
-    assert {r["property"] for r in killed} == {"P1", "P2", "P3", "P4"}
+    assert {r["property"] for r in killed} == {"P1", "P2", "P3", "P4", "P6"}

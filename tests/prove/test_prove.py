@@ -77,7 +77,7 @@ def test_a_bad_acknowledgements_file_is_a_clear_error(tmp_path) -> None:
 
     bad = tmp_path / "acks.yaml"
     bad.write_text("acknowledgements:\n- {property: P9, obligation: '*', reason: because}\n")
-    with pytest.raises(ProofError, match=r"acknowledgements\[0\]\.property is 'P9'; allowed: P1, P2, P3, P4, P5"):
+    with pytest.raises(ProofError, match=r"acknowledgements\[0\]\.property is 'P9'; allowed: P1, P2, P3, P4, P5, P6"):
         load_acknowledgements(bad)
     bad.write_text("acknowledgements:\n- {property: P2, obligation: '*'}\n")
     with pytest.raises(
