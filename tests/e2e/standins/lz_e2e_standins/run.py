@@ -385,6 +385,16 @@ def _restrict_default_security_group_provider(ClientError, OperationStatus, Prog
     return RestrictDefaultSecurityGroupProvider
 
 
+def _stand_in_custom(type_name: str, base: type) -> type:
+    """A stand-in like the invocation-logging one for another custom resource type (nothing is configured)."""
+    schema = {"typeName": type_name, "primaryIdentifier": ["/properties/PhysicalResourceId"]}
+    return type(
+        type_name.replace("::", "").replace("Custom", "StandIn") + "Provider",
+        (base,),
+        {"TYPE": type_name, "SCHEMA": schema},
+    )
+
+
 def _providers() -> dict:
     from botocore.exceptions import ClientError
     from localstack.services.cloudformation.resource_provider import OperationStatus, ProgressEvent, ResourceProvider
@@ -417,6 +427,11 @@ def _providers() -> dict:
         "AWS::Lambda::Permission": StandInLambdaPermissionProvider,
         "Custom::VpcRestrictDefaultSG": RestrictDefaultSecurityGroupProvider,
         "Custom::BedrockInvocationLogging": StandInInvocationLoggingProvider,
+        # the other landing-zone custom resources call APIs the emulator does not have (Cost Explorer, Bedrock)
+        "Custom::CostAllocationTags": _stand_in_custom("Custom::CostAllocationTags", StandInInvocationLoggingProvider),
+        "Custom::BedrockDataRetention": _stand_in_custom(
+            "Custom::BedrockDataRetention", StandInInvocationLoggingProvider
+        ),
     }
     if os.environ.get("LZ_E2E_FIDELITY", "1") != "0":
         providers["AWS::EC2::SecurityGroup"] = FaithfulSecurityGroupProvider
