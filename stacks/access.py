@@ -81,7 +81,11 @@ def add_access(
     for app in plan.applications:
         name = app.app.name
         profile = None
-        cost_tags = {"application": name, "cost-center": cost_center or app.app.cost_center, "landing-zone": cfg.name}
+        cost_tags = {
+            naming.APPLICATION_TAG_KEY: name,
+            naming.COST_CENTER_TAG_KEY: cost_center or app.app.cost_center,
+            naming.LANDING_ZONE_TAG_KEY: cfg.name,
+        }
         if app.route is not None:
             profile = ApplicationProfile(
                 scope,

@@ -69,7 +69,8 @@ AUTOMATION_HANDLERS = {
 # The tag keys budgets and chargeback filter on, set on invoker roles, application profiles and Mantle Projects and
 # activated as cost allocation tags (handlers/cost_allocation_tags): the application's name, its cost centre, the
 # landing zone (the budget_scope: tagged filter).  The configuration has no team field.
-COST_ALLOCATION_TAG_KEYS = ("application", "cost-center", "landing-zone")
+APPLICATION_TAG_KEY, COST_CENTER_TAG_KEY, LANDING_ZONE_TAG_KEY = "application", "cost-center", "landing-zone"
+COST_ALLOCATION_TAG_KEYS = (APPLICATION_TAG_KEY, COST_CENTER_TAG_KEY, LANDING_ZONE_TAG_KEY)
 # The stacks: '<lz>-<part>'.
 STACK_PARTS = ("keys", "network", "access", "cost", "self-hosting", "guardrails", "rollout")
 

@@ -28,6 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from landing_zone import aws
+from landing_zone.core import naming
 from landing_zone.core.catalog.metrics import MetricSource
 from landing_zone.cost.alarms import APPLICATION_PROFILE, evaluate_expression, priced_expression, source_metrics
 from landing_zone.errors import LandingZoneError
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 # The cost-allocation tag key of the application profiles (stacks/access.py) and the budget's tagged scope.
-APPLICATION_TAG_KEY = "application"
+APPLICATION_TAG_KEY = naming.APPLICATION_TAG_KEY  # the tag stacks/access.py puts on every application
 BEDROCK_SERVICE = "Amazon Bedrock"
 MARKETPLACE_EDITION = "(Amazon Bedrock Edition)"  # "<Model> (Amazon Bedrock Edition)": Marketplace models
 COST_EXPLORER_REGION = "us-east-1"  # Cost Explorer's one endpoint (ce.us-east-1.amazonaws.com)
