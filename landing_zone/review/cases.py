@@ -1047,6 +1047,10 @@ EU_SOVEREIGN = CaseParams(
     deployer=f"arn:aws:iam::{ACC}:role/cdk-kimilz-cfn-exec-role-{ACC}-eu-central-1",
     stacksets=None,
     automation=f"arn:aws:iam::{ACC}:role/kimi-eu-automation-invocation-logging",
+    guards=frozenset(
+        {GUARD_GLOBAL, GUARD_API_KEYS, GUARD_BEARER, GUARD_TAMPER, GUARD_TIERS, GUARD_AGENTCORE, GUARD_RETENTION}
+    ),
+    retention_mode="none",  # data_retention: {mode: none} (zero data retention)
 )
 _EU = EU_SOVEREIGN.values()
 APP_ROLE = _EU["app_role"]

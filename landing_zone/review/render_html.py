@@ -382,6 +382,45 @@ def _routing(d: Mapping[str, Any]) -> str:
     )
 
 
+_SETTING_BADGE = {"enforced": ("enforced", "pass"), "void": ("VOID", "blocking"), "scp-only": ("SCP only", "advisory")}
+
+
+def _setting_evidence(r: Mapping[str, Any]) -> str:
+    items = [
+        f'<span class="mono">{_e(e["sid"])}</span> in {_e(e["policies"]) or _badge("no policy", "blocking")}'
+        for e in r["enforced_by"]
+    ]
+    items += [_e(a) for a in r["applied_by"]]
+    items += [f"{_badge('missing', 'blocking')} {_e(m)}" for m in r["missing"]]
+    return "<br>".join(items) or '<span class="muted">no deny needed</span>'
+
+
+@renders("html", "settings")
+def _settings(d: Mapping[str, Any]) -> str:
+    rows = d.get("settings") or []
+    if not rows:
+        return '<p class="muted">No governed Bedrock setting in this configuration.</p>'
+    intro = (
+        "<p>Each control as configured, and the statements and resources of the synthesized templates that carry it "
+        "(looked up in the assembly, not in the plan).</p>"
+    )
+    return intro + _table(
+        ["control", "setting", "status", "enforced / applied by", "verify", "AWS page"],
+        [
+            [
+                _e(r["control"]),
+                _e(r["setting"]) + (f'<br><span class="muted">{_e(r["note"])}</span>' if r["note"] else ""),
+                _badge(*_SETTING_BADGE.get(r["status"], (r["status"], "info"))),
+                _setting_evidence(r),
+                _e(", ".join(r["verify"]) or "policy only"),
+                f'<a href="{_e(r["doc"])}">{_e(r["doc"].rsplit("/", 1)[-1])}</a>',
+            ]
+            for r in rows
+        ],
+        table_id="settings-table",
+    )
+
+
 @renders("html", "decision-matrix")
 def _decisions(d: Mapping[str, Any]) -> str:
     m = d["decision_matrix"]

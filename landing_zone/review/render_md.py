@@ -264,6 +264,42 @@ def _routing(d: Mapping[str, Any]) -> list[str]:
     )
 
 
+_SETTING_STATUS = {"enforced": "enforced", "void": "**VOID**", "scp-only": "SCP only (not enforced here)"}
+
+
+def _setting_evidence(r: Mapping[str, Any]) -> str:
+    parts = [f"{e['sid']} in {', '.join(e['policies']) or 'NO POLICY'}" for e in r["enforced_by"]]
+    parts += list(r["applied_by"])
+    parts += [f"missing: {m}" for m in r["missing"]]
+    return "; ".join(parts) or "no deny needed"
+
+
+@renders("md", "settings")
+def _settings(d: Mapping[str, Any]) -> list[str]:
+    rows = d.get("settings") or []
+    if not rows:
+        return ["No governed Bedrock setting in this configuration."]
+    return [
+        "Each control as configured, and the statements and resources of the synthesized templates that carry it "
+        "(looked up in the assembly, not in the plan).",
+        "",
+        *_table(
+            ["control", "setting", "status", "enforced / applied by", "verify", "AWS page"],
+            [
+                [
+                    r["control"],
+                    r["setting"] + (f" ({r['note']})" if r["note"] else ""),
+                    _SETTING_STATUS.get(r["status"], r["status"]),
+                    _setting_evidence(r),
+                    ", ".join(f"`{c}`" for c in r["verify"]) or "policy only",
+                    r["doc"],
+                ]
+                for r in rows
+            ],
+        ),
+    ]
+
+
 @renders("md", "decision-matrix")
 def _decisions(d: Mapping[str, Any]) -> list[str]:
     m = d["decision_matrix"]

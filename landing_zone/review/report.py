@@ -45,6 +45,7 @@ from landing_zone.review.scanners import (
     scanner_findings,
     scanners_section,
 )
+from landing_zone.review.settings import settings_findings, settings_section
 from landing_zone.review.summarize import summarize_policy
 from landing_zone.review.void import enforced_section, void_findings
 
@@ -448,6 +449,7 @@ def build_review(
     coverage = coverage_section(plan, scp_levels_of(matrix))
     proof = proofs_for_assembly(assembly_path, plan, timeout_ms=proof_timeout_ms) if proofs else None
     nag = nag_section(assembly)
+    settings = settings_section(plan, assembly, records)
     runs = run_scanners(assembly) if scanners else None
     scan = scanners_section(runs, skips, str(skips_file.name if skips_file else "checkov-skips.yaml"))
     findings = sort_findings(
@@ -458,6 +460,7 @@ def build_review(
             *coverage_findings(coverage, matrix),
             *(proof_findings(proof, matrix) if proof is not None else []),
             *void_findings(plan, assembly),
+            *settings_findings(settings),
             *nag_findings(nag),
             *scanner_findings(scan),
         ]
@@ -539,6 +542,7 @@ def build_review(
         "findings": finding_dicts,
         "policies": policies,
         "routing_matrix": routing_matrix(plan),
+        "settings": settings,
         "decision_matrix": matrix.as_dict(),
         "threat_model": threat_model_section(plan, matrix),
         "coverage": coverage,

@@ -29,7 +29,7 @@ __all__ = ["BLOCKING", "ADVISORY", "Rule", "RULES", "RULE_MODULES", "define", "r
 BLOCKING = "blocking"
 ADVISORY = "advisory"
 
-RULE_MODULES = ("findings", "void", "matrices", "report", "nag", "scanners")
+RULE_MODULES = ("findings", "void", "settings", "matrices", "report", "nag", "scanners")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ SECTIONS = (
     ("findings", "Findings"),
     ("inventory", "Policy inventory"),
     ("routing-matrix", "Routing matrix"),
+    ("settings", "Governed Bedrock settings"),
     ("proofs", "Proofs"),
     ("threat-model", "Threat model"),
     ("coverage", "Coverage of the action space"),

@@ -43,6 +43,7 @@ from landing_zone.review.proofs import ProofInputs, proofs_section
 from landing_zone.review.report import coverage_findings, proof_findings, scp_levels_of
 from landing_zone.review.rules import ADVISORY, BLOCKING, RULES
 from landing_zone.review.scanners import CheckovSkip, ScannerRun, scanner_findings, scanners_section
+from landing_zone.review.settings import settings_findings, settings_section
 from landing_zone.review.void import void_findings
 from tests.conftest import ROOT
 
@@ -61,6 +62,8 @@ US_ORGANIZATION = ROOT / "examples" / "us-organization.yaml"
 # Kimi K3.1 Pro with a hypothetical allowed-modes list ([provider_data_share]): LZ-RETENTION-BLOCKS-MODEL.
 RETENTION_OVERLAY = str(ROOT / "tests" / "review" / "fixtures" / "retention-overlay.yaml")
 SINGLE_ACCOUNT = ROOT / "examples" / "us-single-account.yaml"  # no organization: the boundary is the only guardrail
+# us-organization without its BEDROCK_POLICY (the settings fixtures build only the guardrail policies)
+NO_ORG_POLICY = {"content_guardrail": {"enabled": True, "organization_policy": False, "canary_target_ids": []}}
 
 
 # ----------------------------------------------------------------------------------------- inputs
@@ -126,7 +129,18 @@ class Void:
     invoker_roles: bool = True
 
 
-Input = Template | Guardrails | NagReport | Scans | Void
+@dataclass(frozen=True)
+class Settings:
+    """A configuration (with ``overrides``) and an assembly holding its guardrails (the SCPs in organization mode, the
+    invoker boundary always) as the plan builds them, ``drop`` removing the statement with that Sid: the input of the
+    governed-settings section (``landing_zone.review.settings``)."""
+
+    config: Path | None
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    drop: str | None = None
+
+
+Input = Template | Guardrails | NagReport | Scans | Void | Settings
 
 
 @dataclass(frozen=True)
@@ -712,6 +726,25 @@ FIXTURES: tuple[RuleFixture, ...] = (
         ),
     ),
     RuleFixture(
+        "LZ-VOID-SETTING",
+        BLOCKING,
+        "organization-scps-without-the-tier-deny",
+        "us-organization (without the organization guardrail policy) whose SCPs lack DenyUnlistedServiceTiers: a "
+        "member admin may request the priority tier, and the configuration says only default (passing: the SCPs "
+        "as the plan builds them)",
+        Settings(US_ORGANIZATION, NO_ORG_POLICY, drop="DenyUnlistedServiceTiers"),
+        Settings(US_ORGANIZATION, NO_ORG_POLICY),
+    ),
+    RuleFixture(
+        "LZ-SETTING-SCP-ONLY",
+        ADVISORY,
+        "single-account-agentcore-controls",
+        "us-single-account with agentcore_controls on (the default): only SCPs carry those denies, and a single "
+        "account has none (passing: agentcore_controls off)",
+        Settings(SINGLE_ACCOUNT),
+        Settings(SINGLE_ACCOUNT, {"policy_guardrails": {"agentcore_controls": False}}),
+    ),
+    RuleFixture(
         "LZ-PROOF-FAILS",
         BLOCKING,
         "organization-scps-copying-any-model",
@@ -972,10 +1005,56 @@ def void_review(given: Void, plan_for: Callable[..., Any]) -> list[Finding]:
     return void_findings(plan, Assembly(Path("."), (stack,)))
 
 
+def settings_review(given: Settings, plan_for: Callable[..., Any]) -> list[Finding]:
+    plan = plan_for(given.config, **dict(given.overrides))
+    cfg = plan.config
+    resources: dict[str, Any] = {}
+    removed = 0
+    if cfg.organization is not None:
+        for index, scp in enumerate(scp_documents(cfg, plan.routing, plan.catalog).documents, start=1):
+            content, n = _without(scp, given.drop)
+            removed += n
+            resources[f"Scp{index}"] = {
+                "Type": "AWS::Organizations::Policy",
+                "Properties": {
+                    "Name": f"{cfg.name}-bedrock-guardrails-{index}",
+                    "Type": "SERVICE_CONTROL_POLICY",
+                    "Content": json.dumps(content),
+                    "TargetIds": list(cfg.organization.target_ids),
+                },
+            }
+    boundary, n = _without(permissions_boundary(cfg, plan.routing, plan.catalog), given.drop)
+    removed += n
+    resources["InvokerBoundary"] = {
+        "Type": "AWS::IAM::ManagedPolicy",
+        "Properties": {"ManagedPolicyName": f"{cfg.name}-invoker-boundary", "PolicyDocument": boundary},
+    }
+    resources["Invoker"] = {
+        "Type": "AWS::IAM::Role",
+        "Properties": {
+            "RoleName": f"{cfg.name}-invoker-app",
+            "AssumeRolePolicyDocument": document(),
+            "PermissionsBoundary": {"Ref": "InvokerBoundary"},
+        },
+    }
+    assert given.drop is None or removed, "no guardrail statement to drop"
+    stack = Stack(
+        f"{cfg.name}-guardrails",
+        f"{cfg.name}-guardrails.template.json",
+        cfg.deployment_account,
+        cfg.home_region,
+        {"Resources": resources},
+    )
+    assembly = Assembly(Path("."), (stack,))
+    return settings_findings(settings_section(plan, assembly, build_inventory(assembly)))
+
+
 def review(given: Input, plan_for: Callable[..., Any]) -> list[Finding]:
     """The findings the review draws from one input, through the entry point for its kind."""
     if isinstance(given, Void):
         return void_review(given, plan_for)
+    if isinstance(given, Settings):
+        return settings_review(given, plan_for)
     if isinstance(given, Template):
         return template_findings(given)
     if isinstance(given, Guardrails):

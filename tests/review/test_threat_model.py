@@ -34,7 +34,7 @@ def test_a_weakened_scp_is_a_blocking_decision_mismatch(synth, assembly_copy):
     template_path = copy / "kimi-us-org-guardrails.template.json"
     template = json.loads(template_path.read_text())
     for res in template["Resources"].values():
-        if res["Type"] == "AWS::Organizations::Policy":
+        if res["Type"] == "AWS::Organizations::Policy" and res["Properties"]["Type"] == "SERVICE_CONTROL_POLICY":
             content = json.loads(res["Properties"]["Content"])
             content["Statement"] = [s for s in content["Statement"] if s["Sid"] != "DenyLandingZoneTampering"]
             res["Properties"]["Content"] = json.dumps(content)
