@@ -14,7 +14,15 @@ For each Region given, through :func:`landing_zone.aws.client` (one ``bedrock`` 
 4. CloudWatch ``ListMetrics`` for ``AWS/Bedrock`` and ``AWS/BedrockMantle`` (when the credentials allow): the
    metric names of ``core/catalog/metrics.yaml`` the account does not publish are reported.  A metric appears only
    after the first call that produces it, so "not published" means "not seen yet" until there was traffic; it is
-   how the cache-metric names (an explicit assumption of the catalog) get settled for an account.
+   how the cache-metric names (an explicit assumption of the catalog) get settled for an account;
+5. Service Quotas ``ListServiceQuotas(ServiceCode=bedrock)`` (the account's applied values) and
+   ``ListAWSDefaultServiceQuotas(ServiceCode=bedrock)`` (AWS defaults, for quotas with no applied value listed),
+   paginated, when the credentials allow: each quota whose ``QuotaName`` matches a kind of
+   ``core/catalog/quotas.yaml`` for an allow-listed model (``${model}`` = the catalog's model name) goes into the
+   overlay's ``quotas:`` block with its value, code and source (``service-quotas ListServiceQuotas <account>
+   <date>``; a default-only value is ``verified: false``: the account's applied value may differ).  Quota codes
+   (L-...) differ per model and are never assumed.  Quotas not found are reported; the quota headroom alarms then
+   warn at synth.
 
 The overlay has the schema of ``landing_zone/core/catalog/models.yaml`` with **whole model entries**
 (``verified: true``, ``as_of`` today, ``source: "discover: ListFoundationModels/ListInferenceProfiles in
@@ -43,6 +51,7 @@ import yaml
 from landing_zone import aws
 from landing_zone.core.catalog import ALL_REGIONS, GEOGRAPHIC_PREFIXES, GLOBAL_PREFIX, Catalog, load_catalog
 from landing_zone.core.catalog.metrics import load_metric_catalog
+from landing_zone.core.catalog.quotas import name_matcher
 from landing_zone.errors import CatalogError, LandingZoneError
 
 __all__ = ["DiscoveryError", "Discovery", "RegionScan", "discover", "overlay_yaml", "scan_region"]
@@ -68,6 +77,9 @@ class RegionScan:
     availability: dict[str, dict[str, Any]] = field(default_factory=dict)  # model ID -> GetFoundationModelAvailability
     # namespace -> metric names the account publishes there; None: ListMetrics could not be called
     published_metrics: dict[str, set[str] | None] = field(default_factory=dict)
+    # Service Quotas (service code bedrock): applied and AWS default quotas; None: could not be read
+    applied_quotas: list[dict[str, Any]] | None = field(default_factory=list)
+    default_quotas: list[dict[str, Any]] | None = field(default_factory=list)
 
 
 @dataclass
@@ -79,6 +91,8 @@ class Discovery:
     kept: dict[str, list[str]]  # model ID -> fields kept from the catalog
     problems: list[str]  # models that could not be described
     as_of: date
+    # model ID -> Region -> quota kind -> overlay entry (catalog quotas.yaml `values` schema)
+    quotas: dict[str, dict[str, dict[str, dict[str, Any]]]] = field(default_factory=dict)
 
     def in_region(self, model_id: str) -> list[str]:
         return list(self.entries.get(model_id, {}).get("in_region_regions", []))
@@ -97,6 +111,8 @@ class Discovery:
             },
             "problems": self.problems,
             "metrics": metric_findings(self),
+            "quotas": self.quotas,
+            "quotas_not_found": quota_findings(self),
         }
 
 
@@ -204,6 +220,120 @@ def scan_metrics(region: str, namespaces: Iterable[str], *, profile: str | None 
             continue
         out[namespace] = names
     return out
+
+
+def scan_quotas(
+    region: str, service_code: str, *, profile: str | None = None
+) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
+    """(applied, AWS default) quotas of ``service_code`` in ``region``; None where the API is denied or fails."""
+    try:
+        quotas = aws.client("service-quotas", region=region, profile=profile)
+    except Exception:  # noqa: BLE001 - no client (no credentials): reported as "could not be read"
+        return None, None
+    out: list[list[dict[str, Any]] | None] = []
+    for operation in ("list_service_quotas", "list_aws_default_service_quotas"):
+        items: list[dict[str, Any]] = []
+        try:
+            for page in quotas.get_paginator(operation).paginate(ServiceCode=service_code):
+                items.extend(page.get("Quotas") or [])
+        except Exception as exc:  # optional: reported, never fatal (re-raised when not an AWS error)
+            if aws.error_code(exc) is None and aws.failure(exc) is None:
+                raise
+            out.append(None)
+            continue
+        out.append(items)
+    return out[0], out[1]
+
+
+def _quota_account(arn: str) -> str:
+    parts = arn.split(":")
+    return parts[4] if len(parts) > 4 and parts[4] else "account not in the ARN"
+
+
+def build_quota_entries(
+    scans: Sequence[RegionScan], model_ids: Sequence[str], catalog: Catalog, *, as_of: date
+) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+    """Model ID -> Region -> quota kind -> {value, source, as_of, verified, quota_code, quota_name, adjustable}:
+    the applied value where ListServiceQuotas lists one, else the AWS default (verified: false)."""
+    quotas = catalog.quotas
+    if quotas is None:
+        return {}
+    names: dict[str, str] = {}  # lower-cased model name (as Service Quotas writes it) -> model ID
+    for model_id in model_ids:
+        model = catalog.models.get(model_id)
+        for name in (model.name, f"{model.provider} {model.name}", model_id) if model else (model_id,):
+            names[" ".join(name.lower().split())] = model_id
+    matchers = {kind: name_matcher(k.quota_name) for kind, k in quotas.kinds.items()}
+    out: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    for scan in scans:
+        listed = [("ListAWSDefaultServiceQuotas", q) for q in scan.default_quotas or []]
+        listed += [("ListServiceQuotas", q) for q in scan.applied_quotas or []]  # applied last: it wins
+        for api, quota in listed:
+            for kind, matcher in matchers.items():
+                match = matcher.match(quota.get("QuotaName") or "")
+                matched = names.get(" ".join(match.group("model").lower().split())) if match else None
+                if matched is None or quota.get("Value") is None:
+                    continue
+                applied = api == "ListServiceQuotas"
+                source = (
+                    f"service-quotas ListServiceQuotas {_quota_account(quota.get('QuotaArn') or '')} {as_of.isoformat()}"
+                    if applied
+                    else f"service-quotas ListAWSDefaultServiceQuotas (AWS default; no applied value listed) "
+                    f"{as_of.isoformat()}"
+                )
+                out.setdefault(matched, {}).setdefault(scan.region, {})[kind] = {
+                    "value": float(quota["Value"]),
+                    "source": source,
+                    "as_of": as_of.isoformat(),
+                    "verified": applied,
+                    "quota_code": quota.get("QuotaCode"),
+                    "quota_name": quota.get("QuotaName"),
+                    "adjustable": quota.get("Adjustable"),
+                }
+    return out
+
+
+def _applicable_kinds(entry: dict[str, Any], region: str) -> list[str]:
+    """The quota kinds a model entry (overlay schema) is subject to in ``region``: the paths it is offered on there."""
+    in_region = region in entry.get("in_region_regions", [])
+    cross = any(region in p.get("source_regions", []) for p in entry.get("inference_profiles", []))
+    kinds = ["on_demand_tokens_per_minute"] if in_region else []
+    kinds += ["cross_region_tokens_per_minute"] if cross else []
+    kinds += ["tokens_per_day"] if in_region or cross else []
+    if region in entry.get("mantle_regions", []):
+        kinds += ["mantle_input_tokens_per_minute", "mantle_output_tokens_per_minute"]
+    return kinds
+
+
+def quota_findings(discovery: Discovery) -> list[dict[str, Any]]:
+    """Per Region: whether the quotas could be read, and the (model, kind) quotas not found."""
+    rows = []
+    for scan in discovery.scans:
+        found = {(m, k) for m, regions in discovery.quotas.items() for k in regions.get(scan.region, {})}
+        read = scan.applied_quotas is not None or scan.default_quotas is not None
+        rows.append(
+            {
+                "region": scan.region,
+                "read": read,
+                "not_found": [
+                    f"{m} {k}"
+                    for m, entry in discovery.entries.items()
+                    for k in _applicable_kinds(entry, scan.region)
+                    if (m, k) not in found
+                ]
+                if read
+                else [],
+                "usage_metrics": sorted(
+                    {
+                        f"{q.get('QuotaName')}: {(q.get('UsageMetric') or {}).get('MetricNamespace')} "
+                        f"{(q.get('UsageMetric') or {}).get('MetricName')}"
+                        for q in scan.applied_quotas or []
+                        if (q.get("UsageMetric") or {}).get("MetricName")
+                    }
+                ),
+            }
+        )
+    return rows
 
 
 def metric_findings(discovery: Discovery) -> list[dict[str, Any]]:
@@ -348,6 +478,8 @@ def overlay_yaml(discovery: Discovery) -> str:
                 "bedrock:ListInferenceProfiles(typeEquals=SYSTEM_DEFINED)",
                 "bedrock:GetInferenceProfile",
                 "bedrock:GetFoundationModelAvailability",
+                "servicequotas:ListServiceQuotas(ServiceCode=bedrock)",
+                "servicequotas:ListAWSDefaultServiceQuotas(ServiceCode=bedrock)",
             ],
             "kept_from_catalog": {
                 model_id: {
@@ -389,6 +521,14 @@ def overlay_yaml(discovery: Discovery) -> str:
             lines.append(f"  # {model_id} is not offered on bedrock-runtime in {regions}.")
         body = yaml.safe_dump({model_id: entry}, sort_keys=False, default_flow_style=None, width=120)
         lines += ["  " + line for line in body.splitlines()]
+    if discovery.quotas:
+        lines += [
+            "# Service Quotas (service code bedrock) matched by QuotaName to the models above, per Region: the account's",
+            "#   applied value (ListServiceQuotas, verified: true) or the AWS default (ListAWSDefaultServiceQuotas,",
+            "#   verified: false). The quota headroom alarms (cost.quota_alarms) read the home Region's values.",
+        ]
+        body = yaml.safe_dump({"quotas": discovery.quotas}, sort_keys=False, default_flow_style=False, width=120)
+        lines += body.splitlines()
     return "\n".join(lines) + "\n"
 
 
@@ -424,12 +564,15 @@ def discover(
             failures.append(str(exc))
             continue
         scan.published_metrics = scan_metrics(region, namespaces, profile=profile)
+        if catalog.quotas is not None:
+            scan.applied_quotas, scan.default_quotas = scan_quotas(region, catalog.quotas.service_code, profile=profile)
         scans.append(scan)
     if failures:
         raise DiscoveryError("could not read Bedrock (nothing written):\n" + "\n".join(f"  - {f}" for f in failures))
     as_of = today or date.today()
     entries, kept, problems = build_entries(scans, model_ids, catalog, as_of=as_of)
-    return Discovery(tuple(regions), tuple(model_ids), tuple(scans), entries, kept, problems, as_of)
+    quotas = build_quota_entries(scans, model_ids, catalog, as_of=as_of)
+    return Discovery(tuple(regions), tuple(model_ids), tuple(scans), entries, kept, problems, as_of, quotas)
 
 
 def format_summary(discovery: Discovery) -> str:
@@ -475,4 +618,17 @@ def format_summary(discovery: Discovery) -> str:
             )
         else:
             lines.append(f"metrics: {where}: every catalogued metric is published")
+    for row in quota_findings(discovery):
+        if not row["read"]:
+            lines.append(
+                f"quotas: {row['region']}: ListServiceQuotas could not be read (servicequotas:ListServiceQuotas "
+                "not allowed?): no quota values, so no quota headroom alarms from this overlay"
+            )
+            continue
+        found = sum(len(r.get(row["region"], {})) for r in discovery.quotas.values())
+        lines.append(
+            f"quotas: {row['region']}: {found} matched"
+            + (f"; not found (no alarm for them): {', '.join(row['not_found'])}" if row["not_found"] else "")
+        )
+        lines += [f"quotas: {row['region']}: usage metric published for {u}" for u in row["usage_metrics"]]
     return "\n".join(lines)

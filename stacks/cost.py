@@ -35,6 +35,7 @@ class CostParts:
     application_budgets: Mapping[str, MonthlyCostBudget] = field(default_factory=dict)
     mantle_alarms: SpendAlarms | None = None
     dashboard: OperationsDashboard | None = None
+    quota_alarms: SpendAlarms | None = None
 
 
 def add_cost_controls(
@@ -49,7 +50,7 @@ def add_cost_controls(
     budget_usd: float | None = None,
     threshold_usd_per_hour: float | None = None,
 ) -> CostParts:
-    """Alerts topic, budget (+ kill switch), spend and Mantle alarms, anomaly detection.
+    """Alerts topic, budget (+ kill switch), spend, Mantle and quota headroom alarms, anomaly detection.
 
     ``budget_usd`` / ``threshold_usd_per_hour`` replace the plan's numbers (StackSets pass per-account parameter
     tokens); ``alert_emails`` replaces ``cost.alert_emails``.
@@ -126,11 +127,26 @@ def add_cost_controls(
         mantle_alarms = SpendAlarms(
             scope, "MantleUsage", alarm_name_prefix=cfg.name, specs=alarms.mantle_usage, topic=topic
         )
+    quota_alarms = None
+    if plan.quota_alarms.specs:
+        # Quota headroom (cost.quota_alarms): the same topic; the thresholds are quota values, never per account.
+        quota_alarms = SpendAlarms(
+            scope,
+            "QuotaAlarms",
+            alarm_name_prefix=cfg.name,
+            specs=plan.quota_alarms.specs,
+            topic=topic,
+            dimension_values=profile_arns,
+        )
     dashboard = OperationsDashboard(
         scope,
         "Operations",
         plan=plan.dashboard,
-        alarms=[*spend_alarms.alarms, *(mantle_alarms.alarms if mantle_alarms else [])],
+        alarms=[
+            *spend_alarms.alarms,
+            *(mantle_alarms.alarms if mantle_alarms else []),
+            *(quota_alarms.alarms if quota_alarms else []),
+        ],
         alarm_name_prefix=cfg.name,
         dimension_values=profile_arns,
     )
@@ -171,6 +187,7 @@ def add_cost_controls(
         application_budgets=application_budgets,
         mantle_alarms=mantle_alarms,
         dashboard=dashboard,
+        quota_alarms=quota_alarms,
     )
 
 
@@ -205,5 +222,6 @@ class CostStack(LandingZoneStack):
         self.spend_alarms = parts.spend_alarms
         self.coverage_note = parts.coverage_note
         self.mantle_alarms = parts.mantle_alarms
+        self.quota_alarms = parts.quota_alarms
         self.dashboard = parts.dashboard
         self.anomaly = parts.anomaly

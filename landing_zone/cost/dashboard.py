@@ -19,7 +19,9 @@ Panels, in order:
 6. health per model/profile: invocations, latency p50/p90/p99, time to first token, client and server errors,
    throttles;
 7. the alarms' states, and where the kill switch's state is read;
-8. with self-hosting: the runtime output tokens/s against the break-even throughput of one node.
+8. with self-hosting: the runtime output tokens/s against the break-even throughput of one node;
+9. quota headroom (``cost.quota_alarms``): per model and quota, the use the quota alarm computes against the quota
+   and the alarm threshold (headroom x quota) as horizontal lines.
 
 A panel references at most ``dashboard_max_metrics_per_widget`` metrics (catalog limit): panels over it are split
 into numbered parts, like the alarms.
@@ -42,6 +44,7 @@ from landing_zone.cost.alarms import (
     source_metrics,
     spend_expression,
 )
+from landing_zone.cost.quotas import QuotaAlarm, QuotaAlarmPlan
 
 __all__ = [
     "DASHBOARD_PERIOD_SECONDS",
@@ -202,6 +205,7 @@ def plan_dashboard(
     self_hosted_usd_per_hour: float | None = None,
     breakeven_tokens_per_second: float | None = None,
     cache_writes: bool = True,
+    quota_alarms: QuotaAlarmPlan | None = None,
 ) -> DashboardPlan:
     """The panels of the operations dashboard (see the module docstring).
 
@@ -235,11 +239,15 @@ def plan_dashboard(
     graphs += _health_graphs(runtime, runtime_sources)
     graphs += _error_graphs(runtime, mantle, runtime_sources, mantle_sources)
     graphs += _breakeven_graphs(runtime, runtime_sources, breakeven_tokens_per_second)
+    quota_list = quota_alarms.alarms if quota_alarms is not None else ()
+    graphs += [_quota_graph(q) for q in quota_list]
     for graph in graphs:
         panels.extend(_split(graph, max_metrics_per_widget))
     suffixes = tuple(a.name_suffix for a in alarms.alarms)
-    if suffixes:
-        panels.append(AlarmPanel("Alarms: spend rate and Mantle usage", suffixes))
+    quota_suffixes = tuple(spec.name_suffix for q in quota_list for spec in q.specs)
+    if suffixes or quota_suffixes:
+        title = "Alarms: spend rate and Mantle usage" + (", quota headroom" if quota_suffixes else "")
+        panels.append(AlarmPanel(title, suffixes + quota_suffixes))
     panels.append(
         TextPanel(
             "Kill switch",
@@ -488,6 +496,31 @@ def _breakeven_graphs(
                 )
             )
     return graphs
+
+
+def _quota_graph(quota: QuotaAlarm) -> GraphPanel:
+    """One quota: the use its alarm computes (each part a line) against the quota and the alarm threshold."""
+    daily = quota.unit == "tokens/day"
+    what = "projected tokens/day (last hour x 24)" if daily else "tokens/minute"
+    lines = tuple(
+        Line(
+            f"{what}{f' part {spec.part} of {spec.parts}' if spec.parts > 1 else ''}",
+            spec.metrics,
+            expression=spec.expression,
+        )
+        for spec in quota.specs
+    )
+    return GraphPanel(
+        f"Quota {quota.model_id}: {quota.kind.replace('_', ' ')} ({quota.region})"
+        + ("" if quota.verified else ", value NOT verified"),
+        quota.unit,
+        lines,
+        period=quota.specs[0].period_seconds,
+        annotations=(
+            Annotation(f"quota {quota.quota:,.0f}", quota.quota),
+            Annotation(f"alarm {quota.headroom:.0%} = {quota.threshold:,.0f}", quota.threshold),
+        ),
+    )
 
 
 def lines_of(panels: Sequence[Panel]) -> list[Line]:

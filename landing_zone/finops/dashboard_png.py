@@ -58,6 +58,7 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
     w = plan.config.cost.workload
     runtime = plan.metrics.for_endpoint("runtime")
     mantle = plan.metrics.for_endpoint("mantle")
+    usage = plan.catalog.quotas.usage_metric if plan.catalog.quotas is not None else None
     per_second = {
         "input": w.requests_per_day
         * w.input_tokens_per_request
@@ -83,6 +84,10 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
             cached = per_second["cache_read"] + per_second["cache_write"]
             rate = per_second[kind] + (cached if source in mantles and kind == "input" else 0.0)
             rates[(source.namespace, source.dimension_value, name)] = rate * share
+        if source.namespace == runtime.namespace and usage is not None:
+            # EstimatedTPMQuotaUsage: the tokens that count against the TPM quota (cache reads do not)
+            counted = per_second["input"] + per_second["cache_write"] + per_second["output"]
+            rates[(usage.namespace, source.dimension_value, usage.metric_name)] = counted * share
         if source.namespace == runtime.namespace and "invocations" in runtime.other_metrics:
             rates[(source.namespace, source.dimension_value, runtime.other_metrics["invocations"])] = (
                 w.requests_per_day / 86400 * share

@@ -24,6 +24,7 @@ from landing_zone.cost.alarms import CostAlarmPlan, plan_cost_alarms
 from landing_zone.cost.budget import MonthlyBudget, monthly_budget
 from landing_zone.cost.dashboard import DashboardPlan, plan_dashboard
 from landing_zone.cost.model_prices import ModelPrices, PricedPart, resolve_model_prices, workload_parts
+from landing_zone.cost.quotas import QuotaAlarmPlan, plan_quota_alarms, quota_problems, quota_warnings
 from landing_zone.cost.self_hosting import economics, monthly_cost_line, self_hosting_warnings
 from landing_zone.errors import ConfigError, Problem
 from landing_zone.plan.checks import (
@@ -163,6 +164,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     budget = monthly_budget(config, prices, parts)
     if problems := budget_problems(config, budget):
         raise ConfigError(problems, origin=origin)
+    quota_alarms, workload_quota_warnings = _quotas(config, catalog, routing, applications, metrics, parts, origin)
     cost = config.cost
     cost_alarms = plan_cost_alarms(
         routing,
@@ -179,16 +181,24 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             a.app.name: (a.model.id, a.route.kind.value) for a in applications if a.route is not None
         },
     )
-    if problems := stack_limit_problems(config, catalog, applications, cost_alarms):
+    if problems := stack_limit_problems(
+        config, catalog, applications, cost_alarms, quota_alarms=len(quota_alarms.specs)
+    ):
         raise ConfigError(problems, origin=origin)
-    dashboard = _dashboard(config, catalog, prices, metrics, cost_alarms, budget.usd, model_prices, parts)
+    dashboard = _dashboard(
+        config, catalog, prices, metrics, cost_alarms, budget.usd, model_prices, parts, quota_alarms=quota_alarms
+    )
     late_names = generated_names(
-        config, (), alarm_suffixes=[a.name_suffix for a in cost_alarms.alarms], dashboard_name=dashboard.name
+        config,
+        (),
+        alarm_suffixes=[a.name_suffix for a in (*cost_alarms.alarms, *quota_alarms.specs)],
+        dashboard_name=dashboard.name,
     )
     if problems := name_problems([n for n in late_names if n.limit in _LATE_NAME_LIMITS], catalog):
         raise ConfigError(problems, origin=origin)
 
     warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
+    warnings += workload_quota_warnings + quota_warnings(quota_alarms, config)
     return Plan(
         config=config,
         catalog=catalog,
@@ -200,12 +210,30 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         applications=applications,
         budget=budget,
         cost_alarms=cost_alarms,
+        quota_alarms=quota_alarms,
         dashboard=dashboard,
         policies=build_policies(config, routing, catalog, applications, scps=scps),
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
         source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),
     )
+
+
+def _quotas(
+    config: LandingZoneConfig,
+    catalog: Catalog,
+    routing: RoutingDecision,
+    applications: tuple[ApplicationPlan, ...],
+    metrics: MetricCatalog,
+    parts: tuple[PricedPart, ...],
+    origin: str,
+) -> tuple[QuotaAlarmPlan, list[str]]:
+    """The quota headroom alarms, and the warnings of the workload against the quotas (a workload above a quota, or
+    an override for a model that is not configured, raises)."""
+    problems, warnings = quota_problems(config, catalog, routing, parts)
+    if problems:
+        raise ConfigError(problems, origin=origin)
+    return plan_quota_alarms(config, catalog, routing, applications, metrics), warnings
 
 
 def _warnings(
@@ -240,6 +268,8 @@ def _dashboard(
     monthly_budget_usd: float,
     model_prices: ModelPrices,
     parts: tuple[PricedPart, ...],
+    *,
+    quota_alarms: QuotaAlarmPlan | None = None,
 ) -> DashboardPlan:
     """The operations dashboard: the alarms' sources and prices, plus the self-hosted line when on."""
     line = monthly_cost_line(config, prices) if config.self_hosting.enabled else None
@@ -257,6 +287,7 @@ def _dashboard(
         self_hosted_usd_per_hour=line.nodes * line.hourly_usd if line is not None else None,
         breakeven_tokens_per_second=breakeven,
         cache_writes=any(p.workload.cache_write_fraction > 0 for p in parts),
+        quota_alarms=quota_alarms,
     )
 
 

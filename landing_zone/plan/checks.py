@@ -433,6 +433,6 @@ def plan_names(plan: Plan) -> list[GeneratedName]:
         config,
         plan.applications,
         scp_count=len(plan.policies.scp_contents),
-        alarm_suffixes=[a.name_suffix for a in plan.cost_alarms.alarms],
+        alarm_suffixes=[a.name_suffix for a in (*plan.cost_alarms.alarms, *plan.quota_alarms.specs)],
         dashboard_name=plan.dashboard.name,
     )

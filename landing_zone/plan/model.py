@@ -17,6 +17,7 @@ from landing_zone.cost.alarms import CostAlarmPlan
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.cost.dashboard import DashboardPlan
 from landing_zone.cost.model_prices import ModelPrices, PricedPart
+from landing_zone.cost.quotas import QuotaAlarmPlan
 from landing_zone.errors import Problem, shown
 from landing_zone.plan.policies import PolicySet
 
@@ -63,6 +64,8 @@ class Plan:
     # `validate` and the CDK app print `placeholder_warning`, reports can mark them.
     placeholders: tuple[Problem, ...] = ()
     source: PlanSource = PlanSource()
+    # quota headroom alarms (cost.quota_alarms), in home_region; empty when no quota has a value
+    quota_alarms: QuotaAlarmPlan = QuotaAlarmPlan(region="", headroom=0.8)
 
     @property
     def models(self) -> tuple[Model, ...]:

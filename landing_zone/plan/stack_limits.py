@@ -21,7 +21,8 @@ synths of 1, 10 and 50 applications and of every example):
                 name (the cost stack's kill switch, if on); a Mantle-only application has no profile ARN
 ``<name>-cost`` (per-account mode)
     resources = 6 (alerts topic and policy, budget, anomaly monitor and subscription, operations dashboard)
-                + 4 kill switch (if on) + 1 per alert e-mail + the spend alarms + the Mantle usage alarms (one alarm per
+                + 4 kill switch (if on) + 1 per alert e-mail + the spend alarms + the Mantle usage alarms + the quota
+                headroom alarms (one alarm per
                 ``metric_math_max_metrics`` metrics; every application profile is a source)
                 + per application with ``cost.per_application_budgets``: 1 budget + 1 budget action (kill switch on)
 the member-baseline StackSet template
@@ -87,7 +88,12 @@ def _alarm_counts(config: LandingZoneConfig, catalog: Catalog, cost_alarms: Cost
 
 
 def template_footprints(
-    config: LandingZoneConfig, catalog: Catalog, applications: Sequence[ApplicationPlan], cost_alarms: CostAlarmPlan
+    config: LandingZoneConfig,
+    catalog: Catalog,
+    applications: Sequence[ApplicationPlan],
+    cost_alarms: CostAlarmPlan,
+    *,
+    quota_alarms: int = 0,
 ) -> tuple[TemplateFootprint, ...]:
     """The templates that grow with the configuration, with their resource and output counts."""
     cfg = config
@@ -109,6 +115,7 @@ def template_footprints(
         + (KILL_SWITCH_RESOURCES if kill_switch else 0)
         + spend_alarms
         + mantle_alarms
+        + quota_alarms
         + per_app_budget * n
     )
     mantle_only = sum(1 for a in applications if a.mantle_only)
@@ -146,7 +153,12 @@ def template_footprints(
 
 
 def stack_limit_problems(
-    config: LandingZoneConfig, catalog: Catalog, applications: Sequence[ApplicationPlan], cost_alarms: CostAlarmPlan
+    config: LandingZoneConfig,
+    catalog: Catalog,
+    applications: Sequence[ApplicationPlan],
+    cost_alarms: CostAlarmPlan,
+    *,
+    quota_alarms: int = 0,
 ) -> list[Problem]:
     """A problem per template over CloudFormation's resource or output limit, blaming the key that the user
     wrote (``applications``, or ``accounts`` when every account gets a default application)."""
@@ -163,7 +175,7 @@ def stack_limit_problems(
         )
     over: list[str] = []
     fits: list[int] = []
-    for fp in template_footprints(config, catalog, applications, cost_alarms):
+    for fp in template_footprints(config, catalog, applications, cost_alarms, quota_alarms=quota_alarms):
         counts = []
         if fp.resources > max_resources:
             counts.append(

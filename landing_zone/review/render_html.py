@@ -19,6 +19,7 @@ from landing_zone.review.render_md import (
     enforced_line,
     evidence_line,
     proof_rows,
+    quota_rows,
 )
 from landing_zone.review.sections import SECTIONS, renderers, renders
 
@@ -264,6 +265,10 @@ def _summary(d: Mapping[str, Any]) -> str:
                 if c["price_overrides"]
                 else " · catalog prices, no contract prices"
             ),
+        ],
+        [
+            "quota headroom alarms (EstimatedTPMQuotaUsage is an approximation, not the sole indicator)",
+            _e(quota_rows(c)),
         ],
         ["templates", _e(s["templates"])],
         ["policies by kind", _e(", ".join(f"{k}: {v}" for k, v in s["policies_by_kind"].items()))],

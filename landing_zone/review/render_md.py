@@ -12,6 +12,7 @@ from typing import Any
 from landing_zone.review.sections import SECTIONS, renderers, renders
 
 __all__ = [
+    "quota_rows",
     "ACK_STATUS",
     "PROOFS_INTRO",
     "SECTIONS",
@@ -150,6 +151,19 @@ def _provenance(d: Mapping[str, Any]) -> list[str]:
     return ["**Provenance**", ""] + _table(["", ""], rows)
 
 
+def quota_rows(c: Mapping[str, Any]) -> str:
+    """The quota headroom alarms of the configuration, one per quota: value, threshold, source, date, verified."""
+    rows = [
+        f"{q['model_id']} {q['kind']}: quota {q['quota']:,.0f} {q['unit']}, alarm above {q['threshold']:,.0f} "
+        f"({q['headroom']:.0%}); {'verified' if q['verified'] else 'NOT verified'}, {q['source']}, as of {q['as_of']}"
+        for q in c.get("quota_alarms", [])
+    ]
+    missing = c.get("quotas_without_value", [])
+    if missing:
+        rows.append(f"no value, no alarm: {', '.join(missing)}")
+    return "; ".join(rows) or "none"
+
+
 @renders("md", "summary")
 def _summary(d: Mapping[str, Any]) -> list[str]:
     s, c = d["summary"], d["config"]
@@ -181,6 +195,10 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
                     if c["price_overrides"]
                     else "; catalog prices, no contract prices"
                 ),
+            ],
+            [
+                "quota headroom alarms (EstimatedTPMQuotaUsage is an approximation, not the sole indicator)",
+                quota_rows(c),
             ],
             ["templates", s["templates"]],
             ["policies / statements", f"{s['policies']} / {s['statements']}"],

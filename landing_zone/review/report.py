@@ -506,6 +506,9 @@ def build_review(
             "price_overrides": {
                 name: {**o.prices(), "source": o.source} for name, o in sorted(config.cost.price_overrides.items())
             },
+            # quota headroom alarms (cost.quota_alarms): each quota's value, source, date and whether it is verified
+            "quota_alarms": [a.as_dict() for a in plan.quota_alarms.alarms],
+            "quotas_without_value": [f"{m.model_id} {m.kind}" for m in plan.quota_alarms.missing],
             "warnings": list(plan.warnings),
             # placeholder values left in the configuration (e.g. the example account 111111111111)
             "placeholders": [{"path": p.path, "value": str(p.got), "why": p.allowed} for p in plan.placeholders],

@@ -107,7 +107,9 @@ def test_counted_resources_and_outputs_match_the_synthesized_templates(plan_for,
     plan = plan_for(**CASES[case])
     predicted = {
         fp.template: (fp.resources, fp.outputs)
-        for fp in template_footprints(plan.config, plan.catalog, plan.applications, plan.cost_alarms)
+        for fp in template_footprints(
+            plan.config, plan.catalog, plan.applications, plan.cost_alarms, quota_alarms=len(plan.quota_alarms.specs)
+        )
     }
     assert predicted == actual_counts(plan, synthesized_templates(plan, tmp_path))
 
@@ -120,7 +122,13 @@ def test_counts_match_every_example(synth, example):
     }
     predicted = {
         fp.template: (fp.resources, fp.outputs)
-        for fp in template_footprints(lz.plan.config, lz.plan.catalog, lz.plan.applications, lz.plan.cost_alarms)
+        for fp in template_footprints(
+            lz.plan.config,
+            lz.plan.catalog,
+            lz.plan.applications,
+            lz.plan.cost_alarms,
+            quota_alarms=len(lz.plan.quota_alarms.specs),
+        )
     }
     assert predicted == actual_counts(lz.plan, templates)
 

@@ -109,18 +109,61 @@ def cloudwatch_stub(client: Any, published: dict[str, list[str]] | None) -> Stub
     return stubber
 
 
+def quota(name: str, value: float, code: str, region: str, *, account: str = "222222222222") -> dict:
+    """A ServiceQuota as Service Quotas returns it (the ARN carries the account for applied values)."""
+    return {
+        "ServiceCode": "bedrock",
+        "ServiceName": "Amazon Bedrock",
+        "QuotaArn": f"arn:aws:servicequotas:{region}:{account}:bedrock/{code}",
+        "QuotaCode": code,
+        "QuotaName": name,
+        "Value": value,
+        "Unit": "None",
+        "Adjustable": True,
+        "GlobalQuota": False,
+    }
+
+
+# Region -> (pages of ListServiceQuotas, pages of ListAWSDefaultServiceQuotas); a page list None: access denied
+QuotaPages = dict[str, tuple[list[list[dict]] | None, list[list[dict]] | None]]
+
+
+def quotas_stub(client: Any, pages: tuple[list[list[dict]] | None, list[list[dict]] | None]) -> Stubber:
+    """Both Service Quotas list calls with ServiceCode bedrock, page by page (NextToken pinned)."""
+    stubber = Stubber(client)
+    for operation, operation_pages in zip(
+        ("list_service_quotas", "list_aws_default_service_quotas"), pages, strict=True
+    ):
+        if operation_pages is None:
+            stubber.add_client_error(
+                operation, "AccessDeniedException", "not authorized", 403, {"ServiceCode": "bedrock"}
+            )
+            continue
+        for i, page in enumerate(operation_pages):
+            params = {"ServiceCode": "bedrock", **({"NextToken": f"t{i}"} if i else {})}
+            response = {"Quotas": page, **({"NextToken": f"t{i + 1}"} if i + 1 < len(operation_pages) else {})}
+            stubber.add_response(operation, response, params)
+    stubber.activate()
+    return stubber
+
+
 @contextlib.contextmanager
 def bedrock_regions(
-    regions: list[BedrockRegion], wanted: set[str], published: dict[str, list[str]] | None = None
+    regions: list[BedrockRegion],
+    wanted: set[str],
+    published: dict[str, list[str]] | None = None,
+    quotas: QuotaPages | None = None,
 ) -> Iterator[list[Stubber]]:
     stubbers: list[Stubber] = []
     by_region = {r.region: r for r in regions}
 
     def factory(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
-        assert service in ("bedrock", "cloudwatch") and region in by_region, (service, region)
+        assert service in ("bedrock", "cloudwatch", "service-quotas") and region in by_region, (service, region)
         client = boto3.client(service, region_name=region)
         if service == "cloudwatch":
             stubbers.append(cloudwatch_stub(client, published))
+        elif service == "service-quotas":
+            stubbers.append(quotas_stub(client, (quotas or {}).get(region, ([[]], [[]]))))
         else:
             stubbers.append(by_region[region].stub(client, wanted))
         return client
@@ -169,7 +212,7 @@ def catalog():
 def test_requests_are_exactly_the_pinned_ones(catalog) -> None:
     with bedrock_regions(eu_bedrock(in_region_frankfurt=True), {KIMI}) as stubbers:
         discovery = discover_mod.discover(["eu-central-1", "eu-west-1"], [KIMI], catalog, today=date(2026, 12, 1))
-    assert len(stubbers) == 4  # one Bedrock and one CloudWatch client per Region
+    assert len(stubbers) == 6  # one Bedrock, one CloudWatch and one Service Quotas client per Region
     assert [s.region for s in discovery.scans] == ["eu-central-1", "eu-west-1"]
     # the unrelated Nova profile was listed but never fetched (Stubber would have failed on an extra call)
     assert set(discovery.scans[0].profiles) == {EU_PROFILE, GLOBAL_PROFILE}
@@ -402,3 +445,72 @@ def test_metrics_that_cannot_be_read_are_reported_not_fatal(catalog) -> None:
     assert all(not r["read"] for r in discover_mod.metric_findings(discovery))
     assert discovery.entries  # the overlay is still built
     assert "ListMetrics could not be read" in discover_mod.format_summary(discovery)
+
+
+# --------------------------------------------------------------------------------------------------
+# Service Quotas: the quota values of the allow-listed models, matched by QuotaName
+# --------------------------------------------------------------------------------------------------
+
+CROSS_TPM = "Cross-Region InvokeModel tokens per minute for Kimi K3.1 Pro"
+DAILY = "Model invocation max tokens per day for Kimi K3.1 Pro"
+
+
+def test_quotas_are_read_page_by_page_and_matched_by_name(catalog) -> None:
+    pages: QuotaPages = {
+        "eu-central-1": (
+            # applied values over two pages; an unrelated model's quota of the same kind is not taken
+            [
+                [quota(CROSS_TPM, 250_000, "L-AAAA1111", "eu-central-1")],
+                [quota("Cross-Region InvokeModel tokens per minute for Nova Pro", 9, "L-BBBB2222", "eu-central-1")],
+            ],
+            # the default of the daily quota is used (no applied value listed); the default TPM loses to the applied
+            [
+                [
+                    quota(CROSS_TPM, 100_000, "L-AAAA1111", "eu-central-1", account=""),
+                    quota(DAILY, 360_000_000, "L-C", "eu-central-1", account=""),
+                ]
+            ],
+        )
+    }
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=False)[:1], {KIMI}, quotas=pages):
+        discovery = discover_mod.discover(["eu-central-1"], [KIMI], catalog, today=date(2026, 12, 2))
+    found = discovery.quotas[KIMI]["eu-central-1"]
+    assert found["cross_region_tokens_per_minute"]["value"] == 250_000
+    assert found["cross_region_tokens_per_minute"]["verified"] is True
+    assert (
+        found["cross_region_tokens_per_minute"]["source"] == "service-quotas ListServiceQuotas 222222222222 2026-12-02"
+    )
+    assert found["cross_region_tokens_per_minute"]["quota_code"] == "L-AAAA1111"
+    assert found["tokens_per_day"]["value"] == 360_000_000 and found["tokens_per_day"]["verified"] is False
+    assert "ListAWSDefaultServiceQuotas" in found["tokens_per_day"]["source"]
+    # the Mantle quotas were not listed: reported, never invented
+    (row,) = discover_mod.quota_findings(discovery)
+    assert row["read"] and f"{KIMI} mantle_input_tokens_per_minute" in row["not_found"]
+    assert f"{KIMI} cross_region_tokens_per_minute" not in row["not_found"]
+    assert "not found (no alarm for them)" in discover_mod.format_summary(discovery)
+
+
+def test_quota_overlay_loads_and_feeds_the_quota_alarms(plan_for, tmp_path: Path) -> None:
+    pages: QuotaPages = {"eu-central-1": ([[quota(CROSS_TPM, 250_000, "L-AAAA1111", "eu-central-1")]], [[]])}
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=False), {KIMI}, quotas=pages):
+        discovery = discover_mod.discover(
+            ["eu-central-1", "eu-west-1"], [KIMI], load_catalog(), today=date(2026, 12, 2)
+        )
+    overlay = tmp_path / "kimi.yaml"
+    overlay.write_text(discover_mod.overlay_yaml(discovery))
+    catalog = load_catalog((overlay,))
+    assert catalog.quotas is not None
+    value = catalog.quotas.value(KIMI, "eu-central-1", "cross_region_tokens_per_minute")
+    assert value is not None and value.value == 250_000 and value.quota_code == "L-AAAA1111"
+    plan = plan_for(EU_CONFIG, catalog_overlays=[str(overlay)])
+    (alarm,) = [a for a in plan.quota_alarms.alarms if a.kind == "cross_region_tokens_per_minute"]
+    assert alarm.quota == 250_000 and alarm.source.startswith("service-quotas ListServiceQuotas 222222222222")
+    assert alarm.specs[0].threshold == pytest.approx(250_000 * plan.config.cost.quota_alarms.headroom)
+
+
+def test_quotas_that_cannot_be_read_are_reported_not_fatal(catalog) -> None:
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True)[:1], {KIMI}, quotas={"eu-central-1": (None, None)}):
+        discovery = discover_mod.discover(["eu-central-1"], [KIMI], catalog, today=date(2026, 12, 2))
+    assert discovery.quotas == {} and discovery.entries
+    assert "ListServiceQuotas could not be read" in discover_mod.format_summary(discovery)
+    assert "quotas:" not in discover_mod.overlay_yaml(discovery).split("models:", 1)[1]

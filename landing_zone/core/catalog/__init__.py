@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from landing_zone.core.catalog.quotas import QuotaCatalog, load_quota_catalog
 from landing_zone.errors import CatalogError
 
 CATALOG_DIR = Path(__file__).resolve().parent
@@ -133,6 +134,8 @@ class Catalog(_Frozen):
     limits: Mapping[str, Limit]
     global_services: GlobalServices
     mantle_endpoint_regions: RegionSet | None = None
+    # Bedrock per-model quotas (quotas.yaml) with the values of the overlays' `quotas:` blocks; None: not loaded.
+    quotas: QuotaCatalog | None = None
 
     # -- look-ups -------------------------------------------------------------------------------------
     def commercial_regions(self) -> tuple[str, ...]:
@@ -289,8 +292,11 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
     except (ValidationError, KeyError, TypeError) as exc:
         raise CatalogError(f"catalog files in {catalog_dir}: {exc}") from None
     models = _models_from(models_doc, str(catalog_dir / "models.yaml"))
-    for overlay in overlays:
-        models.update(_models_from(_read_yaml(overlay), str(overlay)))
+    overlay_docs = [(str(overlay), _read_yaml(overlay)) for overlay in overlays]
+    for origin, doc in overlay_docs:
+        models.update(_models_from(doc, origin))
+    quotas_path = catalog_dir / "quotas.yaml"
+    quotas = load_quota_catalog(overlay_docs, path=quotas_path) if quotas_path.is_file() else None
     catalog = Catalog(
         regions=regions,
         regions_provenance=regions_provenance,
@@ -298,6 +304,7 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         limits=limits,
         global_services=global_services,
         mantle_endpoint_regions=mantle_endpoint_regions,
+        quotas=quotas,
     )
     problems = _check_integrity(catalog)
     if problems:

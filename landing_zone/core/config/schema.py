@@ -579,6 +579,65 @@ class PriceOverride(_Strict):
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
 
+MAX_QUOTA_TOKENS = 1e12  # a sanity bound for a quota value (tokens per minute or per day)
+
+
+class QuotaOverride(_Strict):
+    """Quota values of one model in home_region (tokens per minute or per day), e.g. from the Service Quotas
+    console, and where they come from.  They replace the catalog's (and a discover overlay's) values."""
+
+    on_demand_tokens_per_minute: float | None = Field(default=None, gt=0, le=MAX_QUOTA_TOKENS)
+    cross_region_tokens_per_minute: float | None = Field(default=None, gt=0, le=MAX_QUOTA_TOKENS)
+    tokens_per_day: float | None = Field(default=None, gt=0, le=MAX_QUOTA_TOKENS)
+    mantle_input_tokens_per_minute: float | None = Field(default=None, gt=0, le=MAX_QUOTA_TOKENS)
+    mantle_output_tokens_per_minute: float | None = Field(default=None, gt=0, le=MAX_QUOTA_TOKENS)
+    source: str = Field(
+        min_length=3,
+        max_length=500,
+        description="Required: where the values come from, e.g. 'Service Quotas console, account 111122223333, "
+        "2026-12-02'.",
+    )
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"source"})
+
+    @model_validator(mode="after")
+    def _some_value(self) -> QuotaOverride:
+        if not self.values():
+            raise ValueError(
+                "give at least one of on_demand_tokens_per_minute, cross_region_tokens_per_minute, tokens_per_day, "
+                "mantle_input_tokens_per_minute, mantle_output_tokens_per_minute"
+            )
+        return self
+
+    def values(self) -> dict[str, float]:
+        """The values given, keyed by quota kind (core/catalog/quotas.yaml)."""
+        keys = (
+            "on_demand_tokens_per_minute",
+            "cross_region_tokens_per_minute",
+            "tokens_per_day",
+            "mantle_input_tokens_per_minute",
+            "mantle_output_tokens_per_minute",
+        )
+        return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
+
+
+class QuotaAlarms(_Strict):
+    """Quota headroom alarms: per configured model, in home_region, use against the account's Bedrock quotas."""
+
+    enabled: bool = Field(
+        default=True,
+        description="Alarm when a model's tokens per minute or per day pass headroom x its quota (a quota without "
+        "a value gets no alarm and a warning; values: a discover overlay or `overrides`).",
+    )
+    headroom: float = Field(
+        default=0.8, gt=0, le=1, description="Fraction of each quota the alarms fire above (0.8 = 80 %)."
+    )
+    overrides: Mapping[str, QuotaOverride] = Field(
+        default_factory=dict,
+        description="Quota values per model ID or alias in home_region (each with a required `source`); they "
+        "replace the catalog's and a discover overlay's values.",
+    )
+
+
 class Cost(_Strict):
     price_source: str | Mapping[str, str] = Field(
         default="bedrock",
@@ -629,6 +688,7 @@ class Cost(_Strict):
         "per-account access stack; a key AWS has not yet seen on a resource (up to 24 h) is left pending and "
         "reported by verify. false: activate them by hand (docs/DEPLOY.md).",
     )
+    quota_alarms: QuotaAlarms = QuotaAlarms()
     per_application_budgets: bool = Field(
         default=False,
         description="Also one monthly budget per application, filtered on its cost-allocation tag "
