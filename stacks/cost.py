@@ -11,11 +11,11 @@ from aws_cdk import CfnOutput
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
-from constructs_lib.access import ApplicationProfile, InvokerRole
+from constructs_lib.access import ApplicationProfile, InvokerRole, MantleProject
 from constructs_lib.cost import AlertsTopic, CostAnomalyDetection, KillSwitch, MonthlyCostBudget, SpendAlarms
 from constructs_lib.dashboard import OperationsDashboard
 from landing_zone.core import markers, naming
-from landing_zone.cost.alarms import AlarmSpec, application_profile_marker
+from landing_zone.cost.alarms import AlarmSpec, application_profile_marker, mantle_project_marker
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.plan import Plan
 from stacks.access import AccessStack
@@ -35,6 +35,7 @@ class CostParts:
     application_budgets: Mapping[str, MonthlyCostBudget] = field(default_factory=dict)
     mantle_alarms: SpendAlarms | None = None
     dashboard: OperationsDashboard | None = None
+    application_alarms: SpendAlarms | None = None  # access.mantle_projects: one per application, its Project
 
 
 def add_cost_controls(
@@ -45,6 +46,7 @@ def add_cost_controls(
     alerts_key: kms.IKey,
     profiles: Mapping[str, ApplicationProfile],
     invokers: Mapping[str, InvokerRole],
+    mantle_projects: Mapping[str, MantleProject] | None = None,
     alert_emails: Sequence[str] | None = None,
     budget_usd: float | None = None,
     threshold_usd_per_hour: float | None = None,
@@ -111,6 +113,8 @@ def add_cost_controls(
             kill_switch.add_application_action(name, app_budget, invokers[name].role, topic)
     alarms = plan.cost_alarms
     profile_arns = {application_profile_marker(name): profile.arn for name, profile in profiles.items()}
+    # the AWS/BedrockMantle Project dimension is the project's ID
+    project_ids = {mantle_project_marker(name): p.project_id for name, p in (mantle_projects or {}).items()}
     spend_alarms = SpendAlarms(
         scope,
         "SpendAlarms",
@@ -126,13 +130,27 @@ def add_cost_controls(
         mantle_alarms = SpendAlarms(
             scope, "MantleUsage", alarm_name_prefix=cfg.name, specs=alarms.mantle_usage, topic=topic
         )
+    application_alarms = None
+    if alarms.application_spend:
+        application_alarms = SpendAlarms(
+            scope,
+            "ApplicationSpend",
+            alarm_name_prefix=cfg.name,
+            specs=alarms.application_spend,
+            topic=topic,
+            dimension_values=project_ids,
+        )
     dashboard = OperationsDashboard(
         scope,
         "Operations",
         plan=plan.dashboard,
-        alarms=[*spend_alarms.alarms, *(mantle_alarms.alarms if mantle_alarms else [])],
+        alarms=[
+            *spend_alarms.alarms,
+            *(mantle_alarms.alarms if mantle_alarms else []),
+            *(application_alarms.alarms if application_alarms else []),
+        ],
         alarm_name_prefix=cfg.name,
-        dimension_values=profile_arns,
+        dimension_values={**profile_arns, **project_ids},
     )
     CfnOutput(
         scope,
@@ -171,6 +189,7 @@ def add_cost_controls(
         application_budgets=application_budgets,
         mantle_alarms=mantle_alarms,
         dashboard=dashboard,
+        application_alarms=application_alarms,
     )
 
 
@@ -195,6 +214,7 @@ class CostStack(LandingZoneStack):
             alerts_key=alerts_key,
             profiles=access.profiles,
             invokers=access.invokers,
+            mantle_projects=access.mantle_projects,
         )
         self.alerts = parts.alerts
         self.budget = parts.budget
@@ -205,5 +225,6 @@ class CostStack(LandingZoneStack):
         self.spend_alarms = parts.spend_alarms
         self.coverage_note = parts.coverage_note
         self.mantle_alarms = parts.mantle_alarms
+        self.application_alarms = parts.application_alarms
         self.dashboard = parts.dashboard
         self.anomaly = parts.anomaly

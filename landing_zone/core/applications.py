@@ -127,17 +127,13 @@ def activates_cost_allocation_tags(config: LandingZoneConfig, applications: Sequ
 
 
 def has_mantle_project(app: ApplicationPlan, config: LandingZoneConfig) -> bool:
-    """Whether the application gets its own Mantle Project: ``access.mantle_projects`` (opt-in: the protected-resource
-    inventory and the SCP coverage do not cover bedrock-mantle yet), a compliant Mantle path, CloudFormation has the
-    resource type in ``home_region`` (:data:`MANTLE_PROJECT_REGIONS`), and there is no ``organization``.
+    """Whether the application gets its own Mantle Project: ``access.mantle_projects``, a compliant Mantle path, and
+    CloudFormation has the resource type in ``home_region`` (:data:`MANTLE_PROJECT_REGIONS`).
 
-    With an organization the tamper SCP ``DenyTaggedResourceTampering`` denies every non-read action but the
-    ``USE_ACTIONS`` on resources tagged ``landing-zone`` -- ``bedrock-mantle:CreateInference`` (a Write action on the
-    project) included -- so a tagged project would refuse its own invoker.  Until bedrock-mantle joins the protected
-    services (its reads in the action space, CreateInference a use action), projects are single-account only."""
+    With an organization the project is a protected resource (``landing_zone/policies/protected.py``, by the
+    ``landing-zone`` tag): ``DenyTaggedResourceTampering`` leaves out the reads of ``bedrock-mantle`` and the project
+    use actions (``bedrock-mantle:CreateInference`` and the request's cancel/delete, derived from the action database),
+    so its invoker runs inference in it while nobody but the exempt principals can update, archive, tag or untag it."""
     return (
-        config.access.mantle_projects
-        and app.mantle_route is not None
-        and config.home_region in MANTLE_PROJECT_REGIONS
-        and config.organization is None
+        config.access.mantle_projects and app.mantle_route is not None and config.home_region in MANTLE_PROJECT_REGIONS
     )

@@ -822,9 +822,11 @@ class Access(_Strict):
     mantle_projects: bool = Field(
         default=False,
         description="A Bedrock Mantle Project (AWS::BedrockMantle::Project, cost tags) per application with a Mantle "
-        "path, its invoker denied CreateInference in any other project (the default one included). Without an "
-        "organization only (the tag-based tamper SCP would refuse a tagged project's own invoker) and where "
-        "CloudFormation has the type; opt-in until the protected-resource inventory covers bedrock-mantle.",
+        "path, its invoker denied CreateInference in any other project (the default one included), where "
+        "CloudFormation has the type. With an organization the project is protected by its landing-zone tag: "
+        "inference in it is a use action, updating, archiving or re-tagging it is denied to all but the exempt "
+        "principals. The cost stack then alarms and charts each application's spend on its Project's "
+        "AWS/BedrockMantle series.",
     )
 
 
