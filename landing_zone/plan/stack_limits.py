@@ -13,7 +13,8 @@ synths of 1, 10 and 50 applications and of every example):
     resources = 1 permissions boundary + 17 invocation logging (if enabled) + 3 / 2 content guardrail
                 (account / per-request enforcement) + 10 model agreements (if accepted); in the StackSet
                 template one fewer for each custom resource (no handler permission)
-                + 10 cost-allocation-tag activation (``cost.activate_cost_allocation_tags``; per-account mode only)
+                + 10 cost-allocation-tag activation (``cost.activate_cost_allocation_tags``; without an organization only:
+                with one, the guardrails stack activates them in the management account)
                 + 3 per application (inference profile, invoker role, invoke policy); 2 for a Mantle-only one;
                 + 1 Mantle Project per application with a Mantle path where CloudFormation has the type
                 (``access.mantle_projects``)
@@ -39,7 +40,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
+from landing_zone.core.applications import ApplicationPlan, cost_allocation_tags_stack, has_mantle_project
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.cost.alarms import CostAlarmPlan
@@ -103,7 +104,7 @@ def template_footprints(
         + (LOGGING_RESOURCES + permission if logging else 0)
         + (GUARDRAIL_RESOURCES[cfg.content_guardrail.enforcement] if cfg.content_guardrail.enabled else 0)
         + (AGREEMENTS_RESOURCES + permission if cfg.model_access.accept_agreements else 0)
-        + (COST_ALLOCATION_RESOURCES + permission if activates_cost_allocation_tags(cfg, applications) else 0)
+        + (COST_ALLOCATION_RESOURCES + permission if cost_allocation_tags_stack(cfg, applications) == "access" else 0)
     )
     spend_alarms, mantle_alarms, alarms_per_app = _alarm_counts(cfg, catalog, cost_alarms)
     per_app_budget = (1 + (1 if kill_switch else 0)) if cfg.cost.per_application_budgets else 0

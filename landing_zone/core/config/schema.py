@@ -625,9 +625,10 @@ class Cost(_Strict):
     activate_cost_allocation_tags: bool = Field(
         default=True,
         description="Activate the cost-allocation tags the landing zone sets (application, cost-center, "
-        "landing-zone) in Billing with a custom resource (ce:UpdateCostAllocationTagsStatus, us-east-1) in the "
-        "per-account access stack; a key AWS has not yet seen on a resource (up to 24 h) is left pending and "
-        "reported by verify. false: activate them by hand (docs/DEPLOY.md).",
+        "landing-zone) in Billing with a custom resource (ce:UpdateCostAllocationTagsStatus, us-east-1): in the "
+        "access stack without an organization, in the guardrails stack (the management account, the only account "
+        "of an organization that can activate them) with one; a key AWS has not yet seen on a resource (up to 24 h) "
+        "is left pending and reported by verify. false: activate them by hand (docs/DEPLOY.md).",
     )
     per_application_budgets: bool = Field(
         default=False,
