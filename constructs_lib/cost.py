@@ -22,7 +22,7 @@ from constructs import Construct
 
 from constructs_lib.cfn import cfn_child
 from landing_zone.core import naming
-from landing_zone.cost.alarms import APPLICATION_PROFILE, AlarmSpec
+from landing_zone.cost.alarms import APPLICATION_PROFILE, MANTLE_PROJECT, AlarmSpec
 
 
 class AlertsTopic(Construct):
@@ -178,9 +178,9 @@ class KillSwitch(Construct):
 class SpendAlarms(Construct):
     """One CloudWatch metric-math alarm per :class:`AlarmSpec` of the plan, notifying the topic.
 
-    ``dimension_values`` replaces the plan's placeholders (``application-profile:<name>``) with what only the stack
-    knows, the profiles' ARNs; ``threshold_override`` replaces the threshold of the alarms whose spec allows it
-    (a per-account CloudFormation parameter in the StackSet template).
+    ``dimension_values`` replaces the plan's placeholders (``application-profile:<name>``, ``mantle-project:<name>``)
+    with what only the stack knows, the profiles' ARNs and the projects' IDs; ``threshold_override`` replaces the
+    threshold of the alarms whose spec allows it (a per-account CloudFormation parameter in the StackSet template).
     """
 
     def __init__(
@@ -232,10 +232,11 @@ class SpendAlarms(Construct):
 
 
 def resolve_dimension(value: str, values: Mapping[str, str]) -> str:
-    """A dimension value of the plan, with an application profile's placeholder replaced by its ARN."""
-    if value.startswith(APPLICATION_PROFILE):
-        if value not in values:  # the plan and the stack disagree about which applications have profiles
-            raise LookupError(f"no application inference profile for the spend-alarm source {value!r}")
+    """A dimension value of the plan, with an application profile's placeholder replaced by its ARN and a Mantle
+    Project's by its ID."""
+    if value.startswith((APPLICATION_PROFILE, MANTLE_PROJECT)):
+        if value not in values:  # the plan and the stack disagree about which applications have profiles/projects
+            raise LookupError(f"no application inference profile or Mantle Project for the metric source {value!r}")
         return values[value]
     return value
 

@@ -21,7 +21,7 @@ from constructs_lib.invocation_logging import InvocationLoggingConfig
 from constructs_lib.model_access import ModelAgreements
 from constructs_lib.network import RETENTION_DAYS
 from landing_zone.core import arns, markers, naming
-from landing_zone.core.applications import activates_cost_allocation_tags, has_mantle_project
+from landing_zone.core.applications import cost_allocation_tags_stack, has_mantle_project
 from landing_zone.plan import Plan
 from landing_zone.plan.policies import INVOCATION_LOG_KEY_PREFIX
 from stacks.base import LandingZoneStack
@@ -195,7 +195,8 @@ def add_access(
 
 class AccessStack(LandingZoneStack):
     """Attributes: ``boundary``, ``guardrail``, ``profiles``, ``invokers``, ``mantle_projects``, ``logging``,
-    ``model_agreements``, ``data_retention``, ``cost_allocation_tags`` (per-account mode only)."""
+    ``model_agreements``, ``data_retention``, ``cost_allocation_tags`` (without an organization only: with one the
+    guardrails stack activates the tags in the management account)."""
 
     def __init__(
         self,
@@ -220,7 +221,7 @@ class AccessStack(LandingZoneStack):
         self.model_agreements = parts.model_agreements
         self.data_retention = parts.data_retention
         self.cost_allocation_tags = None
-        if activates_cost_allocation_tags(plan.config, plan.applications):  # per-account mode only
+        if cost_allocation_tags_stack(plan.config, plan.applications) == "access":  # single account only
             automation = plan.policies.automation["cost-allocation-tags"]
             self.cost_allocation_tags = CostAllocationTags(
                 self,

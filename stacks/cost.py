@@ -11,11 +11,11 @@ from aws_cdk import CfnOutput
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
-from constructs_lib.access import ApplicationProfile, InvokerRole
+from constructs_lib.access import ApplicationProfile, InvokerRole, MantleProject
 from constructs_lib.cost import AlertsTopic, CostAnomalyDetection, KillSwitch, MonthlyCostBudget, SpendAlarms
 from constructs_lib.dashboard import OperationsDashboard
 from landing_zone.core import markers, naming
-from landing_zone.cost.alarms import AlarmSpec, application_profile_marker
+from landing_zone.cost.alarms import AlarmSpec, application_profile_marker, mantle_project_marker
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.plan import Plan
 from stacks.access import AccessStack
@@ -36,6 +36,7 @@ class CostParts:
     mantle_alarms: SpendAlarms | None = None
     dashboard: OperationsDashboard | None = None
     quota_alarms: SpendAlarms | None = None
+    application_alarms: SpendAlarms | None = None  # access.mantle_projects: one per application, its Project
 
 
 def add_cost_controls(
@@ -46,6 +47,7 @@ def add_cost_controls(
     alerts_key: kms.IKey,
     profiles: Mapping[str, ApplicationProfile],
     invokers: Mapping[str, InvokerRole],
+    mantle_projects: Mapping[str, MantleProject] | None = None,
     alert_emails: Sequence[str] | None = None,
     budget_usd: float | None = None,
     threshold_usd_per_hour: float | None = None,
@@ -112,6 +114,8 @@ def add_cost_controls(
             kill_switch.add_application_action(name, app_budget, invokers[name].role, topic)
     alarms = plan.cost_alarms
     profile_arns = {application_profile_marker(name): profile.arn for name, profile in profiles.items()}
+    # the AWS/BedrockMantle Project dimension is the project's ID
+    project_ids = {mantle_project_marker(name): p.project_id for name, p in (mantle_projects or {}).items()}
     spend_alarms = SpendAlarms(
         scope,
         "SpendAlarms",
@@ -138,6 +142,16 @@ def add_cost_controls(
             topic=topic,
             dimension_values=profile_arns,
         )
+    application_alarms = None
+    if alarms.application_spend:
+        application_alarms = SpendAlarms(
+            scope,
+            "ApplicationSpend",
+            alarm_name_prefix=cfg.name,
+            specs=alarms.application_spend,
+            topic=topic,
+            dimension_values=project_ids,
+        )
     dashboard = OperationsDashboard(
         scope,
         "Operations",
@@ -146,9 +160,10 @@ def add_cost_controls(
             *spend_alarms.alarms,
             *(mantle_alarms.alarms if mantle_alarms else []),
             *(quota_alarms.alarms if quota_alarms else []),
+            *(application_alarms.alarms if application_alarms else []),
         ],
         alarm_name_prefix=cfg.name,
-        dimension_values=profile_arns,
+        dimension_values={**profile_arns, **project_ids},
     )
     CfnOutput(
         scope,
@@ -188,6 +203,7 @@ def add_cost_controls(
         mantle_alarms=mantle_alarms,
         dashboard=dashboard,
         quota_alarms=quota_alarms,
+        application_alarms=application_alarms,
     )
 
 
@@ -212,6 +228,7 @@ class CostStack(LandingZoneStack):
             alerts_key=alerts_key,
             profiles=access.profiles,
             invokers=access.invokers,
+            mantle_projects=access.mantle_projects,
         )
         self.alerts = parts.alerts
         self.budget = parts.budget
@@ -223,5 +240,6 @@ class CostStack(LandingZoneStack):
         self.coverage_note = parts.coverage_note
         self.mantle_alarms = parts.mantle_alarms
         self.quota_alarms = parts.quota_alarms
+        self.application_alarms = parts.application_alarms
         self.dashboard = parts.dashboard
         self.anomaly = parts.anomaly

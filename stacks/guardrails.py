@@ -1,5 +1,7 @@
 """Organization guardrails: SCPs compiled from the routing decision, attached to the configured targets; with
-``content_guardrail.organization_policy`` also the content guardrail enforced by a BEDROCK_POLICY.
+``content_guardrail.organization_policy`` also the content guardrail enforced by a BEDROCK_POLICY; with
+``cost.activate_cost_allocation_tags`` the activation of the cost-allocation tags, which only the management account
+of an organization can do (``landing_zone.core.applications.cost_allocation_tags_stack``).
 
 Deploy to the management account (or a delegated administrator for Organizations policies).
 """
@@ -11,9 +13,13 @@ from typing import Any
 from aws_cdk import CfnOutput
 from constructs import Construct
 
+from constructs_lib.cost_allocation import CostAllocationTags
 from constructs_lib.guardrail_organization_policy import GuardrailOrganizationPolicy
+from constructs_lib.keys import LandingZoneKey
+from constructs_lib.network import RETENTION_DAYS
 from constructs_lib.organizations import ServiceControlPolicies
-from landing_zone.core import naming
+from landing_zone.core import markers, naming
+from landing_zone.core.applications import cost_allocation_tags_stack
 from landing_zone.plan import Plan
 from stacks.base import LandingZoneStack
 
@@ -64,3 +70,31 @@ class GuardrailsStack(LandingZoneStack):
                 description="The BEDROCK_POLICY's guardrail identifier (<guardrail ARN>:<version>); verify compares "
                 "the canary accounts' effective policy with it",
             )
+        self.cost_allocation_tags: CostAllocationTags | None = None
+        if cost_allocation_tags_stack(cfg, plan.applications) == "guardrails":
+            self.cost_allocation_tags = _activate_cost_allocation_tags(self, plan)
+
+
+def _activate_cost_allocation_tags(scope: Construct, plan: Plan) -> CostAllocationTags:
+    """Activate the tag keys once for the organization, in the management (payer) account; the activation's logs
+    are encrypted with a key of their own here (the landing zone's keys live in the workload accounts)."""
+    cfg = plan.config
+    assert cfg.organization is not None
+    logs_key = LandingZoneKey(
+        scope,
+        "ManagementLogsKey",
+        alias=naming.key_alias(cfg.name, "management-logs"),
+        description=f"{cfg.name}: logs of the cost-allocation-tag activation in the management account",
+        policy=markers.resolve(plan.policies.keys["logs"], {markers.ACCOUNT: cfg.organization.management_account_id}),
+    ).key
+    automation = plan.policies.automation["cost-allocation-tags"]
+    return CostAllocationTags(
+        scope,
+        "CostAllocationTags",
+        landing_zone_name=cfg.name,
+        tag_keys=naming.COST_ALLOCATION_TAG_KEYS,
+        handler_policy=automation.handler,
+        provider_policy=automation.provider,
+        logs_key=logs_key,
+        log_retention=RETENTION_DAYS[cfg.invocation_logging.log_retention_days],
+    )

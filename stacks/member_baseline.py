@@ -81,6 +81,7 @@ class MemberBaselineStack(StackSetStack):
             alerts_key=self.keys["alerts"],
             profiles=access.profiles,
             invokers=access.invokers,
+            mantle_projects=access.mantle_projects,
             alert_emails=[],
             budget_usd=budget.value_as_number,
             threshold_usd_per_hour=threshold.value_as_number,

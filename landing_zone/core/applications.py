@@ -119,25 +119,33 @@ def plan_applications(
 
 
 def activates_cost_allocation_tags(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> bool:
-    """Whether the access stack activates the cost-allocation tags (``cost.activate_cost_allocation_tags``).
+    """Whether the landing zone activates its cost-allocation tags (``cost.activate_cost_allocation_tags``) at all;
+    :func:`cost_allocation_tags_stack` says where."""
+    return config.cost.activate_cost_allocation_tags and bool(applications)
 
-    Per-account mode only: the member-baseline StackSet does not (each member would call Cost Explorer for the
-    same keys; the keys are managed where the bill is paid)."""
-    return config.cost.activate_cost_allocation_tags and bool(applications) and not config.member_baseline.enabled
+
+def cost_allocation_tags_stack(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> str | None:
+    """The stack whose custom resource activates the cost-allocation tags: ``"access"`` in single-account mode,
+    ``"guardrails"`` (the management account) with an organization, None when off.
+
+    "Only a management account in an organization and single accounts that aren't members of an organization have
+    access to the cost allocation tags manager" (AWS Billing user guide, "Using user-defined cost allocation tags",
+    https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/custom-tags.html): a member account cannot activate
+    them, and one activation in the management (payer) account covers the tags of every member account.  So neither
+    a workload account's access stack nor the member-baseline StackSet activates them in organization mode."""
+    if not activates_cost_allocation_tags(config, applications):
+        return None
+    return "access" if config.organization is None else "guardrails"
 
 
 def has_mantle_project(app: ApplicationPlan, config: LandingZoneConfig) -> bool:
-    """Whether the application gets its own Mantle Project: ``access.mantle_projects`` (opt-in: the protected-resource
-    inventory and the SCP coverage do not cover bedrock-mantle yet), a compliant Mantle path, CloudFormation has the
-    resource type in ``home_region`` (:data:`MANTLE_PROJECT_REGIONS`), and there is no ``organization``.
+    """Whether the application gets its own Mantle Project: ``access.mantle_projects``, a compliant Mantle path, and
+    CloudFormation has the resource type in ``home_region`` (:data:`MANTLE_PROJECT_REGIONS`).
 
-    With an organization the tamper SCP ``DenyTaggedResourceTampering`` denies every non-read action but the
-    ``USE_ACTIONS`` on resources tagged ``landing-zone`` -- ``bedrock-mantle:CreateInference`` (a Write action on the
-    project) included -- so a tagged project would refuse its own invoker.  Until bedrock-mantle joins the protected
-    services (its reads in the action space, CreateInference a use action), projects are single-account only."""
+    With an organization the project is a protected resource (``landing_zone/policies/protected.py``, by the
+    ``landing-zone`` tag): ``DenyTaggedResourceTampering`` leaves out the reads of ``bedrock-mantle`` and the project
+    use actions (``bedrock-mantle:CreateInference`` and the request's cancel/delete, derived from the action database),
+    so its invoker runs inference in it while nobody but the exempt principals can update, archive, tag or untag it."""
     return (
-        config.access.mantle_projects
-        and app.mantle_route is not None
-        and config.home_region in MANTLE_PROJECT_REGIONS
-        and config.organization is None
+        config.access.mantle_projects and app.mantle_route is not None and config.home_region in MANTLE_PROJECT_REGIONS
     )

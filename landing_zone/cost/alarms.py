@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
@@ -51,6 +51,8 @@ from landing_zone.errors import CostAlarmError
 
 __all__ = [
     "APPLICATION_PROFILE",
+    "MANTLE_PROJECT",
+    "mantle_project_marker",
     "SourcePrices",
     "price_note",
     "priced_spend_sources",
@@ -92,6 +94,15 @@ APPLICATION_PROFILE = "application-profile:"
 
 def application_profile_marker(application: str) -> str:
     return f"{APPLICATION_PROFILE}{application}"
+
+
+# The same for an application's Mantle Project (access.mantle_projects): "mantle-project:<name>" until the stack
+# puts the project's ID (the value of the AWS/BedrockMantle Project dimension) in its place.
+MANTLE_PROJECT = "mantle-project:"
+
+
+def mantle_project_marker(application: str) -> str:
+    return f"{MANTLE_PROJECT}{application}"
 
 
 # One price for every source, or a price per source key (namespace, dimension name, dimension value).
@@ -624,6 +635,12 @@ class CostAlarmPlan:
     monthly budget spread over the month x ``cost.alarm_factor``); ``mantle_usage`` fires on any Mantle token
     (``cost.alert_on_mantle_usage``).  Application-profile sources carry :func:`application_profile_marker` as
     their dimension value until the stack knows the profile's ARN.
+
+    ``application_spend``: with ``access.mantle_projects``, one alarm per application with a Mantle Project on its
+    Project's series (``project_sources``, dimension value :func:`mantle_project_marker` until the stack knows the
+    project's ID) against that application's own monthly budget spread over the month x ``cost.alarm_factor``.  The
+    Project level is a different level of AWS/BedrockMantle than the Model level the ``spend`` alarms sum (each level
+    emits independently), so these alarms never add to ``spend``: they watch one application each.
     """
 
     threshold_usd_per_hour: float
@@ -635,13 +652,15 @@ class CostAlarmPlan:
     metrics_per_profile: int = 0  # metrics one application-profile source adds (0: profiles are not sources)
     # source key -> the prices of its tokens (the model's own, on the source's invocation path)
     source_prices: Mapping[tuple[str, str, str], TokenPrices] = field(default_factory=lambda: MappingProxyType({}))
+    application_spend: tuple[AlarmSpec, ...] = ()
+    project_sources: tuple[MetricSource, ...] = ()  # keys of source_prices too
 
     def prices_of(self, source: MetricSource) -> TokenPrices:
         return prices_for(self.source_prices, source)
 
     @property
     def alarms(self) -> tuple[AlarmSpec, ...]:
-        return (*self.spend, *self.mantle_usage)
+        return (*self.spend, *self.mantle_usage, *self.application_spend)
 
 
 def plan_cost_alarms(
@@ -657,11 +676,14 @@ def plan_cost_alarms(
     period_seconds: int,
     alert_on_mantle_usage: bool,
     applications_with_profiles: Mapping[str, tuple[str, str]] | Sequence[str] = (),
+    applications_with_projects: Mapping[str, tuple[str, float]] | None = None,
 ) -> CostAlarmPlan:
     """The spend alarms (and Mantle usage alarms) of a routing decision at a budget; see :class:`CostAlarmPlan`.
 
     ``prices``: one set for every source, or ``(model ID, path) -> prices`` (the plan's
     :meth:`~landing_zone.cost.model_prices.ModelPrices.get`) so that each series is priced at its own model's prices.
+    ``applications_with_projects``: application name -> (its model's ID, its monthly budget in USD), for the
+    applications with a Mantle Project (``application_spend``).
     """
     priced = priced_spend_sources(
         routing,
@@ -695,6 +717,16 @@ def plan_cost_alarms(
             name_prefix="mantle-usage",
             why="Any Mantle traffic is reported: Mantle calls are not in the model invocation logs.",
         )
+    project_sources, project_prices, application_spend = _project_alarms(
+        applications_with_projects or {},
+        metric_catalog=metric_catalog,
+        prices=prices,
+        hours_per_month=hours_per_month,
+        alarm_factor=alarm_factor,
+        max_metrics_per_alarm=max_metrics_per_alarm,
+        period_seconds=period_seconds,
+    )
+    source_prices.update(project_prices)
     runtime = metric_catalog.for_endpoint("runtime")
     counted_apart = runtime.application_profile_counting == "separate" and bool(applications_with_profiles)
     return CostAlarmPlan(
@@ -706,4 +738,40 @@ def plan_cost_alarms(
         coverage_note=coverage_note(spend),
         metrics_per_profile=len(runtime.token_metrics) if counted_apart else 0,
         source_prices=MappingProxyType(source_prices),
+        application_spend=tuple(application_spend),
+        project_sources=tuple(project_sources),
     )
+
+
+def _project_alarms(
+    applications: Mapping[str, tuple[str, float]],
+    *,
+    metric_catalog: MetricCatalog,
+    prices: TokenPrices | Callable[[str, str], TokenPrices],
+    hours_per_month: float,
+    alarm_factor: float,
+    max_metrics_per_alarm: int,
+    period_seconds: int,
+) -> tuple[list[MetricSource], dict[tuple[str, str, str], TokenPrices], list[AlarmSpec]]:
+    """Each application's Project series (Mantle prices of its model) and its spend alarm ``spend-<name>``."""
+    mantle = metric_catalog.for_endpoint("mantle")
+    sources: list[MetricSource] = []
+    source_prices: dict[tuple[str, str, str], TokenPrices] = {}
+    alarms: list[AlarmSpec] = []
+    for name in sorted(applications):
+        model_id, monthly_budget_usd = applications[name]
+        source = mantle.project_source_for(mantle_project_marker(name), label=f"Mantle Project of {name}")
+        price = prices if isinstance(prices, TokenPrices) else prices(model_id, "mantle")
+        sources.append(source)
+        source_prices[source.key] = price
+        (alarm,) = build_spend_alarms(
+            [source],
+            {source.key: price},
+            threshold_usd_per_hour=hourly_threshold_usd(monthly_budget_usd, hours_per_month, alarm_factor),
+            max_metrics_per_alarm=max_metrics_per_alarm,
+            period_seconds=period_seconds,
+            name_prefix=f"spend-{name}",
+        )
+        # the application's own budget decides it: a per-account spend threshold (StackSets) does not replace it
+        alarms.append(replace(alarm, threshold_overridable=False))
+    return sources, source_prices, alarms

@@ -15,7 +15,8 @@ Panels, in order:
 3. estimated spend, cumulative over 31 days, USD, against the monthly budget — every priced series, Mantle included;
 4. tokens per minute by source, one panel per token kind (input, cache read, output; cache write only when the
    workload configures cache writes);
-5. Mantle apart: tokens per minute, inferences and estimated USD/hour — not captured by invocation logging;
+5. Mantle apart: tokens per minute, inferences and estimated USD/hour — not captured by invocation logging; with
+   ``access.mantle_projects`` also each application's Mantle spend on its Project's series, against its alarm;
 6. health per model/profile: invocations, latency p50/p90/p99, time to first token, client and server errors,
    throttles;
 7. the alarms' states, and where the kill switch's state is read;
@@ -236,6 +237,7 @@ def plan_dashboard(
     )
     graphs += _token_graphs(runtime, runtime_sources, cache_writes)
     graphs += _mantle_graphs(mantle, mantle_sources, source_prices)
+    graphs += _project_graphs(alarms, source_prices)
     graphs += _health_graphs(runtime, runtime_sources)
     graphs += _error_graphs(runtime, mantle, runtime_sources, mantle_sources)
     graphs += _breakeven_graphs(runtime, runtime_sources, breakeven_tokens_per_second)
@@ -393,6 +395,26 @@ def _mantle_graphs(
             )
         )
     return graphs
+
+
+def _project_graphs(alarms: CostAlarmPlan, source_prices: SourcePrices) -> list[GraphPanel]:
+    """With Mantle Projects: each application's Mantle spend on its Project's series, the series its own spend alarm
+    reads (a different level of AWS/BedrockMantle than the Model lines above: the two are never added)."""
+    if not alarms.project_sources:
+        return []
+    period = DASHBOARD_PERIOD_SECONDS
+    lines = tuple(_spend_line(s, i, prices_for(source_prices, s), period) for i, s in enumerate(alarms.project_sources))
+    thresholds = tuple(
+        Annotation(f"alarm {a.name_suffix} {a.threshold:,.2f} USD/h", a.threshold) for a in alarms.application_spend
+    )
+    return [
+        GraphPanel(
+            "Mantle estimated spend by application: each application's Project (USD/hour)",
+            "USD/hour",
+            lines,
+            annotations=thresholds,
+        )
+    ]
 
 
 def _health_graphs(runtime: EndpointMetrics, runtime_sources: Sequence[MetricSource]) -> list[GraphPanel]:

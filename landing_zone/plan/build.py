@@ -13,7 +13,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from landing_zone.core.applications import ApplicationPlan, plan_applications
+from landing_zone.core.applications import ApplicationPlan, has_mantle_project, plan_applications
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.metrics import MetricCatalog, load_metric_catalog
 from landing_zone.core.catalog.prices import PriceCatalog, load_price_catalog
@@ -179,6 +179,11 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         alert_on_mantle_usage=cost.alert_on_mantle_usage,
         applications_with_profiles={
             a.app.name: (a.model.id, a.route.kind.value) for a in applications if a.route is not None
+        },
+        applications_with_projects={  # each one's spend alarm on its Project's series, at its own budget
+            a.app.name: (a.model.id, a.app.monthly_budget_usd or budget.usd)
+            for a in applications
+            if has_mantle_project(a, config)
         },
     )
     if problems := stack_limit_problems(

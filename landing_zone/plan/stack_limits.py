@@ -13,18 +13,22 @@ synths of 1, 10 and 50 applications and of every example):
     resources = 1 permissions boundary + 17 invocation logging (if enabled) + 3 / 2 content guardrail
                 (account / per-request enforcement) + 10 model agreements (if accepted); in the StackSet
                 template one fewer for each custom resource (no handler permission)
-                + 10 cost-allocation-tag activation (``cost.activate_cost_allocation_tags``; per-account mode only)
+                + 10 cost-allocation-tag activation (``cost.activate_cost_allocation_tags``; without an organization only:
+                with one, the guardrails stack activates them in the management account)
                 + 3 per application (inference profile, invoker role, invoke policy); 2 for a Mantle-only one;
                 + 1 Mantle Project per application with a Mantle path where CloudFormation has the type
+                (``access.mantle_projects``)
     outputs   = 2 (log bucket and log group, if logging) + per application: 2 (profile ARN, role ARN)
                 + 1 export of the profile ARN (the cost stack's spend alarms) + 2 exports of the role ARN and
                 name (the cost stack's kill switch, if on); a Mantle-only application has no profile ARN
+                + 1 export of the Mantle Project's ID (its spend alarm) per project
 ``<name>-cost`` (per-account mode)
     resources = 6 (alerts topic and policy, budget, anomaly monitor and subscription, operations dashboard)
                 + 4 kill switch (if on) + 1 per alert e-mail + the spend alarms + the Mantle usage alarms + the quota
                 headroom alarms (one alarm per
                 ``metric_math_max_metrics`` metrics; every application profile is a source)
                 + per application with ``cost.per_application_budgets``: 1 budget + 1 budget action (kill switch on)
+                + 1 spend alarm per Mantle Project (on its Project series)
 the member-baseline StackSet template
     resources = 4 keys + network (new VPC: 9 + 3 per AZ + 1 per endpoint; imported: 5 + 1 per endpoint)
                 + access and cost as above (no alert e-mails) + 3 optional e-mail subscriptions
@@ -37,7 +41,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
+from landing_zone.core.applications import ApplicationPlan, cost_allocation_tags_stack, has_mantle_project
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.cost.alarms import CostAlarmPlan
@@ -84,7 +88,7 @@ def _alarm_counts(config: LandingZoneConfig, catalog: Catalog, cost_alarms: Cost
     per_profile = cost_alarms.metrics_per_profile
     limit = catalog.limit("metric_math_max_metrics")
     per_app = 1 / (limit // per_profile) if per_profile else 0.0
-    return len(cost_alarms.spend), len(cost_alarms.mantle_usage), per_app
+    return len(cost_alarms.spend), len(cost_alarms.mantle_usage) + len(cost_alarms.application_spend), per_app
 
 
 def template_footprints(
@@ -106,7 +110,7 @@ def template_footprints(
         + (LOGGING_RESOURCES + permission if logging else 0)
         + (GUARDRAIL_RESOURCES[cfg.content_guardrail.enforcement] if cfg.content_guardrail.enabled else 0)
         + (AGREEMENTS_RESOURCES + permission if cfg.model_access.accept_agreements else 0)
-        + (COST_ALLOCATION_RESOURCES + permission if activates_cost_allocation_tags(cfg, applications) else 0)
+        + (COST_ALLOCATION_RESOURCES + permission if cost_allocation_tags_stack(cfg, applications) == "access" else 0)
     )
     spend_alarms, mantle_alarms, alarms_per_app = _alarm_counts(cfg, catalog, cost_alarms)
     per_app_budget = (1 + (1 if kill_switch else 0)) if cfg.cost.per_application_budgets else 0
@@ -125,10 +129,18 @@ def template_footprints(
     if not cfg.member_baseline.enabled:
         per_app_outputs = APPLICATION_OUTPUTS + PROFILE_EXPORTS + (KILL_SWITCH_EXPORTS if kill_switch else 0)
         outputs = (LOGGING_OUTPUTS if logging else 0) + per_app_outputs * n - (1 + PROFILE_EXPORTS) * mantle_only
+        outputs += projects  # each project's ID is exported to the cost stack's spend alarm on its Project series
+        per_project = 1 if projects else 0  # its spend alarm; its ID export
         return (
-            TemplateFootprint(f"{cfg.name}-access", access_resources, outputs, app_resources, per_app_outputs),
             TemplateFootprint(
-                f"{cfg.name}-cost", cost_fixed + len(cfg.cost.alert_emails), 5, alarms_per_app + per_app_budget, 0
+                f"{cfg.name}-access", access_resources, outputs, app_resources, per_app_outputs + per_project
+            ),
+            TemplateFootprint(
+                f"{cfg.name}-cost",
+                cost_fixed + len(cfg.cost.alert_emails),
+                5,
+                alarms_per_app + per_app_budget + per_project,
+                0,
             ),
         )
     net = cfg.network

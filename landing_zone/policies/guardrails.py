@@ -42,7 +42,7 @@ Tamper protection (``tamper_protection``; exempt: the principals of :func:`exemp
    ``/<name>/`` log-group paths): managed policies, buckets and their objects, log groups, functions,
    stacks and StackSets, budgets and budget actions, topics, alarms, key aliases.
 9. ``DenyTaggedResourceTampering`` — by the ``landing-zone`` tag, where names are random: keys, VPC
-   endpoints, flow logs, guardrails, application profiles, anomaly monitors, the EKS cluster.
+   endpoints, flow logs, guardrails, application profiles, Mantle Projects, anomaly monitors, the EKS cluster.
 10. ``DenyLandingZoneTagChanges`` — setting, changing or removing the ``landing-zone`` tag on any resource
     (``aws:TagKeys``), so statement 9 cannot be escaped by re-tagging.
 11. ``DenyAccountSettingChanges`` — the account-level singletons: invocation logging, the enforced guardrail,
@@ -140,6 +140,9 @@ USE_ACTIONS = (
     "sts:AssumeRole",
     "sts:TagSession",
     "sts:SetSourceIdentity",
+    # running inference in a landing-zone Mantle Project (CreateInference and the request's cancel/delete, derived
+    # from the action database: landing_zone/review/action_space.py); the project's own settings and tags stay denied
+    *load_action_space().project_use_actions,
 )
 # Appending to a protected log group: only its delivery roles (and the exempt principals) may.
 LOG_WRITE_ACTIONS = ("logs:CreateLogStream", "logs:PutLogEvents")

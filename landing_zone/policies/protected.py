@@ -330,6 +330,19 @@ def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ())
             ("AWS::Organizations::Policy",),
         ),
     ]
+    if config.access.mantle_projects:
+        entries.append(
+            ProtectedResource(
+                "Bedrock Mantle Projects (one per application; inference in them is a use action)",
+                "landing zone",
+                "bedrock-mantle",
+                ("project",),
+                "tag",
+                (),
+                (("project", f"arn:{p}:bedrock-mantle:{reg}:{acc}:project/proj_a1b2c3"),),
+                ("AWS::BedrockMantle::Project",),
+            )
+        )
     if config.self_hosting.enabled:
         entries.append(
             ProtectedResource(

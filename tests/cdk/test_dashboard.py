@@ -83,7 +83,8 @@ def test_every_metric_is_one_the_alarms_use_or_bedrock_publishes(plan_for, examp
         for e in catalog.endpoints.values()
         for name in (*e.token_metrics.values(), *e.other_metrics.values())
     }
-    alarm_series = {(s.namespace, s.dimension_value) for s in plan.cost_alarms.sources}
+    alarms = plan.cost_alarms
+    alarm_series = {(s.namespace, s.dimension_value) for s in (*alarms.sources, *alarms.project_sources)}
     for panel in plan.dashboard.graphs:
         for line in panel.lines:
             for m in line.metrics:

@@ -45,6 +45,7 @@ ARNS: dict[str, tuple[str | None, str, str]] = {
     "AWS::EC2::LaunchTemplate": (None, "", "TagSpecifications"),
     "AWS::Bedrock::Guardrail": (None, "", "Tags"),
     "AWS::Bedrock::ApplicationInferenceProfile": (None, "", "Tags"),
+    "AWS::BedrockMantle::Project": (None, "", "Tags"),
     "AWS::CE::AnomalyMonitor": (None, "", "ResourceTags"),
     "AWS::CE::AnomalySubscription": (None, "", "ResourceTags"),
     "AWS::EKS::Cluster": (None, "", "Tags"),

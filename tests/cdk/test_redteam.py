@@ -20,6 +20,7 @@ CONFIGS = {
     "us-organization": ROOT / "examples" / "us-organization.yaml",
     "eu-sovereign": ROOT / "examples" / "eu-sovereign.yaml",
     "multi-account-100": ROOT / "examples" / "multi-account-100.yaml",  # member baseline: StackSets exemptions
+    "two-applications-mantle": ROOT / "examples" / "two-applications-mantle.yaml",  # tagged Mantle Projects
 }
 
 

@@ -10,7 +10,7 @@ from landing_zone.plan.deployment import deployment_steps, format_steps, stack_p
 from tests.cli.test_cli import lz
 from tests.conftest import ROOT
 
-CASES = [None, "us-single-account", "multi-account-100", "self-hosting", "eu-sovereign"]
+CASES = [None, "us-single-account", "multi-account-100", "self-hosting", "eu-sovereign", "two-applications-mantle"]
 
 
 def _config(name: str | None):

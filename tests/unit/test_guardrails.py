@@ -69,7 +69,7 @@ def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
 
 def test_too_many_policies_for_a_target_fails_and_says_by_how_much(plan_for):
     plan_args = {
-        "policy_guardrails": {"scp_max_characters": 2300, "region_deny_all_services": True, "other_scps_per_target": 2}
+        "policy_guardrails": {"scp_max_characters": 2450, "region_deny_all_services": True, "other_scps_per_target": 2}
     }
     with pytest.raises(GuardrailSizeError) as info:
         scps(plan_for(EU, organization=None, **plan_args))  # no organization: the plan does not pre-check
@@ -232,7 +232,7 @@ def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
         plan_for(
             EU,
             policy_guardrails={
-                "scp_max_characters": 2300,
+                "scp_max_characters": 2450,
                 "region_deny_all_services": True,
                 "other_scps_per_target": 3,
             },

@@ -1,4 +1,5 @@
-"""Mantle Projects per application (issue 26 item 2): attacker/legitimate pairs on the plan's invoker documents.
+"""Mantle Projects per application (issue 26): attacker/legitimate pairs on the plan's invoker documents and, in
+organization mode (examples/two-applications-mantle.yaml), on its guardrail SCPs.
 
 ``bedrock-mantle:CreateInference`` is authorised against the ``project`` resource and carries no
 ``bedrock-mantle:ProjectArn`` key (Service Authorization Reference, research/issue-25.md section 8), so each invoker
@@ -41,6 +42,19 @@ def _value(marker: str) -> str:
 
 def rendered(document: Any) -> Any:
     return markers.resolve(document, {m: _value(m) for m in markers.markers_in(document)})
+
+
+def rendered_org(document: Any) -> Any:
+    """The organization example's invoker document, its project markers replaced by its projects' ARNs."""
+    values = {
+        m: _value(m).replace(f"{REGION}:{ACCOUNT}", "us-east-1:666666666666") for m in markers.markers_in(document)
+    }
+    return markers.resolve(document, values)
+
+
+MANTLE_KEY = "bedrock-mantle:Model"
+VPCE = {"aws:SourceVpce": "vpce-bedrock-mantle"}
+TAMPER = "DenyTaggedResourceTampering"
 
 
 @pytest.fixture(scope="module")
@@ -101,12 +115,103 @@ def test_no_project_where_cloudformation_lacks_the_type(plan_for) -> None:
         assert "DenyMantleOutsideOwnProject" not in sids
 
 
-def test_no_project_with_an_organization_where_the_tamper_scp_would_refuse_its_own_invoker(plan_for) -> None:
-    """us-organization (us-east-1, Mantle path): DenyTaggedResourceTampering denies CreateInference on a resource
-    tagged landing-zone, so no project is created there (and no project deny)."""
+ORG_EXAMPLE = ROOT / "examples" / "two-applications-mantle.yaml"
+ORG_ACCOUNT = "666666666666"
+ORG_REGION = "us-east-1"
+
+
+@pytest.fixture(scope="module")
+def org_plan(plan_for):
+    return plan_for(ORG_EXAMPLE)
+
+
+def org_project(app: str) -> str:
+    return f"arn:aws:bedrock-mantle:{ORG_REGION}:{ORG_ACCOUNT}:project/{PROJECT_IDS[app]}"
+
+
+def scp_decision(plan: Any, request: Request) -> Any:
+    from landing_zone.policies.evaluator import FULL_AWS_ACCESS, evaluate_scp_levels
+
+    documents = plan.policies.scps.documents
+    levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(documents, 1))]]
+    return evaluate_scp_levels(levels, request)
+
+
+def org_call(plan: Any, who: str, action: str, app: str, **context: Any) -> Request:
+    """A request in the organization example's workload account, on ``app``'s project (tagged landing-zone)."""
+    principals = {
+        "chat": f"arn:aws:iam::{ORG_ACCOUNT}:role/kimi-apps-org-invoker-chat",
+        "admin": f"arn:aws:iam::{ORG_ACCOUNT}:role/MemberAccountAdmin",
+        "deployer": f"arn:aws:iam::{ORG_ACCOUNT}:role/cdk-kimilz-cfn-exec-role-{ORG_ACCOUNT}-{ORG_REGION}",
+    }
+    tags = {} if app == "default" else {"aws:ResourceTag/landing-zone": plan.config.name}
+    return Request(
+        action,
+        org_project(app),
+        {"aws:RequestedRegion": ORG_REGION, "aws:PrincipalARN": principals[who], **tags, **context},
+    )
+
+
+def test_the_organization_example_gets_a_project_per_application(org_plan) -> None:
     from landing_zone.core.applications import has_mantle_project
 
-    plan = plan_for(ROOT / "examples" / "us-organization.yaml")
-    assert plan.config.organization is not None
-    assert any(a.mantle_route is not None for a in plan.applications)
-    assert not any(has_mantle_project(a, plan.config) for a in plan.applications)
+    assert org_plan.config.organization is not None
+    assert [a.app.name for a in org_plan.applications if has_mantle_project(a, org_plan.config)] == ["chat", "search"]
+
+
+def test_the_scps_let_an_invoker_run_inference_in_its_tagged_project(org_plan) -> None:
+    """Was the bug: DenyTaggedResourceTampering denied CreateInference (a Write action) on the tagged project."""
+    request = org_call(org_plan, "chat", "bedrock-mantle:CreateInference", "chat", **{MANTLE_KEY: MODEL})
+    assert scp_decision(org_plan, request).allowed
+    identity = [("invoke-chat", rendered_org(org_plan.policies.invokers["chat"].permissions))]
+    assert evaluate(identity, Request(request.action, request.resource, {**request.context, **VPCE})).allowed
+
+
+def test_an_invoker_in_another_applications_project_is_denied_by_its_own_policy(org_plan) -> None:
+    request = org_call(org_plan, "chat", "bedrock-mantle:CreateInference", "search", **{MANTLE_KEY: MODEL}, **VPCE)
+    identity = [("invoke-chat", rendered_org(org_plan.policies.invokers["chat"].permissions))]
+    decision = evaluate(identity, request)
+    assert decision.decision == "explicit_deny"
+    assert [m.sid for m in decision.matched_denies] == ["DenyMantleOutsideOwnProject"]
+    default = org_call(org_plan, "chat", "bedrock-mantle:CreateInference", "default", **{MANTLE_KEY: MODEL}, **VPCE)
+    assert evaluate(identity, default).decision == "explicit_deny"  # the account's default project
+
+
+@pytest.mark.parametrize(
+    ("action", "context", "sid"),
+    [
+        ("bedrock-mantle:TagResource", {"aws:TagKeys": ["application"], "aws:RequestTag/application": "x"}, TAMPER),
+        ("bedrock-mantle:UntagResource", {"aws:TagKeys": ["cost-center"]}, TAMPER),
+        ("bedrock-mantle:UntagResource", {"aws:TagKeys": ["landing-zone"]}, "DenyLandingZoneTagChanges"),
+        ("bedrock-mantle:ArchiveProject", {}, TAMPER),
+        ("bedrock-mantle:UpdateProject", {}, TAMPER),
+        ("bedrock-mantle:CreateReservation", {}, TAMPER),
+    ],
+)
+def test_a_member_admin_cannot_change_a_landing_zone_project(org_plan, action: str, context: dict, sid: str) -> None:
+    attack = scp_decision(org_plan, org_call(org_plan, "admin", action, "chat", **context))
+    assert attack.decision == "explicit_deny"
+    assert sid in {m.sid for m in attack.matched_denies}
+    # legitimate neighbours: the exempt deployer changes it; the admin changes a project of their own (untagged)
+    assert scp_decision(org_plan, org_call(org_plan, "deployer", action, "chat", **context)).allowed
+    own = org_call(org_plan, "admin", action, "default", **context)
+    assert scp_decision(org_plan, own).allowed or sid == "DenyLandingZoneTagChanges"
+
+
+def test_reads_of_a_landing_zone_project_stay_allowed(org_plan) -> None:
+    for action in ("bedrock-mantle:GetProject", "bedrock-mantle:ListTagsForResource", "bedrock-mantle:GetInference"):
+        assert scp_decision(org_plan, org_call(org_plan, "admin", action, "chat")).allowed, action
+
+
+def test_the_use_actions_are_derived_from_the_action_database() -> None:
+    """The project use actions come from the database's bedrock-mantle actions on the project resource whose object
+    is Inference (landing_zone/review/action_space.py), not from a hand-written list."""
+    from landing_zone.policies.guardrails import USE_ACTIONS
+    from landing_zone.review.action_space import project_use_actions
+
+    derived = project_use_actions()
+    assert "bedrock-mantle:CreateInference" in derived
+    assert not {"bedrock-mantle:TagResource", "bedrock-mantle:UpdateProject", "bedrock-mantle:ArchiveProject"} & set(
+        derived
+    )
+    assert set(derived) <= set(USE_ACTIONS)

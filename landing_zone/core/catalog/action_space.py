@@ -18,6 +18,7 @@ ACTION_SPACE_FILE = Path(__file__).resolve().parent / "action_space.yaml"
 # (landing_zone/policies/protected.py); the tamper denies' NotAction holds these services' read actions.
 PROTECTED_SERVICES = (
     "bedrock",
+    "bedrock-mantle",
     "budgets",
     "ce",
     "cloudformation",
@@ -46,6 +47,7 @@ class ActionSpace(BaseModel):
     model_actions: tuple[str, ...] = Field(min_length=1)
     model_source_actions: tuple[str, ...]
     data_automation_actions: tuple[str, ...]
+    project_use_actions: tuple[str, ...]
 
     def reads_of(self, services: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(a for s in services for a in self.read_actions.get(s, ()))

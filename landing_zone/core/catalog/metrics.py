@@ -97,6 +97,7 @@ class EndpointMetrics:
     unverified_metrics: tuple[str, ...] = ()  # token kinds whose metric names are assumptions
     assumptions: tuple[str, ...] = ()  # explicit, reported assumptions (see metrics.yaml)
     application_profile_counting: str = "separate"  # runtime only: "separate" | "also-under-source"
+    project_dimension: str = ""  # mantle only: the dimension of the Project level ("": no such level)
 
     @property
     def fully_verified(self) -> bool:
@@ -108,6 +109,20 @@ class EndpointMetrics:
             namespace=self.namespace,
             dimension_name=self.dimension,
             dimension_value=dimension_value,
+            token_metrics=self.token_metrics,
+            label=label,
+            verified=self.fully_verified,
+        )
+
+    def project_source_for(self, project_id: str, label: str = "") -> MetricSource:
+        """The :class:`MetricSource` of one Mantle Project (its ``project_dimension`` = the project ID): the Project
+        level, which counts every model of that project and only that project."""
+        if not self.project_dimension:
+            raise CostAlarmError(f"metrics endpoint {self.endpoint!r}.project_dimension", "", "a dimension name")
+        return MetricSource(
+            namespace=self.namespace,
+            dimension_name=self.project_dimension,
+            dimension_value=project_id,
             token_metrics=self.token_metrics,
             label=label,
             verified=self.fully_verified,
@@ -143,6 +158,7 @@ class _Endpoint(FileModel):
     unverified_metrics: tuple[TokenKind, ...] = ()
     other_metrics: dict[str, Text] = Field(default_factory=dict)
     application_profile_counting: Literal["separate", "also-under-source"] = "separate"
+    project_dimension: Text | None = None
     assumptions: tuple[Text, ...] = ()
     source: Text
     as_of: Text
@@ -186,6 +202,7 @@ def load_metric_catalog(path: Path | str | None = None) -> MetricCatalog:
             unverified_metrics=tuple(e.unverified_metrics),
             assumptions=tuple(e.assumptions),
             application_profile_counting=e.application_profile_counting,
+            project_dimension=e.project_dimension or "",
         )
         for name, e in doc.endpoints.items()
     }

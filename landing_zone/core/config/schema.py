@@ -684,9 +684,10 @@ class Cost(_Strict):
     activate_cost_allocation_tags: bool = Field(
         default=True,
         description="Activate the cost-allocation tags the landing zone sets (application, cost-center, "
-        "landing-zone) in Billing with a custom resource (ce:UpdateCostAllocationTagsStatus, us-east-1) in the "
-        "per-account access stack; a key AWS has not yet seen on a resource (up to 24 h) is left pending and "
-        "reported by verify. false: activate them by hand (docs/DEPLOY.md).",
+        "landing-zone) in Billing with a custom resource (ce:UpdateCostAllocationTagsStatus, us-east-1): in the "
+        "access stack without an organization, in the guardrails stack (the management account, the only account "
+        "of an organization that can activate them) with one; a key AWS has not yet seen on a resource (up to 24 h) "
+        "is left pending and reported by verify. false: activate them by hand (docs/DEPLOY.md).",
     )
     quota_alarms: QuotaAlarms = QuotaAlarms()
     per_application_budgets: bool = Field(
@@ -882,9 +883,11 @@ class Access(_Strict):
     mantle_projects: bool = Field(
         default=False,
         description="A Bedrock Mantle Project (AWS::BedrockMantle::Project, cost tags) per application with a Mantle "
-        "path, its invoker denied CreateInference in any other project (the default one included). Without an "
-        "organization only (the tag-based tamper SCP would refuse a tagged project's own invoker) and where "
-        "CloudFormation has the type; opt-in until the protected-resource inventory covers bedrock-mantle.",
+        "path, its invoker denied CreateInference in any other project (the default one included), where "
+        "CloudFormation has the type. With an organization the project is protected by its landing-zone tag: "
+        "inference in it is a use action, updating, archiving or re-tagging it is denied to all but the exempt "
+        "principals. The cost stack then alarms and charts each application's spend on its Project's "
+        "AWS/BedrockMantle series.",
     )
 
 

@@ -52,7 +52,7 @@ def _check(ctx: Context, res: Resource, wanted: list[str]) -> list[CheckResult]:
             actual, detail = (
                 "not listed",
                 "Billing does not list this key yet: it appears up to 24 hours after the tag is first applied to a "
-                f"resource. Then activate it: {activate_command([key])} (or deploy the access stack again)",
+                f"resource. Then activate it: {activate_command([key])} (or deploy the stack that holds it again)",
             )
         else:
             actual = str(tag.get("Status") or "?")
