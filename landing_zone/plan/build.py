@@ -35,6 +35,7 @@ from landing_zone.plan.checks import (
     generated_names,
     name_problems,
     per_request_guardrail_problems,
+    retention_problems,
     self_hosting_problems,
 )
 from landing_zone.plan.model import Plan, PlanSource
@@ -143,6 +144,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
     problems += context_window_problems(config, models)
+    problems += retention_problems(config, models)
     model_prices = ModelPrices(MappingProxyType({}))
     parts: tuple[PricedPart, ...] = ()
     if not problems:

@@ -25,6 +25,7 @@ __all__ = [
     "budget_scope_problems",
     "per_request_guardrail_problems",
     "context_window_problems",
+    "retention_problems",
     "generated_names",
     "name_problems",
     "plan_names",
@@ -83,6 +84,29 @@ def context_window_problems(config: LandingZoneConfig, models: tuple[Model, ...]
             w.input_tokens_per_request,
             f"with output_tokens_per_request {w.output_tokens_per_request:g} a request would hold {total:,.0f} tokens, "
             f"more than the largest context window of the configured models ({max(windows):,} tokens): lower them",
+        )
+    ]
+
+
+def retention_problems(config: LandingZoneConfig, models: tuple[Model, ...]) -> list[Problem]:
+    """``data_retention.mode`` that blocks *every* allowed model (each model's known allowed modes leave it out) is a
+    contradiction: the landing zone would allow models Bedrock refuses to serve ("If your effective mode is not in a
+    model's allowed_modes ... requests to it will be blocked", data-retention.html).  One model blocked is the review's
+    advisory ``LZ-RETENTION-BLOCKS-MODEL``; unknown modes are a warning (``retention_warning``)."""
+    mode = config.data_retention.mode
+    known = [m for m in models if m.data_retention_modes is not None and m.data_retention_modes.allowed is not None]
+    if mode is None or not models or len(known) < len(models):
+        return []
+    if not all(m.data_retention_modes is not None and m.data_retention_modes.blocks(mode) for m in known):
+        return []
+    allowed = sorted({a for m in known for a in (m.retention_modes or ())} | {"inherit"})
+    return [
+        Problem(
+            "data_retention.mode",
+            mode,
+            f"blocks every allowed model ({', '.join(m.id for m in models)}: their allowed modes leave it out, "
+            f"https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html); allowed here: "
+            f"{', '.join(allowed)}",
         )
     ]
 

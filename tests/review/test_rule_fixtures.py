@@ -717,11 +717,13 @@ FIXTURES: tuple[RuleFixture, ...] = (
         "LZ-RETENTION-BLOCKS-MODEL",
         ADVISORY,
         "zero-retention-blocks-a-provider-share-model",
-        "us-organization with data_retention.mode none and a catalog overlay giving Kimi K3.1 Pro the allowed modes "
-        "[provider_data_share] (hypothetical): every request to it is blocked (passing: mode provider_data_share)",
-        Void(US_ORGANIZATION, {"catalog_overlays": [RETENTION_OVERLAY], "data_retention": {"mode": "none"}}),
+        "us-single-account (Kimi K3.1 Pro and K2 Thinking) with data_retention.mode none and a catalog overlay giving "
+        "Kimi K3.1 Pro the allowed modes [provider_data_share] (hypothetical): every request to it is blocked, K2 "
+        "Thinking's modes are unknown (with every model blocked, synth refuses the mode: retention_problems) "
+        "(passing: mode provider_data_share)",
+        Void(SINGLE_ACCOUNT, {"catalog_overlays": [RETENTION_OVERLAY], "data_retention": {"mode": "none"}}),
         Void(
-            US_ORGANIZATION,
+            SINGLE_ACCOUNT,
             {"catalog_overlays": [RETENTION_OVERLAY], "data_retention": {"mode": "provider_data_share"}},
         ),
     ),

@@ -45,3 +45,44 @@ def test_validate_warns_once_under_mode_none(plan_for: Any) -> None:
 @pytest.mark.parametrize("mode", [None, "provider_data_share", "inherit"])
 def test_no_warning_under_other_modes(plan_for: Any, mode: str | None) -> None:
     assert retention_warnings(plan_for(US, data_retention={"mode": mode})) == []
+
+
+# A mode that blocks every allowed model is a contradiction caught at synth (issue 25, "Bad input").
+EU = ROOT / "examples" / "eu-sovereign.yaml"  # one model, Kimi K3.1 Pro
+OVERLAY = str(ROOT / "tests" / "review" / "fixtures" / "retention-overlay.yaml")  # Kimi K3.1 Pro: [provider_data_share]
+
+
+def test_a_mode_that_blocks_every_model_exits_2_naming_the_field(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    import yaml
+
+    config = yaml.safe_load(EU.read_text())
+    config["catalog_overlays"] = [OVERLAY]
+    config["data_retention"] = {"mode": "none"}
+    path = tmp_path / "zdr.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = subprocess.run(
+        [sys.executable, "-m", "landing_zone", "validate", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "data_retention.mode" in run.stderr and "none" in run.stderr
+    assert "blocks every allowed model" in run.stderr and "provider_data_share" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("mode", ["provider_data_share", "inherit"])
+def test_a_mode_the_model_allows_passes(plan_for: Any, mode: str) -> None:
+    plan = plan_for(EU, catalog_overlays=[OVERLAY], data_retention={"mode": mode})
+    assert plan.config.data_retention.mode == mode
+
+
+def test_one_blocked_model_of_two_is_not_refused(plan_for: Any) -> None:
+    """us-single-account: K2 Thinking's modes are unknown, so the mode may still serve it (the review's advisory)."""
+    plan = plan_for(US, catalog_overlays=[OVERLAY], data_retention={"mode": "none"})
+    assert plan.config.data_retention.mode == "none"
