@@ -93,3 +93,35 @@ def test_access_denied_is_an_error_row_not_a_pass(assembly: Assembly) -> None:
 def test_the_family_is_registered() -> None:
     (family,) = [f for f in CHECK_FAMILIES if f.name == "cost-allocation-tag"]
     assert family.checks == ("cost-allocation-tag",) and family.check is check_cost_allocation_tags
+
+
+def test_organization_mode_asks_the_management_account(synth) -> None:
+    """us-organization: the tags are activated by the management account's guardrails stack (only the management
+    account of an organization may manage cost allocation tags), so verify asks with --management-profile."""
+    org = Assembly.load(synth(ROOT / "examples" / "us-organization.yaml").outdir)
+    [res] = org.resources("Custom::CostAllocationTags")
+    assert res.stack.account == "888888888888"  # organization.management_account_id
+    ce = boto3.client("ce", region_name="us-east-1")
+    profiles: list[str | None] = []
+    with Stubber(ce) as stub:
+        stub.add_response(
+            "list_cost_allocation_tags",
+            {"CostAllocationTags": [tag(k, "Active") for k in KEYS]},
+            {"TagKeys": KEYS, "Type": "UserDefined", "MaxResults": 3},
+        )
+
+        def factory(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
+            profiles.append(profile)
+            return ce
+
+        with aws.use_client_factory(factory):
+            ctx = Context(
+                assembly=org,
+                live=Live(profile="workload", management_profile="management", region="us-east-1"),
+                name="kimi-us-org",
+                home_region="us-east-1",
+                deployment_account="777777777777",
+            )
+            rows = check_cost_allocation_tags(ctx)
+    assert profiles == ["management"]
+    assert [r.status for r in rows] == [PASS] * 3

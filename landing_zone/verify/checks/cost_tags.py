@@ -2,7 +2,8 @@
 (its ``TagKeys``, comma-separated) is a user-defined cost allocation tag with status ``Active``.  ``Inactive`` is
 DRIFT; a key Billing does not list yet is DRIFT too (a key appears only after AWS has seen it on a resource, which
 can take up to 24 hours after the tag is first applied), with the command that activates it.  Calls ce
-ListCostAllocationTags (Type UserDefined, the keys named), in the partition's global Region (us-east-1).
+ListCostAllocationTags (Type UserDefined, the keys named), in the partition's global Region (us-east-1), with the
+management profile when the resource's stack is in another account (organization mode: the management account).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def _check(ctx: Context, res: Resource, wanted: list[str]) -> list[CheckResult]:
         "ce",
         "list_cost_allocation_tags",
         region=ctx.global_region(),
+        # with an organization the tags are activated in the management (payer) account's guardrails stack
+        management=ctx.management_of(res.stack),
         TagKeys=wanted,
         Type="UserDefined",
         MaxResults=len(wanted),
