@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from landing_zone.core.applications import has_mantle_project
 from landing_zone.core.catalog.action_space import load_data_automation_profiles
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import Request as EvalRequest
@@ -119,7 +120,7 @@ class Attack:
     legit_path: str
     # geo, rejected_geo, mantle, stacksets, deployers, second; and the guardrail option a row depends on:
     # short_term_keys (api_keys: short-term-only), tier_denied ('priority' not in allowed_service_tiers),
-    # agentcore (agentcore_controls), data_retention (data_retention.mode set)
+    # agentcore (agentcore_controls), data_retention (data_retention.mode set), mantle_projects (an application has one)
     needs: tuple[str, ...] = ()
     residual: str | None = None  # the attack is NOT stopped unless `guard` is on; says what would stop it
     guard: str | None = None  # a policy_guardrails option that turns the deny on (region_deny_all_services)
@@ -146,6 +147,8 @@ _BUDGET = "arn:aws:budgets::{acc}:budget/{name}-bedrock-monthly"
 _TAGGED = {TAG: "{name}"}
 _GENERATED_LOGS = "arn:aws:logs:{home}:{acc}:log-group:{name}-network-FlowLogs-0A1B:log-stream:eni-1"
 _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
+# an application's own Project (access.mantle_projects); its ID is AWS-generated at deploy time
+_LZ_PROJECT = "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_0a1b2c3d4e5f"
 _SCP = "arn:aws:organizations::{acc}:policy/o-a1b2c3d4e5/service_control_policy/p-a1b2c3d4"
 
 
@@ -1327,6 +1330,44 @@ ATTACKS: tuple[Attack, ...] = (
         "the StackSets execution role",
         needs=("stacksets",),
     ),
+    # --- issue 26: each application's Mantle Project (access.mantle_projects), tagged landing-zone -----------------
+    Attack(
+        4,
+        "archive an application's Mantle Project (its spend attribution and alarm go blind)",
+        P("attacker", "bedrock-mantle:ArchiveProject", _LZ_PROJECT, context={TAG: "{name}"}),
+        TAGGED,
+        P(
+            "app_role",
+            "bedrock-mantle:CreateInference",
+            _LZ_PROJECT,
+            context={TAG: "{name}", MANTLE_KEY: "{mantle_model}"},
+        ),
+        "the application's invoker runs inference in its Project",
+        needs=("mantle", "mantle_projects"),
+    ),
+    Attack(
+        4,
+        "rename an application's Mantle Project",
+        P("attacker", "bedrock-mantle:UpdateProject", _LZ_PROJECT, context={TAG: "{name}"}),
+        TAGGED,
+        P("attacker", "bedrock-mantle:GetProject", _LZ_PROJECT, context={TAG: "{name}"}),
+        "read the Project",
+        needs=("mantle", "mantle_projects"),
+    ),
+    Attack(
+        4,
+        "untag an application's Mantle Project to take it out of the landing zone",
+        P(
+            "attacker",
+            "bedrock-mantle:UntagResource",
+            _LZ_PROJECT,
+            context={TAG: "{name}", TAG_KEYS: ["landing-zone"]},
+        ),
+        TAGGED,
+        P("attacker", "bedrock-mantle:ListTagsForResource", _LZ_PROJECT, context={TAG: "{name}"}),
+        "list its tags",
+        needs=("mantle", "mantle_projects"),
+    ),
     # --- issue 25: OpenAI-compatible APIs, API keys by policy choice, service tiers, AgentCore, data retention ----
     # OpenAI-compatible APIs on bedrock-runtime (/openai/v1) are authorised as InvokeModel(WithResponseStream), their
     # stored responses as GetInvoke/CancelInvoke/DeleteInvoke on the default project; on Mantle as CreateInference
@@ -1659,6 +1700,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
         tier_denied="priority" not in g.allowed_service_tiers,
         agentcore=g.agentcore_controls,
         data_retention=config.data_retention.mode is not None,
+        mantle_projects=any(has_mantle_project(app, config) for app in plan.applications),
     )
     guards = {"region_deny_all_services": g.region_deny_all_services}
     out: list[AttackCase] = []
