@@ -232,11 +232,13 @@ class SpendAlarms(Construct):
 
 
 def resolve_dimension(value: str, values: Mapping[str, str]) -> str:
-    """A dimension value of the plan, with an application profile's placeholder replaced by its ARN."""
+    """A dimension value of the plan, with an application profile's placeholder replaced by its ARN (a service tier's
+    series keeps its ``+<tier>`` suffix after the ARN)."""
     if value.startswith(APPLICATION_PROFILE):
-        if value not in values:  # the plan and the stack disagree about which applications have profiles
+        marker, plus, tier = value.partition("+")
+        if marker not in values:  # the plan and the stack disagree about which applications have profiles
             raise LookupError(f"no application inference profile for the spend-alarm source {value!r}")
-        return values[value]
+        return values[marker] + plus + tier
     return value
 
 

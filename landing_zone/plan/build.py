@@ -16,7 +16,7 @@ from typing import Any
 from landing_zone.core.applications import ApplicationPlan, plan_applications
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.metrics import MetricCatalog, load_metric_catalog
-from landing_zone.core.catalog.prices import PriceCatalog, load_price_catalog
+from landing_zone.core.catalog.prices import PER_TOKEN_TIERS, PriceCatalog, load_price_catalog
 from landing_zone.core.config import LandingZoneConfig, build_config, catalog_for, raw_config
 from landing_zone.core.config import placeholders as find_placeholders
 from landing_zone.core.routing import RoutingDecision, resolve_routes
@@ -35,6 +35,7 @@ from landing_zone.plan.checks import (
     name_problems,
     per_request_guardrail_problems,
     self_hosting_problems,
+    service_tier_problems,
 )
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import build_policies, scp_set
@@ -44,6 +45,7 @@ from landing_zone.plan.warnings import (
     mantle_only_warning,
     metric_assumption_warning,
     retention_warning,
+    service_tier_warnings,
     unverified_warnings,
 )
 from landing_zone.policies.guardrails import GuardrailSizeError, ScpSet
@@ -142,6 +144,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
     problems += context_window_problems(config, models)
+    problems += service_tier_problems(config, models)
     model_prices = ModelPrices(MappingProxyType({}))
     parts: tuple[PricedPart, ...] = ()
     if not problems:
@@ -169,6 +172,8 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         home_region=config.home_region,
         metric_catalog=metrics,
         prices=model_prices.get,
+        tier_prices=model_prices.tier,
+        service_tiers=[t for t in config.policy_guardrails.allowed_service_tiers if t in PER_TOKEN_TIERS],
         monthly_budget_usd=budget.usd,
         hours_per_month=prices.hours_per_month,
         alarm_factor=cost.alarm_factor,
@@ -228,6 +233,7 @@ def _warnings(
     warnings += budget_warnings(config, budget)
     if (retention := retention_warning(config.data_retention.mode, models)) is not None:
         warnings.append(retention)
+    warnings += service_tier_warnings(config, models)
     return warnings
 
 

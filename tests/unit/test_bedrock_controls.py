@@ -482,7 +482,8 @@ def test_boundary_carries_the_inference_controls(
 
 
 # --- the invoker's identity policy alone: single-account mode has no SCP, so the role's own policy refuses tiers -----
-GLOBAL = ROOT / "examples" / "global-inference.yaml"
+GLOBAL = ROOT / "examples" / "global-inference.yaml"  # allows [default, flex]
+SELF_HOSTING = ROOT / "examples" / "self-hosting.yaml"  # single account, runtime and Mantle, [default]
 
 
 def _invoker(plan: Any, action: str, region: str, **keys: Any) -> tuple[str, list[str]]:
@@ -526,15 +527,17 @@ def _invoker(plan: Any, action: str, region: str, **keys: Any) -> tuple[str, lis
 def test_invoker_policy_alone_denies_unlisted_tiers(
     plan_for: Any, action: str, keys: dict[str, str], expected: str, sid: str | None
 ) -> None:
-    plan = plan_for(GLOBAL)
+    plan = plan_for(SELF_HOSTING)
     assert plan.config.organization is None  # single-account mode: no SCP behind the role
+    assert plan.config.policy_guardrails.allowed_service_tiers == ("default",)
     decision, deciding = _invoker(plan, action, plan.config.home_region, **keys)
     assert decision == expected, deciding
     assert deciding == ([sid] if sid else [])
 
 
 def test_invoker_policy_allows_a_tier_once_it_is_listed(plan_for: Any) -> None:
-    plan = plan_for(GLOBAL, policy_guardrails={"allowed_service_tiers": ["default", "flex"]})
+    plan = plan_for(GLOBAL)  # the example allows [default, flex]
+    assert plan.config.policy_guardrails.allowed_service_tiers == ("default", "flex")
     home = plan.config.home_region
     assert _invoker(plan, "bedrock:InvokeModel", home, **{"bedrock:ServiceTier": "flex"}) == (ALLOW, [])
     assert _invoker(plan, "bedrock-mantle:CreateInference", home, **{"bedrock-mantle:ServiceTier": "flex"}) == (
@@ -550,7 +553,11 @@ def test_invoker_policy_allows_a_tier_once_it_is_listed(plan_for: Any) -> None:
 
 # --- options off ----------------------------------------------------------------------------------------------------
 def test_every_tier_allowed_means_no_tier_statement(plan_for: Any) -> None:
-    plan = plan_for(EU, policy_guardrails={"allowed_service_tiers": ["reserved", "priority", "default", "flex"]})
+    plan = plan_for(
+        EU,
+        policy_guardrails={"allowed_service_tiers": ["reserved", "priority", "default", "flex"]},
+        cost={"tier_price_overrides": {M: {"priority": {"multiplier": 1.75, "source": "test: an assumed premium"}}}},
+    )
     assert (
         _scp(plan, ADMIN, "bedrock:InvokeModel", APP_PROFILE, HOME, **{"bedrock:ServiceTier": "priority"})[0] == ALLOW
     )
