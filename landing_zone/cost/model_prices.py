@@ -45,6 +45,8 @@ class ModelPrices:
 
     by_path: Mapping[tuple[str, str], TokenPrices]
     by_tier: Mapping[tuple[str, str, str], TokenPrices] = field(default_factory=lambda: MappingProxyType({}))
+    # the rule each tier price comes from (config or catalog): its basis and provenance for the reports
+    tier_rules: Mapping[tuple[str, str, str], TierRule] = field(default_factory=lambda: MappingProxyType({}))
 
     def tier(self, model_id: str, path: str, tier: str) -> TokenPrices:
         """The prices of ``tier`` (an API value: ``default`` is the Standard tier) on one model and path."""
@@ -196,8 +198,9 @@ def resolve_model_prices(
                 table[(model.id, path)] = resolved
         if missing:
             problems.append(_missing_price(model.id, offer, missing))
-    tiers, tier_problems = _tier_prices(config, prices, routing, table)
-    return ModelPrices(MappingProxyType(table), MappingProxyType(tiers)), problems + tier_problems
+    tiers, rules, tier_problems = _tier_prices(config, prices, routing, table)
+    model_prices = ModelPrices(MappingProxyType(table), MappingProxyType(tiers), MappingProxyType(rules))
+    return model_prices, problems + tier_problems
 
 
 def _missing_tier_price(model_id: str, tier: str, index: int) -> Problem:
@@ -216,7 +219,7 @@ def _tier_prices(
     prices: PriceCatalog,
     routing: RoutingDecision,
     table: Mapping[tuple[str, str], TokenPrices],
-) -> tuple[dict[tuple[str, str, str], TokenPrices], list[Problem]]:
+) -> tuple[dict[tuple[str, str, str], TokenPrices], dict[tuple[str, str, str], TierRule], list[Problem]]:
     """Each allowed per-token tier other than default, on every priced (model, path): the config's
     ``cost.tier_price_overrides`` rule, else the catalog's (``tiers`` of the model's Bedrock entry, else
     ``service_tier_prices``).  reserved is not priced per token (see docs/COST.md)."""
@@ -226,6 +229,7 @@ def _tier_prices(
         list(cost.tier_price_overrides), [mr.model for mr in routing.models], "cost.tier_price_overrides"
     )
     out: dict[tuple[str, str, str], TokenPrices] = {}
+    used: dict[tuple[str, str, str], TierRule] = {}
     for index, tier in enumerate(allowed):
         if tier not in PER_TOKEN_TIERS:
             continue
@@ -255,9 +259,10 @@ def _tier_prices(
                     missing = True
                     continue
                 out[(model_id, path, tier)] = rule.apply(base)
+                used[(model_id, path, tier)] = rule
             if missing:
                 problems.append(_missing_tier_price(model.id, tier, index))
-    return out, problems
+    return out, used, problems
 
 
 def _part_workload(

@@ -88,7 +88,10 @@ def unverified_warnings(plan_models: tuple[Model, ...], unverified_prices: Seque
                 "Regions and profiles with `python -m landing_zone discover` before relying on the routing decision"
             )
     if unverified_prices:
-        listed = ", ".join(f"{p.model_id} ({p.source_name})" for p in unverified_prices)
+        by_model: dict[str, list[str]] = {}
+        for p in unverified_prices:
+            by_model.setdefault(p.model_id, []).append(p.source_name)
+        listed = ", ".join(f"{model} ({', '.join(names)})" for model, names in by_model.items())
         warnings.append(
             f"unverified prices in budget and alarms: {listed}; sources in core/catalog/prices.yaml, "
             "contract prices: cost.price_overrides.<model-id>"

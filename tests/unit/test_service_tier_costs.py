@@ -9,16 +9,19 @@ Flex tokens report under "<model-id>+<tier>" in CloudWatch
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from landing_zone.cli import main
 from landing_zone.core.catalog import ServiceTierOffer
 from landing_zone.core.catalog.prices import load_price_catalog
 from landing_zone.cost.alarms import evaluate_expression
 from landing_zone.errors import ConfigError
 from landing_zone.plan.checks import service_tier_problems
 from landing_zone.plan.warnings import service_tier_warnings
+from landing_zone.review.matrices import routing_matrix
 from tests.conftest import ROOT
 
 GLOBAL = ROOT / "examples" / "global-inference.yaml"  # allows [default, flex], tier_split {default: 0.6, flex: 0.4}
@@ -246,3 +249,25 @@ def test_a_tier_not_offered_for_an_allowed_model_is_refused_and_unknown_is_warne
     )
     assert service_tier_problems(config, (offered,)) == []
     assert not service_tier_warnings(config, (offered,))
+
+
+# --- the routing matrix and `routes` show the allowed tiers with their price basis ---------------------------------
+def test_routing_matrix_names_each_allowed_tier_with_its_price(global_plan: Any) -> None:
+    rows = routing_matrix(global_plan)
+    allowed = [r for r in rows if r["decision"] == "allowed"]
+    assert allowed and all(not r["service_tiers"] for r in rows if r["decision"] == "rejected")
+    for row in allowed:
+        default, flex = row["service_tiers"]
+        assert (default["tier"], default["price_entry"], default["verified"]) == ("default", "bedrock", False)
+        assert flex["tier"] == "flex" and flex["price_entry"] == "bedrock+flex" and flex["verified"] is False
+        assert flex["basis"] == "1 x standard, service_tier_prices.flex" and flex["offered"] == "unknown"
+        assert "flex 'bedrock+flex' (1 x standard" in row["service_tiers_text"]
+
+
+def test_routes_prints_the_allowed_tiers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["routes", "--config", str(GLOBAL), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["allowed_service_tiers"] == ["default", "flex"]
+    assert {t["tier"] for line in data["service_tiers"] for t in line["tiers"]} == {"default", "flex"}
+    assert main(["routes", "--config", str(US)]) == 0
+    assert "service tiers allowed: default (policy_guardrails.allowed_service_tiers" in capsys.readouterr().out

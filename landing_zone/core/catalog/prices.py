@@ -146,15 +146,21 @@ class TierRule:
     multiplier: float | None = None
     prices: Mapping[str, float] = field(default_factory=dict)
 
+    @property
+    def basis(self) -> str:
+        """How the tier is priced, in words: ``0.5 x standard`` / ``own figures`` (+ the figures given)."""
+        how = f"{self.multiplier:g} x standard" if self.multiplier is not None else "own figures"
+        if self.multiplier is not None and self.prices:
+            how += f", {', '.join(sorted(self.prices))} given"
+        return how
+
     def apply(self, base: TokenPrices) -> TokenPrices:
         """``base`` (the standard figures of one model and path) priced for this tier."""
         figures = {}
         for name, key in _FILE_KEYS.items():
             value = float(getattr(base, name)) * (1.0 if self.multiplier is None else self.multiplier)
             figures[name] = float(self.prices.get(key, value))
-        how = f"{self.multiplier:g} x standard" if self.multiplier is not None else "own figures"
-        if self.multiplier is not None and self.prices:
-            how += f", {', '.join(sorted(self.prices))} given"
+        how = self.basis
         return replace(
             base,
             source_name=f"{base.source_name}+{self.tier}",
