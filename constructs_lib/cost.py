@@ -233,11 +233,12 @@ class SpendAlarms(Construct):
 
 def resolve_dimension(value: str, values: Mapping[str, str]) -> str:
     """A dimension value of the plan, with an application profile's placeholder replaced by its ARN and a Mantle
-    Project's by its ID."""
+    Project's by its ID (a service tier's series keeps its ``+<tier>`` suffix after the ARN)."""
     if value.startswith((APPLICATION_PROFILE, MANTLE_PROJECT)):
-        if value not in values:  # the plan and the stack disagree about which applications have profiles/projects
+        marker, plus, tier = value.partition("+")
+        if marker not in values:  # the plan and the stack disagree about which applications have profiles/projects
             raise LookupError(f"no application inference profile or Mantle Project for the metric source {value!r}")
-        return values[value]
+        return values[marker] + plus + tier
     return value
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
+from typing import Any
 
 from landing_zone.cli.common import Subparsers, add_config_args, add_verbose_arg, plan_from_args, print_warnings
 from landing_zone.core.config import json_schema
 from landing_zone.core.routing import format_table
+from landing_zone.plan import Plan
 from landing_zone.plan.deployment import deployment_steps, format_steps
+from landing_zone.review.matrices import service_tiers, tier_text
 
 __all__ = ["register"]
 
@@ -32,8 +35,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tier_lines(plan: Plan) -> list[dict[str, Any]]:
+    """Per compliant (model, path): the allowed service tiers with their prices (the review's routing matrix)."""
+    pairs = dict.fromkeys((r.model_id, r.kind.value) for r in plan.routing.compliant_routes())
+    return [{"model_id": m, "path": p, "tiers": service_tiers(plan, m, p)} for m, p in pairs]
+
+
 def cmd_routes(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
+    tiers = _tier_lines(plan)
     if args.json:
         print(
             json.dumps(
@@ -43,6 +53,8 @@ def cmd_routes(args: argparse.Namespace) -> int:
                     "inference_source_regions": list(plan.config.source_regions),
                     "allow_global_inference": plan.routing.allow_global_inference,
                     "routes": plan.routing.as_rows(),
+                    "allowed_service_tiers": list(plan.config.policy_guardrails.allowed_service_tiers),
+                    "service_tiers": tiers,
                     "warnings": list(plan.warnings),
                 },
                 indent=2,
@@ -55,6 +67,12 @@ def cmd_routes(args: argparse.Namespace) -> int:
             "there, where invocation logging and the spend alarms are; a compliant path's legs still reach its "
             "destinations)"
         )
+        print(
+            f"service tiers allowed: {', '.join(plan.config.policy_guardrails.allowed_service_tiers)} "
+            "(policy_guardrails.allowed_service_tiers; any other tier is denied)"
+        )
+        for line in tiers:
+            print(f"  {line['model_id']} {line['path']}: {tier_text(line['tiers'])}")
         print_warnings(plan.warnings, verbose=args.verbose)
     return 0
 

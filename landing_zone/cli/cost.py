@@ -315,6 +315,23 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
     )
     workload_of = f"the {own[0].model_id} part of cost.workload" if own else "cost.workload"
     tier = prices.service_tier or "outside Bedrock"
+    # The same node against each other allowed per-token tier of the same model and path (not with --price-source).
+    tier_results = {
+        t: break_even(
+            tokens_per_second=value["tokens_per_second"],
+            hourly_usd=hourly,
+            api_prices=p,
+            hours_per_month=catalog.hours_per_month,
+            input_output_ratio=value["input_output_ratio"],
+            instance_type=value["instance_type"],
+            cached_input_fraction=value["cached_input_fraction"],
+            cache_write_fraction=value["cache_write_fraction"],
+        )
+        for t, p in (
+            plan.model_prices.tiers_of(own[0].model_id, own[0].path) if own and args.price_source is None else {}
+        ).items()
+        if t != "default"
+    }
     used = (
         f"inputs: {workload_of} of {args.config or 'the cdk.json defaults'} (input:output "
         f"{value['input_output_ratio']:g}, {value['cached_input_fraction']:.0%} cache reads, "
@@ -340,10 +357,24 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
         data["inputs"] = used
         data["overridden_by"] = flags
         data["warnings"] = warnings
+        data["service_tiers"] = {
+            t: {
+                "price_entry": r.price_source,
+                "breakeven_tokens_per_second_blended": r.breakeven_tokens_per_second_blended,
+                "ratio_to_api_blended": r.ratio_to_api_blended,
+            }
+            for t, r in tier_results.items()
+        }
         _print_json(data)
         return 0
     print(used)
     print(format_breakeven_table(result))
+    for t, r in tier_results.items():
+        print(
+            f"{t} tier ({r.price_source!r}, policy_guardrails.allowed_service_tiers): break-even "
+            f"{r.breakeven_tokens_per_second_blended:,.1f} output tok/s per node (blended), self-hosted / API "
+            f"{r.ratio_to_api_blended:,.2f}x"
+        )
     print(f"instance price from {hourly_source}; API prices: {prices.source} (as of {prices.as_of})")
     print_warnings(warnings, verbose=args.verbose)
     return 0

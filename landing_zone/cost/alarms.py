@@ -44,7 +44,7 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
-from landing_zone.core.catalog.metrics import MetricCatalog, MetricSource
+from landing_zone.core.catalog.metrics import EndpointMetrics, MetricCatalog, MetricSource
 from landing_zone.core.catalog.prices import TokenPrices
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import CostAlarmError
@@ -563,21 +563,40 @@ def priced_spend_sources(
     home_region: str,
     metric_catalog: MetricCatalog,
     applications_with_profiles: Mapping[str, tuple[str, str]] | Sequence[str] = (),
-) -> list[tuple[MetricSource, str, str]]:
-    """:func:`spend_sources`, each with the (model ID, invocation path) whose prices its tokens are billed at.
+    service_tiers: Sequence[str] = (),
+) -> list[tuple[MetricSource, str, str, str]]:
+    """:func:`spend_sources`, each with the (model ID, invocation path, service tier) whose prices its tokens are
+    billed at.
 
     ``applications_with_profiles``: application name -> (model ID, path its profile copies); a plain sequence of
-    names gives ("", "") for each (for callers that price every source alike).
+    names gives ("", "") for each (for callers that price every source alike).  ``service_tiers``: the tiers besides
+    ``default`` whose tokens report under a series of their own (``service_tier_dimension`` of the endpoint in
+    metrics.yaml); each source gets one more source per tier, right after it.  An endpoint with no documented
+    per-tier series (Mantle) gets none.
     """
-    out: list[tuple[MetricSource, str, str]] = []
+    out: list[tuple[MetricSource, str, str, str]] = []
     seen: set[tuple[str, str, str]] = set()
+
+    def add(endpoint: EndpointMetrics, value: str, label: str, model_id: str, path: str) -> None:
+        source = endpoint.source_for(value, label=label)
+        if source.key in seen:
+            return
+        seen.add(source.key)
+        out.append((source, model_id, path, "default"))
+        for tier in service_tiers:
+            tier_value = endpoint.tier_dimension_value(value, tier)
+            if tier_value is not None:
+                out.append((endpoint.source_for(tier_value, label=f"{label} ({tier} tier)"), model_id, path, tier))
+
     for route in routing.compliant_routes(source_region=home_region):
-        endpoint = metric_catalog.for_endpoint(route.endpoint)
         # invoke_id is what the caller names: the FM or profile ID on the runtime, the Mantle model name on Mantle
-        source = endpoint.source_for(route.invoke_id, label=f"{route.kind.value} {route.invoke_id}")
-        if source.key not in seen:
-            seen.add(source.key)
-            out.append((source, route.model_id, route.kind.value))
+        add(
+            metric_catalog.for_endpoint(route.endpoint),
+            route.invoke_id,
+            f"{route.kind.value} {route.invoke_id}",
+            route.model_id,
+            route.kind.value,
+        )
     runtime = metric_catalog.for_endpoint("runtime")
     if runtime.application_profile_counting == "separate":
         apps = (
@@ -586,8 +605,7 @@ def priced_spend_sources(
             else dict.fromkeys(applications_with_profiles, ("", ""))
         )
         for name in sorted(apps):
-            source = runtime.source_for(application_profile_marker(name), label=f"application profile {name}")
-            out.append((source, *apps[name]))
+            add(runtime, application_profile_marker(name), f"application profile {name}", *apps[name])
     return out
 
 
@@ -612,7 +630,7 @@ def spend_sources(
     """
     return [
         source
-        for source, _, _ in priced_spend_sources(
+        for source, _, _, _ in priced_spend_sources(
             routing,
             home_region=home_region,
             metric_catalog=metric_catalog,
@@ -663,12 +681,31 @@ class CostAlarmPlan:
         return (*self.spend, *self.mantle_usage, *self.application_spend)
 
 
+def _tier_note(metric_catalog: MetricCatalog, service_tiers: Sequence[str], sources: Sequence[MetricSource]) -> str:
+    """What the alarms cannot see of the allowed tiers: the tiers of an endpoint with no documented tier series."""
+    blind = sorted(
+        {
+            e.namespace
+            for e in metric_catalog.endpoints.values()
+            if e.service_tier_dimension is None and any(s.namespace == e.namespace for s in sources)
+        }
+    )
+    if not service_tiers or not blind:
+        return ""
+    return (
+        f" Service tiers {', '.join(service_tiers)}: no per-tier series is documented for {', '.join(blind)}; "
+        "tokens there are priced at the standard price if they report under the plain series, else not seen."
+    )
+
+
 def plan_cost_alarms(
     routing: RoutingDecision,
     *,
     home_region: str,
     metric_catalog: MetricCatalog,
     prices: TokenPrices | Callable[[str, str], TokenPrices],
+    tier_prices: Callable[[str, str, str], TokenPrices] | None = None,
+    service_tiers: Sequence[str] = (),
     monthly_budget_usd: float,
     hours_per_month: float,
     alarm_factor: float,
@@ -684,18 +721,28 @@ def plan_cost_alarms(
     :meth:`~landing_zone.cost.model_prices.ModelPrices.get`) so that each series is priced at its own model's prices.
     ``applications_with_projects``: application name -> (its model's ID, its monthly budget in USD), for the
     applications with a Mantle Project (``application_spend``).
+
+    ``service_tiers`` (the allowed per-token tiers besides ``default``): each runtime source also sums its tier
+    series (``<value>+<tier>``, metrics.yaml ``service_tier_dimension``), priced by ``tier_prices(model ID, path,
+    tier)`` (the plan's :meth:`~landing_zone.cost.model_prices.ModelPrices.tier`).
     """
     priced = priced_spend_sources(
         routing,
         home_region=home_region,
         metric_catalog=metric_catalog,
         applications_with_profiles=applications_with_profiles,
+        service_tiers=service_tiers,
     )
-    sources = [source for source, _, _ in priced]
-    source_prices = {
-        source.key: prices if isinstance(prices, TokenPrices) else prices(model_id, path)
-        for source, model_id, path in priced
-    }
+    sources = [source for source, _, _, _ in priced]
+
+    def priced_at(model_id: str, path: str, tier: str) -> TokenPrices:
+        if isinstance(prices, TokenPrices):
+            return prices
+        if tier != "default" and tier_prices is not None:
+            return tier_prices(model_id, path, tier)
+        return prices(model_id, path)
+
+    source_prices = {source.key: priced_at(model_id, path, tier) for source, model_id, path, tier in priced}
     threshold = hourly_threshold_usd(monthly_budget_usd, hours_per_month, alarm_factor)
     spend: list[AlarmSpec] = []
     if sources:  # none when no model is reachable from the home Region (the plan warns about that)
@@ -735,7 +782,7 @@ def plan_cost_alarms(
         sources=tuple(sources),
         spend=tuple(spend),
         mantle_usage=tuple(usage),
-        coverage_note=coverage_note(spend),
+        coverage_note=coverage_note(spend) + _tier_note(metric_catalog, service_tiers, sources),
         metrics_per_profile=len(runtime.token_metrics) if counted_apart else 0,
         source_prices=MappingProxyType(source_prices),
         application_spend=tuple(application_spend),

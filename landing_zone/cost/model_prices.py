@@ -15,13 +15,13 @@ The budget, the spend alarms, the dashboard, the cost report and the break-even 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
 from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.catalog import Catalog, Model
-from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices
+from landing_zone.core.catalog.prices import PER_TOKEN_TIERS, PriceCatalog, TierRule, TokenPrices
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.cost.pricing import CostEstimate, Workload, estimate_cost, with_overrides
@@ -32,15 +32,38 @@ __all__ = [
     "PricedPart",
     "combine_estimates",
     "resolve_model_prices",
+    "tier_split_of",
     "workload_parts",
 ]
 
 
 @dataclass(frozen=True)
 class ModelPrices:
-    """The prices of every configured model on every compliant path: ``(model ID, path) -> TokenPrices``."""
+    """The prices of every configured model on every compliant path: ``(model ID, path) -> TokenPrices`` (the
+    Standard tier), and of each other per-token tier that ``policy_guardrails.allowed_service_tiers`` allows:
+    ``(model ID, path, tier) -> TokenPrices``."""
 
     by_path: Mapping[tuple[str, str], TokenPrices]
+    by_tier: Mapping[tuple[str, str, str], TokenPrices] = field(default_factory=lambda: MappingProxyType({}))
+    # the rule each tier price comes from (config or catalog): its basis and provenance for the reports
+    tier_rules: Mapping[tuple[str, str, str], TierRule] = field(default_factory=lambda: MappingProxyType({}))
+
+    def tier(self, model_id: str, path: str, tier: str) -> TokenPrices:
+        """The prices of ``tier`` (an API value: ``default`` is the Standard tier) on one model and path."""
+        if tier == "default":
+            return self.get(model_id, path)
+        try:
+            return self.by_tier[(model_id, path, tier)]
+        except KeyError:
+            raise PricingError(
+                f"cost.tier_price_overrides.{model_id}.{tier}", None, f"prices of the {tier} tier on the {path} path"
+            ) from None
+
+    def tiers_of(self, model_id: str, path: str) -> dict[str, TokenPrices]:
+        """Tier -> prices of one model and path: ``default`` and every other allowed per-token tier."""
+        out = {"default": self.get(model_id, path)}
+        out |= {t: p for (m, pa, t), p in self.by_tier.items() if (m, pa) == (model_id, path)}
+        return out
 
     def get(self, model_id: str, path: str) -> TokenPrices:
         try:
@@ -60,6 +83,8 @@ class ModelPrices:
         seen: dict[tuple[str, str], TokenPrices] = {}
         for (model_id, _), p in self.by_path.items():
             seen.setdefault((model_id, p.source_name), p)
+        for (model_id, _, _), p in self.by_tier.items():
+            seen.setdefault((model_id, p.source_name), p)
         return tuple(seen.values())
 
     @property
@@ -77,6 +102,7 @@ class PricedPart:
     share_of_requests: float
     workload: Workload
     prices: TokenPrices
+    service_tier: str = "default"  # the API value (default: the Standard tier); cost.workload.tier_split
 
     def estimate(self, hours_per_month: float) -> CostEstimate:
         return estimate_cost(self.workload, self.prices, hours_per_month=hours_per_month)
@@ -94,6 +120,7 @@ class PricedPart:
             "cached_input_fraction": w.cached_input_fraction,
             "cache_write_fraction": w.cache_write_fraction,
             "price_entry": self.prices.source_name,
+            "service_tier": self.service_tier,
         }
 
 
@@ -171,7 +198,71 @@ def resolve_model_prices(
                 table[(model.id, path)] = resolved
         if missing:
             problems.append(_missing_price(model.id, offer, missing))
-    return ModelPrices(MappingProxyType(table)), problems
+    tiers, rules, tier_problems = _tier_prices(config, prices, routing, table)
+    model_prices = ModelPrices(MappingProxyType(table), MappingProxyType(tiers), MappingProxyType(rules))
+    return model_prices, problems + tier_problems
+
+
+def _missing_tier_price(model_id: str, tier: str, index: int) -> Problem:
+    return Problem(
+        f"cost.tier_price_overrides.{model_id}.{tier}",
+        None,
+        f"prices of the {tier} service tier of {model_id}: policy_guardrails.allowed_service_tiers[{index}] allows it "
+        "and landing_zone/core/catalog/prices.yaml has no rule for it (AWS publishes per-model tier prices only on "
+        f"https://aws.amazon.com/bedrock/pricing/); set cost.tier_price_overrides.{model_id}.{tier} with multiplier "
+        f"(of the standard prices) and/or token prices, and source — or remove {tier} from allowed_service_tiers",
+    )
+
+
+def _tier_prices(
+    config: LandingZoneConfig,
+    prices: PriceCatalog,
+    routing: RoutingDecision,
+    table: Mapping[tuple[str, str], TokenPrices],
+) -> tuple[dict[tuple[str, str, str], TokenPrices], dict[tuple[str, str, str], TierRule], list[Problem]]:
+    """Each allowed per-token tier other than default, on every priced (model, path): the config's
+    ``cost.tier_price_overrides`` rule, else the catalog's (``tiers`` of the model's Bedrock entry, else
+    ``service_tier_prices``).  reserved is not priced per token (see docs/COST.md)."""
+    cost = config.cost
+    allowed = list(config.policy_guardrails.allowed_service_tiers)
+    problems = _resolved_keys(
+        list(cost.tier_price_overrides), [mr.model for mr in routing.models], "cost.tier_price_overrides"
+    )
+    out: dict[tuple[str, str, str], TokenPrices] = {}
+    used: dict[tuple[str, str, str], TierRule] = {}
+    for index, tier in enumerate(allowed):
+        if tier not in PER_TOKEN_TIERS:
+            continue
+        for mr in routing.models:
+            model = mr.model
+            override = cost.tier_override_for(model.id, tier, tuple(model.aliases))
+            missing = False
+            for (model_id, path), base in table.items():
+                if model_id != model.id:
+                    continue
+                rule: TierRule | None
+                if override is not None:
+                    key, given = override
+                    rule = TierRule(
+                        tier=tier,
+                        where=f"cost.tier_price_overrides.{key}.{tier}",
+                        source=given.source,
+                        as_of="config",
+                        verified=True,
+                        multiplier=given.multiplier,
+                        prices=MappingProxyType(given.prices()),
+                    )
+                else:
+                    entry = prices.lookup(model.id, "bedrock", path)
+                    rule = prices.tier_rule(entry.source_name, tier) if entry is not None else None
+                if rule is None:
+                    missing = True
+                    continue
+                out[(model_id, path, tier)] = rule.apply(base)
+                used[(model_id, path, tier)] = rule
+            if missing:
+                problems.append(_missing_tier_price(model.id, tier, index))
+    return out, used, problems
 
 
 def _part_workload(
@@ -218,7 +309,9 @@ def workload_parts(
     """
     total = config.cost.workload
     split = total.split
-    problems: list[Problem] = []
+    tier_split, problems = tier_split_of(config)
+    if problems:
+        return (), problems
     parts: list[PricedPart] = []
     configured = {mr.model.id: mr for mr in routing.models}
     apps = {a.app.name: a for a in applications}
@@ -274,17 +367,50 @@ def workload_parts(
             if index is not None and not any(p.path.startswith("cost.price_overrides") for p in problems):
                 problems.append(Problem(f"cost.workload.split[{index}]", label, "a model with prices"))
             continue
-        parts.append(
-            PricedPart(
-                label=label,
-                model_id=model_id,
-                path=chosen[0],
-                share_of_requests=share,
-                workload=workload,
-                prices=chosen[1],
+        priced = PricedPart(
+            label=label, model_id=model_id, path=chosen[0], share_of_requests=share, workload=workload, prices=chosen[1]
+        )
+        parts += _by_tier(priced, tier_split, model_prices)
+    return tuple(parts), problems
+
+
+def tier_split_of(config: LandingZoneConfig) -> tuple[dict[str, float], list[Problem]]:
+    """``cost.workload.tier_split`` (default: every request in the default tier), in the order default, flex,
+    priority; a tier not in ``policy_guardrails.allowed_service_tiers`` is a problem (the guardrails deny it)."""
+    given = dict(config.cost.workload.tier_split) or {"default": 1.0}
+    allowed = config.policy_guardrails.allowed_service_tiers
+    problems = [
+        Problem(
+            f"cost.workload.tier_split.{tier}",
+            share,
+            f"a tier of policy_guardrails.allowed_service_tiers ({', '.join(allowed)}): the guardrails deny "
+            f"requests on {tier}, so no workload can run there",
+        )
+        for tier, share in given.items()
+        if tier not in allowed
+    ]
+    order = ("default", "flex", "priority")
+    return {t: given[t] for t in order if t in given}, problems
+
+
+def _by_tier(part: PricedPart, tier_split: Mapping[str, float], model_prices: ModelPrices) -> list[PricedPart]:
+    """``part`` split by service tier, each share at its tier's prices (one part unchanged when all is default)."""
+    if list(tier_split) == ["default"]:
+        return [part]
+    out = []
+    for tier, share in tier_split.items():
+        w = part.workload
+        out.append(
+            replace(
+                part,
+                label=f"{part.label} ({tier} tier)",
+                share_of_requests=part.share_of_requests * share,
+                workload=replace(w, requests_per_day=w.requests_per_day * share),
+                prices=model_prices.tier(part.model_id, part.path, tier),
+                service_tier=tier,
             )
         )
-    return tuple(parts), problems
+    return out
 
 
 def combine_estimates(estimates: Sequence[CostEstimate]) -> CostEstimate:

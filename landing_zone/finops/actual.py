@@ -332,7 +332,7 @@ def _metric_sums(cloudwatch: Any, queries: Sequence[dict[str, Any]], month: Mont
 def _row_key(plan: Plan, source: MetricSource) -> tuple[str, str]:
     """(application name or "", path label) of an alarm source."""
     if source.dimension_value.startswith(APPLICATION_PROFILE):
-        name = source.dimension_value.removeprefix(APPLICATION_PROFILE)
+        name = source.dimension_value.removeprefix(APPLICATION_PROFILE).partition("+")[0]
         app = next((a for a in plan.applications if a.app.name == name), None)
         route = app.route if app is not None else None
         return name, f"{route.kind.value} {route.invoke_id}" if route is not None else "application profile"
@@ -349,11 +349,12 @@ def _metric_queries(
     for index, source in enumerate(sources):
         value = source.dimension_value
         if value.startswith(APPLICATION_PROFILE):
-            arn = arns.get(value.removeprefix(APPLICATION_PROFILE))
+            name, plus, tier = value.removeprefix(APPLICATION_PROFILE).partition("+")  # "+<tier>": a tier's series
+            arn = arns.get(name)
             if arn is None:
                 priced.append((source, []))
                 continue
-            value = arn
+            value = arn + plus + tier
         pairs = source_metrics(source, index, METRIC_PERIOD_SECONDS)
         priced.append((source, pairs))
         queries += [

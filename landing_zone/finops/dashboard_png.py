@@ -72,9 +72,13 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
     mantles = [s for s in plan.cost_alarms.sources if s.namespace == mantle.namespace]
     mantle_share = MANTLE_SHARE if mantles else 0.0
     rates: dict[tuple[str, str, str], float] = {}
+    # the synthetic day follows cost.workload.tier_split
+    tiers: dict[str, float] = {str(t): v for t, v in w.tier_split.items()} or {"default": 1.0}
+    profiles = {s.dimension_value.partition("+")[0] for s in apps}
     for source in plan.cost_alarms.sources:
         if source in apps:
-            share = (1 - mantle_share) / len(apps)
+            tier = source.dimension_value.partition("+")[2] or "default"
+            share = (1 - mantle_share) / len(profiles) * tiers.get(tier, 0.0)
         elif source in mantles:
             share = mantle_share / len(mantles)
         else:

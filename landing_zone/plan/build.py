@@ -16,7 +16,7 @@ from typing import Any
 from landing_zone.core.applications import ApplicationPlan, has_mantle_project, plan_applications
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.metrics import MetricCatalog, load_metric_catalog
-from landing_zone.core.catalog.prices import PriceCatalog, load_price_catalog
+from landing_zone.core.catalog.prices import PER_TOKEN_TIERS, PriceCatalog, load_price_catalog
 from landing_zone.core.config import LandingZoneConfig, build_config, catalog_for, raw_config
 from landing_zone.core.config import placeholders as find_placeholders
 from landing_zone.core.routing import RoutingDecision, resolve_routes
@@ -37,6 +37,7 @@ from landing_zone.plan.checks import (
     per_request_guardrail_problems,
     retention_problems,
     self_hosting_problems,
+    service_tier_problems,
 )
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import build_policies, scp_set
@@ -46,6 +47,7 @@ from landing_zone.plan.warnings import (
     mantle_only_warning,
     metric_assumption_warning,
     retention_warning,
+    service_tier_warnings,
     unverified_warnings,
 )
 from landing_zone.policies.guardrails import GuardrailSizeError, ScpSet
@@ -114,6 +116,15 @@ def _routing_warnings(
     return warnings
 
 
+def _model_problems(config: LandingZoneConfig, models: tuple[Model, ...]) -> list[Problem]:
+    """Settings the allowed models contradict: context window, data retention mode, service tiers."""
+    return [
+        *context_window_problems(config, models),
+        *retention_problems(config, models),
+        *service_tier_problems(config, models),
+    ]
+
+
 def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan:
     """The plan of a raw configuration mapping; raises ConfigError listing every problem found."""
     catalog = catalog_for(raw, origin)
@@ -143,8 +154,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             scps = scp_set(config, routing, catalog)  # built once: the stacks render these, readers read them
         except GuardrailSizeError as exc:
             problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
-    problems += context_window_problems(config, models)
-    problems += retention_problems(config, models)
+    problems += _model_problems(config, models)
     model_prices = ModelPrices(MappingProxyType({}))
     parts: tuple[PricedPart, ...] = ()
     if not problems:
@@ -173,6 +183,8 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         home_region=config.home_region,
         metric_catalog=metrics,
         prices=model_prices.get,
+        tier_prices=model_prices.tier,
+        service_tiers=[t for t in config.policy_guardrails.allowed_service_tiers if t in PER_TOKEN_TIERS],
         monthly_budget_usd=budget.usd,
         hours_per_month=prices.hours_per_month,
         alarm_factor=cost.alarm_factor,
@@ -263,6 +275,7 @@ def _warnings(
     warnings += budget_warnings(config, budget)
     if (retention := retention_warning(config.data_retention.mode, models)) is not None:
         warnings.append(retention)
+    warnings += service_tier_warnings(config, models)
     return warnings
 
 

@@ -30,7 +30,11 @@ __all__ = [
     "name_problems",
     "plan_names",
     "self_hosting_problems",
+    "service_tier_problems",
 ]
+
+# Which models and Regions offer Priority and Flex: the table of this page (support is per model).
+SERVICE_TIERS_DOC = "https://docs.aws.amazon.com/bedrock/latest/userguide/service-tiers-inference.html"
 
 
 def blame_written_keys(
@@ -109,6 +113,31 @@ def retention_problems(config: LandingZoneConfig, models: tuple[Model, ...]) -> 
             f"{', '.join(allowed)}",
         )
     ]
+
+
+def service_tier_problems(config: LandingZoneConfig, models: tuple[Model, ...]) -> list[Problem]:
+    """An allowed service tier that the catalog marks as not offered for an allowed model in any compliant Region:
+    the guardrails would allow (and the cost model price) requests Bedrock cannot serve.  Unknown is a warning
+    (:func:`landing_zone.plan.warnings.service_tier_warnings`)."""
+    problems = []
+    for i, tier in enumerate(config.policy_guardrails.allowed_service_tiers):
+        for m in models:
+            if m.tier_status(tier, config.compliant_regions) != "not-offered":
+                continue
+            offer = m.service_tiers
+            assert offer is not None  # not-offered is only said by catalog data
+            where = f" in {', '.join(offer.regions)}" if offer.regions is not None else ""
+            problems.append(
+                Problem(
+                    f"policy_guardrails.allowed_service_tiers[{i}]",
+                    tier,
+                    f"a tier {m.id} offers in a compliant Region ({', '.join(config.compliant_regions)}); the catalog "
+                    f"gives it {', '.join(('default', *(offer.offered or ())))}{where} "
+                    f"({'verified' if offer.verified else 'unverified'}, {offer.source}; {SERVICE_TIERS_DOC}): remove "
+                    f"{tier} or the model",
+                )
+            )
+    return problems
 
 
 def budget_problems(config: LandingZoneConfig, budget: MonthlyBudget) -> list[Problem]:

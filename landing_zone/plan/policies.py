@@ -225,6 +225,7 @@ def _invoker(
         account=account,
         region=config.home_region,
         application_profile_arn=markers.profile_arn(app.app.name) if app.route is not None else None,
+        allowed_service_tiers=config.policy_guardrails.allowed_service_tiers,
         runtime_endpoint_id=endpoint("bedrock-runtime"),
         mantle_endpoint_id=endpoint("bedrock-mantle"),
         control_endpoint_id=endpoint("bedrock"),

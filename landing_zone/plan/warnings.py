@@ -19,6 +19,7 @@ __all__ = [
     "mantle_only_warning",
     "metric_assumption_warning",
     "retention_warning",
+    "service_tier_warnings",
     "short_citation",
     "unverified_warnings",
 ]
@@ -87,10 +88,18 @@ def unverified_warnings(plan_models: tuple[Model, ...], unverified_prices: Seque
                 "Regions and profiles with `python -m landing_zone discover` before relying on the routing decision"
             )
     if unverified_prices:
-        listed = ", ".join(f"{p.model_id} ({p.source_name})" for p in unverified_prices)
+        by_model: dict[str, list[str]] = {}
+        for p in unverified_prices:
+            by_model.setdefault(p.model_id, []).append(p.source_name)
+        listed = ", ".join(f"{model} ({', '.join(names)})" for model, names in by_model.items())
         warnings.append(
             f"unverified prices in budget and alarms: {listed}; sources in core/catalog/prices.yaml, "
             "contract prices: cost.price_overrides.<model-id>"
+            + (
+                ", tier prices: cost.tier_price_overrides.<model-id>.<tier>"
+                if any("+" in p.source_name for p in unverified_prices)
+                else ""
+            )
         )
     return warnings
 
@@ -108,6 +117,27 @@ def retention_warning(mode: str | None, plan_models: tuple[Model, ...]) -> str |
         "that requires retention (read data_retention.allowed_modes from bedrock-mantle GET /v1/models/{model}; "
         "https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html)"
     )
+
+
+def service_tier_warnings(config: LandingZoneConfig, plan_models: tuple[Model, ...]) -> list[str]:
+    """One line per allowed tier besides default that the catalog does not confirm for a model, and one for an
+    allowed reserved tier (a capacity commitment the token cost does not include)."""
+    warnings = []
+    for tier in config.policy_guardrails.allowed_service_tiers:
+        unknown = [m.id for m in plan_models if m.tier_status(tier, config.compliant_regions) == "unknown"]
+        if tier != "default" and unknown:
+            warnings.append(
+                f"service tier {tier} is allowed but unconfirmed for {', '.join(unknown)} (catalog service_tiers: "
+                "unknown): read the models and Regions table of "
+                "https://docs.aws.amazon.com/bedrock/latest/userguide/service-tiers-inference.html"
+            )
+    if "reserved" in config.policy_guardrails.allowed_service_tiers:
+        warnings.append(
+            "service tier reserved is allowed: it is reserved capacity billed monthly per 1,000 tokens per minute, "
+            "not per token, so the budget estimate and the spend alarms leave it out; add the commitment to "
+            "cost.monthly_budget_usd"
+        )
+    return warnings
 
 
 def metric_assumption_warning(catalog: MetricCatalog) -> str | None:

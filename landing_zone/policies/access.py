@@ -3,7 +3,8 @@
 * ``invoker_policy`` — one application's managed policy: its application profile (the only way to name a
   model, so every token is cost-allocated), the legs of the path that profile copies, Mantle for its model,
   read access to its profile; optionally only through the landing zone's VPC endpoints and only with the
-  account's guardrail.
+  account's guardrail; inference on a service tier outside ``policy_guardrails.allowed_service_tiers`` is denied
+  (the same statements as the SCP and the boundary, so single-account mode, which has no SCP, refuses it too).
 * ``invoker_trust_policy`` — who may assume the invoker role.
 * ``invocation_log_bucket_policy`` / ``bedrock_logging_trust_policy`` — Bedrock writing invocation logs, with
   ``aws:SourceAccount`` and ``aws:SourceArn`` (confused deputy).
@@ -11,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from landing_zone.core import arns
@@ -25,6 +26,7 @@ from landing_zone.policies.invoke import (
     batch_resources,
     batch_statement,
     mantle_invoke_statements,
+    service_tier_statements,
 )
 
 GUARDRAIL_KEY = "bedrock:GuardrailIdentifier"
@@ -37,6 +39,7 @@ def invoker_policy(
     account: str,
     region: str,
     application_profile_arn: str | None,
+    allowed_service_tiers: Iterable[str],
     runtime_endpoint_id: str | None = None,
     mantle_endpoint_id: str | None = None,
     control_endpoint_id: str | None = None,
@@ -56,7 +59,13 @@ def invoker_policy(
     the ``bedrock`` control plane for batch); a path whose endpoint is not deployed is not granted.  With
     ``guardrail_arn`` (per-request enforcement) only calls that can carry ``bedrock:GuardrailIdentifier`` are granted:
     batch jobs and Mantle requests cannot (Service Authorization Reference: CreateModelInvocationJob and
-    bedrock-mantle:CreateInference list no such key), so they are left out."""
+    bedrock-mantle:CreateInference list no such key), so they are left out.
+
+    ``allowed_service_tiers``: ``DenyUnlistedServiceTiers`` / ``DenyUnlistedMantleServiceTiers``
+    (:func:`~landing_zone.policies.invoke.service_tier_statements`) refuse a request that names another tier
+    (``bedrock:ServiceTier`` / ``bedrock-mantle:ServiceTier``,
+    https://docs.aws.amazon.com/bedrock/latest/userguide/service-tiers-inference.html); none when every tier is
+    allowed."""
     stmts: list[dict[str, Any]] = []
     if app.route is not None and application_profile_arn is not None:
         resources = InvokeResources()
@@ -119,6 +128,8 @@ def invoker_policy(
                     not_resources=[mantle_project_arn],
                 )
             )
+    if stmts:
+        stmts += service_tier_statements(allowed_service_tiers)
     return document(stmts)
 
 

@@ -23,12 +23,59 @@ from landing_zone.review.inventory import PolicyRecord
 from landing_zone.review.redteam import AttackResult, evaluate_attacks
 from landing_zone.review.rules import BLOCKING, define
 
-__all__ = ["DecisionMatrix", "DecisionRow", "decision_findings", "decision_matrix", "routing_matrix"]
+__all__ = [
+    "DecisionMatrix",
+    "DecisionRow",
+    "decision_findings",
+    "decision_matrix",
+    "routing_matrix",
+    "service_tiers",
+    "tier_text",
+]
+
+
+def service_tiers(plan: Plan, model_id: str, path: str) -> list[dict[str, Any]]:
+    """The allowed service tiers (``policy_guardrails.allowed_service_tiers``) of one compliant path: per tier the
+    price entry, its basis (catalog or config rule), whether it is verified, and whether the catalog says the model
+    offers the tier in a compliant Region (offered / not-offered / unknown)."""
+    model = next((m for m in plan.models if m.id == model_id), None)
+    out: list[dict[str, Any]] = []
+    for tier in plan.config.policy_guardrails.allowed_service_tiers:
+        offered = model.tier_status(tier, plan.config.compliant_regions) if model is not None else "unknown"
+        cell: dict[str, Any] = {"tier": tier, "offered": offered, "price_entry": None, "basis": "", "verified": None}
+        if tier == "reserved":
+            cell["basis"] = "reserved capacity billed monthly: not a per-token price, outside the token cost"
+        elif tier == "default" and (model_id, path) in plan.model_prices.by_path:
+            p = plan.model_prices.by_path[(model_id, path)]
+            cell |= {"price_entry": p.source_name, "basis": "standard prices", "verified": p.verified}
+        elif (model_id, path, tier) in plan.model_prices.by_tier:
+            p = plan.model_prices.by_tier[(model_id, path, tier)]
+            rule = plan.model_prices.tier_rules[(model_id, path, tier)]
+            cell |= {"price_entry": p.source_name, "basis": f"{rule.basis}, {rule.where}", "verified": p.verified}
+        out.append(cell)
+    return out
+
+
+def tier_text(cells: Iterable[dict[str, Any]]) -> str:
+    """One line of :func:`service_tiers`: ``default 'bedrock' (unverified); flex 'bedrock+flex' (1 x standard ...)``."""
+    parts = []
+    for c in cells:
+        state = {True: "verified", False: "unverified", None: ""}[c["verified"]]
+        bits = [b for b in (c["basis"] if c["tier"] != "default" else "", state) if b]
+        if c["offered"] != "offered":
+            bits.append(f"offer {c['offered']}")
+        entry = f" {c['price_entry']!r}" if c["price_entry"] else ""
+        parts.append(f"{c['tier']}{entry}" + (f" ({'; '.join(bits)})" if bits else ""))
+    return "; ".join(parts)
 
 
 def routing_matrix(plan: Plan) -> list[dict[str, Any]]:
-    """model x path x Region: allowed or rejected, with the reason (the routing resolver's decision)."""
+    """model x path x Region: allowed or rejected, with the reason (the routing resolver's decision), and for an
+    allowed path the service tiers inference may request on it with their prices (:func:`service_tiers`)."""
     rows = plan.routing.as_rows()
+    for r in rows:
+        r["service_tiers"] = service_tiers(plan, r["model_id"], r["path"]) if r["decision"] == "allowed" else []
+        r["service_tiers_text"] = tier_text(r["service_tiers"])
     return sorted(rows, key=lambda r: (r["model_id"], r["path"], r["invoke_id"], r["source_regions"]))
 
 

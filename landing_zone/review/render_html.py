@@ -370,7 +370,7 @@ def _many(items: Sequence[str], noun: str = "Regions", limit: int = 6) -> str:
 @renders("html", "routing-matrix")
 def _routing(d: Mapping[str, Any]) -> str:
     return _table(
-        ["model", "path", "invoke ID", "from", "processed in", "decision", "reason"],
+        ["model", "path", "invoke ID", "from", "processed in", "decision", "reason", "service tiers (price)"],
         [
             [
                 f'<span class="mono">{_e(r["model_id"])}</span>',
@@ -380,6 +380,7 @@ def _routing(d: Mapping[str, Any]) -> str:
                 _many(r["destination_regions"]),
                 _badge(r["decision"].upper(), r["decision"]),
                 _e(r["reason"]),
+                _e(r.get("service_tiers_text") or "-"),
             ]
             for r in d["routing_matrix"]
         ],

@@ -266,7 +266,7 @@ def _inventory(d: Mapping[str, Any]) -> list[str]:
 @renders("md", "routing-matrix")
 def _routing(d: Mapping[str, Any]) -> list[str]:
     return _table(
-        ["model", "path", "invoke ID", "from", "processed in", "decision", "reason"],
+        ["model", "path", "invoke ID", "from", "processed in", "decision", "reason", "service tiers (price)"],
         [
             [
                 r["model_id"],
@@ -276,6 +276,7 @@ def _routing(d: Mapping[str, Any]) -> list[str]:
                 r["destination_regions"],
                 r["decision"].upper(),
                 r["reason"],
+                r.get("service_tiers_text") or "-",
             ]
             for r in d["routing_matrix"]
         ],

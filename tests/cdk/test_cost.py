@@ -196,3 +196,25 @@ def test_too_many_alert_emails_is_a_config_error(plan_for):
     with pytest.raises(ConfigError) as info:
         plan_for(cost={"alert_emails": [f"a{i}@example.com" for i in range(11)]})
     assert "at most 10 e-mail subscribers" in str(info.value)
+
+
+def test_an_allowed_tier_adds_its_series_to_the_spend_alarms(synth):
+    """global-inference allows flex: the alarms also read "<id>+flex" (service-tiers-inference.html: tier metrics
+    report under "model-id+flex"), for the system profile and for the application profile's ARN + "+flex"."""
+    lz = synth(ROOT / "examples" / "global-inference.yaml")
+    alarms = lz.template("cost").find_resources("AWS::CloudWatch::Alarm")
+    spend = [a["Properties"] for a in alarms.values() if "-spend" in a["Properties"]["AlarmName"]]
+    values = [
+        d["Value"]
+        for alarm in spend
+        for m in alarm["Metrics"]
+        if "MetricStat" in m
+        for d in m["MetricStat"]["Metric"]["Dimensions"]
+    ]
+    plain = {v for v in values if isinstance(v, str)}
+    assert {"us.moonshotai.kimi-k3.1-pro", "us.moonshotai.kimi-k3.1-pro+flex"} <= plain
+    assert not any(v.startswith("application-profile:") for v in plain)  # every marker replaced
+    # the application profile's series: its ARN (a token) joined with "+flex"
+    joined = [v["Fn::Join"][1] for v in values if isinstance(v, dict) and "Fn::Join" in v]
+    assert any(parts[-1] == "+flex" for parts in joined), values
+    assert any(not isinstance(v, str) and "Fn::Join" not in v for v in values)  # and the plain ARN

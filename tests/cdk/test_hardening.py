@@ -182,8 +182,12 @@ def test_the_eu_core_regions_case_synthesizes_with_mantle_only_applications(synt
     access = lz.template("access")
     assert not _resources(access, "AWS::Bedrock::ApplicationInferenceProfile")
     policy = _managed(access, "kimi-eu-core-invoke-assistant")
-    actions = {a for s in policy["Statement"] for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+    allows = [s for s in policy["Statement"] if s["Effect"] == "Allow"]
+    actions = {a for s in allows for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
     assert actions == {"bedrock-mantle:CreateInference"}
+    # the rest are the service-tier denies (policy_guardrails.allowed_service_tiers), which grant nothing
+    denies = {s["Sid"] for s in policy["Statement"] if s["Effect"] == "Deny"}
+    assert denies == {"DenyUnlistedServiceTiers", "DenyUnlistedMantleServiceTiers"}
 
 
 def test_a_model_with_no_compliant_path_at_all_is_still_refused(plan_for):

@@ -213,6 +213,29 @@ def test_breakeven_table(cli):
     assert "1,939,494,737" in result.stdout and "41,456.70" in result.stdout and "738.0" in result.stdout
 
 
+def test_breakeven_prices_each_allowed_tier(cli, catalog, tmp_path):
+    """global-inference allows flex: `breakeven` adds the same node against the flex prices (here half the standard
+    prices, a config rule) and still says which workload it used."""
+    config = tmp_path / "flex.yaml"
+    config.write_text(
+        (ROOT / "examples" / "global-inference.yaml").read_text()
+        + "  tier_price_overrides:\n    kimi-k3.1-pro:\n      flex: {multiplier: 0.5, source: test half price}\n"
+    )
+    data = ok_json(cli("breakeven", "--json", "--config", str(config)))
+    assert data["inputs"].startswith("inputs: the moonshotai.kimi-k3.1-pro part of cost.workload")
+    (tier,) = data["service_tiers"]
+    assert tier == "flex" and data["service_tiers"]["flex"]["price_entry"].endswith("+flex")
+    # the API costs half as much per token: self-hosting needs twice the throughput to break even
+    flex = data["service_tiers"]["flex"]
+    assert flex["breakeven_tokens_per_second_blended"] == pytest.approx(2 * data["breakeven_tokens_per_second_blended"])
+    assert flex["ratio_to_api_blended"] == pytest.approx(2 * data["ratio_to_api_blended"])
+    table = cli("breakeven", "--config", str(config))
+    assert table.returncode == 0, table.stderr
+    assert "flex tier (" in table.stdout and "output tok/s per node" in table.stdout
+    # the default tier only: no tier line
+    assert ok_json(cli("breakeven", "--json"))["service_tiers"] == {}
+
+
 # --------------------------------------------------------------------------------------------------
 # cost-report
 # --------------------------------------------------------------------------------------------------

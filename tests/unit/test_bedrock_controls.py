@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from landing_zone.core import markers
 from landing_zone.errors import ConfigError
 from landing_zone.policies.evaluator import Request, evaluate, evaluate_scp_levels
 from landing_zone.policies.guardrails import permissions_boundary, scp_documents
@@ -480,9 +481,83 @@ def test_boundary_carries_the_inference_controls(
     assert sid is None or sid in deciding
 
 
+# --- the invoker's identity policy alone: single-account mode has no SCP, so the role's own policy refuses tiers -----
+GLOBAL = ROOT / "examples" / "global-inference.yaml"  # allows [default, flex]
+SELF_HOSTING = ROOT / "examples" / "self-hosting.yaml"  # single account, runtime and Mantle, [default]
+
+
+def _invoker(plan: Any, action: str, region: str, **keys: Any) -> tuple[str, list[str]]:
+    """The decision of the application's managed policy alone, for a request that meets every condition of its own
+    allow statement for ``action`` (its profile or Mantle project, through the landing zone's endpoint)."""
+    (invoker,) = plan.policies.invokers.values()
+    # deploy-time values (the profile's ARN, the endpoint's ID, ...) as the stack would render them
+    doc = markers.resolve(
+        invoker.permissions,
+        {m: f"arn:aws:bedrock:{region}:{ACC}:stand-in/{m[5:-1]}" for m in markers.markers_in(invoker.permissions)},
+    )
+    allow = next(s for s in doc["Statement"] if s["Effect"] == "Allow" and action in [s["Action"]] + list(s["Action"]))
+    resource = allow["Resource"] if isinstance(allow["Resource"], str) else allow["Resource"][0]
+    context: dict[str, Any] = {"aws:RequestedRegion": region, "aws:PrincipalARN": APP}
+    for op in ("StringEquals", "StringLike"):
+        for key, value in allow.get("Condition", {}).get(op, {}).items():
+            context[key] = value if isinstance(value, str) else value[0]
+    decision = evaluate([("invoker", doc)], Request(action, resource, {**context, **keys}))
+    return decision.decision, sorted(m.sid or "" for m in decision.matched_denies)
+
+
+@pytest.mark.parametrize(
+    ("action", "keys", "expected", "sid"),
+    [
+        # attacker: the application's role asks for the priority tier (not in allowed_service_tiers: [default])
+        ("bedrock:InvokeModel", {"bedrock:ServiceTier": "priority"}, DENY, "DenyUnlistedServiceTiers"),
+        ("bedrock:InvokeModelWithResponseStream", {"bedrock:ServiceTier": "flex"}, DENY, "DenyUnlistedServiceTiers"),
+        (
+            "bedrock-mantle:CreateInference",
+            {"bedrock-mantle:ServiceTier": "flex"},
+            DENY,
+            "DenyUnlistedMantleServiceTiers",
+        ),
+        # legitimate: no tier named (the Standard tier, no key in the request) or the default tier by name
+        ("bedrock:InvokeModel", {}, ALLOW, None),
+        ("bedrock:InvokeModel", {"bedrock:ServiceTier": "default"}, ALLOW, None),
+        ("bedrock-mantle:CreateInference", {}, ALLOW, None),
+        ("bedrock-mantle:CreateInference", {"bedrock-mantle:ServiceTier": "default"}, ALLOW, None),
+    ],
+)
+def test_invoker_policy_alone_denies_unlisted_tiers(
+    plan_for: Any, action: str, keys: dict[str, str], expected: str, sid: str | None
+) -> None:
+    plan = plan_for(SELF_HOSTING)
+    assert plan.config.organization is None  # single-account mode: no SCP behind the role
+    assert plan.config.policy_guardrails.allowed_service_tiers == ("default",)
+    decision, deciding = _invoker(plan, action, plan.config.home_region, **keys)
+    assert decision == expected, deciding
+    assert deciding == ([sid] if sid else [])
+
+
+def test_invoker_policy_allows_a_tier_once_it_is_listed(plan_for: Any) -> None:
+    plan = plan_for(GLOBAL)  # the example allows [default, flex]
+    assert plan.config.policy_guardrails.allowed_service_tiers == ("default", "flex")
+    home = plan.config.home_region
+    assert _invoker(plan, "bedrock:InvokeModel", home, **{"bedrock:ServiceTier": "flex"}) == (ALLOW, [])
+    assert _invoker(plan, "bedrock-mantle:CreateInference", home, **{"bedrock-mantle:ServiceTier": "flex"}) == (
+        ALLOW,
+        [],
+    )
+    # priority stays refused
+    assert _invoker(plan, "bedrock:InvokeModel", home, **{"bedrock:ServiceTier": "priority"}) == (
+        DENY,
+        ["DenyUnlistedServiceTiers"],
+    )
+
+
 # --- options off ----------------------------------------------------------------------------------------------------
 def test_every_tier_allowed_means_no_tier_statement(plan_for: Any) -> None:
-    plan = plan_for(EU, policy_guardrails={"allowed_service_tiers": ["reserved", "priority", "default", "flex"]})
+    plan = plan_for(
+        EU,
+        policy_guardrails={"allowed_service_tiers": ["reserved", "priority", "default", "flex"]},
+        cost={"tier_price_overrides": {M: {"priority": {"multiplier": 1.75, "source": "test: an assumed premium"}}}},
+    )
     assert (
         _scp(plan, ADMIN, "bedrock:InvokeModel", APP_PROFILE, HOME, **{"bedrock:ServiceTier": "priority"})[0] == ALLOW
     )

@@ -111,7 +111,13 @@ def test_without_tamper_protection_and_api_key_denies_those_statements_are_absen
             "deny_bearer_token_calls": False,
             "allowed_service_tiers": ["reserved", "priority", "default", "flex"],
             "agentcore_controls": False,
-        }
+        },
+        # allowing priority needs its price (no catalog rule: AWS publishes none offline)
+        cost={
+            "tier_price_overrides": {
+                "moonshotai.kimi-k3.1-pro": {"priority": {"multiplier": 1.75, "source": "test: an assumed premium"}}
+            }
+        },
     )
     sids = [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
     assert sids == INFERENCE_SIDS

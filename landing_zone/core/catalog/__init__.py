@@ -75,6 +75,34 @@ class DataRetentionModes(_Frozen):
         return self.allowed is not None and mode != "inherit" and mode not in self.allowed
 
 
+# Service tiers a model may offer besides the Standard tier (API value ``default``, offered by every model):
+# https://docs.aws.amazon.com/bedrock/latest/userguide/service-tiers-inference.html ("Models and regions supported by
+# Priority and Flex service tiers").
+OptionalTier = Literal["priority", "flex", "reserved"]
+
+
+class ServiceTierOffer(_Frozen):
+    """Which service tiers besides Standard a model offers, and where.  ``offered`` None: unknown (the tiers page
+    lists support per model and Region; read it live).  ``regions`` None: every Region the model is offered in."""
+
+    offered: tuple[OptionalTier, ...] | None = None
+    regions: tuple[str, ...] | None = None
+    source: str = Field(min_length=3)
+    verified: bool
+
+    def status(self, tier: str, compliant_regions: Iterable[str]) -> Literal["offered", "not-offered", "unknown"]:
+        """Whether ``tier`` is offered in at least one of ``compliant_regions`` (``default`` always is)."""
+        if tier == "default":
+            return "offered"
+        if self.offered is None:
+            return "unknown"
+        if tier not in self.offered:
+            return "not-offered"
+        if self.regions is not None and not set(self.regions) & set(compliant_regions):
+            return "not-offered"
+        return "offered"
+
+
 class Model(Provenance):
     id: str
     name: str
@@ -89,6 +117,15 @@ class Model(Provenance):
     mantle_model_id: str | None = None
     # Omitted: unknown, as ``allowed: null`` (validate warns under data_retention.mode none).
     data_retention_modes: DataRetentionModes | None = None
+    # Omitted: unknown, as ``offered: null`` (validate warns when policy_guardrails.allowed_service_tiers allows more
+    # than the default tier).
+    service_tiers: ServiceTierOffer | None = None
+
+    def tier_status(self, tier: str, compliant_regions: Iterable[str]) -> Literal["offered", "not-offered", "unknown"]:
+        """:meth:`ServiceTierOffer.status` of the model (unknown when the catalog has no ``service_tiers``)."""
+        if self.service_tiers is None:
+            return "offered" if tier == "default" else "unknown"
+        return self.service_tiers.status(tier, compliant_regions)
 
     @property
     def retention_modes(self) -> tuple[str, ...] | None:

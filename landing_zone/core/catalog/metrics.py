@@ -98,6 +98,16 @@ class EndpointMetrics:
     assumptions: tuple[str, ...] = ()  # explicit, reported assumptions (see metrics.yaml)
     application_profile_counting: str = "separate"  # runtime only: "separate" | "also-under-source"
     project_dimension: str = ""  # mantle only: the dimension of the Project level ("": no such level)
+    # The dimension value of a service tier's own series, "{value}" and "{tier}" filled in (None: the endpoint reports
+    # no per-tier series, or none is documented); see metrics.yaml.
+    service_tier_dimension: str | None = None
+    service_tier_source: str = ""
+
+    def tier_dimension_value(self, dimension_value: str, tier: str) -> str | None:
+        """The dimension value under which ``tier``'s tokens of ``dimension_value`` report (None: not known)."""
+        if self.service_tier_dimension is None or tier == "default":
+            return None
+        return self.service_tier_dimension.format(value=dimension_value, tier=tier)
 
     @property
     def fully_verified(self) -> bool:
@@ -159,6 +169,8 @@ class _Endpoint(FileModel):
     other_metrics: dict[str, Text] = Field(default_factory=dict)
     application_profile_counting: Literal["separate", "also-under-source"] = "separate"
     project_dimension: Text | None = None
+    service_tier_dimension: Text | None = None
+    service_tier_source: str = ""
     assumptions: tuple[Text, ...] = ()
     source: Text
     as_of: Text
@@ -171,6 +183,9 @@ class _Endpoint(FileModel):
             raise ValueError(
                 f"unverified_metrics {outside} are not token kinds of this entry ({list(self.token_metrics)})"
             )
+        tier = self.service_tier_dimension
+        if tier is not None and ("{value}" not in tier or "{tier}" not in tier or not self.service_tier_source):
+            raise ValueError("service_tier_dimension: a pattern with {value} and {tier}, and service_tier_source")
         if self.unverified_metrics and not self.assumptions:
             raise ValueError(
                 "unverified_metrics need assumptions: one sentence per unverified metric, saying what was searched"
@@ -203,6 +218,8 @@ def load_metric_catalog(path: Path | str | None = None) -> MetricCatalog:
             assumptions=tuple(e.assumptions),
             application_profile_counting=e.application_profile_counting,
             project_dimension=e.project_dimension or "",
+            service_tier_dimension=e.service_tier_dimension,
+            service_tier_source=e.service_tier_source,
         )
         for name, e in doc.endpoints.items()
     }

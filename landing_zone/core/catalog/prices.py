@@ -9,7 +9,7 @@ raises :class:`~landing_zone.errors.PricingError` naming the field, the value an
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -27,6 +27,7 @@ __all__ = [
     "PriceCatalog",
     "SelfHostedModel",
     "SelfHostingOption",
+    "TierRule",
     "TokenPrices",
     "hourly_hint",
     "load_price_catalog",
@@ -39,6 +40,15 @@ BEDROCK_OFFER = "bedrock"
 # Bedrock invocation paths a price may apply to (the values of landing_zone.core.routing.PathKind).
 INVOCATION_PATHS = ("in-region", "geographic-profile", "global-profile", "mantle")
 SERVICE_TIERS = ("standard", "priority", "flex", "reserved")
+# The tiers priced per token besides Standard (https://aws.amazon.com/bedrock/service-tiers); Reserved is a capacity
+# commitment billed monthly, never a per-token price.
+PER_TOKEN_TIERS = ("priority", "flex")
+_FILE_KEYS = {
+    "input_usd_per_million": "input_usd_per_million_tokens",
+    "cache_read_usd_per_million": "cache_read_usd_per_million_tokens",
+    "cache_write_usd_per_million": "cache_write_usd_per_million_tokens",
+    "output_usd_per_million": "output_usd_per_million_tokens",
+}
 
 PRICE_FIELDS = (
     "input_usd_per_million",
@@ -116,6 +126,62 @@ class TokenPrices:
             "paths": list(self.paths),
             "service_tier": self.service_tier,
             "description": self.description,
+            "source": self.source,
+            "as_of": self.as_of,
+            "verified": self.verified,
+        }
+
+
+@dataclass(frozen=True)
+class TierRule:
+    """How one service tier is priced relative to an entry's standard figures: ``multiplier`` x the standard figures,
+    then any figure of ``prices`` (keyed like prices.yaml, USD per 1M tokens) instead.  ``where`` names the rule
+    (``service_tier_prices.flex``, ``models.<id>.<entry>.tiers.priority``, ``cost.tier_price_overrides...``)."""
+
+    tier: str
+    where: str
+    source: str
+    as_of: str
+    verified: bool
+    multiplier: float | None = None
+    prices: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def basis(self) -> str:
+        """How the tier is priced, in words: ``0.5 x standard`` / ``own figures`` (+ the figures given)."""
+        how = f"{self.multiplier:g} x standard" if self.multiplier is not None else "own figures"
+        if self.multiplier is not None and self.prices:
+            how += f", {', '.join(sorted(self.prices))} given"
+        return how
+
+    def apply(self, base: TokenPrices) -> TokenPrices:
+        """``base`` (the standard figures of one model and path) priced for this tier."""
+        figures = {}
+        for name, key in _FILE_KEYS.items():
+            value = float(getattr(base, name)) * (1.0 if self.multiplier is None else self.multiplier)
+            figures[name] = float(self.prices.get(key, value))
+        how = self.basis
+        return replace(
+            base,
+            source_name=f"{base.source_name}+{self.tier}",
+            input_usd_per_million=figures["input_usd_per_million"],
+            cache_read_usd_per_million=figures["cache_read_usd_per_million"],
+            cache_write_usd_per_million=figures["cache_write_usd_per_million"],
+            output_usd_per_million=figures["output_usd_per_million"],
+            service_tier=self.tier,
+            description=f"{base.description or base.source_name}, {self.tier} tier ({how})",
+            source=f"{self.tier} tier ({self.where}, {how}): {self.source}; standard figures: {base.source}",
+            as_of=self.as_of,
+            # figures derived from the standard ones are only as verified as those
+            verified=self.verified and (base.verified or (self.multiplier is None and len(self.prices) == 4)),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tier": self.tier,
+            "where": self.where,
+            "multiplier": self.multiplier,
+            "prices": dict(self.prices),
             "source": self.source,
             "as_of": self.as_of,
             "verified": self.verified,
@@ -201,6 +267,12 @@ class PriceCatalog:
     self_hosted_model: SelfHostedModel | None = None
     path: str = ""
     hours_per_month_source: str = ""
+    # entry name -> tier -> how the tier is priced (the entry's own `tiers`, else `service_tier_prices`)
+    tier_rules: Mapping[str, Mapping[str, TierRule]] = field(default_factory=dict)
+
+    def tier_rule(self, entry: str, tier: str) -> TierRule | None:
+        """How ``tier`` is priced for the entry called ``entry`` (None: no price in the catalog)."""
+        return self.tier_rules.get(entry, {}).get(tier)
 
     def prices(self, name: str) -> TokenPrices:
         """The entry called ``name``; an offer name (e.g. ``bedrock``) gives the self-hosted model's entry of that
@@ -274,6 +346,36 @@ class _HoursPerMonth(FileModel):
     verified: bool | None = None
 
 
+class _TierPrice(_Provenance):
+    """A tier's prices: ``multiplier`` of the standard figures and/or figures of its own (USD per 1M tokens)."""
+
+    multiplier: float | None = Field(default=None, gt=0, le=100, allow_inf_nan=False)
+    input_usd_per_million_tokens: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    cache_read_usd_per_million_tokens: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    output_usd_per_million_tokens: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _some_price(self) -> _TierPrice:
+        if self.multiplier is None and not self.figures():
+            raise ValueError("give multiplier (of the standard figures) and/or token prices")
+        return self
+
+    def figures(self) -> dict[str, float]:
+        return {k: v for k in _FILE_KEYS.values() if (v := getattr(self, k)) is not None}
+
+    def rule(self, tier: str, where: str) -> TierRule:
+        return TierRule(
+            tier=tier,
+            where=where,
+            source=self.source,
+            as_of=self.as_of,
+            verified=self.verified,
+            multiplier=self.multiplier,
+            prices=MappingProxyType(self.figures()),
+        )
+
+
 class _PriceSource(_Provenance):
     offer: Text
     paths: tuple[Literal["in-region", "geographic-profile", "global-profile", "mantle"], ...] = ()
@@ -285,6 +387,7 @@ class _PriceSource(_Provenance):
     cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     output_usd_per_million_tokens: float = Field(ge=0, allow_inf_nan=False)
     global_profile_discount_fraction: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
+    tiers: dict[Literal["priority", "flex"], _TierPrice] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _bedrock_has_paths(self) -> _PriceSource:
@@ -325,6 +428,7 @@ class _SelfHostedModel(_Provenance):
 class _PricesFile(FileModel):
     schema_version: int
     hours_per_month: _HoursPerMonth
+    service_tier_prices: dict[Literal["priority", "flex"], _TierPrice] = Field(default_factory=dict)
     models: dict[Text, dict[Text, _PriceSource]] = Field(min_length=1)
     self_hosted_model: _SelfHostedModel | None = None
     self_hosting: dict[str, _SelfHosting] = Field(default_factory=dict)
@@ -401,6 +505,16 @@ def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
         )
         for name, e in doc.self_hosting.items()
     }
+    rules: dict[str, Mapping[str, TierRule]] = {}
+    for model_id, entries in doc.models.items():
+        for name, e in entries.items():
+            if e.offer != BEDROCK_OFFER:
+                continue
+            own: dict[str, TierRule] = {t: p.rule(t, f"models.{model_id}.{name}.tiers.{t}") for t, p in e.tiers.items()}
+            shared: dict[str, TierRule] = {
+                t: p.rule(t, f"service_tier_prices.{t}") for t, p in doc.service_tier_prices.items()
+            }
+            rules[name] = MappingProxyType({**shared, **own})
     model = doc.self_hosted_model
     return PriceCatalog(
         hours_per_month=doc.hours_per_month.value,
@@ -419,4 +533,5 @@ def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
         ),
         path=str(file),
         hours_per_month_source=doc.hours_per_month.source,
+        tier_rules=MappingProxyType(rules),
     )

@@ -84,6 +84,7 @@ __all__ = [
     "PathPreference",
     "PolicyGuardrails",
     "PriceOverride",
+    "TierPriceOverride",
     "PriceSourceName",
     "PrincipalArn",
     "PrincipalArnPattern",
@@ -503,6 +504,12 @@ class Workload(_Strict):
         default=(),
         description="Requests and tokens per model or application; omitted: the whole workload on models[0].",
     )
+    tier_split: Mapping[Literal["default", "priority", "flex"], float] = Field(
+        default_factory=dict,
+        description="Share of requests per service tier (default, priority, flex), applied to every part; the shares "
+        "sum to 1 and each tier must be in policy_guardrails.allowed_service_tiers. Omitted: every request in the "
+        "default (Standard) tier. reserved is a capacity commitment, not a per-token price: not allowed here.",
+    )
 
     @model_validator(mode="after")
     def _shares(self) -> Workload:
@@ -520,6 +527,13 @@ class Workload(_Strict):
                     f"{where}cached_input_fraction + {where}cache_write_fraction = {cached + written:g}; "
                     "allowed: a sum <= 1 (both are shares of the same input tokens)"
                 )
+        if self.tier_split:
+            bad = {t: v for t, v in self.tier_split.items() if not 0 < v <= 1}
+            if bad:
+                raise ValueError(f"tier_split: {bad} are not shares in (0, 1]")
+            tier_total = sum(self.tier_split.values())
+            if abs(tier_total - 1.0) > _SHARE_SUM_TOLERANCE:
+                raise ValueError(f"tier_split: the shares sum to {tier_total:g}; they must sum to 1")
         if self.split:
             total = sum(p.share_of_requests for p in self.split)
             if abs(total - 1.0) > _SHARE_SUM_TOLERANCE:
@@ -620,6 +634,39 @@ class QuotaOverride(_Strict):
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
 
+class TierPriceOverride(_Strict):
+    """The price of one service tier of one model: ``multiplier`` x its standard prices (after
+    ``cost.price_overrides``) and/or any of the four token prices (USD per 1M tokens), with where it comes from."""
+
+    multiplier: float | None = Field(default=None, gt=0, le=100, description="Of the model's standard prices.")
+    input_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
+    cache_read_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
+    cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
+    output_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
+    source: str = Field(
+        min_length=3,
+        max_length=500,
+        description="Required: where the tier price comes from, e.g. 'Amazon Bedrock pricing page, read 2026-12-02'.",
+    )
+    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"source"})
+
+    @model_validator(mode="after")
+    def _some_price(self) -> TierPriceOverride:
+        if self.multiplier is None and not self.prices():
+            raise ValueError("give multiplier (of the model's standard prices) and/or token prices")
+        return self
+
+    def prices(self) -> dict[str, float]:
+        """The prices given, keyed like prices.yaml."""
+        keys = (
+            "input_usd_per_million_tokens",
+            "cache_read_usd_per_million_tokens",
+            "cache_write_usd_per_million_tokens",
+            "output_usd_per_million_tokens",
+        )
+        return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
+
+
 class QuotaAlarms(_Strict):
     """Quota headroom alarms: per configured model, in home_region, use against the account's Bedrock quotas."""
 
@@ -650,6 +697,13 @@ class Cost(_Strict):
         description="Contract prices per Bedrock model ID or alias (each with a required `source` note); they "
         "replace the catalog's figures for that model on every path in the budget, the spend alarms, the dashboard "
         "and the reports. A model without catalog prices needs at least input and output prices here.",
+    )
+    tier_price_overrides: Mapping[str, Mapping[Literal["priority", "flex"], TierPriceOverride]] = Field(
+        default_factory=dict,
+        description="Prices of the priority and flex service tiers per Bedrock model ID or alias (multiplier of the "
+        "standard prices and/or token prices, each with a required `source`); they replace the catalog's tier rule "
+        "(prices.yaml service_tier_prices). A tier of policy_guardrails.allowed_service_tiers with no price in the "
+        "catalog needs one here.",
     )
     workload: Workload = Workload()
     monthly_budget_usd: float | None = Field(
@@ -739,6 +793,17 @@ class Cost(_Strict):
             if key in self.price_source:
                 return self.price_source[key]
         return "bedrock"
+
+    def tier_override_for(
+        self, model_id: str, tier: str, aliases: tuple[str, ...] = ()
+    ) -> tuple[str, TierPriceOverride] | None:
+        """(config key, prices) of ``tier`` of ``model_id`` from ``tier_price_overrides`` (ID or alias), or None."""
+        for key in (model_id, *aliases):
+            tiers = self.tier_price_overrides.get(key, {})
+            for name, given in tiers.items():
+                if name == tier:
+                    return key, given
+        return None
 
     def override_for(self, model_id: str, aliases: tuple[str, ...] = ()) -> tuple[str, PriceOverride] | None:
         """(config key, contract prices) of ``model_id`` from ``price_overrides`` (ID or alias), or None."""
