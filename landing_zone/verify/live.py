@@ -702,7 +702,9 @@ class Resolver:
             if isinstance(key_id, Unresolved):
                 result = key_id
             else:
-                result = self.live.call("kms", "describe_key", region=region, KeyId=key_id)["KeyMetadata"]
+                result = self.live.call(
+                    "kms", "describe_key", region=region, management=self.management_of(key.stack), KeyId=key_id
+                )["KeyMetadata"]
         except ApiError as exc:
             result = Unresolved(f"{key.path}: {exc}")
         except ClientError as exc:

@@ -60,6 +60,7 @@ STUBBED_OPERATIONS = {
         "get_guardrail",
         "list_enforced_guardrails_configuration",
         "get_foundation_model_availability",
+        "get_account_data_retention",
     },
     "budgets": {"describe_subscribers_for_notification", "describe_budget_actions_for_budget"},
     "ce": {"get_anomaly_monitors", "get_anomaly_subscriptions", "list_cost_allocation_tags"},
@@ -130,6 +131,7 @@ class FakeServices:
     guardrails: dict[str, list[dict]] = field(default_factory=dict)  # region -> guardrails (see _guardrails)
     enforced_guardrails: dict[str, list[dict]] = field(default_factory=dict)  # region -> account enforcement
     agreements: dict[tuple[str, str], str] = field(default_factory=dict)  # (region, model ID) -> agreement status
+    data_retention: dict[str, str] = field(default_factory=dict)  # region -> the account's data retention mode
     # operation -> (error code, HTTP status) every stubbed call of it answers with, e.g. an emulator's
     # ("InternalFailure", 500) or ("NotImplemented", 501)
     errors: dict[str, tuple[str, int]] = field(default_factory=dict)
@@ -225,6 +227,9 @@ def _queue_bedrock(
 ) -> None:
     _queue_profiles(stubber, assembly, fake, region)
     _queue_guardrails(stubber, assembly, fake, region)
+    for res in assembly.resources("Custom::BedrockDataRetention"):
+        if (res.stack.region or region) == region:
+            stubber.add_response("get_account_data_retention", {"mode": fake.data_retention.get(region, "inherit")}, {})
     for res in assembly.resources(AGREEMENTS_TYPE):
         if (res.stack.region or region) != region:
             continue
@@ -625,9 +630,16 @@ def deploy_intent(
     _anomaly_detection(assembly, values, fake)
     _guardrails(assembly, values, fake)
     _agreements(assembly, fake)
+    _data_retention(assembly, fake)
     _eks(assembly, accounts, values)
     _stack_sets(assembly, accounts, values, fake)
     return Deployed(assembly, plan, accounts, fake, ids)
+
+
+def _data_retention(assembly: Assembly, fake: FakeServices) -> None:
+    """What Custom::BedrockDataRetention does on Create: the account's mode in its stack's Region."""
+    for res in assembly.resources("Custom::BedrockDataRetention"):
+        fake.data_retention[res.stack.region or ""] = str(res.prop("Mode"))
 
 
 def _tag_list(tags: Any, key: str = "Key", value: str = "Value") -> list[dict]:
@@ -670,7 +682,7 @@ def _organizations(assembly: Assembly, plan: Any, accounts: MotoAccounts, values
 
 def _keys(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: dict) -> None:
     for res in assembly.resources("AWS::KMS::Key"):
-        kms = accounts.raw("kms", res.stack.region)
+        kms = accounts.for_account("kms", res.stack.region, res.stack.account)
         key = kms.create_key(
             Policy=json.dumps(values(res.prop("KeyPolicy"), res.stack)),
             Description=res.prop("Description", ""),
@@ -683,7 +695,7 @@ def _keys(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: dict
         values.atts[(res.path, "Arn")] = key["Arn"]
         values.atts[(res.path, "KeyId")] = key["KeyId"]
     for res in assembly.resources("AWS::KMS::Alias"):
-        accounts.raw("kms", res.stack.region).create_alias(
+        accounts.for_account("kms", res.stack.region, res.stack.account).create_alias(
             AliasName=res.prop("AliasName"), TargetKeyId=values(res.prop("TargetKeyId"), res.stack)
         )
 
@@ -1083,7 +1095,7 @@ def _flow_logs(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> N
 
 def _log_groups(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
     for res in assembly.resources("AWS::Logs::LogGroup"):
-        logs = accounts.raw("logs", res.stack.region)
+        logs = accounts.for_account("logs", res.stack.region, res.stack.account)
         name = res.prop("LogGroupName") or f"/{res.stack.name}/{res.logical_id}"
         key = values(res.prop("KmsKeyId"), res.stack) if res.prop("KmsKeyId") else None
         tags = {t["Key"]: t["Value"] for t in values(res.prop("Tags") or [], res.stack)}
@@ -1100,7 +1112,7 @@ def _log_groups(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> 
 
 def _topics(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
     for res in assembly.resources("AWS::SNS::Topic"):
-        sns = accounts.raw("sns", res.stack.region)
+        sns = accounts.for_account("sns", res.stack.region, res.stack.account)
         attributes = {}
         if res.prop("KmsMasterKeyId"):
             attributes["KmsMasterKeyId"] = values(res.prop("KmsMasterKeyId"), res.stack)

@@ -133,7 +133,9 @@ def _check_role(
     kill_switch: dict[str, set[str]],
 ) -> list[CheckResult]:
     try:
-        role = ctx.live.call("iam", "get_role", region=region, RoleName=name)["Role"]
+        role = ctx.live.call("iam", "get_role", region=region, management=ctx.management_of(res.stack), RoleName=name)[
+            "Role"
+        ]
     except ClientError as exc:
         if not is_not_found(exc, "NoSuchEntity"):
             raise
@@ -202,7 +204,12 @@ def _managed_row(
     live = {
         str(p.get("PolicyArn"))
         for p in ctx.live.paginate(
-            "iam", "list_attached_role_policies", "AttachedPolicies", region=region, RoleName=name
+            "iam",
+            "list_attached_role_policies",
+            "AttachedPolicies",
+            region=region,
+            management=ctx.management_of(res.stack),
+            RoleName=name,
         )
     }
     missing, extra = sorted(want - live), sorted(live - want)
@@ -247,11 +254,23 @@ def _inline_row(
             want[str(ctx.resolve(owner.prop("PolicyName"), owner))] = ctx.resolve(owner.prop("PolicyDocument"), owner)
     if unresolved_in(want):
         return unresolvable_rows(["iam-role-inline-policies"], name, list(want.values()), res)[0]
-    names = ctx.live.paginate("iam", "list_role_policies", "PolicyNames", region=region, RoleName=name)
+    names = ctx.live.paginate(
+        "iam",
+        "list_role_policies",
+        "PolicyNames",
+        region=region,
+        management=ctx.management_of(res.stack),
+        RoleName=name,
+    )
     got = {
-        str(n): ctx.live.call("iam", "get_role_policy", region=region, RoleName=name, PolicyName=n).get(
-            "PolicyDocument"
-        )
+        str(n): ctx.live.call(
+            "iam",
+            "get_role_policy",
+            region=region,
+            management=ctx.management_of(res.stack),
+            RoleName=name,
+            PolicyName=n,
+        ).get("PolicyDocument")
         for n in names
     }
     problems = []
@@ -278,7 +297,9 @@ def _inline_row(
 def _check_policy(ctx: Context, res: Resource, arn: str, label: str, region: str) -> list[CheckResult]:
     expected = ctx.resolve(res.prop("PolicyDocument"), res)
     try:
-        policy = ctx.live.call("iam", "get_policy", region=region, PolicyArn=arn)["Policy"]
+        policy = ctx.live.call(
+            "iam", "get_policy", region=region, management=ctx.management_of(res.stack), PolicyArn=arn
+        )["Policy"]
     except ClientError as exc:
         if not is_not_found(exc, "NoSuchEntity"):
             raise
@@ -286,9 +307,14 @@ def _check_policy(ctx: Context, res: Resource, arn: str, label: str, region: str
     if unresolved_in(expected):
         return unresolvable_rows(["iam-policy"], label, expected, res)
     default = str(policy.get("DefaultVersionId", "?"))
-    version = ctx.live.call("iam", "get_policy_version", region=region, PolicyArn=arn, VersionId=default)[
-        "PolicyVersion"
-    ]
+    version = ctx.live.call(
+        "iam",
+        "get_policy_version",
+        region=region,
+        management=ctx.management_of(res.stack),
+        PolicyArn=arn,
+        VersionId=default,
+    )["PolicyVersion"]
     row = policy_row("iam-policy", label, expected, version.get("Document"), res)
     created = version.get("CreateDate")
     detail = row.detail

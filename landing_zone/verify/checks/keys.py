@@ -43,7 +43,9 @@ def check_keys(ctx: Context) -> list[CheckResult]:
             rows += unresolvable_rows([*checks, *(["kms-alias"] if aliases else [])], label, key_id, res)
             continue
         try:
-            meta = ctx.live.call("kms", "describe_key", region=region, KeyId=key_id)["KeyMetadata"]
+            meta = ctx.live.call(
+                "kms", "describe_key", region=region, management=ctx.management_of(res.stack), KeyId=key_id
+            )["KeyMetadata"]
         except ApiError as exc:
             rows += error_rows([*checks, *(["kms-alias"] if aliases else [])], label, "exists", exc, res)
             continue
@@ -80,9 +82,13 @@ def check_keys(ctx: Context) -> list[CheckResult]:
         want_rotation = bool(as_bool(res.prop("EnableKeyRotation", False)))
         try:
             got_rotation = bool(
-                ctx.live.call("kms", "get_key_rotation_status", region=region, KeyId=meta["KeyId"])[
-                    "KeyRotationEnabled"
-                ]
+                ctx.live.call(
+                    "kms",
+                    "get_key_rotation_status",
+                    region=region,
+                    management=ctx.management_of(res.stack),
+                    KeyId=meta["KeyId"],
+                )["KeyRotationEnabled"]
             )
             rows.append(
                 make_row(
@@ -105,9 +111,14 @@ def check_keys(ctx: Context) -> list[CheckResult]:
             rows += unresolvable_rows(["kms-policy"], label, expected_policy, res)
             continue
         try:
-            policy = ctx.live.call("kms", "get_key_policy", region=region, KeyId=meta["KeyId"], PolicyName="default")[
-                "Policy"
-            ]
+            policy = ctx.live.call(
+                "kms",
+                "get_key_policy",
+                region=region,
+                management=ctx.management_of(res.stack),
+                KeyId=meta["KeyId"],
+                PolicyName="default",
+            )["Policy"]
             rows.append(policy_row("kms-policy", label, expected_policy, policy, res))
         except ApiError as exc:
             rows += error_rows(["kms-policy"], label, "as synthesized", exc, res)
@@ -127,7 +138,9 @@ def _check_aliases(
             rows.append(make_row("kms-alias", alias, f"-> {key_id}", f"-> {key_id}", PASS, note, res))
             continue
         try:
-            target = ctx.live.call("kms", "describe_key", region=region, KeyId=alias)["KeyMetadata"]
+            target = ctx.live.call(
+                "kms", "describe_key", region=region, management=ctx.management_of(res.stack), KeyId=alias
+            )["KeyMetadata"]
         except ApiError as exc:
             rows += error_rows(["kms-alias"], alias, f"-> {key_id}", exc, res)
             continue

@@ -222,7 +222,12 @@ def check_log_groups(ctx: Context) -> list[CheckResult]:
         expected = f"retention {retention or 'never expires'}{' d' if retention else ''}, KMS {key_label}"
         try:
             groups = ctx.live.paginate(
-                "logs", "describe_log_groups", "logGroups", region=region, logGroupNamePrefix=name
+                "logs",
+                "describe_log_groups",
+                "logGroups",
+                region=region,
+                management=ctx.management_of(res.stack),
+                logGroupNamePrefix=name,
             )
         except ApiError as exc:
             rows += error_rows(["log-group"], name, expected, exc, res)

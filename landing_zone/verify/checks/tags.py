@@ -102,19 +102,30 @@ def _check_one(ctx: Context, res: Resource, want: dict[str, str]) -> CheckResult
 
 def _ec2_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
     found = ctx.live.paginate(
-        "ec2", "describe_tags", "Tags", region=region, Filters=[{"Name": "resource-id", "Values": [physical]}]
+        "ec2",
+        "describe_tags",
+        "Tags",
+        region=region,
+        management=ctx.management_of(res.stack),
+        Filters=[{"Name": "resource-id", "Values": [physical]}],
     )
     return tag_map(found)
 
 
 def _kms_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
-    found = ctx.live.paginate("kms", "list_resource_tags", "Tags", region=region, KeyId=physical)
+    found = ctx.live.paginate(
+        "kms", "list_resource_tags", "Tags", region=region, management=ctx.management_of(res.stack), KeyId=physical
+    )
     return {str(t["TagKey"]): str(t["TagValue"]) for t in found}
 
 
 def _s3_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
     try:
-        return tag_map(ctx.live.call("s3", "get_bucket_tagging", region=region, Bucket=physical).get("TagSet"))
+        return tag_map(
+            ctx.live.call(
+                "s3", "get_bucket_tagging", region=region, management=ctx.management_of(res.stack), Bucket=physical
+            ).get("TagSet")
+        )
     except ClientError as exc:
         if (exc.response.get("Error") or {}).get("Code") == "NoSuchTagSet":
             return {}
@@ -122,20 +133,44 @@ def _s3_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[st
 
 
 def _iam_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
-    return tag_map(ctx.live.paginate("iam", "list_role_tags", "Tags", region=ctx.global_region(), RoleName=physical))
+    return tag_map(
+        ctx.live.paginate(
+            "iam",
+            "list_role_tags",
+            "Tags",
+            region=ctx.global_region(),
+            management=ctx.management_of(res.stack),
+            RoleName=physical,
+        )
+    )
 
 
 def _logs_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
     return {
         str(k): str(v)
         for k, v in (
-            ctx.live.call("logs", "list_tags_log_group", region=region, logGroupName=physical).get("tags") or {}
+            ctx.live.call(
+                "logs",
+                "list_tags_log_group",
+                region=region,
+                management=ctx.management_of(res.stack),
+                logGroupName=physical,
+            ).get("tags")
+            or {}
         ).items()
     }
 
 
 def _sns_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
-    return tag_map(ctx.live.call("sns", "list_tags_for_resource", region=region, ResourceArn=physical).get("Tags"))
+    return tag_map(
+        ctx.live.call(
+            "sns",
+            "list_tags_for_resource",
+            region=region,
+            management=ctx.management_of(res.stack),
+            ResourceArn=physical,
+        ).get("Tags")
+    )
 
 
 def _pairs(tags: dict[str, str], key: str = "Key", value: str = "Value") -> str:
