@@ -83,7 +83,7 @@ def _activate_cost_allocation_tags(scope: Construct, plan: Plan) -> CostAllocati
     logs_key = LandingZoneKey(
         scope,
         "ManagementLogsKey",
-        alias=naming.key_alias(cfg.name, "management-logs"),
+        alias=naming.management_logs_key_alias(cfg.name),
         description=f"{cfg.name}: logs of the cost-allocation-tag activation in the management account",
         policy=markers.resolve(plan.policies.keys["logs"], {markers.ACCOUNT: cfg.organization.management_account_id}),
     ).key

@@ -51,6 +51,7 @@ __all__ = [
     "invoker_policy_name",
     "invoker_role_name",
     "key_alias",
+    "management_logs_key_alias",
     "kill_switch_policy_name",
     "kubectl_role_name",
     "mantle_project_name",
@@ -97,6 +98,11 @@ def asset_bucket_name(lz: str, administrator_account: str, region: str) -> str:
 # -- keys, network ------------------------------------------------------------------------------------------------
 def key_alias(lz: str, purpose: str) -> str:
     return f"alias/{lz}/{purpose}"
+
+
+def management_logs_key_alias(lz: str) -> str:
+    """The key of the cost-allocation-tag activation's logs in the management account (organization mode)."""
+    return key_alias(lz, "management-logs")
 
 
 def flow_log_group_name(lz: str) -> str:

@@ -8,7 +8,12 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from landing_zone.core import naming
-from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
+from landing_zone.core.applications import (
+    ApplicationPlan,
+    activates_cost_allocation_tags,
+    cost_allocation_tags_stack,
+    has_mantle_project,
+)
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.prices import PriceCatalog
 from landing_zone.core.config import MAX_MONTHLY_USD, LandingZoneConfig
@@ -365,6 +370,8 @@ def _logging_and_automation_names(
         handlers.append("data-retention")
     if activates_cost_allocation_tags(config, applications):
         handlers.append("cost-allocation-tags")
+    if cost_allocation_tags_stack(config, applications) == "guardrails":
+        n.add(naming.management_logs_key_alias(lz), "kms_alias_name_max_length", "KMS alias")
     for handler in handlers:
         n.add(naming.automation_log_group_name(lz, handler), "log_group_name_max_length", "log group name")
         n.add(naming.automation_provider_log_group_name(lz, handler), "log_group_name_max_length", "log group name")

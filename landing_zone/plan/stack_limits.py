@@ -15,6 +15,7 @@ synths of 1, 10 and 50 applications and of every example):
                 template one fewer for each custom resource (no handler permission)
                 + 10 cost-allocation-tag activation (``cost.activate_cost_allocation_tags``; without an organization only:
                 with one, the guardrails stack activates them in the management account)
+                + 10 data retention mode (``data_retention.mode`` set; the custom resource and its framework)
                 + 3 per application (inference profile, invoker role, invoke policy); 2 for a Mantle-only one;
                 + 1 Mantle Project per application with a Mantle path where CloudFormation has the type
                 (``access.mantle_projects``)
@@ -59,6 +60,7 @@ LOGGING_OUTPUTS = 2
 GUARDRAIL_RESOURCES = {"account": 3, "per-request": 2}
 AGREEMENTS_RESOURCES = 9
 COST_ALLOCATION_RESOURCES = 9  # the custom-resource framework's parts, as for the agreements
+DATA_RETENTION_RESOURCES = 9  # data_retention.mode: the custom resource and its framework parts, as for the agreements
 APPLICATION_RESOURCES = 3
 APPLICATION_OUTPUTS = 2
 PROFILE_EXPORTS = 1
@@ -111,6 +113,7 @@ def template_footprints(
         + (GUARDRAIL_RESOURCES[cfg.content_guardrail.enforcement] if cfg.content_guardrail.enabled else 0)
         + (AGREEMENTS_RESOURCES + permission if cfg.model_access.accept_agreements else 0)
         + (COST_ALLOCATION_RESOURCES + permission if cost_allocation_tags_stack(cfg, applications) == "access" else 0)
+        + (DATA_RETENTION_RESOURCES + permission if cfg.data_retention.mode is not None else 0)
     )
     spend_alarms, mantle_alarms, alarms_per_app = _alarm_counts(cfg, catalog, cost_alarms)
     per_app_budget = (1 + (1 if kill_switch else 0)) if cfg.cost.per_application_budgets else 0

@@ -65,6 +65,10 @@ CFN_TYPES_WITHIN: dict[str, str] = {
     "Custom::BedrockInvocationLogging": "account setting, DenyAccountSettingChanges; its function is protected",
     "Custom::BedrockModelAgreements": "agreement state held by Bedrock; its function is protected",
     "Custom::CostAllocationTags": "cost allocation tag status held by Billing; its function is protected",
+    "Custom::BedrockDataRetention": "account setting, DenyDataRetentionModeChange and DenyAccountSettingChanges; its "
+    "function is protected",
+    "AWS::Bedrock::ResourcePolicy": "resource-based policy of a protected guardrail (bedrock:PutResourcePolicy and "
+    "bedrock:DeleteResourcePolicy on the guardrail)",
     "Custom::CDKBucketDeployment": "objects in a protected bucket; its function is protected",
     "Custom::VpcRestrictDefaultSG": "rules of the protected VPC's default security group; its function is protected",
     "Custom::AWSCDK-EKS-KubernetesResource": "Kubernetes objects in the protected cluster; its function is protected",

@@ -41,7 +41,9 @@ def scp_levels(synthesized) -> list[list[tuple[str, dict]]]:
     template = synthesized.template("guardrails")
     ours = [
         (res["Properties"]["Name"], json.loads(res["Properties"]["Content"]))
-        for res in template.find_resources("AWS::Organizations::Policy").values()
+        for res in template.find_resources(
+            "AWS::Organizations::Policy", {"Properties": {"Type": "SERVICE_CONTROL_POLICY"}}
+        ).values()
     ]
     assert ours
     return [[("FullAWSAccess", FULL_AWS_ACCESS), *ours]]

@@ -12,6 +12,7 @@ import pytest
 from landing_zone.assembly import load_assembly
 from landing_zone.assembly.intrinsics import render
 from landing_zone.core.catalog.metrics import load_metric_catalog
+from landing_zone.core.catalog.quotas import load_quota_catalog
 from landing_zone.cost.alarms import APPLICATION_PROFILE, evaluate_expression
 from landing_zone.cost.dashboard import AlarmPanel, GraphPanel, TextPanel, plan_dashboard
 from landing_zone.cost.pricing import Workload, estimate_cost
@@ -83,8 +84,16 @@ def test_every_metric_is_one_the_alarms_use_or_bedrock_publishes(plan_for, examp
         for e in catalog.endpoints.values()
         for name in (*e.token_metrics.values(), *e.other_metrics.values())
     }
+    usage = load_quota_catalog().usage_metric  # the quota panels' EstimatedTPMQuotaUsage (core/catalog/quotas.yaml)
+    published.add((usage.namespace, usage.metric_name))
     alarms = plan.cost_alarms
     alarm_series = {(s.namespace, s.dimension_value) for s in (*alarms.sources, *alarms.project_sources)}
+    alarm_series |= {  # the quota headroom alarms' series, from the same plan
+        (m.namespace, value)
+        for spec in plan.quota_alarms.specs
+        for m in spec.metrics
+        for value in m.dimensions.values()
+    }
     for panel in plan.dashboard.graphs:
         for line in panel.lines:
             for m in line.metrics:

@@ -77,5 +77,5 @@ def test_the_handler_role_is_exempt_from_the_retention_deny(retention: tuple[Any
 
 
 def test_no_custom_resource_without_a_mode(plan_for: Any, tmp_path: Any) -> None:
-    plan = plan_for(EU)
+    plan = plan_for(EU, data_retention={"mode": None})  # the example sets mode none
     assert plan.config.data_retention.mode is None and "data-retention" not in plan.policies.automation

@@ -32,6 +32,8 @@ def test_the_guardrails_stack_renders_the_plan_scps(default_lz) -> None:
     assert stack is not None and stack.scps is default_lz.plan.policies.scps
     contents = [
         r["Properties"]["Content"]
-        for r in default_lz.template("guardrails").find_resources("AWS::Organizations::Policy").values()
+        for r in default_lz.template("guardrails")
+        .find_resources("AWS::Organizations::Policy", {"Properties": {"Type": "SERVICE_CONTROL_POLICY"}})
+        .values()
     ]
     assert contents == list(default_lz.plan.policies.scp_contents)

@@ -28,7 +28,9 @@ def scp_levels(synthesized) -> list[list[tuple[str, dict]]]:
     template = synthesized.template("guardrails")
     ours = [
         (res["Properties"]["Name"], json.loads(res["Properties"]["Content"]))
-        for res in template.find_resources("AWS::Organizations::Policy").values()
+        for res in template.find_resources(
+            "AWS::Organizations::Policy", {"Properties": {"Type": "SERVICE_CONTROL_POLICY"}}
+        ).values()
     ]
     assert ours, "no SCP in the guardrails template"
     return [[("FullAWSAccess", FULL_AWS_ACCESS), *ours]]

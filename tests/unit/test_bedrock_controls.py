@@ -69,7 +69,8 @@ def _boundary(plan: Any, action: str, resource: str, region: str, **keys: Any) -
 
 @pytest.fixture(scope="module")
 def default_plan(plan_for: Any) -> Any:
-    return plan_for(EU)
+    """eu-sovereign with the defaults of the governed settings (the example itself sets data_retention.mode)."""
+    return plan_for(EU, data_retention={"mode": None})
 
 
 @pytest.fixture(scope="module")
