@@ -419,7 +419,7 @@ def _settings(d: Mapping[str, Any]) -> str:
                 _badge(*_SETTING_BADGE.get(r["status"], (r["status"], "info"))),
                 _setting_evidence(r),
                 _e(", ".join(r["verify"]) or "policy only"),
-                f'<a href="{_e(r["doc"])}">{_e(r["doc"].rsplit("/", 1)[-1])}</a>',
+                f'<span class="mono">{_e(r["doc"])}</span>',  # text, not a link: the report is self-contained
             ]
             for r in rows
         ],

@@ -446,13 +446,16 @@ def _queue_cloudformation(
 def _queue_ce(
     stubber: OpStubbers, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
 ) -> None:
-    monitors = assembly.resources("AWS::CE::AnomalyMonitor")
-    subscriptions = assembly.resources("AWS::CE::AnomalySubscription")
+    def here(kind: str) -> list[Resource]:  # the resources of this client's account (StackSet members: any)
+        return [r for r in assembly.resources(kind) if r.stack.account in (None, account)]
+
+    monitors = here("AWS::CE::AnomalyMonitor")
+    subscriptions = here("AWS::CE::AnomalySubscription")
     if monitors or subscriptions:
         stubber.add_response("get_anomaly_monitors", {"AnomalyMonitors": fake.anomaly_monitors}, {})
     if subscriptions:
         stubber.add_response("get_anomaly_subscriptions", {"AnomalySubscriptions": fake.anomaly_subscriptions}, {})
-    for res in assembly.resources("Custom::CostAllocationTags"):  # activated by the custom resource: all Active
+    for res in here("Custom::CostAllocationTags"):  # activated by the custom resource: all Active
         keys = sorted(k for k in str(res.prop("TagKeys")).split(",") if k)
         stubber.add_response(
             "list_cost_allocation_tags",

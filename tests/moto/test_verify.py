@@ -109,6 +109,7 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "budget-subscribers",
         "budget-action",
         "cost-allocation-tag",
+        "data-retention",
         "alarm",
         "anomaly-monitor",
         "anomaly-subscription",
@@ -118,7 +119,10 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # default group, 3 route tables, gateways, unexpected endpoints), +33 tags rows
     # 215 since issue 26: +3 cost-allocation-tag, +12 IAM rows (the activation handler's and provider's roles and
     # policies), +2 log groups, +4 tags rows
-    assert len(data["checks"]) == 215
+    # 239 since eu-sovereign sets data_retention.mode and the activation moved to the management account: +1
+    # data-retention, +10 IAM role rows and +2 policies of its handler and provider, +2 log groups, +4 tags rows; the
+    # management-logs key: kms-key, -rotation, -policy, -alias and its tags row (+5)
+    assert len(data["checks"]) == 239
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {
         f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
     }
@@ -134,7 +138,11 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     }
     endpoints = {r["resource"] for r in rows(stdout, "vpc-endpoint")}
     assert endpoints == {"bedrock-runtime", "bedrock-mantle", "bedrock"}
-    assert {r["resource"] for r in rows(stdout, "kms-key")} == {"alias/kimi-eu/logs", "alias/kimi-eu/alerts"}
+    assert {r["resource"] for r in rows(stdout, "kms-key")} == {
+        "alias/kimi-eu/logs",
+        "alias/kimi-eu/alerts",
+        "alias/kimi-eu/management-logs",  # the cost-allocation activation's logs, in the management account
+    }
     assert rows(stdout, "scp-attachment")[0]["resource"] == "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"
     # the bucket is named in the template (inside the protected '<name>-' namespace): no CloudFormation lookup
     s3 = rows(stdout, "invocation-logging-s3")[0]

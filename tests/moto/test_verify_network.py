@@ -73,7 +73,8 @@ def test_the_network_tags_aliases_and_protection_pass_as_deployed(deployed: Depl
     (endpoints,) = rows(stdout, "vpc-endpoint-unexpected")
     assert endpoints["actual"] == "3 endpoint(s), none other"
     aliases = {r["resource"]: r for r in rows(stdout, "kms-alias")}
-    assert set(aliases) == {"alias/kimi-eu/logs", "alias/kimi-eu/alerts"}
+    # management-logs: the cost-allocation activation in the management account (asked with its profile)
+    assert set(aliases) == {"alias/kimi-eu/logs", "alias/kimi-eu/alerts", "alias/kimi-eu/management-logs"}
     assert all(r["expected"] == r["actual"] for r in aliases.values())
     protection = {r["resource"]: r["actual"] for r in rows(stdout, "stack-termination-protection")}
     assert protection["kimi-eu-keys"] == "enabled" and protection["kimi-eu-access"] == "disabled"
