@@ -30,6 +30,7 @@ MANTLE_SHARE = 0.1
 STEP_SECONDS = 300
 STEPS = 24 * 3600 // STEP_SECONDS
 DPI = 100
+LINE_STYLES = ("-", (0, (6, 3)), (0, (1, 2)), (0, (6, 2, 1, 2)))  # solid, dashed, dotted, dash-dot
 COLUMNS = 2
 
 
@@ -216,8 +217,9 @@ def render_dashboard(plan: Plan, path: Path) -> SyntheticDay:
             ax.stackplot(hours, *[v for _, v in series], labels=[label for label, _ in series], alpha=0.8)
             top = max(sum(v[i] for _, v in series) for i in range(len(hours)))
         else:
-            for label, values in series:
-                ax.plot(hours, values, label=label, linewidth=1.5)
+            # lines of equal values (e.g. applications with the same share) would hide each other: vary the style
+            for i, (label, values) in enumerate(series):
+                ax.plot(hours, values, label=label, linewidth=1.5, linestyle=LINE_STYLES[i % len(LINE_STYLES)])
             top = max(max(v) for _, v in series)
         for annotation in panel.annotations:
             ax.axhline(annotation.value, linestyle="--", linewidth=1.2, color="black")
