@@ -51,7 +51,6 @@ import yaml
 from landing_zone import aws
 from landing_zone.core.catalog import ALL_REGIONS, GEOGRAPHIC_PREFIXES, GLOBAL_PREFIX, Catalog, load_catalog
 from landing_zone.core.catalog.metrics import load_metric_catalog
-from landing_zone.core.catalog.quotas import name_matcher
 from landing_zone.errors import CatalogError, LandingZoneError
 
 __all__ = ["DiscoveryError", "Discovery", "RegionScan", "discover", "overlay_yaml", "scan_region"]
@@ -255,24 +254,16 @@ def build_quota_entries(
 ) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
     """Model ID -> Region -> quota kind -> {value, source, as_of, verified, quota_code, quota_name, adjustable}:
     the applied value where ListServiceQuotas lists one, else the AWS default (verified: false)."""
-    quotas = catalog.quotas
-    if quotas is None:
+    matcher = catalog.quota_name_matcher(model_ids)
+    if matcher is None:
         return {}
-    names: dict[str, str] = {}  # lower-cased model name (as Service Quotas writes it) -> model ID
-    for model_id in model_ids:
-        model = catalog.models.get(model_id)
-        for name in (model.name, f"{model.provider} {model.name}", model_id) if model else (model_id,):
-            names[" ".join(name.lower().split())] = model_id
-    matchers = {kind: name_matcher(k.quota_name) for kind, k in quotas.kinds.items()}
     out: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
     for scan in scans:
         listed = [("ListAWSDefaultServiceQuotas", q) for q in scan.default_quotas or []]
         listed += [("ListServiceQuotas", q) for q in scan.applied_quotas or []]  # applied last: it wins
         for api, quota in listed:
-            for kind, matcher in matchers.items():
-                match = matcher.match(quota.get("QuotaName") or "")
-                matched = names.get(" ".join(match.group("model").lower().split())) if match else None
-                if matched is None or quota.get("Value") is None:
+            for kind, matched in matcher.match(quota.get("QuotaName") or ""):
+                if quota.get("Value") is None:
                     continue
                 applied = api == "ListServiceQuotas"
                 source = (

@@ -68,6 +68,7 @@ def verify(
         config_target_ids=tuple(plan.config.organization.target_ids) if plan and plan.config.organization else (),
         self_hosting=plan.config.self_hosting if plan else None,
         invocation_log_bucket=invocation_log_bucket,
+        quota_alarms=plan.quota_alarms.alarms if plan else (),
     )
     _require_credentials(ctx, profile)
     results = run_checks(ctx, families)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from landing_zone.core.catalog.quotas import QuotaCatalog, load_quota_catalog
+from landing_zone.core.catalog.quotas import QuotaCatalog, QuotaNameMatcher, load_quota_catalog
 from landing_zone.errors import CatalogError
 
 CATALOG_DIR = Path(__file__).resolve().parent
@@ -210,6 +210,17 @@ class Catalog(_Frozen):
 
     def limit(self, name: str) -> int:
         return self.limits[name].value
+
+    def quota_name_matcher(self, model_ids: Iterable[str]) -> QuotaNameMatcher | None:
+        """The :class:`QuotaNameMatcher` of these models (a model is named in Service Quotas by its catalog name,
+        provider and name, or ID); None without a quota catalog."""
+        if self.quotas is None:
+            return None
+        names: dict[str, tuple[str, ...]] = {}
+        for model_id in model_ids:
+            model = self.models.get(model_id)
+            names[model_id] = (model.name, f"{model.provider} {model.name}", model_id) if model else (model_id,)
+        return QuotaNameMatcher(self.quotas.kinds, names)
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:

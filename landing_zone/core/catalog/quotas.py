@@ -11,7 +11,7 @@ allowed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_QUOTAS_PATH",
     "QUOTA_KINDS",
     "QuotaCatalog",
+    "QuotaNameMatcher",
     "QuotaKind",
     "QuotaValue",
     "UsageMetric",
@@ -124,6 +125,30 @@ def name_matcher(template: str) -> re.Pattern[str]:
     """A case-insensitive pattern of a quota name template; group ``model`` is what stands for ``${model}``."""
     before, _, after = template.partition(MODEL_PLACEHOLDER)
     return re.compile(rf"^\s*{re.escape(before)}(?P<model>.+?){re.escape(after)}\s*$", re.IGNORECASE)
+
+
+def _normalized(name: str) -> str:
+    """A name as Service Quotas' names are compared: case and runs of white space do not count."""
+    return " ".join(name.lower().split())
+
+
+class QuotaNameMatcher:
+    """Which quota kind of which model a Service Quotas ``QuotaName`` is: a kind's template (:func:`name_matcher`)
+    with one of the model's names (``models``: model ID -> the names Service Quotas may write for it, e.g. its
+    catalog name, provider and name, ID) where ``${model}`` stands.  ``discover`` builds its overlay with it and
+    ``verify`` (``quota-value``) finds the live value of each quota alarm with it."""
+
+    def __init__(self, kinds: Mapping[QuotaKindName, QuotaKind], models: Mapping[str, Iterable[str]]) -> None:
+        self._matchers = {kind: name_matcher(k.quota_name) for kind, k in kinds.items()}
+        self._models = {_normalized(name): model_id for model_id, names in models.items() for name in names}
+
+    def match(self, quota_name: str) -> Iterator[tuple[str, str]]:
+        """(kind, model ID) pairs the name stands for (none when it is no kind of a known model)."""
+        for kind, matcher in self._matchers.items():
+            found = matcher.match(quota_name or "")
+            model_id = self._models.get(_normalized(found.group("model"))) if found else None
+            if model_id is not None:
+                yield kind, model_id
 
 
 def _catalog_error(field: str, value: Any, allowed: str) -> CatalogError:

@@ -1,6 +1,8 @@
 """The checks of ``verify`` and their one registry, :data:`CHECK_FAMILIES`: each family reads the synthesized intent
 from the assembly by resource type and compares it with the live account, returning rows; a family whose resource
 types are not in the assembly returns none (so a stack that is synthesized later is checked as soon as it exists).
+``quota-value`` is the one family whose intent is configuration only (the quota values the quota alarms were
+built from, in :class:`Context`), compared with Service Quotas.
 One module per family (its docstring says what it compares and which APIs it calls); :mod:`.common` is the API they
 share.  The ``account`` check runs first, then the families in registry order (``stack`` first).  This module runs
 them (:func:`run_checks`); it checks no resource and calls no AWS API itself.  Call order per API is deterministic
@@ -37,6 +39,7 @@ from landing_zone.verify.checks.logging import check_invocation_logging, check_l
 from landing_zone.verify.checks.network import check_network
 from landing_zone.verify.checks.organizations import SCP_TYPE, check_scps
 from landing_zone.verify.checks.profiles import check_profiles
+from landing_zone.verify.checks.quota_values import check_quota_values
 from landing_zone.verify.checks.retention import check_data_retention
 from landing_zone.verify.checks.stacks import check_stacks, not_deployed
 from landing_zone.verify.checks.stacksets import check_stack_sets
@@ -183,6 +186,12 @@ CHECK_FAMILIES: tuple[Family, ...] = (
         check_cost_allocation_tags,
         ("cost-allocation-tag",),
         "the landing zone's cost-allocation tag keys active in Billing",
+    ),
+    Family(
+        "quota-value",
+        check_quota_values,
+        ("quota-value",),
+        "each quota headroom alarm's quota value (config overrides or discover overlay) is the account's live one",
     ),
     Family("eks", check_nodegroups, ("eks-nodegroup", "eks-gpu-nodegroup"), "self-hosting EKS node groups"),
     Family("stackset", check_stack_sets, ("stackset", "stackset-instances"), "StackSet active, instances current"),

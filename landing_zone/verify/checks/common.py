@@ -18,6 +18,7 @@ from botocore.exceptions import ClientError
 
 from landing_zone import aws
 from landing_zone.assembly import Assembly, Resource, Stack
+from landing_zone.cost.quotas import QuotaAlarm
 from landing_zone.verify.compare import document_diff, same_document, short_hash, unresolved_in
 from landing_zone.verify.live import ApiError, Live, Resolver, partition_of
 from landing_zone.verify.report import CheckResult, Status
@@ -45,7 +46,8 @@ _GLOBAL_REGION = {"aws": "us-east-1", "aws-cn": "cn-northwest-1", "aws-us-gov": 
 @dataclass
 class Context:
     """One ``verify`` run: the assembly read, the live account asked, the landing zone's name and home Region, the
-    configuration facts some families need (compliant Regions, catalog, organization targets, self-hosting), and
+    configuration facts some families need (compliant Regions, catalog, organization targets, self-hosting,
+    quota alarms), and
     what earlier families learned for later ones (key labels, stack statuses)."""
 
     assembly: Assembly
@@ -59,6 +61,7 @@ class Context:
     config_target_ids: tuple[str, ...] = ()
     self_hosting: Any = None  # landing_zone.core.config.SelfHosting
     invocation_log_bucket: str | None = None
+    quota_alarms: tuple[QuotaAlarm, ...] = ()  # the configuration's quota headroom alarms, for quota-value
     resolver: Resolver = field(init=False)
     key_labels: dict[str, str] = field(default_factory=dict)  # key ARN -> alias, for readable rows
     # stack name -> its CloudFormation status ("MISSING" when absent); only stacks whose status could be read
