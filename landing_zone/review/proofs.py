@@ -91,7 +91,9 @@ PROPERTIES: dict[str, str] = {
     "P4": "not over-blocking: legitimate requests are allowed for every value of the keys they do not fix",
     "P5": "invoker effective permissions allow only compliant inference on allowed models",
     "P6": "governed settings: inference on a service tier outside allowed_service_tiers, an AgentCore gateway without "
-    "inbound authorization and an AgentCore runtime, code interpreter or browser without a VPC are denied",
+    "inbound authorization, an AgentCore runtime, code interpreter or browser without a VPC, and the API-key uses "
+    "api_keys refuses (creating a Bedrock API key; with none every bearer-token call, with short-term-only a "
+    "long-term one or one by a principal not listed) are denied",
 }
 
 REGION = "aws:RequestedRegion"
@@ -102,6 +104,8 @@ MANTLE_KEY = "bedrock-mantle:Model"
 SERVICE_TIER_KEY = "bedrock:ServiceTier"
 MANTLE_TIER_KEY = "bedrock-mantle:ServiceTier"
 GATEWAY_AUTHORIZER_KEY = "bedrock-agentcore:GatewayAuthorizerType"
+API_KEY_CREATION = "iam:CreateServiceSpecificCredential"
+CREDENTIAL_SERVICE_KEY = "iam:ServiceSpecificCredentialServiceName"
 AGENTCORE_SUBNETS_KEY = "bedrock-agentcore:subnets"
 AGENTCORE_SG_KEY = "bedrock-agentcore:securityGroups"
 TAG_KEY = f"aws:ResourceTag/{g.LANDING_ZONE_TAG}"
@@ -918,6 +922,54 @@ def _single_value_outside(enc: Encoder, key: str, allowed: Sequence[str]) -> z3.
     return z3.And(kv.present, single, *[kv.values[0] != z3.StringVal(v) for v in allowed])
 
 
+def _p6_api_keys(run: _Run, gr: Guard) -> bool:
+    """The API-key obligations of ``policy_guardrails.api_keys`` (api-keys-permissions.html; the statements of
+    :func:`landing_zone.policies.guardrails.api_key_statements`); False when the settings deny no API-key use."""
+    settings = run.inputs.plan.config.policy_guardrails
+    short_term = settings.api_keys == "short-term-only"
+    governs = False
+    if short_term or settings.deny_api_key_creation:
+        governs = True
+        enc = run.prover.encoder.for_action(API_KEY_CREATION)
+        run.check(
+            f"{API_KEY_CREATION} for a Bedrock service (service name bedrock*)",
+            z3.And(enc.action_premise(), enc.value_like(CREDENTIAL_SERVICE_KEY, ["bedrock*"])),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(API_KEY_CREATION, "*", {CREDENTIAL_SERVICE_KEY: "bedrock.amazonaws.com"}),
+        )
+    for action in g.BEARER_ACTIONS:
+        enc = run.prover.encoder.for_action(action)
+        if not short_term:
+            if settings.deny_bearer_token_calls:
+                governs = True
+                run.check(
+                    f"{action} (api_keys: none)",
+                    enc.action_premise(),
+                    z3.Not(enc.allowed(gr)),
+                    [gr],
+                    Request(action, "*", {}),
+                )
+            continue
+        governs = True
+        key = g.BEARER_TYPE_KEYS[action]
+        run.check(
+            f"{action} with a key that is not short-term",
+            z3.And(enc.action_premise(), z3.Not(enc.equals(key, "SHORT_TERM"))),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(action, "*", {key: "LONG_TERM"}),
+        )
+        run.check(
+            f"{action} by a principal not in api_key_principal_arns",
+            z3.And(enc.action_premise(), z3.Not(enc.value_like(PRINCIPAL, settings.api_key_principal_arns))),
+            z3.Not(enc.allowed(gr)),
+            [gr],
+            Request(action, "*", {key: "SHORT_TERM", PRINCIPAL: "arn:aws:iam::111122223333:role/not-listed"}),
+        )
+    return governs
+
+
 def _p6(run: _Run) -> PropertyResult:
     start = time.perf_counter()
     gr = run.inputs.guardrails
@@ -926,14 +978,15 @@ def _p6(run: _Run) -> PropertyResult:
     governs_tiers = not set(SERVICE_TIERS) <= set(tiers)
     # the AgentCore denies are SCP statements only (the invoker ceiling leaves AgentCore out of the boundary)
     governs_agentcore = settings.agentcore_controls and run.inputs.mode == "scp"
-    if not governs_tiers and not governs_agentcore:
+    governs_api_keys = _p6_api_keys(run, gr)
+    if not governs_tiers and not governs_agentcore and not governs_api_keys:
         return PropertyResult(
             "P6",
             PROPERTIES["P6"],
             (),
             0.0,
             applies=False,
-            note="every service tier allowed, and no AgentCore control in these guardrails",
+            note="every service tier allowed, no AgentCore control and no API-key deny in these guardrails",
         )
     if governs_tiers:
         for actions, key in ((RUNTIME_INVOKE_ACTIONS, SERVICE_TIER_KEY), (MANTLE_INVOKE_ACTIONS, MANTLE_TIER_KEY)):

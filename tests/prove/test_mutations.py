@@ -44,9 +44,6 @@ REDUNDANT: dict[str, str] = {
     "wildcard DenyNonCompliantDataAutomation": "as above",
     "drop DenyMantleInferenceWithoutModel": "P2 states Mantle requests that carry bedrock-mantle:Model; a "
     "request without the key is only sampled",
-    "drop DenyBedrockApiKeyCreation": "API keys (long-term credentials) are not in P1-P4 or P6; sampled by the "
-    "red-team table",
-    "drop DenyBearerTokenCalls": "as above",
     "drop DenyDeploymentRoleAssumption": "P3 treats sts:AssumeRole as a use action (USE_ACTIONS); who may "
     "assume the CDK roles is only sampled",
     "wildcard DenyDeploymentRoleAssumption": "as above",
