@@ -195,8 +195,10 @@ def _control_row(control: _Control, enforcing: list[PolicyRecord], organization:
 def _retention_resources(assembly: Assembly, mode: str) -> tuple[list[str], bool]:
     found = []
     ok = False
-    for res in assembly.resources("Custom::BedrockDataRetention"):
-        region = res.stack.region or "?"
+    # in the stacks, and in the StackSet member template (member_baseline: every member account applies it)
+    members = [r for m in assembly.members for r in m.resources("Custom::BedrockDataRetention")]
+    for res in [*assembly.resources("Custom::BedrockDataRetention"), *members]:
+        region = res.stack.region or "each member account's home_region"
         found.append(f"Custom::BedrockDataRetention {res.logical_id} (Mode {res.prop('Mode')}, {region})")
         ok = ok or res.prop("Mode") == mode
     return found, ok
