@@ -169,6 +169,9 @@ def _checkov_env() -> dict[str, str]:
     env.update(
         {
             "BC_SKIP_MAPPING": "TRUE",
+            # checkov's banner asks PyPI for a newer version (checkov/common/util/banner.py, UpdateChecker, whose
+            # answer is cached for a while: the connection shows only in some runs); the review stays offline
+            "CKV_SKIP_PACKAGE_UPDATE_CHECK": "true",
             "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false",
             "LOG_LEVEL": "WARNING",
             "PYTHONWARNINGS": "ignore",

@@ -92,7 +92,10 @@ def test_checkov_opens_no_network_connection(synth, tmp_path):
         str(trace),
         *checkov_command(scanner_python(), [template.name]),  # the review's own command, not a copy of it
     ]
-    done = subprocess.run(command, cwd=outdir, env=_checkov_env(), capture_output=True, text=True, timeout=300)
+    # an empty per-user cache: checkov's update check (cached for an hour in ~/.cache/checkov) would otherwise ask
+    # PyPI only in some runs
+    env = {**_checkov_env(), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run(command, cwd=outdir, env=env, capture_output=True, text=True, timeout=300)
     assert done.stdout.strip().startswith(("{", "[")), done.stderr[-2000:]
     connects = [line for line in trace.read_text().splitlines() if "AF_INET" in line]
     assert connects == []
