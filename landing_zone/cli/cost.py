@@ -303,30 +303,26 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
             value["cached_input_fraction"] + value["cache_write_fraction"],
             "a sum <= 1 (both are shares of the same input tokens)",
         )
-    result = break_even(
-        tokens_per_second=value["tokens_per_second"],
-        hourly_usd=hourly,
-        api_prices=prices,
-        hours_per_month=catalog.hours_per_month,
-        input_output_ratio=value["input_output_ratio"],
-        instance_type=value["instance_type"],
-        cached_input_fraction=value["cached_input_fraction"],
-        cache_write_fraction=value["cache_write_fraction"],
-    )
-    workload_of = f"the {own[0].model_id} part of cost.workload" if own else "cost.workload"
-    tier = prices.service_tier or "outside Bedrock"
-    # The same node against each other allowed per-token tier of the same model and path (not with --price-source).
-    tier_results = {
-        t: break_even(
+
+    def node_against(api_prices: Any) -> Any:
+        """The configured node against one set of API prices (the standard tier, or another allowed tier)."""
+        return break_even(
             tokens_per_second=value["tokens_per_second"],
             hourly_usd=hourly,
-            api_prices=p,
+            api_prices=api_prices,
             hours_per_month=catalog.hours_per_month,
             input_output_ratio=value["input_output_ratio"],
             instance_type=value["instance_type"],
             cached_input_fraction=value["cached_input_fraction"],
             cache_write_fraction=value["cache_write_fraction"],
         )
+
+    result = node_against(prices)
+    workload_of = f"the {own[0].model_id} part of cost.workload" if own else "cost.workload"
+    tier = prices.service_tier or "outside Bedrock"
+    # The same node against each other allowed per-token tier of the same model and path (not with --price-source).
+    tier_results = {
+        t: node_against(p)
         for t, p in (
             plan.model_prices.tiers_of(own[0].model_id, own[0].path) if own and args.price_source is None else {}
         ).items()
