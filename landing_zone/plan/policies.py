@@ -337,7 +337,9 @@ def build_policies(
             )
             for service in config.network.endpoints
         },
-        keys={p: key_policy(p, account=account, region=region, name=name) for p in purposes},
+        # Every key policy names its own stack's account (resolved where the key is created): the workload keys in
+        # the deployment account (or each StackSet member), the management-account logs key in the management account.
+        keys={p: key_policy(p, account=markers.ACCOUNT, region=region, name=name) for p in purposes},
         alerts_topic=alerts_topic_policy(topic_arn=markers.TOPIC_ARN, account=account, region=region),
         budget_filter=budget_filter(cost.budget_scope, "landing-zone", name),
         application_budget_filters={n: budget_filter("tagged", "application", n) for n in sorted(invokers)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from aws_cdk.assertions import Match
@@ -114,6 +115,26 @@ def test_keys_rotate_are_retained_and_carry_the_builder_policies(default_lz):
         assert props["KeyPolicy"] == expected[props["Description"]]
     aliases = {a["Properties"]["AliasName"] for a in resources(t, "AWS::KMS::Alias").values()}
     assert aliases == {"alias/kimi-lz/logs", "alias/kimi-lz/alerts"}
+
+
+@pytest.mark.parametrize("example", [None, *EXAMPLES], ids=lambda p: p.name if p else "cdk.json")
+def test_every_key_policy_names_only_its_own_stacks_account(synth, example):
+    """KMS refuses a key whose policy locks its creator out (CreateKey, BypassPolicyLockoutSafetyCheck), and
+    CloudWatch Logs cannot use a key that does not trust its own log groups: every key policy, the management
+    account's logs key included, names its own stack's account and no other (issue 32)."""
+    lz = synth(example)
+    manifest = json.loads((lz.outdir / "manifest.json").read_text())
+    stacks = {
+        a["properties"].get("stackName") or a["displayName"]: a["environment"].split("/")[2]
+        for a in manifest["artifacts"].values()
+        if a.get("type") == "aws:cloudformation:stack"
+    }
+    for name, account in stacks.items():
+        keys = resources(lz.templates[name], "AWS::KMS::Key")
+        body = json.dumps([k["Properties"]["KeyPolicy"] for k in keys.values()])
+        named = set(re.findall(r"(?<![0-9])[0-9]{12}(?![0-9])", body))
+        assert named <= {account}, f"{name} (account {account}): its key policies name {sorted(named)}"
+        assert not keys or account == "unknown-account" or f"arn:aws:iam::{account}:root" in body
 
 
 def test_stateful_logical_ids_are_pinned(default_lz):
