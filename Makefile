@@ -4,6 +4,8 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := synth
 
 PYTHON ?= python3
+# The oldest Python the lock installs on (README.md; tests/cli/test_fresh_machine.py resolves both locks for it).
+PYTHON_MIN := 3.11
 VENV   ?= .venv
 BIN    := $(CURDIR)/$(VENV)/bin
 CONFIG ?=
@@ -49,7 +51,13 @@ help:
 
 # Set-up writes its progress to stderr, so that `make schema > schema.json` or `make deploy > deploy.sh` on a fresh
 # clone capture only the command's own output.
+# Checked before a virtualenv is made, so that an older Python stops here rather than in pip's resolver.
+CHECK_PYTHON = $(PYTHON) -c 'import sys; sys.exit(sys.version_info < tuple(map(int, "$(PYTHON_MIN)".split("."))))' \
+  2> /dev/null || { echo "error: PYTHON=$(PYTHON) is $$($(PYTHON) --version 2> /dev/null || echo 'not found'); the landing zone needs \
+  Python >= $(PYTHON_MIN): give one with PYTHON=/path/to/python3" >&2; exit 2; }
+
 $(VENV)/bin/python:
+	@$(CHECK_PYTHON)
 	@echo "creating $(VENV)/ with $(PYTHON)" >&2
 	@$(PYTHON) -m venv $(VENV) >&2
 
@@ -70,7 +78,7 @@ $(DEV_STAMP): requirements-dev.txt $(CLI_STAMP)
 
 $(SCAN_STAMP): requirements-scanners.txt constraints-scanners.txt
 	@echo "creating $(SCAN_VENV)/ for checkov and cfn-lint (requirements-scanners.txt)" >&2
-	@test -x $(SCAN_VENV)/bin/python || $(PYTHON) -m venv $(SCAN_VENV) >&2
+	@test -x $(SCAN_VENV)/bin/python || { $(CHECK_PYTHON); $(PYTHON) -m venv $(SCAN_VENV) >&2; }
 	@$(SCAN_VENV)/bin/python -m pip install --quiet -r requirements-scanners.txt -c constraints-scanners.txt >&2
 	@touch $@
 

@@ -4,7 +4,9 @@ Commands read the same configuration as the CDK app: ``cdk.json`` context defaul
 Exit codes: 0 success, 2 invalid input (config, flags) with a readable message and no traceback.
 
 Every command module has one entry point, ``register(subparsers)``, and takes its configuration flags and plan
-from :mod:`landing_zone.cli.common`; :data:`COMMANDS` lists them in the order ``--help`` shows them.
+from :mod:`landing_zone.cli.common`; :data:`COMMANDS` lists them in the order ``--help`` shows them.  A command
+module imports only the runtime (requirements.txt) at load time; a command that needs more declares its tier with
+:func:`landing_zone.cli.tiers.needs` and loads it when it runs (:mod:`landing_zone.cli.tiers`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 
 from landing_zone import __version__
 from landing_zone.cli import config, cost, discover, guardrails, prove, review, verify
+from landing_zone.cli.tiers import require
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan.record import installed_version
 
@@ -49,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        require(args)
         return int(args.func(args))
     except LandingZoneError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from landing_zone.cli import cost_actual
 from landing_zone.cli.common import Subparsers, add_config_args, add_verbose_arg, plan_from_args, print_warnings
+from landing_zone.cli.tiers import CLI, needs
 from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices, load_price_catalog
 from landing_zone.core.config import SelfHosting
 from landing_zone.core.config import Workload as WorkloadConfig
@@ -496,3 +497,4 @@ def register(subparsers: Subparsers) -> None:
     )
     add_config_args(p)
     p.set_defaults(func=_cmd_cost_report)
+    needs(p, CLI)  # matplotlib, loaded by the chart and the dashboard picture when they are drawn

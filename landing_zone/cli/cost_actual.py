@@ -11,6 +11,7 @@ import json
 from datetime import UTC, datetime
 
 from landing_zone.cli.common import add_config_args, plan_from_args
+from landing_zone.cli.tiers import CLI, needs
 from landing_zone.finops.actual import MONTH_FORM, actual_report, format_actual, parse_month
 
 __all__ = ["register_under"]
@@ -52,3 +53,4 @@ def register_under(cost_parser: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_config_args(p)
     p.set_defaults(func=_cmd_actual)
+    needs(p, CLI)  # boto3, loaded by landing_zone.aws on the first call

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, raw_config_from_args
+from landing_zone.cli.tiers import CLI, needs
 from landing_zone.core.config import catalog_for
 from landing_zone.discover import discover, format_summary, overlay_yaml, validate_overlay
 from landing_zone.errors import ConfigError, Problem
@@ -91,3 +92,4 @@ def register(subparsers: Subparsers) -> None:
         "--json", action="store_true", help="machine-readable output (the overlay is still written with --out)"
     )
     p.set_defaults(func=_cmd_discover)
+    needs(p, CLI)  # boto3, loaded by landing_zone.aws on the first call

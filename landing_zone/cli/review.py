@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
+from landing_zone.cli.tiers import CLI, needs
 from landing_zone.errors import LandingZoneError
 from landing_zone.review.render_html import render_html
 from landing_zone.review.render_md import render_markdown
-from landing_zone.review.report import build_review
 from landing_zone.review.sarif import render_sarif
 from landing_zone.review.scanners import DEFAULT_SKIPS_FILE
 
@@ -51,6 +51,8 @@ def run_review(args: argparse.Namespace) -> int:
         raise LandingZoneError(f"--assembly {args.assembly}: not a directory; run `make synth` first")
     if args.baseline is not None and not args.baseline.is_dir():
         raise LandingZoneError(f"--baseline {args.baseline}: not a directory (give the cdk.out of the earlier synth)")
+    from landing_zone.review.report import build_review  # z3 and policy_sentry (the CLI tier)
+
     plan = plan_for_assembly(args, args.assembly)
     result = build_review(
         args.assembly,
@@ -141,6 +143,7 @@ def register(subparsers: Subparsers) -> None:
         help="checkov checks accepted with a reason (default: checkov-skips.yaml at the repository root)",
     )
     p.set_defaults(func=_run)
+    needs(p, CLI)
 
 
 def _run(args: argparse.Namespace) -> int:

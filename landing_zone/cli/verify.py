@@ -6,14 +6,13 @@ import argparse
 from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
+from landing_zone.cli.tiers import CLI, needs
 
 __all__ = ["register"]
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    # On use: verify needs boto3 (requirements-cli.txt), and `make synth` installs only the runtime, which runs
-    # this CLI for `validate`.  The CLI edge is the one place that loads a command's dependencies late.
-    from landing_zone.verify import verify
+    from landing_zone.verify import verify  # boto3 (the CLI tier)
 
     plan = plan_for_assembly(args, args.assembly)
     report = verify(
@@ -69,3 +68,4 @@ def register(subparsers: Subparsers) -> None:
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_cmd_verify)
+    needs(p, CLI)

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from landing_zone.finops.build import CHART_DPI, CHART_SIZE_INCHES, ChartSeries, CostReport, ReportError
+from landing_zone.finops.build import CHART_DPI, CHART_SIZE_INCHES, ChartSeries, CostReport
 from landing_zone.finops.markdown import _profile_label, _short_tokens, _usd
 
 __all__ = ["render_chart"]
@@ -218,14 +218,9 @@ def _decorate_axes(ax: Any, report: CostReport) -> None:
 
 def render_chart(report: CostReport, path: Path) -> None:
     """Draw the chart to ``path`` (PNG, CHART_SIZE_INCHES at CHART_DPI, no metadata that varies)."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise ReportError(
-            f"the cost chart needs matplotlib ({exc}); install the pinned requirements: "
-            "pip install -r requirements.txt -c constraints.txt"
-        ) from None
+    # matplotlib is the CLI tier (requirements-cli.txt): `cost-report` declares it (landing_zone.cli.tiers).
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     fig = Figure(figsize=CHART_SIZE_INCHES, dpi=CHART_DPI)
     FigureCanvasAgg(fig)  # Agg: no display, same pixels everywhere

@@ -21,7 +21,6 @@ from typing import Any
 
 from landing_zone.cost.alarms import APPLICATION_PROFILE, MetricSpec, evaluate_expression
 from landing_zone.cost.dashboard import GraphPanel, TextPanel
-from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 
 __all__ = ["MANTLE_SHARE", "SyntheticDay", "layout", "render_dashboard", "synthetic_day"]
@@ -189,11 +188,10 @@ def render_dashboard(plan: Plan, path: Path) -> SyntheticDay:
 
     Panels that need live data (latency, time to first token, errors) are listed in one closing text panel rather
     than drawn as empty frames."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise LandingZoneError(f"the dashboard picture needs matplotlib ({exc}): make setup-cli") from None
+    # matplotlib is the CLI tier (requirements-cli.txt): `cost-report` declares it (landing_zone.cli.tiers).
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     day = synthetic_day(plan)
     drawn = layout(plan, day)
     rows = math.ceil(len(drawn) / COLUMNS)

@@ -62,11 +62,12 @@ def _threat_model_attack_gets_through(monkeypatch: pytest.MonkeyPatch) -> int:
 def _prove(all_hold: bool) -> Callable[[pytest.MonkeyPatch], int]:
     def run(monkeypatch: pytest.MonkeyPatch) -> int:
         import landing_zone.cli.prove as prove
+        import landing_zone.review.proofs as proofs  # what `prove` loads when it runs
 
         report = SimpleNamespace(all_hold=all_hold, text=lambda: "", as_dict=dict)
         monkeypatch.setattr(prove, "plan_for_assembly", lambda args, path: None)
-        monkeypatch.setattr(prove, "inputs_from_assembly", lambda path, plan: None)
-        monkeypatch.setattr(prove, "prove_all", lambda inputs, **kw: report)
+        monkeypatch.setattr(proofs, "inputs_from_assembly", lambda path, plan: None)
+        monkeypatch.setattr(proofs, "prove_all", lambda inputs, **kw: report)
         return main(["prove", "--assembly", str(ROOT)])  # any directory: the proof itself is replaced
 
     return run
