@@ -58,7 +58,7 @@ def check_bootstrap(ctx: Context, boot: intent.Bootstrap, live: Live) -> None:
     elif own == boot.qualifier:
         ctx.add(_note(where, f"{boot.toolkit_stack} (qualifier {own})", "the landing zone's own: bootstrap updates it"))
     else:
-        ctx.add(_clash(ctx, where, boot, own, command))
+        ctx.add(_clash(where, boot, own, command))
 
 
 def _shared_default(ctx: Context, where: str, boot: intent.Bootstrap, current: str | None) -> None:
@@ -73,16 +73,17 @@ def _shared_default(ctx: Context, where: str, boot: intent.Bootstrap, current: s
             _note(where, f"{intent.DEFAULT_TOOLKIT_STACK} (qualifier {current})", "the landing zone's own: updated")
         )
     else:
-        ctx.add(_clash(ctx, where, boot, current, command))
+        ctx.add(_clash(where, boot, current, command))
 
 
-def _clash(ctx: Context, where: str, boot: intent.Bootstrap, current: str, command: str) -> Finding:
+def _clash(where: str, boot: intent.Bootstrap, current: str, command: str) -> Finding:
     return Finding(
         "cdk-bootstrap", where, f"{boot.toolkit_stack} of another bootstrap (qualifier {current})",
         f"`{command}` re-parameterises it to qualifier {boot.qualifier}: the deploys that use {current} lose their "
         "roles and bucket, and the guardrails then protect the stack",
-        f"bootstrap the landing zone into a toolkit stack of its own: `cdk bootstrap --qualifier {boot.qualifier} "
-        f"--toolkit-stack-name {ctx.plan.config.name}-cdk-toolkit aws://{boot.account}/{boot.region}`",
+        "bootstrap the landing zone into a toolkit stack of its own (policy_guardrails.cdk_toolkit_stack_name): "
+        f"`cdk bootstrap --qualifier {boot.qualifier} --toolkit-stack-name cdk-{boot.qualifier}-toolkit "
+        f"aws://{boot.account}/{boot.region}`",
         Severity.CONFLICT,
     )  # fmt: skip
 

@@ -113,11 +113,12 @@ def deploy_principals(plan: Plan, account: str) -> tuple[str, str]:
 
 
 def toolkit_stack_name(plan: Plan) -> str:
-    """The CloudFormation stack ``cdk bootstrap`` deploys for the landing zone (``deploy-plan`` prints no
-    ``--toolkit-stack-name``: the CDK default)."""
-    # TODO(bootkill): the landing zone bootstraps into a toolkit stack of its own name; read it here when wt-bootkill
-    # lands (the configuration or deploy-plan will carry it).
-    return str(getattr(plan.config.policy_guardrails, "cdk_toolkit_stack_name", None) or DEFAULT_TOOLKIT_STACK)
+    """The CloudFormation stack ``cdk bootstrap`` deploys for the landing zone: ``policy_guardrails.toolkit_stack_name``
+    where the configuration has it, else ``CDKToolkit`` (``deploy-plan`` prints no ``--toolkit-stack-name``)."""
+    # TODO(bootkill): wt-bootkill adds policy_guardrails.cdk_toolkit_stack_name and its property toolkit_stack_name
+    # (default cdk-<qualifier>-toolkit); drop the CDKToolkit fallback when it lands on main.
+    name = getattr(plan.config.policy_guardrails, "toolkit_stack_name", None)
+    return str(name or DEFAULT_TOOLKIT_STACK)
 
 
 @dataclass(frozen=True)
