@@ -398,3 +398,30 @@ def test_member_baseline_reads_every_member_and_needs_a_stacksets_delegated_admi
         for f in run(in_management, state, account_profiles=profiles).findings
         if f.check == "delegated-administrator" and f.severity is Severity.CONFLICT
     ]
+
+
+def test_single_account_mode_reads_the_account_and_no_organization(plan_for, aws_mock):
+    """Without an organization block there is nothing to ask Organizations; the account's own settings still are."""
+    plan = plan_for(ROOT / "examples" / "us-single-account.yaml")
+    account = plan.config.deployment_account
+    state = OrgState({None: account})
+    state.moto("bedrock", account, plan.config.home_region).put_model_invocation_logging_configuration(
+        loggingConfig={
+            "cloudWatchConfig": {"logGroupName": "/corp/bedrock", "roleArn": f"arn:aws:iam::{account}:role/x"}
+        }
+    )
+    report = run(plan, state, management_profile=None)
+    assert conflicts(report) == {("invocation-logging", f"account {account} {plan.config.home_region}")}
+    assert not report.slots and not report.applying
+    assert not [f for f in report.findings if f.severity is Severity.UNCHECKED]
+
+
+def test_account_profiles_are_given_by_id_or_name_once_each(plan):
+    from landing_zone.cli.preflight import _account_profiles
+    from landing_zone.errors import ConfigError
+
+    dev = plan.config.accounts[1]
+    management = plan.config.organization.management_account_id
+    assert _account_profiles(plan, [(dev.name, "dev"), (management, "m")]) == {dev.id: "dev", management: "m"}
+    with pytest.raises(ConfigError, match=r"--account-profile\[1\]: got '333333333333'; given twice"):
+        _account_profiles(plan, [(dev.name, "dev"), (dev.id, "other")])
