@@ -144,6 +144,8 @@ _BUCKET = "arn:aws:s3:::{name}-invocation-logs-{acc}"
 _FN = "arn:aws:lambda:{home}:{acc}:function:{name}-invocation-logging"
 _POLICY = "arn:aws:iam::{acc}:policy/{name}-{which}"
 _BUDGET = "arn:aws:budgets::{acc}:budget/{name}-bedrock-monthly"
+_TOOLKIT = "arn:aws:cloudformation:{home}:{acc}:stack/{toolkit}/0a1b2c3d"
+_SHARED_TOOLKIT = "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/0a1b2c3d"
 _TAGGED = {TAG: "{name}"}
 _GENERATED_LOGS = "arn:aws:logs:{home}:{acc}:log-group:{name}-network-FlowLogs-0A1B:log-stream:eni-1"
 _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
@@ -1011,13 +1013,31 @@ ATTACKS: tuple[Attack, ...] = (
         P("attacker", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/my-stack/1"),
         "delete its own stack",
     ),
+    # --- goal 4: the landing zone's own CDK bootstrap stack (policy_guardrails.toolkit_stack_name), next to the
+    # account's shared CDKToolkit, which stays its owner's (issue 33 item 4) ------------------------------------------
     Attack(
         4,
-        "delete the CDK bootstrap stack",
-        P("attacker", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/1"),
+        "delete the landing zone's CDK bootstrap stack",
+        P("attacker", "cloudformation:DeleteStack", _TOOLKIT),
         NAMED,
-        P("deployer", "cloudformation:DescribeStacks", "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/1"),
-        "read it",
+        P("attacker", "cloudformation:UpdateStack", _SHARED_TOOLKIT),
+        "update the account's own CDKToolkit (the company's bootstrap, not the landing zone's)",
+    ),
+    Attack(
+        4,
+        "re-parameterise the landing zone's CDK bootstrap (a change set on its stack: new trust, policies, qualifier)",
+        P("attacker", "cloudformation:CreateChangeSet", _TOOLKIT),
+        NAMED,
+        P("deploy_role", "cloudformation:DescribeStacks", _TOOLKIT),
+        "the landing zone's own deploy reads its bootstrap",
+    ),
+    Attack(
+        4,
+        "update the landing zone's CDK bootstrap stack in place",
+        P("attacker", "cloudformation:UpdateStack", _TOOLKIT),
+        NAMED,
+        P("attacker", "cloudformation:DeleteStack", _SHARED_TOOLKIT),
+        "delete the account's own CDKToolkit",
     ),
     Attack(
         4,
@@ -1631,6 +1651,7 @@ def _values(plan: Plan) -> dict[str, str | None]:
     role = f"arn:aws:iam::{acc}:role/"
     values.update(
         q=q,
+        toolkit=config.policy_guardrails.toolkit_stack_name,
         attacker=f"{role}aws-reserved/sso.amazonaws.com/AWSReservedSSO_AdministratorAccess_0123456789abcdef",
         deployer=f"{role}cdk-{q}-cfn-exec-role-{acc}-{home}",
         deploy_role=f"{role}cdk-{q}-deploy-role-{acc}-{home}",

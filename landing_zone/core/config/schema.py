@@ -980,6 +980,12 @@ class MemberBaseline(_Strict):
 # The CDK bootstrap qualifier (`cdk bootstrap --qualifier`): 1-10 lowercase letters or digits.
 CDK_QUALIFIER = re.compile(r"^[a-z0-9]{1,10}$")
 DEFAULT_CDK_QUALIFIER = "hnb659fds"
+# CloudFormation stack names: "can contain only alphanumeric characters (case-sensitive) and hyphens. It must start with
+# an alphabetic character and can't be longer than 128 characters" (AWS CloudFormation API reference, CreateStack,
+# StackName: https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_CreateStack.html).
+CFN_STACK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,127}$")
+# The stack `cdk bootstrap` creates or updates when no --toolkit-stack-name is given: the account's shared bootstrap.
+DEFAULT_CDK_TOOLKIT_STACK = "CDKToolkit"
 # A role ARN with a 12-digit account; the name may end in '*' (then every role so named is protected too).
 EXEMPT_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+\*?$")
 ExemptRoleArn = Annotated[
@@ -1060,6 +1066,28 @@ class PolicyGuardrails(_Strict):
             "Its roles cdk-<qualifier>-*-role-<account>-<home_region> are the exempt deployment principals.",
         )
     )
+    cdk_toolkit_stack_name: (
+        Annotated[
+            str,
+            _matches(
+                CFN_STACK_NAME,
+                "must be a CloudFormation stack name: a letter, then letters, digits and '-', at most 128 characters",
+            ),
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description="Name of the landing zone's own CDK bootstrap stack (`cdk bootstrap --toolkit-stack-name`), next "
+        "to its own qualifier; omitted: cdk-<cdk_bootstrap_qualifier>-toolkit. Never CDKToolkit, the account's shared "
+        "bootstrap: bootstrapping it with the landing zone's qualifier would re-parameterise every other app's "
+        "bootstrap. The tamper SCP protects this stack, never CDKToolkit.",
+    )
+
+    @property
+    def toolkit_stack_name(self) -> str:
+        """The landing zone's CDK bootstrap stack: ``cdk_toolkit_stack_name``, else cdk-<qualifier>-toolkit."""
+        return self.cdk_toolkit_stack_name or f"cdk-{self.cdk_bootstrap_qualifier}-toolkit"
+
     deployment_principal_arns: tuple[ExemptRoleArn, ...] = Field(
         default=(),
         description="Further roles exempt from tamper protection (e.g. a break-glass role that runs "
@@ -1421,6 +1449,22 @@ class LandingZoneConfig(_Strict):
                 "could create a role the guardrails exempt; in organization mode give the landing zone a bootstrap "
                 "of its own: choose a qualifier (1-10 lowercase letters or digits), set it here and run `cdk "
                 "bootstrap --qualifier <qualifier> aws://<account>/<home_region>` (docs/DEPLOY.md)",
+            )
+        toolkit = self.policy_guardrails.toolkit_stack_name
+        if toolkit.lower() == DEFAULT_CDK_TOOLKIT_STACK.lower():
+            yield (
+                ("policy_guardrails", "cdk_toolkit_stack_name"),
+                toolkit,
+                "CDKToolkit is the account's shared CDK bootstrap stack: bootstrapping it with the landing zone's "
+                "qualifier would re-parameterise it for every other app, and the tamper SCP would freeze it; give the "
+                f"landing zone's bootstrap a stack of its own (omit the field for cdk-{q}-toolkit)",
+            )
+        elif toolkit in (own := [naming.stack_name(self.name, part) for part in naming.STACK_PARTS]):
+            yield (
+                ("policy_guardrails", "cdk_toolkit_stack_name"),
+                toolkit,
+                f"is the name of one of the landing zone's own stacks ({', '.join(own)}); the bootstrap stack needs "
+                f"a name of its own (omit the field for cdk-{q}-toolkit)",
             )
         for i, region in enumerate(self.inference_source_regions or ()):
             if region not in self.compliant_regions:
