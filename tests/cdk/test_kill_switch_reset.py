@@ -99,6 +99,15 @@ def test_the_reset_role_trusts_exactly_the_configured_principals(us_org):
     assert trust == us_org.plan.policies.kill_switch_reset_trust
 
 
+def test_the_reset_principals_account_is_an_intended_cross_account_grant(plan_for):
+    """The review's LZ-CROSS-ACCOUNT rule knows the configured reset principals' accounts, and only them."""
+    from landing_zone.review.report import review_context
+
+    assert "121212121212" not in review_context(plan_for()).known_accounts
+    configured = plan_for(cost={"kill_switch_reset_principal_arns": [FINOPS]})
+    assert "121212121212" in review_context(configured).known_accounts
+
+
 def _reset_permissions(plan: Any) -> dict[str, Any]:
     ids = {m: f"id-{m.rsplit(':', 1)[-1].rstrip('}')}" for m in markers.markers_in(plan.policies.kill_switch_reset)}
     return markers.resolve(plan.policies.kill_switch_reset, ids)
