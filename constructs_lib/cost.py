@@ -97,7 +97,11 @@ class KillSwitch(Construct):
     """A deny-inference managed policy and a budget action that attaches it to the invoker roles at 100%.
 
     The execution role is named ``<lz>-automation-budget-action`` so the tamper guardrails let it attach the
-    policy to the (tagged) invoker roles; it may attach/detach exactly this policy on exactly these roles.
+    policy to the (tagged) invoker roles; it may attach/detach exactly the kill-switch policies on exactly these roles
+    (Budgets reverses an action with the same role).  With ``per_application`` the applications' own budget actions
+    attach a second policy, ``<lz>-kill-switch-application``, so that reversing the landing-zone action never lifts an
+    application's own.  :meth:`add_reset_role` adds ``<lz>-automation-kill-switch-reset``, the role that may reverse
+    and re-arm exactly these actions.
     """
 
     def __init__(
@@ -109,12 +113,14 @@ class KillSwitch(Construct):
         budget: MonthlyCostBudget,
         deny_policy: Mapping[str, Any],
         execution_trust: Mapping[str, Any],
-        execution_policy_for: Any,  # callable(kill_switch_policy_arn) -> policy document
+        execution_policy_for: Any,  # callable(kill_switch_policy_arn, application_policy_arn | None) -> document
         invoker_roles: Sequence[iam.IRole],
         topic: sns.ITopic,
         threshold_percent: float = 100,
+        per_application: bool = False,
     ) -> None:
         super().__init__(scope, construct_id)
+        self.landing_zone_name = landing_zone_name
         self.policy = iam.ManagedPolicy(
             self,
             "DenyInference",
@@ -122,11 +128,21 @@ class KillSwitch(Construct):
             description="Attached by the budget action when the monthly budget is exhausted: no inference",
             document=iam.PolicyDocument.from_json(dict(deny_policy)),
         )
+        self.application_policy: iam.ManagedPolicy | None = None
+        if per_application:
+            self.application_policy = iam.ManagedPolicy(
+                self,
+                "DenyApplicationInference",
+                managed_policy_name=naming.application_kill_switch_policy_name(landing_zone_name),
+                description="Attached by an application's budget action when its own budget is exhausted: no inference",
+                document=iam.PolicyDocument.from_json(dict(deny_policy)),
+            )
+        app_arn = self.application_policy.managed_policy_arn if self.application_policy else None
         execution_policy = iam.ManagedPolicy(
             self,
             "ExecutionPolicy",
             managed_policy_name=naming.budget_action_policy_name(landing_zone_name),
-            document=iam.PolicyDocument.from_json(execution_policy_for(self.policy.managed_policy_arn)),
+            document=iam.PolicyDocument.from_json(execution_policy_for(self.policy.managed_policy_arn, app_arn)),
         )
         self.execution_role = iam.Role(
             self,
@@ -138,20 +154,50 @@ class KillSwitch(Construct):
         )
         cfn_child(self.execution_role, iam.CfnRole).assume_role_policy_document = dict(execution_trust)
         self.threshold_percent = threshold_percent
-        self.action = self._action("Action", budget, invoker_roles, topic)
+        self.action = self._action("Action", budget, invoker_roles, topic, self.policy)
         self.application_actions: dict[str, budgets.CfnBudgetsAction] = {}
+        self.reset_role: iam.Role | None = None
 
     def add_application_action(
         self, application: str, budget: MonthlyCostBudget, role: iam.IRole, topic: sns.ITopic
     ) -> budgets.CfnBudgetsAction:
-        """``cost.per_application_budgets``: the same deny policy, attached by ``budget``'s action to ``role`` only
+        """``cost.per_application_budgets``: the application deny, attached by ``budget``'s action to ``role`` only
         (the execution role may already attach it to every invoker role)."""
-        action = self._action(f"Action-{application}", budget, [role], topic)
+        policy = self.application_policy or self.policy
+        action = self._action(f"Action-{application}", budget, [role], topic, policy)
         self.application_actions[application] = action
         return action
 
+    def add_reset_role(self, *, trust: Mapping[str, Any], policy_for: Any) -> iam.Role:
+        """``cost.kill_switch_reset_principal_arns``: the role that may reverse and re-arm exactly the budget actions
+        of this kill switch.  ``policy_for(action_ids)`` gets ``{None: the landing-zone action's ID, <application>:
+        its action's ID}``; call it after the last :meth:`add_application_action`."""
+        ids: dict[str | None, str] = {None: self.action.attr_action_id}
+        ids.update({app: a.attr_action_id for app, a in self.application_actions.items()})
+        policy = iam.ManagedPolicy(
+            self,
+            "ResetPolicy",
+            managed_policy_name=naming.kill_switch_reset_policy_name(self.landing_zone_name),
+            document=iam.PolicyDocument.from_json(policy_for(ids)),
+        )
+        self.reset_role = iam.Role(
+            self,
+            "ResetRole",
+            role_name=naming.kill_switch_reset_role_name(self.landing_zone_name),
+            assumed_by=iam.AccountRootPrincipal(),  # replaced by the plan's trust policy below
+            managed_policies=[policy],
+            description="Reverses and re-arms the kill switch's budget actions (cost.kill_switch_reset_principal_arns)",
+        )
+        cfn_child(self.reset_role, iam.CfnRole).assume_role_policy_document = dict(trust)
+        return self.reset_role
+
     def _action(
-        self, construct_id: str, budget: MonthlyCostBudget, roles: Sequence[iam.IRole], topic: sns.ITopic
+        self,
+        construct_id: str,
+        budget: MonthlyCostBudget,
+        roles: Sequence[iam.IRole],
+        topic: sns.ITopic,
+        policy: iam.ManagedPolicy,
     ) -> budgets.CfnBudgetsAction:
         action = budgets.CfnBudgetsAction(
             self,
@@ -163,7 +209,7 @@ class KillSwitch(Construct):
             ),
             definition=budgets.CfnBudgetsAction.DefinitionProperty(
                 iam_action_definition=budgets.CfnBudgetsAction.IamActionDefinitionProperty(
-                    policy_arn=self.policy.managed_policy_arn, roles=[r.role_name for r in roles]
+                    policy_arn=policy.managed_policy_arn, roles=[r.role_name for r in roles]
                 )
             ),
             execution_role_arn=self.execution_role.role_arn,

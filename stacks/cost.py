@@ -89,11 +89,17 @@ def add_cost_controls(
             budget=budget,
             deny_policy=policies.kill_switch,
             execution_trust=markers.resolve(policies.budget_action_trust, account_value),
-            execution_policy_for=lambda policy_arn: markers.resolve(
-                execution, {**role_arns, markers.KILL_SWITCH_POLICY_ARN: policy_arn}
+            execution_policy_for=lambda policy_arn, app_policy_arn: markers.resolve(
+                execution,
+                {
+                    **role_arns,
+                    markers.KILL_SWITCH_POLICY_ARN: policy_arn,
+                    **({markers.APPLICATION_KILL_SWITCH_POLICY_ARN: app_policy_arn} if app_policy_arn else {}),
+                },
             ),
             invoker_roles=roles,
             topic=topic,
+            per_application=cost.per_application_budgets,
         )
     application_budgets: dict[str, MonthlyCostBudget] = {}
     for app in plan.applications if cost.per_application_budgets else ():
@@ -112,6 +118,14 @@ def add_cost_controls(
         )
         if kill_switch is not None and name in invokers:
             kill_switch.add_application_action(name, app_budget, invokers[name].role, topic)
+    if kill_switch is not None and policies.kill_switch_reset_trust and policies.kill_switch_reset:
+        reset = policies.kill_switch_reset
+        kill_switch.add_reset_role(
+            trust=policies.kill_switch_reset_trust,
+            policy_for=lambda ids: markers.resolve(
+                reset, {**account_value, **{markers.budget_action_id(app): i for app, i in ids.items()}}
+            ),
+        )
     alarms = plan.cost_alarms
     profile_arns = {application_profile_marker(name): profile.arn for name, profile in profiles.items()}
     # the AWS/BedrockMantle Project dimension is the project's ID

@@ -149,3 +149,30 @@ def has_mantle_project(app: ApplicationPlan, config: LandingZoneConfig) -> bool:
     return (
         config.access.mantle_projects and app.mantle_route is not None and config.home_region in MANTLE_PROJECT_REGIONS
     )
+
+
+def untagged_paths(app: ApplicationPlan, config: LandingZoneConfig) -> tuple[str, ...]:
+    """The paths on which the application's invoker can spend without the landing zone's cost-allocation tags.
+
+    Tagged: on-demand calls through its application inference profile ("Attach tags to an application inference
+    profile to track costs when you submit on-demand model invocation requests", inference-profiles.html) and Mantle
+    calls in its own Mantle Project ("Track spending at the project level using AWS tags", projects.html).  Untagged:
+    Mantle in the account's default project, which cannot be tagged (no project of its own: ``access.mantle_projects``
+    off, or a home_region without the CloudFormation type), and batch jobs (``batch_role_arns``: AWS documents the
+    profile's tags for on-demand requests only)."""
+    paths = []
+    if app.mantle_route is not None and not has_mantle_project(app, config):
+        paths.append("Mantle in the default project")
+    if app.app.batch_role_arns:
+        paths.append("batch")
+    return tuple(paths)
+
+
+def effective_budget_scope(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> str:
+    """``cost.budget_scope`` decided: ``tagged`` or ``account``.  ``auto`` (the default) is ``tagged`` — the landing
+    zone's own spend only, so another team's spend in the account never trips the kill switch — when no application
+    can spend on an untagged path (:func:`untagged_paths`), else ``account`` (the budget would not see that spend)."""
+    scope = config.cost.budget_scope
+    if scope != "auto":
+        return scope
+    return "account" if any(untagged_paths(a, config) for a in applications) else "tagged"

@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "ACCOUNT",
+    "APPLICATION_KILL_SWITCH_POLICY_ARN",
     "BUCKET_ARN",
     "GUARDRAIL_ARN",
     "GUARDRAIL_VERSION",
@@ -28,6 +29,7 @@ __all__ = [
     "SECRETS_KEY_ARN",
     "TOPIC_ARN",
     "UnresolvedMarkerError",
+    "budget_action_id",
     "endpoint_id",
     "invoker_role_arn",
     "mantle_project_arn",
@@ -53,6 +55,8 @@ GUARDRAIL_ARN = marker("guardrail-arn")  # the content guardrail (per-request en
 GUARDRAIL_VERSION = marker("guardrail-version")  # its numbered version (organization policy)
 TOPIC_ARN = marker("topic-arn")  # the cost alerts topic
 KILL_SWITCH_POLICY_ARN = marker("kill-switch-policy-arn")
+# cost.per_application_budgets: the deny the applications' own budget actions attach
+APPLICATION_KILL_SWITCH_POLICY_ARN = marker("application-kill-switch-policy-arn")
 BUCKET_ARN = marker("bucket-arn")  # the invocation-log bucket
 LOGGING_ROLE_ARN = marker("logging-role-arn")  # the role Bedrock assumes to write invocation logs
 SECRETS_KEY_ARN = marker("secrets-key-arn")  # the EKS secrets key
@@ -70,6 +74,12 @@ def mantle_project_arn(application: str) -> str:
 
 def invoker_role_arn(application: str) -> str:
     return marker("invoker-role-arn", application)
+
+
+def budget_action_id(application: str | None = None) -> str:
+    """The ID of the kill switch's budget action: the landing-zone budget's, or an application's own
+    (``cost.per_application_budgets``)."""
+    return marker("budget-action-id", application)
 
 
 def endpoint_id(service: str) -> str:

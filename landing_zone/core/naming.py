@@ -18,6 +18,7 @@ __all__ = [
     "anomaly_monitor_name",
     "anomaly_subscription_name",
     "application_budget_name",
+    "application_kill_switch_policy_name",
     "application_profile_name",
     "asset_bucket_name",
     "asset_bucket_prefix",
@@ -53,6 +54,8 @@ __all__ = [
     "key_alias",
     "management_logs_key_alias",
     "kill_switch_policy_name",
+    "kill_switch_reset_policy_name",
+    "kill_switch_reset_role_name",
     "kubectl_role_name",
     "mantle_project_name",
     "member_baseline_stack_set_name",
@@ -213,6 +216,22 @@ def application_budget_name(lz: str, app: str) -> str:
 
 def kill_switch_policy_name(lz: str) -> str:
     return f"{lz}-kill-switch"
+
+
+def application_kill_switch_policy_name(lz: str) -> str:
+    """``cost.per_application_budgets``: the deny the applications' own budget actions attach (a policy of its own, so
+    that reversing the landing-zone action never lifts an application's)."""
+    return f"{lz}-kill-switch-application"
+
+
+def kill_switch_reset_role_name(lz: str) -> str:
+    """``cost.kill_switch_reset_principal_arns``: the role that may reverse and re-arm the kill switch (an automation
+    role: exempt from the tamper SCP, its name protected)."""
+    return f"{lz}-automation-kill-switch-reset"
+
+
+def kill_switch_reset_policy_name(lz: str) -> str:
+    return f"{lz}-automation-kill-switch-reset"
 
 
 def budget_action_role_name(lz: str) -> str:

@@ -44,6 +44,7 @@ from landing_zone.plan.policies import build_policies, scp_set
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
     budget_warnings,
+    kill_switch_warnings,
     mantle_only_warning,
     metric_assumption_warning,
     retention_warning,
@@ -273,6 +274,7 @@ def _warnings(
     warnings += self_hosting_warnings(config, prices, model_prices, parts)
     warnings += _routing_warnings(config, routing, applications)
     warnings += budget_warnings(config, budget)
+    warnings += kill_switch_warnings(config, applications)
     if (retention := retention_warning(config.data_retention.mode, models)) is not None:
         warnings.append(retention)
     warnings += service_tier_warnings(config, models)

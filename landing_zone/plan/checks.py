@@ -13,6 +13,7 @@ from landing_zone.core.applications import (
     activates_cost_allocation_tags,
     cost_allocation_tags_stack,
     has_mantle_project,
+    untagged_paths,
 )
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.prices import PriceCatalog
@@ -172,26 +173,23 @@ def budget_problems(config: LandingZoneConfig, budget: MonthlyBudget) -> list[Pr
 
 
 def budget_scope_problems(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> list[Problem]:
-    """``budget_scope: tagged`` counts the spend that carries the landing-zone cost-allocation tag: application
-    inference profiles.  A kill switch filtered on it can never fire on spend through paths that carry no tag
-    (Mantle's default project, batch jobs), so a configuration whose invokers can use those paths is refused."""
+    """``budget_scope: tagged`` counts only the spend that carries the landing zone's cost-allocation tags
+    (application profiles, Mantle Projects).  A kill switch filtered on them can never fire on spend through paths
+    that carry none (Mantle's default project, batch jobs: :func:`untagged_paths`), so a configuration whose
+    invokers can use those paths is refused (``auto`` falls back to ``account`` there, with a warning)."""
     if config.cost.budget_scope != "tagged" or not config.cost.kill_switch:
         return []
-    untagged = []
-    for a in applications:
-        paths = [p for p, on in (("Mantle", a.mantle_route is not None), ("batch", bool(a.app.batch_role_arns))) if on]
-        if paths:
-            untagged.append(f"{a.app.name} ({', '.join(paths)})")
+    untagged = [f"{a.app.name} ({', '.join(paths)})" for a in applications if (paths := untagged_paths(a, config))]
     if not untagged:
         return []
     return [
         Problem(
             "cost.budget_scope",
             "tagged",
-            "the budget and its kill switch would count only tagged spend (application inference profiles), but "
-            f"these applications can also spend through untagged paths: {'; '.join(untagged)}. Set "
-            "cost.budget_scope: account (everything billed to the deployment account), or take Mantle and batch "
-            "away from those applications",
+            "the budget and its kill switch would count only tagged spend (application inference profiles, Mantle "
+            f"Projects), but these applications can also spend through untagged paths: {'; '.join(untagged)}. Give "
+            "each application its own Mantle Project (access.mantle_projects: true) and no batch_role_arns, or set "
+            "cost.budget_scope: account (everything billed to the deployment account, other teams' spend included)",
         )
     ]
 
@@ -399,6 +397,11 @@ def _cost_names(
         n.add(naming.kill_switch_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
         n.add(naming.budget_action_role_name(lz), "iam_role_name_max_length", "IAM role name")
         n.add(naming.budget_action_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+        if config.cost.per_application_budgets:
+            n.add(naming.application_kill_switch_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
+        if config.cost.kill_switch_reset_principal_arns:
+            n.add(naming.kill_switch_reset_role_name(lz), "iam_role_name_max_length", "IAM role name")
+            n.add(naming.kill_switch_reset_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
     n.add(naming.anomaly_monitor_name(lz), "cost_anomaly_name_max_length", "cost anomaly monitor name")
     n.add(naming.anomaly_subscription_name(lz), "cost_anomaly_name_max_length", "cost anomaly subscription name")
     for suffix in alarm_suffixes:

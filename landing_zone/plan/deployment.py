@@ -7,6 +7,9 @@ deploy-plan``, ``make deploy``), each with the account it must run in:
 
 1. ``cdk bootstrap`` every account that receives a stack — **before** the SCPs exist: afterwards
    ``DenyExemptRoleTakeover`` protects the CDK roles' names, and only the deployment principals may change them.
+   The bootstrap is the landing zone's own: its qualifier (``policy_guardrails.cdk_bootstrap_qualifier``) in a stack
+   of its own (``--toolkit-stack-name``, ``policy_guardrails.toolkit_stack_name``), never the account's shared
+   ``CDKToolkit``, which a ``--qualifier`` without a stack name would re-parameterise for every other app.
    A workload account is bootstrapped with ``--trust`` for every other account named in
    ``policy_guardrails.deployer_principal_arns`` (a pipeline deploying from its own account).
 2. the management account deploys ``<name>-guardrails`` (and, with ``member_baseline``, the StackSet
@@ -82,6 +85,10 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
     cfg = plan.config
     placements = stack_placements(plan)
     config_flag = f" -c config={shlex.quote(config_path)}" if config_path else ""
+    g = cfg.policy_guardrails
+    # `cdk deploy` reads the bootstrap through the qualifier the stacks were synthesized with; the flag names the same
+    # stack for the CLI's own look-ups (`cdk deploy --help`: "The name of the existing CDK toolkit stack").
+    toolkit_flag = f" --toolkit-stack-name {shlex.quote(g.toolkit_stack_name)}"
     deployer_accounts = sorted(
         {arn.split(":")[4] for arn in cfg.policy_guardrails.deployer_principal_arns} - {cfg.deployment_account}
     )
@@ -96,11 +103,12 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
             DeploymentStep(
                 account,
                 label,
-                f"cdk bootstrap --qualifier {cfg.policy_guardrails.cdk_bootstrap_qualifier} "
+                f"cdk bootstrap --qualifier {g.cdk_bootstrap_qualifier}{toolkit_flag} "
                 f"aws://{account}/{cfg.home_region} --profile {label}{trust}",
-                "bootstrap before the SCPs: afterwards they protect the CDK roles' names"
+                "the landing zone's own bootstrap stack (never CDKToolkit), before the SCPs: afterwards they "
+                "protect it and the CDK roles' names"
                 if cfg.organization is not None
-                else "once per account and Region",
+                else "the landing zone's own bootstrap stack (never CDKToolkit), once per account and Region",
             )
         )
     by_role: dict[str, list[StackPlacement]] = {}
@@ -124,7 +132,9 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
                 "; with the SCPs attached, only policy_guardrails.deployer_principal_arns may assume the CDK roles "
                 f"here ({deployers}), or a principal of an account outside the targets trusted at bootstrap"
             )
-        steps.append(DeploymentStep(account, label, f"cdk deploy {names}{config_flag} --profile {label}", why))
+        steps.append(
+            DeploymentStep(account, label, f"cdk deploy {names}{config_flag}{toolkit_flag} --profile {label}", why)
+        )
     return steps
 
 

@@ -18,7 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from landing_zone.core import arns, markers, naming
-from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
+from landing_zone.core.applications import (
+    ApplicationPlan,
+    activates_cost_allocation_tags,
+    effective_budget_scope,
+    has_mantle_project,
+)
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
@@ -38,6 +43,8 @@ from landing_zone.policies.cost import (
     budget_action_trust_policy,
     budget_filter_expression,
     kill_switch_policy,
+    kill_switch_reset_policy,
+    kill_switch_reset_trust_policy,
 )
 from landing_zone.policies.endpoints import endpoint_policy, s3_gateway_policy
 from landing_zone.policies.guardrails import ScpSet, permissions_boundary, scp_documents
@@ -128,12 +135,15 @@ class PolicySet:
     budget_filter: Document
     flow_logs: Document
     automation: Mapping[str, AutomationPolicies]  # by custom-resource handler name
-    # cost.per_application_budgets: each application's budget filter (account AND its cost-allocation tag)
+    # cost.per_application_budgets: each application's budget filter (account AND its cost-allocation tags)
     application_budget_filters: Mapping[str, Document] = field(default_factory=dict)
     scps: ScpSet | None = None
     kill_switch: Document | None = None
     budget_action_trust: Document | None = None
     budget_action_execution: Document | None = None
+    # cost.kill_switch_reset_principal_arns: the reset role's trust and permissions (markers: the actions' IDs)
+    kill_switch_reset_trust: Document | None = None
+    kill_switch_reset: Document | None = None
     invocation_log_bucket: Document | None = None
     invocation_logging_trust: Document | None = None
     invocation_logging_role: Document | None = None
@@ -241,6 +251,51 @@ def _invoker(
     return InvokerPolicies(permissions=permissions, trust=trust)
 
 
+def _cost_policies(config: LandingZoneConfig, applications: tuple[ApplicationPlan, ...], *, account: str) -> Any:
+    """The budgets' filters, the kill switch, its budget actions' execution role and its reset role.
+
+    The landing-zone budget counts what ``cost.budget_scope`` decides (:func:`effective_budget_scope`): with
+    ``tagged``, the spend carrying ``landing-zone=<name>`` AND ``application=<one of the applications>``; each
+    application's own budget (``cost.per_application_budgets``) always counts ``landing-zone=<name>`` AND
+    ``application=<it>``, so a neighbour's resource tagged ``application=<same name>`` does not count.
+    """
+    cost = config.cost
+    apps = sorted(a.app.name for a in applications)
+
+    def budget_filter(scope: str, names: list[str]) -> Document:
+        tags = {naming.LANDING_ZONE_TAG_KEY: [config.name], **({naming.APPLICATION_TAG_KEY: names} if names else {})}
+        return budget_filter_expression(scope=scope, account=account, tags=tags)
+
+    out: dict[str, Any] = {
+        "budget_filter": budget_filter(effective_budget_scope(config, applications), apps),
+        "application_budget_filters": {app: budget_filter("tagged", [app]) for app in apps}
+        if cost.per_application_budgets
+        else {},
+    }
+    if not (cost.kill_switch and apps):
+        return out
+    deny_arns = [markers.KILL_SWITCH_POLICY_ARN]
+    action_ids = {naming.budget_name(config.name): markers.budget_action_id()}
+    if cost.per_application_budgets:
+        deny_arns.append(markers.APPLICATION_KILL_SWITCH_POLICY_ARN)
+        action_ids.update({naming.application_budget_name(config.name, a): markers.budget_action_id(a) for a in apps})
+    out.update(
+        kill_switch=kill_switch_policy(),
+        budget_action_trust=budget_action_trust_policy(account=account),
+        budget_action_execution=budget_action_execution_policy(
+            kill_switch_policy_arns=deny_arns, invoker_role_arns=[markers.invoker_role_arn(a) for a in apps]
+        ),
+    )
+    if cost.kill_switch_reset_principal_arns:
+        out.update(
+            kill_switch_reset_trust=kill_switch_reset_trust_policy(
+                principal_arns=cost.kill_switch_reset_principal_arns
+            ),
+            kill_switch_reset=kill_switch_reset_policy(account=account, action_ids=action_ids),
+        )
+    return out
+
+
 def build_policies(
     config: LandingZoneConfig,
     routing: RoutingDecision,
@@ -266,13 +321,6 @@ def build_policies(
         for a in applications
     }
     purposes = KEY_PURPOSES_ALWAYS + (("secrets",) if config.self_hosting.enabled else ())
-    cost = config.cost
-    kill_switch = cost.kill_switch and bool(applications)
-
-    def budget_filter(scope: str, tag_key: str, tag_value: str) -> Document:
-        """The landing-zone budget's filter, and each application's (``cost.per_application_budgets``)."""
-        return budget_filter_expression(scope=scope, account=account, tag_key=tag_key, tag_value=tag_value)
-
     stack_region, stack_account, stack_partition = markers.REGION, markers.ACCOUNT, markers.PARTITION
     flow_log_group = naming.flow_log_group_name(name)
     automation: dict[str, AutomationPolicies] = {}
@@ -341,24 +389,13 @@ def build_policies(
         # the deployment account (or each StackSet member), the management-account logs key in the management account.
         keys={p: key_policy(p, account=markers.ACCOUNT, region=region, name=name) for p in purposes},
         alerts_topic=alerts_topic_policy(topic_arn=markers.TOPIC_ARN, account=account, region=region),
-        budget_filter=budget_filter(cost.budget_scope, "landing-zone", name),
-        application_budget_filters={n: budget_filter("tagged", "application", n) for n in sorted(invokers)}
-        if cost.per_application_budgets
-        else {},
         flow_logs=flow_log_role_policy(
             log_group_arn=arns.log_group(stack_region, stack_account, flow_log_group, stack_partition),
             log_streams_arn=arns.log_streams(stack_region, stack_account, flow_log_group, stack_partition),
         ),
         automation=automation,
         scps=scps,
-        kill_switch=kill_switch_policy() if kill_switch else None,
-        budget_action_trust=budget_action_trust_policy(account=account) if kill_switch else None,
-        budget_action_execution=budget_action_execution_policy(
-            kill_switch_policy_arn=markers.KILL_SWITCH_POLICY_ARN,
-            invoker_role_arns=[markers.invoker_role_arn(n) for n in sorted(invokers)],
-        )
-        if kill_switch
-        else None,
+        **_cost_policies(config, applications, account=account),
         invocation_log_bucket=logging["bucket"],
         invocation_logging_trust=logging["trust"],
         invocation_logging_role=logging["role"],

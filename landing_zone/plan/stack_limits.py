@@ -25,9 +25,10 @@ synths of 1, 10 and 50 applications and of every example):
                 + 1 export of the Mantle Project's ID (its spend alarm) per project
 ``<name>-cost`` (per-account mode)
     resources = 6 (alerts topic and policy, budget, anomaly monitor and subscription, operations dashboard)
-                + 4 kill switch (if on) + 1 per alert e-mail + the spend alarms + the Mantle usage alarms + the quota
-                headroom alarms (one alarm per
-                ``metric_math_max_metrics`` metrics; every application profile is a source)
+                + 4 kill switch (if on; + 1 application deny with per-application budgets, + 2 reset role and
+                policy with ``cost.kill_switch_reset_principal_arns``) + 1 per alert e-mail + the spend alarms + the
+                Mantle usage alarms + the quota headroom alarms (one alarm per ``metric_math_max_metrics`` metrics;
+                every application profile is a source)
                 + per application with ``cost.per_application_budgets``: 1 budget + 1 budget action (kill switch on)
                 + 1 spend alarm per Mantle Project (on its Project series)
 the member-baseline StackSet template
@@ -67,6 +68,10 @@ PROFILE_EXPORTS = 1
 KILL_SWITCH_EXPORTS = 2
 COST_BASE_RESOURCES = 6  # topic, topic policy, budget, anomaly monitor and subscription, dashboard
 KILL_SWITCH_RESOURCES = 4
+# cost.per_application_budgets: the applications' own deny policy; cost.kill_switch_reset_principal_arns: the reset
+# role and its managed policy
+APPLICATION_KILL_SWITCH_RESOURCES = 1
+KILL_SWITCH_RESET_RESOURCES = 2
 KEYS_RESOURCES = 4
 NEW_VPC_RESOURCES, PER_AZ_RESOURCES, IMPORTED_VPC_RESOURCES = 9, 3, 5
 MEMBER_EMAIL_SUBSCRIPTIONS = 3
@@ -91,6 +96,14 @@ def _alarm_counts(config: LandingZoneConfig, catalog: Catalog, cost_alarms: Cost
     limit = catalog.limit("metric_math_max_metrics")
     per_app = 1 / (limit // per_profile) if per_profile else 0.0
     return len(cost_alarms.spend), len(cost_alarms.mantle_usage) + len(cost_alarms.application_spend), per_app
+
+
+def _kill_switch_resources(cfg: LandingZoneConfig) -> int:
+    return (
+        KILL_SWITCH_RESOURCES
+        + (APPLICATION_KILL_SWITCH_RESOURCES if cfg.cost.per_application_budgets else 0)
+        + (KILL_SWITCH_RESET_RESOURCES if cfg.cost.kill_switch_reset_principal_arns else 0)
+    )
 
 
 def template_footprints(
@@ -119,7 +132,7 @@ def template_footprints(
     per_app_budget = (1 + (1 if kill_switch else 0)) if cfg.cost.per_application_budgets else 0
     cost_fixed = (
         COST_BASE_RESOURCES
-        + (KILL_SWITCH_RESOURCES if kill_switch else 0)
+        + (_kill_switch_resources(cfg) if kill_switch else 0)
         + spend_alarms
         + mantle_alarms
         + quota_alarms

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from landing_zone.core.applications import ApplicationPlan, effective_budget_scope, untagged_paths
 from landing_zone.core.catalog import Model
 from landing_zone.core.catalog.metrics import MetricCatalog
 from landing_zone.core.catalog.prices import TokenPrices
@@ -16,6 +17,7 @@ __all__ = [
     "HEADLINE_CHARACTERS",
     "budget_warnings",
     "headline",
+    "kill_switch_warnings",
     "mantle_only_warning",
     "metric_assumption_warning",
     "retention_warning",
@@ -193,3 +195,39 @@ def budget_warnings(config: LandingZoneConfig, budget: MonthlyBudget) -> list[st
             f"switch will fire around day {budget.usd / computed * 30.4:.0f} of a month at that load"
         ]
     return []
+
+
+def kill_switch_warnings(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> list[str]:
+    """What the kill switch counts and who can reset it, when a person should hear it (docs/COST.md).
+
+    * ``cost.budget_scope: auto`` that fell back to ``account``: the budget counts the whole deployment account, so
+      another team's spend there can trip it; names the applications' untagged paths and the way to ``tagged``.
+    * organization mode with tamper protection and neither ``cost.kill_switch_reset_principal_arns`` nor
+      ``policy_guardrails.deployment_principal_arns``: once it fires, nobody in the targeted accounts can reverse it.
+    """
+    cost = config.cost
+    if not (cost.kill_switch and applications):
+        return []
+    out = []
+    if cost.budget_scope == "auto" and effective_budget_scope(config, applications) == "account":
+        where = "each member account" if config.member_baseline.enabled else f"account {config.deployment_account}"
+        paths = "; ".join(f"{a.app.name}: {', '.join(p)}" for a in applications if (p := untagged_paths(a, config)))
+        out.append(
+            f"the kill switch counts everything billed to {where}, so another team's spend there can trip it: "
+            f"cost.budget_scope auto falls back to account because some spend carries no landing-zone tag ({paths}); "
+            "access.mantle_projects: true and no applications[].batch_role_arns make it count only the landing "
+            "zone's own spend (docs/COST.md)"
+        )
+    g = config.policy_guardrails
+    if (
+        config.organization is not None
+        and g.tamper_protection
+        and not cost.kill_switch_reset_principal_arns
+        and not g.deployment_principal_arns
+    ):
+        out.append(
+            "nobody in the targeted accounts can reset the kill switch once it fires (the SCPs deny reversing its "
+            "budget action and detaching its deny to all but the exempt principals): set "
+            "cost.kill_switch_reset_principal_arns (docs/COST.md, 'Resetting the kill switch')"
+        )
+    return out

@@ -176,7 +176,8 @@ class Exemptions:
     * ``protected_roles`` — role ARN patterns nobody but ``exempt`` may create or change: the landing zone's
       namespace in any account, and every role an exemption matches in the account the exemption names (a
       ``deployment_principal_arns`` entry bound to one account exempts no role of that name elsewhere), under
-      any IAM path (``role/*name``), so that no administrator can make a role that an exemption would match.
+      any IAM path (``role/*name``), so that no administrator can make a role that an exemption would match; the
+      same for ``cost.kill_switch_reset_principal_arns`` (the only principals the kill switch's reset role trusts).
     * ``cdk_roles`` — the CDK bootstrap roles of every account (assumed only by ``exempt`` + ``deployers``).
     """
 
@@ -210,7 +211,12 @@ def exemptions(config: LandingZoneConfig) -> Exemptions:
         exempt.append(f"arn:{PARTITION}:iam::*:role/stacksets-exec-*")
     exempt += g.deployment_principal_arns
     protected = list(role_patterns(config, ()))
-    for arn in (*g.deployment_principal_arns, *g.deployer_principal_arns):
+    # the kill switch's reset principals too: in a targeted account nobody else may make a role of that name
+    for arn in (
+        *g.deployment_principal_arns,
+        *g.deployer_principal_arns,
+        *config.cost.kill_switch_reset_principal_arns,
+    ):
         name = _role_name(arn).rsplit("/", 1)[-1]
         protected.append(f"arn:{PARTITION}:iam::{arn.split(':')[4]}:role/*{name}")
     return Exemptions(

@@ -4,7 +4,8 @@ Each entry says what the resource is, who creates it (the landing zone's stacks,
 CDK itself under a generated name, StackSets), its CloudFormation types, its IAM resource types from the Service
 Authorization Reference, and how the SCPs recognise it:
 
-* ``name`` — an ARN pattern inside the landing zone's namespace (``<name>-*``, ``/<name>/*``, ``cdk-<qualifier>-*``);
+* ``name`` — an ARN pattern inside the landing zone's namespace (``<name>-*``, ``/<name>/*``, ``cdk-<qualifier>-*``,
+  the bootstrap stack ``policy_guardrails.toolkit_stack_name``);
   ``DenyLandingZoneTampering`` / ``DenyExemptRoleTakeover`` deny every non-read action on those ARNs;
 * ``tag`` — the ``landing-zone: <name>`` tag (random identifiers: keys, VPC parts, guardrails, profiles, the SCPs);
   ``DenyTaggedResourceTampering`` denies every non-read action on resources carrying it, and
@@ -165,14 +166,15 @@ def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ())
             ("AWS::Lambda::Function",),
         ),
         ProtectedResource(
-            "CloudFormation stacks and StackSets, the CDK bootstrap stack included",
+            "CloudFormation stacks and StackSets, the landing zone's own CDK bootstrap stack included (never the "
+            "account's shared CDKToolkit)",
             "landing zone, CDK bootstrap, StackSets",
             "cloudformation",
             ("stack", "stackset") if stackset else ("stack",),
             "name",
             (
                 *(f"arn:{p}:cloudformation:*:*:stack/{x}*" for x in prefixes),
-                f"arn:{p}:cloudformation:*:*:stack/CDKToolkit/*",
+                f"arn:{p}:cloudformation:*:*:stack/{config.policy_guardrails.toolkit_stack_name}/*",
                 *((f"arn:{p}:cloudformation:*:*:stackset/{n}-*",) if stackset else ()),
             ),
             (

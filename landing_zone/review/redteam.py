@@ -120,7 +120,8 @@ class Attack:
     legit_path: str
     # geo, rejected_geo, mantle, stacksets, deployers, second; and the guardrail option a row depends on:
     # short_term_keys (api_keys: short-term-only), tier_denied ('priority' not in allowed_service_tiers),
-    # agentcore (agentcore_controls), data_retention (data_retention.mode set), mantle_projects (an application has one)
+    # agentcore (agentcore_controls), data_retention (data_retention.mode set), mantle_projects (an application has one),
+    # kill_switch_reset (cost.kill_switch_reset_principal_arns: the reset role exists)
     needs: tuple[str, ...] = ()
     residual: str | None = None  # the attack is NOT stopped unless `guard` is on; says what would stop it
     guard: str | None = None  # a policy_guardrails option that turns the deny on (region_deny_all_services)
@@ -144,6 +145,10 @@ _BUCKET = "arn:aws:s3:::{name}-invocation-logs-{acc}"
 _FN = "arn:aws:lambda:{home}:{acc}:function:{name}-invocation-logging"
 _POLICY = "arn:aws:iam::{acc}:policy/{name}-{which}"
 _BUDGET = "arn:aws:budgets::{acc}:budget/{name}-bedrock-monthly"
+_BUDGET_ACTION = _BUDGET + "/action/0a1b2c3d-0a1b-4c5d-8e9f-0a1b2c3d4e5f"
+_KILL_DENY = "arn:aws:iam::{acc}:policy/{name}-kill-switch"
+_TOOLKIT = "arn:aws:cloudformation:{home}:{acc}:stack/{toolkit}/0a1b2c3d"
+_SHARED_TOOLKIT = "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/0a1b2c3d"
 _TAGGED = {TAG: "{name}"}
 _GENERATED_LOGS = "arn:aws:logs:{home}:{acc}:log-group:{name}-network-FlowLogs-0A1B:log-stream:eni-1"
 _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
@@ -930,6 +935,43 @@ ATTACKS: tuple[Attack, ...] = (
         P("attacker", "budgets:ViewBudget", _BUDGET, "us-east-1"),
         "read the budget",
     ),
+    # --- goal 4: resetting the kill switch (issue 33 item 5): only through its reset role, which trusts exactly
+    # cost.kill_switch_reset_principal_arns; Budgets then detaches the deny with the action's execution role ---------
+    Attack(
+        4,
+        "reset the kill switch: reverse its budget action (REVERSE_BUDGET_ACTION) as a member-account admin",
+        P("attacker", "budgets:ExecuteBudgetAction", _BUDGET_ACTION, "us-east-1"),
+        NAMED,
+        P("reset_role", "budgets:ExecuteBudgetAction", _BUDGET_ACTION, "us-east-1"),
+        "the documented reset: the kill switch's reset role (cost.kill_switch_reset_principal_arns)",
+        needs=("kill_switch_reset",),
+    ),
+    Attack(
+        4,
+        "reset the kill switch by detaching its deny from an invoker role instead of reversing the action",
+        P("attacker", "iam:DetachRolePolicy", _role("{name}-invoker-x"), "us-east-1", {"iam:PolicyARN": _KILL_DENY}),
+        TAKEOVER,
+        P("budget_role", "iam:DetachRolePolicy", _role("{name}-invoker-x"), "us-east-1", {"iam:PolicyARN": _KILL_DENY}),
+        "Budgets reversing the action with its execution role",
+    ),
+    Attack(
+        4,
+        "re-trust the kill switch's reset role so that a member-account admin may assume it",
+        P("attacker", "iam:UpdateAssumeRolePolicy", _role("{name}-automation-kill-switch-reset"), "us-east-1"),
+        TAKEOVER,
+        P("deployer", "iam:UpdateAssumeRolePolicy", _role("{name}-automation-kill-switch-reset"), "us-east-1"),
+        "the CDK execution role deploying a changed cost.kill_switch_reset_principal_arns",
+        needs=("kill_switch_reset",),
+    ),
+    Attack(
+        4,
+        "widen the kill switch's reset role (attach another policy to it)",
+        P("attacker", "iam:AttachRolePolicy", _role("{name}-automation-kill-switch-reset"), "us-east-1"),
+        TAKEOVER,
+        P("reset_role", "budgets:ExecuteBudgetAction", _BUDGET_ACTION.replace("monthly/", "monthly-x/"), "us-east-1"),
+        "the reset role re-arms an application's action (RESET_BUDGET_ACTION)",
+        needs=("kill_switch_reset",),
+    ),
     Attack(
         4,
         "raise or delete the budget",
@@ -1011,13 +1053,31 @@ ATTACKS: tuple[Attack, ...] = (
         P("attacker", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/my-stack/1"),
         "delete its own stack",
     ),
+    # --- goal 4: the landing zone's own CDK bootstrap stack (policy_guardrails.toolkit_stack_name), next to the
+    # account's shared CDKToolkit, which stays its owner's (issue 33 item 4) ------------------------------------------
     Attack(
         4,
-        "delete the CDK bootstrap stack",
-        P("attacker", "cloudformation:DeleteStack", "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/1"),
+        "delete the landing zone's CDK bootstrap stack",
+        P("attacker", "cloudformation:DeleteStack", _TOOLKIT),
         NAMED,
-        P("deployer", "cloudformation:DescribeStacks", "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/1"),
-        "read it",
+        P("attacker", "cloudformation:UpdateStack", _SHARED_TOOLKIT),
+        "update the account's own CDKToolkit (the company's bootstrap, not the landing zone's)",
+    ),
+    Attack(
+        4,
+        "re-parameterise the landing zone's CDK bootstrap (a change set on its stack: new trust, policies, qualifier)",
+        P("attacker", "cloudformation:CreateChangeSet", _TOOLKIT),
+        NAMED,
+        P("deploy_role", "cloudformation:DescribeStacks", _TOOLKIT),
+        "the landing zone's own deploy reads its bootstrap",
+    ),
+    Attack(
+        4,
+        "update the landing zone's CDK bootstrap stack in place",
+        P("attacker", "cloudformation:UpdateStack", _TOOLKIT),
+        NAMED,
+        P("attacker", "cloudformation:DeleteStack", _SHARED_TOOLKIT),
+        "delete the account's own CDKToolkit",
     ),
     Attack(
         4,
@@ -1631,6 +1691,7 @@ def _values(plan: Plan) -> dict[str, str | None]:
     role = f"arn:aws:iam::{acc}:role/"
     values.update(
         q=q,
+        toolkit=config.policy_guardrails.toolkit_stack_name,
         attacker=f"{role}aws-reserved/sso.amazonaws.com/AWSReservedSSO_AdministratorAccess_0123456789abcdef",
         deployer=f"{role}cdk-{q}-cfn-exec-role-{acc}-{home}",
         deploy_role=f"{role}cdk-{q}-deploy-role-{acc}-{home}",
@@ -1639,6 +1700,7 @@ def _values(plan: Plan) -> dict[str, str | None]:
         automation=f"{role}{config.automation_role_prefix}invocation-logging",
         provider_role=f"{role}{config.automation_role_prefix}logging-provider",
         budget_role=f"{role}{config.automation_role_prefix}budget-action",
+        reset_role=f"{role}{config.automation_role_prefix}kill-switch-reset",
         stacksets=f"{role}stacksets-exec-0123456789abcdef" if config.member_baseline.enabled else None,
         deployer_principal=(config.policy_guardrails.deployer_principal_arns or (None,))[0],
         flow_logs_role=f"{role}{config.name}-flow-logs",
@@ -1701,6 +1763,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
         agentcore=g.agentcore_controls,
         data_retention=config.data_retention.mode is not None,
         mantle_projects=any(has_mantle_project(app, config) for app in plan.applications),
+        kill_switch_reset=config.cost.kill_switch and bool(config.cost.kill_switch_reset_principal_arns),
     )
     guards = {"region_deny_all_services": g.region_deny_all_services}
     out: list[AttackCase] = []

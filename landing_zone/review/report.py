@@ -90,6 +90,8 @@ def review_context(plan: Plan) -> ReviewContext:
     admin = getattr(baseline, "administrator_account_id", None)
     if admin:
         accounts.add(admin)
+    # an intended cross-account grant: the kill switch's reset role trusts the configured reset principals' accounts
+    accounts |= {arn.split(":")[4] for arn in config.cost.kill_switch_reset_principal_arns}
     global_destinations = set()
     for mr in plan.routing.models:
         for route in mr.compliant_routes:

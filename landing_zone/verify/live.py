@@ -478,7 +478,37 @@ class Resolver:
             return name if isinstance(name, Unresolved) else f"arn:{partition}:s3:::{name}"
         if res.type == "AWS::EC2::VPC" and attr in ("DefaultSecurityGroup", "CidrBlock"):
             return self.vpc_attribute(res, attr)
+        if kind == ("AWS::Budgets::BudgetsAction", "ActionId"):
+            return self.budget_action_id(res)
         return Unresolved(f"Fn::GetAtt {res.path}.{attr}: known only to the deployed stack")
+
+    def budget_action_id(self, res: Resource) -> str | Unresolved:
+        """The ID of a live budget action (the kill switch's, named by its reset role's policy): the one action of
+        its budget (budgets DescribeBudgetActionsForBudget) that applies the same policy, of the same type."""
+        budget = self.value(res.prop("BudgetName"), res.stack)
+        policy = self.value(res.prop("Definition.IamActionDefinition.PolicyArn"), res.stack)
+        if isinstance(budget, Unresolved) or isinstance(policy, Unresolved):
+            return budget if isinstance(budget, Unresolved) else policy
+        try:
+            actions = self.live.paginate(
+                "budgets",
+                "describe_budget_actions_for_budget",
+                "Actions",
+                region=self.region_of(res.stack),
+                AccountId=self.account_of(res.stack),
+                BudgetName=budget,
+            )
+        except ApiError as exc:
+            return Unresolved(f"{res.path}.ActionId: {exc}")
+        found = [
+            a
+            for a in actions
+            if a.get("ActionType") == res.prop("ActionType")
+            and ((a.get("Definition") or {}).get("IamActionDefinition") or {}).get("PolicyArn") == policy
+        ]
+        if len(found) != 1:
+            return Unresolved(f"{res.path}.ActionId: {len(found)} action(s) of budget {budget} apply {policy}")
+        return str(found[0]["ActionId"])
 
     def vpc_attribute(self, res: Resource, attr: str) -> str | Unresolved:
         """``CidrBlock`` (ec2 DescribeVpcs) or ``DefaultSecurityGroup`` (ec2 DescribeSecurityGroups, the group

@@ -38,8 +38,8 @@ def test_budget_amount_is_the_cost_model_number_times_headroom(default_lz, cost)
 
 
 def test_budget_filter_is_the_deployment_account_never_a_service_name(cost):
-    """Default budget_scope: account — the kill switch sees every path its invokers can use (Mantle and batch carry
-    no cost-allocation tag)."""
+    """Default budget_scope auto is account here — the default application can use Mantle in the default project,
+    which carries no cost-allocation tag, so only the account's whole bill sees every path its invokers can use."""
     budget = only(cost, "AWS::Budgets::Budget")["Budget"]
     assert budget["FilterExpression"] == {
         "Dimensions": {"Key": "LINKED_ACCOUNT", "Values": ["111111111111"], "MatchOptions": ["EQUALS"]}
@@ -55,7 +55,8 @@ def test_a_tagged_budget_is_refused_while_invokers_can_spend_through_untagged_pa
     with pytest.raises(ConfigError) as info:
         plan_for(cost={"budget_scope": "tagged"})
     (problem,) = [p for p in info.value.problems if p.path == "cost.budget_scope"]
-    assert "workload (Mantle)" in str(problem) and "budget_scope: account" in str(problem)
+    assert "workload (Mantle in the default project)" in str(problem) and "budget_scope: account" in str(problem)
+    assert "access.mantle_projects: true" in str(problem)
 
 
 def test_a_tagged_budget_without_a_kill_switch_is_accepted(plan_for):

@@ -93,6 +93,8 @@ def test_each_application_gets_its_own_budget_on_its_tag(apps):
         "And": [
             {"Dimensions": {"Key": "LINKED_ACCOUNT", "Values": ["555555555555"], "MatchOptions": ["EQUALS"]}},
             {"Tags": {"Key": "application", "Values": ["chat"], "MatchOptions": ["EQUALS"]}},
+            # and the landing zone's own tag: a neighbour's resource tagged application=chat does not count
+            {"Tags": {"Key": "landing-zone", "Values": ["kimi-apps"], "MatchOptions": ["EQUALS"]}},
         ]
     }
     # omitted monthly_budget_usd: the landing zone's budget
@@ -113,8 +115,16 @@ def test_each_application_action_attaches_the_kill_switch_to_its_own_role_only(a
         "kimi-apps-bedrock-monthly-chat",
         "kimi-apps-bedrock-monthly-search",
     }
-    policy_arns = {str(a["Definition"]["IamActionDefinition"]["PolicyArn"]) for a in actions.values()}
-    assert len(policy_arns) == 1  # the one kill-switch deny
+    policies = cost.find_resources("AWS::IAM::ManagedPolicy")
+    deny = {b: policies[a["Definition"]["IamActionDefinition"]["PolicyArn"]["Ref"]] for b, a in actions.items()}
+    # the applications' actions attach a deny of their own: reversing the landing-zone action (which detaches its
+    # policy from every invoker) never lifts an application's own kill switch
+    assert {b: d["Properties"]["ManagedPolicyName"] for b, d in deny.items()} == {
+        "kimi-apps-bedrock-monthly": "kimi-apps-kill-switch",
+        "kimi-apps-bedrock-monthly-chat": "kimi-apps-kill-switch-application",
+        "kimi-apps-bedrock-monthly-search": "kimi-apps-kill-switch-application",
+    }
+    assert len({str(d["Properties"]["PolicyDocument"]) for d in deny.values()}) == 1  # the same deny statement
     roles = {b: a["Definition"]["IamActionDefinition"]["Roles"] for b, a in actions.items()}
     assert len(roles["kimi-apps-bedrock-monthly"]) == 2
     assert len(roles["kimi-apps-bedrock-monthly-chat"]) == 1 and len(roles["kimi-apps-bedrock-monthly-search"]) == 1

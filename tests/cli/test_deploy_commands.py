@@ -1,6 +1,7 @@
 """Every command line `make deploy` prints runs as printed: from a fresh shell, its `cd` and `PATH` lines find the
 project's Python and the pinned CDK CLI; each `cdk` line uses flags that CLI has, a `-c config=` file that exists,
-stack names and environments of the synthesized assembly, and the qualifier the stacks were synthesized with.
+stack names and environments of the synthesized assembly, the qualifier the stacks were synthesized with, and the
+landing zone's own bootstrap stack (`--toolkit-stack-name`, never the account's shared CDKToolkit).
 Nothing is deployed: the checks are the dry ones (the CLI's own --help, the assembly's manifest)."""
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ def test_every_printed_command_runs_as_printed(config, synth):
     assert cdk and Path(cdk).resolve().is_relative_to(ROOT), "the pinned CDK CLI must come first on the printed PATH"
     assert python and Path(python).parent == ROOT / ".venv" / "bin", "cdk.json runs `python app.py`: the venv's"
 
-    stacks = _manifest(synth(ROOT / config if config else None).outdir)
+    synthesized = synth(ROOT / config if config else None)
+    stacks = _manifest(synthesized.outdir)
+    toolkit = synthesized.plan.config.policy_guardrails.toolkit_stack_name
     environments = {s["environment"] for s in stacks.values()}
     qualifiers = {s["properties"]["bootstrapStackVersionSsmParameter"].split("/")[2] for s in stacks.values()}
     commands = [shlex.split(line) for line in lines[2:]]
@@ -80,10 +83,13 @@ def test_every_printed_command_runs_as_printed(config, synth):
                     assert key == "config" and file == config and (ROOT / file).is_file(), value
                 if token == "--qualifier":
                     assert {value} == qualifiers, f"bootstrap qualifier {value}, stacks synthesized with {qualifiers}"
+                if token == "--toolkit-stack-name":
+                    assert value == toolkit != "CDKToolkit", (value, toolkit)
                 i += 2
                 continue
             positional.append(token)
             i += 1
+        assert "--toolkit-stack-name" in rest, f"`cdk {subcommand}` without the landing zone's toolkit stack: {argv}"
         if subcommand == "bootstrap":
             assert len(positional) == 1 and positional[0] in environments, (positional, environments)
         else:

@@ -713,6 +713,9 @@ def _iam_names(assembly: Assembly, values: _Values) -> None:
         values.atts[(res.path, "Arn")] = (
             f"arn:aws:iam::{values.account_of(res.stack)}:role{res.prop('Path', '/')}{name}"
         )
+    # the kill switch's budget actions: their IDs, drawn now, because the reset role's policy names them
+    for res in assembly.resources("AWS::Budgets::BudgetsAction"):
+        values.atts[(res.path, "ActionId")] = str(uuid.uuid4())
     for res in assembly.resources("AWS::IAM::ManagedPolicy"):
         name = res.prop("ManagedPolicyName") or f"{res.stack.name}-{res.logical_id}"[:128]
         values.refs[res.path] = f"arn:aws:iam::{values.account_of(res.stack)}:policy{res.prop('Path', '/')}{name}"
@@ -1176,7 +1179,7 @@ def _budgets(assembly: Assembly, accounts: MotoAccounts, values: _Values, fake: 
         p = values(dict(res.properties), res.stack)
         fake.budget_actions.setdefault(p["BudgetName"], []).append(
             {
-                "ActionId": str(uuid.uuid4()),
+                "ActionId": values.atts[(res.path, "ActionId")],
                 "BudgetName": p["BudgetName"],
                 "NotificationType": p["NotificationType"],
                 "ActionType": p["ActionType"],

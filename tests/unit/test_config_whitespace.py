@@ -80,7 +80,7 @@ REFUSED = {
         {"cost": {"budget_scope": "Account"}},
         "cost.budget_scope",
         "'Account'",
-        "must be 'tagged' or 'account'; did you mean 'account'?",
+        "must be 'auto', 'tagged' or 'account'; did you mean 'account'?",
     ),
     "tag key differing only in case from landing-zone": (
         {"tags": {"Landing-Zone": "mine"}},

@@ -54,7 +54,9 @@ def test_the_printed_plan_is_a_commented_script_and_json_is_valid():
     text = lz("deploy-plan", "--config", str(ROOT / "examples" / "us-organization.yaml"))
     assert text.returncode == 0, text.stderr
     commands = [line for line in text.stdout.splitlines() if line and not line.startswith("#")]
-    assert commands[0].startswith("cdk bootstrap --qualifier kimilz aws://777777777777/us-east-1")
+    assert commands[0].startswith(
+        "cdk bootstrap --qualifier kimilz --toolkit-stack-name cdk-kimilz-toolkit aws://777777777777/us-east-1"
+    )
     assert all(len(line) <= 120 for line in text.stdout.splitlines() if line.startswith("#"))
     data = json.loads(lz("deploy-plan", "--json").stdout)
     assert [d["account"] for d in data] == ["111111111111", "999999999999", "999999999999", "111111111111"]

@@ -348,6 +348,15 @@ PrincipalArnPattern = Annotated[
     str, _matches(PRINCIPAL_ARN_PATTERN, "must be an IAM role/user ARN pattern like 'arn:aws:iam::*:role/deployer-*'")
 ]
 RetentionDays = Annotated[int, AfterValidator(_retention_days)]
+# A role named by its exact account (a trailing '*' in the name is allowed): the kill switch's reset principals.
+ResetRoleArn = Annotated[
+    str,
+    _matches(
+        re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+\*?$"),
+        "must be an IAM role ARN with a 12-digit account ID, e.g. 'arn:aws:iam::333333333333:role/finops-oncall' "
+        "(a trailing '*' is allowed; no '*' in the account)",
+    ),
+]
 BatchRoleArn = Annotated[
     str,
     _matches(
@@ -711,11 +720,22 @@ class Cost(_Strict):
     )
     budget_headroom: float = Field(default=1.2, ge=1, le=10)
     alert_emails: tuple[Email, ...] = ()
-    budget_scope: Literal["tagged", "account"] = Field(
-        default="account",
-        description="account (default): everything billed to the deployment account, so the kill switch sees every "
-        "path its invokers can use; tagged: the deployment account AND the cost-allocation tag landing-zone=<name> "
-        "(activate it in Billing), refused while an application can use Mantle or batch (they carry no tag).",
+    budget_scope: Literal["auto", "tagged", "account"] = Field(
+        default="auto",
+        description="What the landing-zone budget (and its kill switch) counts. tagged: the landing zone's own Kimi "
+        "spend only — the deployment account AND the cost-allocation tags landing-zone=<name> and application=<one "
+        "of the applications> (application profiles, Mantle Projects), so another team's spend never trips it; "
+        "refused with the kill switch while an application can spend on an untagged path (Mantle in the default "
+        "project, batch). account: everything billed to the deployment account, other teams' spend included. auto "
+        "(default): tagged when no application has an untagged path, else account with a warning (docs/COST.md).",
+    )
+    kill_switch_reset_principal_arns: tuple[ResetRoleArn, ...] = Field(
+        default=(),
+        description="Roles (ARN or ARN pattern ending in '*', 12-digit account; e.g. a FinOps on-call role in an "
+        "account outside the targets) that may assume <name>-automation-kill-switch-reset, the one role that may "
+        "reverse and re-arm the kill switch's budget actions (budgets:ExecuteBudgetAction on exactly those actions; "
+        "Budgets detaches the deny with the action's own execution role). Omitted: no reset role; only the exempt "
+        "deployment principals can reset it (docs/COST.md, 'Resetting the kill switch').",
     )
     notify_actual_percent: tuple[float, ...] = Field(default=(50, 80, 100), description="Budget alerts on actual cost.")
     notify_forecast_percent: tuple[float, ...] = Field(default=(100,), description="Budget alerts on forecasted cost.")
@@ -750,6 +770,21 @@ class Cost(_Strict):
         "application=<name> (with kill_switch: its own budget action attaching the kill-switch deny to that "
         "application's invoker role only). The landing-zone budget and kill switch stay.",
     )
+
+    @model_validator(mode="after")
+    def _reset_needs_a_kill_switch(self) -> Cost:
+        if self.kill_switch_reset_principal_arns and not self.kill_switch:
+            _raise_all(
+                [
+                    (
+                        ("kill_switch_reset_principal_arns",),
+                        list(self.kill_switch_reset_principal_arns),
+                        "cost.kill_switch is false, so there is no kill switch to reset: remove them, or turn the "
+                        "kill switch on",
+                    )
+                ]
+            )
+        return self
 
     @field_validator("alarm_period_seconds")
     @classmethod
@@ -980,6 +1015,12 @@ class MemberBaseline(_Strict):
 # The CDK bootstrap qualifier (`cdk bootstrap --qualifier`): 1-10 lowercase letters or digits.
 CDK_QUALIFIER = re.compile(r"^[a-z0-9]{1,10}$")
 DEFAULT_CDK_QUALIFIER = "hnb659fds"
+# CloudFormation stack names: "can contain only alphanumeric characters (case-sensitive) and hyphens. It must start with
+# an alphabetic character and can't be longer than 128 characters" (AWS CloudFormation API reference, CreateStack,
+# StackName: https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_CreateStack.html).
+CFN_STACK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,127}$")
+# The stack `cdk bootstrap` creates or updates when no --toolkit-stack-name is given: the account's shared bootstrap.
+DEFAULT_CDK_TOOLKIT_STACK = "CDKToolkit"
 # A role ARN with a 12-digit account; the name may end in '*' (then every role so named is protected too).
 EXEMPT_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+\*?$")
 ExemptRoleArn = Annotated[
@@ -1060,6 +1101,28 @@ class PolicyGuardrails(_Strict):
             "Its roles cdk-<qualifier>-*-role-<account>-<home_region> are the exempt deployment principals.",
         )
     )
+    cdk_toolkit_stack_name: (
+        Annotated[
+            str,
+            _matches(
+                CFN_STACK_NAME,
+                "must be a CloudFormation stack name: a letter, then letters, digits and '-', at most 128 characters",
+            ),
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description="Name of the landing zone's own CDK bootstrap stack (`cdk bootstrap --toolkit-stack-name`), next "
+        "to its own qualifier; omitted: cdk-<cdk_bootstrap_qualifier>-toolkit. Never CDKToolkit, the account's shared "
+        "bootstrap: bootstrapping it with the landing zone's qualifier would re-parameterise every other app's "
+        "bootstrap. The tamper SCP protects this stack, never CDKToolkit.",
+    )
+
+    @property
+    def toolkit_stack_name(self) -> str:
+        """The landing zone's CDK bootstrap stack: ``cdk_toolkit_stack_name``, else cdk-<qualifier>-toolkit."""
+        return self.cdk_toolkit_stack_name or f"cdk-{self.cdk_bootstrap_qualifier}-toolkit"
+
     deployment_principal_arns: tuple[ExemptRoleArn, ...] = Field(
         default=(),
         description="Further roles exempt from tamper protection (e.g. a break-glass role that runs "
@@ -1421,6 +1484,22 @@ class LandingZoneConfig(_Strict):
                 "could create a role the guardrails exempt; in organization mode give the landing zone a bootstrap "
                 "of its own: choose a qualifier (1-10 lowercase letters or digits), set it here and run `cdk "
                 "bootstrap --qualifier <qualifier> aws://<account>/<home_region>` (docs/DEPLOY.md)",
+            )
+        toolkit = self.policy_guardrails.toolkit_stack_name
+        if toolkit.lower() == DEFAULT_CDK_TOOLKIT_STACK.lower():
+            yield (
+                ("policy_guardrails", "cdk_toolkit_stack_name"),
+                toolkit,
+                "CDKToolkit is the account's shared CDK bootstrap stack: bootstrapping it with the landing zone's "
+                "qualifier would re-parameterise it for every other app, and the tamper SCP would freeze it; give the "
+                f"landing zone's bootstrap a stack of its own (omit the field for cdk-{q}-toolkit)",
+            )
+        elif toolkit in (own := [naming.stack_name(self.name, part) for part in naming.STACK_PARTS]):
+            yield (
+                ("policy_guardrails", "cdk_toolkit_stack_name"),
+                toolkit,
+                f"is the name of one of the landing zone's own stacks ({', '.join(own)}); the bootstrap stack needs "
+                f"a name of its own (omit the field for cdk-{q}-toolkit)",
             )
         for i, region in enumerate(self.inference_source_regions or ()):
             if region not in self.compliant_regions:
