@@ -869,9 +869,18 @@ class InvocationLogging(_Strict):
     image: bool = True
     embedding: bool = True
     video: bool = False
+    take_over_existing: bool = Field(
+        default=False,
+        description="The account's logging configuration (one per account and Region) is read first; one that is "
+        "not the landing zone's (its destinations are not the landing zone's bucket and log group) fails the deploy, "
+        "naming it. true: take it over; it is saved (SSM parameter <name>-automation-invocation-logging-saved) and "
+        "put back when the access stack is deleted.",
+    )
 
     @model_validator(mode="after")
     def _lifecycle(self) -> InvocationLogging:
+        if self.take_over_existing and not self.enabled:
+            _raise_all([(("take_over_existing",), True, "applies only with enabled: true; allowed here: false")])
         if self.s3_expiration_days <= self.s3_infrequent_access_after_days:
             _raise_all(
                 [
@@ -1157,6 +1166,18 @@ class DataRetention(_Strict):
         "zero data retention; a model that requires retention is then blocked. Set, the access stack also applies it "
         "in home_region (custom resource calling bedrock:PutAccountDataRetention; verify reads it back).",
     )
+    take_over_existing: bool = Field(
+        default=False,
+        description="The Region's mode is read first; a mode someone else set (neither inherit nor this mode) fails "
+        "the deploy, naming it. true: take it over. Either way the mode found is saved and put back when the access "
+        "stack is deleted (inherit when the Region had never been configured).",
+    )
+
+    @model_validator(mode="after")
+    def _take_over(self) -> DataRetention:
+        if self.take_over_existing and self.mode is None:
+            _raise_all([(("take_over_existing",), True, "applies only with a mode; allowed here: false")])
+        return self
 
 
 GpuInstanceType = Literal["p6-b300.48xlarge", "p6-b200.48xlarge", "p5en.48xlarge"]
