@@ -348,6 +348,14 @@ PrincipalArnPattern = Annotated[
     str, _matches(PRINCIPAL_ARN_PATTERN, "must be an IAM role/user ARN pattern like 'arn:aws:iam::*:role/deployer-*'")
 ]
 RetentionDays = Annotated[int, AfterValidator(_retention_days)]
+AnomalyMonitorArn = Annotated[
+    str,
+    _matches(
+        re.compile(r"^arn:aws[a-z-]*:ce::\d{12}:anomalymonitor/[0-9a-f-]+$"),
+        "must be a Cost Anomaly Detection monitor ARN like 'arn:aws:ce::111111111111:anomalymonitor/"
+        "0a1b2c3d-4e5f-6789-abcd-ef0123456789' (aws ce get-anomaly-monitors)",
+    ),
+]
 BatchRoleArn = Annotated[
     str,
     _matches(
@@ -731,6 +739,12 @@ class Cost(_Strict):
     )
     anomaly_threshold_usd: float = Field(
         default=100.0, gt=0, le=MAX_MONTHLY_USD, description="Cost Anomaly Detection: total impact to alert on."
+    )
+    anomaly_monitor_arn: AnomalyMonitorArn | None = Field(
+        default=None,
+        description="An existing AWS services (DIMENSIONAL SERVICE) anomaly monitor of the deployment account to "
+        "subscribe to (`aws ce get-anomaly-monitors`) instead of creating one: AWS allows one such monitor per "
+        "account. Omitted: the cost stack creates <name>-services (which fails where the account has one already).",
     )
     alert_on_mantle_usage: bool = Field(
         default=True, description="Alarm on any Mantle token usage (not captured by invocation logging)."
@@ -1509,6 +1523,19 @@ class LandingZoneConfig(_Strict):
         yield from self._self_hosting_problems()
         yield from self._availability_zone_problems()
         yield from self._organization_policy_problems()
+        yield from self._anomaly_monitor_problems()
+
+    def _anomaly_monitor_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """cost.anomaly_monitor_arn: a monitor of the account the cost stack deploys to ("You can only access cost
+        monitors and alert subscriptions under the account that created them", getting-started-ad.html)."""
+        arn, key = self.cost.anomaly_monitor_arn, ("cost", "anomaly_monitor_arn")
+        if arn is None:
+            return
+        if self.member_baseline.enabled:
+            yield key, arn, "not with member_baseline (each member account's cost stack has its own monitor): omit it"
+        elif (account := arn.split(":")[4]) != self.deployment_account:
+            rule = f"a monitor of account {account}; the cost stack deploys to {self.deployment_account}, and a "
+            yield key, arn, rule + "subscription can use only its own account's monitors: give one of that account's"
 
     def _home_region_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
         """home_region among compliant_regions."""
