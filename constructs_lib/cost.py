@@ -296,7 +296,12 @@ _CW_MISSING = {"notBreaching": "NOT_BREACHING", "breaching": "BREACHING", "missi
 
 
 class CostAnomalyDetection(Construct):
-    """A dimensional (per service) anomaly monitor and an immediate SNS subscription above a USD impact."""
+    """A dimensional (per service) anomaly monitor and an immediate SNS subscription above a USD impact.
+
+    AWS allows one AWS services monitor per account ("up to one AWS Service Monitor and 500 custom monitors", AWS Cost
+    Anomaly Detection FAQs, https://aws.amazon.com/aws-cost-management/aws-cost-anomaly-detection/faqs/; a second
+    fails with "Limit exceeded on dimensional spend monitor creation").  With ``monitor_arn`` (the account's existing
+    one, ``cost.anomaly_monitor_arn``) no monitor is created (``monitor`` is None) and the subscription names it."""
 
     def __init__(
         self,
@@ -307,23 +312,27 @@ class CostAnomalyDetection(Construct):
         topic: sns.ITopic,
         threshold_usd: float,
         tags: Mapping[str, str],
+        monitor_arn: str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         cfn_tags = [{"key": k, "value": v} for k, v in sorted(tags.items())]
-        self.monitor = ce.CfnAnomalyMonitor(
-            self,
-            "Monitor",
-            monitor_name=naming.anomaly_monitor_name(name),
-            monitor_type="DIMENSIONAL",
-            monitor_dimension="SERVICE",
-            resource_tags=cfn_tags,
-        )
+        self.monitor: ce.CfnAnomalyMonitor | None = None
+        if monitor_arn is None:
+            self.monitor = ce.CfnAnomalyMonitor(
+                self,
+                "Monitor",
+                monitor_name=naming.anomaly_monitor_name(name),
+                monitor_type="DIMENSIONAL",
+                monitor_dimension="SERVICE",
+                resource_tags=cfn_tags,
+            )
+            monitor_arn = self.monitor.attr_monitor_arn
         self.subscription = ce.CfnAnomalySubscription(
             self,
             "Subscription",
             subscription_name=naming.anomaly_subscription_name(name),
             frequency="IMMEDIATE",
-            monitor_arn_list=[self.monitor.attr_monitor_arn],
+            monitor_arn_list=[monitor_arn],
             subscribers=[ce.CfnAnomalySubscription.SubscriberProperty(type="SNS", address=topic.topic_arn)],
             threshold_expression=json.dumps(
                 {

@@ -1,8 +1,9 @@
 """Cost allocation as code: activate the landing zone's cost-allocation tag keys in Billing.
 
-A custom resource (``handlers/cost_allocation_tags``) calls ``ce:UpdateCostAllocationTagsStatus`` in us-east-1 (the
-Cost Explorer endpoint) with every key ``Active``; a key AWS has not seen on a resource yet (up to 24 h after it is
-first applied) is left pending and reported by ``verify``.  It depends on the resources carrying the tags, so the
+A custom resource (``handlers/cost_allocation_tags``) reads the keys' status (``ce:ListCostAllocationTags``) and calls
+``ce:UpdateCostAllocationTagsStatus`` in us-east-1 (the Cost Explorer endpoint) with the keys not yet active; a key AWS
+has not seen on a resource yet (up to 24 h after it is first applied) is left pending and reported by ``verify``.  On
+delete it deactivates only the keys it activated itself.  It depends on the resources carrying the tags, so the
 keys are applied before the first attempt.
 """
 
@@ -18,6 +19,7 @@ from constructs import Construct, IDependable
 
 from constructs_lib.compliance import acknowledge
 from constructs_lib.custom_resource import PythonCustomResource
+from landing_zone.core import naming
 
 RESOURCE_TYPE = "Custom::CostAllocationTags"
 
@@ -52,7 +54,13 @@ class CostAllocationTags(Construct):
             resource_type=RESOURCE_TYPE,
             # 3 attempts 20 s apart fit the 2-minute default; a little room for the Cost Explorer calls
             timeout=Duration.minutes(3),
-            properties={"TagKeys": ",".join(sorted(tag_keys)), "Attempts": "3", "RetrySeconds": "20"},
+            properties={
+                "TagKeys": ",".join(sorted(tag_keys)),
+                "Attempts": "3",
+                "RetrySeconds": "20",
+                # the keys it activated itself (never one already active): deactivated on delete
+                "SavedParameterName": naming.automation_saved_parameter_name(landing_zone_name, "cost-allocation-tags"),
+            },
         )
         for resource in tagged:
             self.custom_resource.resource.node.add_dependency(resource)

@@ -157,6 +157,9 @@ class InvocationLoggingConfig(Construct):
                 "ImageDataDeliveryEnabled": str(settings.image).lower(),
                 "EmbeddingDataDeliveryEnabled": str(settings.embedding).lower(),
                 "VideoDataDeliveryEnabled": str(settings.video).lower(),
+                # read before written, handed back on delete (handlers/invocation_logging)
+                "TakeOverExisting": str(settings.take_over_existing).lower(),
+                "SavedParameterName": naming.automation_saved_parameter_name(landing_zone_name, "invocation-logging"),
             },
         )
         acknowledge(
@@ -165,4 +168,12 @@ class InvocationLoggingConfig(Construct):
             finding="Resource::*",
             reason="Bedrock's invocation-logging configuration is an account/Region singleton with no resource ARN",
         )
+        if settings.take_over_existing:
+            acknowledge(
+                self.configuration.policy,
+                "AwsSolutions-IAM5",
+                finding=f"Resource::{nag_text(self, f'arn:{stack.partition}:iam::{account}:role/*')}",
+                reason="restoring the configuration taken over passes its role (unknown before deploy) to Bedrock "
+                "only (iam:PassedToService)",
+            )
         self.configuration.resource.node.add_dependency(self.bucket, self.log_group, self.role)

@@ -185,6 +185,7 @@ def add_access(
             "DataRetention",
             landing_zone_name=cfg.name,
             mode=cfg.data_retention.mode,
+            take_over_existing=cfg.data_retention.take_over_existing,
             handler_policy=policies.automation["data-retention"].handler,
             provider_policy=policies.automation["data-retention"].provider,
             logs_key=logs_key,

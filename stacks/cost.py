@@ -192,6 +192,7 @@ def add_cost_controls(
         topic=topic,
         threshold_usd=cost.anomaly_threshold_usd,
         tags={"landing-zone": cfg.name},
+        monitor_arn=cost.anomaly_monitor_arn,
     )
     note = alarms.coverage_note
     if budget_usd is None:

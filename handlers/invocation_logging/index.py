@@ -3,22 +3,42 @@
 Why it exists: CloudFormation has no resource type for Bedrock model invocation logging, so this
 Lambda (CDK ``custom_resources.Provider`` on_event handler) calls the Bedrock control-plane API.
 
-* Create/Update: ``PutModelInvocationLoggingConfiguration`` (CloudWatch Logs + S3), then reads it back
-  with ``GetModelInvocationLoggingConfiguration`` and fails if the effective configuration differs.
-* Delete: removes the configuration only if it still points at this resource's bucket and log group;
-  a configuration owned by someone else is left untouched, a missing one counts as deleted.
+The configuration is an account singleton: whoever writes it replaces what other teams had, and every team's
+prompts then go to the writer's destinations.  So the handler reads before it writes, and hands back on delete:
+
+* Create/Update: ``GetModelInvocationLoggingConfiguration`` first.  The configuration is the landing zone's own when
+  its destinations are the ones this resource names (``BucketName`` / ``LogGroupName``, or those of the previous
+  properties on an Update): the landing zone created that bucket and log group, nobody else writes to them.
+  - nothing configured, or the landing zone's own: ``PutModelInvocationLoggingConfiguration`` (idempotent);
+  - someone else's and ``TakeOverExisting`` is not "true": the resource FAILS naming that configuration (bucket,
+    log group, role) and the option that takes it over; nothing is written;
+  - someone else's and ``TakeOverExisting`` is "true": the configuration is saved in the SSM parameter
+    ``SavedParameterName`` (JSON), then replaced.
+  Then it reads the configuration back and fails if the effective configuration differs.
+* Delete: only a configuration that is still the landing zone's own is touched.  The saved configuration, if any,
+  is put back (and read back); without one the configuration is deleted (the landing zone created it from
+  nothing).  Someone else's configuration, or none, is left as it is.  The saved parameter is removed once it has
+  been restored or is obsolete; when the restore fails the resource fails and the parameter stays.
+
+Why an SSM parameter: CloudFormation hands a Delete the resource's properties but not the data a Create returned,
+and a physical ID that changed would make CloudFormation delete the "old" resource; the parameter survives every
+Update and Lambda invocation, and its name ``<name>-...`` is inside the name scope the tamper guardrails protect
+(``DenyLandingZoneTampering``: only the exempt deployment and automation principals may write it).
 
 ResourceProperties (CloudFormation sends every value as a string): LogGroupName, RoleArn, BucketName
 (required); KeyPrefix (default "bedrock-invocation-logs/", "" = bucket root); Text/Image/Embedding/
 VideoDataDeliveryEnabled ("true"/"false", defaults true/true/true/false); LargeDataKeyPrefix (optional:
-large CloudWatch payloads go to BucketName under this prefix).
+large CloudWatch payloads go to BucketName under this prefix); TakeOverExisting ("true"/"false", default false);
+SavedParameterName (required).
 
 IAM: REQUIRED_IAM_ACTIONS. ``iam:PassRole`` is checked against RoleArn by PutModelInvocationLogging-
-Configuration; scope it to that role (condition iam:PassedToService = bedrock.amazonaws.com).
+Configuration; scope it to that role (condition iam:PassedToService = bedrock.amazonaws.com), and with
+TakeOverExisting to the account's roles too (the restore passes the saved configuration's role).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -26,6 +46,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import boto3
+from botocore.exceptions import ClientError
 
 LOG = logging.getLogger(__name__)
 LOG.setLevel(logging.INFO)
@@ -35,6 +56,9 @@ REQUIRED_IAM_ACTIONS: tuple[str, ...] = (
     "bedrock:GetModelInvocationLoggingConfiguration",
     "bedrock:DeleteModelInvocationLoggingConfiguration",
     "iam:PassRole",
+    "ssm:GetParameter",
+    "ssm:PutParameter",
+    "ssm:DeleteParameter",
 )
 
 DEFAULT_KEY_PREFIX = "bedrock-invocation-logs/"
@@ -120,9 +144,86 @@ def _current(bedrock: Any) -> dict[str, Any]:
     return bedrock.get_model_invocation_logging_configuration().get("loggingConfig") or {}
 
 
-def _put(props: Mapping[str, Any]) -> dict[str, Any]:
+def destinations(config: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(bucket, log group, role) of a logging configuration (None where it has no such destination)."""
+    s3, cw = config.get("s3Config") or {}, config.get("cloudWatchConfig") or {}
+    return s3.get("bucketName") or None, cw.get("logGroupName") or None, cw.get("roleArn") or None
+
+
+def describe(config: Mapping[str, Any]) -> str:
+    bucket, group, role = destinations(config)
+    prefix = (config.get("s3Config") or {}).get("keyPrefix") or ""
+    parts = [f"S3 s3://{bucket}/{prefix}" if bucket else "no S3 destination"]
+    parts.append(f"CloudWatch Logs log group {group} (role {role})" if group else "no CloudWatch Logs destination")
+    return ", ".join(parts)
+
+
+def is_own(config: Mapping[str, Any], *props: Mapping[str, Any]) -> bool:
+    """Whether every destination of ``config`` is one this resource names (now or before an Update)."""
+    bucket, group, _ = destinations(config)
+    if bucket is None and group is None:
+        return False
+    buckets = {p.get("BucketName") for p in props if p.get("BucketName")}
+    groups = {p.get("LogGroupName") for p in props if p.get("LogGroupName")}
+    return (bucket is None or bucket in buckets) and (group is None or group in groups)
+
+
+# -- the saved configuration (an SSM parameter; each handler is packaged alone, so these few lines are its own) --
+def _load(name: str) -> Any:
+    try:
+        return json.loads(client("ssm").get_parameter(Name=name)["Parameter"]["Value"])
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "ParameterNotFound":
+            return None
+        raise
+
+
+def _save(name: str, value: Any, description: str) -> None:
+    client("ssm").put_parameter(
+        Name=name,
+        Value=json.dumps(value, sort_keys=True),
+        Type="String",
+        Overwrite=True,
+        Tier="Intelligent-Tiering",  # Standard up to 4 KB, Advanced above (a long role ARN and prefixes)
+        Description=description[:1024],
+    )
+
+
+def _forget(name: str) -> None:
+    try:
+        client("ssm").delete_parameter(Name=name)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "ParameterNotFound":
+            raise
+
+
+def _refusal(current: Mapping[str, Any]) -> str:
+    return (
+        f"Model invocation logging in {_region()} already has a configuration that is not this landing zone's: "
+        f"{describe(current)}. Replacing it would send every other team's invocation logs to the landing zone's "
+        "bucket and log group, so nothing was changed. To take it over (it is saved, and put back when the stack is "
+        "deleted), set invocation_logging.take_over_existing: true; to keep it, set invocation_logging.enabled: "
+        "false (docs/DEPLOY.md, 'Shared account settings')"
+    )
+
+
+def _put(props: Mapping[str, Any], old: Mapping[str, Any], request_type: str) -> dict[str, Any]:
     config = build_logging_config(props)
+    take_over = _flag(props, "TakeOverExisting", False)
+    parameter = _required(props, "SavedParameterName")
     bedrock = client("bedrock")
+    current = _current(bedrock)
+    taken_over = ""
+    if current and not is_own(current, props, old):
+        if not take_over:
+            raise RuntimeError(_refusal(current))
+        LOG.warning(
+            "Taking over the model invocation logging configuration %s; saved in %s", describe(current), parameter
+        )
+        _save(parameter, current, f"model invocation logging configuration taken over: {describe(current)}")
+        taken_over = describe(current)
+    elif not current and request_type == "Create":
+        _forget(parameter)  # a leftover of an earlier stack: there is nothing to hand back now
     LOG.info(
         "Putting model invocation logging config: log group %s, bucket %s, key prefix %r, flags %s",
         config["cloudWatchConfig"]["logGroupName"],
@@ -130,41 +231,58 @@ def _put(props: Mapping[str, Any]) -> dict[str, Any]:
         config["s3Config"].get("keyPrefix", ""),
         {f: config[f] for f, _ in DELIVERY_FLAGS.values()},
     )
-    bedrock.put_model_invocation_logging_configuration(loggingConfig=config)
-    effective = _current(bedrock)
-    diffs = _differences(config, effective)
-    if diffs:
-        raise RuntimeError(
-            "Bedrock did not keep the model invocation logging configuration that was put: " + "; ".join(diffs)
-        )
+    _put_verified(bedrock, config, "put")
     LOG.info("Verified model invocation logging configuration")
     return {
-        "BucketName": effective["s3Config"]["bucketName"],
-        "LogGroupName": effective["cloudWatchConfig"]["logGroupName"],
+        "BucketName": config["s3Config"]["bucketName"],
+        "LogGroupName": config["cloudWatchConfig"]["logGroupName"],
+        "TakenOver": taken_over,
     }
 
 
+def _put_verified(bedrock: Any, config: Mapping[str, Any], what: str) -> None:
+    bedrock.put_model_invocation_logging_configuration(loggingConfig=config)
+    diffs = _differences(config, _current(bedrock))
+    if diffs:
+        raise RuntimeError(
+            f"Bedrock did not keep the model invocation logging configuration that was {what}: " + "; ".join(diffs)
+        )
+
+
 def _delete(props: Mapping[str, Any]) -> None:
-    bucket, log_group = props.get("BucketName"), props.get("LogGroupName")
+    parameter = props.get("SavedParameterName")
     bedrock = client("bedrock")
     current = _current(bedrock)
-    if not current:
-        LOG.info("No model invocation logging configuration exists; nothing to delete")
-        return
-    cur_bucket = (current.get("s3Config") or {}).get("bucketName")
-    cur_group = (current.get("cloudWatchConfig") or {}).get("logGroupName")
-    if not bucket or cur_bucket != bucket or cur_group != log_group:
+    saved = _load(parameter) if parameter else None
+    if not current or not is_own(current, props):
         LOG.warning(
-            "Leaving model invocation logging untouched: it now points at bucket %r / log group %r, not this "
-            "resource's %r / %r (another owner has replaced it)",
-            cur_bucket,
-            cur_group,
-            bucket,
-            log_group,
+            "Leaving model invocation logging untouched: %s, not this resource's bucket %r / log group %r",
+            describe(current) if current else "no configuration",
+            props.get("BucketName"),
+            props.get("LogGroupName"),
         )
-        return
-    bedrock.delete_model_invocation_logging_configuration()
-    LOG.info("Deleted model invocation logging configuration (bucket %s, log group %s)", bucket, log_group)
+        if saved is not None:
+            LOG.warning(
+                "Not restoring the configuration saved at take-over (%s): another one replaced the landing "
+                "zone's since",
+                describe(saved),
+            )
+    elif saved is not None:
+        try:
+            _put_verified(bedrock, saved, "restored")
+        except Exception as exc:
+            raise RuntimeError(
+                f"Could not restore the model invocation logging configuration taken over at deployment "
+                f"({describe(saved)}): {exc}. It stays saved in SSM parameter {parameter}; restore it with `aws "
+                f"bedrock put-model-invocation-logging-configuration --logging-config '{json.dumps(saved)}'` and "
+                "delete the stack again"
+            ) from exc
+        LOG.info("Restored the model invocation logging configuration taken over at deployment: %s", describe(saved))
+    else:
+        bedrock.delete_model_invocation_logging_configuration()
+        LOG.info("Deleted model invocation logging configuration (%s)", describe(current))
+    if parameter:
+        _forget(parameter)
 
 
 def on_event(event: Mapping[str, Any], context: Any = None) -> dict[str, Any]:
@@ -173,7 +291,8 @@ def on_event(event: Mapping[str, Any], context: Any = None) -> dict[str, Any]:
     physical_id = f"invocation-logging-{_region()}"
     LOG.info("%s request for %s", request_type, physical_id)
     if request_type in ("Create", "Update"):
-        return {"PhysicalResourceId": physical_id, "Data": _put(props)}
+        old = event.get("OldResourceProperties") or {}
+        return {"PhysicalResourceId": physical_id, "Data": _put(props, old, str(request_type))}
     if request_type == "Delete":
         _delete(props)
         return {"PhysicalResourceId": event.get("PhysicalResourceId") or physical_id, "Data": {}}

@@ -42,6 +42,11 @@ def log_group(region: str, account: str, name: str, partition: str = PARTITION) 
     return f"arn:{partition}:logs:{region}:{account}:log-group:{name}"
 
 
+def ssm_parameter(region: str, account: str, name: str, partition: str = PARTITION) -> str:
+    """An SSM parameter's ARN (a name without a leading '/' follows ``parameter/`` directly)."""
+    return f"arn:{partition}:ssm:{region}:{account}:parameter/{name.lstrip('/')}"
+
+
 def log_streams(region: str, account: str, name: str, partition: str = PARTITION) -> str:
     """Every stream of one log group: what logs:CreateLogStream / logs:PutLogEvents are authorised against."""
     return f"{log_group(region, account, name, partition)}:log-stream:*"

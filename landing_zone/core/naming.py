@@ -30,6 +30,7 @@ __all__ = [
     "automation_provider_policy_name",
     "automation_provider_role_name",
     "automation_role_name",
+    "automation_saved_parameter_name",
     "budget_action_policy_name",
     "budget_action_role_name",
     "bedrock_policy_name",
@@ -185,6 +186,12 @@ def automation_role_name(lz: str, handler: str) -> str:
 
 def automation_function_name(lz: str, handler: str) -> str:
     return f"{lz}-{handler}"
+
+
+def automation_saved_parameter_name(lz: str, handler: str) -> str:
+    """The SSM parameter in which a handler keeps what it took over (an account setting it replaced, the tag keys it
+    activated) until its resource is deleted: inside the '<lz>-' name scope the tamper guardrails protect."""
+    return f"{lz}-automation-{handler}-saved"
 
 
 def automation_provider_policy_name(lz: str, handler: str) -> str:

@@ -402,7 +402,8 @@ def _cost_names(
         if config.cost.kill_switch_reset_principal_arns:
             n.add(naming.kill_switch_reset_role_name(lz), "iam_role_name_max_length", "IAM role name")
             n.add(naming.kill_switch_reset_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")
-    n.add(naming.anomaly_monitor_name(lz), "cost_anomaly_name_max_length", "cost anomaly monitor name")
+    if config.cost.anomaly_monitor_arn is None:  # else the account's own monitor is reused
+        n.add(naming.anomaly_monitor_name(lz), "cost_anomaly_name_max_length", "cost anomaly monitor name")
     n.add(naming.anomaly_subscription_name(lz), "cost_anomaly_name_max_length", "cost anomaly subscription name")
     for suffix in alarm_suffixes:
         n.add(naming.alarm_name(lz, suffix), "cloudwatch_alarm_name_max_length", "CloudWatch alarm name")

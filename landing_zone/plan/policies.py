@@ -77,11 +77,14 @@ AGREEMENT_HANDLER_ACTIONS = (
     "aws-marketplace:Subscribe",
     "aws-marketplace:ViewSubscriptions",
 )
-# The data-retention handler sets the account mode and nothing else; it does not read it back (verify does, with
-# GetAccountDataRetention): https://docs.aws.amazon.com/bedrock/latest/APIReference/API_PutAccountDataRetention.html
-RETENTION_HANDLER_ACTIONS = ("bedrock:PutAccountDataRetention",)
-# Cost Explorer (a us-east-1 API; the action takes no resource: Service Authorization Reference).
-COST_ALLOCATION_HANDLER_ACTIONS = ("ce:UpdateCostAllocationTagsStatus",)
+# The data-retention handler reads the account mode before it sets it, and hands the saved one back on delete:
+# https://docs.aws.amazon.com/bedrock/latest/APIReference/API_PutAccountDataRetention.html (and Get...).
+RETENTION_HANDLER_ACTIONS = ("bedrock:PutAccountDataRetention", "bedrock:GetAccountDataRetention")
+# Cost Explorer (a us-east-1 API; neither action takes a resource: Service Authorization Reference).
+COST_ALLOCATION_HANDLER_ACTIONS = ("ce:UpdateCostAllocationTagsStatus", "ce:ListCostAllocationTags")
+# What a handler took over (a setting it replaced, the tag keys it activated) waits in one SSM parameter of its own
+# until the resource is deleted (naming.automation_saved_parameter_name).
+SAVED_STATE_ACTIONS = ("ssm:GetParameter", "ssm:PutParameter", "ssm:DeleteParameter")
 KEY_PURPOSES_ALWAYS = ("logs", "alerts")
 
 
@@ -165,6 +168,15 @@ def scp_set(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalo
     return scp_documents(config, routing, catalog) if config.organization is not None else None
 
 
+def _with_saved_state(name: str, handler: str, policy: Document) -> Document:
+    """``policy`` plus reading, writing and removing the handler's own saved-state parameter (stack markers)."""
+    parameter = arns.ssm_parameter(
+        markers.REGION, markers.ACCOUNT, naming.automation_saved_parameter_name(name, handler), markers.PARTITION
+    )
+    saved = handler_policy(SAVED_STATE_ACTIONS, resources=[parameter], sid="KeepSavedState")
+    return {**policy, "Statement": [*policy["Statement"], *saved["Statement"]]}
+
+
 def _automation(name: str, handler: str, policy: Document) -> AutomationPolicies:
     """A handler's policy plus its own log group; its provider may invoke exactly the handler (stack markers)."""
     log_name = naming.automation_log_group_name(name, handler)
@@ -186,13 +198,19 @@ def _automation(name: str, handler: str, policy: Document) -> AutomationPolicies
 
 
 def retention_handler_policy(config: LandingZoneConfig) -> Document:
-    """``bedrock:PutAccountDataRetention`` on ``*`` (the action has no resource type: the SAR lists it with none), and
-    only for the configured mode (``bedrock:DataRetentionMode``, the condition key the action carries; the same key
-    the SCP's ``DenyDataRetentionModeChange`` tests).  Its role ``<name>-automation-data-retention`` matches the
-    automation exemption of that deny (``<name>-automation-*``, :func:`landing_zone.policies.guardrails.exemptions`)."""
-    document = handler_policy(RETENTION_HANDLER_ACTIONS, sid="SetAccountDataRetention")
-    document["Statement"][0]["Condition"] = {"StringEquals": {"bedrock:DataRetentionMode": config.data_retention.mode}}
-    return document
+    """``bedrock:GetAccountDataRetention`` and ``bedrock:PutAccountDataRetention`` on ``*`` (no resource type: the SAR
+    lists them with none), the put only for the modes the handler may write (``bedrock:DataRetentionMode``, the key
+    the action carries; the same key the SCP's ``DenyDataRetentionModeChange`` tests): the configured mode, and the
+    ``inherit`` it hands back when the Region had never been configured; with ``take_over_existing`` any mode, since
+    it hands back whatever mode it took over.  Its role ``<name>-automation-data-retention`` matches the automation
+    exemption of that deny (``<name>-automation-*``, :func:`landing_zone.policies.guardrails.exemptions`)."""
+    retention = config.data_retention
+    put = handler_policy(RETENTION_HANDLER_ACTIONS[:1], sid="SetAccountDataRetention")
+    if not retention.take_over_existing:
+        modes = sorted({retention.mode or "", "inherit"})
+        put["Statement"][0]["Condition"] = {"StringEquals": {"bedrock:DataRetentionMode": modes}}
+    read = handler_policy(RETENTION_HANDLER_ACTIONS[1:], sid="ReadAccountDataRetention")
+    return {**put, "Statement": [*put["Statement"], *read["Statement"]]}
 
 
 def _guardrail_organization(config: LandingZoneConfig) -> GuardrailOrganizationPolicies | None:
@@ -328,9 +346,11 @@ def build_policies(
         agreements = handler_policy(AGREEMENT_HANDLER_ACTIONS, sid="AcceptModelAgreements")
         automation["model-agreement"] = _automation(name, "model-agreement", agreements)
     if config.data_retention.mode is not None:
-        automation["data-retention"] = _automation(name, "data-retention", retention_handler_policy(config))
+        retention = _with_saved_state(name, "data-retention", retention_handler_policy(config))
+        automation["data-retention"] = _automation(name, "data-retention", retention)
     if activates_cost_allocation_tags(config, applications):
         tags = handler_policy(COST_ALLOCATION_HANDLER_ACTIONS, sid="ActivateCostAllocationTags")
+        tags = _with_saved_state(name, "cost-allocation-tags", tags)
         automation["cost-allocation-tags"] = _automation(name, "cost-allocation-tags", tags)
     logging: dict[str, Document | None] = {"bucket": None, "trust": None, "role": None}
     if config.invocation_logging.enabled:
@@ -344,6 +364,18 @@ def build_policies(
                 "Condition": {"StringEquals": {"iam:PassedToService": "bedrock.amazonaws.com"}},
             }
         )
+        if config.invocation_logging.take_over_existing:
+            # the restore on delete passes the taken-over configuration's role, unknown before deploy: this account's
+            handler["Statement"].append(
+                {
+                    "Sid": "PassTakenOverRoleToBedrock",
+                    "Effect": "Allow",
+                    "Action": "iam:PassRole",
+                    "Resource": f"arn:{stack_partition}:iam::{stack_account}:role/*",
+                    "Condition": {"StringEquals": {"iam:PassedToService": "bedrock.amazonaws.com"}},
+                }
+            )
+        handler = _with_saved_state(name, "invocation-logging", handler)
         automation["invocation-logging"] = _automation(name, "invocation-logging", handler)
         log_group_name = naming.invocation_log_group_name(name)
         logging = {

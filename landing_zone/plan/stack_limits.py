@@ -24,7 +24,8 @@ synths of 1, 10 and 50 applications and of every example):
                 name (the cost stack's kill switch, if on); a Mantle-only application has no profile ARN
                 + 1 export of the Mantle Project's ID (its spend alarm) per project
 ``<name>-cost`` (per-account mode)
-    resources = 6 (alerts topic and policy, budget, anomaly monitor and subscription, operations dashboard)
+    resources = 6 (alerts topic and policy, budget, anomaly monitor and subscription, operations dashboard; 5 with
+                ``cost.anomaly_monitor_arn``: the account's monitor is reused)
                 + 4 kill switch (if on; + 1 application deny with per-application budgets, + 2 reset role and
                 policy with ``cost.kill_switch_reset_principal_arns``) + 1 per alert e-mail + the spend alarms + the
                 Mantle usage alarms + the quota headroom alarms (one alarm per ``metric_math_max_metrics`` metrics;
@@ -132,6 +133,7 @@ def template_footprints(
     per_app_budget = (1 + (1 if kill_switch else 0)) if cfg.cost.per_application_budgets else 0
     cost_fixed = (
         COST_BASE_RESOURCES
+        - (1 if cfg.cost.anomaly_monitor_arn else 0)
         + (_kill_switch_resources(cfg) if kill_switch else 0)
         + spend_alarms
         + mantle_alarms

@@ -44,7 +44,11 @@ def test_the_access_stack_activates_the_keys_with_the_plans_policy(apps):
     access = apps.template("access")
     (resource,) = access.find_resources("Custom::CostAllocationTags").values()
     assert resource["Properties"]["TagKeys"] == "application,cost-center,landing-zone"
-    assert {"Attempts": "3", "RetrySeconds": "20"}.items() <= resource["Properties"].items()
+    assert {
+        "Attempts": "3",
+        "RetrySeconds": "20",
+        "SavedParameterName": "kimi-apps-automation-cost-allocation-tags-saved",
+    }.items() <= resource["Properties"].items()
     # it runs after the tagged roles and profiles exist
     depends = set(resource.get("DependsOn", []))
     roles = {
@@ -63,9 +67,15 @@ def test_the_access_stack_activates_the_keys_with_the_plans_policy(apps):
     assert grant == {
         "Sid": "ActivateCostAllocationTags",
         "Effect": "Allow",
-        "Action": "ce:UpdateCostAllocationTagsStatus",
+        "Action": ["ce:ListCostAllocationTags", "ce:UpdateCostAllocationTagsStatus"],
         "Resource": "*",
     }
+    (saved,) = [s for s in policy["Statement"] if s.get("Sid") == "KeepSavedState"]
+    assert saved["Action"] == ["ssm:DeleteParameter", "ssm:GetParameter", "ssm:PutParameter"]
+    assert (
+        saved["Resource"]
+        == "arn:aws:ssm:us-west-2:555555555555:parameter/kimi-apps-automation-cost-allocation-tags-saved"
+    )
     assert apps.plan.policies.automation["cost-allocation-tags"].handler["Statement"][0] == grant
 
 

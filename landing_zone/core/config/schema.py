@@ -357,6 +357,14 @@ ResetRoleArn = Annotated[
         "(a trailing '*' is allowed; no '*' in the account)",
     ),
 ]
+AnomalyMonitorArn = Annotated[
+    str,
+    _matches(
+        re.compile(r"^arn:aws[a-z-]*:ce::\d{12}:anomalymonitor/[0-9a-f-]+$"),
+        "must be a Cost Anomaly Detection monitor ARN like 'arn:aws:ce::111111111111:anomalymonitor/"
+        "0a1b2c3d-4e5f-6789-abcd-ef0123456789' (aws ce get-anomaly-monitors)",
+    ),
+]
 BatchRoleArn = Annotated[
     str,
     _matches(
@@ -752,6 +760,12 @@ class Cost(_Strict):
     anomaly_threshold_usd: float = Field(
         default=100.0, gt=0, le=MAX_MONTHLY_USD, description="Cost Anomaly Detection: total impact to alert on."
     )
+    anomaly_monitor_arn: AnomalyMonitorArn | None = Field(
+        default=None,
+        description="An existing AWS services (DIMENSIONAL SERVICE) anomaly monitor of the deployment account to "
+        "subscribe to (`aws ce get-anomaly-monitors`) instead of creating one: AWS allows one such monitor per "
+        "account. Omitted: the cost stack creates <name>-services (which fails where the account has one already).",
+    )
     alert_on_mantle_usage: bool = Field(
         default=True, description="Alarm on any Mantle token usage (not captured by invocation logging)."
     )
@@ -904,9 +918,18 @@ class InvocationLogging(_Strict):
     image: bool = True
     embedding: bool = True
     video: bool = False
+    take_over_existing: bool = Field(
+        default=False,
+        description="The account's logging configuration (one per account and Region) is read first; one that is "
+        "not the landing zone's (its destinations are not the landing zone's bucket and log group) fails the deploy, "
+        "naming it. true: take it over; it is saved (SSM parameter <name>-automation-invocation-logging-saved) and "
+        "put back when the access stack is deleted.",
+    )
 
     @model_validator(mode="after")
     def _lifecycle(self) -> InvocationLogging:
+        if self.take_over_existing and not self.enabled:
+            _raise_all([(("take_over_existing",), True, "applies only with enabled: true; allowed here: false")])
         if self.s3_expiration_days <= self.s3_infrequent_access_after_days:
             _raise_all(
                 [
@@ -1220,6 +1243,18 @@ class DataRetention(_Strict):
         "zero data retention; a model that requires retention is then blocked. Set, the access stack also applies it "
         "in home_region (custom resource calling bedrock:PutAccountDataRetention; verify reads it back).",
     )
+    take_over_existing: bool = Field(
+        default=False,
+        description="The Region's mode is read first; a mode someone else set (neither inherit nor this mode) fails "
+        "the deploy, naming it. true: take it over. Either way the mode found is saved and put back when the access "
+        "stack is deleted (inherit when the Region had never been configured).",
+    )
+
+    @model_validator(mode="after")
+    def _take_over(self) -> DataRetention:
+        if self.take_over_existing and self.mode is None:
+            _raise_all([(("take_over_existing",), True, "applies only with a mode; allowed here: false")])
+        return self
 
 
 GpuInstanceType = Literal["p6-b300.48xlarge", "p6-b200.48xlarge", "p5en.48xlarge"]
@@ -1567,6 +1602,19 @@ class LandingZoneConfig(_Strict):
         yield from self._self_hosting_problems()
         yield from self._availability_zone_problems()
         yield from self._organization_policy_problems()
+        yield from self._anomaly_monitor_problems()
+
+    def _anomaly_monitor_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """cost.anomaly_monitor_arn: a monitor of the account the cost stack deploys to ("You can only access cost
+        monitors and alert subscriptions under the account that created them", getting-started-ad.html)."""
+        arn, key = self.cost.anomaly_monitor_arn, ("cost", "anomaly_monitor_arn")
+        if arn is None:
+            return
+        if self.member_baseline.enabled:
+            yield key, arn, "not with member_baseline (each member account's cost stack has its own monitor): omit it"
+        elif (account := arn.split(":")[4]) != self.deployment_account:
+            rule = f"a monitor of account {account}; the cost stack deploys to {self.deployment_account}, and a "
+            yield key, arn, rule + "subscription can use only its own account's monitors: give one of that account's"
 
     def _home_region_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
         """home_region among compliant_regions."""

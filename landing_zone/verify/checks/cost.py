@@ -3,7 +3,8 @@
 ``AWS::Budgets::Budget`` has the synthesized limit, time unit, type and filters, its notifications and their
 subscribers; each ``AWS::Budgets::BudgetsAction`` matches on its budget.  CloudWatch: each
 ``AWS::CloudWatch::Alarm`` has the synthesized threshold, evaluation, actions and metric(s).  Cost Explorer: each
-``AWS::CE::AnomalyMonitor`` and ``AWS::CE::AnomalySubscription`` exists as synthesized.  Calls sns
+``AWS::CE::AnomalyMonitor`` and ``AWS::CE::AnomalySubscription`` exists as synthesized, and a monitor a subscription
+names by ARN (``cost.anomaly_monitor_arn``, the account's own) exists and monitors per service.  Calls sns
 GetTopicAttributes and ListSubscriptionsByTopic, kms DescribeKey (to compare topic keys as ARNs), budgets
 DescribeBudget, DescribeNotificationsForBudget, DescribeSubscribersForNotification and
 DescribeBudgetActionsForBudget (with the account from STS GetCallerIdentity), cloudwatch DescribeAlarms, and ce
@@ -607,6 +608,7 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
                 res,
             )
         )
+    rows += _reused_monitors(ctx, subscriptions, live_monitors)
     if not subscriptions:
         return rows
     try:
@@ -664,6 +666,37 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
                 res,
             )
         )
+    return rows
+
+
+def _reused_monitors(ctx: Context, subscriptions: list[Resource], live: list[dict[str, Any]]) -> list[CheckResult]:
+    """``cost.anomaly_monitor_arn``: a subscription names the account's own AWS services monitor by ARN (no
+    ``AWS::CE::AnomalyMonitor`` in the template); that monitor exists and still monitors per service."""
+    rows: list[CheckResult] = []
+    for res in subscriptions:
+        for ref in res.prop("MonitorArnList") or []:
+            if not isinstance(ref, str):
+                continue  # a monitor of the template: checked above
+            expected = "DIMENSIONAL SERVICE (reused)"
+            match = next((m for m in live if m.get("MonitorArn") == ref), None)
+            if match is None:
+                detail = "the monitor named by cost.anomaly_monitor_arn is gone: `aws ce get-anomaly-monitors`"
+                rows.append(make_row("anomaly-monitor", ref, expected, "not found", MISSING, detail, res))
+                continue
+            got = f"{match.get('MonitorType')} {match.get('MonitorDimension') or ''}".strip()
+            ok = got == "DIMENSIONAL SERVICE"
+            detail = "" if ok else "cost.anomaly_monitor_arn names a monitor that does not watch every service"
+            rows.append(
+                make_row(
+                    "anomaly-monitor",
+                    str(match.get("MonitorName") or ref),
+                    expected,
+                    got,
+                    PASS if ok else DRIFT,
+                    detail,
+                    res,
+                )
+            )
     return rows
 
 
