@@ -41,6 +41,7 @@ from landing_zone.plan.checks import (
 )
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import build_policies, scp_set
+from landing_zone.plan.requirements import application_budget_findings, dependent_setting_findings, feature_problems
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
     budget_warnings,
@@ -125,6 +126,19 @@ def _model_problems(config: LandingZoneConfig, models: tuple[Model, ...]) -> lis
     ]
 
 
+def _applications(
+    config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog
+) -> tuple[tuple[ApplicationPlan, ...], list[Problem]]:
+    """The applications, and every problem of them and of the features that act on them."""
+    applications, app_problems = plan_applications(config, routing, catalog)
+    return applications, [
+        *blame_written_keys(config, routing, catalog, app_problems),
+        *budget_scope_problems(config, applications),
+        *per_request_guardrail_problems(config, applications),
+        *feature_problems(config, catalog, applications),
+    ]
+
+
 def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan:
     """The plan of a raw configuration mapping; raises ConfigError listing every problem found."""
     catalog = catalog_for(raw, origin)
@@ -143,10 +157,9 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     problems = _unroutable_problems(config, routing, catalog)
     applications: tuple[ApplicationPlan, ...] = ()
     if not problems:
-        applications, app_problems = plan_applications(config, routing, catalog)
-        problems += blame_written_keys(config, routing, catalog, app_problems)
-        problems += budget_scope_problems(config, applications)
-        problems += per_request_guardrail_problems(config, applications)
+        applications, problems = _applications(config, routing, catalog)
+    dependent_problems, dependent_warnings = dependent_setting_findings(config)
+    problems += dependent_problems
     problems += _budget_limit_problems(config, catalog)
     scps: ScpSet | None = None
     if config.organization is not None and not problems:
@@ -174,7 +187,8 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         raise ConfigError(problems, origin=origin)
 
     budget = monthly_budget(config, prices, parts)
-    if problems := budget_problems(config, budget):
+    app_budget_problems, app_budget_warnings = application_budget_findings(config, budget, applications)
+    if problems := [*budget_problems(config, budget), *app_budget_problems]:
         raise ConfigError(problems, origin=origin)
     quota_alarms, workload_quota_warnings = _quotas(config, catalog, routing, applications, metrics, parts, origin)
     cost = config.cost
@@ -218,6 +232,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
 
     warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
     warnings += workload_quota_warnings + quota_warnings(quota_alarms, config)
+    warnings += app_budget_warnings + dependent_warnings
     return Plan(
         config=config,
         catalog=catalog,

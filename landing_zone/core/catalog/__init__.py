@@ -171,6 +171,8 @@ class Catalog(_Frozen):
     limits: Mapping[str, Limit]
     global_services: GlobalServices
     mantle_endpoint_regions: RegionSet | None = None
+    # Regions where CloudFormation has AWS::BedrockMantle::Project (None: not catalogued, so none).
+    mantle_project_regions: RegionSet | None = None
     # Bedrock per-model quotas (quotas.yaml) with the values of the overlays' `quotas:` blocks; None: not loaded.
     quotas: QuotaCatalog | None = None
 
@@ -337,6 +339,8 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         global_services = GlobalServices(**{k: v for k, v in global_doc.items() if k != "schema_version"})
         mantle_doc = models_doc.get("mantle_endpoint_regions")
         mantle_endpoint_regions = RegionSet(**mantle_doc) if mantle_doc else None
+        project_doc = models_doc.get("mantle_project_regions")
+        mantle_project_regions = RegionSet(**project_doc) if project_doc else None
     except (ValidationError, KeyError, TypeError) as exc:
         raise CatalogError(f"catalog files in {catalog_dir}: {exc}") from None
     models = _models_from(models_doc, str(catalog_dir / "models.yaml"))
@@ -352,6 +356,7 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         limits=limits,
         global_services=global_services,
         mantle_endpoint_regions=mantle_endpoint_regions,
+        mantle_project_regions=mantle_project_regions,
         quotas=quotas,
     )
     problems = _check_integrity(catalog)
