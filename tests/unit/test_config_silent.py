@@ -14,6 +14,7 @@ from pydantic import Field, ValidationError
 from landing_zone.core.config import LandingZoneConfig, PrincipalArn, problems_from_validation_error
 from landing_zone.core.config.schema import _Strict
 from landing_zone.errors import ConfigError
+from tests.conftest import ROOT
 
 SINGLE = {"organization": None}
 EU = {"home_region": "eu-central-1", "compliant_regions": ["eu-central-1", "eu-west-1", "eu-west-3", "eu-north-1"]}
@@ -398,3 +399,41 @@ def test_every_list_of_plain_values_in_the_schema_refuses_a_repeated_entry():
         entry = 5 if "percent" in name else "x"
         problems = list(rules.list_problems(model.model_construct(**{name: (entry, entry)})))
         assert [(loc, rule.split(":")[0]) for loc, _, rule in problems] == [((name, 1), f"repeats {name}[0]")], path
+
+
+# -- a file has one role -----------------------------------------------------------------------------------------------
+OVERLAY = ROOT / "tests" / "fixtures" / "overlay-eu-with-il.yaml"
+
+
+def test_a_configuration_listed_as_its_own_catalog_overlay_is_refused(plan_for, tmp_path):
+    config = tmp_path / "lz.yaml"
+    config.write_text(f"name: kimi-self\ncatalog_overlays: [{config}]\n")
+    problems = refused(plan_for, config)
+    assert problems["catalog_overlays[0]"].startswith(
+        f"catalog_overlays[0]: got '{config}'; holds configuration keys (catalog_overlays, name): it is a "
+        "configuration file (the configuration itself, or cdk.json), not a catalog overlay"
+    )
+    # with a models list it used to end in a traceback (AttributeError: 'list' object has no attribute 'items')
+    config.write_text(f"models: [kimi]\ncatalog_overlays: [{config}]\n")
+    assert "catalog_overlays[0]" in refused(plan_for, config)
+
+
+@pytest.mark.parametrize(
+    ("overlays", "fragment"),
+    [
+        ([str(ROOT / "cdk.json")], "holds configuration keys (landing_zone): it is a configuration file"),
+        ([str(OVERLAY), str(OVERLAY.relative_to(ROOT))], "the same file as catalog_overlays[0]"),
+        ([str(ROOT / "tests" / "fixtures" / "per-application-budgets.yaml")], "holds configuration keys"),
+    ],
+    ids=["cdk-json", "same-file-twice", "another-configuration"],
+)
+def test_a_catalog_overlay_is_a_catalog_overlay(plan_for, monkeypatch, overlays, fragment):
+    monkeypatch.chdir(ROOT)
+    problems = refused(plan_for, catalog_overlays=overlays)
+    assert fragment in problems[f"catalog_overlays[{len(overlays) - 1}]"], problems
+
+
+def test_a_real_overlay_is_read(plan_for):
+    regions = ["eu-central-1", "eu-west-1", "il-central-1"]
+    plan = plan_for(**SINGLE, home_region="eu-central-1", compliant_regions=regions, catalog_overlays=[str(OVERLAY)])
+    assert plan.catalog.models["moonshotai.kimi-k3.1-pro"].source == "test fixture"

@@ -20,6 +20,9 @@ from landing_zone.errors import CatalogError
 
 CATALOG_DIR = Path(__file__).resolve().parent
 ALL_REGIONS = "*"
+# The top-level keys of a catalog overlay (what `discover` writes): models replace shipped entries by ID, quotas give
+# quota values, discover is its account facts (ignored by load_catalog).
+OVERLAY_KEYS = ("schema_version", "models", "quotas", "discover")
 # Prefixes of system-defined inference profiles (docs: inference-profiles-support.html).
 GEOGRAPHIC_PREFIXES = ("us", "eu", "apac", "jp", "au", "ca", "us-gov")
 GLOBAL_PREFIX = "global"

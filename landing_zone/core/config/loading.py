@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from landing_zone.core.catalog import Catalog, load_catalog
-from landing_zone.core.config.schema import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY, _kind_of
+from landing_zone.core.catalog import OVERLAY_KEYS, Catalog, load_catalog
+from landing_zone.core.config.schema import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY, LandingZoneConfig, _kind_of
 from landing_zone.core.datafile import load_data_file, structure_problems
 from landing_zone.errors import CatalogError, ConfigError, Described, Problem
 
@@ -21,6 +21,7 @@ __all__ = [
     "catalog_for",
     "check_regular_file",
     "deep_merge",
+    "overlay_problems",
     "raw_config",
     "read_cdk_json_defaults",
     "read_config_file",
@@ -194,9 +195,48 @@ def catalog_for(raw: Mapping[str, Any], origin: str, *, strict: bool = False) ->
         raise ConfigError(
             [Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin
         )
+    problems = []
     for i, overlay in enumerate(overlays):  # the same size, depth, alias and duplicate-key rules as a config file
-        load_data_file(overlay, origin=f"catalog overlay {overlay}", what=f"catalog_overlays[{i}]")
+        data = load_data_file(overlay, origin=f"catalog overlay {overlay}", what=f"catalog_overlays[{i}]")
+        problems += overlay_problems(i, overlays, data)
+    if problems:
+        raise ConfigError(problems, origin=origin)
     try:
         return load_catalog(tuple(Path(o) for o in overlays))
     except CatalogError as exc:
         raise ConfigError([Problem("catalog_overlays", list(overlays), str(exc))], origin=origin) from None
+
+
+def overlay_problems(index: int, overlays: Sequence[str], data: Any) -> list[Problem]:
+    """Why ``overlays[index]`` (read as ``data``) cannot be a catalog overlay: a file listed before under another
+    spelling, or a file of another role (the configuration itself, cdk.json: anything but the keys of
+    :data:`~landing_zone.core.catalog.OVERLAY_KEYS`, with ``models`` a mapping of model IDs).  A configuration that
+    lists itself as its own overlay is refused here, before anything is read from it as catalog data."""
+    key, path = f"catalog_overlays[{index}]", overlays[index]
+    for j, earlier in enumerate(overlays[:index]):
+        if earlier != path and os.path.samefile(earlier, path):
+            return [Problem(key, path, f"the same file as catalog_overlays[{j}] ({earlier!r}): list each file once")]
+    if not isinstance(data, Mapping):
+        return [Problem(key, Described(f"a file holding a {_kind_of(data)}"), _OVERLAY_SHAPE)]
+    config_keys = sorted(k for k in data if k in LandingZoneConfig.model_fields and k not in OVERLAY_KEYS)
+    if config_keys or CONTEXT_KEY in data or "context" in data:
+        return [
+            Problem(
+                key,
+                path,
+                f"holds configuration keys ({', '.join(config_keys or [CONTEXT_KEY])}): it is a configuration file "
+                "(the configuration itself, or cdk.json), not a catalog overlay, and a file has one role; "
+                f"{_OVERLAY_SHAPE}",
+            )
+        ]
+    unknown = sorted(str(k) for k in data if k not in OVERLAY_KEYS)
+    if unknown or not isinstance(data.get("models", {}), Mapping):
+        got = Described(f"the keys {', '.join(unknown)}") if unknown else Described("models as a list")
+        return [Problem(key, got, _OVERLAY_SHAPE)]
+    return []
+
+
+_OVERLAY_SHAPE = (
+    f"a catalog overlay holds only {', '.join(OVERLAY_KEYS)} at the top level, models as a mapping of Bedrock model "
+    "IDs to catalog entries (the file `python -m landing_zone discover --out` writes)"
+)
