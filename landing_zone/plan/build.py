@@ -166,7 +166,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         try:
             scps = scp_set(config, routing, catalog)  # built once: the stacks render these, readers read them
         except GuardrailSizeError as exc:
-            problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
+            problems.append(Problem(exc.path, exc.got, str(exc)))
     problems += _model_problems(config, models)
     model_prices = ModelPrices(MappingProxyType({}))
     parts: tuple[PricedPart, ...] = ()
