@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
+from landing_zone.cli.flags import assembly_problem, bucket_problem, check_all, profile_problem, region_problem
 
 __all__ = ["register"]
 
@@ -15,6 +16,15 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     # this CLI for `validate`.  The CLI edge is the one place that loads a command's dependencies late.
     from landing_zone.verify import verify
 
+    check_all(  # every flag before any AWS call
+        [
+            ("--assembly", str(args.assembly), lambda: assembly_problem(args.assembly)),
+            ("--profile", args.profile, lambda: profile_problem(args.profile)),
+            ("--management-profile", args.management_profile, lambda: profile_problem(args.management_profile)),
+            ("--region", args.region, lambda: region_problem(args.region)),
+            ("--invocation-log-bucket", args.invocation_log_bucket, lambda: bucket_problem(args.invocation_log_bucket)),
+        ]
+    )
     plan = plan_for_assembly(args, args.assembly)
     report = verify(
         args.assembly,

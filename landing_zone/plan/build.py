@@ -332,7 +332,10 @@ def _overlay_texts(raw: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(Path(o).read_text(encoding="utf-8") for o in overlays)
 
 
-def load_plan(defaults: Mapping[str, Any] | None, config_path: str | Path | None = None) -> Plan:
-    """The plan of ``config_path`` (or of ``defaults``, the ``cdk.json`` context, when it is None)."""
-    raw, origin = raw_config(defaults, config_path)
+def load_plan(
+    defaults: Mapping[str, Any] | None, config_path: str | Path | None = None, *, key: str = "config"
+) -> Plan:
+    """The plan of ``config_path`` (or of ``defaults``, the ``cdk.json`` context, when it is None); ``key``: what the
+    user gave the path as (``config``, the CDK context key; ``--config`` on the command line)."""
+    raw, origin = raw_config(defaults, config_path, key=key)
     return build_plan(raw, origin=origin)

@@ -463,7 +463,7 @@ def test_verify_reads_the_configuration_recorded_in_the_assembly(deployed: Deplo
 
 def test_unknown_profile_is_a_usage_error(eu, cli) -> None:
     code, _, stderr = cli(["verify", "--assembly", str(eu.outdir), "--config", str(EU), "--profile", "no-such-profile"])
-    assert code == 2 and "AWS profile 'no-such-profile'" in stderr
+    assert code == 2 and "--profile: got 'no-such-profile'; not a configured AWS profile" in stderr
 
 
 def test_unknown_flag_is_a_usage_error(eu, cli) -> None:

@@ -93,21 +93,22 @@ def check_regular_file(path: str | Path, *, key: str, origin: str) -> Path:
     return p
 
 
-def read_config_file(path: str | Path) -> dict[str, Any]:
+def read_config_file(path: str | Path, *, key: str = CONFIG_FILE_CONTEXT_KEY) -> dict[str, Any]:
     """Read a YAML or JSON config file under the rules of :mod:`landing_zone.core.datafile` (size, depth, no
     aliases, no duplicate keys, YAML 1.2 scalars); every problem becomes a ConfigError naming the file.  The path
     must name a regular file (:func:`check_regular_file`): an empty path, a directory, a FIFO or a device is refused
-    without being opened."""
+    without being opened.  ``key``: what the user gave the path as, named by every problem of the file as a whole
+    (``config`` for ``cdk synth -c config=PATH``, ``--config`` on the command line)."""
     origin = f"config file {path}"
-    p = check_regular_file(path, key=CONFIG_FILE_CONTEXT_KEY, origin=origin)
-    data = load_data_file(p, origin=origin)
+    p = check_regular_file(path, key=key, origin=origin)
+    data = load_data_file(p, origin=origin, what=key)
     if data is None:
         return {}  # an empty file overrides nothing
     if not isinstance(data, dict):
         raise ConfigError(
             [
                 Problem(
-                    "config",
+                    key,
                     Described(f"a {_kind_of(data)}"),
                     "the file must hold a mapping of "
                     "config keys (`key: value` lines), optionally under `landing_zone:`",
@@ -134,17 +135,21 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
-    """The ``landing_zone`` defaults from cdk.json context (for the CLI; the CDK app gets them from context)."""
+def read_cdk_json_defaults(
+    cdk_json: str | Path = "cdk.json", *, key: str = "cdk.json", required: bool = False
+) -> dict[str, Any]:
+    """The ``landing_zone`` defaults from cdk.json context (for the CLI; the CDK app gets them from context).  A
+    missing file gives no defaults unless ``required`` (a path the user gave, as ``key``: ``--cdk-json``), which is
+    refused instead of read as "no defaults"."""
     path = Path(cdk_json)
-    if not path.exists():
+    if not required and not path.exists():
         return {}
     origin = f"cdk.json file {path}"
-    check_regular_file(path, key="cdk.json", origin=origin)
-    data = load_data_file(path, origin=origin, what="cdk.json")
+    check_regular_file(path, key=key, origin=origin)
+    data = load_data_file(path, origin=origin, what=key)
     if not isinstance(data, dict):
         raise ConfigError(
-            [Problem("cdk.json", Described(f"a {_kind_of(data)}"), "must hold a JSON object with a `context` key")],
+            [Problem(key, Described(f"a {_kind_of(data)}"), "must hold a JSON object with a `context` key")],
             origin=origin,
         )
     context = data.get("context")
@@ -156,8 +161,11 @@ def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
     return dict(defaults or {})
 
 
-def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | None) -> tuple[dict[str, Any], str]:
-    """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description."""
+def raw_config(
+    defaults: Mapping[str, Any] | None, config_path: str | Path | None, *, key: str = CONFIG_FILE_CONTEXT_KEY
+) -> tuple[dict[str, Any], str]:
+    """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description.  ``key``:
+    what the user gave the path as (``config``, ``--config``), named by the problems of the file as a whole."""
     origin = "cdk.json context 'landing_zone'"
     if defaults is not None and not isinstance(defaults, Mapping):
         raise ConfigError(
@@ -170,10 +178,9 @@ def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | Non
     if config_path is not None:  # an empty path is refused (read_config_file), never read as "no file"
         if not isinstance(config_path, (str, Path)):
             raise ConfigError(
-                [Problem(CONFIG_FILE_CONTEXT_KEY, config_path, "must be the path of a YAML or JSON file")],
-                origin="context 'config'",
+                [Problem(key, config_path, "must be the path of a YAML or JSON file")], origin="context 'config'"
             )
-        raw = deep_merge(raw, read_config_file(config_path))
+        raw = deep_merge(raw, read_config_file(config_path, key=key))
         origin = f"configuration (cdk.json defaults + {config_path})"
     return raw, origin
 
