@@ -19,7 +19,7 @@ from landing_zone.core.catalog.metrics import MetricCatalog, load_metric_catalog
 from landing_zone.core.catalog.prices import PER_TOKEN_TIERS, PriceCatalog, load_price_catalog
 from landing_zone.core.config import LandingZoneConfig, build_config, catalog_for, raw_config
 from landing_zone.core.config import placeholders as find_placeholders
-from landing_zone.core.routing import RoutingDecision, resolve_routes
+from landing_zone.core.routing import ModelRouting, PathKind, RoutingDecision, resolve_routes
 from landing_zone.cost.alarms import CostAlarmPlan, plan_cost_alarms
 from landing_zone.cost.budget import MonthlyBudget, monthly_budget
 from landing_zone.cost.dashboard import DashboardPlan, plan_dashboard
@@ -70,10 +70,29 @@ def _unroutable_problems(config: LandingZoneConfig, routing: RoutingDecision, ca
                 config.models[index],
                 f"has no compliant invocation path within compliant_regions [{', '.join(config.compliant_regions)}]"
                 f"{'' if config.allow_global_inference else ' (allow_global_inference is false)'}; "
-                f"it is offered {mr.offered_summary()}",
+                f"it is offered {mr.offered_summary()}{_global_exception(config, mr)}",
             )
         )
     return problems
+
+
+def _global_exception(config: LandingZoneConfig, mr: ModelRouting) -> str:
+    """What would admit a model whose only path from home_region is a global profile: the explicit exception."""
+    if config.allow_global_inference:
+        return ""
+    global_ids = [
+        r.invoke_id
+        for r in mr.rejected_routes
+        if r.kind is PathKind.GLOBAL_PROFILE and config.home_region in r.source_regions
+    ]
+    if not global_ids:
+        return ""
+    return (
+        f". Its only path from home_region {config.home_region} is the global profile {', '.join(global_ids)}, which "
+        "may process data in any commercial Region, so no path keeps data within compliant_regions; "
+        "allow_global_inference: true is the explicit exception that admits it (the review then lists every "
+        "destination Region), otherwise choose another model"
+    )
 
 
 def _budget_limit_problems(config: LandingZoneConfig, catalog: Catalog) -> list[Problem]:

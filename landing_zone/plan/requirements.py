@@ -11,6 +11,9 @@ Three families, each a rule over data rather than a check per option:
   through the landing zone's VPC endpoint of its service (:func:`landing_zone.policies.access.invoker_policy`), so
   every path an application is given (runtime, Mantle, batch) or a feature relies on (Mantle Projects) needs its
   service in ``network.endpoints``; :data:`PATH_ENDPOINTS` says which.
+* **Regions a setting acts in** (:func:`retention_region_problems`): ``data_retention.mode`` is applied in
+  ``home_region`` only, and the setting is per Region (catalog ``data_retention_setting``), so it must not be left
+  at ``inherit`` in another Region where inference may be started.
 * **Settings under a switch** (:data:`DEPENDENT_SETTINGS`, :func:`dependent_setting_findings`): a setting that
   acts only when another key is on (an application budget without ``cost.per_application_budgets``, an account's
   member-baseline budget without ``member_baseline.enabled``, ...), written while that key is off.  A control the
@@ -40,6 +43,7 @@ __all__ = [
     "endpoint_problems",
     "feature_problems",
     "region_support_problems",
+    "retention_region_problems",
 ]
 
 # The VPC endpoint service each path of an application goes through (the grants of policies/access.py).
@@ -124,11 +128,40 @@ def region_support_problems(
     ]
 
 
+def retention_region_problems(config: LandingZoneConfig, catalog: Catalog) -> list[Problem]:
+    """``data_retention.mode`` must govern every Region where inference may be started.  The setting is per Region
+    (catalog ``data_retention_setting``: a Region never configured holds ``inherit``) and the access stack applies
+    the mode in home_region only (each member account's, with the member baseline), so a source Region other than
+    home_region would run its requests at ``inherit``: refused rather than left unsaid."""
+    setting = catalog.data_retention_setting
+    mode = config.data_retention.mode
+    if mode is None or setting is None or setting.scope != "region":
+        return []
+    elsewhere = [r for r in config.source_regions if r != config.home_region]
+    if not elsewhere:
+        return []
+    return [
+        Problem(
+            "data_retention.mode",
+            mode,
+            f"is applied in home_region {config.home_region} only (the access stack's custom resource), but inference "
+            f"may be started in {', '.join(elsewhere)} (inference_source_regions), where the setting is per Region "
+            f"and one never configured remains at {setting.unconfigured_mode} (core/catalog/models.yaml "
+            "data_retention_setting, data-retention.html): those requests would not run under this mode; allowed: "
+            "inference_source_regions [home_region] with a mode, or no mode",
+        )
+    ]
+
+
 def feature_problems(
     config: LandingZoneConfig, catalog: Catalog, applications: Sequence[ApplicationPlan]
 ) -> list[Problem]:
-    """Every enabled feature that lacks what it needs (Region support, endpoints)."""
-    return [*region_support_problems(config, catalog, applications), *endpoint_problems(config, applications)]
+    """Every enabled feature that lacks what it needs (Region support, endpoints, the Regions a setting acts in)."""
+    return [
+        *region_support_problems(config, catalog, applications),
+        *endpoint_problems(config, applications),
+        *retention_region_problems(config, catalog),
+    ]
 
 
 # -- settings under a switch --------------------------------------------------------------------------------------

@@ -90,6 +90,8 @@ class ServiceTierOffer(_Frozen):
 
     offered: tuple[OptionalTier, ...] | None = None
     regions: tuple[str, ...] | None = None
+    # The APIs on which a request can select a tier besides Standard (None: every API); on the others it runs Standard.
+    apis: tuple[Literal["invoke", "converse", "chat-completions", "responses"], ...] | None = None
     source: str = Field(min_length=3)
     verified: bool
 
@@ -150,6 +152,16 @@ class Model(Provenance):
         return f"{state}, source: {self.source}, as of {self.as_of.isoformat()}"
 
 
+class DataRetentionSetting(Provenance):
+    """The account data retention setting (``data_retention.mode``): per Region or per account, and the mode a Region
+    (or account) never configured holds."""
+
+    scope: Literal["region", "account"]
+    unconfigured_mode: str
+    endpoints: tuple[str, ...] = Field(min_length=1)
+    modes: tuple[str, ...] = Field(min_length=1)
+
+
 class Limit(Provenance):
     value: int
     note: str | None = None
@@ -176,6 +188,8 @@ class Catalog(_Frozen):
     mantle_endpoint_regions: RegionSet | None = None
     # Regions where CloudFormation has AWS::BedrockMantle::Project (None: not catalogued, so none).
     mantle_project_regions: RegionSet | None = None
+    # The account data retention setting's scope (None: not catalogued).
+    data_retention_setting: DataRetentionSetting | None = None
     # Bedrock per-model quotas (quotas.yaml) with the values of the overlays' `quotas:` blocks; None: not loaded.
     quotas: QuotaCatalog | None = None
 
@@ -344,6 +358,8 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         mantle_endpoint_regions = RegionSet(**mantle_doc) if mantle_doc else None
         project_doc = models_doc.get("mantle_project_regions")
         mantle_project_regions = RegionSet(**project_doc) if project_doc else None
+        retention_doc = models_doc.get("data_retention_setting")
+        retention = DataRetentionSetting(**retention_doc) if retention_doc else None
     except (ValidationError, KeyError, TypeError) as exc:
         raise CatalogError(f"catalog files in {catalog_dir}: {exc}") from None
     models = _models_from(models_doc, str(catalog_dir / "models.yaml"))
@@ -360,6 +376,7 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         global_services=global_services,
         mantle_endpoint_regions=mantle_endpoint_regions,
         mantle_project_regions=mantle_project_regions,
+        data_retention_setting=retention,
         quotas=quotas,
     )
     problems = _check_integrity(catalog)
