@@ -64,6 +64,30 @@ CASES = {
         lambda t: HOSTILE / "huge-workload.yaml",
         "  - cost.workload.requests_per_day: got 1e+39; must be less than or equal to 1000000000",
     ),
+    # issue 35: configurations accepted in silence, one per class
+    "number as text": (
+        lambda t: generated(t, "text.yaml", 'cost: {workload: {requests_per_day: "10000"}}\n'),
+        "  - cost.workload.requests_per_day: got '10000'; a number written as text (in quotes)",
+    ),
+    "its own catalog overlay": (
+        lambda t: generated(t, "self.yaml", f"name: kimi-self\ncatalog_overlays: [{t / 'self.yaml'}]\n"),
+        "  - catalog_overlays[0]: got ",
+    ),
+    "duplicate canary targets": (
+        lambda t: generated(
+            t,
+            "canary.yaml",
+            "content_guardrail: {enabled: true, organization_policy: true, "
+            "canary_target_ids: [ou-root-11111111, ou-root-11111111]}\n",
+        ),
+        "  - content_guardrail.canary_target_ids[1]: got 'ou-root-11111111'; repeats canary_target_ids[0]",
+    ),
+    "projects without Mantle": (
+        lambda t: generated(
+            t, "projects.yaml", "access: {mantle_projects: true}\nnetwork: {endpoints: [bedrock-runtime]}\n"
+        ),
+        "  - network.endpoints: got ['bedrock-runtime']; has no bedrock-mantle endpoint",
+    ),
     "200 accounts": (
         lambda t: generated(
             t,
