@@ -23,6 +23,7 @@ __all__ = [
     "client",
     "error_code",
     "failure",
+    "profile_problem",
     "set_client_factory",
     "use_client_factory",
 ]
@@ -83,6 +84,21 @@ _factory: ClientFactory = boto3_client
 def client(service: str, *, region: str | None = None, profile: str | None = None) -> Any:
     """A client for ``service`` from the current factory (boto3 unless a test installed another)."""
     return _factory(service, region=region, profile=profile)
+
+
+def profile_problem(profile: str | None) -> str | None:
+    """Why ``profile`` cannot be used, decided locally before any AWS call (None when it can).  With the boto3
+    factory: a profile of the shared config and credentials files (botocore's ``available_profiles``, no request);
+    a test's factory decides for itself when it makes a client."""
+    if profile is None or _factory is not boto3_client:
+        return None
+    import botocore.session
+
+    known = sorted(botocore.session.Session().available_profiles)
+    if profile in known:
+        return None
+    listed = (", ".join(known[:10]) + (", ..." if len(known) > 10 else "")) if known else "none is configured"
+    return f"not a configured AWS profile (known: {listed}); leave the flag out to use the SDK's default chain"
 
 
 def set_client_factory(factory: ClientFactory | None) -> ClientFactory:

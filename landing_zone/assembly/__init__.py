@@ -229,11 +229,15 @@ def logical_id_lines(assembly: Assembly, file: str) -> dict[str, int]:
 # --------------------------------------------------------------------------------------------------
 
 
+class _Unreadable(Exception):
+    """What is wrong with an assembly, without the flag that named it (load_assembly adds it)."""
+
+
 def _read_json(root: Path, path: Path) -> Any:
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        raise AssemblyError(f"--assembly {root}: {path.name} cannot be read ({exc})") from None
+        raise _Unreadable(f"{path.name} cannot be read ({exc})") from None
 
 
 def _environment(environment: Any) -> tuple[str | None, str | None]:
@@ -319,11 +323,19 @@ def _members(root: Path, stack: Stack, asset_files: Mapping[str, str]) -> Iterat
         )
 
 
-def load_assembly(path: str | Path) -> Assembly:
-    """Read the assembly at ``path``; raises :class:`AssemblyError` (exit 2) when it is missing or unreadable."""
+def load_assembly(path: str | Path, *, flag: str = "--assembly") -> Assembly:
+    """Read the assembly at ``path``; raises :class:`AssemblyError` (exit 2) when it is missing or unreadable, naming
+    ``flag``, the option the user gave the path with (``--assembly``, ``--baseline``)."""
     root = Path(path)
+    try:
+        return _load(root)
+    except _Unreadable as exc:
+        raise AssemblyError(f"{flag} {root}: {exc}") from None
+
+
+def _load(root: Path) -> Assembly:
     if not (root / "manifest.json").is_file():
-        raise AssemblyError(f"--assembly {root}: no manifest.json there; run `make synth` first")
+        raise _Unreadable("no manifest.json there; give the cdk.out directory of a synth (`make synth`)")
     stacks: list[Stack] = []
     members: list[Stack] = []
     acks: list[Acknowledgment] = []
@@ -364,7 +376,7 @@ def load_assembly(path: str | Path) -> Assembly:
 
     visit(root)
     if not stacks:
-        raise AssemblyError(f"--assembly {root}: the manifest lists no CloudFormation stack")
+        raise _Unreadable("the manifest lists no CloudFormation stack")
     listed = {s.file for s in (*stacks, *members)}
     home_region = next((s.region for s in stacks if s.region), None)
     unlisted = []

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from landing_zone.assembly import load_assembly
-from landing_zone.core.config import raw_config, read_cdk_json_defaults
+from landing_zone.core.config import check_regular_file, raw_config, read_cdk_json_defaults
 from landing_zone.plan import Plan, load_plan
 from landing_zone.plan.record import check_matches, plan_from_record
 from landing_zone.plan.warnings import headline
@@ -68,16 +68,31 @@ def print_warnings(warnings: Iterable[str | None], *, verbose: bool) -> None:
         )
 
 
+# What the configuration flags are called in messages: every problem of a file given on the command line names the
+# flag the user typed (`--config`, `--cdk-json`), not the CDK context key (`config`).
+CONFIG_FLAG = "--config"
+CDK_JSON_FLAG = "--cdk-json"
+
+
+def _defaults(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``landing_zone`` defaults of ``--cdk-json`` (refused when given and missing) or of ./cdk.json."""
+    given = args.cdk_json is not None
+    path = args.cdk_json if given else default_cdk_json()
+    return read_cdk_json_defaults(path, key=CDK_JSON_FLAG if given else "cdk.json", required=given)
+
+
 def plan_from_args(args: argparse.Namespace) -> Plan:
     """The plan of ``--config`` over the ``--cdk-json`` defaults (ConfigError, exit 2, when it is invalid)."""
-    defaults = read_cdk_json_defaults(args.cdk_json or default_cdk_json())
-    return load_plan(defaults, args.config)
+    return load_plan(_defaults(args), args.config, key=CONFIG_FLAG)
 
 
 def plan_for_assembly(args: argparse.Namespace, assembly_path: Path) -> Plan:
     """The plan an assembly was synthesized from: its recorded configuration (landing-zone.json) by default; with
     ``--config`` / ``--cdk-json``, that configuration, checked to resolve to the recorded one.  Assemblies without
     a record (synthesized before it existed) fall back to the configuration given, or the cdk.json defaults."""
+    for flag, given in ((CONFIG_FLAG, args.config), (CDK_JSON_FLAG, args.cdk_json)):
+        if given is not None:  # the files given are checked before the assembly is read
+            check_regular_file(given, key=flag, origin=f"{flag} {given}")
     record = load_assembly(assembly_path).plan_record
     if record is None:
         return plan_from_args(args)
@@ -91,6 +106,5 @@ def plan_for_assembly(args: argparse.Namespace, assembly_path: Path) -> Plan:
 
 def raw_config_from_args(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     """The merged raw configuration, for commands that must run while it does not validate (``discover``)."""
-    defaults = read_cdk_json_defaults(args.cdk_json or default_cdk_json())
-    raw, origin = raw_config(defaults, args.config)
+    raw, origin = raw_config(_defaults(args), args.config, key=CONFIG_FLAG)
     return dict(raw), origin

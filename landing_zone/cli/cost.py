@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ from pydantic import BaseModel
 
 from landing_zone.cli import cost_actual
 from landing_zone.cli.common import Subparsers, add_config_args, add_verbose_arg, plan_from_args, print_warnings
+from landing_zone.cli.flags import check_all, out_dir_problem
 from landing_zone.cli.tiers import CLI, needs
 from landing_zone.core.catalog.prices import PriceCatalog, TokenPrices, load_price_catalog
 from landing_zone.core.config import SelfHosting
@@ -197,7 +199,16 @@ def _cmd_cost(args: argparse.Namespace) -> int:
         prices = _prices(catalog, args.price_source, from_flag=True)
         if given[_OPTIONAL_FLAG] is None:
             given[_OPTIONAL_FLAG], missing = 0.0, []
-    workload = Workload(**{_WORKLOAD_FLAGS[dest][1]: value for dest, value in given.items()})
+    # each value as the user typed it: its flag, or its config key when it came from the configuration
+    typed = {
+        field: flag if dest not in missing else f"cost.workload.{field}"
+        for dest, (flag, field) in _WORKLOAD_FLAGS.items()
+    }
+    try:
+        workload = Workload(**{_WORKLOAD_FLAGS[dest][1]: value for dest, value in given.items()})
+    except PricingError as exc:
+        named = re.sub(r"[a-z_]+", lambda m: typed.get(m.group(), m.group()), exc.field)
+        raise PricingError(named, exc.value, exc.allowed, exc.hint) from None
     estimate = estimate_cost(workload, prices, hours_per_month=catalog.hours_per_month)
     warnings = _price_warning(prices)
     from_config = [_WORKLOAD_FLAGS[dest][1] for dest in missing]
@@ -383,6 +394,7 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
 
 
 def _cmd_cost_report(args: argparse.Namespace) -> int:
+    check_all([("--out", args.out, lambda: out_dir_problem(args.out))])
     plan = plan_from_args(args)
     paths = write_cost_report(plan, Path(args.out))
     for line in headline(plan, paths):

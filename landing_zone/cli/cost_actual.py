@@ -11,6 +11,7 @@ import json
 from datetime import UTC, datetime
 
 from landing_zone.cli.common import add_config_args, plan_from_args
+from landing_zone.cli.flags import check_all, profile_problem, region_problem
 from landing_zone.cli.tiers import CLI, needs
 from landing_zone.finops.actual import MONTH_FORM, actual_report, format_actual, parse_month
 
@@ -26,6 +27,12 @@ def _month(text: str) -> str:
 
 
 def _cmd_actual(args: argparse.Namespace) -> int:
+    check_all(  # every flag before any AWS call
+        [
+            ("--profile", args.profile, lambda: profile_problem(args.profile)),
+            ("--region", args.region, lambda: region_problem(args.region)),
+        ]
+    )
     plan = plan_from_args(args)
     month = parse_month(args.month, datetime.now(UTC).date())
     report = actual_report(plan, month, profile=args.profile, region=args.region)

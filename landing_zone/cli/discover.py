@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, raw_config_from_args
+from landing_zone.cli.flags import out_file_problem, profile_problem
 from landing_zone.cli.tiers import CLI, needs
 from landing_zone.core.config import catalog_for
 from landing_zone.discover import discover, format_summary, overlay_yaml, validate_overlay
@@ -46,7 +47,13 @@ def _cmd_discover(args: argparse.Namespace) -> int:
     for name in names:
         model = catalog.resolve_model(str(name))
         model_ids.append(model.id if model else str(name))
-    if problems:
+    for flag, value, why in (
+        ("--out", args.out, out_file_problem(args.out) if args.out is not None else None),
+        ("--profile", args.profile, profile_problem(args.profile)),
+    ):
+        if why is not None:
+            problems.append(Problem(flag, value, why))
+    if problems:  # every flag before any AWS call
         raise ConfigError(problems, origin="discover arguments")
     discovery = discover(args.regions, list(dict.fromkeys(model_ids)), catalog, profile=args.profile)
     text = overlay_yaml(discovery)

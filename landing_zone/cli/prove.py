@@ -7,17 +7,21 @@ import json
 from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
+from landing_zone.cli.flags import assembly_problem, check_all
 from landing_zone.cli.tiers import CLI, needs
-from landing_zone.errors import LandingZoneError
 
 __all__ = ["register"]
 
+_TIMEOUT = "seconds between 0 (exclusive) and 3600"
+
 
 def cmd_prove(args: argparse.Namespace) -> int:
-    if not 0 < args.timeout <= 3600:
-        raise LandingZoneError(f"--timeout {args.timeout}: give seconds between 0 (exclusive) and 3600")
-    if not args.assembly.is_dir():
-        raise LandingZoneError(f"--assembly {args.assembly}: not a directory; run `make synth` first")
+    check_all(
+        [
+            ("--timeout", args.timeout, lambda: None if 0 < args.timeout <= 3600 else _TIMEOUT),
+            ("--assembly", str(args.assembly), lambda: assembly_problem(args.assembly)),
+        ]
+    )
     from landing_zone.review.proofs import default_jobs, inputs_from_assembly, prove_all  # z3 (the CLI tier)
 
     plan = plan_for_assembly(args, args.assembly)

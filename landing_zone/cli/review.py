@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
+from landing_zone.cli.flags import assembly_problem, check_all, out_dir_problem
 from landing_zone.cli.tiers import CLI, needs
 from landing_zone.errors import LandingZoneError
 from landing_zone.review.render_html import render_html
@@ -47,10 +48,6 @@ def write_reports(data: dict[str, Any], out: Path) -> list[Path]:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    if not args.assembly.is_dir():
-        raise LandingZoneError(f"--assembly {args.assembly}: not a directory; run `make synth` first")
-    if args.baseline is not None and not args.baseline.is_dir():
-        raise LandingZoneError(f"--baseline {args.baseline}: not a directory (give the cdk.out of the earlier synth)")
     from landing_zone.review.report import build_review  # z3 and policy_sentry (the CLI tier)
 
     plan = plan_for_assembly(args, args.assembly)
@@ -147,10 +144,24 @@ def register(subparsers: Subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if not 0 < args.proof_timeout <= 3600:
-        raise LandingZoneError(f"--proof-timeout {args.proof_timeout}: give seconds between 0 (exclusive) and 3600")
+    """Every flag checked first (each refusal names its flag), then the review; nothing is written before it ends."""
+    check_all(
+        [
+            ("--assembly", str(args.assembly), lambda: assembly_problem(args.assembly)),
+            ("--baseline", str(args.baseline), lambda: assembly_problem(args.baseline) if args.baseline else None),
+            ("--out", str(args.out), lambda: out_dir_problem(args.out)),
+            (
+                "--proof-timeout",
+                args.proof_timeout,
+                lambda: None if 0 < args.proof_timeout <= 3600 else "seconds between 0 (exclusive) and 3600",
+            ),
+            (
+                "--checkov-skips",
+                str(args.checkov_skips),
+                lambda: "no such file" if args.checkov_skips is not None and not args.checkov_skips.is_file() else None,
+            ),
+        ]
+    )
     if args.checkov_skips is None:
         args.checkov_skips = DEFAULT_SKIPS_FILE
-    elif not args.checkov_skips.is_file():
-        raise LandingZoneError(f"--checkov-skips {args.checkov_skips}: no such file")
     return run_review(args)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assembly
+from landing_zone.cli.flags import assembly_problem, bucket_problem, check_all, profile_problem, region_problem
 from landing_zone.cli.tiers import CLI, needs
 
 __all__ = ["register"]
@@ -14,6 +15,15 @@ __all__ = ["register"]
 def _cmd_verify(args: argparse.Namespace) -> int:
     from landing_zone.verify import verify  # boto3 (the CLI tier)
 
+    check_all(  # every flag before any AWS call
+        [
+            ("--assembly", str(args.assembly), lambda: assembly_problem(args.assembly)),
+            ("--profile", args.profile, lambda: profile_problem(args.profile)),
+            ("--management-profile", args.management_profile, lambda: profile_problem(args.management_profile)),
+            ("--region", args.region, lambda: region_problem(args.region)),
+            ("--invocation-log-bucket", args.invocation_log_bucket, lambda: bucket_problem(args.invocation_log_bucket)),
+        ]
+    )
     plan = plan_for_assembly(args, args.assembly)
     report = verify(
         args.assembly,

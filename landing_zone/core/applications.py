@@ -11,25 +11,6 @@ from landing_zone.core.config import Application, LandingZoneConfig
 from landing_zone.core.routing import PathKind, Route, RoutingDecision
 from landing_zone.errors import Problem
 
-# The Regions where CloudFormation has AWS::BedrockMantle::Project: those aws-cdk-lib 2.275's bundled template
-# validator (@aws/cloudformation-validate, per-Region resource registry) accepts it in, probed for every Region of
-# core/catalog/regions.yaml on 2026-12-02.  Elsewhere no project is created and the invoker is not confined to one.
-MANTLE_PROJECT_REGIONS = frozenset(
-    {
-        "us-east-1",
-        "us-east-2",
-        "us-west-2",
-        "eu-west-1",
-        "eu-west-2",
-        "eu-north-1",
-        "ap-northeast-1",
-        "ap-south-1",
-        "ap-southeast-3",
-        "sa-east-1",
-        "us-gov-west-1",
-    }
-)
-
 # `auto` prefers processing closest to home: in-Region, then a geographic profile, then (if allowed) global;
 # with no compliant runtime path at all, an application is Mantle only (no application inference profile).
 AUTO_ORDER = (PathKind.IN_REGION, PathKind.GEOGRAPHIC_PROFILE, PathKind.GLOBAL_PROFILE)
@@ -42,6 +23,9 @@ class ApplicationPlan:
     model: Model
     route: Route | None  # the compliant runtime path the application profile copies; None: Mantle only
     mantle_route: Route | None  # the compliant Mantle path in home_region, if any
+    # Its own Mantle Project: access.mantle_projects, a Mantle path, and CloudFormation has the type in home_region
+    # (catalog mantle_project_regions); decided once, by plan_applications.
+    mantle_project: bool = False
 
     @property
     def mantle_only(self) -> bool:
@@ -113,6 +97,9 @@ def plan_applications(
                 model=model,
                 route=route,
                 mantle_route=mantle,
+                mantle_project=config.access.mantle_projects
+                and mantle is not None
+                and config.home_region in mantle_project_regions(catalog),
             )
         )
     return tuple(plans), problems
@@ -138,17 +125,22 @@ def cost_allocation_tags_stack(config: LandingZoneConfig, applications: Sequence
     return "access" if config.organization is None else "guardrails"
 
 
+def mantle_project_regions(catalog: Catalog) -> frozenset[str]:
+    """The Regions where CloudFormation has ``AWS::BedrockMantle::Project`` (catalog ``mantle_project_regions``)."""
+    found = catalog.mantle_project_regions
+    return frozenset(found.regions) if found is not None else frozenset()
+
+
 def has_mantle_project(app: ApplicationPlan, config: LandingZoneConfig) -> bool:
     """Whether the application gets its own Mantle Project: ``access.mantle_projects``, a compliant Mantle path, and
-    CloudFormation has the resource type in ``home_region`` (:data:`MANTLE_PROJECT_REGIONS`).
+    CloudFormation has the resource type in ``home_region`` (catalog ``mantle_project_regions``; validate refuses
+    ``access.mantle_projects`` where it cannot act: :mod:`landing_zone.plan.requirements`).
 
     With an organization the project is a protected resource (``landing_zone/policies/protected.py``, by the
     ``landing-zone`` tag): ``DenyTaggedResourceTampering`` leaves out the reads of ``bedrock-mantle`` and the project
     use actions (``bedrock-mantle:CreateInference`` and the request's cancel/delete, derived from the action database),
     so its invoker runs inference in it while nobody but the exempt principals can update, archive, tag or untag it."""
-    return (
-        config.access.mantle_projects and app.mantle_route is not None and config.home_region in MANTLE_PROJECT_REGIONS
-    )
+    return app.mantle_project and config.access.mantle_projects
 
 
 def untagged_paths(app: ApplicationPlan, config: LandingZoneConfig) -> tuple[str, ...]:

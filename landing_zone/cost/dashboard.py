@@ -423,9 +423,12 @@ def _health_graphs(runtime: EndpointMetrics, runtime_sources: Sequence[MetricSou
     period = DASHBOARD_PERIOD_SECONDS
     health = runtime.other_metrics
     if runtime_sources and "invocations" in health:
+        # Invocations counts requests that later failed too (metrics.yaml metric_semantics): the title says so, and
+        # nothing divides by it as if it were a count of served requests.
+        failed = " (failed requests included)" if "invocations" in runtime.metric_semantics else ""
         graphs.append(
             GraphPanel(
-                "Invocations per minute by model / profile",
+                f"Invocations per minute by model / profile{failed}",
                 "invocations/min",
                 tuple(
                     Line(_label(s), (_metric(s, health["invocations"], f"i{i}", 60),))

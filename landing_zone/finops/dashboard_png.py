@@ -93,6 +93,8 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
             counted = per_second["input"] + per_second["cache_write"] + per_second["output"]
             rates[(usage.namespace, source.dimension_value, usage.metric_name)] = counted * share
         if source.namespace == runtime.namespace and "invocations" in runtime.other_metrics:
+            # Invocations counts failed requests too (metrics.yaml metric_semantics); the synthetic day has no failed
+            # request, so it equals the workload's requests here, and nothing divides by it.
             rates[(source.namespace, source.dimension_value, runtime.other_metrics["invocations"])] = (
                 w.requests_per_day / 86400 * share
             )
@@ -105,7 +107,8 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
         f"input tokens ({w.cached_input_fraction:.0%} cached), {w.output_tokens_per_request:,.0f} output tokens), "
         f"day/night curve, split evenly across {len(apps)} application profile(s)"
         + (f", {mantle_share:.0%} on Mantle" if mantles else "")
-        + "; no direct calls."
+        + "; no direct calls; no failed request (the Invocations line counts failed requests too, so on a live "
+        "dashboard it can exceed the requests served)."
     )
     return SyntheticDay(rates, description)
 

@@ -19,7 +19,7 @@ from landing_zone.core.catalog.metrics import MetricCatalog, load_metric_catalog
 from landing_zone.core.catalog.prices import PER_TOKEN_TIERS, PriceCatalog, load_price_catalog
 from landing_zone.core.config import LandingZoneConfig, build_config, catalog_for, raw_config
 from landing_zone.core.config import placeholders as find_placeholders
-from landing_zone.core.routing import RoutingDecision, resolve_routes
+from landing_zone.core.routing import ModelRouting, PathKind, RoutingDecision, resolve_routes
 from landing_zone.cost.alarms import CostAlarmPlan, plan_cost_alarms
 from landing_zone.cost.budget import MonthlyBudget, monthly_budget
 from landing_zone.cost.dashboard import DashboardPlan, plan_dashboard
@@ -41,6 +41,7 @@ from landing_zone.plan.checks import (
 )
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import build_policies, scp_set
+from landing_zone.plan.requirements import application_budget_findings, dependent_setting_findings, feature_problems
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
     budget_warnings,
@@ -70,10 +71,29 @@ def _unroutable_problems(config: LandingZoneConfig, routing: RoutingDecision, ca
                 config.models[index],
                 f"has no compliant invocation path within compliant_regions [{', '.join(config.compliant_regions)}]"
                 f"{'' if config.allow_global_inference else ' (allow_global_inference is false)'}; "
-                f"it is offered {mr.offered_summary()}",
+                f"it is offered {mr.offered_summary()}{_global_exception(config, mr)}",
             )
         )
     return problems
+
+
+def _global_exception(config: LandingZoneConfig, mr: ModelRouting) -> str:
+    """What would admit a model whose only path from home_region is a global profile: the explicit exception."""
+    if config.allow_global_inference:
+        return ""
+    global_ids = [
+        r.invoke_id
+        for r in mr.rejected_routes
+        if r.kind is PathKind.GLOBAL_PROFILE and config.home_region in r.source_regions
+    ]
+    if not global_ids:
+        return ""
+    return (
+        f". Its only path from home_region {config.home_region} is the global profile {', '.join(global_ids)}, which "
+        "may process data in any commercial Region, so no path keeps data within compliant_regions; "
+        "allow_global_inference: true is the explicit exception that admits it (the review then lists every "
+        "destination Region), otherwise choose another model"
+    )
 
 
 def _budget_limit_problems(config: LandingZoneConfig, catalog: Catalog) -> list[Problem]:
@@ -126,6 +146,19 @@ def _model_problems(config: LandingZoneConfig, models: tuple[Model, ...]) -> lis
     ]
 
 
+def _applications(
+    config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog
+) -> tuple[tuple[ApplicationPlan, ...], list[Problem]]:
+    """The applications, and every problem of them and of the features that act on them."""
+    applications, app_problems = plan_applications(config, routing, catalog)
+    return applications, [
+        *blame_written_keys(config, routing, catalog, app_problems),
+        *budget_scope_problems(config, applications),
+        *per_request_guardrail_problems(config, applications),
+        *feature_problems(config, catalog, applications),
+    ]
+
+
 def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan:
     """The plan of a raw configuration mapping; raises ConfigError listing every problem found."""
     catalog = catalog_for(raw, origin)
@@ -144,17 +177,16 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     problems = _unroutable_problems(config, routing, catalog)
     applications: tuple[ApplicationPlan, ...] = ()
     if not problems:
-        applications, app_problems = plan_applications(config, routing, catalog)
-        problems += blame_written_keys(config, routing, catalog, app_problems)
-        problems += budget_scope_problems(config, applications)
-        problems += per_request_guardrail_problems(config, applications)
+        applications, problems = _applications(config, routing, catalog)
+    dependent_problems, dependent_warnings = dependent_setting_findings(config)
+    problems += dependent_problems
     problems += _budget_limit_problems(config, catalog)
     scps: ScpSet | None = None
     if config.organization is not None and not problems:
         try:
             scps = scp_set(config, routing, catalog)  # built once: the stacks render these, readers read them
         except GuardrailSizeError as exc:
-            problems.append(Problem("policy_guardrails", "(SCP limits)", str(exc)))
+            problems.append(Problem(exc.path, exc.got, str(exc)))
     problems += _model_problems(config, models)
     model_prices = ModelPrices(MappingProxyType({}))
     parts: tuple[PricedPart, ...] = ()
@@ -175,7 +207,8 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         raise ConfigError(problems, origin=origin)
 
     budget = monthly_budget(config, prices, parts)
-    if problems := budget_problems(config, budget):
+    app_budget_problems, app_budget_warnings = application_budget_findings(config, budget, applications)
+    if problems := [*budget_problems(config, budget), *app_budget_problems]:
         raise ConfigError(problems, origin=origin)
     quota_alarms, workload_quota_warnings = _quotas(config, catalog, routing, applications, metrics, parts, origin)
     cost = config.cost
@@ -219,6 +252,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
 
     warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
     warnings += workload_quota_warnings + quota_warnings(quota_alarms, config)
+    warnings += app_budget_warnings + dependent_warnings
     return Plan(
         config=config,
         catalog=catalog,
@@ -319,7 +353,10 @@ def _overlay_texts(raw: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(Path(o).read_text(encoding="utf-8") for o in overlays)
 
 
-def load_plan(defaults: Mapping[str, Any] | None, config_path: str | Path | None = None) -> Plan:
-    """The plan of ``config_path`` (or of ``defaults``, the ``cdk.json`` context, when it is None)."""
-    raw, origin = raw_config(defaults, config_path)
+def load_plan(
+    defaults: Mapping[str, Any] | None, config_path: str | Path | None = None, *, key: str = "config"
+) -> Plan:
+    """The plan of ``config_path`` (or of ``defaults``, the ``cdk.json`` context, when it is None); ``key``: what the
+    user gave the path as (``config``, the CDK context key; ``--config`` on the command line)."""
+    raw, origin = raw_config(defaults, config_path, key=key)
     return build_plan(raw, origin=origin)

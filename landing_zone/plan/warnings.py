@@ -133,12 +133,40 @@ def service_tier_warnings(config: LandingZoneConfig, plan_models: tuple[Model, .
                 "unknown): read the models and Regions table of "
                 "https://docs.aws.amazon.com/bedrock/latest/userguide/service-tiers-inference.html"
             )
+    warnings += _tier_api_warnings(config, plan_models)
     if "reserved" in config.policy_guardrails.allowed_service_tiers:
         warnings.append(
             "service tier reserved is allowed: it is reserved capacity billed monthly per 1,000 tokens per minute, "
             "not per token, so the budget estimate and the spend alarms leave it out; add the commitment to "
             "cost.monthly_budget_usd"
         )
+    return warnings
+
+
+# The APIs of core/catalog/models.yaml service_tiers.apis, as the Bedrock user guide names them.
+_API_NAMES = {
+    "invoke": "InvokeModel",
+    "converse": "Converse",
+    "chat-completions": "Chat Completions",
+    "responses": "Responses",
+}
+
+
+def _tier_api_warnings(config: LandingZoneConfig, plan_models: tuple[Model, ...]) -> list[str]:
+    """One line per allowed Priority/Flex tier that a model offers on some APIs only (catalog service_tiers.apis):
+    a request on another API runs in Standard, whatever tier it names (e.g. Kimi K3: Chat Completions and Responses
+    only)."""
+    warnings = []
+    for tier in (t for t in config.policy_guardrails.allowed_service_tiers if t in ("priority", "flex")):
+        for m in plan_models:
+            offer = m.service_tiers
+            if offer is None or offer.apis is None or m.tier_status(tier, config.compliant_regions) != "offered":
+                continue
+            apis = " and ".join(_API_NAMES.get(a, a) for a in offer.apis)
+            warnings.append(
+                f"service tier {tier} of {m.id} is selectable only on {apis}: a Converse or Invoke request runs in "
+                f"the Standard tier (catalog service_tiers.apis; {short_citation(offer.source)})"
+            )
     return warnings
 
 

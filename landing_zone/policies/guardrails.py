@@ -161,7 +161,23 @@ TAGGED_SERVICES = PROTECTED_SERVICES
 
 
 class GuardrailSizeError(LandingZoneError):
-    """The guardrail statements cannot be carried within the SCP limits."""
+    """The guardrail statements cannot be carried within the SCP limits.  ``path`` and ``got``: the configuration key
+    the message is about (the one the user wrote that weighs most: a count or limit given, else ``models``) and its
+    value, so that validate reports the problem at that key."""
+
+    def __init__(self, message: str, *, path: str = "models", got: object = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.got = got
+
+
+def _size_key(config: LandingZoneConfig, keys: Sequence[str]) -> tuple[str, object]:
+    """The first of ``keys`` (policy_guardrails fields) the configuration sets, else ``models``."""
+    g = config.policy_guardrails
+    for key in keys:
+        if key in g.model_fields_set and getattr(g, key):
+            return f"policy_guardrails.{key}", getattr(g, key)
+    return "models", list(config.models)
 
 
 @dataclass(frozen=True)
@@ -705,10 +721,13 @@ def _limits(config: LandingZoneConfig, catalog: Catalog) -> tuple[int, int]:
     )
 
 
-def pack_statements(statements: Sequence[dict[str, Any]], *, max_characters: int) -> list[dict[str, Any]]:
+def pack_statements(
+    statements: Sequence[dict[str, Any]], *, max_characters: int, blame: tuple[str, object] = ("models", None)
+) -> list[dict[str, Any]]:
     """Split statements into as few documents as fit ``max_characters`` each (minified JSON).
 
-    First-fit in the given order keeps related statements together and the result deterministic.
+    First-fit in the given order keeps related statements together and the result deterministic.  ``blame``: the
+    configuration key (and value) a statement too large for any document is reported at.
     """
     documents: list[list[dict[str, Any]]] = []
     for stmt in statements:
@@ -717,7 +736,9 @@ def pack_statements(statements: Sequence[dict[str, Any]], *, max_characters: int
             raise GuardrailSizeError(
                 f"guardrail statement {stmt['Sid']!r} alone is {single} characters, over the SCP limit of "
                 f"{max_characters} by {single - max_characters}: allow fewer models or Regions, or raise "
-                "policy_guardrails.scp_max_characters if your organization has the larger quota"
+                "policy_guardrails.scp_max_characters if your organization has the larger quota",
+                path=blame[0],
+                got=blame[1],
             )
         for doc in documents:
             if len(minified(document([*doc, stmt]))) <= max_characters:
@@ -731,7 +752,11 @@ def pack_statements(statements: Sequence[dict[str, Any]], *, max_characters: int
 def scp_documents(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> ScpSet:
     """The guardrail SCPs, split to the size limit and checked against the per-target count."""
     max_chars, max_per_target = _limits(config, catalog)
-    docs = pack_statements(guardrail_statements(config, routing, catalog), max_characters=max_chars)
+    docs = pack_statements(
+        guardrail_statements(config, routing, catalog),
+        max_characters=max_chars,
+        blame=_size_key(config, ("scp_max_characters",)),
+    )
     other = config.policy_guardrails.other_scps_per_target
     scps = ScpSet(
         documents=tuple(docs),
@@ -742,12 +767,21 @@ def scp_documents(config: LandingZoneConfig, routing: RoutingDecision, catalog: 
     )
     if scps.attached_per_target > max_per_target:
         excess = scps.attached_per_target - max_per_target
+        # the key the user wrote that weighs most: the other SCPs counted, the limits given, else the models
+        path, got = _size_key(config, ("other_scps_per_target", "scp_max_per_target", "scp_max_characters"))
         raise GuardrailSizeError(
             f"the guardrails need {len(docs)} SCP(s) of at most {max_chars} characters (sizes: "
             f"{', '.join(map(str, scps.sizes))}); with FullAWSAccess and {other} other SCP(s) each target would "
             f"carry {scps.attached_per_target}, over the limit of {max_per_target} by {excess}. Allow fewer models "
             "or Regions, turn off policy_guardrails.region_deny_all_services, or raise "
             "policy_guardrails.scp_max_per_target / scp_max_characters to your organization's quota"
+            + (
+                f"; with these guardrails at most {max(0, max_per_target - 1 - len(docs))} other SCP(s) fit"
+                if other
+                else ""
+            ),
+            path=path,
+            got=got,
         )
     return scps
 

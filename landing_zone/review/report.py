@@ -443,6 +443,8 @@ def build_review(
     proof_timeout_ms: int = 10_000,
 ) -> ReviewResult:
     assembly = load_assembly(assembly_path)
+    # read before any work, and named as the flag it came from
+    old = load_assembly(baseline, flag="--baseline") if baseline is not None else None
     _check_match(assembly, plan)
     skips = load_skips(skips_file) if scanners else ()
     records = build_inventory(assembly)
@@ -478,8 +480,7 @@ def build_review(
         item["justifications"] = _justifications(item, rule(f.rule).related, paths, nag, scan)
         finding_dicts.append(item)
     diff = None
-    if baseline is not None:
-        old = load_assembly(baseline)
+    if old is not None:
         diff = policy_diff(build_inventory(old), records, baseline_label=str(baseline))
     levels = Counter(f.level for f in findings)
     policies = _policies(records)

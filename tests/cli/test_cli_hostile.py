@@ -25,11 +25,11 @@ CASES = {
     # case: (file or generator, first problem line of the message)
     "alias bomb": (
         lambda t: HOSTILE / "alias-bomb.yaml",
-        "  - config (line 2, column 4): got the anchor &a; YAML anchors",
+        "  - --config (line 2, column 4): got the anchor &a; YAML anchors",
     ),
     "not UTF-8": (
         lambda t: HOSTILE / "not-utf8.yaml",
-        "  - config (line 2): got the byte 0xe9 at offset 74, which is not UTF-8",
+        "  - --config (line 2): got the byte 0xe9 at offset 74, which is not UTF-8",
     ),
     "landing_zone: null": (
         lambda t: HOSTILE / "landing-zone-null.yaml",
@@ -37,20 +37,20 @@ CASES = {
     ),
     "top-level list": (
         lambda t: HOSTILE / "top-level-list.yaml",
-        "  - config: got a list; the file must hold a mapping",
+        "  - --config: got a list; the file must hold a mapping",
     ),
-    "directory": (lambda t: t, "  - config: got "),
+    "directory": (lambda t: t, "  - --config: got "),
     "deep YAML": (
         lambda t: generated(t, "deep.yaml", "tags: " + "[" * 10_000 + "]" * 10_000),
-        "  - config (line 1, column 70): got more than 64 levels of nesting",
+        "  - --config (line 1, column 70): got more than 64 levels of nesting",
     ),
     "deep JSON": (
         lambda t: generated(t, "deep.json", '{"tags": ' + "[" * 100_000 + "]" * 100_000 + "}"),
-        "  - config: got more than 64 levels of nesting",
+        "  - --config: got more than 64 levels of nesting",
     ),
     "over 1 MiB": (
         lambda t: generated(t, "big.yaml", "# padding\n" * 110_000),
-        "  - config: got a file of 1,100,000 bytes",
+        "  - --config: got a file of 1,100,000 bytes",
     ),
     "duplicate key": (
         lambda t: HOSTILE / "duplicate-key.yaml",
@@ -63,6 +63,30 @@ CASES = {
     "1e39 requests": (
         lambda t: HOSTILE / "huge-workload.yaml",
         "  - cost.workload.requests_per_day: got 1e+39; must be less than or equal to 1000000000",
+    ),
+    # issue 35: configurations accepted in silence, one per class
+    "number as text": (
+        lambda t: generated(t, "text.yaml", 'cost: {workload: {requests_per_day: "10000"}}\n'),
+        "  - cost.workload.requests_per_day: got '10000'; a number written as text (in quotes)",
+    ),
+    "its own catalog overlay": (
+        lambda t: generated(t, "self.yaml", f"name: kimi-self\ncatalog_overlays: [{t / 'self.yaml'}]\n"),
+        "  - catalog_overlays[0]: got ",
+    ),
+    "duplicate canary targets": (
+        lambda t: generated(
+            t,
+            "canary.yaml",
+            "content_guardrail: {enabled: true, organization_policy: true, "
+            "canary_target_ids: [ou-root-11111111, ou-root-11111111]}\n",
+        ),
+        "  - content_guardrail.canary_target_ids[1]: got 'ou-root-11111111'; repeats canary_target_ids[0]",
+    ),
+    "projects without Mantle": (
+        lambda t: generated(
+            t, "projects.yaml", "access: {mantle_projects: true}\nnetwork: {endpoints: [bedrock-runtime]}\n"
+        ),
+        "  - network.endpoints: got ['bedrock-runtime']; has no bedrock-mantle endpoint",
     ),
     "200 accounts": (
         lambda t: generated(

@@ -68,7 +68,10 @@ def _prove(all_hold: bool) -> Callable[[pytest.MonkeyPatch], int]:
         monkeypatch.setattr(prove, "plan_for_assembly", lambda args, path: None)
         monkeypatch.setattr(proofs, "inputs_from_assembly", lambda path, plan: None)
         monkeypatch.setattr(proofs, "prove_all", lambda inputs, **kw: report)
-        return main(["prove", "--assembly", str(ROOT)])  # any directory: the proof itself is replaced
+        assembly = Path("assembly")  # any directory with a manifest (the flag check): the proof itself is replaced
+        assembly.mkdir()
+        (assembly / "manifest.json").write_text("{}")
+        return main(["prove", "--assembly", str(assembly)])
 
     return run
 

@@ -95,14 +95,14 @@ def test_a_config_path_that_is_not_a_regular_file_is_refused_without_blocking(tm
     make, allowed = PATH_CASES[case]
     value = make(tmp_path)
     result, seconds = validate(tmp_path, "--config", value)
-    assert_refused(result, seconds, f"  - config: got {value!r}; {allowed}")
+    assert_refused(result, seconds, f"  - --config: got {value!r}; {allowed}")
 
 
 def test_a_path_with_a_trailing_space_is_not_trimmed_but_gets_a_did_you_mean(tmp_path):
     real = tmp_path / "c.yaml"
     real.write_text("name: lz-ok\n")
     result, seconds = validate(tmp_path, "--config", f"{real} ")
-    assert_refused(result, seconds, f"  - config: got '{real} '; the file does not exist: did you mean '{real}'?")
+    assert_refused(result, seconds, f"  - --config: got '{real} '; the file does not exist: did you mean '{real}'?")
 
 
 def test_accepted_a_regular_config_file_and_no_config_at_all(tmp_path):
@@ -129,7 +129,7 @@ def test_a_fifo_as_cdk_json_is_refused_too(tmp_path):
     fifo = _fifo(tmp_path)
     start = time.monotonic()
     result = run(sys.executable, "-m", "landing_zone", "validate", "--cdk-json", fifo, env={"PYTHONPATH": str(ROOT)})
-    assert_refused(result, time.monotonic() - start, f"  - cdk.json: got {fifo!r}; is a named pipe (FIFO)")
+    assert_refused(result, time.monotonic() - start, f"  - --cdk-json: got {fifo!r}; is a named pipe (FIFO)")
 
 
 # -- generated names: validate and the CDK app refuse them alike -------------------------------------------------

@@ -441,7 +441,7 @@ def test_bucket_given_on_the_command_line(deployed: Deployed, cli, verify_args) 
 
 def test_missing_assembly_is_a_usage_error(tmp_path, cli) -> None:
     code, _, stderr = cli(["verify", "--assembly", str(tmp_path / "nowhere"), "--config", str(EU)])
-    assert code == 2 and "no manifest.json there" in stderr
+    assert code == 2 and "--assembly: got" in stderr and "not a directory: give the cdk.out directory" in stderr
 
 
 def test_assembly_of_another_configuration_is_a_usage_error(eu, cli) -> None:
@@ -463,7 +463,7 @@ def test_verify_reads_the_configuration_recorded_in_the_assembly(deployed: Deplo
 
 def test_unknown_profile_is_a_usage_error(eu, cli) -> None:
     code, _, stderr = cli(["verify", "--assembly", str(eu.outdir), "--config", str(EU), "--profile", "no-such-profile"])
-    assert code == 2 and "AWS profile 'no-such-profile'" in stderr
+    assert code == 2 and "--profile: got 'no-such-profile'; not a configured AWS profile" in stderr
 
 
 def test_unknown_flag_is_a_usage_error(eu, cli) -> None:

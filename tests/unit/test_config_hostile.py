@@ -220,7 +220,7 @@ def test_security_switches_refuse_anything_but_true_or_false(plan_for, value):
 def test_numbers_refuse_booleans_nan_and_infinity(plan_for):
     problems = refused(plan_for, HOSTILE / "boolean-number.yaml")
     assert problems["cost.budget_headroom"] == "cost.budget_headroom: got true; must be a number, not true/false"
-    assert problems["cost.notify_actual_percent"].endswith("must be a list of numbers, not true/false")
+    assert problems["cost.notify_actual_percent[1]"].endswith("got true; must be a number, not true/false")
     problems = refused(plan_for, HOSTILE / "nan-inf.yaml")
     for path, got in [
         ("cost.workload.requests_per_day", "nan"),

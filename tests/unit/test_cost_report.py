@@ -101,7 +101,7 @@ def test_markdown_has_prices_with_provenance(written):
     md = paths["markdown"].read_text()
     assert "| `bedrock` (configured) | 3.00 | 0.75 | 3.75 | 12.00 |" in md
     assert (
-        "| `kimi-api` | 2.00 | 0.20 | 2.00 | 10.00 | Kimi (Moonshot AI) platform pricing, https://platform.kimi.ai/docs/pricing/chat"
+        "| `kimi-api` | 2.00 | 0.20 | 2.00 | 10.00 | Moonshot's own API prices of kimi-k3.1-pro (2.00 input, 0.20 cache read,"
         in md
     )
     assert "| `bedrock-kimi-k3-us` | 3.30 | 0.33 | 4.12 | 16.50 | Amazon Bedrock user guide, 'Kimi K3' model card" in md

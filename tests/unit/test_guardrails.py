@@ -244,5 +244,25 @@ def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
             },
         )
     (problem,) = info.value.problems
-    assert problem.path == "policy_guardrails"
+    # at the key written (issue 35: it was reported as policy_guardrails '(SCP limits)')
+    assert (problem.path, problem.got) == ("policy_guardrails.other_scps_per_target", 3)
     assert "over the limit of 5 by" in str(problem)
+    assert str(problem).endswith("other SCP(s) fit")
+
+
+@pytest.mark.parametrize(
+    ("guardrails", "path", "got"),
+    [
+        (
+            {"scp_max_characters": 2450, "region_deny_all_services": True, "scp_max_per_target": 3},
+            "scp_max_per_target",
+            3,
+        ),
+        ({"scp_max_characters": 1000}, "scp_max_characters", 1000),
+    ],
+)
+def test_an_scp_size_problem_names_the_key_that_was_written(plan_for, guardrails, path, got):
+    with pytest.raises(ConfigError) as info:
+        plan_for(EU, policy_guardrails=guardrails)
+    (problem,) = info.value.problems
+    assert (problem.path, problem.got) == (f"policy_guardrails.{path}", got)

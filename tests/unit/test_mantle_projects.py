@@ -104,15 +104,19 @@ def test_every_mantle_application_gets_a_project_marker(plan) -> None:
 
 
 def test_no_project_where_cloudformation_lacks_the_type(plan_for) -> None:
-    """eu-central-1 has no AWS::BedrockMantle::Project (aws-cdk-lib's validator): no project, no project deny."""
-    from landing_zone.core.applications import MANTLE_PROJECT_REGIONS, has_mantle_project
+    """eu-central-1 has no AWS::BedrockMantle::Project (catalog mantle_project_regions): without the option no project
+    and no project deny; asking for projects there is refused (issue 35: no longer dropped in silence)."""
+    from landing_zone.core.applications import has_mantle_project, mantle_project_regions
+    from landing_zone.errors import ConfigError
 
     plan = plan_for(ROOT / "examples" / "eu-core-regions.yaml")
-    assert plan.config.home_region not in MANTLE_PROJECT_REGIONS
+    assert plan.config.home_region not in mantle_project_regions(plan.catalog)
     for app in plan.applications:
         assert not has_mantle_project(app, plan.config)
         sids = [s["Sid"] for s in plan.policies.invokers[app.app.name].permissions["Statement"]]
         assert "DenyMantleOutsideOwnProject" not in sids
+    with pytest.raises(ConfigError, match="access.mantle_projects: got true; CloudFormation has no AWS::BedrockMantle"):
+        plan_for(ROOT / "examples" / "eu-core-regions.yaml", access={"mantle_projects": True})
 
 
 ORG_EXAMPLE = ROOT / "examples" / "two-applications-mantle.yaml"

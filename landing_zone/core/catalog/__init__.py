@@ -20,6 +20,9 @@ from landing_zone.errors import CatalogError
 
 CATALOG_DIR = Path(__file__).resolve().parent
 ALL_REGIONS = "*"
+# The top-level keys of a catalog overlay (what `discover` writes): models replace shipped entries by ID, quotas give
+# quota values, discover is its account facts (ignored by load_catalog).
+OVERLAY_KEYS = ("schema_version", "models", "quotas", "discover")
 # Prefixes of system-defined inference profiles (docs: inference-profiles-support.html).
 GEOGRAPHIC_PREFIXES = ("us", "eu", "apac", "jp", "au", "ca", "us-gov")
 GLOBAL_PREFIX = "global"
@@ -87,6 +90,8 @@ class ServiceTierOffer(_Frozen):
 
     offered: tuple[OptionalTier, ...] | None = None
     regions: tuple[str, ...] | None = None
+    # The APIs on which a request can select a tier besides Standard (None: every API); on the others it runs Standard.
+    apis: tuple[Literal["invoke", "converse", "chat-completions", "responses"], ...] | None = None
     source: str = Field(min_length=3)
     verified: bool
 
@@ -147,6 +152,16 @@ class Model(Provenance):
         return f"{state}, source: {self.source}, as of {self.as_of.isoformat()}"
 
 
+class DataRetentionSetting(Provenance):
+    """The account data retention setting (``data_retention.mode``): per Region or per account, and the mode a Region
+    (or account) never configured holds."""
+
+    scope: Literal["region", "account"]
+    unconfigured_mode: str
+    endpoints: tuple[str, ...] = Field(min_length=1)
+    modes: tuple[str, ...] = Field(min_length=1)
+
+
 class Limit(Provenance):
     value: int
     note: str | None = None
@@ -171,6 +186,10 @@ class Catalog(_Frozen):
     limits: Mapping[str, Limit]
     global_services: GlobalServices
     mantle_endpoint_regions: RegionSet | None = None
+    # Regions where CloudFormation has AWS::BedrockMantle::Project (None: not catalogued, so none).
+    mantle_project_regions: RegionSet | None = None
+    # The account data retention setting's scope (None: not catalogued).
+    data_retention_setting: DataRetentionSetting | None = None
     # Bedrock per-model quotas (quotas.yaml) with the values of the overlays' `quotas:` blocks; None: not loaded.
     quotas: QuotaCatalog | None = None
 
@@ -337,6 +356,10 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         global_services = GlobalServices(**{k: v for k, v in global_doc.items() if k != "schema_version"})
         mantle_doc = models_doc.get("mantle_endpoint_regions")
         mantle_endpoint_regions = RegionSet(**mantle_doc) if mantle_doc else None
+        project_doc = models_doc.get("mantle_project_regions")
+        mantle_project_regions = RegionSet(**project_doc) if project_doc else None
+        retention_doc = models_doc.get("data_retention_setting")
+        retention = DataRetentionSetting(**retention_doc) if retention_doc else None
     except (ValidationError, KeyError, TypeError) as exc:
         raise CatalogError(f"catalog files in {catalog_dir}: {exc}") from None
     models = _models_from(models_doc, str(catalog_dir / "models.yaml"))
@@ -352,6 +375,8 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         limits=limits,
         global_services=global_services,
         mantle_endpoint_regions=mantle_endpoint_regions,
+        mantle_project_regions=mantle_project_regions,
+        data_retention_setting=retention,
         quotas=quotas,
     )
     problems = _check_integrity(catalog)

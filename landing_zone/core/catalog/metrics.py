@@ -8,7 +8,7 @@ Validated with pydantic like every catalog file (:mod:`landing_zone.core.catalog
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
@@ -24,6 +24,7 @@ __all__ = [
     "TOKEN_KINDS",
     "EndpointMetrics",
     "MetricCatalog",
+    "MetricSemantics",
     "MetricSource",
     "load_metric_catalog",
 ]
@@ -81,6 +82,16 @@ class MetricSource:
 
 
 @dataclass(frozen=True)
+class MetricSemantics:
+    """What one series of ``other_metrics`` counts, where its page says more than its name (with provenance)."""
+
+    counts: str
+    source: str
+    as_of: str
+    verified: bool
+
+
+@dataclass(frozen=True)
 class EndpointMetrics:
     """The metrics one invocation endpoint (``runtime`` or ``mantle``) reports, with provenance."""
 
@@ -102,6 +113,8 @@ class EndpointMetrics:
     # no per-tier series, or none is documented); see metrics.yaml.
     service_tier_dimension: str | None = None
     service_tier_source: str = ""
+    # other_metrics kind -> what its series counts (metrics.yaml metric_semantics), e.g. invocations: failed included
+    metric_semantics: Mapping[str, MetricSemantics] = field(default_factory=lambda: MappingProxyType({}))
 
     def tier_dimension_value(self, dimension_value: str, tier: str) -> str | None:
         """The dimension value under which ``tier``'s tokens of ``dimension_value`` report (None: not known)."""
@@ -159,6 +172,13 @@ class MetricCatalog:
 # --------------------------------------------------------------------------------------------------
 
 
+class _Semantics(FileModel):
+    counts: Text
+    source: Text
+    as_of: Text
+    verified: bool
+
+
 class _Endpoint(FileModel):
     description: str = ""
     namespace: Text
@@ -167,6 +187,7 @@ class _Endpoint(FileModel):
     token_metrics: dict[TokenKind, Text] = Field(min_length=1)
     unverified_metrics: tuple[TokenKind, ...] = ()
     other_metrics: dict[str, Text] = Field(default_factory=dict)
+    metric_semantics: dict[str, _Semantics] = Field(default_factory=dict)
     application_profile_counting: Literal["separate", "also-under-source"] = "separate"
     project_dimension: Text | None = None
     service_tier_dimension: Text | None = None
@@ -186,6 +207,9 @@ class _Endpoint(FileModel):
         tier = self.service_tier_dimension
         if tier is not None and ("{value}" not in tier or "{tier}" not in tier or not self.service_tier_source):
             raise ValueError("service_tier_dimension: a pattern with {value} and {tier}, and service_tier_source")
+        unknown = sorted(set(self.metric_semantics) - set(self.other_metrics))
+        if unknown:
+            raise ValueError(f"metric_semantics {unknown} are not kinds of other_metrics ({list(self.other_metrics)})")
         if self.unverified_metrics and not self.assumptions:
             raise ValueError(
                 "unverified_metrics need assumptions: one sentence per unverified metric, saying what was searched"
@@ -220,6 +244,9 @@ def load_metric_catalog(path: Path | str | None = None) -> MetricCatalog:
             project_dimension=e.project_dimension or "",
             service_tier_dimension=e.service_tier_dimension,
             service_tier_source=e.service_tier_source,
+            metric_semantics=MappingProxyType(
+                {k: MetricSemantics(v.counts, v.source, v.as_of, v.verified) for k, v in e.metric_semantics.items()}
+            ),
         )
         for name, e in doc.endpoints.items()
     }

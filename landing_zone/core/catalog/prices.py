@@ -94,6 +94,9 @@ class TokenPrices:
     offer: str = BEDROCK_OFFER
     paths: tuple[str, ...] = ()
     service_tier: str | None = "standard"
+    # The 1-hour cache's write price where the offer prices it apart (cache_write_usd_per_million is the 5-minute
+    # cache's, the one the cost model uses); None: not published.
+    cache_write_1h_usd_per_million: float | None = None
 
     @property
     def label(self) -> str:
@@ -125,6 +128,7 @@ class TokenPrices:
             "offer": self.offer,
             "paths": list(self.paths),
             "service_tier": self.service_tier,
+            "cache_write_1h_usd_per_million": self.cache_write_1h_usd_per_million,
             "description": self.description,
             "source": self.source,
             "as_of": self.as_of,
@@ -385,6 +389,8 @@ class _PriceSource(_Provenance):
     cache_read_usd_per_million_tokens: float = Field(ge=0, allow_inf_nan=False)
     # Omitted: billed like input (a conservative default when a price source does not publish it).
     cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    # The 1-hour cache's write price, where the offer prices it apart from the 5-minute one (data, not in the estimate).
+    cache_write_1h_usd_per_million_tokens: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     output_usd_per_million_tokens: float = Field(ge=0, allow_inf_nan=False)
     global_profile_discount_fraction: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
     tiers: dict[Literal["priority", "flex"], _TierPrice] = Field(default_factory=dict)
@@ -485,6 +491,7 @@ def load_price_catalog(path: Path | str | None = None) -> PriceCatalog:
             offer=e.offer,
             paths=tuple(e.paths),
             service_tier=e.service_tier if e.paths else None,
+            cache_write_1h_usd_per_million=e.cache_write_1h_usd_per_million_tokens,
         )
         for model_id, entries in doc.models.items()
         for name, e in entries.items()

@@ -5,6 +5,8 @@ Defaults live in ``cdk.json`` under the ``landing_zone`` context key; an optiona
 scalars replace).  Every invalid value is collected and reported in one :class:`ConfigError`.
 
 * :mod:`.schema` — the pydantic models and the rules that span several keys;
+* :mod:`.rules` — the rules every model takes from its fields' types (numbers and booleans of their type, lists
+  that hold each entry once, no empty optional list, every ARN in the landing zone's partition);
 * :mod:`.loading` — reading cdk.json and config files, merging them;
 * :mod:`.problems` — validation errors in plain words, :func:`build_config`;
 * :mod:`.placeholders` — example values left in a configuration.

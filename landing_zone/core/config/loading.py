@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from landing_zone.core.catalog import Catalog, load_catalog
-from landing_zone.core.config.schema import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY, _kind_of
+from landing_zone.core.catalog import OVERLAY_KEYS, Catalog, load_catalog
+from landing_zone.core.config.schema import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY, LandingZoneConfig, _kind_of
 from landing_zone.core.datafile import load_data_file, structure_problems
 from landing_zone.errors import CatalogError, ConfigError, Described, Problem
 
@@ -21,6 +21,7 @@ __all__ = [
     "catalog_for",
     "check_regular_file",
     "deep_merge",
+    "overlay_problems",
     "raw_config",
     "read_cdk_json_defaults",
     "read_config_file",
@@ -92,21 +93,22 @@ def check_regular_file(path: str | Path, *, key: str, origin: str) -> Path:
     return p
 
 
-def read_config_file(path: str | Path) -> dict[str, Any]:
+def read_config_file(path: str | Path, *, key: str = CONFIG_FILE_CONTEXT_KEY) -> dict[str, Any]:
     """Read a YAML or JSON config file under the rules of :mod:`landing_zone.core.datafile` (size, depth, no
     aliases, no duplicate keys, YAML 1.2 scalars); every problem becomes a ConfigError naming the file.  The path
     must name a regular file (:func:`check_regular_file`): an empty path, a directory, a FIFO or a device is refused
-    without being opened."""
+    without being opened.  ``key``: what the user gave the path as, named by every problem of the file as a whole
+    (``config`` for ``cdk synth -c config=PATH``, ``--config`` on the command line)."""
     origin = f"config file {path}"
-    p = check_regular_file(path, key=CONFIG_FILE_CONTEXT_KEY, origin=origin)
-    data = load_data_file(p, origin=origin)
+    p = check_regular_file(path, key=key, origin=origin)
+    data = load_data_file(p, origin=origin, what=key)
     if data is None:
         return {}  # an empty file overrides nothing
     if not isinstance(data, dict):
         raise ConfigError(
             [
                 Problem(
-                    "config",
+                    key,
                     Described(f"a {_kind_of(data)}"),
                     "the file must hold a mapping of "
                     "config keys (`key: value` lines), optionally under `landing_zone:`",
@@ -133,17 +135,21 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
-    """The ``landing_zone`` defaults from cdk.json context (for the CLI; the CDK app gets them from context)."""
+def read_cdk_json_defaults(
+    cdk_json: str | Path = "cdk.json", *, key: str = "cdk.json", required: bool = False
+) -> dict[str, Any]:
+    """The ``landing_zone`` defaults from cdk.json context (for the CLI; the CDK app gets them from context).  A
+    missing file gives no defaults unless ``required`` (a path the user gave, as ``key``: ``--cdk-json``), which is
+    refused instead of read as "no defaults"."""
     path = Path(cdk_json)
-    if not path.exists():
+    if not required and not path.exists():
         return {}
     origin = f"cdk.json file {path}"
-    check_regular_file(path, key="cdk.json", origin=origin)
-    data = load_data_file(path, origin=origin, what="cdk.json")
+    check_regular_file(path, key=key, origin=origin)
+    data = load_data_file(path, origin=origin, what=key)
     if not isinstance(data, dict):
         raise ConfigError(
-            [Problem("cdk.json", Described(f"a {_kind_of(data)}"), "must hold a JSON object with a `context` key")],
+            [Problem(key, Described(f"a {_kind_of(data)}"), "must hold a JSON object with a `context` key")],
             origin=origin,
         )
     context = data.get("context")
@@ -155,8 +161,11 @@ def read_cdk_json_defaults(cdk_json: str | Path = "cdk.json") -> dict[str, Any]:
     return dict(defaults or {})
 
 
-def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | None) -> tuple[dict[str, Any], str]:
-    """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description."""
+def raw_config(
+    defaults: Mapping[str, Any] | None, config_path: str | Path | None, *, key: str = CONFIG_FILE_CONTEXT_KEY
+) -> tuple[dict[str, Any], str]:
+    """Merge cdk.json defaults with an optional config file; returns the raw mapping and its description.  ``key``:
+    what the user gave the path as (``config``, ``--config``), named by the problems of the file as a whole."""
     origin = "cdk.json context 'landing_zone'"
     if defaults is not None and not isinstance(defaults, Mapping):
         raise ConfigError(
@@ -169,10 +178,9 @@ def raw_config(defaults: Mapping[str, Any] | None, config_path: str | Path | Non
     if config_path is not None:  # an empty path is refused (read_config_file), never read as "no file"
         if not isinstance(config_path, (str, Path)):
             raise ConfigError(
-                [Problem(CONFIG_FILE_CONTEXT_KEY, config_path, "must be the path of a YAML or JSON file")],
-                origin="context 'config'",
+                [Problem(key, config_path, "must be the path of a YAML or JSON file")], origin="context 'config'"
             )
-        raw = deep_merge(raw, read_config_file(config_path))
+        raw = deep_merge(raw, read_config_file(config_path, key=key))
         origin = f"configuration (cdk.json defaults + {config_path})"
     return raw, origin
 
@@ -194,9 +202,48 @@ def catalog_for(raw: Mapping[str, Any], origin: str, *, strict: bool = False) ->
         raise ConfigError(
             [Problem("catalog_overlays", missing, "each overlay must be an existing file")], origin=origin
         )
+    problems = []
     for i, overlay in enumerate(overlays):  # the same size, depth, alias and duplicate-key rules as a config file
-        load_data_file(overlay, origin=f"catalog overlay {overlay}", what=f"catalog_overlays[{i}]")
+        data = load_data_file(overlay, origin=f"catalog overlay {overlay}", what=f"catalog_overlays[{i}]")
+        problems += overlay_problems(i, overlays, data)
+    if problems:
+        raise ConfigError(problems, origin=origin)
     try:
         return load_catalog(tuple(Path(o) for o in overlays))
     except CatalogError as exc:
         raise ConfigError([Problem("catalog_overlays", list(overlays), str(exc))], origin=origin) from None
+
+
+def overlay_problems(index: int, overlays: Sequence[str], data: Any) -> list[Problem]:
+    """Why ``overlays[index]`` (read as ``data``) cannot be a catalog overlay: a file listed before under another
+    spelling, or a file of another role (the configuration itself, cdk.json: anything but the keys of
+    :data:`~landing_zone.core.catalog.OVERLAY_KEYS`, with ``models`` a mapping of model IDs).  A configuration that
+    lists itself as its own overlay is refused here, before anything is read from it as catalog data."""
+    key, path = f"catalog_overlays[{index}]", overlays[index]
+    for j, earlier in enumerate(overlays[:index]):
+        if earlier != path and os.path.samefile(earlier, path):
+            return [Problem(key, path, f"the same file as catalog_overlays[{j}] ({earlier!r}): list each file once")]
+    if not isinstance(data, Mapping):
+        return [Problem(key, Described(f"a file holding a {_kind_of(data)}"), _OVERLAY_SHAPE)]
+    config_keys = sorted(k for k in data if k in LandingZoneConfig.model_fields and k not in OVERLAY_KEYS)
+    if config_keys or CONTEXT_KEY in data or "context" in data:
+        return [
+            Problem(
+                key,
+                path,
+                f"holds configuration keys ({', '.join(config_keys or [CONTEXT_KEY])}): it is a configuration file "
+                "(the configuration itself, or cdk.json), not a catalog overlay, and a file has one role; "
+                f"{_OVERLAY_SHAPE}",
+            )
+        ]
+    unknown = sorted(str(k) for k in data if k not in OVERLAY_KEYS)
+    if unknown or not isinstance(data.get("models", {}), Mapping):
+        got = Described(f"the keys {', '.join(unknown)}") if unknown else Described("models as a list")
+        return [Problem(key, got, _OVERLAY_SHAPE)]
+    return []
+
+
+_OVERLAY_SHAPE = (
+    f"a catalog overlay holds only {', '.join(OVERLAY_KEYS)} at the top level, models as a mapping of Bedrock model "
+    "IDs to catalog entries (the file `python -m landing_zone discover --out` writes)"
+)

@@ -12,8 +12,6 @@ import functools
 import ipaddress
 import itertools
 import re
-import types
-import typing
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
@@ -30,6 +28,7 @@ from pydantic import (
 )
 
 from landing_zone.core import naming
+from landing_zone.core.config import rules
 from landing_zone.errors import Described
 
 __all__ = [
@@ -234,9 +233,11 @@ def whitespace_rule(value: str, suggestion: str | None = None) -> str:
 
 class _Strict(BaseModel):
     """Frozen, no unknown keys, no NaN or infinity, and no silent reinterpretation: a ``bool`` field takes only
-    ``true``/``false`` (not ``"yes"``, ``"true"`` or ``1``), a number field never takes ``true``/``false``, and a
-    text value is never trimmed: one with whitespace at its start or end is refused with the trimmed value as a
-    did-you-mean (docs/CONFIG.md, "Whitespace and case").  Every model of the configuration inherits this.
+    ``true``/``false`` (not ``"yes"``, ``"true"`` or ``1``), a number field never takes ``true``/``false`` or the
+    text of a number (``"10000"``), and a text value is never trimmed: one with whitespace at its start or end is
+    refused with the trimmed value as a did-you-mean (docs/CONFIG.md, "Whitespace and case").  Lists hold each entry
+    once, and an optional list is never empty (core/config/rules.py: rules by type, so a new field has them too).
+    Every model of the configuration inherits this.
 
     ``TEXT_FIELDS``: free-text fields taken exactly as written, spaces included (messages, notes);
     ``OWN_IDENTIFIER_RULE``: fields whose own validator refuses whitespace and case with the catalog's spelling."""
@@ -255,15 +256,22 @@ class _Strict(BaseModel):
             if isinstance(value, (list, tuple)):
                 padded = [(i, v) for i, v in enumerate(value) if isinstance(v, str) and v != v.strip()]
                 _raise_all(((i,), v, whitespace_rule(v)) for i, v in padded)
-        kind = _field_kind(cls, info.field_name)
-        if kind == "bool" and not isinstance(value, bool):
-            hint = " (quoted text and yes/no/on/off are not booleans)" if isinstance(value, str) else ""
-            raise ValueError(f"must be true or false{hint}")
-        if kind == "number" and isinstance(value, bool):
-            raise ValueError("must be a number, not true/false")
-        if kind == "numbers" and isinstance(value, (list, tuple)) and any(isinstance(v, bool) for v in value):
-            raise ValueError("must be a list of numbers, not true/false")
+        field = cls.model_fields.get(name)
+        if field is not None:  # numbers and booleans of their type, entry by entry (core/config/rules.py)
+            _raise_all(rules.type_problems(field.annotation, value))
         return value
+
+    @model_validator(mode="after")
+    def _type_rules(self) -> Any:
+        """The rules every model takes from its fields' types (core/config/rules.py), then the model's own
+        (:meth:`_problems`), all raised together."""
+        _raise_all(itertools.chain(rules.list_problems(self), self._problems()))
+        return self
+
+    def _problems(self) -> Iterator[_Problem]:
+        """Problems of this model beyond its fields' types (none by default; a model that collects several
+        overrides it so that every problem is reported at once)."""
+        return iter(())
 
 
 def _suggested(model: type[BaseModel], name: str, value: str) -> str:
@@ -275,29 +283,6 @@ def _suggested(model: type[BaseModel], name: str, value: str) -> str:
     if regex is not None and not regex.match(trimmed) and regex.match(trimmed.lower()):
         return trimmed.lower()
     return trimmed
-
-
-@functools.cache
-def _field_kind(model: type[BaseModel], name: str | None) -> str | None:
-    """'bool', 'number', 'numbers' (a tuple of numbers) or None, from the field's annotation."""
-    field = model.model_fields.get(name or "")
-    return _annotation_kind(field.annotation) if field is not None else None
-
-
-def _annotation_kind(annotation: Any) -> str | None:
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is Annotated:
-        return _annotation_kind(args[0])
-    if origin in (typing.Union, types.UnionType):
-        kinds = {_annotation_kind(a) for a in args if a is not type(None)}
-        return kinds.pop() if len(kinds) == 1 else None
-    if annotation is bool:
-        return "bool"
-    if annotation in (int, float):
-        return "number"
-    if origin is tuple and len(args) == 2 and args[1] is Ellipsis and _annotation_kind(args[0]) == "number":
-        return "numbers"
-    return None
 
 
 def _account_id(value: Any) -> str:
@@ -431,13 +416,6 @@ class Network(_Strict):
             raise ValueError("must be an IPv4 CIDR block such as '10.40.0.0/16'") from None
         if net.version != 4 or not 16 <= net.prefixlen <= 24:
             raise ValueError("must be an IPv4 CIDR with a prefix length between /16 and /24")
-        return v
-
-    @field_validator("endpoints")
-    @classmethod
-    def _unique_endpoints(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        if len(set(v)) != len(v):
-            raise ValueError("lists an endpoint twice")
         return v
 
     @model_validator(mode="after")
@@ -813,7 +791,7 @@ class Cost(_Strict):
         bad = [p for p in v if not 0 < p <= 1000]
         if bad:
             raise ValueError(f"{bad} are not percentages in (0, 1000]")
-        return tuple(sorted(set(v)))
+        return tuple(sorted(v))  # a repeated percentage is refused (core/config/rules.py)
 
     @field_validator("price_source")
     @classmethod
@@ -1211,11 +1189,6 @@ class PolicyGuardrails(_Strict):
                     "only with api_keys: short-term-only (api_keys: none denies every API-key call)",
                 )
             )
-        first: dict[str, int] = {}
-        for j, tier in enumerate(self.allowed_service_tiers):
-            i = first.setdefault(tier, j)
-            if i != j:
-                problems.append((("allowed_service_tiers", j), tier, f"repeats allowed_service_tiers[{i}]"))
         if "default" not in self.allowed_service_tiers:
             problems.append(
                 (
@@ -1373,16 +1346,7 @@ class LandingZoneConfig(_Strict):
     @field_validator("compliant_regions")
     @classmethod
     def _compliant_regions(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        def problems() -> Iterator[tuple[tuple[Any, ...], Any, str]]:
-            first: dict[str, int] = {}
-            for j, region in enumerate(v):
-                i = first.setdefault(region, j)
-                if i != j:
-                    yield (j,), region, f"repeats compliant_regions[{i}]: list each Region once"
-                elif rule := _region_rule(region, info):
-                    yield (j,), region, rule
-
-        _raise_all(problems())
+        _raise_all(((j,), region, rule) for j, region in enumerate(v) if (rule := _region_rule(region, info)))
         return tuple(v)
 
     @field_validator("models")
@@ -1503,10 +1467,11 @@ class LandingZoneConfig(_Strict):
         _raise_all(problems())
         return v
 
-    @model_validator(mode="after")
-    def _cross_field(self) -> LandingZoneConfig:
-        _raise_all(itertools.chain(self._cross_field_problems(), self._guarantee_problems()))
-        return self
+    def _problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """Every problem across keys (raised with the rules by type, :meth:`_Strict._type_rules`)."""
+        yield from self._cross_field_problems()
+        yield from self._guarantee_problems()
+        yield from rules.arn_problems(self, self.partition, self.home_region)
 
     def _guarantee_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
         """Settings under which a guarantee of the guardrails could not hold (docs/THREAT_MODEL.md)."""
@@ -1776,6 +1741,11 @@ class LandingZoneConfig(_Strict):
         return naming.asset_bucket_name(
             self.name, self.stackset_administrator_account if self.organization else "x", region
         )
+
+    @property
+    def partition(self) -> str:
+        """The AWS partition of home_region (every ARN of the configuration must be in it)."""
+        return rules.partition_of_region(self.home_region)
 
     @property
     def source_regions(self) -> tuple[str, ...]:
