@@ -7,6 +7,7 @@ import argparse
 import re
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
+from landing_zone.cli.flags import check_all, profile_problem
 from landing_zone.cli.tiers import CLI, needs
 from landing_zone.errors import ConfigError, Problem
 from landing_zone.plan import Plan
@@ -64,12 +65,23 @@ def _cmd_preflight(args: argparse.Namespace) -> int:
     from landing_zone.preflight import preflight
     from landing_zone.preflight.render import to_json, to_text
 
+    given = args.account_profile or []
+    check_all(  # every flag before any AWS call
+        [
+            ("--profile", args.profile, lambda: profile_problem(args.profile)),
+            ("--management-profile", args.management_profile, lambda: profile_problem(args.management_profile)),
+            *(
+                (f"--account-profile[{i}]", f"{account}={profile}", lambda profile=profile: profile_problem(profile))
+                for i, (account, profile) in enumerate(given)
+            ),
+        ]
+    )
     plan = plan_from_args(args)
     report = preflight(
         plan,
         profile=args.profile,
         management_profile=args.management_profile,
-        account_profiles=_account_profiles(plan, args.account_profile or []),
+        account_profiles=_account_profiles(plan, given),
     )
     print(to_json(report) if args.json else to_text(report))
     return report.exit_code

