@@ -8,6 +8,7 @@ import re
 import pytest
 from aws_cdk.assertions import Match
 
+from landing_zone.assembly.intrinsics import STACK_SUFFIX
 from landing_zone.policies.endpoints import endpoint_policy
 from landing_zone.policies.kms import key_policy
 from tests.conftest import EXAMPLES, ROOT
@@ -85,7 +86,7 @@ def test_flow_logs_go_to_a_kms_encrypted_retained_log_group(default_lz):
         "AWS::Logs::LogGroup",
         {
             "Properties": {
-                "LogGroupName": "/kimi-lz/vpc-flow-logs",
+                "LogGroupName": {"Fn::Join": ["", ["/kimi-lz/vpc-flow-logs-", STACK_SUFFIX]]},
                 "RetentionInDays": 365,
                 "KmsKeyId": Match.any_value(),
             },
