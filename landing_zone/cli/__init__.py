@@ -15,13 +15,13 @@ import sys
 from collections.abc import Sequence
 
 from landing_zone import __version__
-from landing_zone.cli import config, cost, discover, guardrails, prove, review, verify
+from landing_zone.cli import config, cost, discover, guardrails, prove, replacements, review, verify
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan.record import installed_version
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS = (config, guardrails, prove, cost, review, verify, discover)
+COMMANDS = (config, guardrails, prove, cost, review, replacements, verify, discover)
 
 
 def version_text() -> str:
