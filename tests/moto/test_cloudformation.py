@@ -17,7 +17,8 @@ Two moto quirks are worked around rather than stripped: moto's ``AWS::KMS::Key``
 shape (``TagKey``/``TagValue``) instead of CloudFormation's (``Key``/``Value``); and moto hands JSON-typed
 policy properties (``KeyPolicy``, a VPC endpoint's ``PolicyDocument``) to its API as Python objects (the key
 policy then breaks DescribeKey, the endpoint policy is stored as a Python ``repr``), so they are passed as JSON
-strings, which CloudFormation accepts as the same document.  A third quirk is left visible: moto's
+strings (an intrinsic in them joined into the text with ``Fn::Join``), which CloudFormation accepts as the same
+document.  A third quirk is left visible: moto's
 ``AWS::Logs::LogGroup`` ignores ``KmsKeyId``, and ``verify`` reports exactly that (last test) while confirming
 the keys and endpoints moto's CloudFormation created.
 """
@@ -136,8 +137,35 @@ def _moto_quirks(res: dict) -> None:
     # moto quirk 2: JSON-typed policy properties reach moto's API unserialized; CloudFormation accepts them as
     # JSON strings too, so pass them that way (same document).
     for name in JSON_STRING_PROPERTIES.get(res["Type"], ()):
-        if isinstance(props.get(name), dict) and not _refs(props[name]) and not _imports(props[name]):
-            props[name] = json.dumps(props[name])
+        if isinstance(props.get(name), dict) and not _imports(props[name]):
+            props[name] = _json_text(props[name])
+
+
+def _json_text(document: Any) -> Any:
+    """The document as JSON text; the intrinsic functions in it (``Ref AWS::StackId`` of a retained log group's name)
+    stay functions, joined into the text (``Fn::Join``), which CloudFormation resolves to the same string."""
+    found: list[Any] = []
+
+    def mark(value: Any) -> Any:
+        if isinstance(value, dict) and len(value) == 1 and next(iter(value)).startswith(("Fn::", "Ref")):
+            found.append(value)
+            return f"@@lz-intrinsic-{len(found) - 1}@@"
+        if isinstance(value, dict):
+            return {k: mark(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [mark(v) for v in value]
+        return value
+
+    text = json.dumps(mark(document))
+    if not found:
+        return text
+    parts: list[Any] = []
+    for i, chunk in enumerate(text.split("@@lz-intrinsic-")):
+        if i:
+            index, chunk = chunk.split("@@", 1)
+            parts.append(found[int(index)])
+        parts.append(chunk)
+    return {"Fn::Join": ["", parts]}
 
 
 @pytest.fixture
