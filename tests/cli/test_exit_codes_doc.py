@@ -111,6 +111,8 @@ SCENARIOS: dict[tuple[str, int], Scenario] = {
     ("review", 0): "tests/review/test_review_cli.py::test_writes_four_reports_listing_every_policy",
     ("review", 1): "tests/review/test_review_cli.py::test_an_over_broad_policy_is_blocking_and_fails_the_review",
     ("review", 2): ["review", "--assembly", "/nonexistent-assembly"],
+    ("replacements", 0): "tests/review/test_deployability.py::test_the_replacements_command_refuses_and_accepts",
+    ("replacements", 2): ["replacements", "--old", "/nonexistent-assembly", "--new", "/nonexistent-assembly"],
     ("verify", 0): "tests/moto/test_verify.py::test_verify_passes_when_the_account_holds_the_intent",
     ("verify", 1): "tests/moto/test_verify.py::test_drift_is_caught_by_its_check",
     ("verify", 2): "tests/moto/test_verify.py::test_missing_credentials_are_errors_with_the_real_client_factory",
