@@ -1,5 +1,6 @@
 # Two commands from a fresh clone:  `make synth`  and  `make test`  (see README.md).
 SHELL := /bin/bash
+comma := ,
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := synth
 
@@ -27,15 +28,20 @@ SCAN_VENV   ?= .venv-scanners
 SCAN_STAMP  := $(SCAN_VENV)/.deps-installed
 export LZ_SCANNERS_PYTHON := $(CURDIR)/$(SCAN_VENV)/bin/python
 CONFIG_FLAG := $(if $(CONFIG),--config "$(CONFIG)",)
+# `make synth ACCEPT_REPLACEMENT='<stack>/<logical id> ...'`: replacements of custom-named resources you will make
+# possible yourself (see the synth recipe); space- or comma-separated.
+ACCEPT_REPLACEMENT ?=
+ACCEPT_FLAGS := $(foreach r,$(subst $(comma), ,$(ACCEPT_REPLACEMENT)),--accept "$(r)")
 CDK_CONFIG  := $(if $(CONFIG),-c "config=$(CONFIG)",)
 # Test workers: one per core, at most 4 (each worker imports the CDK and synthesizes the configurations it needs).
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-cli setup-dev scanners synth test lint validate routes schema deploy cost review bench e2e clean help
+.PHONY: setup setup-cli setup-dev scanners cfn-schemas synth test lint validate routes schema deploy cost review bench e2e clean help
 
 help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up (runtime dependencies only), validate, synthesize into $(OUT)/"
+	@echo "           [ACCEPT_REPLACEMENT=...]  go on although a named resource would be replaced (<stack>/<logical id>)"
 	@echo "make test                            set up everything, then lint and every test"
 	@echo "make validate [CONFIG=...]           validate the configuration, print its warnings (exit 2 on problems)"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
@@ -47,6 +53,7 @@ help:
 	@echo "make bench                           synth-time, template-limit and test-time benchmarks"
 	@echo "make e2e [VARIANT=single]            deploy into a local AWS emulator, assert, verify, inject faults, destroy (docs/E2E.md)"
 	@echo "make scanners                        the checkov / cfn-lint virtualenv (.venv-scanners), made by review and test"
+	@echo "make cfn-schemas [ADD=AWS::X::Y]     refresh the resource types' create-only and name properties from cfn-lint's schemas"
 	@echo "make clean                           remove cdk.out/ and caches (keeps the virtualenvs and node_modules)"
 
 # Set-up writes its progress to stderr, so that `make schema > schema.json` or `make deploy > deploy.sh` on a fresh
@@ -93,6 +100,11 @@ setup-cli: setup $(CLI_STAMP)
 setup-dev: setup-cli $(DEV_STAMP) $(SCAN_STAMP)
 scanners: $(SCAN_STAMP)
 
+# The create-only and name properties of the resource types the landing zone synthesizes, from the CloudFormation
+# resource provider schemas cfn-lint ships (landing_zone/review/cfn_schemas.json); ADD='AWS::X::Y ...' adds types.
+cfn-schemas: scanners
+	$(SCAN_VENV)/bin/python landing_zone/review/cfn_schema_refresh.py $(if $(ADD),--add $(ADD),)
+
 validate: setup
 	@python -m landing_zone validate $(CONFIG_FLAG)
 
@@ -100,6 +112,10 @@ validate: setup
 # synthesize into a scratch folder and replace $(OUT)/ only when the whole synth succeeded.  The scratch folder is
 # removed whatever happens (a failed or interrupted synth leaves no $(OUT).tmp/ behind), and the exit code is cdk's.
 # `CONFIG=` (empty or unset) means the cdk.json defaults; an explicit `--config ""` on the CLI is refused.
+# Before the new assembly replaces the old one, `replacements` compares them: a resource with a name of its own whose
+# create-only property changed would have to be replaced, which CloudFormation cannot do (review rule
+# LZ-FORCED-REPLACEMENT). It prints each one with the way out and exits 2, leaving $(OUT)/ as it was, unless
+# ACCEPT_REPLACEMENT names it.
 # The CDK CLI's own "Successfully synthesized to .../$(OUT).tmp" and "Supply a stack id" lines (printed even with
 # --quiet) name the scratch folder, so they are dropped; everything else it writes to stderr (the app's warnings,
 # errors) stays.
@@ -111,6 +127,7 @@ synth: setup
 	trap 'rm -rf "$(OUT).tmp"' EXIT; \
 	{ cdk synth --quiet --no-notices --output $(OUT).tmp $(CDK_CONFIG) 2>&1 >/dev/null; } \
 	  | { grep -v $(CDK_SYNTH_CHATTER) >&2 || true; }; \
+	python -m landing_zone replacements --old $(OUT) --new $(OUT).tmp $(ACCEPT_FLAGS); \
 	rm -rf $(OUT) && mv $(OUT).tmp $(OUT)
 	@echo "synthesized $$(ls $(OUT)/*.template.json | wc -l) stack template(s) into $(OUT)/"
 

@@ -81,7 +81,10 @@ class InvokerRole(Construct):
             self,
             "Policy",
             managed_policy_name=policy_name,
-            description=description,
+            # A managed policy's Description is create-only (resource provider schema) and the policy has a name of
+            # its own: a description that changed with the application's model would make CloudFormation replace it,
+            # which it cannot (review rule LZ-FORCED-REPLACEMENT). The role's description (updatable) says more.
+            description=f"permissions of the invoker role {role_name}",
             document=iam.PolicyDocument.from_json(dict(permissions)),
         )
         self.role = iam.Role(

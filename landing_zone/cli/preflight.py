@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
 
 from landing_zone.cli.common import Subparsers, add_config_args, plan_from_args
-from landing_zone.cli.flags import check_all, profile_problem
+from landing_zone.cli.flags import FlagCheck, check_all, profile_problem
 from landing_zone.cli.tiers import CLI, needs
-from landing_zone.errors import ConfigError, Problem
 from landing_zone.plan import Plan
 
 __all__ = ["register"]
@@ -26,32 +26,36 @@ def _account_profile(text: str) -> tuple[str, str]:
     return found["account"], found["profile"]
 
 
-def _account_profiles(plan: Plan, given: list[tuple[str, str]]) -> dict[str, str]:
-    """ACCOUNT=PROFILE pairs by account ID; every unknown account or repeated one is reported at once (exit 2)."""
+def _known_accounts(plan: Plan) -> dict[str, str]:
+    """Account ID by every name or ID an --account-profile may use."""
     cfg = plan.config
     known = dict(cfg.account_ids_by_name_or_id)
     for account in (cfg.deployment_account, *(b for b in _bootstrap_accounts(plan))):
         known.setdefault(account, account)
     if cfg.organization is not None:
         known.setdefault(cfg.organization.management_account_id, cfg.organization.management_account_id)
-    problems, out = [], {}
+    return known
+
+
+def _refused(why: str) -> Callable[[], str | None]:
+    return lambda: why
+
+
+def _account_profiles(plan: Plan, given: list[tuple[str, str]]) -> tuple[dict[str, str], list[FlagCheck]]:
+    """The profiles of ACCOUNT=PROFILE by account ID, and a refusal for each account the configuration does not
+    have or that is given twice."""
+    known, out = _known_accounts(plan), {}
+    refused: list[FlagCheck] = []
     for i, (account, profile) in enumerate(given):
         account_id = known.get(account)
         if account_id is None:
-            problems.append(
-                Problem(
-                    f"--account-profile[{i}]",
-                    account,
-                    f"not an account of the configuration (known: {', '.join(sorted(known))})",
-                )
-            )
+            why = f"not an account of the configuration (known: {', '.join(sorted(known))})"
+            refused.append((f"--account-profile[{i}]", account, _refused(why)))
         elif account_id in out:
-            problems.append(Problem(f"--account-profile[{i}]", account, "given twice: one profile per account"))
+            refused.append((f"--account-profile[{i}]", account, _refused("given twice: one profile per account")))
         else:
             out[account_id] = profile
-    if problems:
-        raise ConfigError(problems, origin="preflight arguments")
-    return out
+    return out, refused
 
 
 def _bootstrap_accounts(plan: Plan) -> list[str]:
@@ -65,23 +69,23 @@ def _cmd_preflight(args: argparse.Namespace) -> int:
     from landing_zone.preflight import preflight
     from landing_zone.preflight.render import to_json, to_text
 
+    plan = plan_from_args(args)  # local: the configuration names the accounts an --account-profile may use
     given = args.account_profile or []
+    account_profiles, refused = _account_profiles(plan, given)
     check_all(  # every flag before any AWS call
         [
             ("--profile", args.profile, lambda: profile_problem(args.profile)),
             ("--management-profile", args.management_profile, lambda: profile_problem(args.management_profile)),
+            *refused,
             *(
-                (f"--account-profile[{i}]", f"{account}={profile}", lambda profile=profile: profile_problem(profile))
+                (f"--account-profile[{i}]", f"{account}={profile}", lambda p=profile: profile_problem(p))
                 for i, (account, profile) in enumerate(given)
+                if not any(flag == f"--account-profile[{i}]" for flag, _, _ in refused)
             ),
         ]
     )
-    plan = plan_from_args(args)
     report = preflight(
-        plan,
-        profile=args.profile,
-        management_profile=args.management_profile,
-        account_profiles=_account_profiles(plan, given),
+        plan, profile=args.profile, management_profile=args.management_profile, account_profiles=account_profiles
     )
     print(to_json(report) if args.json else to_text(report))
     return report.exit_code

@@ -39,6 +39,7 @@ from landing_zone.plan.checks import (
     self_hosting_problems,
     service_tier_problems,
 )
+from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import build_policies, scp_set
 from landing_zone.plan.requirements import application_budget_findings, dependent_setting_findings, feature_problems
@@ -267,6 +268,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         quota_alarms=quota_alarms,
         dashboard=dashboard,
         policies=build_policies(config, routing, catalog, applications, scps=scps),
+        cross_account_grants=cross_account_grants(config, applications),
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
         source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),

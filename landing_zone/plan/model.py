@@ -19,6 +19,7 @@ from landing_zone.cost.dashboard import DashboardPlan
 from landing_zone.cost.model_prices import ModelPrices, PricedPart
 from landing_zone.cost.quotas import QuotaAlarmPlan
 from landing_zone.errors import Problem, shown
+from landing_zone.plan.grants import CrossAccountGrant
 from landing_zone.plan.policies import PolicySet
 
 __all__ = ["Plan", "PlanSource"]
@@ -66,6 +67,8 @@ class Plan:
     source: PlanSource = PlanSource()
     # quota headroom alarms (cost.quota_alarms), in home_region; empty when no quota has a value
     quota_alarms: QuotaAlarmPlan = QuotaAlarmPlan(region="", headroom=0.8)
+    # where a policy may name another account than its stack's own, and why (landing_zone.plan.grants)
+    cross_account_grants: tuple[CrossAccountGrant, ...] = ()
 
     @property
     def models(self) -> tuple[Model, ...]:

@@ -43,7 +43,9 @@ def _invocation_logging(ctx: Context, account: str, live: Live) -> None:
         ctx.add(_note("invocation-logging", where, found, "left alone (invocation_logging.enabled is false)"))
     elif not current:
         ctx.add(_note("invocation-logging", where, found, "the deploy sets the landing zone's"))
-    elif bucket == naming.invocation_logs_bucket_name(lz, account) or group == naming.invocation_log_group_name(lz):
+    elif naming.is_deployed_name(naming.invocation_logs_bucket_name(lz), bucket) or naming.is_deployed_name(
+        naming.invocation_log_group_name(lz), group
+    ):
         ctx.add(_note("invocation-logging", where, found, "the landing zone's own (an earlier deploy): kept"))
     elif intent.takes_over_invocation_logging(ctx.plan):
         # TODO(singletons): the handler saves the configuration it takes over and restores it on delete.

@@ -15,9 +15,12 @@ from typing import Any
 
 from landing_zone.review.render_md import (
     ACK_STATUS,
+    GRANT_HEADERS,
+    GRANTS_INTRO,
     PROOFS_INTRO,
     enforced_line,
     evidence_line,
+    grant_rows,
     proof_rows,
     quota_rows,
 )
@@ -424,6 +427,19 @@ def _settings(d: Mapping[str, Any]) -> str:
             for r in rows
         ],
         table_id="settings-table",
+    )
+
+
+@renders("html", "cross-account-grants")
+def _grants(d: Mapping[str, Any]) -> str:
+    rows = grant_rows(d)
+    if not rows:
+        return (
+            f"<p>{_e(GRANTS_INTRO)}</p>"
+            + '<p class="muted">No cross-account grant: every policy names its own stack\'s account only.</p>'
+        )
+    return f"<p>{_e(GRANTS_INTRO)}</p>" + _table(
+        GRANT_HEADERS, [[_e(c) for c in r] for r in rows], table_id="grants-table"
     )
 
 

@@ -319,6 +319,37 @@ def _settings(d: Mapping[str, Any]) -> list[str]:
     ]
 
 
+GRANTS_INTRO = (
+    "Every stack deploys in its own account: a policy may name another account only where the plan means a "
+    "cross-account grant (landing_zone/plan/grants.py), and the review rule LZ-FOREIGN-ACCOUNT refuses any other."
+)
+GRANT_HEADERS = ("grant", "stack", "policies", "may name", "accounts", "reason", "used by")
+
+
+def grant_rows(d: Mapping[str, Any]) -> list[list[str]]:
+    """One row per declared cross-account grant: where, what, whose, why, and the statements that use it."""
+    return [
+        [
+            g["id"],
+            g["stack"],
+            ", ".join(g["policy_kinds"]),
+            ", ".join(g["names"]),
+            ", ".join(g["accounts"]),
+            g["reason"],
+            "; ".join(g["used_by"]) or "no statement (declared, unused)",
+        ]
+        for g in d.get("cross_account_grants") or []
+    ]
+
+
+@renders("md", "cross-account-grants")
+def _grants(d: Mapping[str, Any]) -> list[str]:
+    rows = grant_rows(d)
+    if not rows:
+        return [GRANTS_INTRO, "", "No cross-account grant: every policy names its own stack's account only."]
+    return [GRANTS_INTRO, "", *_table(GRANT_HEADERS, rows)]
+
+
 @renders("md", "decision-matrix")
 def _decisions(d: Mapping[str, Any]) -> list[str]:
     m = d["decision_matrix"]

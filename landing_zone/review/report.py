@@ -22,6 +22,7 @@ from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
 from landing_zone.review.coverage import coverage_section
+from landing_zone.review.deployability import deployability_findings, grants_section, replacement_findings
 from landing_zone.review.diff import policy_diff
 from landing_zone.review.findings import (
     Finding,
@@ -456,6 +457,7 @@ def build_review(
     settings = settings_section(plan, assembly, records)
     runs = run_scanners(assembly) if scanners else None
     scan = scanners_section(runs, skips, str(skips_file.name if skips_file else "checkov-skips.yaml"))
+    old = load_assembly(baseline) if baseline is not None else None
     findings = sort_findings(
         [
             *policy_findings(records, ctx),
@@ -465,6 +467,8 @@ def build_review(
             *(proof_findings(proof, matrix) if proof is not None else []),
             *void_findings(plan, assembly),
             *settings_findings(settings),
+            *deployability_findings(records, assembly, plan.cross_account_grants),
+            *(replacement_findings(old, assembly) if old is not None else []),
             *nag_findings(nag),
             *scanner_findings(scan),
         ]
@@ -549,6 +553,8 @@ def build_review(
         "policies": policies,
         "routing_matrix": routing_matrix(plan),
         "settings": settings,
+        # where a policy names another account than its stack's own, as the plan means it (landing_zone/plan/grants.py)
+        "cross_account_grants": grants_section(records, assembly, plan.cross_account_grants),
         "decision_matrix": matrix.as_dict(),
         "threat_model": threat_model_section(plan, matrix),
         "coverage": coverage,

@@ -7,6 +7,7 @@ keeps one rule per file, the metadata of each rule sits in the module whose code
 * ``findings.py`` — policies (over-broad grants, principals, Regions) and data stores (encryption);
 * ``void.py`` — protection the configuration asks for and the assembly leaves void;
 * ``matrices.py`` — the decision matrix; ``report.py`` — action coverage and the proofs;
+* ``deployability.py`` — every stack deployable in its own account, in place and again after ``cdk destroy``;
 * ``nag.py`` — cdk-nag; ``scanners.py`` — cfn-lint and checkov.
 
 ``rationale`` is shown next to every finding of the rule: why it has its level and what to do about it.
@@ -29,7 +30,7 @@ __all__ = ["BLOCKING", "ADVISORY", "Rule", "RULES", "RULE_MODULES", "define", "r
 BLOCKING = "blocking"
 ADVISORY = "advisory"
 
-RULE_MODULES = ("findings", "void", "settings", "matrices", "report", "nag", "scanners")
+RULE_MODULES = ("findings", "void", "settings", "deployability", "matrices", "report", "nag", "scanners")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ SECTIONS = (
     ("inventory", "Policy inventory"),
     ("routing-matrix", "Routing matrix"),
     ("settings", "Governed Bedrock settings"),
+    ("cross-account-grants", "Cross-account grants"),
     ("proofs", "Proofs"),
     ("threat-model", "Threat model"),
     ("coverage", "Coverage of the action space"),

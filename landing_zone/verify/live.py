@@ -203,30 +203,9 @@ class Resolver:
         if isinstance(value, dict):
             if len(value) == 1:
                 ((fn, arg),) = value.items()
-                if fn == "Ref":
-                    return self.ref(arg, stack)
-                if fn == "Fn::GetAtt":
-                    logical_id, attr = arg.split(".", 1) if isinstance(arg, str) else arg
-                    return self.get_att(logical_id, attr, stack)
-                if fn == "Fn::ImportValue":
-                    return self.import_value(self.value(arg, stack))
-                if fn == "Fn::Join":
-                    sep, parts = arg
-                    resolved = [self.value(p, stack) for p in self.value(parts, stack)]
-                    bad = [p for p in resolved if isinstance(p, Unresolved)]
-                    return bad[0] if bad else sep.join(str(p) for p in resolved)
-                if fn == "Fn::Sub":
-                    return self.sub(arg, stack)
-                if fn == "Fn::If":
-                    name, when_true, when_false = arg
-                    holds = self.condition(name, stack)
-                    if isinstance(holds, Unresolved):
-                        return holds
-                    return self.value(when_true if holds else when_false, stack)
-                if fn == "Fn::Select":
-                    index, items = arg
-                    items = self.value(items, stack)
-                    return items[int(index)] if isinstance(items, list) else Unresolved(f"Fn::Select over {items!r}")
+                evaluate = self._INTRINSICS.get(fn)
+                if evaluate is not None:
+                    return evaluate(self, arg, stack)
                 if fn.startswith("Fn::"):
                     return Unresolved(f"{fn} is evaluated only at deploy time")
             mapped = {k: self.value(v, stack) for k, v in value.items()}
@@ -234,6 +213,46 @@ class Resolver:
         if isinstance(value, list):
             return [v for v in (self.value(item, stack) for item in value) if v is not _NO_VALUE]
         return value
+
+    # one method per intrinsic function the assembly uses: (argument, stack) -> value or Unresolved
+    def _get_att(self, arg: Any, stack: Stack) -> Any:
+        logical_id, attr = arg.split(".", 1) if isinstance(arg, str) else arg
+        return self.get_att(logical_id, attr, stack)
+
+    def _join(self, arg: Any, stack: Stack) -> Any:
+        sep, parts = arg
+        resolved = [self.value(p, stack) for p in self.value(parts, stack)]
+        bad = [p for p in resolved if isinstance(p, Unresolved)]
+        return bad[0] if bad else sep.join(str(p) for p in resolved)
+
+    def _if(self, arg: Any, stack: Stack) -> Any:
+        name, when_true, when_false = arg
+        holds = self.condition(name, stack)
+        if isinstance(holds, Unresolved):
+            return holds
+        return self.value(when_true if holds else when_false, stack)
+
+    def _select(self, arg: Any, stack: Stack) -> Any:
+        index, items = arg
+        items = self.value(items, stack)
+        return items[int(index)] if isinstance(items, list) else Unresolved(f"Fn::Select over {items!r}")
+
+    def _split(self, arg: Any, stack: Stack) -> Any:
+        """The stack's suffix in a retained resource's name splits ``AWS::StackId`` (landing_zone.core.naming)."""
+        separator, source = arg
+        text = self.value(source, stack)
+        return text.split(separator) if isinstance(text, str) else text
+
+    _INTRINSICS: dict[str, Callable[[Resolver, Any, Stack], Any]] = {
+        "Ref": lambda self, arg, stack: self.ref(arg, stack),
+        "Fn::GetAtt": _get_att,
+        "Fn::ImportValue": lambda self, arg, stack: self.import_value(self.value(arg, stack)),
+        "Fn::Join": _join,
+        "Fn::Sub": lambda self, arg, stack: self.sub(arg, stack),
+        "Fn::If": _if,
+        "Fn::Select": _select,
+        "Fn::Split": _split,
+    }
 
     def sub(self, arg: Any, stack: Stack) -> Any:
         template, variables = (arg, {}) if isinstance(arg, str) else (arg[0], arg[1])
@@ -263,6 +282,7 @@ class Resolver:
             "AWS::Partition": lambda: self.partition(stack),
             "AWS::URLSuffix": lambda: "amazonaws.com.cn" if self.partition(stack) == "aws-cn" else "amazonaws.com",
             "AWS::StackName": lambda: stack.name,
+            "AWS::StackId": lambda: self.stack_id(stack),
             "AWS::NoValue": lambda: _NO_VALUE,
         }
         if name in pseudo:
@@ -339,6 +359,30 @@ class Resolver:
             except ApiError as exc:
                 self._instance_names[stack.name] = Unresolved(f"CloudFormation ListStacks: {exc.description}")
         return self._instance_names[stack.name]
+
+    def stack_id(self, stack: Stack) -> str | Unresolved:
+        """``AWS::StackId`` of the deployed stack (DescribeStacks): what a retained resource's name ends with."""
+        from botocore.exceptions import ClientError
+
+        try:
+            described = self.describe_stack(stack)
+        except ApiError as exc:
+            return Unresolved(f"AWS::StackId of {stack.name}: CloudFormation {exc.description}")
+        except ClientError as exc:
+            return Unresolved(f"AWS::StackId of {stack.name}: CloudFormation DescribeStacks: {aws.error_code(exc)}")
+        if described is None or not described.get("StackId"):
+            return Unresolved(f"AWS::StackId of {stack.name}: the stack is not deployed")
+        return str(described["StackId"])
+
+    def stack_absent(self, stack: Stack) -> bool:
+        """Whether CloudFormation answered that the stack does not exist (False when it could not be asked): what
+        it would have created is missing, whatever its name (a retained resource's name needs the stack's ID)."""
+        from botocore.exceptions import ClientError
+
+        try:
+            return self.describe_stack(stack) is None
+        except (ApiError, ClientError):
+            return False
 
     def describe_stack(self, stack: Stack) -> dict[str, Any] | None:
         """The deployed stack (CloudFormation DescribeStacks, once per run), ``None`` when no stack of that name

@@ -143,6 +143,36 @@ def test_make_synth_with_the_cdk_cli_writes_the_cloud_assembly(tmp_path):
     assert record["name"] == "kimi-lz" and len(record["config_sha256"]) == 64 and record["routing"]["routes"]
 
 
+@pytest.mark.synth
+def test_make_synth_refuses_to_replace_a_named_profile_unless_accepted(tmp_path):
+    """An application that changes model: its application inference profile keeps its name and its ModelSource
+    (create-only) changes, which CloudFormation cannot do. `make synth` prints it with the way out, exits 2 and keeps
+    the previous cdk.out; ACCEPT_REPLACEMENT=<stack>/<logical id> goes on (LZ-FORCED-REPLACEMENT)."""
+    out = tmp_path / "cdk.out"
+    example = ROOT / "examples" / "us-single-account.yaml"
+    first = run("make", "--no-print-directory", "synth", f"CONFIG={example}", f"OUT={out}")
+    assert first.returncode == 0, first.stderr
+    changed = tmp_path / "k2.yaml"
+    changed.write_text(
+        example.read_text()
+        + "applications:\n  - {name: us-workload, cost_center: us-workload, model: kimi-k2-thinking}\n"
+    )
+    before = (out / "kimi-us-access.template.json").read_text()
+    refused = run("make", "--no-print-directory", "synth", f"CONFIG={changed}", f"OUT={out}")
+    assert refused.returncode == 2
+    (line,) = [x for x in refused.stderr.splitlines() if x.startswith("REFUSED LZ-FORCED-REPLACEMENT")]
+    assert "AWS::Bedrock::ApplicationInferenceProfile" in line and "ModelSource" in line and "new name" in line
+    profile = line.split(": ", 1)[1].split(" ", 1)[0]  # kimi-us-access/<logical id>
+    assert "ACCEPT_REPLACEMENT" in refused.stderr and "Traceback" not in refused.stderr
+    assert (out / "kimi-us-access.template.json").read_text() == before and not Path(f"{out}.tmp").exists()
+    accepted = run(
+        "make", "--no-print-directory", "synth", f"CONFIG={changed}", f"OUT={out}", f"ACCEPT_REPLACEMENT={profile}"
+    )
+    assert accepted.returncode == 0, accepted.stderr
+    assert f"accepted LZ-FORCED-REPLACEMENT: {profile}" in accepted.stderr
+    assert "moonshot.kimi-k2-thinking" in (out / "kimi-us-access.template.json").read_text()
+
+
 def test_make_schema_prints_the_schema_only():
     """`make schema > schema.json` gives valid JSON: no echoed recipe line, set-up progress on stderr."""
     result = run("make", "--no-print-directory", "schema")

@@ -62,6 +62,9 @@ CASES: dict[tuple[str, str], list[str]] = {
     # the outside look's input: --out was checked only after the API calls (exit 1)
     ("discover", "--out"): ["discover", "--regions", "us-east-1", "--out", UNDER_A_FILE],
     ("discover", "--profile"): ["discover", "--regions", "us-east-1", "--profile", "no-such-profile"],
+    ("replacements", "--new"): ["replacements", "--old", "{tmp}/none", "--new", "{tmp}"],
+    ("replacements", "--old"): ["replacements", "--old", "{tmp}/a-file", "--new", ASSEMBLY],
+    ("replacements", "--accept"): ["replacements", "--old", "{tmp}/none", "--new", ASSEMBLY, "--accept", "no-slash"],
     ("preflight", "--profile"): ["preflight", "--profile", "no-such-profile"],
     ("preflight", "--management-profile"): ["preflight", "--management-profile", "no-such-profile"],
     ("preflight", "--account-profile"): ["preflight", "--account-profile", "no-equals-sign"],

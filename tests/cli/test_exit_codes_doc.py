@@ -118,6 +118,8 @@ SCENARIOS: dict[tuple[str, int], Scenario] = {
     ("preflight", 0): "tests/moto/test_preflight.py::test_a_clean_organization_exits_0",
     ("preflight", 1): "tests/moto/test_preflight.py::test_preflight_exits_1_with_every_conflict_in_json",
     ("preflight", 2): ["preflight", "--config", EU, "--account-profile", "999999999999=x"],
+    ("replacements", 0): "tests/review/test_deployability.py::test_the_replacements_command_refuses_and_accepts",
+    ("replacements", 2): ["replacements", "--old", "/nonexistent-assembly", "--new", "/nonexistent-assembly"],
     ("verify", 0): "tests/moto/test_verify.py::test_verify_passes_when_the_account_holds_the_intent",
     ("verify", 1): "tests/moto/test_verify.py::test_drift_is_caught_by_its_check",
     ("verify", 2): "tests/moto/test_verify.py::test_missing_credentials_are_errors_with_the_real_client_factory",

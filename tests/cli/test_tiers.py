@@ -154,10 +154,22 @@ def test_the_make_target_the_message_names_installs_the_tier(tmp_path: Path):
 # --------------------------------------------------------------------------------------------------
 
 
+# Commands whose run needs a synthesized assembly: run in their own test below.
+ASSEMBLY_RUNS = {("replacements",)}
+
+
 def test_every_command_declares_its_tier_or_runs_on_the_runtime_alone():
-    assert set(RUNTIME_RUNS) == set(commands()) - set(TIER_COMMANDS), (
+    assert set(RUNTIME_RUNS) | ASSEMBLY_RUNS == set(commands()) - set(TIER_COMMANDS), (
         "a command that declares no tier needs a run in RUNTIME_RUNS (or `needs(parser, CLI)` where it registers)"
     )
+
+
+def test_replacements_runs_on_the_runtime_alone(synth, runtime_env: dict[str, str]):
+    """`make synth` runs it last, with requirements.txt only."""
+    assembly = str(synth().outdir)
+    result = lz(runtime_env, "replacements", "--old", assembly, "--new", assembly)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr and "ModuleNotFoundError" not in result.stderr
 
 
 RUNS = [["--help"], ["--version"]] + [argv for runs in RUNTIME_RUNS.values() for argv in runs]

@@ -17,7 +17,8 @@ Two moto quirks are worked around rather than stripped: moto's ``AWS::KMS::Key``
 shape (``TagKey``/``TagValue``) instead of CloudFormation's (``Key``/``Value``); and moto hands JSON-typed
 policy properties (``KeyPolicy``, a VPC endpoint's ``PolicyDocument``) to its API as Python objects (the key
 policy then breaks DescribeKey, the endpoint policy is stored as a Python ``repr``), so they are passed as JSON
-strings, which CloudFormation accepts as the same document.  A third quirk is left visible: moto's
+strings (an intrinsic in them joined into the text with ``Fn::Join``), which CloudFormation accepts as the same
+document.  A third quirk is left visible: moto's
 ``AWS::Logs::LogGroup`` ignores ``KmsKeyId``, and ``verify`` reports exactly that (last test) while confirming
 the keys and endpoints moto's CloudFormation created.
 """
@@ -136,8 +137,35 @@ def _moto_quirks(res: dict) -> None:
     # moto quirk 2: JSON-typed policy properties reach moto's API unserialized; CloudFormation accepts them as
     # JSON strings too, so pass them that way (same document).
     for name in JSON_STRING_PROPERTIES.get(res["Type"], ()):
-        if isinstance(props.get(name), dict) and not _refs(props[name]) and not _imports(props[name]):
-            props[name] = json.dumps(props[name])
+        if isinstance(props.get(name), dict) and not _imports(props[name]):
+            props[name] = _json_text(props[name])
+
+
+def _json_text(document: Any) -> Any:
+    """The document as JSON text; the intrinsic functions in it (``Ref AWS::StackId`` of a retained log group's name)
+    stay functions, joined into the text (``Fn::Join``), which CloudFormation resolves to the same string."""
+    found: list[Any] = []
+
+    def mark(value: Any) -> Any:
+        if isinstance(value, dict) and len(value) == 1 and next(iter(value)).startswith(("Fn::", "Ref")):
+            found.append(value)
+            return f"@@lz-intrinsic-{len(found) - 1}@@"
+        if isinstance(value, dict):
+            return {k: mark(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [mark(v) for v in value]
+        return value
+
+    text = json.dumps(mark(document))
+    if not found:
+        return text
+    parts: list[Any] = []
+    for i, chunk in enumerate(text.split("@@lz-intrinsic-")):
+        if i:
+            index, chunk = chunk.split("@@", 1)
+            parts.append(found[int(index)])
+        parts.append(chunk)
+    return {"Fn::Join": ["", parts]}
 
 
 @pytest.fixture
@@ -162,6 +190,7 @@ def stacks(eu, aws_mock, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         cfn.create_stack(StackName=stack.name, TemplateBody=json.dumps(template), Capabilities=["CAPABILITY_NAMED_IAM"])
         description = cfn.describe_stacks(StackName=stack.name)["Stacks"][0]
         created[suffix]["status"] = description["StackStatus"]
+        created[suffix]["id"] = description["StackId"]
         created[suffix]["resources"] = {
             r["LogicalResourceId"]: r for r in cfn.describe_stack_resources(StackName=stack.name)["StackResources"]
         }
@@ -218,10 +247,13 @@ def test_what_moto_created_is_what_the_keys_and_network_stacks_describe(stacks) 
     assert all(e["PrivateDnsEnabled"] for e in endpoints)
     logs = boto3.client("logs", region_name="eu-central-1")
     names = {g["logGroupName"] for g in logs.describe_log_groups(logGroupNamePrefix="/kimi-eu/")["logGroups"]}
-    assert {"/kimi-eu/vpc-flow-logs", "/kimi-eu/bedrock/invocations"} <= names
-    # the invocation-log bucket's generated name is on record, as verify resolves it
+    # what a stack retains is named with its own stack's suffix: the first group of the UUID in its stack ID
+    network, access = (stacks[s]["id"].rsplit("/", 1)[1].split("-")[0] for s in ("network", "access"))
+    assert network != access and len(access) == 8
+    assert {f"/kimi-eu/vpc-flow-logs-{network}", f"/kimi-eu/bedrock/invocations-{access}"} <= names
+    # the invocation-log bucket's name is on record, as verify resolves it
     bucket = stacks["access"]["resources"]["InvocationLoggingBucketF12B4122"]["PhysicalResourceId"]
-    assert bucket == "kimi-eu-invocation-logs-222222222222"  # named inside the protected namespace
+    assert bucket == f"kimi-eu-invocation-logs-{access}"  # named inside the protected namespace
     sns = boto3.client("sns", region_name="eu-central-1")
     assert any(t["TopicArn"].endswith(":kimi-eu-cost-alerts") for t in sns.list_topics()["Topics"])
 

@@ -253,6 +253,7 @@ def test_a_level_without_an_allow_denies_the_landing_zone_and_its_deploy(plan, a
 def test_the_landing_zones_own_settings_are_no_conflict(plan, aws_mock):
     """After a deploy: its own logging configuration, monitor, retention mode and bootstrap are notes."""
     from landing_zone.core import naming
+    from landing_zone.core.markers import STACK_SUFFIX
 
     cfg = plan.config
     dep, home = cfg.deployment_account, cfg.home_region
@@ -261,7 +262,9 @@ def test_the_landing_zones_own_settings_are_no_conflict(plan, aws_mock):
         cdk_toolkit=False, foreign_retention=cfg.data_retention.mode,
     )  # fmt: skip
     state.moto("bedrock", dep, home).put_model_invocation_logging_configuration(
-        loggingConfig={"s3Config": {"bucketName": naming.invocation_logs_bucket_name(cfg.name, dep)}}
+        loggingConfig={
+            "s3Config": {"bucketName": naming.invocation_logs_bucket_name(cfg.name).replace(STACK_SUFFIX, "4f2a9c1e")}
+        }
     )
     state.monitors[dep] = [
         {
@@ -417,11 +420,13 @@ def test_single_account_mode_reads_the_account_and_no_organization(plan_for, aws
 
 
 def test_account_profiles_are_given_by_id_or_name_once_each(plan):
+    from landing_zone.cli.flags import check_all
     from landing_zone.cli.preflight import _account_profiles
     from landing_zone.errors import ConfigError
 
     dev = plan.config.accounts[1]
     management = plan.config.organization.management_account_id
-    assert _account_profiles(plan, [(dev.name, "dev"), (management, "m")]) == {dev.id: "dev", management: "m"}
+    assert _account_profiles(plan, [(dev.name, "dev"), (management, "m")]) == ({dev.id: "dev", management: "m"}, [])
+    _, refused = _account_profiles(plan, [(dev.name, "dev"), (dev.id, "other")])
     with pytest.raises(ConfigError, match=r"--account-profile\[1\]: got '333333333333'; given twice"):
-        _account_profiles(plan, [(dev.name, "dev"), (dev.id, "other")])
+        check_all(refused)

@@ -15,7 +15,10 @@ Every input goes through the review's own public entry points, without a synth a
 * ``NagReport``: a ``validation-report.json`` as cdk-nag and CDK write it, with the acknowledgments of the stack
   metadata, read by ``nag_section`` and ``nag_findings``;
 * ``Scans``: the parsed results of cfn-lint and checkov (``ScannerRun`` objects shaped like their real JSON output),
-  read by ``scanners_section`` and ``scanner_findings``.
+  read by ``scanners_section`` and ``scanner_findings``;
+* ``Deploy``: one stack's resources in its account (as the manifest's environment gives it) and the cross-account
+  grants the plan declares, checked by ``deployability_findings``;
+* ``Replace``: one stack's resources before and after a change, compared by ``replacement_findings``.
 
 A new rule without a fixture pair fails ``test_every_rule_has_a_failing_and_a_passing_fixture``.
 """
@@ -32,9 +35,12 @@ from typing import Any
 import pytest
 
 from landing_zone.assembly import Acknowledgment, Assembly, Stack
+from landing_zone.assembly.intrinsics import STACK_SUFFIX
+from landing_zone.plan.grants import CrossAccountGrant
 from landing_zone.policies.guardrails import permissions_boundary, scp_documents
 from landing_zone.policies.prover import Guard
 from landing_zone.review.coverage import coverage_section
+from landing_zone.review.deployability import deployability_findings, replacement_findings
 from landing_zone.review.findings import Finding, ReviewContext, data_store_findings, policy_findings
 from landing_zone.review.inventory import build_inventory
 from landing_zone.review.matrices import decision_findings, decision_matrix
@@ -140,7 +146,24 @@ class Settings:
     drop: str | None = None
 
 
-Input = Template | Guardrails | NagReport | Scans | Void | Settings
+@dataclass(frozen=True)
+class Deploy:
+    """The resources of the stack ``app`` deployed to ``account`` (its manifest environment), and the grants."""
+
+    resources: Mapping[str, Any]
+    account: str = ACCOUNT
+    grants: tuple[CrossAccountGrant, ...] = ()
+
+
+@dataclass(frozen=True)
+class Replace:
+    """The resources of the stack ``app`` as deployed (``old``) and as synthesized now (``new``)."""
+
+    old: Mapping[str, Any]
+    new: Mapping[str, Any]
+
+
+Input = Template | Guardrails | NagReport | Scans | Void | Settings | Deploy | Replace
 
 
 @dataclass(frozen=True)
@@ -410,6 +433,74 @@ LINT_ERROR = cfn_lint_result(
 )
 CKV_LOGGING = checkov_failed("CKV_AWS_18", "Ensure the S3 bucket has access logging enabled", "AccessLogs")
 CKV_LOGGING_SKIP = CheckovSkip("CKV_AWS_18", "the access-log bucket cannot log to itself (it would loop)", "AccessLogs")
+
+
+# ----------------------------------------------------------------------------------------- deployability builders
+
+ROOT_OF = "arn:aws:iam::{}:root"
+
+
+def key(*statements: Mapping[str, Any]) -> dict[str, Any]:
+    """An ``AWS::KMS::Key`` (the resource ``Subject``) with the given policy statements."""
+    return {"Subject": {"Type": "AWS::KMS::Key", "Properties": {"KeyPolicy": document(*statements)}}}
+
+
+def root_statement(account: str, **extra: Any) -> dict[str, Any]:
+    return allow("kms:*", "*", Sid="EnableIamPolicies", Principal={"AWS": ROOT_OF.format(account)}, **extra)
+
+
+def logs_statement(account: str) -> dict[str, Any]:
+    """CloudWatch Logs may use the key for the log groups of ``account``."""
+    condition = {
+        "ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:eu-central-1:{account}:log-group:/app/*"}
+    }
+    return allow(
+        ["kms:Encrypt*", "kms:Decrypt*", "kms:GenerateDataKey*"],
+        "*",
+        Sid="LogsForItsLogGroups",
+        Principal={"Service": "logs.eu-central-1.amazonaws.com"},
+        Condition=condition,
+    )
+
+
+def trusting(account: str) -> dict[str, Any]:
+    """A role ``Subject`` whose trust policy admits the root of ``account``."""
+    statement = {"Effect": "Allow", "Principal": {"AWS": ROOT_OF.format(account)}, "Action": "sts:AssumeRole"}
+    return {
+        "Subject": {
+            "Type": "AWS::IAM::Role",
+            "Properties": {"RoleName": "app-invoker", "AssumeRolePolicyDocument": document(statement)},
+        }
+    }
+
+
+def grant(policy_kinds: tuple[str, ...], names: tuple[str, ...]) -> CrossAccountGrant:
+    """The plan's grant of ``FOREIGN_ACCOUNT`` to the policies of the stack ``app``."""
+    return CrossAccountGrant("fixture", "app", policy_kinds, names, (FOREIGN_ACCOUNT,), "the fixture's caller account")
+
+
+def profile(name: str, model_arn: str) -> dict[str, Any]:
+    """An application inference profile ``Subject`` named ``name`` copying ``model_arn``."""
+    return {
+        "Subject": {
+            "Type": "AWS::Bedrock::ApplicationInferenceProfile",
+            "Properties": {"InferenceProfileName": name, "ModelSource": {"CopyFrom": model_arn}},
+        }
+    }
+
+
+def retained_log_group(name: Any, deletion_policy: str = "Retain") -> dict[str, Any]:
+    return {
+        "Subject": {
+            "Type": "AWS::Logs::LogGroup",
+            "DeletionPolicy": deletion_policy,
+            "UpdateReplacePolicy": deletion_policy,
+            "Properties": {"LogGroupName": name, "RetentionInDays": 365},
+        }
+    }
+
+
+OTHER_MODEL_ARN = "arn:aws:bedrock:eu-central-1::foundation-model/moonshot.kimi-k2-thinking"
 
 
 # ----------------------------------------------------------------------------------------- the table
@@ -847,6 +938,112 @@ FIXTURES: tuple[RuleFixture, ...] = (
         NagReport(None),
         nag_report(plugin("AwsSolutions", "success")),
     ),
+    # --- deployability: every stack in its own account, in place and again after cdk destroy
+    RuleFixture(
+        "LZ-KEY-LOCKOUT",
+        BLOCKING,
+        "root-only-under-a-condition",
+        "the key policy gives its own account's root kms:* only when aws:PrincipalTag/admin is true: the creator may "
+        "lack PutKeyPolicy, KMS refuses CreateKey (passing: the same statement without the condition)",
+        Deploy(key(root_statement(ACCOUNT, Condition={"StringEquals": {"aws:PrincipalTag/admin": "true"}}))),
+        Deploy(key(root_statement(ACCOUNT))),
+    ),
+    RuleFixture(
+        "LZ-KEY-LOCKOUT",
+        BLOCKING,
+        "another-account-administers",
+        f"the key of account {ACCOUNT} also gives account {FOREIGN_ACCOUNT}'s root kms:* (a declared grant lets the "
+        "policy name that account: the administration is refused all the same; passing: kms:Decrypt only)",
+        Deploy(
+            key(root_statement(ACCOUNT), allow("kms:*", "*", Principal={"AWS": ROOT_OF.format(FOREIGN_ACCOUNT)})),
+            grants=(grant(("key",), ("root",)),),
+        ),
+        Deploy(
+            key(root_statement(ACCOUNT), allow("kms:Decrypt", "*", Principal={"AWS": ROOT_OF.format(FOREIGN_ACCOUNT)})),
+            grants=(grant(("key",), ("root",)),),
+        ),
+    ),
+    RuleFixture(
+        "LZ-KEY-LOCKOUT",
+        BLOCKING,
+        "the-issue-32-management-key",
+        f"the key of a stack deployed to account {FOREIGN_ACCOUNT} (the management account) makes account {ACCOUNT} "
+        f"(a workload account) its administrator, as in issue 32, a grant letting it name {ACCOUNT} (passing: its "
+        "own account's root)",
+        Deploy(
+            key(root_statement(ACCOUNT)),
+            account=FOREIGN_ACCOUNT,
+            grants=(CrossAccountGrant("fixture", "app", ("key",), ("root",), (ACCOUNT,), "the fixture's"),),
+        ),
+        Deploy(
+            key(root_statement(FOREIGN_ACCOUNT)),
+            account=FOREIGN_ACCOUNT,
+            grants=(CrossAccountGrant("fixture", "app", ("key",), ("root",), (ACCOUNT,), "the fixture's"),),
+        ),
+    ),
+    RuleFixture(
+        "LZ-FOREIGN-ACCOUNT",
+        BLOCKING,
+        "logs-condition-of-another-account",
+        f"a key of account {ACCOUNT} lets CloudWatch Logs use it for the log groups of account {FOREIGN_ACCOUNT} "
+        "(kms:EncryptionContext:aws:logs:arn), not its own (passing: its own account's log groups)",
+        Deploy(key(root_statement(ACCOUNT), logs_statement(FOREIGN_ACCOUNT))),
+        Deploy(key(root_statement(ACCOUNT), logs_statement(ACCOUNT))),
+    ),
+    RuleFixture(
+        "LZ-FOREIGN-ACCOUNT",
+        BLOCKING,
+        "undeclared-caller-account",
+        f"a role of account {ACCOUNT} trusts account {FOREIGN_ACCOUNT}'s root and the plan declares no such grant "
+        "(passing: the plan declares it, for trust policies of this stack, with its reason)",
+        Deploy(trusting(FOREIGN_ACCOUNT)),
+        Deploy(trusting(FOREIGN_ACCOUNT), grants=(grant(("trust",), ("root",)),)),
+    ),
+    RuleFixture(
+        "LZ-FORCED-REPLACEMENT",
+        BLOCKING,
+        "profile-model-changes",
+        "the application inference profile app-profile copies another model (ModelSource, create-only) and keeps its "
+        "name: CloudFormation would have to replace it (passing: it gets a new name with the new model)",
+        Replace(profile("app-profile", MODEL_ARN), profile("app-profile", OTHER_MODEL_ARN)),
+        Replace(profile("app-profile", MODEL_ARN), profile("app-profile-2", OTHER_MODEL_ARN)),
+    ),
+    RuleFixture(
+        "LZ-FORCED-REPLACEMENT",
+        BLOCKING,
+        "named-policy-description",
+        "a managed policy with its own name changes its Description (create-only) (passing: the policy has no name "
+        "of its own, CloudFormation names the replacement anew)",
+        Replace(
+            resource(
+                "AWS::IAM::ManagedPolicy", ManagedPolicyName="app", Description="a", PolicyDocument=document()
+            ).resources,
+            resource(
+                "AWS::IAM::ManagedPolicy", ManagedPolicyName="app", Description="b", PolicyDocument=document()
+            ).resources,
+        ),
+        Replace(
+            resource("AWS::IAM::ManagedPolicy", Description="a", PolicyDocument=document()).resources,
+            resource("AWS::IAM::ManagedPolicy", Description="b", PolicyDocument=document()).resources,
+        ),
+    ),
+    RuleFixture(
+        "LZ-RETAINED-NAME-COLLISION",
+        BLOCKING,
+        "retained-log-group-of-fixed-name",
+        "a log group kept on stack deletion is named /app/logs: after cdk destroy, the next create of that name "
+        "fails (passing: the name ends with the stack's suffix from AWS::StackId)",
+        Deploy(retained_log_group("/app/logs")),
+        Deploy(retained_log_group({"Fn::Join": ["", ["/app/logs-", STACK_SUFFIX]]})),
+    ),
+    RuleFixture(
+        "LZ-RETAINED-NAME-COLLISION",
+        BLOCKING,
+        "deleted-with-its-stack",
+        "the log group /app/logs is retained (passing: the same name, deleted with its stack)",
+        Deploy(retained_log_group("/app/logs")),
+        Deploy(retained_log_group("/app/logs", deletion_policy="Delete")),
+    ),
     # --- scanners
     RuleFixture(
         "LZ-CFN-LINT-ERROR",
@@ -1051,8 +1248,26 @@ def settings_review(given: Settings, plan_for: Callable[..., Any]) -> list[Findi
     return settings_findings(settings_section(plan, assembly, build_inventory(assembly)))
 
 
+def deploy_findings(given: Deploy) -> list[Finding]:
+    stack = Stack("app", TEMPLATE_FILE, given.account, "eu-central-1", {"Resources": dict(given.resources)})
+    assembly = Assembly(Path("."), (stack,))
+    return deployability_findings(build_inventory(assembly), assembly, given.grants)
+
+
+def replace_findings(given: Replace) -> list[Finding]:
+    old, new = (
+        Assembly(Path("."), (Stack("app", TEMPLATE_FILE, ACCOUNT, "eu-central-1", {"Resources": dict(r)}),))
+        for r in (given.old, given.new)
+    )
+    return replacement_findings(old, new)
+
+
 def review(given: Input, plan_for: Callable[..., Any]) -> list[Finding]:
     """The findings the review draws from one input, through the entry point for its kind."""
+    if isinstance(given, Deploy):
+        return deploy_findings(given)
+    if isinstance(given, Replace):
+        return replace_findings(given)
     if isinstance(given, Void):
         return void_review(given, plan_for)
     if isinstance(given, Settings):
@@ -1109,7 +1324,7 @@ def test_the_rule_fires_on_the_failing_fixture(fixture: RuleFixture, plan_for: C
     fired = [f for f in found if f.rule == fixture.rule]
     assert fired, f"{fixture.rule} did not fire on: {fixture.request}\nfindings:\n{shown(found)}"
     assert {f.level for f in fired} == {fixture.level}, shown(fired)
-    if isinstance(fixture.failing, Template):  # the evidence points at the offending resource
+    if isinstance(fixture.failing, (Template, Deploy, Replace)):  # the evidence points at the offending resource
         assert {(f.template, f.logical_id) for f in fired} == {(TEMPLATE_FILE, "Subject")}, shown(fired)
     if fixture.rule == "LZ-NAG-UNUSED-ACK":  # located at the acknowledged construct's resource (aws:cdk:path)
         assert {(f.template, f.logical_id, f.element) for f in fired} == {

@@ -1,0 +1,155 @@
+"""The cross-account grants the landing zone means: the one place a policy may name another account, with why.
+
+Every stack must be deployable in its own account, so a policy (key, bucket, topic, trust, identity, endpoint,
+SCP, log resource policy, ...) names no account but its stack's own — except where the plan intends a grant across
+accounts.  Each such grant is declared here, as data: the stack, the kinds of policy, what it may name there
+(``role``, ``root``, ``user``, ``policy``, ``iam`` (another IAM resource), ``log-group``, ``bucket``, ``key``,
+``alias``, or ``account`` for a bare account ID in a principal or an account condition key), the accounts, and
+the reason.  The review rule ``LZ-FOREIGN-ACCOUNT`` (:mod:`landing_zone.review.deployability`) admits exactly these
+and lists each one, with its reason and the statements that use it, in the report.
+
+To add a grant (a new policy that must name another account): add a :class:`CrossAccountGrant` to
+:func:`cross_account_grants` with the reason a reviewer reads; nothing else admits it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from landing_zone.core import naming
+from landing_zone.core.applications import ApplicationPlan
+from landing_zone.core.config import LandingZoneConfig
+
+__all__ = ["NAME_KINDS", "CrossAccountGrant", "cross_account_grants"]
+
+# What a policy can name of an account: an IAM principal (root, role, user), a resource (log group, bucket, key,
+# alias), or the bare account ID (a principal, aws:SourceAccount / aws:PrincipalAccount / aws:ResourceAccount ...).
+NAME_KINDS = frozenset({"root", "role", "user", "policy", "iam", "log-group", "bucket", "key", "alias", "account"})
+
+
+@dataclass(frozen=True)
+class CrossAccountGrant:
+    """Policies of ``policy_kinds`` (the review inventory's kinds: ``scp``, ``trust``, ``endpoint`` ...) in the
+    stack ``stack`` may name ``names`` of ``accounts``, because ``reason``."""
+
+    id: str
+    stack: str
+    policy_kinds: tuple[str, ...]
+    names: tuple[str, ...]
+    accounts: tuple[str, ...]
+    reason: str
+
+    def __post_init__(self) -> None:
+        unknown = set(self.names) - NAME_KINDS
+        if unknown:
+            raise ValueError(f"grant {self.id}: names {sorted(unknown)} (known: {', '.join(sorted(NAME_KINDS))})")
+
+    def admits(self, stack: str, policy_kind: str, name_kind: str, account: str) -> bool:
+        return (
+            stack == self.stack
+            and policy_kind in self.policy_kinds
+            and name_kind in self.names
+            and account in self.accounts
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "stack": self.stack,
+            "policy_kinds": list(self.policy_kinds),
+            "names": list(self.names),
+            "accounts": list(self.accounts),
+            "reason": self.reason,
+        }
+
+
+def _accounts_of(arns: Iterable[str]) -> set[str]:
+    """The 12-digit accounts of IAM ARNs (a wildcard account names none)."""
+    out = set()
+    for arn in arns:
+        parts = arn.split(":")
+        if len(parts) > 4 and parts[4].isdigit():
+            out.add(parts[4])
+    return out
+
+
+def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """The SCPs live in the management account and bind the member accounts, where the landing zone's own roles act:
+    the CDK bootstrap roles of the account that deploys, its automation and log-delivery roles, and the configured
+    deployment and deployer principals (``landing_zone.policies.guardrails.exemptions``)."""
+    if config.organization is None:
+        return None
+    g = config.policy_guardrails
+    deploy = config.stackset_administrator_account if config.member_baseline.enabled else config.deployment_account
+    accounts = {deploy} | _accounts_of((*g.deployment_principal_arns, *g.deployer_principal_arns))
+    accounts -= {config.organization.management_account_id}  # the stack's own account needs no grant
+    if not accounts:
+        return None
+    return CrossAccountGrant(
+        id="scp-landing-zone-roles",
+        stack=naming.stack_name(config.name, "guardrails"),
+        policy_kinds=("scp",),
+        names=("role",),
+        accounts=tuple(sorted(accounts)),
+        reason="the SCPs, in the management account, bind the workload accounts; they exempt (and protect) by ARN the "
+        "roles the landing zone itself acts with there: the CDK bootstrap roles of the account that deploys, the "
+        "automation and log-delivery roles, and policy_guardrails.deployment_principal_arns / "
+        "deployer_principal_arns",
+    )
+
+
+def _invoker_grants(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> list[CrossAccountGrant]:
+    """An application called from another account (``applications[].account``): its invoker role's trust policy
+    names that account's root and the principals it narrows to (``trusted_principal_arns``, SSO roles)."""
+    grants = []
+    for app in applications:
+        accounts = ({app.caller_account_id} | _accounts_of(app.app.trusted_principal_arns)) - {
+            config.deployment_account
+        }
+        accounts = {a for a in accounts if a.isdigit()}  # the member baseline's caller is the member itself
+        if not accounts:
+            continue
+        grants.append(
+            CrossAccountGrant(
+                id=f"invoker-trust-{app.app.name}",
+                stack=naming.stack_name(config.name, "access"),
+                policy_kinds=("trust",),
+                names=("root", "role"),
+                accounts=tuple(sorted(accounts)),
+                reason=f"application {app.app.name} is called from account {app.caller_account_id} "
+                "(applications[].account): its invoker role trusts that account's principals, narrowed to "
+                "trusted_principal_arns / sso_permission_sets when given",
+            )
+        )
+    return grants
+
+
+def _endpoint_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """The deployment account's VPC endpoints serve every configured account (organization-wide access): their
+    policies may bound the resources and principals to those accounts."""
+    others = tuple(a for a in config.account_ids if a != config.deployment_account)
+    if config.member_baseline.enabled or not others:
+        return None
+    return CrossAccountGrant(
+        id="endpoints-configured-accounts",
+        stack=naming.stack_name(config.name, "network"),
+        policy_kinds=("endpoint",),
+        names=("account", "role", "root"),
+        accounts=others,
+        reason="the VPC endpoints in the deployment account carry the traffic of every configured account "
+        "(accounts[]): their policies admit those accounts' principals and resources, and no one else's",
+    )
+
+
+def cross_account_grants(
+    config: LandingZoneConfig, applications: Sequence[ApplicationPlan]
+) -> tuple[CrossAccountGrant, ...]:
+    """Every cross-account grant the configuration means (empty for a single account that calls itself)."""
+    grants: list[CrossAccountGrant | None] = [
+        _scp_grant(config),
+        *_invoker_grants(config, applications),
+        _endpoint_grant(config),
+    ]
+    return tuple(g for g in grants if g is not None)
