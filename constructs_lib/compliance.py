@@ -7,6 +7,8 @@ imported only by ``constructs_lib/nag.py``; acknowledgments use CDK's own ``Vali
 
 from __future__ import annotations
 
+import json
+
 from aws_cdk import Acknowledgment, Validations
 from constructs import IConstruct
 
@@ -56,7 +58,8 @@ def nag_text(scope: IConstruct, value: str) -> str:
     """``value`` (an ARN that may hold CDK tokens) written the way cdk-nag prints it in a finding ID.
 
     cdk-nag flattens CloudFormation references: ``{"Ref": X}`` -> ``<X>``, ``{"Fn::GetAtt": [L, A]}`` ->
-    ``<L.A>``, ``{"Fn::Join": [sep, parts]}`` -> the parts joined; literals stay as they are.
+    ``<L.A>``, ``{"Fn::Join": [sep, parts]}`` -> the parts joined, anything else (``Fn::Select``) its JSON text;
+    literals stay as they are (cdk-nag's ``flattenCfnReference``).
     """
     from aws_cdk import Stack
 
@@ -71,6 +74,8 @@ def nag_text(scope: IConstruct, value: str) -> str:
         if isinstance(node, dict) and "Fn::Join" in node:
             separator, parts = node["Fn::Join"]
             return str(separator).join(flat(p) for p in parts)
+        if isinstance(node, dict) and "Fn::Select" in node:  # cdk-nag's fallback: the JSON text (JSON.stringify)
+            return json.dumps(node, separators=(",", ":"))
         raise ValueError(f"cannot flatten {node!r} the way cdk-nag does")
 
     return flat(Stack.of(scope).resolve(value))

@@ -4,11 +4,12 @@ The handler code lives in ``handlers/<name>/index.py`` (tested on its own with m
 part is named inside the landing zone's namespace, which the tamper guardrails protect by name
 (landing_zone/policies/guardrails.py):
 
-* the handler ``<lz>-<handler>`` runs as ``<lz>-automation-<handler>`` and logs to ``/<lz>/automation/<handler>``;
+* the handler ``<lz>-<handler>`` runs as ``<lz>-automation-<handler>`` and logs to ``/<lz>/automation/<handler>-<suffix>``
+  (retained: the stack's suffix, ``landing_zone.core.naming``);
 * the CDK Provider framework function ``<lz>-<handler>-provider`` (invoked by CloudFormation, which runs as
   the exempt CDK execution role) runs as ``<lz>-automation-<short_name>-provider`` — an automation role, so
   the guardrails let it invoke the handler while nobody else may (a forged Delete event to the logging handler
-  would otherwise remove invocation logging) — and logs to ``/<lz>/automation/<handler>-provider``.
+  would otherwise remove invocation logging) — and logs to ``/<lz>/automation/<handler>-provider-<suffix>``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from constructs_lib.cfn import render
+from constructs_lib.cfn import render, render_name
 from constructs_lib.compliance import acknowledge, nag_text
 from landing_zone.core import arns, naming
 
@@ -61,8 +62,8 @@ class PythonCustomResource(Construct):
         code_dir = HANDLERS_DIR / handler.replace("-", "_")
         if not (code_dir / "index.py").is_file():
             raise FileNotFoundError(f"handler code {code_dir / 'index.py'} is missing")
-        log_name = naming.automation_log_group_name(landing_zone_name, handler)
-        provider_log_name = naming.automation_provider_log_group_name(landing_zone_name, handler)
+        log_name = render_name(self, naming.automation_log_group_name(landing_zone_name, handler))
+        provider_log_name = render_name(self, naming.automation_provider_log_group_name(landing_zone_name, handler))
         self.log_group = logs.LogGroup(
             self,
             "Logs",

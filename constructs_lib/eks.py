@@ -29,7 +29,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from constructs_lib.cfn import cfn_child, logical_id, render
+from constructs_lib.cfn import cfn_child, logical_id, render, render_name
 from constructs_lib.compliance import acknowledge
 from constructs_lib.keys import LandingZoneKey
 from constructs_lib.network import RETENTION_DAYS, InterfaceEndpoints
@@ -166,8 +166,10 @@ class GpuInferenceCluster(Construct):
         system_root_volume_gib: int = 50,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.cluster_name = naming.eks_cluster_name(name)
-        log_group_name = naming.eks_log_group_name(name)
+        # the name ends with the stack's suffix (its control-plane log group is retained: landing_zone.core.naming)
+        self.cluster_name = render_name(self, naming.eks_cluster_name(name))
+        self._label = f"{name}-inference"  # the cluster in descriptions (no deploy-time token)
+        log_group_name = render_name(self, naming.eks_log_group_name(name))
         isolated = ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
 
         # -- network: endpoints so that isolated nodes can pull images and call AWS APIs ----------------
@@ -243,7 +245,7 @@ class GpuInferenceCluster(Construct):
             "ClusterRole",
             role_name=naming.eks_cluster_role_name(name),
             assumed_by=iam.ServicePrincipal("eks.amazonaws.com"),
-            description=f"{self.cluster_name}: EKS cluster role",
+            description=f"{self._label}: EKS cluster role",
             managed_policies=[
                 iam.ManagedPolicy.from_aws_managed_policy_name("AmazonEKSClusterPolicy"),
                 iam.ManagedPolicy(
@@ -440,7 +442,7 @@ class GpuInferenceCluster(Construct):
             construct_id,
             role_name=role_name,
             assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
-            description=f"{self.cluster_name}: {kind} node role",
+            description=f"{self._label}: {kind} node role",
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name(p) for p in policies],
         )
         for policy_name, why in policies.items():

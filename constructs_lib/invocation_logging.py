@@ -16,7 +16,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from constructs_lib.cfn import cfn_child, render
+from constructs_lib.cfn import cfn_child, render, render_name
 from constructs_lib.compliance import acknowledge, nag_text
 from constructs_lib.custom_resource import PythonCustomResource
 from constructs_lib.network import RETENTION_DAYS
@@ -54,7 +54,7 @@ class InvocationLoggingConfig(Construct):
             self,
             "AccessLogs",
             # '<lz>-' names: the tamper guardrails protect buckets by name (they ignore aws:ResourceTag)
-            bucket_name=naming.access_logs_bucket_name(landing_zone_name, account),
+            bucket_name=render_name(self, naming.access_logs_bucket_name(landing_zone_name)),
             encryption=s3.BucketEncryption.S3_MANAGED,  # S3 server access logs cannot target SSE-KMS buckets
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -73,7 +73,7 @@ class InvocationLoggingConfig(Construct):
         self.bucket = s3.Bucket(
             self,
             "Bucket",
-            bucket_name=naming.invocation_logs_bucket_name(landing_zone_name, account),
+            bucket_name=render_name(self, naming.invocation_logs_bucket_name(landing_zone_name)),
             encryption=s3.BucketEncryption.KMS,
             encryption_key=logs_key,
             bucket_key_enabled=True,
@@ -99,7 +99,7 @@ class InvocationLoggingConfig(Construct):
         )
         policy = render(self, bucket_policy, {markers.BUCKET_ARN: self.bucket.bucket_arn})
         s3.CfnBucketPolicy(self, "BucketPolicy", bucket=self.bucket.bucket_name, policy_document=policy)
-        log_group_name = naming.invocation_log_group_name(landing_zone_name)
+        log_group_name = render_name(self, naming.invocation_log_group_name(landing_zone_name))
         self.log_group = logs.LogGroup(
             self,
             "LogGroup",

@@ -12,7 +12,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from constructs_lib.cfn import cfn_child, render
+from constructs_lib.cfn import cfn_child, render, render_name
 from constructs_lib.compliance import acknowledge, nag_text
 from landing_zone.core import arns, naming
 
@@ -89,7 +89,7 @@ class PrivateNetwork(Construct):
         self.flow_log_group = logs.LogGroup(
             self,
             "FlowLogs",
-            log_group_name=flow_log_group_name,
+            log_group_name=render_name(self, flow_log_group_name),
             encryption_key=flow_log_key,
             retention=RETENTION_DAYS[flow_log_retention_days],
             removal_policy=RemovalPolicy.RETAIN,
@@ -105,7 +105,10 @@ class PrivateNetwork(Construct):
             flow_log_managed,
             "AwsSolutions-IAM5",
             finding="Resource::"
-            + nag_text(self, arns.log_streams(stack.region, stack.account, flow_log_group_name, stack.partition)),
+            + nag_text(
+                self,
+                arns.log_streams(stack.region, stack.account, render_name(self, flow_log_group_name), stack.partition),
+            ),
             reason="VPC Flow Logs creates and names the log streams of this one log group",
         )
         self.flow_log_role = iam.Role(

@@ -41,7 +41,13 @@ class StackSetAssetBucket(Construct):
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             enforce_ssl=True,
             versioned=True,
-            removal_policy=RemovalPolicy.RETAIN,
+            # Deleted with the stack, objects and versions first (CDK's auto-delete custom resource): cdk-stacksets
+            # needs this fixed name (<prefix>-<region>, written into the member template), so a retained bucket would
+            # make the next deployment after `cdk destroy` fail ("already exists"; review rule
+            # LZ-RETAINED-NAME-COLLISION). It holds deployment artifacts only, published again by every deployment;
+            # its access logs (a generated name) are retained.
+            removal_policy=RemovalPolicy.DESTROY,
+            auto_delete_objects=True,
             server_access_logs_bucket=self.access_logs,
             server_access_logs_prefix="stackset-assets/",
         )

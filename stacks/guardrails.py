@@ -13,12 +13,13 @@ from typing import Any
 from aws_cdk import CfnOutput
 from constructs import Construct
 
+from constructs_lib.cfn import render
 from constructs_lib.cost_allocation import CostAllocationTags
 from constructs_lib.guardrail_organization_policy import GuardrailOrganizationPolicy
 from constructs_lib.keys import LandingZoneKey
 from constructs_lib.network import RETENTION_DAYS
 from constructs_lib.organizations import ServiceControlPolicies
-from landing_zone.core import markers, naming
+from landing_zone.core import naming
 from landing_zone.core.applications import cost_allocation_tags_stack
 from landing_zone.plan import Plan
 from stacks.base import LandingZoneStack
@@ -86,13 +87,15 @@ def _activate_cost_allocation_tags(scope: Construct, plan: Plan) -> CostAllocati
     """Activate the tag keys once for the organization, in the management (payer) account; the activation's logs
     are encrypted with a key of their own here (the landing zone's keys live in the workload accounts)."""
     cfg = plan.config
-    assert cfg.organization is not None
+    management_logs_key = plan.policies.management_logs_key
+    assert cfg.organization is not None and management_logs_key is not None
     logs_key = LandingZoneKey(
         scope,
         "ManagementLogsKey",
         alias=naming.management_logs_key_alias(cfg.name),
         description=f"{cfg.name}: logs of the cost-allocation-tag activation in the management account",
-        policy=markers.resolve(plan.policies.keys["logs"], {markers.ACCOUNT: cfg.organization.management_account_id}),
+        # its own account's root and CloudWatch Logs for the activation's log groups only (the plan's least privilege)
+        policy=render(scope, management_logs_key),
     ).key
     automation = plan.policies.automation["cost-allocation-tags"]
     return CostAllocationTags(

@@ -16,12 +16,26 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["Exports", "is_intrinsic", "render", "render_document", "resolve_document", "template_resolver"]
+__all__ = [
+    "STACK_SUFFIX",
+    "Exports",
+    "is_intrinsic",
+    "render",
+    "render_document",
+    "resolve_document",
+    "template_resolver",
+]
 
 # export name -> (exporting stack, rendered value)
 Exports = Mapping[str, tuple[str, Any]]
 
 _SUB_VAR = re.compile(r"\$\{([^}!][^}]*)\}")
+
+# How the constructs write the stack's suffix (``constructs_lib.cfn.stack_suffix``): the first group of the UUID that
+# ends AWS::StackId.  Rendered as ``<AWS::StackId suffix>``.
+STACK_SUFFIX: Mapping[str, Any] = {
+    "Fn::Select": [0, {"Fn::Split": ["-", {"Fn::Select": [2, {"Fn::Split": ["/", {"Ref": "AWS::StackId"}]}]}]}]
+}
 
 
 def is_intrinsic(value: Any) -> bool:
@@ -121,6 +135,8 @@ def _r_import(arg: Any, exports: Exports, depth: int) -> str | None:
 def _r_select(arg: Any, exports: Exports, depth: int) -> str | None:
     if not (isinstance(arg, list) and len(arg) == 2):
         return None
+    if {"Fn::Select": arg} == STACK_SUFFIX:
+        return "<AWS::StackId suffix>"
     index, items = arg
     if isinstance(items, list) and isinstance(index, (int, str)) and str(index).isdigit() and int(index) < len(items):
         return _render(items[int(index)], exports, depth)
@@ -218,19 +234,25 @@ _REF_NAMES = {
 }
 
 
+# The UUID of ``AWS::StackId`` when a template is resolved offline: the stack's suffix resolves to "0a1b2c3d".
+SAMPLE_STACK_UUID = "0a1b2c3d-1111-2222-3333-444455556666"
+
+
 def template_resolver(template_body: Mapping[str, Any], *, account: str, region: str) -> Any:
     """Resolve the intrinsic functions of one template that make ARNs, as far as they can be known offline.
 
     Names the template sets are used as written; a generated name or ID becomes ``generated-...`` or, for
     application inference profiles and guardrails, the lower-cased logical ID (distinct per resource, so a policy
     that names the wrong one is told apart).  Returns None for what cannot be known (a Ref of a parameter, an
-    attribute of another resource type)."""
+    attribute of another resource type).  The stack's ID is a sample (``SAMPLE_STACK_UUID``), so a name that ends
+    with the stack's suffix resolves to one that ends with its first group."""
     resources = template_body.get("Resources", {}) if isinstance(template_body, Mapping) else {}
     pseudo = {
         "AWS::Partition": "aws",
         "AWS::Region": region,
         "AWS::AccountId": account,
         "AWS::URLSuffix": "amazonaws.com",
+        "AWS::StackId": f"arn:aws:cloudformation:{region}:{account}:stack/stack/{SAMPLE_STACK_UUID}",
     }
 
     def name_of(logical_id: str, prop: str, default: str) -> str | None:
@@ -269,9 +291,26 @@ def template_resolver(template_body: Mapping[str, Any], *, account: str, region:
         if fn == "Fn::Join" and isinstance(arg, Sequence) and len(arg) == 2:
             parts = [resolve(p) for p in (arg[1] if isinstance(arg[1], list) else [arg[1]])]
             return None if any(p is None for p in parts) else str(arg[0]).join(p for p in parts if p is not None)
+        if fn == "Fn::Select" and isinstance(arg, Sequence) and len(arg) == 2:
+            return _select(arg[0], arg[1], resolve)
         return None
 
     return resolve
+
+
+def _select(index: Any, items: Any, resolve: Callable[[Any], str | None]) -> str | None:
+    """``Fn::Select`` of a literal list of strings or of ``Fn::Split`` of what ``resolve`` resolves (the stack's
+    suffix is one)."""
+    parts: list[str] | None = None
+    if isinstance(items, list) and all(isinstance(v, str) for v in items):
+        parts = items
+    elif isinstance(items, Mapping) and set(items) == {"Fn::Split"} and len(items["Fn::Split"]) == 2:
+        separator, source = items["Fn::Split"]
+        text = resolve(source)
+        parts = None if text is None else text.split(str(separator))
+    if parts is None or not str(index).isdigit() or int(index) >= len(parts):
+        return None
+    return parts[int(index)]
 
 
 def resolve_document(value: Any, resolve: Callable[[Any], str | None], exports: Exports | None = None) -> Any:

@@ -26,6 +26,7 @@ __all__ = [
     "PARTITION",
     "REGION",
     "SECRETS_KEY_ARN",
+    "STACK_SUFFIX",
     "TOPIC_ARN",
     "UnresolvedMarkerError",
     "endpoint_id",
@@ -48,6 +49,10 @@ def marker(kind: str, name: str | None = None) -> str:
 ACCOUNT = marker("account")
 REGION = marker("region")
 PARTITION = marker("partition")
+# 8 hexadecimal characters of the stack's own ID (the first group of the UUID in AWS::StackId): new for every stack
+# created, unchanged by updates.  The physical names of what a stack retains on delete end with it, so a stack
+# deployed again after `cdk destroy` does not collide with what the first one left behind ("already exists").
+STACK_SUFFIX = marker("stack-suffix")
 # Attributes of resources the landing zone creates.
 GUARDRAIL_ARN = marker("guardrail-arn")  # the content guardrail (per-request enforcement, organization policy)
 GUARDRAIL_VERSION = marker("guardrail-version")  # its numbered version (organization policy)

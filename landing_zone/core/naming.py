@@ -4,14 +4,24 @@ The stacks and constructs call these functions to name what they synthesize, and
 (:func:`landing_zone.plan.checks.name_problems`) calls the same functions to check every name against the service's
 limit (``core/catalog/limits.yaml``) before anything is synthesized, so the names checked are the names deployed.
 ``lz`` is the configuration's ``name``; ``app`` an application's name.
+
+What a stack keeps when it is deleted (log groups, buckets: ``RemovalPolicy.RETAIN``) and names itself ends with
+:data:`~landing_zone.core.markers.STACK_SUFFIX`, 8 characters of the stack's own ID: a stack deployed again after
+``cdk destroy`` names them anew instead of failing on what the first one left ("already exists"; review rule
+``LZ-RETAINED-NAME-COLLISION``).  The constructs resolve the marker (``constructs_lib.cfn.render_name``); the name
+check measures the names with :data:`STACK_SUFFIX_SAMPLE` in its place.  The landing zone's prefixes (``/<lz>/``,
+``<lz>-``), which the guardrails protect, stay in front.
 """
 
 from __future__ import annotations
+
+from landing_zone.core.markers import STACK_SUFFIX
 
 __all__ = [
     "AUTOMATION_HANDLERS",
     "COST_ALLOCATION_TAG_KEYS",
     "STACK_PARTS",
+    "STACK_SUFFIX_SAMPLE",
     "access_logs_bucket_name",
     "alarm_name",
     "alerts_topic_name",
@@ -74,6 +84,8 @@ APPLICATION_TAG_KEY, COST_CENTER_TAG_KEY, LANDING_ZONE_TAG_KEY = "application", 
 COST_ALLOCATION_TAG_KEYS = (APPLICATION_TAG_KEY, COST_CENTER_TAG_KEY, LANDING_ZONE_TAG_KEY)
 # The stacks: '<lz>-<part>'.
 STACK_PARTS = ("keys", "network", "access", "cost", "self-hosting", "guardrails", "rollout")
+# What the stack suffix looks like (8 lowercase hexadecimal characters), for the name checks.
+STACK_SUFFIX_SAMPLE = "0a1b2c3d"
 
 
 # -- stacks -----------------------------------------------------------------------------------------------------
@@ -106,7 +118,7 @@ def management_logs_key_alias(lz: str) -> str:
 
 
 def flow_log_group_name(lz: str) -> str:
-    return f"/{lz}/vpc-flow-logs"
+    return f"/{lz}/vpc-flow-logs-{STACK_SUFFIX}"
 
 
 def flow_logs_role_name(lz: str) -> str:
@@ -143,16 +155,18 @@ def content_guardrail_name(lz: str) -> str:
     return f"{lz}-content"
 
 
-def access_logs_bucket_name(lz: str, account: str) -> str:
-    return f"{lz}-access-logs-{account}"
+def access_logs_bucket_name(lz: str) -> str:
+    """Globally unique by the stack's suffix (unpredictable before the stack exists, so nobody can take the name
+    first), which replaced the account ID: both would not fit 63 characters with a 32-character ``lz``."""
+    return f"{lz}-access-logs-{STACK_SUFFIX}"
 
 
-def invocation_logs_bucket_name(lz: str, account: str) -> str:
-    return f"{lz}-invocation-logs-{account}"
+def invocation_logs_bucket_name(lz: str) -> str:
+    return f"{lz}-invocation-logs-{STACK_SUFFIX}"
 
 
 def invocation_log_group_name(lz: str) -> str:
-    return f"/{lz}/bedrock/invocations"
+    return f"/{lz}/bedrock/invocations-{STACK_SUFFIX}"
 
 
 def invocation_logging_role_name(lz: str) -> str:
@@ -165,11 +179,11 @@ def invocation_logging_policy_name(lz: str) -> str:
 
 # -- custom resources (constructs_lib/custom_resource.py) -------------------------------------------------------
 def automation_log_group_name(lz: str, handler: str) -> str:
-    return f"/{lz}/automation/{handler}"
+    return f"/{lz}/automation/{handler}-{STACK_SUFFIX}"
 
 
 def automation_provider_log_group_name(lz: str, handler: str) -> str:
-    return f"{automation_log_group_name(lz, handler)}-provider"
+    return f"/{lz}/automation/{handler}-provider-{STACK_SUFFIX}"
 
 
 def automation_policy_name(lz: str, handler: str) -> str:
@@ -249,7 +263,9 @@ def bedrock_policy_name(lz: str) -> str:
 
 # -- self-hosting ---------------------------------------------------------------------------------------------------
 def eks_cluster_name(lz: str) -> str:
-    return f"{lz}-inference"
+    """Suffixed like a retained name: EKS writes the control-plane logs to ``/aws/eks/<cluster>/cluster``, which the
+    stack creates first (KMS, retention) and retains."""
+    return f"{lz}-inference-{STACK_SUFFIX}"
 
 
 def eks_log_group_name(lz: str) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 
-from landing_zone.core import naming
+from landing_zone.core import markers, naming
 from landing_zone.core.applications import (
     ApplicationPlan,
     activates_cost_allocation_tags,
@@ -307,6 +307,8 @@ class _Names:
         self.out: list[GeneratedName] = []
 
     def add(self, name: str, limit: str, what: str, fields: tuple[tuple[str, str], ...] | None = None) -> None:
+        # a retained resource's name ends with the stack's suffix (8 characters known at deploy): measured with a sample
+        name = name.replace(markers.STACK_SUFFIX, naming.STACK_SUFFIX_SAMPLE)
         self.out.append(GeneratedName(name, limit, what, self.base if fields is None else fields))
 
 
@@ -355,11 +357,10 @@ def _logging_and_automation_names(
     config: LandingZoneConfig, applications: Sequence[ApplicationPlan], n: _Names
 ) -> None:
     lz = n.lz
-    account = config.deployment_account
     handlers = []
     if config.invocation_logging.enabled:
-        n.add(naming.access_logs_bucket_name(lz, account), "s3_bucket_name_max_length", "S3 bucket name")
-        n.add(naming.invocation_logs_bucket_name(lz, account), "s3_bucket_name_max_length", "S3 bucket name")
+        n.add(naming.access_logs_bucket_name(lz), "s3_bucket_name_max_length", "S3 bucket name")
+        n.add(naming.invocation_logs_bucket_name(lz), "s3_bucket_name_max_length", "S3 bucket name")
         n.add(naming.invocation_log_group_name(lz), "log_group_name_max_length", "log group name")
         n.add(naming.invocation_logging_role_name(lz), "iam_role_name_max_length", "IAM role name")
         n.add(naming.invocation_logging_policy_name(lz), "iam_policy_name_max_length", "IAM policy name")

@@ -18,7 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from landing_zone.core import arns, markers, naming
-from landing_zone.core.applications import ApplicationPlan, activates_cost_allocation_tags, has_mantle_project
+from landing_zone.core.applications import (
+    ApplicationPlan,
+    activates_cost_allocation_tags,
+    cost_allocation_tags_stack,
+    has_mantle_project,
+)
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
@@ -41,7 +46,7 @@ from landing_zone.policies.cost import (
 )
 from landing_zone.policies.endpoints import endpoint_policy, s3_gateway_policy
 from landing_zone.policies.guardrails import ScpSet, permissions_boundary, scp_documents
-from landing_zone.policies.kms import eks_data_key_policy, key_policy
+from landing_zone.policies.kms import eks_data_key_policy, key_policy, own_log_groups_key_policy
 from landing_zone.policies.roles import flow_log_role_policy, secrets_key_use_policy, with_own_log_group
 
 __all__ = [
@@ -139,6 +144,8 @@ class PolicySet:
     invocation_logging_role: Document | None = None
     self_hosting: SelfHostingPolicies | None = None
     guardrail_organization: GuardrailOrganizationPolicies | None = None
+    # the management account's key for the cost-allocation-tag activation's logs (organization mode, activation on)
+    management_logs_key: Document | None = None
     scp_contents: tuple[str, ...] = field(default=())  # each SCP as Organizations receives it (minified JSON)
 
     @property
@@ -204,6 +211,25 @@ def _guardrail_organization(config: LandingZoneConfig) -> GuardrailOrganizationP
         ),
         resource_policy=guardrail_resource_policy(
             guardrail_arn=markers.GUARDRAIL_ARN, organization_id=org.organization_id
+        ),
+    )
+
+
+def _management_logs_key(config: LandingZoneConfig, applications: tuple[ApplicationPlan, ...]) -> Document | None:
+    """The key of the cost-allocation-tag activation's logs in the management account (the guardrails stack), or
+    None where the activation is not there: its own account's root and CloudWatch Logs for the activation's two log
+    groups, each named with that stack's suffix (markers: the stack's account, Region, partition and suffix).  Not
+    the workload ``logs`` key's policy: the management account has no invocation logging for Bedrock to write."""
+    if cost_allocation_tags_stack(config, applications) != "guardrails":
+        return None
+    handler = "cost-allocation-tags"
+    return own_log_groups_key_policy(
+        account=markers.ACCOUNT,
+        region=markers.REGION,
+        partition=markers.PARTITION,
+        log_group_names=(
+            naming.automation_log_group_name(config.name, handler),
+            naming.automation_provider_log_group_name(config.name, handler),
         ),
     )
 
@@ -364,5 +390,6 @@ def build_policies(
         invocation_logging_role=logging["role"],
         self_hosting=self_hosting,
         guardrail_organization=_guardrail_organization(config),
+        management_logs_key=_management_logs_key(config, applications),
         scp_contents=tuple(minified(d) for d in scps.documents) if scps is not None else (),
     )

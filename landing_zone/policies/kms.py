@@ -5,10 +5,13 @@
   writing to the S3 bucket, restricted by ``aws:SourceAccount`` and ``aws:SourceArn``.
 * ``alerts`` key: SNS topics published by AWS Budgets, Cost Anomaly Detection and CloudWatch alarms.
 * ``secrets`` key: EKS secrets envelope encryption (the cluster role gets a grant; root-only policy).
+* the management account's logs key (:func:`own_log_groups_key_policy`): its account's root and CloudWatch Logs for
+  exactly the log groups it encrypts, nothing else (no Bedrock: invocation logging is the workload accounts').
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from landing_zone.policies.common import document, from_source, statement
@@ -54,6 +57,28 @@ def logs_key_policy(*, account: str, region: str, name: str, partition: str = "a
                 actions=["kms:GenerateDataKey", "kms:Decrypt"],
                 resources=["*"],
                 condition=from_source(account, f"arn:{partition}:bedrock:{region}:{account}:*"),
+            ),
+        ]
+    )
+
+
+def own_log_groups_key_policy(
+    *, account: str, region: str, log_group_names: Sequence[str], partition: str = "aws"
+) -> dict[str, Any]:
+    """A key for the given log groups of its own account only: the account's root (IAM policies decide who
+    administers and uses it; KMS, "Default key policy") and CloudWatch Logs in ``region`` with the encryption
+    context of exactly those log groups (CloudWatch Logs user guide, "Encrypt log data in CloudWatch Logs using
+    AWS KMS": the ``kms:EncryptionContext:aws:logs:arn`` condition)."""
+    arns = [f"arn:{partition}:logs:{region}:{account}:log-group:{name}" for name in log_group_names]
+    return document(
+        [
+            _root(account, partition),
+            statement(
+                "CloudWatchLogsForItsLogGroups",
+                principal={"Service": f"logs.{region}.amazonaws.com"},
+                actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
+                resources=["*"],
+                condition={"ArnEquals": {"kms:EncryptionContext:aws:logs:arn": arns}},
             ),
         ]
     )

@@ -227,6 +227,10 @@ class Resolver:
                     index, items = arg
                     items = self.value(items, stack)
                     return items[int(index)] if isinstance(items, list) else Unresolved(f"Fn::Select over {items!r}")
+                if fn == "Fn::Split":  # the stack's suffix in a retained resource's name splits AWS::StackId
+                    separator, source = arg
+                    text = self.value(source, stack)
+                    return text.split(separator) if isinstance(text, str) else text
                 if fn.startswith("Fn::"):
                     return Unresolved(f"{fn} is evaluated only at deploy time")
             mapped = {k: self.value(v, stack) for k, v in value.items()}
@@ -263,6 +267,7 @@ class Resolver:
             "AWS::Partition": lambda: self.partition(stack),
             "AWS::URLSuffix": lambda: "amazonaws.com.cn" if self.partition(stack) == "aws-cn" else "amazonaws.com",
             "AWS::StackName": lambda: stack.name,
+            "AWS::StackId": lambda: self.stack_id(stack),
             "AWS::NoValue": lambda: _NO_VALUE,
         }
         if name in pseudo:
@@ -339,6 +344,30 @@ class Resolver:
             except ApiError as exc:
                 self._instance_names[stack.name] = Unresolved(f"CloudFormation ListStacks: {exc.description}")
         return self._instance_names[stack.name]
+
+    def stack_id(self, stack: Stack) -> str | Unresolved:
+        """``AWS::StackId`` of the deployed stack (DescribeStacks): what a retained resource's name ends with."""
+        from botocore.exceptions import ClientError
+
+        try:
+            described = self.describe_stack(stack)
+        except ApiError as exc:
+            return Unresolved(f"AWS::StackId of {stack.name}: CloudFormation {exc.description}")
+        except ClientError as exc:
+            return Unresolved(f"AWS::StackId of {stack.name}: CloudFormation DescribeStacks: {aws.error_code(exc)}")
+        if described is None or not described.get("StackId"):
+            return Unresolved(f"AWS::StackId of {stack.name}: the stack is not deployed")
+        return str(described["StackId"])
+
+    def stack_absent(self, stack: Stack) -> bool:
+        """Whether CloudFormation answered that the stack does not exist (False when it could not be asked): what
+        it would have created is missing, whatever its name (a retained resource's name needs the stack's ID)."""
+        from botocore.exceptions import ClientError
+
+        try:
+            return self.describe_stack(stack) is None
+        except (ApiError, ClientError):
+            return False
 
     def describe_stack(self, stack: Stack) -> dict[str, Any] | None:
         """The deployed stack (CloudFormation DescribeStacks, once per run), ``None`` when no stack of that name

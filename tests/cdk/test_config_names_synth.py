@@ -1,5 +1,7 @@
 """The names `validate` checks (landing_zone.plan.checks.plan_names) are the names synth writes: every literal name
-property of every synthesized template is among the checked names, and every checked name is in a template."""
+property of every synthesized template is among the checked names, and every checked name is in a template.  A name
+that ends with the stack's suffix (a retained resource's, landing_zone.core.naming) is read with the sample stack ID,
+whose suffix is the sample the check measures."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from landing_zone.assembly.intrinsics import SAMPLE_STACK_UUID, template_resolver
+from landing_zone.core.naming import STACK_SUFFIX_SAMPLE
 from landing_zone.plan.checks import plan_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +52,7 @@ def _literal_names(outdir: Path) -> set[str]:
         except (UnicodeDecodeError, json.JSONDecodeError):
             continue
         resources = template.get("Resources") if isinstance(template, dict) else None
+        resolve = template_resolver(template, account="123456789012", region="us-east-1") if resources else None
         for resource in (resources or {}).values():
             if not str(resource.get("Type", "")).startswith("AWS::"):
                 continue
@@ -55,7 +60,13 @@ def _literal_names(outdir: Path) -> set[str]:
             for key, value in [*props.items(), *(props.get("Budget") or {}).items()]:
                 if key in NAME_PROPERTIES and isinstance(value, str):
                     names.add(value)
+                elif key in NAME_PROPERTIES and resolve and "AWS::StackId" in json.dumps(value):
+                    names.add(resolve(value))  # the name of a retained resource: ends with the stack's suffix
     return names
+
+
+def test_the_sample_stack_id_gives_the_sample_suffix():
+    assert SAMPLE_STACK_UUID.split("-")[0] == STACK_SUFFIX_SAMPLE
 
 
 @pytest.mark.parametrize("config", [LONG_NAMES, ROOT / "examples" / "self-hosting.yaml"], ids=lambda p: p.stem)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from landing_zone.assembly.intrinsics import render_document, template_resolver
+from landing_zone.assembly.intrinsics import SAMPLE_STACK_UUID, render_document, resolve_document, template_resolver
 from landing_zone.policies.endpoints import s3_gateway_policy
 from landing_zone.policies.evaluator import (
     FULL_AWS_ACCESS,
@@ -127,14 +127,16 @@ def test_a_batch_job_in_a_non_compliant_region_is_denied(eu):
 
 # ------------------------------------------------------------------------------------------------ log-stream ARNs
 STREAM = "2026/12/01/[$LATEST]0123456789abcdef"
+SUFFIX = SAMPLE_STACK_UUID.split("-")[0]
 
 
 @pytest.mark.parametrize(
     ("policy_name", "log_group"),
     [
-        ("kimi-eu-bedrock-invocation-logging", "/kimi-eu/bedrock/invocations"),
-        ("kimi-eu-automation-invocation-logging", "/kimi-eu/automation/invocation-logging"),
-        ("kimi-eu-automation-invocation-logging-provider", "/kimi-eu/automation/invocation-logging-provider"),
+        # the sample stack ID's suffix (template_resolver): retained log groups end with the stack's suffix
+        ("kimi-eu-bedrock-invocation-logging", f"/kimi-eu/bedrock/invocations-{SUFFIX}"),
+        ("kimi-eu-automation-invocation-logging", f"/kimi-eu/automation/invocation-logging-{SUFFIX}"),
+        ("kimi-eu-automation-invocation-logging-provider", f"/kimi-eu/automation/invocation-logging-provider-{SUFFIX}"),
     ],
 )
 def test_log_writers_may_write_a_real_stream_of_their_log_group(eu, policy_name, log_group):
@@ -145,10 +147,7 @@ def test_log_writers_may_write_a_real_stream_of_their_log_group(eu, policy_name,
         if r["Type"] == "AWS::IAM::ManagedPolicy" and r["Properties"].get("ManagedPolicyName") == policy_name
     ]
     resolve = template_resolver(access, account=ACC, region=HOME)
-    document = json.loads(
-        json.dumps(raw),
-        object_hook=lambda d: resolve(d) if len(d) == 1 and next(iter(d)).startswith(("Fn::", "Ref")) else d,
-    )
+    document = resolve_document(raw, resolve)
     stream = f"arn:aws:logs:{HOME}:{ACC}:log-group:{log_group}:log-stream:{STREAM}"
     for action in ("logs:CreateLogStream", "logs:PutLogEvents"):
         assert evaluate([("p", document)], Request(action, stream)).allowed, (action, document)
@@ -164,11 +163,8 @@ def test_the_flow_log_role_may_write_a_real_stream(eu):
         if r["Type"] == "AWS::IAM::ManagedPolicy" and r["Properties"].get("ManagedPolicyName") == "kimi-eu-flow-logs"
     ]
     resolve = template_resolver(network, account=ACC, region=HOME)
-    document = json.loads(
-        json.dumps(raw),
-        object_hook=lambda d: resolve(d) if len(d) == 1 and next(iter(d)).startswith(("Fn::", "Ref")) else d,
-    )
-    stream = f"arn:aws:logs:{HOME}:{ACC}:log-group:/kimi-eu/vpc-flow-logs:log-stream:eni-0123456789abcdef0-all"
+    document = resolve_document(raw, resolve)
+    stream = f"arn:aws:logs:{HOME}:{ACC}:log-group:/kimi-eu/vpc-flow-logs-{SUFFIX}:log-stream:eni-0123456789abcdef0-all"
     assert evaluate([("p", document)], Request("logs:PutLogEvents", stream)).allowed
 
 

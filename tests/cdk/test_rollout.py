@@ -153,3 +153,17 @@ def test_member_baseline_config_errors(plan_for, overrides, fragment):
     with pytest.raises(ConfigError) as info:
         plan_for(EXAMPLE, **overrides)
     assert fragment in str(info.value)
+
+
+def test_the_asset_bucket_of_fixed_name_is_emptied_and_deleted_with_the_stack_its_access_logs_retained(rollout):
+    """cdk-stacksets writes the asset bucket's name into the member template, so it cannot end with the stack's
+    suffix: a retained bucket of that name would make the deployment after `cdk destroy` fail ("already exists").
+    It is deleted, its objects first (CDK's auto-delete custom resource); its access logs (generated name) stay."""
+    template = rollout.template("rollout").to_json()
+    buckets = {k: r for k, r in template["Resources"].items() if r["Type"] == "AWS::S3::Bucket"}
+    (named,) = (k for k, r in buckets.items() if "BucketName" in r["Properties"])
+    assert buckets[named]["DeletionPolicy"] == "Delete"
+    (emptier,) = (r for r in template["Resources"].values() if r["Type"] == "Custom::S3AutoDeleteObjects")
+    assert emptier["Properties"]["BucketName"] == {"Ref": named}
+    (logs,) = (r for k, r in buckets.items() if k != named)
+    assert logs["DeletionPolicy"] == "Retain" and "BucketName" not in logs["Properties"]

@@ -15,6 +15,7 @@ import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Template
 
+from landing_zone.assembly.intrinsics import STACK_SUFFIX
 from landing_zone.kubernetes.manifests import (
     GPU_NODE_LABELS,
     Images,
@@ -211,7 +212,11 @@ def test_cluster_logs_every_control_plane_type_to_an_encrypted_retained_log_grou
     types = [t["Type"] for t in block.one("AWS::EKS::Cluster")["Logging"]["ClusterLogging"]["EnabledTypes"]]
     assert types == ["api", "audit", "authenticator", "controllerManager", "scheduler"]
     (lg,) = block.resources("AWS::Logs::LogGroup").values()
-    assert lg["Properties"]["LogGroupName"] == "/aws/eks/kimi-selfhost-inference/cluster"
+    # the cluster's name ends with the stack's suffix: its retained log group is new after a destroy and redeploy
+    assert lg["Properties"]["LogGroupName"] == {
+        "Fn::Join": ["", ["/aws/eks/kimi-selfhost-inference-", STACK_SUFFIX, "/cluster"]]
+    }
+    assert block.one("AWS::EKS::Cluster")["Name"] == {"Fn::Join": ["", ["kimi-selfhost-inference-", STACK_SUFFIX]]}
     assert "KmsKeyId" in lg["Properties"] and lg["DeletionPolicy"] == "Retain"
 
 

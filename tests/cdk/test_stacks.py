@@ -8,7 +8,9 @@ import re
 import pytest
 from aws_cdk.assertions import Match
 
+from landing_zone.assembly.intrinsics import SAMPLE_STACK_UUID, STACK_SUFFIX, resolve_document, template_resolver
 from landing_zone.policies.endpoints import endpoint_policy
+from landing_zone.policies.evaluator import Request, evaluate
 from landing_zone.policies.kms import key_policy
 from tests.conftest import EXAMPLES, ROOT
 
@@ -85,7 +87,7 @@ def test_flow_logs_go_to_a_kms_encrypted_retained_log_group(default_lz):
         "AWS::Logs::LogGroup",
         {
             "Properties": {
-                "LogGroupName": "/kimi-lz/vpc-flow-logs",
+                "LogGroupName": {"Fn::Join": ["", ["/kimi-lz/vpc-flow-logs-", STACK_SUFFIX]]},
                 "RetentionInDays": 365,
                 "KmsKeyId": Match.any_value(),
             },
@@ -135,6 +137,33 @@ def test_every_key_policy_names_only_its_own_stacks_account(synth, example):
         named = set(re.findall(r"(?<![0-9])[0-9]{12}(?![0-9])", body))
         assert named <= {account}, f"{name} (account {account}): its key policies name {sorted(named)}"
         assert not keys or account == "unknown-account" or f"arn:aws:iam::{account}:root" in body
+
+
+def test_the_management_logs_key_admits_its_account_and_the_logs_of_its_two_log_groups_only(default_lz):
+    """The cost-allocation activation's key in the management account (organization mode): its account's root and
+    CloudWatch Logs for exactly the activation's log groups (named with the guardrails stack's suffix); not the
+    workload logs key's policy, so no Bedrock statement (the management account has no invocation logging)."""
+    cfg = default_lz.plan.config
+    management = cfg.organization.management_account_id
+    template = default_lz.template("guardrails").to_json()
+    (key,) = (r for r in template["Resources"].values() if r["Type"] == "AWS::KMS::Key")
+    resolve = template_resolver(template, account=management, region=cfg.home_region)
+    policy = resolve_document(key["Properties"]["KeyPolicy"], resolve)
+    root, logs = policy["Statement"]
+    assert root["Principal"] == {"AWS": f"arn:aws:iam::{management}:root"} and root["Action"] == "kms:*"
+    assert logs["Principal"] == {"Service": f"logs.{cfg.home_region}.amazonaws.com"}
+    suffix = SAMPLE_STACK_UUID.split("-")[0]
+    group = f"arn:aws:logs:{cfg.home_region}:{management}:log-group:/{cfg.name}/automation/cost-allocation-tags"
+    unprincipled = [{k: v for k, v in logs.items() if k != "Principal"}]
+
+    def allowed(log_group_arn: str) -> bool:
+        context = {"kms:EncryptionContext:aws:logs:arn": log_group_arn}
+        return evaluate([("key", {"Statement": unprincipled})], Request("kms:GenerateDataKey", "*", context)).allowed
+
+    assert allowed(f"{group}-{suffix}") and allowed(f"{group}-provider-{suffix}")
+    workload = f"arn:aws:logs:{cfg.home_region}:{cfg.deployment_account}:log-group:/{cfg.name}/bedrock/invocations"
+    assert not allowed(f"{workload}-{suffix}") and not allowed(f"{group}-{suffix}-other")
+    assert not allowed(group.replace(management, cfg.deployment_account) + f"-{suffix}")
 
 
 def test_stateful_logical_ids_are_pinned(default_lz):

@@ -469,6 +469,17 @@ def _queue_ce(
 # --------------------------------------------------------------------------------------------------
 
 
+def stack_id(account: str, region: str, stack_name: str) -> str:
+    """The ID the deployer gives a stack (deterministic: tests name what it retains with :func:`stack_suffix`)."""
+    unique = uuid.uuid5(uuid.NAMESPACE_URL, f"{account}/{region}/{stack_name}")
+    return f"arn:aws:cloudformation:{region}:{account}:stack/{stack_name}/{unique}"
+
+
+def stack_suffix(account: str, region: str, stack_name: str) -> str:
+    """What the stack's retained names end with (``constructs_lib.cfn.stack_suffix``): the ID's first UUID group."""
+    return stack_id(account, region, stack_name).rsplit("/", 1)[1].split("-")[0]
+
+
 class _Values:
     """Evaluates template values against what the deployer created (Ref/GetAtt/ImportValue/Join/Sub/If/...)."""
 
@@ -481,6 +492,11 @@ class _Values:
 
     def account_of(self, stack: Stack) -> str:
         return stack.account or self.account
+
+    def stack_id(self, stack: Stack) -> str:
+        """The stack's ID as the deployer names what the stack retains (names end with its suffix; verify reads the
+        physical names from CloudFormation's record, which the deployer fills in)."""
+        return stack_id(self.account_of(stack), str(stack.region), stack.name)
 
     def exists(self, res: Resource) -> bool:
         return res.condition is None or self.holds({"Condition": res.condition}, res.stack)
@@ -497,23 +513,27 @@ class _Values:
             return all(self.holds(a, stack) for a in arg)
         return any(self.holds(a, stack) for a in arg)  # Fn::Or
 
+    def ref(self, name: str, stack: Stack) -> Any:
+        pseudo = {
+            "AWS::AccountId": self.account_of(stack),
+            "AWS::Region": stack.region,
+            "AWS::Partition": "aws",
+            "AWS::URLSuffix": "amazonaws.com",
+            "AWS::StackName": stack.name,
+            "AWS::StackId": self.stack_id(stack),
+        }
+        if name in pseudo:
+            return pseudo[name]
+        parameter = (stack.template.get("Parameters") or {}).get(name)
+        if parameter is not None:
+            return self.parameters.get(name, parameter.get("Default"))
+        return self.refs[f"{stack.name}/{name}"]
+
     def __call__(self, value: Any, stack: Stack) -> Any:
         if isinstance(value, dict) and len(value) == 1:
             ((fn, arg),) = value.items()
             if fn == "Ref":
-                pseudo = {
-                    "AWS::AccountId": self.account_of(stack),
-                    "AWS::Region": stack.region,
-                    "AWS::Partition": "aws",
-                    "AWS::URLSuffix": "amazonaws.com",
-                    "AWS::StackName": stack.name,
-                }
-                if arg in pseudo:
-                    return pseudo[arg]
-                parameter = (stack.template.get("Parameters") or {}).get(arg)
-                if parameter is not None:
-                    return self.parameters.get(arg, parameter.get("Default"))
-                return self.refs[f"{stack.name}/{arg}"]
+                return self.ref(arg, stack)
             if fn == "Fn::If":
                 return self(arg[1] if self.holds({"Condition": arg[0]}, stack) else arg[2], stack)
             if fn == "Fn::GetAtt":
@@ -526,6 +546,8 @@ class _Values:
                 return arg[0].join(str(self(p, stack)) for p in self(arg[1], stack))
             if fn == "Fn::Select":
                 return self(arg[1], stack)[int(arg[0])]
+            if fn == "Fn::Split":
+                return str(self(arg[1], stack)).split(arg[0])
             if fn == "Fn::Base64":
                 import base64
 
@@ -620,7 +642,7 @@ def deploy_intent(
     _keys(assembly, accounts, values, ids)
     _iam_names(assembly, values)
     _network(assembly, accounts, values, ids)
-    _log_groups(assembly, accounts, values)
+    _log_groups(assembly, accounts, values, ids)
     _topics(assembly, accounts, values)
     _profiles(assembly, plan, values, fake)
     _cloudformation_stacks(assembly, accounts, values, ids)
@@ -882,12 +904,15 @@ def _cloudformation_stacks(assembly: Assembly, accounts: MotoAccounts, values: _
             template["Parameters"] = {k: {"Type": "String"} for k in declared}
             parameters = [{"ParameterKey": k, "ParameterValue": str(values({"Ref": k}, stack))} for k in declared]
         protected = synthesized_termination_protection(assembly.path).get(stack.name, False)
-        cfn.create_stack(
-            StackName=stack_name,
-            TemplateBody=json.dumps(template),
-            Parameters=parameters,
-            EnableTerminationProtection=protected,
-        )
+        # the stack ID the deployer named the retained resources with (their names end with its suffix)
+        given_id = values.stack_id(stack).replace(f"/{stack.name}/", f"/{stack_name}/")
+        with mock.patch("moto.cloudformation.models.generate_stack_id", return_value=given_id):
+            cfn.create_stack(
+                StackName=stack_name,
+                TemplateBody=json.dumps(template),
+                Parameters=parameters,
+                EnableTerminationProtection=protected,
+            )
         ids[stack.name] = stack_name
         _record_physical_ids(stack, stack_name, accounts, ids)
         for r in created:
@@ -904,6 +929,7 @@ def _cloudformation_stacks(assembly: Assembly, accounts: MotoAccounts, values: _
 # What the deployer creates directly and CloudFormation would have on record (DescribeStackResource).
 RECORDED_TYPES = (
     "AWS::KMS::Key",
+    "AWS::Logs::LogGroup",
     "AWS::EC2::VPC",
     "AWS::EC2::Subnet",
     "AWS::EC2::RouteTable",
@@ -1096,10 +1122,11 @@ def _flow_logs(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> N
         )
 
 
-def _log_groups(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
+def _log_groups(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: dict) -> None:
     for res in assembly.resources("AWS::Logs::LogGroup"):
         logs = accounts.for_account("logs", res.stack.region, res.stack.account)
-        name = res.prop("LogGroupName") or f"/{res.stack.name}/{res.logical_id}"
+        given = res.prop("LogGroupName")
+        name = values(given, res.stack) if given else f"/{res.stack.name}/{res.logical_id}"
         key = values(res.prop("KmsKeyId"), res.stack) if res.prop("KmsKeyId") else None
         tags = {t["Key"]: t["Value"] for t in values(res.prop("Tags") or [], res.stack)}
         logs.create_log_group(
@@ -1110,6 +1137,9 @@ def _log_groups(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> 
         values.refs[res.path] = name
         values.atts[(res.path, "Arn")] = (
             f"arn:aws:logs:{res.stack.region}:{values.account_of(res.stack)}:log-group:{name}:*"
+        )
+        ids[res.path] = (
+            name  # on CloudFormation's record, as after `cdk deploy` (the name ends with the stack's suffix)
         )
 
 
@@ -1377,7 +1407,7 @@ def _eks(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
         values.atts[(res.path, "DefaultVersionNumber")] = str(template["DefaultVersionNumber"])
     for res in assembly.resources("AWS::EKS::Cluster"):
         eks = accounts.raw("eks", res.stack.region)
-        name = res.prop("Name") or f"{res.stack.name}-{res.logical_id}"
+        name = values(res.prop("Name"), res.stack) if res.prop("Name") else f"{res.stack.name}-{res.logical_id}"
         eks.create_cluster(
             name=name,
             roleArn=values(res.prop("RoleArn"), res.stack),

@@ -162,6 +162,7 @@ def stacks(eu, aws_mock, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         cfn.create_stack(StackName=stack.name, TemplateBody=json.dumps(template), Capabilities=["CAPABILITY_NAMED_IAM"])
         description = cfn.describe_stacks(StackName=stack.name)["Stacks"][0]
         created[suffix]["status"] = description["StackStatus"]
+        created[suffix]["id"] = description["StackId"]
         created[suffix]["resources"] = {
             r["LogicalResourceId"]: r for r in cfn.describe_stack_resources(StackName=stack.name)["StackResources"]
         }
@@ -218,10 +219,13 @@ def test_what_moto_created_is_what_the_keys_and_network_stacks_describe(stacks) 
     assert all(e["PrivateDnsEnabled"] for e in endpoints)
     logs = boto3.client("logs", region_name="eu-central-1")
     names = {g["logGroupName"] for g in logs.describe_log_groups(logGroupNamePrefix="/kimi-eu/")["logGroups"]}
-    assert {"/kimi-eu/vpc-flow-logs", "/kimi-eu/bedrock/invocations"} <= names
-    # the invocation-log bucket's generated name is on record, as verify resolves it
+    # what a stack retains is named with its own stack's suffix: the first group of the UUID in its stack ID
+    network, access = (stacks[s]["id"].rsplit("/", 1)[1].split("-")[0] for s in ("network", "access"))
+    assert network != access and len(access) == 8
+    assert {f"/kimi-eu/vpc-flow-logs-{network}", f"/kimi-eu/bedrock/invocations-{access}"} <= names
+    # the invocation-log bucket's name is on record, as verify resolves it
     bucket = stacks["access"]["resources"]["InvocationLoggingBucketF12B4122"]["PhysicalResourceId"]
-    assert bucket == "kimi-eu-invocation-logs-222222222222"  # named inside the protected namespace
+    assert bucket == f"kimi-eu-invocation-logs-{access}"  # named inside the protected namespace
     sns = boto3.client("sns", region_name="eu-central-1")
     assert any(t["TopicArn"].endswith(":kimi-eu-cost-alerts") for t in sns.list_topics()["Topics"])
 

@@ -11,11 +11,13 @@ import pytest
 from landing_zone.assembly import Assembly
 from landing_zone.aws import use_client_factory
 from tests.conftest import ROOT
-from tests.moto.harness import Deployed, deploy_intent
+from tests.moto.harness import Deployed, deploy_intent, stack_suffix
 
 pytestmark = pytest.mark.moto
 
 SELF_HOSTING = ROOT / "examples" / "self-hosting.yaml"
+# the cluster's name ends with its stack's suffix (its control-plane log group is retained)
+CLUSTER = f"kimi-selfhost-inference-{stack_suffix('666666666666', 'us-east-1', 'kimi-selfhost-self-hosting')}"
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +46,7 @@ def test_self_hosting_landing_zone_passes(deployed_selfhost, selfhost, cli) -> N
     assert len(nodegroups) == 2
     gpu = next(r for r in nodegroups if "p6-b300.48xlarge" in r["expected"])
     assert gpu["expected"] == "CAPACITY_BLOCK p6-b300.48xlarge min 0 max 1"  # config: capacity-block, max_size 1
-    assert gpu["resource"].startswith("kimi-selfhost-inference/InferenceGpuNodes")
+    assert gpu["resource"].startswith(f"{CLUSTER}/InferenceGpuNodes")
     assert "by its labels" in gpu["detail"]  # generated name, no CloudFormation record in moto
     endpoints = {r["resource"] for r in data["checks"] if r["check"] == "vpc-endpoint"}
     assert {"bedrock-runtime", "ecr.dkr", "eks", "s3"} <= endpoints
@@ -53,7 +55,7 @@ def test_self_hosting_landing_zone_passes(deployed_selfhost, selfhost, cli) -> N
 
 def test_gpu_node_group_gone(deployed_selfhost, selfhost, cli) -> None:
     eks = deployed_selfhost.client("eks", region="us-east-1")
-    cluster = "kimi-selfhost-inference"
+    cluster = CLUSTER
     gpu = next(
         n
         for n in eks.list_nodegroups(clusterName=cluster)["nodegroups"]

@@ -16,11 +16,14 @@ from botocore.stub import Stubber
 from landing_zone.aws import use_client_factory
 from tests.conftest import ROOT
 from tests.moto.conftest import EU
-from tests.moto.harness import Deployed
+from tests.moto.harness import Deployed, stack_suffix
 
 pytestmark = pytest.mark.moto
 
 KIMI = "moonshotai.kimi-k3.1-pro"
+# what the access stack retains is named with its suffix (the deployer's stack ID for it)
+ACCESS_SUFFIX = stack_suffix("222222222222", "eu-central-1", "kimi-eu-access")
+INVOCATION_LOG_GROUP = f"/kimi-eu/bedrock/invocations-{ACCESS_SUFFIX}"
 
 
 def failing(stdout: str) -> dict[str, set[str]]:
@@ -133,8 +136,8 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         r["resource"] for r in rows(stdout, "iam-policy")
     }
     assert {r["resource"] for r in rows(stdout, "s3-encryption")} == {
-        "kimi-eu-invocation-logs-222222222222",
-        "kimi-eu-access-logs-222222222222",
+        f"kimi-eu-invocation-logs-{ACCESS_SUFFIX}",
+        f"kimi-eu-access-logs-{ACCESS_SUFFIX}",
     }
     endpoints = {r["resource"] for r in rows(stdout, "vpc-endpoint")}
     assert endpoints == {"bedrock-runtime", "bedrock-mantle", "bedrock"}
@@ -144,9 +147,10 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "alias/kimi-eu/management-logs",  # the cost-allocation activation's logs, in the management account
     }
     assert rows(stdout, "scp-attachment")[0]["resource"] == "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"
-    # the bucket is named in the template (inside the protected '<name>-' namespace): no CloudFormation lookup
+    # the bucket is named in the template (inside the protected '<name>-' namespace), ending with the stack's suffix:
+    # the name is evaluated with the deployed stack's ID (DescribeStacks), no resource lookup
     s3 = rows(stdout, "invocation-logging-s3")[0]
-    assert s3["expected"].startswith("s3://kimi-eu-invocation-logs-222222222222/")
+    assert s3["expected"].startswith(f"s3://kimi-eu-invocation-logs-{ACCESS_SUFFIX}/")
     assert "resolved by name BucketName in the template" in s3["detail"]
 
 
@@ -226,7 +230,7 @@ def delete_alarm(d: Deployed) -> None:
 
 
 def shorten_retention(d: Deployed) -> None:
-    d.client("logs").put_retention_policy(logGroupName="/kimi-eu/bedrock/invocations", retentionInDays=1)
+    d.client("logs").put_retention_policy(logGroupName=INVOCATION_LOG_GROUP, retentionInDays=1)
 
 
 def retag_profile(d: Deployed) -> None:  # Bedrock profiles are stubbed: change what the Stubber answers
@@ -264,7 +268,7 @@ DRIFTS: list[tuple[Callable[[Deployed], None], dict[str, set[str]], str]] = [
     ),
     (budget_amount, {"budget": {"DRIFT"}}, "kimi-eu-bedrock-monthly"),
     (delete_alarm, {"alarm": {"MISSING"}}, "kimi-eu-spend-2-of-2"),
-    (shorten_retention, {"log-group": {"DRIFT"}}, "/kimi-eu/bedrock/invocations"),
+    (shorten_retention, {"log-group": {"DRIFT"}}, INVOCATION_LOG_GROUP),
     (retag_profile, {"inference-profile-tags": {"DRIFT"}}, "kimi-eu-support-bot"),
     (profile_leaves_the_eu, {"inference-profile-regions": {"DRIFT"}}, "kimi-eu-code-review"),
     (kill_switch_removed, {"budget-action": {"MISSING"}}, "kimi-eu-bedrock-monthly: APPLY_IAM_POLICY"),
@@ -412,11 +416,16 @@ def cloudformation_unreachable(deployed: Deployed) -> Callable[..., Any]:
     return factory
 
 
-def test_a_named_bucket_needs_no_cloudformation_record(deployed: Deployed, cli, verify_args) -> None:
+def test_a_bucket_named_with_its_stacks_suffix_is_not_guessed_without_cloudformation(
+    deployed: Deployed, cli, verify_args
+) -> None:
+    """The invocation-log bucket's name ends with its stack's suffix (retained: landing_zone.core.naming), which only
+    the deployed stack's ID gives: without CloudFormation the row is an error naming --invocation-log-bucket."""
     with use_client_factory(cloudformation_unreachable(deployed)):
         code, stdout, _ = cli(verify_args("--json"))
     assert code == 1  # the stacks themselves cannot be checked
-    assert rows(stdout, "invocation-logging-s3")[0]["status"] == "PASS"
+    (s3,) = rows(stdout, "invocation-logging-s3")
+    assert s3["status"] == "ERROR" and "--invocation-log-bucket" in s3["detail"]
     assert {status for statuses in failing(stdout).values() for status in statuses} == {"ERROR"}  # no guess
     assert rows(stdout, "stack-status")[0]["actual"] == "unreachable"
 

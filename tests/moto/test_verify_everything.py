@@ -14,15 +14,17 @@ from typing import Any
 import pytest
 
 from landing_zone.aws import use_client_factory
-from tests.moto.harness import Deployed
+from tests.moto.harness import Deployed, stack_suffix
 from tests.moto.test_verify import cloudformation_unreachable, failing, rows
 
 pytestmark = pytest.mark.moto
 
 KIMI = "moonshotai.kimi-k3.1-pro"
 ACCOUNT = "222222222222"
-INVOCATION_BUCKET = f"kimi-eu-invocation-logs-{ACCOUNT}"
-ACCESS_LOG_BUCKET = f"kimi-eu-access-logs-{ACCOUNT}"
+# retained: named with the access stack's suffix (the deployer's stack ID)
+ACCESS_SUFFIX = stack_suffix(ACCOUNT, "eu-central-1", "kimi-eu-access")
+INVOCATION_BUCKET = f"kimi-eu-invocation-logs-{ACCESS_SUFFIX}"
+ACCESS_LOG_BUCKET = f"kimi-eu-access-logs-{ACCESS_SUFFIX}"
 GUARDRAIL = "kimi-eu-content"
 
 
@@ -53,7 +55,9 @@ def test_every_deployed_thing_passes(deployed: Deployed, cli, verify_args) -> No
     encryption = next(r for r in rows(stdout, "s3-encryption") if r["resource"] == INVOCATION_BUCKET)
     assert encryption["actual"] == "aws:kms, alias/kimi-eu/logs, bucket key"  # the logs key, by its alias
     (flow,) = rows(stdout, "flow-log")
-    assert flow["resource"] == f"VPC {_vpc(deployed)}" and flow["expected"].startswith("ALL to /kimi-eu/vpc-flow-logs")
+    assert flow["resource"] == f"VPC {_vpc(deployed)}" and flow["expected"].startswith(
+        f"ALL to /kimi-eu/vpc-flow-logs-{stack_suffix(ACCOUNT, 'eu-central-1', 'kimi-eu-network')}"
+    )
     (version,) = rows(stdout, "guardrail-version")
     assert version["actual"] == "v1 READY, identical"
     assert [r["resource"] for r in rows(stdout, "model-agreement")] == [f"{KIMI} in eu-central-1"]
@@ -336,9 +340,13 @@ def test_resources_of_a_stack_that_did_not_deploy_do_not_pass(deployed: Deployed
     drift = [r for r in network if r["status"] == "DRIFT"]
     assert all(f"its stack {NETWORK} is" in r["detail"] for r in drift)
     # nothing of it passes; without the stack, what only the stack knows (a generated role name, the security group's
-    # and subnets' IDs) cannot be checked
-    unknown = [r for r in network if r["status"] != "DRIFT"]
-    assert {r["status"] for r in network} == ({"DRIFT", "ERROR"} if status is None else {"DRIFT"})
+    # and subnets' IDs) cannot be checked, and the retained flow-log group, whose name ends with the stack's suffix,
+    # is the deployment's no more: missing, with its stack named
+    missing = [r for r in network if r["status"] == "MISSING"]
+    assert {r["check"] for r in missing} == ({"log-group"} if status is None else set())
+    assert all(f"its stack {NETWORK} is not deployed" in r["detail"] for r in missing)
+    unknown = [r for r in network if r["status"] not in ("DRIFT", "MISSING")]
+    assert {r["status"] for r in network} == ({"DRIFT", "ERROR", "MISSING"} if status is None else {"DRIFT"})
     assert all(r["actual"] == "not checked" and "cannot be resolved" in r["detail"] for r in unknown)
     assert any(r["resource"].startswith("CustomVpcRestrictDefaultSG") for r in unknown) == (status is None)
     others = [r for r in checks if r["status"] != "PASS" and not r["source"].startswith(NETWORK)]

@@ -213,6 +213,10 @@ def check_log_groups(ctx: Context) -> list[CheckResult]:
     for res in ctx.resources("AWS::Logs::LogGroup"):
         region = ctx.region_of(res.stack)
         name = ctx.resolver.physical_id(res)
+        if isinstance(name, Unresolved) and ctx.resolver.stack_absent(res.stack):
+            why = f"its stack {res.stack.name} is not deployed ({name.why})"
+            rows.append(make_row("log-group", res.logical_id, "exists", "not found", MISSING, why, res))
+            continue
         if isinstance(name, Unresolved):
             rows += unresolvable_rows(["log-group"], res.logical_id, name, res)
             continue
