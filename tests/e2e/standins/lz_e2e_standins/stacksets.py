@@ -19,6 +19,8 @@ account lists only and names the stacks ``sset-...``).  So:
   into the destination bucket, as the handler does.
 * ``AWS::Lambda::LayerVersion`` (the AWS CLI layer of that handler; layers are not in the community emulator):
   nothing is published, the ARN contains "standin".
+* ``Custom::S3AutoDeleteObjects`` (the StackSet asset bucket is emptied and deleted with its stack; CDK's handler
+  is a Lambda): on delete the bucket's object versions are deleted in-process, as the handler does.
 """
 
 from __future__ import annotations
@@ -228,6 +230,42 @@ def _bucket_deployment_provider(OperationStatus, ProgressEvent, ResourceProvider
     return BucketDeploymentProvider
 
 
+def _auto_delete_objects_provider(OperationStatus, ProgressEvent, ResourceProvider) -> type:
+    class AutoDeleteObjectsProvider(ResourceProvider):
+        """Does what CDK's auto-delete-objects handler does (the StackSet asset bucket is deleted with its stack): on
+        delete, every object version and delete marker of the bucket, so that CloudFormation can delete it."""
+
+        TYPE = "Custom::S3AutoDeleteObjects"
+        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/PhysicalResourceId"]}
+
+        def create(self, request):
+            model = dict(request.desired_state or {})
+            model["PhysicalResourceId"] = f"{STANDIN_MARK}-auto-delete-{request.logical_resource_id}"
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def update(self, request):
+            return self.create(request)
+
+        def delete(self, request):
+            s3 = request.aws_client_factory.s3
+            bucket = (request.desired_state or request.previous_state or {}).get("BucketName")
+            deleted = 0
+            for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket):
+                items = [
+                    {"Key": v["Key"], "VersionId": v["VersionId"]}
+                    for v in (page.get("Versions") or []) + (page.get("DeleteMarkers") or [])
+                ]
+                if items:
+                    s3.delete_objects(Bucket=bucket, Delete={"Objects": items, "Quiet": True})
+                    deleted += len(items)
+            LOG.warning(
+                "STAND-IN Custom::S3AutoDeleteObjects: %d version(s) deleted in-process from %s", deleted, bucket
+            )
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+    return AutoDeleteObjectsProvider
+
+
 def _layer_version_provider(OperationStatus, ProgressEvent, ResourceProvider) -> type:
     class StandInLayerVersionProvider(ResourceProvider):
         TYPE = "AWS::Lambda::LayerVersion"
@@ -256,4 +294,5 @@ def providers() -> dict[str, type]:
         "AWS::CloudFormation::StackSet": _stack_set_provider(OperationStatus, ProgressEvent, ResourceProvider),
         "Custom::CDKBucketDeployment": _bucket_deployment_provider(OperationStatus, ProgressEvent, ResourceProvider),
         "AWS::Lambda::LayerVersion": _layer_version_provider(OperationStatus, ProgressEvent, ResourceProvider),
+        "Custom::S3AutoDeleteObjects": _auto_delete_objects_provider(OperationStatus, ProgressEvent, ResourceProvider),
     }
