@@ -51,7 +51,7 @@ help:
 	@echo "make schema > schema.json            the JSON Schema of the configuration (stdout is the schema only)"
 	@echo "make lint                            ruff (lint + format check), mypy --strict, import-layer contracts"
 	@echo "make bench                           synth-time, template-limit and test-time benchmarks"
-	@echo "make e2e [VARIANT=single]            deploy into a local AWS emulator, assert, verify, inject faults, destroy (docs/E2E.md)"
+	@echo "make e2e [VARIANT=single]            deploy into a local AWS emulator's accounts, verify, inject faults, remove, redeploy (docs/E2E.md)"
 	@echo "make scanners                        the checkov / cfn-lint virtualenv (.venv-scanners), made by review and test"
 	@echo "make cfn-schemas [ADD=AWS::X::Y]     refresh the resource types' create-only and name properties from cfn-lint's schemas"
 	@echo "make clean                           remove cdk.out/ and caches (keeps the virtualenvs and node_modules)"
@@ -170,8 +170,9 @@ bench: setup-dev
 	python bench/mutation_bench.py  # the mutation table of the organization examples (killed / redundant)
 
 # A real deployment into a local AWS emulator (LocalStack, in its own virtualenv .venv-localstack/, started and
-# stopped by the script): bootstrap, deploy, read back, deploy again, verify, destroy.  VARIANT: full single
-# (default: both), organization, new-vpc.  See docs/E2E.md.
+# stopped by the script), into the accounts deploy-plan names, by its printed commands: bootstrap, deploy, read back,
+# deploy again, verify, inject faults, remove as deploy-plan --remove prints, check what is retained, deploy again.
+# VARIANT: full member-baseline single (default: all three, at the same time), organization, new-vpc.  docs/E2E.md.
 VARIANT ?=
 e2e: setup-cli
 	VARIANT="$(VARIANT)" bash tests/e2e/e2e.sh

@@ -12,6 +12,7 @@ import aws_cdk as cdk
 from landing_zone.core.config import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import load_plan
+from landing_zone.plan.deployment import DETACH_CONTEXT
 from landing_zone.plan.record import write_record
 from landing_zone.plan.warnings import headline
 from stacks.landing_zone import build_landing_zone
@@ -31,7 +32,9 @@ def main() -> int:
             from constructs_lib.nag import add_nag_checks
 
             add_nag_checks(app)
-        build_landing_zone(app, plan)
+        # `-c detach_organization_policies=true`: the first step of a removal (`deploy-plan --remove`)
+        detach = app.node.try_get_context(DETACH_CONTEXT) in (True, "true")
+        build_landing_zone(app, plan, detach_organization_policies=detach)
     except LandingZoneError as exc:
         print(f"error: {exc}", file=sys.stderr)
         _remove_if_empty(app.outdir)

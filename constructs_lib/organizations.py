@@ -30,6 +30,7 @@ class ServiceControlPolicies(Construct):
         description: str,
         target_ids: Sequence[str],
         tags: Mapping[str, str],
+        detached: bool = False,
     ) -> None:
         super().__init__(scope, construct_id)
         self.policies: list[organizations.CfnPolicy] = []
@@ -41,7 +42,10 @@ class ServiceControlPolicies(Construct):
                 description=f"{description} (part {index} of {len(contents)})",
                 type="SERVICE_CONTROL_POLICY",
                 content=json.loads(content),
-                target_ids=list(target_ids) or None,
+                # detached: an explicit empty list; on update CloudFormation detaches every target no longer listed
+                # (AWS::Organizations::Policy resource handler, UpdateHandler.handleTargets:
+                # https://github.com/aws-cloudformation/aws-cloudformation-resource-providers-organizations)
+                target_ids=list(target_ids) if detached else list(target_ids) or None,
                 tags=[CfnTag(key=k, value=v) for k, v in sorted(tags.items())],
             )
             # CDK's prop validation insists on an object; the template carries the exact minified string.

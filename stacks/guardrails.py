@@ -26,7 +26,12 @@ from stacks.base import LandingZoneStack
 
 
 class GuardrailsStack(LandingZoneStack):
-    def __init__(self, scope: Construct, construct_id: str, *, plan: Plan, **kwargs: Any) -> None:
+    """``detached``: every Organizations policy with no target (``TargetIds: []``: CloudFormation detaches it from
+    the targets it had), the first step of a removal (docs/DEPLOY.md)."""
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, plan: Plan, detached: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(scope, construct_id, plan=plan, **kwargs)
         cfg = plan.config
         assert cfg.organization is not None, "GuardrailsStack needs an organization block"
@@ -37,8 +42,9 @@ class GuardrailsStack(LandingZoneStack):
             contents=plan.policies.scp_contents,
             landing_zone_name=cfg.name,
             description=f"{cfg.name}: Bedrock inference only in compliant Regions and allowed models; no tampering",
-            target_ids=cfg.organization.target_ids,
+            target_ids=() if detached else cfg.organization.target_ids,
             tags={"landing-zone": cfg.name},
+            detached=detached,
         )
         for index, (policy, size) in enumerate(zip(self.policies.policies, self.scps.sizes, strict=True), start=1):
             CfnOutput(
@@ -53,6 +59,7 @@ class GuardrailsStack(LandingZoneStack):
             g = cfg.content_guardrail
             rest = [t for t in cfg.organization.target_ids if t not in g.canary_target_ids]
             targets = [*g.canary_target_ids, *(rest if g.organization_policy_rollout == "all" else [])]
+            targets = [] if detached else targets
             self.guardrail_policy = GuardrailOrganizationPolicy(
                 self,
                 "GuardrailInference",

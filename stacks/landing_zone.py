@@ -113,7 +113,9 @@ def _tag_framework_resources(scope: Construct, tags: dict[str, str]) -> None:
             node.add_property_override("Tags", dict(sorted(tags.items())))
 
 
-def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
+def build_landing_zone(scope: Construct, plan: Plan, *, detach_organization_policies: bool = False) -> LandingZone:
+    """Every stack of the plan.  ``detach_organization_policies``: the guardrails stack's Organizations policies with
+    no targets (the first step of a removal, ``deploy-plan --remove``; docs/DEPLOY.md)."""
     cfg = plan.config
     parts: dict[str, Any] = {}
     # Every stack is deployed with the landing zone's own CDK bootstrap (policy_guardrails.cdk_bootstrap_qualifier):
@@ -138,8 +140,9 @@ def build_landing_zone(scope: Construct, plan: Plan) -> LandingZone:
             plan=plan,
             env=cdk.Environment(account=cfg.organization.management_account_id, region=cfg.home_region),
             description=f"{cfg.name}: Organizations SCPs for Bedrock (management account)",
+            detached=detach_organization_policies,
         )
-        if not cfg.organization.target_ids:
+        if not cfg.organization.target_ids and not detach_organization_policies:
             cdk.Annotations.of(guardrails).add_warning_v2(
                 "landing-zone:scp-unattached",
                 "organization.target_ids is empty: the guardrail SCPs are created but attached to nothing",

@@ -11,7 +11,7 @@ from landing_zone.cli.common import Subparsers, add_config_args, add_verbose_arg
 from landing_zone.core.config import json_schema
 from landing_zone.core.routing import format_table
 from landing_zone.plan import Plan
-from landing_zone.plan.deployment import deployment_steps, format_steps
+from landing_zone.plan.deployment import deployment_steps, format_steps, removal_steps
 from landing_zone.review.matrices import service_tiers, tier_text
 
 __all__ = ["register"]
@@ -97,11 +97,11 @@ def register(subparsers: Subparsers) -> None:
 
 def cmd_deploy_plan(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
-    steps = deployment_steps(plan, config_path=args.config)
+    steps = (removal_steps if args.remove else deployment_steps)(plan, config_path=args.config)
     if args.json:
         print(json.dumps([asdict(s) for s in steps], indent=2))
     else:
-        print(format_steps(plan, steps), end="")
+        print(format_steps(plan, steps, removal=args.remove), end="")
         print_warnings([plan.placeholder_warning], verbose=args.verbose)
     return 0
 
@@ -112,9 +112,16 @@ def register_deploy_plan(subparsers: Subparsers) -> None:
         help="print the commands of a first deployment: which stack goes to which account, in which order",
         description="An organization configuration spans accounts: the guardrail SCPs go to the management account, "
         "the workload stacks to the deployment account, the member-baseline StackSet to its administrator. This "
-        "prints the bootstrap and deploy commands in order, each with the account it must run in.",
+        "prints the bootstrap and deploy commands in order, each with the account it must run in; --remove prints the "
+        "way out (docs/DEPLOY.md, 'Remove the landing zone').",
     )
     add_config_args(p)
+    p.add_argument(
+        "--remove",
+        action="store_true",
+        help="the commands that remove the landing zone instead: detach the SCPs, destroy the workload stacks, then "
+        "the management stack",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_verbose_arg(p)
     p.set_defaults(func=cmd_deploy_plan)

@@ -18,6 +18,17 @@ deploy-plan``, ``make deploy``), each with the account it must run in:
    ``policy_guardrails.deployer_principal_arns`` (or principals outside the targeted accounts, trusted at
    bootstrap) may assume the CDK roles there (``DenyDeploymentRoleAssumption``).
 
+:func:`removal_steps` is the way out, in the reverse order (``deploy-plan --remove``; docs/DEPLOY.md, "Remove the
+landing zone"; ``make e2e`` runs it):
+
+1. the management account deploys ``<name>-guardrails`` again with ``-c detach_organization_policies=true``: the
+   SCPs (and the BEDROCK_POLICY) stay, attached to nothing.  While attached they stop the teardown itself: only the
+   deployer principals may assume the CDK roles of a targeted account, and only the exempt roles may delete the
+   retained keys, log groups and buckets afterwards;
+2. the workload: termination protection off where a stack has it, then ``cdk destroy`` of the workload stacks (or of
+   ``<name>-rollout``: CloudFormation deletes the StackSet's instances in every member account with it);
+3. the management account destroys ``<name>-guardrails`` last.
+
 The stack names and accounts here are the ones ``stacks/landing_zone.py`` creates (a test compares them with a
 synthesized app).
 """
@@ -29,9 +40,22 @@ import textwrap
 from dataclasses import dataclass
 
 from landing_zone.core import naming
+from landing_zone.core.applications import cost_allocation_tags_stack
 from landing_zone.plan.model import Plan
 
-__all__ = ["DeploymentStep", "StackPlacement", "deployment_steps", "format_steps", "stack_placements"]
+__all__ = [
+    "DETACH_CONTEXT",
+    "DeploymentStep",
+    "StackPlacement",
+    "deployment_steps",
+    "format_steps",
+    "removal_steps",
+    "stack_placements",
+]
+
+# `cdk deploy <name>-guardrails -c detach_organization_policies=true`: the guardrails stack's Organizations policies
+# with no targets (app.py reads it; the first step of a removal).
+DETACH_CONTEXT = "detach_organization_policies"
 
 
 @dataclass(frozen=True)
@@ -40,6 +64,7 @@ class StackPlacement:
     account: str
     region: str
     role: str  # "management", "stackset-administrator" or "deployment"
+    termination_protection: bool = False  # CloudFormation refuses to delete the stack until it is turned off
 
 
 @dataclass(frozen=True)
@@ -67,7 +92,8 @@ def stack_placements(plan: Plan) -> list[StackPlacement]:
         return out
     workload = ["keys", "network", "access", "cost"] + (["self-hosting"] if cfg.self_hosting.enabled else [])
     out += [
-        StackPlacement(naming.stack_name(cfg.name, s), cfg.deployment_account, region, "deployment") for s in workload
+        StackPlacement(naming.stack_name(cfg.name, s), cfg.deployment_account, region, "deployment", s == "keys")
+        for s in workload
     ]
     return out
 
@@ -138,13 +164,86 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
     return steps
 
 
-def format_steps(plan: Plan, steps: list[DeploymentStep]) -> str:
+_REMOVAL_WHY = {
+    "detach": "detach the guardrail SCPs{policy} from every target (they stay, attached to nothing). While "
+    "attached they stop the teardown: in a targeted account only policy_guardrails.deployer_principal_arns may assume "
+    "the CDK roles (DenyDeploymentRoleAssumption), and only the exempt roles may delete the retained keys, log groups "
+    "and buckets (DenyLandingZoneTampering, DenyTaggedResourceTampering)",
+    "unprotect": "{stack} has termination protection: CloudFormation refuses to delete it until it is off",
+    "deployment": "the workload stacks (the CLI destroys them in reverse dependency order); their keys, log groups "
+    "and buckets are retained",
+    "stackset-administrator": "the member-baseline StackSet: CloudFormation deletes its stack instances in every "
+    "member account first; their keys, log groups and buckets are retained in each member account",
+    "management": "last: the SCPs (detached{policy})",
+    "activation": "; the cost-allocation-tag activation (its delete leaves the tags active), whose logs key and log "
+    "groups are retained",
+}
+
+
+def removal_steps(plan: Plan, *, config_path: str | None = None) -> list[DeploymentStep]:
+    """The ordered commands that remove the landing zone (see the module docstring): the reverse of
+    :func:`deployment_steps`, after detaching the SCPs.  The CDK bootstraps stay (docs/DEPLOY.md)."""
+    cfg = plan.config
+    config_flag = f" -c config={shlex.quote(config_path)}" if config_path else ""
+    by_role: dict[str, list[StackPlacement]] = {}
+    for p in stack_placements(plan):
+        by_role.setdefault(p.role, []).append(p)
+    management = by_role.get("management", [])
+    steps: list[DeploymentStep] = []
+    for p in management:
+        label = _label(plan, p.account, p.role)
+        policy = " and the BEDROCK_POLICY" if cfg.content_guardrail.organization_policy else ""
+        steps.append(
+            DeploymentStep(
+                p.account,
+                label,
+                f"cdk deploy {p.name}{config_flag} -c {DETACH_CONTEXT}=true --profile {label}",
+                _REMOVAL_WHY["detach"].format(policy=policy),
+            )
+        )
+    for role in ("deployment", "stackset-administrator"):
+        stacks = by_role.get(role, [])
+        if not stacks:
+            continue
+        label = _label(plan, stacks[0].account, role)
+        for p in stacks:
+            if p.termination_protection:
+                steps.append(
+                    DeploymentStep(
+                        p.account,
+                        label,
+                        "aws cloudformation update-termination-protection --no-enable-termination-protection "
+                        f"--stack-name {p.name} --region {p.region} --profile {label}",
+                        _REMOVAL_WHY["unprotect"].format(stack=p.name),
+                    )
+                )
+        names = " ".join(s.name for s in stacks)
+        steps.append(
+            DeploymentStep(
+                stacks[0].account, label, f"cdk destroy {names}{config_flag} --profile {label}", _REMOVAL_WHY[role]
+            )
+        )
+    for p in management:
+        label = _label(plan, p.account, p.role)
+        command = f"cdk destroy {p.name}{config_flag} --profile {label}"
+        policy = ", and the BEDROCK_POLICY with its guardrail" if cfg.content_guardrail.organization_policy else ""
+        why = _REMOVAL_WHY["management"].format(policy=policy)
+        if cost_allocation_tags_stack(cfg, plan.applications) == "guardrails":
+            why += _REMOVAL_WHY["activation"]
+        steps.append(DeploymentStep(p.account, label, command, why))
+    return steps
+
+
+def format_steps(plan: Plan, steps: list[DeploymentStep], *, removal: bool = False) -> str:
     """The steps as a numbered shell script with comments (profiles are named after the accounts: yours may differ)."""
     mode = "organization" if plan.config.organization else "single account"
+    what = "Removal" if removal else "First deployment"
     intro = (
-        f"First deployment of {plan.config.name} ({mode} mode). Run each command with credentials of the account "
+        f"{what} of {plan.config.name} ({mode} mode). Run each command with credentials of the account "
         "named; the --profile names are the accounts' names from the configuration: use your own profiles."
     )
+    if removal:
+        intro += " The CDK bootstrap of each account stays (docs/DEPLOY.md)."
     lines = textwrap.wrap(intro, width=112, initial_indent="# ", subsequent_indent="# ")
     for i, step in enumerate(steps, start=1):
         comment = f"{i}. account {step.account} ({step.account_label}): {step.why}"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import run
+from tests.cli.test_cli import lz, run
 from tests.conftest import ROOT
 
 CONFIGS = [None, "examples/us-single-account.yaml", "examples/multi-account-100.yaml"]
@@ -96,3 +96,71 @@ def test_every_printed_command_runs_as_printed(config, synth):
             assert positional and set(positional) <= set(stacks), (positional, sorted(stacks))
             deployed += positional
     assert sorted(deployed) == sorted(stacks), "every stack is deployed exactly once"
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c or "cdk.json")
+def test_every_removal_command_runs_as_printed(config, synth):
+    """`deploy-plan --remove`: each `cdk` line uses flags the CLI has, stacks of the assembly and context keys the
+    app reads (the configuration and the detach flag); each `aws` line is an operation of botocore's model with
+    flags that are members of its input (the AWS CLI is generated from the same model)."""
+    import botocore.session
+    from botocore import xform_name
+
+    from landing_zone.plan.deployment import DETACH_CONTEXT
+
+    result = lz("deploy-plan", "--remove", *(["--config", config] if config else []))
+    assert result.returncode == 0, result.stderr
+    commands = [shlex.split(line) for line in result.stdout.splitlines() if line.strip() and not line.startswith("#")]
+    cdk = str(ROOT / "node_modules" / ".bin" / "cdk")
+    stacks = _manifest(synth(ROOT / config if config else None).outdir)
+    destroyed: list[str] = []
+    for argv in commands:
+        if argv[0] == "aws":
+            model = botocore.session.get_session().get_service_model(argv[1])
+            (operation,) = [o for o in model.operation_names if xform_name(o, "-") == argv[2]]
+            members = {xform_name(m, "-") for m in model.operation_model(operation).input_shape.members}
+            flags = [a.removeprefix("--") for a in argv[3:] if a.startswith("--")]
+            unknown = [f for f in flags if f not in ("profile", "region") and f.removeprefix("no-") not in members]
+            assert not unknown, f"aws {argv[1]} {argv[2]}: no flag {unknown}"
+            continue
+        assert argv[0] == "cdk" and argv[1] in ("deploy", "destroy"), argv
+        known = cdk_flags(cdk, argv[1])
+        positional, i = [], 2
+        while i < len(argv):
+            if argv[i].startswith("-"):
+                assert argv[i] in known, f"`cdk {argv[1]}` has no flag {argv[i]}"
+                if argv[i] in ("-c", "--context"):
+                    key, _, value = argv[i + 1].partition("=")
+                    assert (key, value) in (("config", config), (DETACH_CONTEXT, "true")), argv[i + 1]
+                i += 2
+                continue
+            positional.append(argv[i])
+            i += 1
+        assert positional and set(positional) <= set(stacks), (positional, sorted(stacks))
+        destroyed += positional if argv[1] == "destroy" else []
+    assert sorted(destroyed) == sorted(stacks), "every stack is destroyed exactly once"
+
+
+def test_the_printed_detach_synthesizes_the_organizations_policies_with_no_target(tmp_path):
+    """The removal's first command, synthesized by the pinned CLI through app.py with the command's own context: every
+    Organizations policy of the guardrails stack has `TargetIds: []` (CloudFormation then detaches them), while the
+    same app without the flag attaches them to organization.target_ids."""
+    from landing_zone.plan.deployment import DETACH_CONTEXT
+
+    detach = shlex.split(
+        next(line for line in lz("deploy-plan", "--remove").stdout.splitlines() if line.startswith("cdk deploy "))
+    )
+    contexts = [a for i, a in enumerate(detach) if i and detach[i - 1] == "-c"]
+    assert contexts == [f"{DETACH_CONTEXT}=true"]
+    cdk = str(ROOT / "node_modules" / ".bin" / "cdk")
+    for out, flags in ((tmp_path / "detached", ["-c", contexts[0]]), (tmp_path / "attached", [])):
+        result = run(cdk, "synth", "--quiet", "--no-notices", *flags, "-o", str(out))
+        assert result.returncode == 0, result.stderr
+    targets = {}
+    for out in ("detached", "attached"):
+        template = json.loads((tmp_path / out / f"{detach[2]}.template.json").read_text())
+        policies = [r for r in template["Resources"].values() if r["Type"] == "AWS::Organizations::Policy"]
+        assert policies
+        targets[out] = [p["Properties"].get("TargetIds") for p in policies]
+    assert all(t == [] for t in targets["detached"])
+    assert all(t for t in targets["attached"])

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from landing_zone.plan.deployment import deployment_steps, format_steps, stack_placements
+from landing_zone.plan.deployment import DETACH_CONTEXT, deployment_steps, format_steps, removal_steps, stack_placements
 from tests.cli.test_cli import lz
 from tests.conftest import ROOT
 
@@ -21,8 +21,9 @@ def _config(name: str | None):
 def test_the_placements_are_the_stacks_the_app_synthesizes(synth, name):
     """Each stack's name, account and Region as stacks/landing_zone.py creates it: deploy-plan cannot drift."""
     lz_ = synth(_config(name))
-    synthesized = {(s.stack_name, s.account, s.region) for s in lz_.landing_zone.stacks}
-    assert {(p.name, p.account, p.region) for p in stack_placements(lz_.plan)} == synthesized
+    synthesized = {(s.stack_name, s.account, s.region, s.termination_protection) for s in lz_.landing_zone.stacks}
+    placements = {(p.name, p.account, p.region, p.termination_protection) for p in stack_placements(lz_.plan)}
+    assert placements == synthesized
 
 
 @pytest.mark.parametrize("name", CASES, ids=[str(c) for c in CASES])
@@ -65,3 +66,53 @@ def test_the_printed_plan_is_a_commented_script_and_json_is_valid():
 def test_format_names_the_mode(plan_for):
     plan = plan_for(_config("us-single-account"))
     assert "single account mode" in format_steps(plan, deployment_steps(plan))
+
+
+@pytest.mark.parametrize("name", CASES, ids=[str(c) for c in CASES])
+def test_the_removal_detaches_the_scps_then_destroys_the_workload_then_the_management_stack(plan_for, name):
+    """docs/DEPLOY.md, "Remove the landing zone": every stack is destroyed exactly once, in its own account, the
+    management stack last; with an organization the SCPs are detached first; a protected stack is unprotected
+    before its destroy (make e2e runs these commands)."""
+    plan = plan_for(_config(name))
+    steps = removal_steps(plan)
+    argv = [s.command.split() for s in steps]
+    placements = {p.name: p for p in stack_placements(plan)}
+    destroyed = [
+        (n, s.account) for s, a in zip(steps, argv, strict=True) if a[1] == "destroy" for n in a[2:] if n in placements
+    ]
+    assert sorted(destroyed) == sorted((p.name, p.account) for p in placements.values())
+    guardrails = f"{plan.config.name}-guardrails"
+    if plan.config.organization is None:
+        assert all(a[1] != "deploy" for a in argv) and guardrails not in placements
+        return
+    assert argv[0][:3] == ["cdk", "deploy", guardrails] and f"{DETACH_CONTEXT}=true" in argv[0]
+    assert steps[0].account == plan.config.organization.management_account_id
+    assert [n for n, _ in destroyed][-1] == guardrails, "the management stack goes last"
+    assert sum(a[1] == "deploy" for a in argv) == 1, "nothing is deployed but the detach"
+
+
+@pytest.mark.parametrize("name", CASES, ids=[str(c) for c in CASES])
+def test_termination_protection_is_turned_off_right_before_the_protected_stack_is_destroyed(plan_for, name):
+    plan = plan_for(_config(name))
+    steps = removal_steps(plan)
+    protected = [p for p in stack_placements(plan) if p.termination_protection]
+    for p in protected:
+        (i,) = [i for i, s in enumerate(steps) if "update-termination-protection" in s.command and p.name in s.command]
+        assert "--no-enable-termination-protection" in steps[i].command and steps[i].account == p.account
+        assert steps[i + 1].command.startswith("cdk destroy ") and p.name in steps[i + 1].command.split()
+    assert sum("update-termination-protection" in s.command for s in steps) == len(protected)
+
+
+def test_the_removal_is_printed_and_json_is_valid():
+    text = lz("deploy-plan", "--remove", "--config", str(ROOT / "examples" / "us-organization.yaml"))
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith("# Removal of kimi-us-org (organization mode).")
+    commands = [line for line in text.stdout.splitlines() if line and not line.startswith("#")]
+    assert commands[0].startswith("cdk deploy kimi-us-org-guardrails ") and commands[-1].startswith("cdk destroy ")
+    data = json.loads(lz("deploy-plan", "--remove", "--json").stdout)
+    assert [d["command"].split()[:2] for d in data] == [
+        ["cdk", "deploy"],
+        ["aws", "cloudformation"],
+        ["cdk", "destroy"],
+        ["cdk", "destroy"],
+    ]

@@ -11,7 +11,10 @@ a name it happens to enumerate last):
   AWS::Bedrock::ApplicationInferenceProfile (no Bedrock here), AWS::Lambda::Function and AWS::Lambda::Permission
   (no Lambda can run here), Custom::BedrockInvocationLogging (its handler is a Lambda calling Bedrock)
 * stand-in that does the work in-process instead of the Lambda: Custom::VpcRestrictDefaultSG (CDK's handler
-  removes every rule of the new VPC's default security group)
+  removes every rule of the new VPC's default security group), Custom::CDKBucketDeployment (copies the member
+  template's assets)
+* the member baseline's StackSet (stacksets.py): AWS::CloudFormation::StackSet creates the instance stacks in the
+  member accounts itself (no Organizations here); AWS::Lambda::LayerVersion is a stand-in
 * fidelity (the built-in provider drops properties the service API does support; see docs/E2E.md):
   AWS::EC2::SecurityGroup   inline SecurityGroupIngress / SecurityGroupEgress rules
   AWS::Logs::LogGroup       RetentionInDays, KmsKeyId, Tags
@@ -403,7 +406,7 @@ def _providers() -> dict:
     from localstack.services.logs.resource_providers.aws_logs_loggroup import LogsLogGroupProvider
     from localstack.services.s3.resource_providers.aws_s3_bucket import S3BucketProvider
 
-    from lz_e2e_standins import StandInApplicationInferenceProfileProvider
+    from lz_e2e_standins import StandInApplicationInferenceProfileProvider, stacksets
 
     FaithfulSecurityGroupProvider = _faithful_security_group_provider(OperationStatus, EC2SecurityGroupProvider)
     FaithfulLogGroupProvider = _faithful_log_group_provider(OperationStatus, ProgressEvent, LogsLogGroupProvider)
@@ -432,6 +435,8 @@ def _providers() -> dict:
         "Custom::BedrockDataRetention": _stand_in_custom(
             "Custom::BedrockDataRetention", StandInInvocationLoggingProvider
         ),
+        # the member baseline's roll-out: StackSet (Organizations stood in), its asset copy and layer
+        **stacksets.providers(),
     }
     if os.environ.get("LZ_E2E_FIDELITY", "1") != "0":
         providers["AWS::EC2::SecurityGroup"] = FaithfulSecurityGroupProvider
