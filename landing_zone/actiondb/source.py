@@ -25,12 +25,15 @@ from typing import Any
 
 __all__ = [
     "DATA_FILE",
+    "NONE_DOCUMENTED",
     "READ_LEVELS",
+    "SECOND_AUTHORIZATION_FILE",
     "bedrock_prefixes",
     "database",
     "database_version",
     "is_read",
     "meta",
+    "second_authorization",
 ]
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "service_authorization.json.gz"
@@ -74,3 +77,18 @@ def is_read(access_level: str) -> bool:
 def bedrock_prefixes() -> tuple[str, ...]:
     """Every service prefix of the Bedrock family in the database, sorted."""
     return tuple(sorted(p for p in database() if p.startswith(BEDROCK_FAMILY)))
+
+
+SECOND_AUTHORIZATION_FILE = DATA_FILE.parent / "second_authorization.yaml"
+NONE_DOCUMENTED = "none documented"
+
+
+@lru_cache(maxsize=1)
+def second_authorization() -> Mapping[str, Mapping[str, str]]:
+    """Model-taking Bedrock actions with no model resource type: action -> model, second_authorization (the check
+    P2 relies on, or 'none documented'), source (``data/second_authorization.yaml``)."""
+    import yaml
+
+    raw = yaml.safe_load(SECOND_AUTHORIZATION_FILE.read_text(encoding="utf-8"))
+    actions: Mapping[str, Mapping[str, str]] = raw["actions"]
+    return actions
