@@ -39,9 +39,13 @@ def main(argv: list[str]) -> int:
 
     context = json.loads((ROOT / "cdk.json").read_text())["context"]
     bad = 0
-    print(f"{'example':<18} {'extra':>5} {'prop':<4} {'status':<12} {'obligations':>11} {'not holding':<28} {'seconds':>8}")
+    print(
+        f"{'example':<18} {'extra':>5} {'prop':<4} {'status':<12} {'obligations':>11} {'not holding':<28} {'seconds':>8}"
+    )
     for name in args.examples:
-        raw, origin = raw_config(context["landing_zone"], None if name == "default" else ROOT / "examples" / f"{name}.yaml")
+        raw, origin = raw_config(
+            context["landing_zone"], None if name == "default" else ROOT / "examples" / f"{name}.yaml"
+        )
         plan = build_plan(raw, origin=origin)
         with tempfile.TemporaryDirectory() as out:
             app = cdk.App(context=context, outdir=out)

@@ -55,7 +55,10 @@ def _service(actions: Mapping[str, Any], resources: Mapping[str, Any], condition
         rows: dict[str, Any] = {"": {"required": False, "condition_keys": sorted(raw.get("conditionKeys", []))}}
         for rt in raw.get("resourceTypes", []):
             if rt.get("name"):
-                rows[rt["name"]] = {"required": bool(rt.get("required")), "condition_keys": sorted(rt.get("conditionKeys", []))}
+                rows[rt["name"]] = {
+                    "required": bool(rt.get("required")),
+                    "condition_keys": sorted(rt.get("conditionKeys", [])),
+                }
         privileges[raw["name"]] = {"access_level": str(raw.get("accessLevel", "")), "resource_types": rows}
     return {
         "privileges": dict(sorted(privileges.items())),
@@ -64,7 +67,8 @@ def _service(actions: Mapping[str, Any], resources: Mapping[str, Any], condition
             for r in sorted(resources.values(), key=lambda r: str(r["key"]))
         },
         "conditions": {
-            str(c["key"]): {"type": str(c.get("type", ""))} for c in sorted(conditions.values(), key=lambda c: str(c["key"]))
+            str(c["key"]): {"type": str(c.get("type", ""))}
+            for c in sorted(conditions.values(), key=lambda c: str(c["key"]))
         },
     }
 
@@ -88,7 +92,10 @@ def build(source: Path) -> dict[str, Any]:
             p = data / kind / f"{prefix}.json"
             return _read(p) if p.is_file() else {}
 
-        services[prefix] = {"name": str(names.get(prefix, prefix)), **_service(_read(path), part("resourceTypes"), part("conditionKeys"))}
+        services[prefix] = {
+            "name": str(names.get(prefix, prefix)),
+            **_service(_read(path), part("resourceTypes"), part("conditionKeys")),
+        }
     return {
         "meta": {
             "package": PACKAGE,

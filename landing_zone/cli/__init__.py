@@ -17,7 +17,18 @@ import sys
 from collections.abc import Sequence
 
 from landing_zone import __version__
-from landing_zone.cli import actiondb, config, cost, discover, guardrails, preflight, prove, replacements, review, verify
+from landing_zone.cli import (
+    actiondb,
+    config,
+    cost,
+    discover,
+    guardrails,
+    preflight,
+    prove,
+    replacements,
+    review,
+    verify,
+)
 from landing_zone.cli.tiers import require
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan.record import installed_version

@@ -14,8 +14,9 @@ Inference (no principal is exempt):
 
 1. ``DenyBedrockOutsideCompliantRegions`` — *every* action of every ``bedrock*`` prefix the IAM action database
    lists (``bedrock``, ``bedrock-agentcore``, ``bedrock-mantle``, ``bedrock-websearch``: agents, flows, knowledge
-   bases, CountTokens, evaluation, batch, web search, actions added later) whose ``aws:RequestedRegion`` is not compliant.  The Region-less leg of a global profile
-   carries ``aws:RequestedRegion = "unspecified"``: denied unless ``allow_global_inference``.
+   bases, CountTokens, evaluation, batch, web search, actions added later) whose ``aws:RequestedRegion`` is not
+   compliant.  The Region-less leg of a global profile carries ``aws:RequestedRegion = "unspecified"``: denied
+   unless ``allow_global_inference``.
 2. ``DenyGlobalInferenceProfiles`` — the global profile resources themselves (their source leg is in a
    compliant Region), unless ``allow_global_inference``.
 3. ``DenyUnlistedModels`` — model-taking runtime actions on anything but the allowed models' foundation-model

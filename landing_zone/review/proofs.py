@@ -3,7 +3,7 @@
 The policies are read from the synthesized cloud assembly (what deploys); the properties are stated from the
 configuration and the routing decision (what was asked for), never from the policies themselves:
 
-* **P1 Region confinement** — every ``bedrock:``, ``bedrock-mantle:`` and ``bedrock-agentcore:`` request whose
+* **P1 Region confinement** — every request of a ``bedrock*`` prefix of the IAM action database whose
   ``aws:RequestedRegion`` is not compliant is denied by the guardrails: for *any* action of the prefix (which
   covers every action of the IAM action database and every action added later).  When it fails, each database
   action is checked on its own to list them all.
@@ -11,7 +11,10 @@ configuration and the routing decision (what was asked for), never from the poli
   (:data:`MODEL_RESOURCE_TYPES`), except removals and reads of metadata (:data:`NOT_MODEL_USE`), is denied on a
   model outside the allow-list, from a compliant Region: a foundation model that is not allowed, a system
   inference profile of one, and any custom / provisioned / imported / marketplace model or prompt router; and
-  every Mantle action that carries ``bedrock-mantle:Model`` is denied for a model that is not allowed on Mantle.
+  every Mantle action that carries ``bedrock-mantle:Model`` is denied for a model that is not allowed on Mantle —
+  in every compliant and every source Region (and the global leg's ``unspecified`` when global inference is on).
+  Model-taking actions with no resource type rest on a second authorization (``actiondb/data/
+  second_authorization.yaml``).
 * **P3 tamper protection** (organization mode) — no principal outside the exemptions can change a protected
   resource: each :class:`Protected` target (an action set and ARN patterns, or the landing-zone tag) is denied.
   The targets come from :func:`protected_targets`; a protected-resource inventory can be passed instead.
@@ -24,9 +27,10 @@ configuration and the routing decision (what was asked for), never from the poli
   compliant Regions, model-taking actions only on allowed models and profiles, and Mantle inference only on
   allowed Mantle models.
 
-Each obligation is answered ``holds``, ``fails`` (a concrete request, printed as a ``simulate`` command and
-replayed through the evaluator: prover and evaluator must agree) or ``vacuous`` (its premise admits no request:
-not a proof).  A property holds when every obligation holds.
+Each obligation is answered ``holds``, ``fails`` (a concrete request with only the keys that matter, printed as a
+``simulate`` command and replayed through the evaluator: prover and evaluator must agree), ``vacuous`` (its premise
+admits no request: not a proof), ``timeout`` or ``gave-up`` (:attr:`Obligation.verdict`).  A property holds
+when every obligation holds.
 """
 
 from __future__ import annotations
@@ -46,10 +50,10 @@ from typing import Any
 
 import z3
 
+from landing_zone.actiondb.source import NONE_DOCUMENTED, bedrock_prefixes, is_read, second_authorization
+from landing_zone.actiondb.space import read_actions
 from landing_zone.assembly import Assembly, load_assembly
 from landing_zone.assembly.intrinsics import resolve_document, template_resolver
-from landing_zone.actiondb.source import NONE_DOCUMENTED, is_read, second_authorization
-from landing_zone.actiondb.space import read_actions
 from landing_zone.core.catalog.action_space import PROTECTED_SERVICES
 from landing_zone.core.routing import PathKind
 from landing_zone.errors import LandingZoneError
@@ -88,7 +92,8 @@ __all__ = [
 ]
 
 PROPERTIES: dict[str, str] = {
-    "P1": "Region confinement: every Bedrock, Mantle and AgentCore request outside the compliant Regions is denied",
+    "P1": "Region confinement: every request of a bedrock* prefix (Bedrock, AgentCore, Mantle, web search) outside the "
+    "compliant Regions is denied",
     "P2": "model allow-list: every action that uses a model is denied on a model outside the allow-list",
     "P3": "tamper protection: no non-exempt principal can change a protected resource",
     "P4": "not over-blocking: legitimate requests are allowed for every value of the keys they do not fix",
@@ -125,7 +130,8 @@ DESCRIBING_KEYS = frozenset(
         "bedrock-mantle:DataRetentionMode",
     )
 )
-BEDROCK_PREFIXES = ("bedrock", "bedrock-mantle", "bedrock-agentcore")
+# every bedrock* prefix of the IAM action database (not the SCP's list: a prefix the SCPs miss fails P1)
+BEDROCK_PREFIXES = bedrock_prefixes()
 
 # Resource types that name a model (IAM action database, service "bedrock").  application-inference-profile is left
 # out: its ARN does not say which model it copies; every request through one is also authorised against the model's

@@ -19,10 +19,10 @@ import json
 import pytest
 import yaml
 
+from landing_zone.actiondb.space import derive, render
 from landing_zone.core.catalog.action_space import ACTION_SPACE_FILE
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate_scp_levels
 from landing_zone.policies.guardrails import USE_ACTIONS
-from landing_zone.actiondb.space import derive, render
 from landing_zone.review.coverage import EXCEPTIONS_FILE, coverage, exceptions
 from tests.conftest import ROOT
 

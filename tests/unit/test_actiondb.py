@@ -68,7 +68,7 @@ def test_every_bedrock_prefix_of_the_database_is_region_confined_whole() -> None
     prefixes = [p for p in database() if p.startswith("bedrock")]
     assert sorted(prefixes) == list(bedrock_prefixes()) == list(load_action_space().bedrock_prefixes)
     assert "bedrock-websearch" in prefixes
-    assert g.BEDROCK_SERVICES == tuple(f"{p}:*" for p in prefixes)
+    assert tuple(f"{p}:*" for p in prefixes) == g.BEDROCK_SERVICES
 
 
 def test_a_prefix_a_refresh_brings_joins_the_region_deny_by_rule(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,8 +86,15 @@ def test_a_prefix_a_refresh_brings_joins_the_region_deny_by_rule(monkeypatch: py
 
 @pytest.mark.parametrize(
     ("level", "read"),
-    [("Read", True), ("List", True), ("Read, List", True), ("Write", False), ("Permissions management, Write", False),
-     ("Read, Write", False), ("", False)],
+    [
+        ("Read", True),
+        ("List", True),
+        ("Read, List", True),
+        ("Write", False),
+        ("Permissions management, Write", False),
+        ("Read, Write", False),
+        ("", False),
+    ],
 )
 def test_an_action_is_a_read_only_when_every_level_aws_lists_is(level: str, read: bool) -> None:
     assert is_read(level) is read
@@ -115,7 +122,9 @@ def _fake_iam_data(root: Path, actions: dict[str, Any]) -> Path:
     (root / "package.json").write_text(json.dumps({"version": "9.9.9", "updatedAt": "2027-01-02T03:04:05Z"}))
     (root / "data" / "actions" / "bedrock-newfeature.json").write_text(json.dumps(actions))
     (root / "data" / "resourceTypes" / "bedrock-newfeature.json").write_text(
-        json.dumps({"thing": {"key": "thing", "arn": "arn:${Partition}:bedrock-newfeature:${Region}:${Account}:thing/${Id}"}})
+        json.dumps(
+            {"thing": {"key": "thing", "arn": "arn:${Partition}:bedrock-newfeature:${Region}:${Account}:thing/${Id}"}}
+        )
     )
     return root
 
