@@ -23,6 +23,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--extra", type=int, default=40)
     parser.add_argument("--timeout", type=float, default=5.0)
     parser.add_argument("--budget", type=float, default=60.0)
+    parser.add_argument("--show", type=int, default=3, help="obligations not holding to print per property")
     parser.add_argument("examples", nargs="*", default=["us-organization"])
     args = parser.parse_args(argv)
 
@@ -68,6 +69,8 @@ def main(argv: list[str]) -> int:
                         flush=True,
                     )
                     bad += extra > 0 and p.status not in ("holds", "not-applicable")
+                    for o in [o for o in p.obligations if o.result.status != "holds"][: args.show]:
+                        print(f"{'':<24} {o.verdict}: {o.label} ({o.result.seconds:.2f} s) {o.command or ''}")
                 print(f"{name:<18} {extra:>5} all  {'wall, ' + str(default_jobs()) + ' process(es)':<58} {wall:>8.2f}")
                 bad += wall > args.budget
     return 1 if bad else 0

@@ -816,6 +816,8 @@ class Prover:
         for x, atoms in by_var.values():
             for conflict in self.theory.conflicts_within(x, {r.get_id() for _, r in atoms}):
                 block(x, conflict)
+        if not self._propagate(skeleton, by_var, sat, deadline):
+            return z3.unknown, None, "timeout"
         while True:
             left = deadline - time.perf_counter()
             if left <= 0:
@@ -848,6 +850,34 @@ class Prover:
             if ground.check() != z3.sat:
                 return z3.unknown, None, "the solved strings do not replay on the original formula (prover bug)"
             return z3.sat, ground.model(), ""
+
+    def _propagate(
+        self,
+        skeleton: Sequence[z3.ExprRef],
+        by_var: Mapping[int, tuple[z3.SeqRef, list[tuple[z3.BoolRef, z3.ReRef]]]],
+        sat: z3.Solver,
+        deadline: float,
+    ) -> bool:
+        """Theory propagation from the unit atoms (those the formulas assert outright, e.g. "the resource is a
+        foundation-model ARN"): every other atom of the same variable that contradicts them is fixed in the
+        skeleton before the search, each by one small membership question (cached across obligations).  Without
+        it the search meets each such atom by trial: with 40 unrelated deny statements, one conflict at a time,
+        each found by deciding an intersection of dozens of languages (issue 35).  False when the deadline passed."""
+        units = _units(skeleton, self.form.atoms)
+        for x, atoms in by_var.values():
+            fixed = [(regex, units[b.get_id()]) for b, regex in atoms if b.get_id() in units]
+            if not fixed or any(pol and _is_literal_re(regex) for regex, pol in fixed):
+                continue  # no unit, or the variable is pinned to one string (decided by ground membership anyway)
+            for b, regex in atoms:
+                if b.get_id() in units:
+                    continue
+                if time.perf_counter() > deadline:
+                    return False
+                for pol in (True, False):
+                    if self.theory.check(x, [*fixed, (regex, pol)])[0] == "unsat":
+                        sat.add(z3.Not(b) if pol else b)
+                        break
+        return True
 
     def check(
         self,
@@ -907,6 +937,25 @@ class Prover:
                 if again == z3.sat and again_model is not None:
                     model, concrete, changed = again_model, candidate, True
         return model, concrete
+
+
+def _units(skeleton: Sequence[z3.ExprRef], atoms: Mapping[int, Any]) -> dict[int, bool]:
+    """The atoms the skeleton asserts outright (top-level conjuncts), with their polarity."""
+    out: dict[int, bool] = {}
+    todo = list(skeleton)
+    while todo:
+        e = todo.pop()
+        if z3.is_and(e):
+            todo.extend(e.children())
+        elif z3.is_not(e) and e.arg(0).get_id() in atoms:
+            out[e.arg(0).get_id()] = False
+        elif e.get_id() in atoms:
+            out[e.get_id()] = True
+    return out
+
+
+def _is_literal_re(regex: z3.ReRef) -> bool:
+    return bool(regex.decl().kind() == z3.Z3_OP_SEQ_TO_RE and z3.is_string_value(regex.arg(0)))
 
 
 def _non_string_constants(formulas: Sequence[z3.ExprRef]) -> list[z3.ExprRef]:

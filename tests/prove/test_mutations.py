@@ -82,3 +82,27 @@ def test_every_mutant_is_killed_or_a_reviewed_redundancy(organization: Any, tabl
     # everyone, and a wildcard that makes a deny apply to everything (over-blocking, P4)
     assert {r["mutant"].split()[0] for r in killed} == {"drop", "widen-regions", "exempt-everyone", "wildcard"}
     assert {r["property"] for r in killed} == {"P1", "P2", "P3", "P4", "P6"}
+
+
+def test_a_model_deny_limited_to_the_home_region_fails_p2(organization: Any) -> None:
+    """Issue 35: P2 was proven from the home Region only, so DenyUnlistedModels limited to the home Region still
+    proved.  P2 now states every compliant and source Region: the mutant fails with a request from another one, and
+    the evaluator agrees (the unmutated SCPs prove P2 in tests/prove/test_examples.py)."""
+    from dataclasses import replace
+
+    from landing_zone.review.proofs import prove_all
+
+    inputs = inputs_from_assembly(organization.outdir, organization.plan)
+    config = organization.plan.config
+    (mutant,) = [
+        m
+        for m in mutants(inputs.guardrails, sorted(config.compliant_regions), config.home_region)
+        if m.operator == "home-region-only" and m.sid == "DenyUnlistedModels"
+    ]
+    guard = inputs.guardrails.replaced(mutant.policy, mutant.document)
+    (p2,) = prove_all(replace(inputs, guardrails=guard), properties=["P2"], timeout_ms=10_000).properties
+    assert p2.status == "fails"
+    counterexample = p2.counterexamples[0].result
+    assert counterexample.replay_agrees and counterexample.counterexample is not None
+    region = counterexample.counterexample.context["aws:RequestedRegion"]
+    assert region != config.home_region and region in {*config.compliant_regions, *config.source_regions}
