@@ -680,6 +680,7 @@ class _Theory:
         self._answers: dict[tuple[int, frozenset[Literal_]], tuple[str, Any]] = {}
         self._conflicts: dict[int, set[frozenset[Literal_]]] = {}
         self._members: dict[tuple[str, int], bool | None] = {}
+        self._core_var = z3.String("core!x")
 
     def _sat(self, x: z3.SeqRef, literals: frozenset[Literal_]) -> tuple[str, Any]:
         """("sat", a value) | ("unsat", None) | ("unknown", None), cached.  One membership in the intersection of
@@ -745,18 +746,32 @@ class _Theory:
                     self._conflicts.setdefault(x.get_id(), set()).add(conflict)
                     return "unsat", conflict
                 break
+        positives = frozenset(lit for lit in full if lit[1])
+        if positives and positives != full:
+            # a string of the positive literals alone that the negative ones do not exclude (ground membership) is
+            # an answer; the intersection with every complement, which z3 decides far more slowly, is then not needed
+            status, value = self._sat(x, positives)
+            if status == "unsat":
+                conflict = self._minimal_core(positives)
+                self._conflicts.setdefault(x.get_id(), set()).add(conflict)
+                return "unsat", conflict
+            if status == "sat" and all(self._member(value, rid) is False for rid, _ in full - positives):
+                return "sat", value
         status, value = self._sat(x, full)
         if status == "sat":
             return "sat", value
         if status != "unsat":
             return "unknown", "a string constraint the solver gave up on"
-        core = self._core(full)
-        for lit in sorted(core):  # deletion-based minimisation of a (usually small) core
-            if len(core) > 1 and self._sat(x, frozenset(core - {lit}))[0] == "unsat":
-                core.discard(lit)
-        conflict = frozenset(core)
+        conflict = self._minimal_core(full)
         self._conflicts.setdefault(x.get_id(), set()).add(conflict)
         return "unsat", conflict
+
+    def _minimal_core(self, literals: frozenset[Literal_]) -> frozenset[Literal_]:
+        core = self._core(literals)
+        for lit in sorted(core):  # deletion-based minimisation of a (usually small) core
+            if len(core) > 1 and self._sat(self._core_var, frozenset(core - {lit}))[0] == "unsat":
+                core.discard(lit)
+        return frozenset(core)
 
     def conflicts_within(self, x: z3.SeqRef, present: set[int]) -> list[frozenset[Literal_]]:
         """Known conflicts over ``x`` whose regexes all occur in a question (their blocking clauses apply)."""
