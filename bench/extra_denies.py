@@ -44,7 +44,9 @@ def _tag_guard(i: int, regions: Sequence[str]) -> dict[str, Any]:
         "Effect": "Deny",
         "Action": ["ec2:CreateVolume", "ec2:RunInstances", "rds:CreateDBInstance"],
         "Resource": ["*"],
-        "Condition": {"Null": {f"aws:RequestTag/cost-center-{i}": "true"}},
+        # a request that names a retired cost center (one without the tag is not this statement's business: a
+        # Null test would deny the landing zone's own legitimate launches, which P4 rightly reports)
+        "Condition": {"StringEquals": {f"aws:RequestTag/cost-center-{i}": ["retired"]}},
     }
 
 

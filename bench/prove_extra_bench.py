@@ -70,7 +70,9 @@ def main(argv: list[str]) -> int:
                     )
                     bad += extra > 0 and p.status not in ("holds", "not-applicable")
                     for o in [o for o in p.obligations if o.result.status != "holds"][: args.show]:
-                        print(f"{'':<24} {o.verdict}: {o.label} ({o.result.seconds:.2f} s) {o.command or ''}")
+                        print(
+                            f"{'':<24} {o.as_dict()['status']}: {o.label} ({o.result.seconds:.2f} s) {o.command or ''}"
+                        )
                 print(f"{name:<18} {extra:>5} all  {'wall, ' + str(default_jobs()) + ' process(es)':<58} {wall:>8.2f}")
                 bad += wall > args.budget
     return 1 if bad else 0
