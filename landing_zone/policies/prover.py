@@ -680,7 +680,6 @@ class _Theory:
         self._answers: dict[tuple[int, frozenset[Literal_]], tuple[str, Any]] = {}
         self._conflicts: dict[int, set[frozenset[Literal_]]] = {}
         self._members: dict[tuple[str, int], bool | None] = {}
-        self._core_var = z3.String("core!x")
 
     def _sat(self, x: z3.SeqRef, literals: frozenset[Literal_]) -> tuple[str, Any]:
         """("sat", a value) | ("unsat", None) | ("unknown", None), cached.  One membership in the intersection of
@@ -746,32 +745,18 @@ class _Theory:
                     self._conflicts.setdefault(x.get_id(), set()).add(conflict)
                     return "unsat", conflict
                 break
-        positives = frozenset(lit for lit in full if lit[1])
-        if positives and positives != full:
-            # a string of the positive literals alone that the negative ones do not exclude (ground membership) is
-            # an answer; the intersection with every complement, which z3 decides far more slowly, is then not needed
-            status, value = self._sat(x, positives)
-            if status == "unsat":
-                conflict = self._minimal_core(positives)
-                self._conflicts.setdefault(x.get_id(), set()).add(conflict)
-                return "unsat", conflict
-            if status == "sat" and all(self._member(value, rid) is False for rid, _ in full - positives):
-                return "sat", value
         status, value = self._sat(x, full)
         if status == "sat":
             return "sat", value
         if status != "unsat":
             return "unknown", "a string constraint the solver gave up on"
-        conflict = self._minimal_core(full)
+        core = self._core(full)
+        for lit in sorted(core):  # deletion-based minimisation of a (usually small) core
+            if len(core) > 1 and self._sat(x, frozenset(core - {lit}))[0] == "unsat":
+                core.discard(lit)
+        conflict = frozenset(core)
         self._conflicts.setdefault(x.get_id(), set()).add(conflict)
         return "unsat", conflict
-
-    def _minimal_core(self, literals: frozenset[Literal_]) -> frozenset[Literal_]:
-        core = self._core(literals)
-        for lit in sorted(core):  # deletion-based minimisation of a (usually small) core
-            if len(core) > 1 and self._sat(self._core_var, frozenset(core - {lit}))[0] == "unsat":
-                core.discard(lit)
-        return frozenset(core)
 
     def conflicts_within(self, x: z3.SeqRef, present: set[int]) -> list[frozenset[Literal_]]:
         """Known conflicts over ``x`` whose regexes all occur in a question (their blocking clauses apply)."""
@@ -831,8 +816,6 @@ class Prover:
         for x, atoms in by_var.values():
             for conflict in self.theory.conflicts_within(x, {r.get_id() for _, r in atoms}):
                 block(x, conflict)
-        if not self._propagate(skeleton, by_var, sat, deadline):
-            return z3.unknown, None, "timeout"
         while True:
             left = deadline - time.perf_counter()
             if left <= 0:
@@ -865,34 +848,6 @@ class Prover:
             if ground.check() != z3.sat:
                 return z3.unknown, None, "the solved strings do not replay on the original formula (prover bug)"
             return z3.sat, ground.model(), ""
-
-    def _propagate(
-        self,
-        skeleton: Sequence[z3.ExprRef],
-        by_var: Mapping[int, tuple[z3.SeqRef, list[tuple[z3.BoolRef, z3.ReRef]]]],
-        sat: z3.Solver,
-        deadline: float,
-    ) -> bool:
-        """Theory propagation from the unit atoms (those the formulas assert outright, e.g. "the resource is a
-        foundation-model ARN"): every other atom of the same variable that contradicts them is fixed in the
-        skeleton before the search, each by one small membership question (cached across obligations).  Without
-        it the search meets each such atom by trial: with 40 unrelated deny statements, one conflict at a time,
-        each found by deciding an intersection of dozens of languages (issue 35).  False when the deadline passed."""
-        units = _units(skeleton, self.form.atoms)
-        for x, atoms in by_var.values():
-            fixed = [(regex, units[b.get_id()]) for b, regex in atoms if b.get_id() in units]
-            if not fixed or any(pol and _is_literal_re(regex) for regex, pol in fixed):
-                continue  # no unit, or the variable is pinned to one string (decided by ground membership anyway)
-            for b, regex in atoms:
-                if b.get_id() in units:
-                    continue
-                if time.perf_counter() > deadline:
-                    return False
-                for pol in (True, False):
-                    if self.theory.check(x, [*fixed, (regex, pol)])[0] == "unsat":
-                        sat.add(z3.Not(b) if pol else b)
-                        break
-        return True
 
     def check(
         self,
@@ -952,25 +907,6 @@ class Prover:
                 if again == z3.sat and again_model is not None:
                     model, concrete, changed = again_model, candidate, True
         return model, concrete
-
-
-def _units(skeleton: Sequence[z3.ExprRef], atoms: Mapping[int, Any]) -> dict[int, bool]:
-    """The atoms the skeleton asserts outright (top-level conjuncts), with their polarity."""
-    out: dict[int, bool] = {}
-    todo = list(skeleton)
-    while todo:
-        e = todo.pop()
-        if z3.is_and(e):
-            todo.extend(e.children())
-        elif z3.is_not(e) and e.arg(0).get_id() in atoms:
-            out[e.arg(0).get_id()] = False
-        elif e.get_id() in atoms:
-            out[e.get_id()] = True
-    return out
-
-
-def _is_literal_re(regex: z3.ReRef) -> bool:
-    return bool(regex.decl().kind() == z3.Z3_OP_SEQ_TO_RE and z3.is_string_value(regex.arg(0)))
 
 
 def _non_string_constants(formulas: Sequence[z3.ExprRef]) -> list[z3.ExprRef]:
