@@ -42,6 +42,7 @@ from landing_zone.plan.checks import (
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import build_policies, scp_set
+from landing_zone.plan.provisioned import ungranted_path_problems
 from landing_zone.plan.requirements import application_budget_findings, dependent_setting_findings, feature_problems
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
@@ -251,6 +252,10 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems := name_problems([n for n in late_names if n.limit in _LATE_NAME_LIMITS], catalog):
         raise ConfigError(problems, origin=origin)
 
+    policies = build_policies(config, routing, catalog, applications, scps=scps)
+    if problems := ungranted_path_problems(config, applications, policies.invokers):
+        raise ConfigError(problems, origin=origin)
+
     warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
     warnings += workload_quota_warnings + quota_warnings(quota_alarms, config)
     warnings += app_budget_warnings + dependent_warnings
@@ -267,7 +272,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         cost_alarms=cost_alarms,
         quota_alarms=quota_alarms,
         dashboard=dashboard,
-        policies=build_policies(config, routing, catalog, applications, scps=scps),
+        policies=policies,
         cross_account_grants=cross_account_grants(config, applications),
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),

@@ -88,6 +88,14 @@ CASES = {
         ),
         "  - network.endpoints: got ['bedrock-runtime']; has no bedrock-mantle endpoint",
     ),
+    "a project its invoker may not use": (
+        lambda t: generated(
+            t,
+            "granted.yaml",
+            "access: {mantle_projects: true}\ncontent_guardrail: {enabled: true, enforcement: per-request}\n",
+        ),
+        "  - access.mantle_projects: got true; for application workload the plan creates its Mantle Project",
+    ),
     "200 accounts": (
         lambda t: generated(
             t,
