@@ -305,6 +305,77 @@ def test_an_empty_list_is_not_an_omitted_one(plan_for):
     assert plan_for(inference_source_regions=["us-east-1"]).config.source_regions == ("us-east-1",)
 
 
+@pytest.mark.parametrize(
+    ("overrides", "path", "meaning"),
+    [
+        ({"applications": []}, "applications", "one application per account, named after the account"),
+        (
+            {"applications": [app(trusted_principal_arns=[])]},
+            "applications[0].trusted_principal_arns",
+            "any principal of `account` that its own IAM lets assume the role",
+        ),
+        ({"network": {"availability_zones": []}}, "network.availability_zones", "the first `az_count` AZs"),
+        ({"cost": {"workload": {"split": []}}}, "cost.workload.split", "the whole workload on models[0]"),
+        (
+            {"member_baseline": {"enabled": True, "target_ou_ids": []}},
+            "member_baseline.target_ou_ids",
+            "the OUs in organization.target_ids",
+        ),
+    ],
+    ids=["applications", "trusted-principals", "availability-zones", "workload-split", "baseline-ous"],
+)
+def test_an_empty_list_whose_omission_means_more_than_none_is_refused(plan_for, overrides, path, meaning):
+    """``trusted_principal_arns: []`` read as omitted would trust every principal of the account: the widest
+    default, reached by writing the narrowest-looking value."""
+    problems = refused(plan_for, **overrides)
+    assert f"{path}: got []; an empty list is not the same as leaving the key out" in problems[path], problems
+    assert f"(omitted: {meaning}" in problems[path]
+
+
+def test_an_empty_list_that_means_none_is_accepted(plan_for):
+    """The neighbours: lists whose omission means "none" take [] as the same none."""
+    plan = plan_for(
+        **SINGLE,
+        applications=[app(sso_permission_sets=[], batch_role_arns=[])],
+        cost={"alert_emails": [], "kill_switch_reset_principal_arns": []},
+    )
+    assert plan.applications[0].app.sso_permission_sets == () and plan.applications[0].app.batch_role_arns == ()
+    assert plan_for(**SINGLE).applications[0].app.name == "workload"  # omitted: one per account
+
+
+# Lists whose omission means "none" ([] means the same); every other list that says what omitting it means carries
+# rules.WhenOmitted or is optional (None when omitted), so [] cannot silently mean a default.
+EMPTY_MEANS_NONE = {
+    "cost.kill_switch_reset_principal_arns",
+    "policy_guardrails.deployment_principal_arns",
+    "policy_guardrails.deployer_principal_arns",
+    "applications.batch_role_arns",
+}
+
+
+def test_every_list_that_has_a_default_meaning_refuses_the_empty_list():
+    """Found by the schema's own words: a list field whose description says what omitting it means is either
+    marked (``[]`` refused) or declared above as meaning "none" — a new field cannot slip between."""
+    import re
+
+    from landing_zone.core.config import rules
+
+    unmarked: set[str] = set()
+
+    def walk(model: type, prefix: str) -> None:
+        for name, field in model.model_fields.items():
+            listed = rules._list_item(field.annotation)
+            said = re.search(r"[Oo]mitted", field.description or "")
+            if listed is not None and said and not listed[1] and rules.when_omitted(field) is None:
+                unmarked.add(f"{prefix}{name}")
+            inner = listed[0] if listed is not None else rules._leaf(field.annotation)
+            if isinstance(inner, type) and issubclass(inner, _Strict):
+                walk(inner, f"{prefix}{name}.")
+
+    walk(LandingZoneConfig, "")
+    assert unmarked == EMPTY_MEANS_NONE
+
+
 # -- numbers and booleans of their type --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("overrides", "path", "got"),

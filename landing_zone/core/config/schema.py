@@ -396,10 +396,12 @@ class Network(_Strict):
     vpc_cidr: str = "10.40.0.0/16"
     vpc_id: VpcId | None = None
     subnet_ids: tuple[SubnetId, ...] = ()
-    availability_zones: tuple[str, ...] = Field(
-        default=(),
-        description="AZ names for the subnets.  Omitted: the first `az_count` AZs of the account, resolved at "
-        "deploy time with Fn::GetAZs (synth never needs an AZ lookup).  Required with vpc_id.",
+    availability_zones: Annotated[tuple[str, ...], rules.WhenOmitted("the first `az_count` AZs of the account")] = (
+        Field(
+            default=(),
+            description="AZ names for the subnets.  Omitted: the first `az_count` AZs of the account, resolved at "
+            "deploy time with Fn::GetAZs (synth never needs an AZ lookup).  Required with vpc_id.",
+        )
     )
     az_count: int = Field(default=2, ge=2, le=6, description="Number of AZs when availability_zones is omitted.")
     endpoints: tuple[EndpointService, ...] = DEFAULT_ENDPOINTS
@@ -495,7 +497,7 @@ class Workload(_Strict):
         description="Share of input tokens written to the prompt cache, billed at the model's cache-write price "
         "(prices.yaml; the input price where none is published). Omitted: 0, no cache writes.",
     )
-    split: tuple[WorkloadPart, ...] = Field(
+    split: Annotated[tuple[WorkloadPart, ...], rules.WhenOmitted("the whole workload on models[0]")] = Field(
         default=(),
         description="Requests and tokens per model or application; omitted: the whole workload on models[0].",
     )
@@ -861,7 +863,9 @@ class Application(_Strict):
         description="Name or ID of the account (from `accounts`) whose principals call it; "
         "omitted: the deployment account.",
     )
-    trusted_principal_arns: tuple[PrincipalArn, ...] = Field(
+    trusted_principal_arns: Annotated[
+        tuple[PrincipalArn, ...], rules.WhenOmitted("any principal of `account` that its own IAM lets assume the role")
+    ] = Field(
         default=(),
         description="Roles/users allowed to assume the invoker role (ArnLike patterns); omitted: "
         "any principal of `account` that its own IAM lets assume the role.",
@@ -1001,7 +1005,7 @@ class MemberBaseline(_Strict):
     Deployed from the management account or a delegated administrator; the guardrails stay in management."""
 
     enabled: bool = False
-    target_ou_ids: tuple[OuId, ...] = Field(
+    target_ou_ids: Annotated[tuple[OuId, ...], rules.WhenOmitted("the OUs in organization.target_ids")] = Field(
         default=(),
         description="OUs that receive the baseline (new accounts too); omitted: the OUs in organization.target_ids.",
     )
@@ -1320,9 +1324,9 @@ class LandingZoneConfig(_Strict):
     self_hosting: SelfHosting = SelfHosting()
     policy_guardrails: PolicyGuardrails = PolicyGuardrails()
     data_retention: DataRetention = DataRetention()
-    applications: tuple[Application, ...] = Field(
-        default=(), description="Omitted: one application per account, named after the account."
-    )
+    applications: Annotated[
+        tuple[Application, ...], rules.WhenOmitted("one application per account, named after the account")
+    ] = Field(default=(), description="Omitted: one application per account, named after the account.")
     access: Access = Access()
     invocation_logging: InvocationLogging = InvocationLogging()
     content_guardrail: ContentGuardrail = ContentGuardrail()
