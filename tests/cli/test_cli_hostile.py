@@ -96,6 +96,20 @@ CASES = {
         ),
         "  - access.mantle_projects: got true; for application workload the plan creates its Mantle Project",
     ),
+    "an empty list that would trust everyone": (
+        lambda t: generated(
+            t, "trust.yaml", "applications: [{name: chat, cost_center: cc-1, trusted_principal_arns: []}]\n"
+        ),
+        "  - applications[0].trusted_principal_arns: got []; an empty list is not the same as leaving the key out",
+    ),
+    "one model twice in a mapping": (
+        lambda t: generated(
+            t,
+            "prices.yaml",
+            "cost: {price_source: {kimi-k3.1-pro: bedrock, moonshotai.kimi-k3.1-pro: kimi-api}}\n",
+        ),
+        "  - cost.price_source.moonshotai.kimi-k3.1-pro: got 'moonshotai.kimi-k3.1-pro'; names the same model as",
+    ),
     "200 accounts": (
         lambda t: generated(
             t,

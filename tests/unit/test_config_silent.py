@@ -472,6 +472,92 @@ def test_every_list_of_plain_values_in_the_schema_refuses_a_repeated_entry():
         assert [(loc, rule.split(":")[0]) for loc, _, rule in problems] == [((name, 1), f"repeats {name}[0]")], path
 
 
+# -- mappings keyed by model hold each model once ----------------------------------------------------------------------
+PRICES = {"input_usd_per_million_tokens": 1, "output_usd_per_million_tokens": 4, "source": "contract of 2026-12-01"}
+
+
+@pytest.mark.parametrize(
+    ("cost", "path"),
+    [
+        (
+            {"price_overrides": {"kimi-k3.1-pro": PRICES, "moonshotai.kimi-k3.1-pro": PRICES}},
+            "cost.price_overrides.moonshotai.kimi-k3.1-pro",
+        ),
+        (
+            {"price_source": {"moonshotai.kimi-k3.1-pro": "bedrock", "kimi-k3.1-pro": "kimi-api"}},
+            "cost.price_source.kimi-k3.1-pro",
+        ),
+        (
+            {
+                "tier_price_overrides": {
+                    "kimi-k3.1-pro": {"priority": {"multiplier": 2, "source": "contract"}},
+                    "moonshotai.kimi-k3.1-pro": {"flex": {"multiplier": 0.5, "source": "contract"}},
+                }
+            },
+            "cost.tier_price_overrides.moonshotai.kimi-k3.1-pro",
+        ),
+        (
+            {
+                "quota_alarms": {
+                    "overrides": {
+                        "kimi-k3.1-pro": {"tokens_per_day": 1e9, "source": "Service Quotas"},
+                        "moonshotai.kimi-k3.1-pro": {"tokens_per_day": 2e9, "source": "Service Quotas"},
+                    }
+                }
+            },
+            "cost.quota_alarms.overrides.moonshotai.kimi-k3.1-pro",
+        ),
+    ],
+    ids=["price-overrides", "price-source", "tier-prices", "quota-overrides"],
+)
+def test_a_mapping_keyed_by_model_names_each_model_once(plan_for, cost, path):
+    """An alias and its ID are one model: a mapping holding both has two entries of which one is never read."""
+    problems = refused(plan_for, cost=cost)
+    first = "moonshotai.kimi-k3.1-pro" if path.endswith("source.kimi-k3.1-pro") else "kimi-k3.1-pro"
+    assert (
+        f"names the same model as the key {first!r} (an alias and its ID, moonshotai.kimi-k3.1-pro" in problems[path]
+    ), problems
+
+
+def test_a_mapping_keyed_by_model_with_one_key_per_model_is_read(plan_for):
+    plan = plan_for(cost={"price_overrides": {"kimi-k3.1-pro": PRICES}, "price_source": {"kimi-k3.1-pro": "bedrock"}})
+    (price,) = {p.input_usd_per_million for p in plan.model_prices.by_path.values()}
+    assert price == 1
+
+
+def test_every_mapping_keyed_by_model_in_the_schema_has_the_rule():
+    """Found by the schema's own words: a mapping whose description says its keys are model IDs or aliases is typed
+    ``Mapping[ModelKey, ...]``, so the rule reaches it (and one typed so says so)."""
+    import re
+
+    from landing_zone.core.config import model_keys, rules
+
+    said, typed = set(), set()
+
+    def walk(model: type, prefix: str) -> None:
+        for name, field in model.model_fields.items():
+            path = f"{prefix}{name}"
+            if model_keys.is_model_keyed(field.annotation):
+                typed.add(path)
+            if "Mapping" in str(field.annotation) and re.search(
+                r"model (ID )?(or|\(alias or ID\))|ID or alias|alias or ID", field.description or ""
+            ):
+                said.add(path)
+            listed = rules._list_item(field.annotation)
+            inner = listed[0] if listed is not None else rules._leaf(field.annotation)
+            if isinstance(inner, type) and issubclass(inner, _Strict):
+                walk(inner, f"{prefix}{name}.")
+
+    walk(LandingZoneConfig, "")
+    assert typed == {
+        "cost.price_source",
+        "cost.price_overrides",
+        "cost.tier_price_overrides",
+        "cost.quota_alarms.overrides",
+    }
+    assert said == typed
+
+
 # -- a file has one role -----------------------------------------------------------------------------------------------
 OVERLAY = ROOT / "tests" / "fixtures" / "overlay-eu-with-il.yaml"
 

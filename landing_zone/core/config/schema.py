@@ -29,6 +29,7 @@ from pydantic import (
 
 from landing_zone.core import naming
 from landing_zone.core.config import rules
+from landing_zone.core.config.model_keys import ModelKey, model_key_problems
 from landing_zone.errors import Described
 
 __all__ = [
@@ -259,6 +260,8 @@ class _Strict(BaseModel):
         field = cls.model_fields.get(name)
         if field is not None:  # numbers and booleans of their type, entry by entry (core/config/rules.py)
             _raise_all(rules.type_problems(field.annotation, value))
+            # a mapping keyed by model names each model once (core/config/model_keys.py)
+            _raise_all(model_key_problems(field.annotation, value, (info.context or {}).get("catalog")))
         return value
 
     @model_validator(mode="after")
@@ -675,7 +678,7 @@ class QuotaAlarms(_Strict):
     headroom: float = Field(
         default=0.8, gt=0, le=1, description="Fraction of each quota the alarms fire above (0.8 = 80 %)."
     )
-    overrides: Mapping[str, QuotaOverride] = Field(
+    overrides: Mapping[ModelKey, QuotaOverride] = Field(
         default_factory=dict,
         description="Quota values per model ID or alias in home_region (each with a required `source`); they "
         "replace the catalog's and a discover overlay's values.",
@@ -683,19 +686,19 @@ class QuotaAlarms(_Strict):
 
 
 class Cost(_Strict):
-    price_source: str | Mapping[str, str] = Field(
+    price_source: str | Mapping[ModelKey, str] = Field(
         default="bedrock",
         description="The offer of landing_zone/core/catalog/prices.yaml that prices each model's tokens: one name "
         "for every model (default bedrock: each model at its own Bedrock prices, per invocation path), or a "
         "mapping model (alias or ID) -> offer; models not named use bedrock.",
     )
-    price_overrides: Mapping[str, PriceOverride] = Field(
+    price_overrides: Mapping[ModelKey, PriceOverride] = Field(
         default_factory=dict,
         description="Contract prices per Bedrock model ID or alias (each with a required `source` note); they "
         "replace the catalog's figures for that model on every path in the budget, the spend alarms, the dashboard "
         "and the reports. A model without catalog prices needs at least input and output prices here.",
     )
-    tier_price_overrides: Mapping[str, Mapping[Literal["priority", "flex"], TierPriceOverride]] = Field(
+    tier_price_overrides: Mapping[ModelKey, Mapping[Literal["priority", "flex"], TierPriceOverride]] = Field(
         default_factory=dict,
         description="Prices of the priority and flex service tiers per Bedrock model ID or alias (multiplier of the "
         "standard prices and/or token prices, each with a required `source`); they replace the catalog's tier rule "
