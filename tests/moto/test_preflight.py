@@ -383,9 +383,7 @@ def _eu_default_applications(tmp_path):
     return path
 
 
-def test_member_baseline_reads_every_member_and_needs_a_stacksets_delegated_administrator(
-    plan_for, aws_mock, tmp_path
-):
+def test_member_baseline_reads_every_member_and_needs_a_stacksets_delegated_administrator(plan_for, aws_mock, tmp_path):
     """With the member baseline every account of `accounts` is a workload account (read with its own profile), and
     a StackSet administrator other than the management account must be delegated for StackSets: one delegated for
     AWS Config only is a conflict; the management account itself needs none (the neighbour)."""

@@ -86,4 +86,3 @@ def test_the_rule_reads_the_invoker_policy_not_the_options(plan_for, key):
     (problem,) = ungranted_path_problems(plan.config, plan.applications, stripped)
     assert action in problem.allowed and "the invoker policy the plan builds has no Allow of it" in problem.allowed
     assert ungranted_path_problems(plan.config, plan.applications, plan.policies.invokers) == []
-
