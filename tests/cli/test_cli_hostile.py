@@ -166,6 +166,39 @@ def test_app_refuses_hostile_input_with_exit_2_and_writes_nothing(tmp_path):
     assert not outdir.exists() or not any(outdir.iterdir())
 
 
+@pytest.mark.parametrize(
+    ("switches", "first_problem"),
+    [
+        ({"nag": "TRUE"}, "  - -c nag: got 'TRUE'; must be true or false"),
+        ({"detach_organization_policies": "yes"}, "  - -c detach_organization_policies: got 'yes'; must be true"),
+        ({"nag": 1, "detach_organization_policies": "on"}, "  - -c nag: got 1; must be true or false"),
+    ],
+    ids=["nag-upper-case", "detach-yes", "both"],
+)
+def test_app_refuses_a_context_switch_that_is_neither_true_nor_false(tmp_path, switches, first_problem):
+    """`-c nag=TRUE` would have turned the cdk-nag gate off, `-c detach_organization_policies=yes` kept the SCPs
+    attached: refused before any work, every switch at once (landing_zone.core.config.context_switches)."""
+    outdir = tmp_path / "out"
+    context = {**json.loads((ROOT / "cdk.json").read_text())["context"], **switches}
+    result = run(sys.executable, "app.py", env={"CDK_CONTEXT_JSON": json.dumps(context), "CDK_OUTDIR": str(outdir)})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"error: invalid CDK context: {len(switches)} problem(s)"
+    assert lines[1].startswith(first_problem), lines
+    assert not outdir.exists() or not any(outdir.iterdir())
+
+
+def test_context_switches_read_true_and_false_as_json_or_text():
+    from landing_zone.core.config import context_switches
+
+    assert context_switches({"nag": True, "detach": "false", "other": None, "text": "true"}) == {
+        "nag": True,
+        "detach": False,
+        "other": False,
+        "text": True,
+    }
+
+
 def test_validate_warns_about_placeholders_and_still_exits_0():
     result = lz("validate", "--verbose")  # in full; without --verbose, one line (tests/cli/test_cli_bounds.py)
     assert result.returncode == 0, result.stderr
