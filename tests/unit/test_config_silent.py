@@ -519,6 +519,51 @@ def test_a_mapping_keyed_by_model_names_each_model_once(plan_for, cost, path):
     ), problems
 
 
+def test_a_workload_split_names_each_model_once_by_the_model_it_names(plan_for):
+    """The list twin of the mapping rule: two parts for one model (alias and ID) would be priced apart."""
+    parts = [
+        {"model": "kimi-k3.1-pro", "share_of_requests": 0.5},
+        {"model": "moonshotai.kimi-k3.1-pro", "share_of_requests": 0.5},
+    ]
+    problems = refused(plan_for, cost={"workload": {"split": parts}})
+    assert problems["cost.workload.split[1].model"] == (
+        "cost.workload.split[1].model: got 'moonshotai.kimi-k3.1-pro'; names the same model as split[0] "
+        "(moonshotai.kimi-k3.1-pro): merge the parts"
+    )
+    one = plan_for(cost={"workload": {"split": [{"model": "kimi-k3.1-pro", "share_of_requests": 1}]}})
+    assert [p.model for p in one.config.cost.workload.split] == ["kimi-k3.1-pro"]
+
+
+# -- an error names the key that holds the problem, not the section around it ---------------------------------------------
+@pytest.mark.parametrize(
+    ("workload", "path", "fragment"),
+    [
+        (
+            {"split": [{"model": "kimi-k3.1-pro", "share_of_requests": 0.5}]},
+            "cost.workload.split",
+            "got share_of_requests 0.5; the share_of_requests values sum to 0.5; they must sum to 1",
+        ),
+        (
+            {"cached_input_fraction": 0.8, "cache_write_fraction": 0.5},
+            "cost.workload.cache_write_fraction",
+            "got 0.5; cached_input_fraction + cache_write_fraction = 1.3",
+        ),
+        (
+            {"split": [{"model": "kimi-k3.1-pro", "share_of_requests": 1, "cache_write_fraction": 0.9}]},
+            "cost.workload.split[0].cache_write_fraction",
+            "got 0.9; cached_input_fraction + cache_write_fraction = 1.4",
+        ),
+        ({"tier_split": {"default": 0.5}}, "cost.workload.tier_split", "the shares sum to 0.5; they must sum to 1"),
+        ({"tier_split": {"default": 1.5}}, "cost.workload.tier_split.default", "got 1.5; not a share in (0, 1]"),
+    ],
+    ids=["split-sum", "cache-shares", "part-cache-shares", "tier-sum", "tier-share"],
+)
+def test_a_workload_problem_names_its_key_not_the_workload(plan_for, workload, path, fragment):
+    """Before: every one of these was reported at cost.workload, with the whole section as the value received."""
+    problems = refused(plan_for, cost={"workload": workload})
+    assert set(problems) == {path} and fragment in problems[path], problems
+
+
 def test_a_mapping_keyed_by_model_with_one_key_per_model_is_read(plan_for):
     plan = plan_for(cost={"price_overrides": {"kimi-k3.1-pro": PRICES}, "price_source": {"kimi-k3.1-pro": "bedrock"}})
     (price,) = {p.input_usd_per_million for p in plan.model_prices.by_path.values()}

@@ -512,37 +512,51 @@ class Workload(_Strict):
     )
 
     @model_validator(mode="after")
-    def _shares(self) -> Workload:
-        shares = [("", self.cached_input_fraction, self.cache_write_fraction)] + [
+    def _shares(self, info: ValidationInfo) -> Workload:
+        """The shares that must add up, each problem at the key that holds it (not at ``cost.workload`` as a whole),
+        and each model or application split once (a model by the model it names: an alias and its ID are one)."""
+        _raise_all(self._share_problems((info.context or {}).get("catalog")))
+        return self
+
+    def _share_problems(self, catalog: Any) -> Iterator[_Problem]:
+        parts = [((), self.cached_input_fraction, self.cache_write_fraction)] + [
             (
-                f"split[{i}].",
+                ("split", i),
                 self.cached_input_fraction if p.cached_input_fraction is None else p.cached_input_fraction,
                 self.cache_write_fraction if p.cache_write_fraction is None else p.cache_write_fraction,
             )
             for i, p in enumerate(self.split)
         ]
-        for where, cached, written in shares:
+        for loc, cached, written in parts:
             if cached + written > 1 + _SHARE_SUM_TOLERANCE:
-                raise ValueError(
-                    f"{where}cached_input_fraction + {where}cache_write_fraction = {cached + written:g}; "
-                    "allowed: a sum <= 1 (both are shares of the same input tokens)"
+                yield (
+                    (*loc, "cache_write_fraction"),
+                    written,
+                    f"cached_input_fraction + cache_write_fraction = {cached + written:g}; allowed: a sum <= 1 (both "
+                    "are shares of the same input tokens)",
                 )
         if self.tier_split:
             bad = {t: v for t, v in self.tier_split.items() if not 0 < v <= 1}
-            if bad:
-                raise ValueError(f"tier_split: {bad} are not shares in (0, 1]")
+            yield from ((("tier_split", t), v, "not a share in (0, 1]") for t, v in bad.items())
             tier_total = sum(self.tier_split.values())
-            if abs(tier_total - 1.0) > _SHARE_SUM_TOLERANCE:
-                raise ValueError(f"tier_split: the shares sum to {tier_total:g}; they must sum to 1")
+            if not bad and abs(tier_total - 1.0) > _SHARE_SUM_TOLERANCE:
+                yield ("tier_split",), dict(self.tier_split), f"the shares sum to {tier_total:g}; they must sum to 1"
         if self.split:
             total = sum(p.share_of_requests for p in self.split)
             if abs(total - 1.0) > _SHARE_SUM_TOLERANCE:
-                raise ValueError(f"split: the share_of_requests values sum to {total:g}; they must sum to 1")
-            targets = [p.target for p in self.split]
-            twice = sorted({t for t in targets if targets.count(t) > 1})
-            if twice:
-                raise ValueError(f"split: {', '.join(twice)} listed twice (merge the parts)")
-        return self
+                yield (
+                    ("split",),
+                    Described(f"share_of_requests {' + '.join(f'{p.share_of_requests:g}' for p in self.split)}"),
+                    f"the share_of_requests values sum to {total:g}; they must sum to 1",
+                )
+            first: dict[str, int] = {}
+            for i, part in enumerate(self.split):
+                model = catalog.resolve_model(part.model) if catalog is not None and part.model else None
+                j = first.setdefault(f"model {model.id}" if model is not None else part.target, i)
+                if j != i:
+                    got, key = (part.model, "model") if part.model is not None else (part.application, "application")
+                    same = f"names the same {key} as split[{j}]" + (f" ({model.id})" if model is not None else "")
+                    yield ("split", i, key), got, f"{same}: merge the parts"
 
 
 MAX_USD_PER_MILLION_TOKENS = 10_000  # a sanity bound for a contract price (the catalog's highest is 20)
