@@ -639,3 +639,12 @@ def test_a_real_overlay_is_read(plan_for):
     regions = ["eu-central-1", "eu-west-1", "il-central-1"]
     plan = plan_for(**SINGLE, home_region="eu-central-1", compliant_regions=regions, catalog_overlays=[str(OVERLAY)])
     assert plan.catalog.models["moonshotai.kimi-k3.1-pro"].source == "test fixture"
+
+
+def test_a_key_left_out_is_reported_as_nothing_not_as_an_empty_list(plan_for):
+    """member_baseline without OUs: the value received is nothing (the key was not written), not `[]`."""
+    problems = refused(plan_for, member_baseline={"enabled": True}, organization={"target_ids": ["r-abcd"]})
+    assert problems["member_baseline.target_ou_ids"].startswith(
+        "member_baseline.target_ou_ids: got nothing, and no OU ID in organization.target_ids; member_baseline.enabled "
+        "needs target OUs"
+    ), problems

@@ -1665,7 +1665,7 @@ class LandingZoneConfig(_Strict):
             if not ous:
                 yield (
                     ("member_baseline", "target_ou_ids"),
-                    [],
+                    Described("nothing, and no OU ID in organization.target_ids"),
                     "member_baseline.enabled needs target OUs: list them here or put OU IDs in organization.target_ids",
                 )
             else:
