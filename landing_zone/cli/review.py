@@ -60,6 +60,7 @@ def run_review(args: argparse.Namespace) -> int:
         skips_file=args.checkov_skips,
         proofs=args.proofs,
         proof_timeout_ms=int(args.proof_timeout * 1000),
+        acknowledge=args.acknowledge,
     )
     paths = write_reports(result.data, args.out)
     if result.scanner_runs:
@@ -113,6 +114,13 @@ def register(subparsers: Subparsers) -> None:
         "--baseline", type=Path, metavar="OLD_CDK_OUT", help="an earlier assembly: report access added and removed"
     )
     p.add_argument(
+        "--acknowledge",
+        type=Path,
+        metavar="YAML",
+        help="with --baseline: the weakenings acknowledged since the baseline, a list of {id, reason, by, date}; an "
+        "unacknowledged weakening is a blocking finding (LZ-BASELINE-WEAKENING)",
+    )
+    p.add_argument(
         "--scanners",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -150,6 +158,17 @@ def _run(args: argparse.Namespace) -> int:
             ("--assembly", str(args.assembly), lambda: assembly_problem(args.assembly)),
             ("--baseline", str(args.baseline), lambda: assembly_problem(args.baseline) if args.baseline else None),
             ("--out", str(args.out), lambda: out_dir_problem(args.out)),
+            (
+                "--acknowledge",
+                str(args.acknowledge),
+                lambda: (
+                    "no such file"
+                    if args.acknowledge is not None and not args.acknowledge.is_file()
+                    else "needs --baseline"
+                    if args.acknowledge is not None and args.baseline is None
+                    else None
+                ),
+            ),
             (
                 "--proof-timeout",
                 args.proof_timeout,
