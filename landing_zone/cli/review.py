@@ -17,6 +17,7 @@ from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assemb
 from landing_zone.cli.flags import assembly_problem, check_all, out_dir_problem
 from landing_zone.cli.tiers import CLI, needs
 from landing_zone.errors import LandingZoneError
+from landing_zone.review.exports import findings_asff, findings_csv
 from landing_zone.review.render_html import render_html
 from landing_zone.review.render_md import render_markdown
 from landing_zone.review.sarif import render_sarif
@@ -24,11 +25,18 @@ from landing_zone.review.scanners import DEFAULT_SKIPS_FILE
 
 __all__ = ["OUTPUT_NAMES", "register", "run_review", "write_reports"]
 
-OUTPUT_NAMES = ("policy-review.md", "policy-review.html", "policy-review.json", "policy-review.sarif")
+OUTPUT_NAMES = (
+    "policy-review.md",
+    "policy-review.html",
+    "policy-review.json",
+    "policy-review.sarif",
+    "policy-review.csv",
+    "policy-review.asff.json",
+)
 
 
 def write_reports(data: dict[str, Any], out: Path) -> list[Path]:
-    """The four report files; returns their paths."""
+    """The report files (OUTPUT_NAMES); returns their paths."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -38,6 +46,8 @@ def write_reports(data: dict[str, Any], out: Path) -> list[Path]:
         "policy-review.html": render_html(data),
         "policy-review.json": json.dumps(data, indent=2, ensure_ascii=False) + "\n",
         "policy-review.sarif": json.dumps(render_sarif(data), indent=2, ensure_ascii=False) + "\n",
+        "policy-review.csv": findings_csv(data),
+        "policy-review.asff.json": json.dumps(findings_asff(data), indent=2, ensure_ascii=False) + "\n",
     }
     paths = []
     for name in OUTPUT_NAMES:

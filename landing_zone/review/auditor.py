@@ -65,6 +65,14 @@ def control_mapping_section(claims: Sequence[Mapping[str, Any]], plan: Plan) -> 
     return {"as_of": data["as_of"], "sources": data["sources"], "rows": rows}
 
 
+def _who_invokes_short(plan: Plan) -> str:
+    apps = [f"{a.app.name} (from account {a.caller_account_id})" for a in plan.applications]
+    return (
+        f"the invoker roles {', '.join(apps) or '(none)'}; any other principal of the governed accounts only within "
+        "what binds every principal (section What is enforced, for whom)"
+    )
+
+
 def _who_invokes(plan: Plan, claims: Sequence[Mapping[str, Any]]) -> str:
     apps = [
         f"{a.app.name} (invoker role, assumed from {a.caller_account_id}, model {a.model.id})"
@@ -91,7 +99,8 @@ def signoff_section(data: Mapping[str, Any], plan: Plan) -> dict[str, Any]:
         ),
         "invokers": _who_invokes(plan, data["claims"]),
         "switch-off": "; ".join(
-            f"{r['what']}: {len(r['who_can_change'])} principal group(s), seen as {', '.join(r['how_we_would_know']['cloudtrail'][:2])}"
+            f"{r['what']}: {len(r['who_can_change'])} principal(s), seen as "
+            f"{', '.join(r['how_we_would_know']['cloudtrail'][:2])}"
             for r in data["change_control"]
         ),
         "logged": "; ".join(
@@ -111,6 +120,7 @@ def signoff_section(data: Mapping[str, Any], plan: Plan) -> dict[str, Any]:
     return {
         "questions": [
             {"id": qid, "question": q, "answer": answers[qid], "section": anchor}
+            | ({"short": _who_invokes_short(plan)} if qid == "invokers" else {})
             for qid, q, anchor in SIGNOFF_QUESTIONS
         ],
         "approver": {"name": "", "role": "", "decision": "", "conditions": "", "date": "", "signature": ""},

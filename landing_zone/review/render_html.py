@@ -78,7 +78,12 @@ ul.facts { margin:6px 0; padding-left:20px; color:var(--muted); }
 #summary-table td:first-child { width:230px; }
 .warnbox { border-left:4px solid var(--amber); background:var(--amber-bg); padding:6px 12px; margin:8px 0; }
 .qualifiers { border-left:4px solid var(--amber); background:var(--amber-bg); padding:6px 14px; margin:10px 0 4px; }
-.qualifiers ul { margin:4px 0; padding-left:20px; }
+.qualifiers ul { display:inline; margin:0; padding:0; }
+.qualifiers li { display:inline; }
+.qualifiers li + li::before { content:" · "; }
+header { padding:14px 32px 10px; }
+header p { font-size:14px; }
+#residency-table, #claims-table { font-size:12.5px; }
 #findings-table { table-layout:fixed; }
 #findings-table td { overflow-wrap:anywhere; }
 #findings-table th:nth-child(1) { width:7.5em; }
@@ -169,7 +174,7 @@ def _qualifiers(d: Mapping[str, Any]) -> str:
     items = "".join(f"<li>{_e(q['text'])}</li>" for q in s["qualifiers"])
     return (
         f'<div class="qualifiers" id="qualifiers"><strong>Qualified:</strong> the {word} rests on what this review '
-        f"could not check<ul>{items}</ul></div>"
+        f"could not check: <ul>{items}</ul></div>"
     )
 
 
@@ -288,9 +293,12 @@ def _summary(d: Mapping[str, Any]) -> str:
 
 @renders("html", "findings")
 def _findings(d: Mapping[str, Any]) -> str:
-    if not d["findings"]:
-        return "<p>" + _badge("no findings", "pass") + "</p>"
-    return _table(
+    blocking = [f for f in d["findings"] if f["level"] == "blocking"]
+    advisory = len(d["findings"]) - len(blocking)
+    note = f'<p>{advisory} advisory finding(s): <a href="#appendix-hygiene">appendix</a>.</p>' if advisory else ""
+    if not blocking:
+        return "<p>" + _badge("no blocking finding", "pass") + "</p>" + note
+    return note + _table(
         ["level", "rule", "where", "finding", "why this level · what to do"],
         [
             [
@@ -300,7 +308,7 @@ def _findings(d: Mapping[str, Any]) -> str:
                 _e(f["message"]) + (f'<br><span class="mono muted">{_e(f["element"])}</span>' if f["element"] else ""),
                 _why(f),
             ]
-            for f in d["findings"]
+            for f in blocking
         ],
         table_id="findings-table",
         classes={2: "where", 4: "why"},

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from landing_zone.review.render_auditor import claims_line
 from landing_zone.review.sections import SECTIONS, renderers, renders
 
 __all__ = [
@@ -68,7 +69,10 @@ def _why(f: Mapping[str, Any]) -> str:
 
 
 def enforced_line(d: Mapping[str, Any]) -> str:
-    """What the guardrails enforce, in one sentence (the first screen, before any count)."""
+    """What the guardrails enforce and for whom, from the claims (the first screen, before any count); a report
+    model without claims falls back to the configuration's summary."""
+    if d.get("claims"):
+        return claims_line(d)
     e = d["summary"].get("enforced")
     if not e:
         return ""
@@ -215,9 +219,12 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
 
 @renders("md", "findings")
 def _findings(d: Mapping[str, Any]) -> list[str]:
-    if not d["findings"]:
-        return ["No findings.", ""]
-    return _table(
+    blocking = [f for f in d["findings"] if f["level"] == "blocking"]
+    advisory = len(d["findings"]) - len(blocking)
+    note = [f"{advisory} advisory finding(s): [appendix](#appendix-hygiene).", ""] if advisory else []
+    if not blocking:
+        return ["No blocking finding.", ""] + note
+    return note + _table(
         ["level", "rule", "where", "finding", "why this level · what to do"],
         [
             [
@@ -227,7 +234,7 @@ def _findings(d: Mapping[str, Any]) -> list[str]:
                 f["message"] + (f"<br>element: {f['element']}" if f["element"] else ""),
                 _why(f),
             ]
-            for f in d["findings"]
+            for f in blocking
         ],
     )
 

@@ -71,11 +71,11 @@ def _readers(plan: Plan) -> list[str]:
         for who in _principal_names(stmt):
             if who.endswith(":root"):
                 out.append(
-                    f"any IAM principal of the logging account whose identity policy allows s3:GetObject / "
-                    f"logs:GetLogEvents and kms:Decrypt (the key policy delegates to IAM: {stmt.get('Sid', '')})"
+                    "IAM principals of the account holding the logs, allowed s3:GetObject or logs:GetLogEvents and "
+                    f"kms:Decrypt by their own policies (key policy {stmt.get('Sid', '')} delegates to IAM)"
                 )
             elif who.startswith("Service:"):
-                out.append(f"{who.split(': ', 1)[1]} (service, to write and deliver: {stmt.get('Sid', '')})")
+                continue  # services that write and deliver the logs, not readers
             else:
                 out.append(f"{who} ({stmt.get('Sid', '')})")
     bucket = plan.policies.invocation_log_bucket or {}
@@ -84,7 +84,7 @@ def _readers(plan: Plan) -> list[str]:
         actions = actions if isinstance(actions, list) else [actions]
         if stmt.get("Effect") == "Allow" and any(str(a).startswith("s3:Get") for a in actions):
             out += [f"{who} (bucket policy {stmt.get('Sid', '')})" for who in _principal_names(stmt)]
-    out.append("reading is not prevented by the guardrails (docs/THREAT_MODEL.md, residual risks)")
+    out.append("no guardrail prevents reading (residual risk RR-05)")
     return list(dict.fromkeys(out))
 
 
@@ -103,6 +103,7 @@ def _logged(plan: Plan, kind: str, starts: list[str], keys: Mapping[str, Any]) -
             "logged": False,
             "where": f"not captured: Mantle calls are never captured by model invocation logging ({MANTLE_LOGGING_DOC});"
             " token metrics in AWS/BedrockMantle only",
+            "summary": "NO: Mantle calls are never captured by invocation logging",
             "key": None,
         }
     if kind == "batch":
@@ -110,20 +111,25 @@ def _logged(plan: Plan, kind: str, starts: list[str], keys: Mapping[str, Any]) -
             "logged": False,
             "where": "the job's own S3 output (the job's input and output buckets); invocation logging is not claimed "
             "for batch",
+            "summary": "NO: the batch job's own S3 output",
             "key": None,
         }
     if kind == "model-calling-service":
-        return {"logged": False, "where": "not by invocation logging: the service calls models itself", "key": None}
+        where = "not by invocation logging: the service calls models itself"
+        return {"logged": False, "where": where, "summary": "NO: the service's own", "key": None}
     if not il.enabled:
-        return {"logged": False, "where": "invocation logging is off (invocation_logging.enabled: false)", "key": None}
+        where = "invocation logging is off (invocation_logging.enabled: false)"
+        return {"logged": False, "where": where, "summary": "NO: logging off", "key": None}
     if starts and home not in starts:
-        return {"logged": False, "where": f"logging is configured in {home} only", "key": None}
+        where = f"logging is configured in {home} only"
+        return {"logged": False, "where": where, "summary": f"NO: only {home} logs", "key": None}
     content = ", ".join(k for k in ("text", "image", "embedding", "video") if getattr(il, k))
     return {
         "logged": True,
         "where": f"S3 bucket {plan.config.name}-invocation-logs-* (prefix bedrock-invocation-logs/) and CloudWatch "
         f"Logs /{plan.config.name}/bedrock/invocations-* in {home}; full request and response bodies ({content})",
         "key": f"alias/{plan.config.name}/logs (customer managed; bucket SSE {keys.get('bucket_encryption') or '?'})",
+        "summary": f"yes: prompts and responses to S3 and CloudWatch Logs in {home}, key alias/{plan.config.name}/logs",
     }
 
 
@@ -143,7 +149,7 @@ def _row(
     logged = (
         _logged(plan, path, starts, logs)
         if allowed
-        else {"logged": None, "where": "- (the path is denied)", "key": None}
+        else {"logged": None, "where": "- (the path is denied)", "summary": "-", "key": None}
     )
     return {
         "path": path,
@@ -157,8 +163,8 @@ def _row(
         **logged,
         "retention_mode": _retention(plan),
         "log_retention": (
-            f"CloudWatch Logs {logs.get('log_group_retention_days') or il.log_retention_days} days; S3 "
-            f"{il.s3_expiration_days} days (infrequent access after {il.s3_infrequent_access_after_days})"
+            f"CloudWatch Logs {logs.get('log_group_retention_days') or il.log_retention_days} d, S3 "
+            f"{il.s3_expiration_days} d (infrequent access after {il.s3_infrequent_access_after_days})"
             if logged["logged"]
             else "-"
         ),

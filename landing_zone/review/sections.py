@@ -14,8 +14,16 @@ __all__ = ["SECTIONS", "FORMATS", "Renderer", "renders", "renderers"]
 
 # (anchor, title) of every section, in order
 SECTIONS = (
+    # the auditor's first screen (issue 34): where data goes, what is enforced for whom, what changed
+    ("residency", "Residency and data flow"),
+    ("claims", "What is enforced, for whom"),
+    ("changes", "Changes since the last approval"),
     ("summary", "Summary"),
     ("findings", "Findings"),
+    ("signoff", "Sign-off"),
+    ("change-control", "Who can change what, and how we would know"),
+    ("residual-risks", "Residual risks"),
+    ("control-mapping", "Control mapping"),
     ("inventory", "Policy inventory"),
     ("routing-matrix", "Routing matrix"),
     ("settings", "Governed Bedrock settings"),
@@ -28,6 +36,7 @@ SECTIONS = (
     ("scanners", "cfn-lint and checkov"),
     ("diff", "Policy diff"),
     ("rules", "Rules"),
+    ("appendix-hygiene", "Appendix: hygiene advisories"),
 )
 FORMATS = ("md", "html")
 
