@@ -246,20 +246,6 @@ def _signoff(d: Mapping[str, Any]) -> Block:
     )
 
 
-def _hygiene(d: Mapping[str, Any]) -> Block:
-    rows = tuple(
-        (f["rule"], f["title"], f"{f.get('logical_id') or ''} {f.get('template') or ''}".strip(), f["message"])
-        for f in d["findings"]
-        if f["level"] == "advisory"
-    )
-    if not rows:
-        return Block(intro=("No advisory finding.",))
-    return Block(
-        intro=("Advisory findings (hygiene): to weigh, not blocking. They are also in the JSON, CSV, ASFF and SARIF.",),
-        tables=(Table("hygiene-table", ("rule", "title", "where", "finding"), rows),),
-    )
-
-
 BUILDERS: dict[str, Callable[[Mapping[str, Any]], Block]] = {
     "residency": _residency,
     "claims": _claims,
@@ -268,7 +254,6 @@ BUILDERS: dict[str, Callable[[Mapping[str, Any]], Block]] = {
     "residual-risks": _residual,
     "control-mapping": _mapping,
     "signoff": _signoff,
-    "appendix-hygiene": _hygiene,
 }
 
 

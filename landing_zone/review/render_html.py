@@ -84,7 +84,7 @@ ul.facts { margin:6px 0; padding-left:20px; color:var(--muted); }
 header { padding:14px 32px 10px; }
 header p { font-size:14px; }
 #residency-table, #claims-table { font-size:12.5px; }
-#findings-table { table-layout:fixed; }
+#findings-table, #hygiene-table { table-layout:fixed; }
 #findings-table td { overflow-wrap:anywhere; }
 #findings-table th:nth-child(1) { width:7.5em; }
 #findings-table th:nth-child(2) { width:16%; }
@@ -291,14 +291,8 @@ def _summary(d: Mapping[str, Any]) -> str:
     return html
 
 
-@renders("html", "findings")
-def _findings(d: Mapping[str, Any]) -> str:
-    blocking = [f for f in d["findings"] if f["level"] == "blocking"]
-    advisory = len(d["findings"]) - len(blocking)
-    note = f'<p>{advisory} advisory finding(s): <a href="#appendix-hygiene">appendix</a>.</p>' if advisory else ""
-    if not blocking:
-        return "<p>" + _badge("no blocking finding", "pass") + "</p>" + note
-    return note + _table(
+def _finding_table(findings: Sequence[Mapping[str, Any]], table_id: str) -> str:
+    return _table(
         ["level", "rule", "where", "finding", "why this level · what to do"],
         [
             [
@@ -308,11 +302,29 @@ def _findings(d: Mapping[str, Any]) -> str:
                 _e(f["message"]) + (f'<br><span class="mono muted">{_e(f["element"])}</span>' if f["element"] else ""),
                 _why(f),
             ]
-            for f in blocking
+            for f in findings
         ],
-        table_id="findings-table",
+        table_id=table_id,
         classes={2: "where", 4: "why"},
     )
+
+
+@renders("html", "findings")
+def _findings(d: Mapping[str, Any]) -> str:
+    blocking = [f for f in d["findings"] if f["level"] == "blocking"]
+    advisory = len(d["findings"]) - len(blocking)
+    note = f'<p>{advisory} advisory finding(s): <a href="#appendix-hygiene">appendix</a>.</p>' if advisory else ""
+    if not blocking:
+        return "<p>" + _badge("no blocking finding", "pass") + "</p>" + note
+    return note + _finding_table(blocking, "findings-table")
+
+
+@renders("html", "appendix-hygiene")
+def _hygiene(d: Mapping[str, Any]) -> str:
+    advisory = [f for f in d["findings"] if f["level"] != "blocking"]
+    if not advisory:
+        return "<p>No advisory finding.</p>"
+    return "<p>Advisory findings (hygiene): to weigh, not blocking.</p>" + _finding_table(advisory, "hygiene-table")
 
 
 @renders("html", "inventory")

@@ -217,14 +217,8 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
     return out + ([""] if c["warnings"] or c.get("placeholders") else [])
 
 
-@renders("md", "findings")
-def _findings(d: Mapping[str, Any]) -> list[str]:
-    blocking = [f for f in d["findings"] if f["level"] == "blocking"]
-    advisory = len(d["findings"]) - len(blocking)
-    note = [f"{advisory} advisory finding(s): [appendix](#appendix-hygiene).", ""] if advisory else []
-    if not blocking:
-        return ["No blocking finding.", ""] + note
-    return note + _table(
+def _finding_rows(findings: Sequence[Mapping[str, Any]]) -> list[str]:
+    return _table(
         ["level", "rule", "where", "finding", "why this level · what to do"],
         [
             [
@@ -234,9 +228,25 @@ def _findings(d: Mapping[str, Any]) -> list[str]:
                 f["message"] + (f"<br>element: {f['element']}" if f["element"] else ""),
                 _why(f),
             ]
-            for f in blocking
+            for f in findings
         ],
     )
+
+
+@renders("md", "findings")
+def _findings(d: Mapping[str, Any]) -> list[str]:
+    blocking = [f for f in d["findings"] if f["level"] == "blocking"]
+    advisory = len(d["findings"]) - len(blocking)
+    note = [f"{advisory} advisory finding(s): [appendix](#appendix-hygiene).", ""] if advisory else []
+    return note + (_finding_rows(blocking) if blocking else ["No blocking finding.", ""])
+
+
+@renders("md", "appendix-hygiene")
+def _hygiene(d: Mapping[str, Any]) -> list[str]:
+    advisory = [f for f in d["findings"] if f["level"] != "blocking"]
+    if not advisory:
+        return ["No advisory finding.", ""]
+    return ["Advisory findings (hygiene): to weigh, not blocking.", ""] + _finding_rows(advisory)
 
 
 @renders("md", "inventory")

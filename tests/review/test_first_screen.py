@@ -70,7 +70,8 @@ def test_the_verdict_says_what_it_rests_on(default_reports):
     under_verdict = "\n".join(lines[3:contents])
     for q in s["qualifiers"]:
         assert f"- {q['text']}" in under_verdict
-    assert contents < lines.index("## Summary") < 30
+    # the auditor's first section (residency sheet) follows right after the contents (issue 34)
+    assert contents < lines.index("## Residency and data flow") < 30 < lines.index("## Summary")
 
     # HTML: the qualifiers are in the header, right after the verdict line
     header = html[html.index("<header>") : html.index("</header>")]
