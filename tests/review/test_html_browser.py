@@ -157,3 +157,38 @@ def test_screenshot(chromium, report, tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert shot.stat().st_size > 20_000
+
+
+FIRST_SCREEN_PROBE = """<script>
+(function () {
+  var h = window.innerHeight, out = {width: window.innerWidth, height: h, visible: {}};
+  function seen(el) { var r = el.getBoundingClientRect(); return r.top >= 0 && r.top < h && r.height > 0; }
+  var table = document.getElementById('residency-table');
+  out.visible['residency-table'] = !!table && seen(table);
+  var rows = table ? Array.prototype.slice.call(table.tBodies[0].rows) : [];
+  out.visible['residency-rows'] = rows.filter(seen).map(function (r) {
+    return r.cells[0].textContent + ' ' + r.cells[1].textContent; });
+  var who = Array.prototype.slice.call(document.querySelectorAll('#residency p')).filter(function (p) {
+    return p.textContent.indexOf('Who can invoke:') === 0; });
+  out.visible['who-can-invoke'] = who.length === 1 && seen(who[0]);
+  document.body.setAttribute('data-first-screen', JSON.stringify(out));
+})();
+</script>"""
+
+
+def test_the_first_screen_at_1400px_answers_where_a_prompt_is_processed_and_who_can_invoke(chromium, report, tmp_path):
+    """Issue 34: in a 1400 x 900 viewport (headless Chromium's window is 143 px taller than its viewport) the first
+    screen shows the residency sheet (every allowed path: where it starts and is
+    processed) and who can invoke. A copy of the page carries a probe script (the report itself has none)."""
+    page = tmp_path / "probe.html"
+    page.write_text((report / "policy-review.html").read_text().replace("</body>", FIRST_SCREEN_PROBE + "</body>"))
+    done = browse(chromium, page, tmp_path / "profile", "--window-size=1400,1043", "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    match = re.search(r'data-first-screen="([^"]*)"', done.stdout)
+    assert match, "the probe did not run"
+    probe = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert probe["width"] == 1400 and probe["height"] <= 900, probe
+    data = json.loads((report / "policy-review.json").read_text())
+    allowed = [f"{p['path']} {p['invoke_id']}" for p in data["residency"]["paths"] if p["allowed"]]
+    assert probe["visible"]["residency-table"] and probe["visible"]["who-can-invoke"], probe
+    assert probe["visible"]["residency-rows"] == allowed, probe
