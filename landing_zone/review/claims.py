@@ -32,6 +32,7 @@ from landing_zone.simulate import Guardrails, guardrails_from_plan, simulate
 
 __all__ = [
     "ALL_PRINCIPALS",
+    "Layer",
     "INVOKER_ROLES",
     "NONE",
     "claim_findings",
@@ -480,11 +481,15 @@ def _tamper_claim(plan: Plan, all_layers: Sequence[Layer], proofs: Mapping[str, 
 
 
 def claims_section(
-    plan: Plan, proofs: Mapping[str, Any] | None, guardrails: Guardrails | None = None
+    plan: Plan,
+    proofs: Mapping[str, Any] | None,
+    guardrails: Guardrails | None = None,
+    all_layers: Sequence[Layer] | None = None,
 ) -> list[dict[str, Any]]:
     """The headline claims, each with what enforces it, for whom, the evidence and the simulator's decision on the
-    request that would break it (``simulated``: allow / deny, against ``guardrails``, default the plan's)."""
-    all_layers = layers(plan)
+    request that would break it (``simulated``: allow / deny, against ``guardrails``, default the plan's).
+    ``all_layers``: the policies that carry the claims (default: the plan's, :func:`layers`)."""
+    all_layers = layers(plan) if all_layers is None else all_layers
     ctx = _ctx(plan)
     claims = [
         *_inference_claims(plan, all_layers, proofs, ctx),
