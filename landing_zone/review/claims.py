@@ -50,8 +50,9 @@ PROOF_SCOPE = {
     "regions": "P1 is about the Region a request is made in (aws:RequestedRegion), not where a profile processes it: "
     "where data is processed follows from the routing (the profile's destinations, section Residency)",
     "source-regions": "not a property of the proofs: sampled by the decision cases and the red-team pairs",
-    "tamper": "the data-retention denies sit outside P3 (P6 covers the governed settings); service-linked roles "
-    "and the management account are never bound by SCPs",
+    "tamper": "service-linked roles and the management account are never bound by SCPs",
+    "data-retention": "outside the proofs: P6 covers service tiers, AgentCore and API keys, not the data-retention "
+    "denies; sampled by the decision cases and the red-team pairs",
 }
 ADMIN = "arn:aws:iam::{account}:role/AccountAdministrator"
 UNLISTED_MODEL = "example.model-not-allow-listed-v1"
@@ -467,6 +468,49 @@ def _kill_switch_claim(plan: Plan, all_layers: Sequence[Layer], ctx: _Ctx) -> di
     )
 
 
+def _retention_deny(stmt: Mapping[str, Any]) -> bool:
+    return stmt.get("Effect") == "Deny" and (
+        _names(stmt, "bedrock:PutAccountDataRetention") or _names(stmt, "bedrock-mantle:PutAccountDataRetention")
+    )
+
+
+def _retention_claim(plan: Plan, all_layers: Sequence[Layer], ctx: _Ctx) -> dict[str, Any] | None:
+    mode = plan.config.data_retention.mode
+    if mode is None:
+        return None
+    carriers = _carriers(all_layers, _retention_deny, kinds=("scp", "boundary"))
+    carriers.insert(
+        0,
+        {
+            "kind": "account-setting",
+            "policy": f"the account's data retention mode in {plan.config.home_region}",
+            "sid": "",
+            "binds": ALL_PRINCIPALS,
+        },
+    )
+    return _claim(
+        "data-retention",
+        f"data retention mode {mode}",
+        carriers,
+        plan,
+        ("sampled", PROOF_SCOPE["data-retention"]),
+        _violation(
+            ctx,
+            "change the account's data retention mode",
+            "bedrock:PutAccountDataRetention",
+            "*",
+            ctx.region,
+            "deny",
+            **{"bedrock:DataRetentionMode": "default"},
+        ),
+        [
+            f"compliant Regions other than {plan.config.home_region} keep their own mode (inference cannot start "
+            "there)",
+            PROOF_SCOPE["data-retention"],
+        ],
+    )
+
+
 def _tamper_claim(plan: Plan, all_layers: Sequence[Layer], proofs: Mapping[str, Any] | None, ctx: _Ctx) -> dict:
     role = f"arn:aws:iam::{ctx.account}:role/{plan.config.name}-invoker-x"
     return _claim(
@@ -496,6 +540,7 @@ def claims_section(
         _endpoint_claim(plan, all_layers, ctx),
         _logging_claim(plan, all_layers, ctx),
         _kill_switch_claim(plan, all_layers, ctx),
+        _retention_claim(plan, all_layers, ctx),
         _tamper_claim(plan, all_layers, proofs, ctx) if plan.config.organization is not None else None,
     ]
     rails = guardrails or guardrails_from_plan(plan)
@@ -504,6 +549,14 @@ def claims_section(
         if claim is None:
             continue
         v = claim["violation"]
+        claim["simulated_for"] = (
+            "a non-exempt administrator of a governed account, against the SCPs"
+            if rails.mode == "scp"
+            else "an invoker role, against its permissions boundary (single-account mode: the boundary binds the "
+            "invoker roles only; an administrator of the account is bound by nothing the landing zone deploys)"
+        )
+        if v is not None and rails.mode != "scp":
+            v["principal"] = f"arn:aws:iam::{ctx.account}:role/{plan.config.name}-invoker-app"
         if v is not None:
             sim = simulate(
                 action=v["action"],

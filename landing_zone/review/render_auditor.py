@@ -121,7 +121,7 @@ def _claims(d: Mapping[str, Any]) -> Block:
             c["binds_text"],
             f"{c['evidence']}: {c['evidence_text']}",
             (f"{c['simulated'].upper()} ({_j(c['simulated_by'])})" if c["simulated"] else "-")
-            + (f" — {c['violation']['what']}" if c["violation"] else ""),
+            + (f" — {c['violation']['what']}, by {c['simulated_for']}" if c["violation"] else ""),
             _j(
                 c["not_covered"] + ([c["what_the_configuration_does"]] if c["what_the_configuration_does"] else []),
                 "; ",
@@ -132,13 +132,20 @@ def _claims(d: Mapping[str, Any]) -> Block:
     return Block(
         intro=(
             "Each claim with the statements that enforce it, for whom, and how sure the review is (proven for every "
-            "request, sampled, or only configured). The administrator's request that would break it is replayed "
-            "through the simulator against the synthesized guardrails.",
+            "request, sampled, or only configured). The request that would break it is replayed through the simulator "
+            "against the synthesized guardrails.",
         ),
         tables=(
             Table(
                 "claims-table",
-                ("claim", "enforced by", "for whom", "evidence", "an administrator trying to break it", "not covered"),
+                (
+                    "claim",
+                    "enforced by",
+                    "for whom",
+                    "evidence",
+                    "the request that would break it (simulated)",
+                    "not covered",
+                ),
                 rows,
             ),
         ),
