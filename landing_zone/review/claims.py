@@ -135,7 +135,8 @@ def _region_deny(regions: Iterable[str]) -> Any:
             stmt.get("Effect") == "Deny"
             and _acts_on(stmt, "bedrock:InvokeModel")
             and "aws:requestedregion" in _keys(stmt)
-            and _values(stmt, "aws:requestedregion") == wanted
+            # "unspecified": the Region-less evaluation of a global profile's leg (global-cross-region-inference.html)
+            and _values(stmt, "aws:requestedregion") - {"unspecified"} == wanted
         )
 
     return test
@@ -228,8 +229,8 @@ class _Ctx:
     region: str
     outside: str | None  # a Region outside compliant_regions
     compliant_not_source: str | None
-    invoke_arn: str | None  # an allowed runtime path's resource, in a source Region
-    profile_arn: str | None
+    # an allowed path's inference request in a source Region: (action, resource, context); runtime first, else Mantle
+    invoke: tuple[str, str, dict[str, str]] | None
 
 
 def _ctx(plan: Plan) -> _Ctx:
@@ -239,17 +240,23 @@ def _ctx(plan: Plan) -> _Ctx:
     known = sorted({r for mr in plan.routing.models for rt in mr.routes for r in rt.destination_regions})
     outside = next((r for r in known if r not in c.compliant_regions), None)
     compliant_not_source = next((r for r in sorted(c.compliant_regions) if r not in c.source_regions), None)
-    invoke_arn = profile_arn = None
+    requests: list[tuple[int, tuple[str, str, dict[str, str]]]] = []
     for mr in plan.routing.models:
         for rt in mr.compliant_routes:
-            if rt.kind is PathKind.MANTLE or region not in rt.source_regions:
+            if region not in rt.source_regions:
                 continue
-            if rt.profile_id:
-                profile_arn = f"arn:aws:bedrock:{region}:{account}:inference-profile/{rt.profile_id}"
-                invoke_arn = invoke_arn or profile_arn
+            if rt.kind is PathKind.MANTLE:
+                project = f"arn:aws:bedrock-mantle:{region}:{account}:project/proj_a1b2c3"
+                requests.append((2, ("bedrock-mantle:CreateInference", project, {"bedrock-mantle:Model": mr.model.id})))
+            elif rt.profile_id:
+                profile = f"arn:aws:bedrock:{region}:{account}:inference-profile/{rt.profile_id}"
+                requests.append((0, ("bedrock:InvokeModel", profile, {})))
             else:
-                invoke_arn = invoke_arn or f"arn:aws:bedrock:{region}::foundation-model/{mr.model.id}"
-    return _Ctx(plan, account, region, outside, compliant_not_source, invoke_arn, profile_arn)
+                requests.append(
+                    (1, ("bedrock:InvokeModel", f"arn:aws:bedrock:{region}::foundation-model/{mr.model.id}", {}))
+                )
+    invoke = min(requests, key=lambda r: r[0])[1] if requests else None
+    return _Ctx(plan, account, region, outside, compliant_not_source, invoke)
 
 
 def _violation(
@@ -312,7 +319,15 @@ def _inference_claims(plan: Plan, all_layers: Sequence[Layer], proofs: Mapping[s
             )
             if ctx.outside
             else None,
-            [PROOF_SCOPE["regions"]],
+            [PROOF_SCOPE["regions"]]
+            + (
+                [
+                    "allow_global_inference is true: a global profile started here may be processed in any commercial "
+                    "Region (section Residency)"
+                ]
+                if c.allow_global_inference
+                else []
+            ),
         )
     )
     out.append(
@@ -363,11 +378,6 @@ def _endpoint_claim(plan: Plan, all_layers: Sequence[Layer], ctx: _Ctx) -> dict[
     carriers += [
         {"kind": "endpoint", "policy": f"VPC endpoint {s}", "sid": "", "binds": INVOKER_ROLES} for s in endpoints
     ]
-    context = (
-        {"bedrock:InferenceProfileArn": ctx.profile_arn}
-        if ctx.profile_arn and ctx.invoke_arn != ctx.profile_arn
-        else {}
-    )
     return _claim(
         "vpc-endpoint",
         "calls only through the landing zone's VPC endpoints",
@@ -377,13 +387,13 @@ def _endpoint_claim(plan: Plan, all_layers: Sequence[Layer], ctx: _Ctx) -> dict[
         _violation(
             ctx,
             "invoke an allowed path from outside any VPC endpoint (no aws:SourceVpce)",
-            "bedrock:InvokeModel",
-            ctx.invoke_arn or f"arn:aws:bedrock:{ctx.region}::foundation-model/{UNLISTED_MODEL}",
+            ctx.invoke[0],
+            ctx.invoke[1],
             ctx.region,
             "deny",
-            **context,
+            **ctx.invoke[2],
         )
-        if ctx.invoke_arn
+        if ctx.invoke
         else None,
         [
             "principals other than the invoker roles (an account administrator, any other role) may call Bedrock "
@@ -457,12 +467,13 @@ def _kill_switch_claim(plan: Plan, all_layers: Sequence[Layer], ctx: _Ctx) -> di
         _violation(
             ctx,
             "keep invoking with another role after the budget action fired",
-            "bedrock:InvokeModel",
-            ctx.invoke_arn or "*",
+            ctx.invoke[0],
+            ctx.invoke[1],
             ctx.region,
             "allow",
+            **ctx.invoke[2],
         )
-        if ctx.invoke_arn
+        if ctx.invoke
         else None,
         ["principals other than the invoker roles: the deny is attached to the invoker roles only"],
     )

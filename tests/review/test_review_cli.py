@@ -11,7 +11,14 @@ from tests.conftest import EXAMPLES, ROOT
 from tests.review.conftest import run_cli
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
-OUTPUTS = ("policy-review.md", "policy-review.html", "policy-review.json", "policy-review.sarif")
+OUTPUTS = (
+    "policy-review.md",
+    "policy-review.html",
+    "policy-review.json",
+    "policy-review.sarif",
+    "policy-review.csv",
+    "policy-review.asff.json",
+)
 
 
 def count_policies(template: dict) -> int:
