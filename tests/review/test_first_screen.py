@@ -143,8 +143,12 @@ def test_every_finding_row_shows_why_and_the_logical_id_in_full(default_reports)
         assert f"**acknowledged in cdk-nag** (AwsSolutions-IAM5[Resource::*]): {j['reason']}" in row
 
     # HTML: one row per finding, each with the rationale and the full logical ID (wrapped, not cut)
-    table = html[html.index('id="findings-table"') : html.index("</table>", html.index('id="findings-table"'))]
-    html_rows = table.split("<tr>")[2:]  # header row first
+    # blocking findings in the Findings table, the advisory ones in the appendix's (issue 34), in that order
+    html_rows = []
+    for table_id in ("findings-table", "hygiene-table"):
+        if f'id="{table_id}"' in html:
+            start = html.index(f'id="{table_id}"')
+            html_rows += html[start : html.index("</table>", start)].split("<tr>")[2:]  # header row first
     assert len(html_rows) == len(data["findings"])
     for f, row in zip(data["findings"], html_rows, strict=True):
         assert "<p>" + f["rationale"].replace("'", "&#x27;") + "</p>" in row
