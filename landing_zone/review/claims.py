@@ -202,8 +202,10 @@ def _binds_text(binds: str, plan: Plan) -> str:
             "roles (section Who can change what); never the management account or service-linked roles"
         )
     if binds == INVOKER_ROLES:
-        return "only the landing zone's invoker roles (their identity policies, boundary and endpoint policies): "
-        "any other principal of the account is not bound"
+        return (
+            "only the landing zone's invoker roles (their identity policies, boundary and endpoint policies): any "
+            "other principal of the account is not bound"
+        )
     return "nobody: no policy carries it"
 
 
@@ -419,10 +421,12 @@ def _logging_claim(plan: Plan, all_layers: Sequence[Layer], ctx: _Ctx) -> dict[s
         )
     mantle = sorted(
         {
-            f"{rt.model_id} on bedrock-mantle in {', '.join(rt.source_regions)}"
+            f"{rt.model_id} on bedrock-mantle in {region}"
             for mr in plan.routing.models
             for rt in mr.compliant_routes
             if rt.kind is PathKind.MANTLE
+            for region in rt.source_regions
+            if region in c.source_regions
         }
     )
     not_covered = [f"Mantle (allowed path, never captured by invocation logging): {m}" for m in mantle]

@@ -78,7 +78,7 @@ def change_control_section(plan: Plan) -> list[dict[str, Any]]:
     groups = _groups(plan)
     rows = []
     for item in load_change_control()["controls"]:
-        if item.get("organization_only") and plan.config.organization is None:
+        if not _applies(plan, item.get("applies", "always")):
             continue
         who = [p for group in item["changers"] for p in groups.get(group, [])]
         rows.append(
@@ -110,8 +110,14 @@ def _applies(plan: Plan, when: str) -> bool:
     if when == "data_retention.mode":
         return c.data_retention.mode is not None
     if when == "content_guardrail.organization_policy":
-        return bool(getattr(c.content_guardrail, "organization_policy", False))
-    raise ValueError(f"residual_risks.yaml: unknown 'applies' {when!r}")
+        return bool(c.content_guardrail.enabled and c.content_guardrail.organization_policy)
+    if when == "content_guardrail.enabled":
+        return bool(c.content_guardrail.enabled)
+    if when == "invocation_logging.enabled":
+        return bool(c.invocation_logging.enabled)
+    if when == "cost.kill_switch":
+        return bool(c.cost.kill_switch)
+    raise ValueError(f"review/data: unknown 'applies' {when!r}")
 
 
 def _blank(row: dict[str, Any]) -> dict[str, Any]:
