@@ -12,7 +12,7 @@ from typing import Any
 
 from landing_zone.review.sections import renders
 
-__all__ = ["Block", "BUILDERS", "claims_line", "html_block", "md_block"]
+__all__ = ["Block", "BUILDERS", "changes_box_html", "claims_line", "html_block", "md_block"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,45 @@ def _regions(regions: Sequence[str], limit: int = 8) -> str:
 def _who_invokes(d: Mapping[str, Any]) -> str:
     q = next((q for q in (d.get("signoff") or {}).get("questions", []) if q["id"] == "invokers"), None)
     return f"Who can invoke: {q['short']}" if q and q.get("short") else ""
+
+
+def changes_box_html(d: Mapping[str, Any]) -> str:
+    """The change since the last approval for the HTML header (the first screen): each weakening, then the moves."""
+    ch = d.get("changes")
+    if not ch:
+        return (
+            '<p id="changes-summary" class="muted">Changes since the last approval: no baseline given '
+            "(--baseline OLD_CDK_OUT).</p>"
+        )
+    weak = [c for c in ch["changes"] if c["weakening"]]
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{escape(x)}</td>"
+            for x in (
+                c["change"],
+                f"{c['kind']} {c['policy']}" + (f" / {c['sid']}" if c["sid"] else ""),
+                c["detail"],
+                f"acknowledged by {c['acknowledged']['by']}, {c['acknowledged']['date']}"
+                if c["acknowledged"]
+                else "NOT acknowledged",
+            )
+        )
+        + "</tr>"
+        for c in weak
+    )
+    head = (
+        f"Changes since {escape(ch['baseline'])}: {len(weak)} weakening(s), {ch['unacknowledged']} not acknowledged, "
+        f"{len(ch['moved'])} statement(s) moved, {len(ch['changes']) - len(weak)} other change(s) "
+        '(<a href="#changes">details</a>)'
+    )
+    table = (
+        '<table id="changes-summary-table"><thead><tr><th>change</th><th>where</th><th>what weakens</th>'
+        f"<th>acknowledgement</th></tr></thead><tbody>{rows}</tbody></table>"
+        if rows
+        else ""
+    )
+    return f'<div id="changes-summary"><p><strong>{head}</strong></p>{table}</div>'
 
 
 def _residency(d: Mapping[str, Any]) -> Block:

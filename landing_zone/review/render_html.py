@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
+from landing_zone.review.render_auditor import changes_box_html
 from landing_zone.review.render_md import (
     ACK_STATUS,
     GRANT_HEADERS,
@@ -83,7 +84,8 @@ ul.facts { margin:6px 0; padding-left:20px; color:var(--muted); }
 .qualifiers li + li::before { content:" · "; }
 header { padding:14px 32px 10px; }
 header p { font-size:14px; }
-#residency-table, #claims-table { font-size:12.5px; }
+#residency-table, #claims-table, #changes-summary-table { font-size:12.5px; }
+#changes-summary p { margin:4px 0; }
 #findings-table, #hygiene-table { table-layout:fixed; }
 #findings-table td { overflow-wrap:anywhere; }
 #findings-table th:nth-child(1) { width:7.5em; }
@@ -795,6 +797,11 @@ def _diff(d: Mapping[str, Any]) -> str:
         + f" · policies added {diff['policies_added']}, removed {diff['policies_removed']}, "
         + f"changed {diff['policies_changed']}</p>"
     ]
+    out += [
+        f"<p>{_badge('moved', 'info')} {_e(m['sid'])}: {_e(m['from'])} → {_e(m['to'])}"
+        f"{'' if m['same'] else ' (content changed)'}</p>"
+        for m in diff.get("moved") or []
+    ]
     if not diff["entries"]:
         out.append("<p>No access changed.</p>")
     rows = []
@@ -867,6 +874,7 @@ def render_html(d: Mapping[str, Any]) -> str:
         f"{s['statements']} statements in {len(s['templates'])} template(s) · {escape(d['config']['mode'])}</p>"
         + (f'<p id="enforced"><strong>{escape(enforced_line(d))}</strong></p>' if enforced_line(d) else "")
         + f'<p id="evidence">{escape(evidence_line(d))}</p>'
+        f"{changes_box_html(d)}"
         f"{_qualifiers(d)}"
         f'<p class="mono">{escape(str(d["assembly"]))}</p></header>'
         f'<div class="layout"><nav aria-label="Contents"><h2>Contents</h2><ol>{toc}</ol></nav><main>{body}</main></div>'

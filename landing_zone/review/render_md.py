@@ -605,6 +605,11 @@ def _diff(d: Mapping[str, Any]) -> list[str]:
         f"{diff['statements_removed']}, changed {diff['statements_changed']}.",
         "",
     ]
+    moved = diff.get("moved") or []
+    out += [
+        f"- **moved** statement {m['sid']}: {m['from']} → {m['to']}{'' if m['same'] else ' (content changed)'}"
+        for m in moved
+    ] + ([""] if moved else [])
     if not diff["entries"]:
         return out + ["No access changed.", ""]
     for e in diff["entries"]:

@@ -171,6 +171,8 @@ FIRST_SCREEN_PROBE = """<script>
   var who = Array.prototype.slice.call(document.querySelectorAll('#residency p')).filter(function (p) {
     return p.textContent.indexOf('Who can invoke:') === 0; });
   out.visible['who-can-invoke'] = who.length === 1 && seen(who[0]);
+  var changes = document.getElementById('changes-summary-table');
+  out.visible['changes-rows'] = changes ? Array.prototype.slice.call(changes.tBodies[0].rows).filter(seen).length : 0;
   document.body.setAttribute('data-first-screen', JSON.stringify(out));
 })();
 </script>"""
@@ -192,3 +194,25 @@ def test_the_first_screen_at_1400px_answers_where_a_prompt_is_processed_and_who_
     allowed = [f"{p['path']} {p['invoke_id']}" for p in data["residency"]["paths"] if p["allowed"]]
     assert probe["visible"]["residency-table"] and probe["visible"]["who-can-invoke"], probe
     assert probe["visible"]["residency-rows"] == allowed, probe
+
+
+def test_the_first_screen_shows_the_weakenings_since_the_baseline(chromium, synth, tmp_path):
+    """With --baseline, the first screen also lists every weakening (a widened exemption, a removed deny), above the
+    residency sheet, whose first row stays in view."""
+    from landing_zone.cli.review import write_reports
+    from landing_zone.review.report import build_review
+    from tests.review.test_auditor import _weaken
+
+    s = synth(EU)
+    current = _weaken(Path(s.outdir), tmp_path / "cdk.out")
+    data = build_review(current, s.plan, scanners=False, proofs=False, baseline=s.outdir).data
+    write_reports(data, tmp_path / "report")
+    page = tmp_path / "probe.html"
+    html = (tmp_path / "report" / "policy-review.html").read_text()
+    page.write_text(html.replace("</body>", FIRST_SCREEN_PROBE + "</body>"))
+    done = browse(chromium, page, tmp_path / "profile", "--window-size=1400,1043", "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    probe = json.loads(re.search(r'data-first-screen="([^"]*)"', done.stdout).group(1).replace("&quot;", '"'))
+    weakenings = [c for c in data["changes"]["changes"] if c["weakening"]]
+    assert len(weakenings) == 2 and probe["visible"]["changes-rows"] == 2, probe
+    assert probe["visible"]["residency-table"] and probe["visible"]["residency-rows"], probe
