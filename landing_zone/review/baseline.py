@@ -132,11 +132,13 @@ def _allow_widened(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _change(kind: str, record: PolicyRecord, stmt: Mapping[str, Any], what: str, detail: str, weak: bool) -> dict:
+def _change(
+    kind: str, record: PolicyRecord, stmt: Mapping[str, Any], what: str, detail: str, weak: bool
+) -> dict[str, Any]:
     sid = str(stmt.get("Sid") or "")
-    who = record.name if kind != "scp" else "guardrail SCPs"
+    who = "scps" if kind == "scp" else record.name  # the SCPs are one pool: a move keeps the id
     return {
-        "id": f"{record.kind}/{who if kind != 'scp' else 'scps'}/{sid or record.logical_id}/{what}",
+        "id": f"{record.kind}/{who}/{sid or record.logical_id}/{what}",
         "kind": record.kind,
         "policy": record.name,
         "sid": sid,

@@ -300,7 +300,9 @@ def _claim(
     }
 
 
-def _inference_claims(plan: Plan, all_layers: Sequence[Layer], proofs: Mapping[str, Any] | None, ctx: _Ctx) -> list:
+def _inference_claims(
+    plan: Plan, all_layers: Sequence[Layer], proofs: Mapping[str, Any] | None, ctx: _Ctx
+) -> list[dict[str, Any]]:
     c = plan.config
     out = []
     model = plan.routing.models[0].model.id if plan.routing.models else UNLISTED_MODEL
@@ -526,7 +528,9 @@ def _retention_claim(plan: Plan, all_layers: Sequence[Layer], ctx: _Ctx) -> dict
     )
 
 
-def _tamper_claim(plan: Plan, all_layers: Sequence[Layer], proofs: Mapping[str, Any] | None, ctx: _Ctx) -> dict:
+def _tamper_claim(
+    plan: Plan, all_layers: Sequence[Layer], proofs: Mapping[str, Any] | None, ctx: _Ctx
+) -> dict[str, Any]:
     role = f"arn:aws:iam::{ctx.account}:role/{plan.config.name}-invoker-x"
     return _claim(
         "tamper",

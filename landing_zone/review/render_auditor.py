@@ -332,10 +332,18 @@ def html_block(block: Block) -> str:
     return "".join(out)
 
 
+def _md_writer(build: Callable[[Mapping[str, Any]], Block]) -> Callable[[Mapping[str, Any]], list[str]]:
+    return lambda d: md_block(build(d))
+
+
+def _html_writer(build: Callable[[Mapping[str, Any]], Block]) -> Callable[[Mapping[str, Any]], str]:
+    return lambda d: html_block(build(d))
+
+
 def _register() -> None:
     for anchor, build in BUILDERS.items():
-        renders("md", anchor)(lambda d, b=build: md_block(b(d)))
-        renders("html", anchor)(lambda d, b=build: html_block(b(d)))
+        renders("md", anchor)(_md_writer(build))
+        renders("html", anchor)(_html_writer(build))
 
 
 _register()
