@@ -39,6 +39,7 @@ from landing_zone.plan.checks import (
     self_hosting_problems,
     service_tier_problems,
 )
+from landing_zone.plan.detection import detection_problems
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import build_policies, scp_set
@@ -254,6 +255,9 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
     warnings += workload_quota_warnings + quota_warnings(quota_alarms, config)
     warnings += app_budget_warnings + dependent_warnings
+    policies = build_policies(config, routing, catalog, applications, scps=scps)
+    if problems := detection_problems(config, policies.detection, catalog):
+        raise ConfigError(problems, origin=origin)
     return Plan(
         config=config,
         catalog=catalog,
@@ -267,7 +271,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         cost_alarms=cost_alarms,
         quota_alarms=quota_alarms,
         dashboard=dashboard,
-        policies=build_policies(config, routing, catalog, applications, scps=scps),
+        policies=policies,
         cross_account_grants=cross_account_grants(config, applications),
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
