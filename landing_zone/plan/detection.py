@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from landing_zone.core import naming
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import Problem
 from landing_zone.plan.policies import DetectionPolicies
 
-__all__ = ["detection_problems"]
+__all__ = ["detection_problems", "legacy_alarm_names"]
 
 
 def detection_problems(
@@ -40,3 +42,12 @@ def detection_problems(
                 )
             )
     return problems
+
+
+def legacy_alarm_names(config: LandingZoneConfig, routing: RoutingDecision) -> dict[str, str]:
+    """``detection.legacy_model_alarm``: the alarm name of each ID an allowed model is called by (its foundation-model
+    ID and each compliant profile's; the metric's ModelId is the ID the caller passed)."""
+    if not config.detection.legacy_model_alarm:
+        return {}
+    ids = sorted({i for mr in routing.models for i in (mr.model.id, *(r.invoke_id for r in mr.compliant_routes))})
+    return {model_id: naming.alarm_name(config.name, f"legacy-model-{model_id}") for model_id in ids}
