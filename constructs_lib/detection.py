@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from aws_cdk import Duration
+from aws_cdk import Duration, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cw_actions
 from aws_cdk import aws_events as events
@@ -138,7 +138,11 @@ class EventForwarding(Construct):
             self,
             "Role",
             role_name=role_name,
-            assumed_by=iam.ServicePrincipal("events.amazonaws.com"),
+            # confused deputy: only this account's rules (EventBridge sets aws:SourceAccount when it assumes a target
+            # role: EventBridge user guide, "Cross-service confused deputy prevention")
+            assumed_by=iam.ServicePrincipal(
+                "events.amazonaws.com", conditions={"StringEquals": {"aws:SourceAccount": Stack.of(self).account}}
+            ),
             description="EventBridge forwards the landing zone's detection events to the home Region's bus",
             managed_policies=[self.policy],
         )
