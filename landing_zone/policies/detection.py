@@ -64,7 +64,7 @@ SCP_DENY_MESSAGE = "*explicit deny in a service control policy*"
 # A statement of every action (the tag-key deny, keyed on aws:TagKeys): the tagging calls, by name (TagResource,
 # UntagResource, CreateTags, DeleteTags, AddTagsToResource, PutBucketTagging ...); a tag given at creation is denied
 # with the create call and is reported by the statements of that service, not by this rule.
-TAGGING_EVENT_NAMES = "*Tag*"
+TAGGING_EVENT_NAMES = ("*Tag*", "*tag*")  # case-sensitive: UntagResource has a lower-case 'tag'
 
 # Changes to protected resources worth an alert whoever makes them, by the inventory's (service, resource type).
 # Each name is a non-read action of that service (tests/unit/test_detection.py checks the action database).
@@ -317,7 +317,7 @@ def _denied_rules(statements: Sequence[Mapping[str, Any]], protected_services: S
         if names := _statement_names(stmt):
             detail["eventName"] = list(names)
         elif _every_action(stmt):  # Action "*" with a tag condition (DenyLandingZoneTagChanges): tagging calls
-            detail["eventName"] = [{"wildcard": TAGGING_EVENT_NAMES}]
+            detail["eventName"] = [{"wildcard": w} for w in TAGGING_EVENT_NAMES]
         pattern = {"detail-type": [CLOUDTRAIL_DETAIL_TYPE], "detail": dict(sorted(detail.items()))}
         key = repr(pattern)
         by_pattern.setdefault(key, (pattern, []))[1].append(str(stmt["Sid"]))
