@@ -42,7 +42,7 @@ from landing_zone.plan.checks import (
 from landing_zone.plan.detection import detection_problems
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
-from landing_zone.plan.policies import build_policies, scp_set
+from landing_zone.plan.policies import PolicySet, build_policies, scp_set
 from landing_zone.plan.requirements import application_budget_findings, dependent_setting_findings, feature_problems
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
@@ -253,11 +253,13 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         raise ConfigError(problems, origin=origin)
 
     warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
-    warnings += workload_quota_warnings + quota_warnings(quota_alarms, config)
-    warnings += app_budget_warnings + dependent_warnings
-    policies = build_policies(config, routing, catalog, applications, scps=scps)
-    if problems := detection_problems(config, policies.detection, catalog):
-        raise ConfigError(problems, origin=origin)
+    warnings += [
+        *workload_quota_warnings,
+        *quota_warnings(quota_alarms, config),
+        *app_budget_warnings,
+        *dependent_warnings,
+    ]
+    policies = _checked_policies(config, routing, catalog, applications, scps, origin)
     return Plan(
         config=config,
         catalog=catalog,
@@ -277,6 +279,21 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         placeholders=find_placeholders(config),
         source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),
     )
+
+
+def _checked_policies(
+    config: LandingZoneConfig,
+    routing: RoutingDecision,
+    catalog: Catalog,
+    applications: tuple[ApplicationPlan, ...],
+    scps: ScpSet | None,
+    origin: str,
+) -> PolicySet:
+    """Every policy document, once; raises ConfigError when the detection rules they give cannot be deployed."""
+    policies = build_policies(config, routing, catalog, applications, scps=scps)
+    if problems := detection_problems(config, policies.detection, catalog):
+        raise ConfigError(problems, origin=origin)
+    return policies
 
 
 def _quotas(

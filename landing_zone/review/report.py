@@ -23,6 +23,7 @@ from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
 from landing_zone.review.coverage import coverage_section
 from landing_zone.review.deployability import deployability_findings, grants_section, replacement_findings
+from landing_zone.review.detection import detection_section
 from landing_zone.review.diff import policy_diff
 from landing_zone.review.findings import (
     Finding,
@@ -557,6 +558,7 @@ def build_review(
         "cross_account_grants": grants_section(records, assembly, plan.cross_account_grants),
         "decision_matrix": matrix.as_dict(),
         "threat_model": threat_model_section(plan, matrix),
+        "detection": detection_section(plan, assembly),
         "coverage": coverage,
         "proofs": proof,
         "cdk_nag": nag,

@@ -22,6 +22,7 @@ SECTIONS = (
     ("cross-account-grants", "Cross-account grants"),
     ("proofs", "Proofs"),
     ("threat-model", "Threat model"),
+    ("detection", "Detection"),
     ("coverage", "Coverage of the action space"),
     ("decision-matrix", "Decision matrix"),
     ("cdk-nag", "cdk-nag"),
