@@ -21,6 +21,7 @@ from landing_zone.cost.dashboard import dashboard_url
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
+from landing_zone.review.access_analyzer import analyze, not_run
 from landing_zone.review.coverage import coverage_section
 from landing_zone.review.deployability import deployability_findings, grants_section, replacement_findings
 from landing_zone.review.detection import detection_section
@@ -433,6 +434,22 @@ def _policies(records: tuple[PolicyRecord, ...]) -> list[dict[str, Any]]:
     return out
 
 
+def _access_analyzer_section(
+    client: Any, assembly: Assembly, records: Sequence[PolicyRecord], old: Assembly | None, plan: Plan
+) -> dict[str, Any]:
+    """IAM Access Analyzer's rows (``review --access-analyzer``), or why it did not run."""
+    if client is None:
+        return not_run()
+    from landing_zone.aws import failure
+
+    stacks = {
+        s.name: (s.account or plan.config.deployment_account, s.region or plan.config.home_region)
+        for s in assembly.stacks
+    }
+    baseline = build_inventory(old) if old is not None else None
+    return analyze(client, records, stacks=stacks, baseline=baseline, is_client_error=failure)
+
+
 def build_review(
     assembly_path: str | Path,
     plan: Plan,
@@ -443,6 +460,7 @@ def build_review(
     skips_file: Path | None = DEFAULT_SKIPS_FILE,
     proofs: bool = True,
     proof_timeout_ms: int = 10_000,
+    access_analyzer: Any = None,
 ) -> ReviewResult:
     assembly = load_assembly(assembly_path)
     # read before any work, and named as the flag it came from
@@ -559,6 +577,8 @@ def build_review(
         "decision_matrix": matrix.as_dict(),
         "threat_model": threat_model_section(plan, matrix),
         "detection": detection_section(plan, assembly),
+        # --access-analyzer: IAM Access Analyzer's checks (the client), next to the offline proofs
+        "access_analyzer": _access_analyzer_section(access_analyzer, assembly, records, old, plan),
         "coverage": coverage,
         "proofs": proof,
         "cdk_nag": nag,

@@ -21,6 +21,7 @@ SECTIONS = (
     ("settings", "Governed Bedrock settings"),
     ("cross-account-grants", "Cross-account grants"),
     ("proofs", "Proofs"),
+    ("access-analyzer", "IAM Access Analyzer"),
     ("threat-model", "Threat model"),
     ("detection", "Detection"),
     ("coverage", "Coverage of the action space"),

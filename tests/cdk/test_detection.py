@@ -68,7 +68,10 @@ def test_the_topic_and_its_key_admit_only_the_detection_rules_of_their_account(e
     (stmt,) = events
     assert stmt["Action"] == "sns:Publish"
     assert stmt["Condition"]["StringEquals"]["aws:SourceAccount"] == "222222222222"
-    assert stmt["Condition"]["ArnLike"]["aws:SourceArn"] == "arn:aws:events:eu-central-1:222222222222:rule/kimi-eu-detect-*"
+    assert (
+        stmt["Condition"]["ArnLike"]["aws:SourceArn"]
+        == "arn:aws:events:eu-central-1:222222222222:rule/kimi-eu-detect-*"
+    )
 
 
 def test_the_global_forwarder_sends_iam_and_route53_events_home(eu: Any) -> None:
