@@ -33,7 +33,9 @@ def test_every_account_is_bootstrapped_before_anything_deploys_and_the_scps_come
     kinds = [s.command.split()[1] for s in steps]
     assert kinds == sorted(kinds, key=lambda k: k != "bootstrap"), "every bootstrap precedes every deploy"
     bootstrapped = {
-        (s.account, s.command.split("aws://", 1)[1].split()[0].split("/")[1]) for s in steps if " bootstrap " in s.command
+        (s.account, s.command.split("aws://", 1)[1].split()[0].split("/")[1])
+        for s in steps
+        if " bootstrap " in s.command
     }
     assert bootstrapped == {(p.account, p.region) for p in stack_placements(plan)}, "every account and Region"
     deploys = [s.command for s in steps if " deploy " in s.command]
