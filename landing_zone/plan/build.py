@@ -43,7 +43,13 @@ from landing_zone.plan.detection import detection_problems
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import PolicySet, build_policies, scp_set
-from landing_zone.plan.requirements import application_budget_findings, dependent_setting_findings, feature_problems
+from landing_zone.plan.provisioned import ungranted_path_problems
+from landing_zone.plan.requirements import (
+    application_budget_findings,
+    dependent_setting_findings,
+    feature_problems,
+    retention_endpoint_warnings,
+)
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
     budget_warnings,
@@ -252,14 +258,9 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems := name_problems([n for n in late_names if n.limit in _LATE_NAME_LIMITS], catalog):
         raise ConfigError(problems, origin=origin)
 
-    warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
-    warnings += [
-        *workload_quota_warnings,
-        *quota_warnings(quota_alarms, config),
-        *app_budget_warnings,
-        *dependent_warnings,
-    ]
-    policies = _checked_policies(config, routing, catalog, applications, scps, origin)
+    warnings = _warnings(config, catalog, models, prices, metrics, routing, applications, budget, model_prices, parts)
+    warnings += workload_quota_warnings + quota_warnings(quota_alarms, config)
+    warnings += app_budget_warnings + dependent_warnings
     return Plan(
         config=config,
         catalog=catalog,
@@ -273,7 +274,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         cost_alarms=cost_alarms,
         quota_alarms=quota_alarms,
         dashboard=dashboard,
-        policies=policies,
+        policies=_policies(config, routing, catalog, applications, scps, origin),
         cross_account_grants=cross_account_grants(config, applications),
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
@@ -281,7 +282,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     )
 
 
-def _checked_policies(
+def _policies(
     config: LandingZoneConfig,
     routing: RoutingDecision,
     catalog: Catalog,
@@ -289,9 +290,11 @@ def _checked_policies(
     scps: ScpSet | None,
     origin: str,
 ) -> PolicySet:
-    """Every policy document, once; raises ConfigError when the detection rules they give cannot be deployed."""
+    """Every policy document, once; a path provisioned for an application but not granted by its invoker policy
+    (:mod:`landing_zone.plan.provisioned`), or detection rules that cannot be deployed, raise."""
     policies = build_policies(config, routing, catalog, applications, scps=scps)
-    if problems := detection_problems(config, policies.detection, catalog):
+    problems = ungranted_path_problems(config, applications, policies.invokers)
+    if problems := [*problems, *detection_problems(config, policies.detection, catalog)]:
         raise ConfigError(problems, origin=origin)
     return policies
 
@@ -315,6 +318,7 @@ def _quotas(
 
 def _warnings(
     config: LandingZoneConfig,
+    catalog: Catalog,
     models: tuple[Model, ...],
     prices: PriceCatalog,
     metrics: MetricCatalog,
@@ -334,6 +338,7 @@ def _warnings(
     warnings += kill_switch_warnings(config, applications)
     if (retention := retention_warning(config.data_retention.mode, models)) is not None:
         warnings.append(retention)
+    warnings += retention_endpoint_warnings(config, catalog, applications)
     warnings += service_tier_warnings(config, models)
     return warnings
 
