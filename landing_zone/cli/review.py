@@ -71,6 +71,7 @@ def run_review(args: argparse.Namespace) -> int:
         proofs=args.proofs,
         proof_timeout_ms=int(args.proof_timeout * 1000),
         acknowledge=args.acknowledge,
+        access_analyzer=_analyzer(args, plan.config.home_region),
     )
     paths = write_reports(result.data, args.out)
     if result.scanner_runs:
@@ -102,6 +103,15 @@ def run_review(args: argparse.Namespace) -> int:
     for path in paths:
         print(f"wrote {path}")
     return 1 if result.blocking else 0
+
+
+def _analyzer(args: argparse.Namespace, region: str) -> Any:
+    """``--access-analyzer``: an IAM Access Analyzer client in ``home_region`` with ``--profile``; otherwise None."""
+    if not args.access_analyzer:
+        return None
+    from landing_zone.aws import client
+
+    return client("accessanalyzer", region=region, profile=args.profile)
 
 
 def register(subparsers: Subparsers) -> None:
@@ -151,6 +161,16 @@ def register(subparsers: Subparsers) -> None:
         help="solver time per proof obligation (default: 10); a timeout is reported as not proven, never as holding",
     )
     p.add_argument(
+        "--access-analyzer",
+        action="store_true",
+        help="also ask IAM Access Analyzer (calls AWS): ValidatePolicy on the SCPs, CheckNoNewAccess against "
+        "--baseline and CheckAccessNotGranted on the invoker, boundary, endpoint, key and bucket policies "
+        "(docs/REVIEW.md); the results are shown next to the offline proofs",
+    )
+    p.add_argument(
+        "--profile", metavar="P", help="with --access-analyzer: the AWS profile to ask with (default: the SDK's chain)"
+    )
+    p.add_argument(
         "--checkov-skips",
         type=Path,
         default=None,
@@ -161,6 +181,16 @@ def register(subparsers: Subparsers) -> None:
     needs(p, CLI)
 
 
+def _profile_problem(args: argparse.Namespace) -> str | None:
+    if args.profile is None:
+        return None
+    if not args.access_analyzer:
+        return "used only with --access-analyzer (the rest of the review calls no AWS API)"
+    from landing_zone.aws import profile_problem
+
+    return profile_problem(args.profile)
+
+
 def _run(args: argparse.Namespace) -> int:
     """Every flag checked first (each refusal names its flag), then the review; nothing is written before it ends."""
     check_all(
@@ -168,6 +198,7 @@ def _run(args: argparse.Namespace) -> int:
             ("--assembly", str(args.assembly), lambda: assembly_problem(args.assembly)),
             ("--baseline", str(args.baseline), lambda: assembly_problem(args.baseline) if args.baseline else None),
             ("--out", str(args.out), lambda: out_dir_problem(args.out)),
+            ("--profile", str(args.profile), lambda: _profile_problem(args)),
             (
                 "--acknowledge",
                 str(args.acknowledge),

@@ -39,6 +39,7 @@ from landing_zone.plan.checks import (
     self_hosting_problems,
     service_tier_problems,
 )
+from landing_zone.plan.detection import detection_problems
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import PolicySet, build_policies, scp_set
@@ -290,9 +291,10 @@ def _policies(
     origin: str,
 ) -> PolicySet:
     """Every policy document, once; a path provisioned for an application but not granted by its invoker policy
-    raises (:mod:`landing_zone.plan.provisioned`)."""
+    (:mod:`landing_zone.plan.provisioned`), or detection rules that cannot be deployed, raise."""
     policies = build_policies(config, routing, catalog, applications, scps=scps)
-    if problems := ungranted_path_problems(config, applications, policies.invokers):
+    problems = ungranted_path_problems(config, applications, policies.invokers)
+    if problems := [*problems, *detection_problems(config, policies.detection, catalog)]:
         raise ConfigError(problems, origin=origin)
     return policies
 

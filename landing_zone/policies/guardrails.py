@@ -154,7 +154,20 @@ EVENT_SOURCE_ACTIONS = (
 )
 ASSUME_ROLE_ACTIONS = ("sts:AssumeRole", "sts:AssumeRoleWithSAML", "sts:AssumeRoleWithWebIdentity")
 ROLE_SERVICES = ("iam",)
-NAMED_SERVICES = ("budgets", "cloudformation", "cloudwatch", "ecr", "iam", "kms", "lambda", "logs", "s3", "sns", "ssm")
+NAMED_SERVICES = (
+    "budgets",
+    "cloudformation",
+    "cloudwatch",
+    "ecr",
+    "events",  # the detection rules (<name>-detect-*)
+    "iam",
+    "kms",
+    "lambda",
+    "logs",
+    "s3",
+    "sns",
+    "ssm",
+)
 # Every service that can evaluate the landing-zone tag on one of the landing zone's resources (the stacks tag every
 # taggable resource): their reads stay allowed on tagged resources.
 TAGGED_SERVICES = PROTECTED_SERVICES

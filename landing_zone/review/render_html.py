@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
+from landing_zone.review import access_analyzer as _access_analyzer  # noqa: F401 - registers its section
+from landing_zone.review import detection as _detection  # noqa: F401 - registers the "detection" section
 from landing_zone.review.render_auditor import changes_box_html
 from landing_zone.review.render_md import (
     ACK_STATUS,

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from landing_zone.review import access_analyzer as _access_analyzer  # noqa: F401 - registers its section
+from landing_zone.review import detection as _detection  # noqa: F401 - registers the "detection" section
 from landing_zone.review.render_auditor import claims_line
 from landing_zone.review.sections import SECTIONS, renderers, renders
 

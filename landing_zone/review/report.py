@@ -21,10 +21,12 @@ from landing_zone.cost.dashboard import dashboard_url
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
+from landing_zone.review.access_analyzer import analyze, not_run
 from landing_zone.review.auditor import auditor_sections
 from landing_zone.review.baseline import load_acknowledgements
 from landing_zone.review.coverage import coverage_section
 from landing_zone.review.deployability import deployability_findings, grants_section, replacement_findings
+from landing_zone.review.detection import detection_section
 from landing_zone.review.diff import policy_diff
 from landing_zone.review.findings import (
     Finding,
@@ -435,6 +437,22 @@ def _policies(records: tuple[PolicyRecord, ...]) -> list[dict[str, Any]]:
     return out
 
 
+def _access_analyzer_section(
+    client: Any, assembly: Assembly, records: Sequence[PolicyRecord], old: Assembly | None, plan: Plan
+) -> dict[str, Any]:
+    """IAM Access Analyzer's rows (``review --access-analyzer``), or why it did not run."""
+    if client is None:
+        return not_run()
+    from landing_zone.aws import failure
+
+    stacks = {
+        s.name: (s.account or plan.config.deployment_account, s.region or plan.config.home_region)
+        for s in assembly.stacks
+    }
+    baseline = build_inventory(old) if old is not None else None
+    return analyze(client, records, stacks=stacks, baseline=baseline, is_client_error=failure)
+
+
 def build_review(
     assembly_path: str | Path,
     plan: Plan,
@@ -446,6 +464,7 @@ def build_review(
     proofs: bool = True,
     proof_timeout_ms: int = 10_000,
     acknowledge: Path | None = None,
+    access_analyzer: Any = None,
 ) -> ReviewResult:
     assembly = load_assembly(assembly_path)
     # read before any work, and named as the flag it came from
@@ -579,6 +598,9 @@ def build_review(
         "cross_account_grants": grants_section(records, assembly, plan.cross_account_grants),
         "decision_matrix": matrix.as_dict(),
         "threat_model": threat,
+        "detection": detection_section(plan, assembly),
+        # --access-analyzer: IAM Access Analyzer's checks (the client), next to the offline proofs
+        "access_analyzer": _access_analyzer_section(access_analyzer, assembly, records, old, plan),
         "coverage": coverage,
         "proofs": proof,
         "cdk_nag": nag,

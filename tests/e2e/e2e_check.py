@@ -22,6 +22,8 @@ exits 1 when that differs from the expectation, so the e2e asserts outcomes, not
   verify-counts JSON KEY         verify's PASS/DRIFT/MISSING/ERROR counts are EXPECTED_VERIFY_COUNTS[KEY]
   inject RUN                     one fault per family through the emulator's APIs, each read back at once
   detected CLEAN FAULTED STATE   verify reports every fault as DRIFT/MISSING, and nothing else changed
+  events RUN                     two detection events (tests/e2e/events.py) reach the alerts topic, each alert
+                                 naming its statement, the principal and the resource (organization variants)
   snapshot RUN                   before the removal: the retained resources, by account (retained.json)
   detached RUN                   after the removal's first step: no Organizations policy has a target left
   retained RUN BEFORE            after the removal: each account holds what it held before plus the retained resources
@@ -36,7 +38,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.e2e import accounts, faults, readback, teardown
+from tests.e2e import accounts, events, faults, readback, teardown
 from tests.e2e.accounts import ACCOUNTS, LIVE_STATUSES, NAME, REGION, REPO, Run, client
 
 HERE = Path(__file__).resolve().parent
@@ -255,6 +257,7 @@ COMMANDS: dict[str, Callable[..., int]] = {
     "verify-counts": cmd_verify_counts,
     "inject": faults.cmd_inject,
     "detected": faults.cmd_detected,
+    "events": events.cmd_events,
     "snapshot": teardown.cmd_snapshot,
     "detached": teardown.cmd_detached,
     "retained": teardown.cmd_retained,

@@ -33,6 +33,7 @@ def count_policies(template: dict) -> int:
         "AWS::KMS::Key": ("KeyPolicy",),
         "AWS::Organizations::Policy": ("Content",),
         "AWS::IAM::Role": ("AssumeRolePolicyDocument",),
+        "AWS::Events::EventBusPolicy": ("Statement",),
     }
     count = 0
     for resource in template.get("Resources", {}).values():

@@ -26,6 +26,7 @@ PROTECTED_SERVICES = (
     "ec2",
     "ecr",
     "eks",
+    "events",
     "iam",
     "kms",
     "lambda",

@@ -47,6 +47,7 @@ __all__ = [
     "Cost",
     "CrossFieldProblems",
     "DataRetention",
+    "Detection",
     "DataRetentionMode",
     "DEFAULT_CDK_QUALIFIER",
     "DEFAULT_ENDPOINTS",
@@ -1251,6 +1252,26 @@ class DataRetention(_Strict):
         return self
 
 
+class Detection(_Strict):
+    """Detective controls for what the SCPs cannot prevent (docs/DETECTION.md): EventBridge rules on CloudTrail
+    management events, delivered to the landing zone's alerts topic, and an alarm on legacy-model invocations."""
+
+    enabled: bool | None = Field(
+        default=None,
+        description="Omitted: on with an organization block (organization mode), off in single-account mode. true: "
+        "the detection stacks are deployed (the deployment account's home_region, us-east-1 for the global services' "
+        "events, and the management account's us-east-1 for Organizations' events). false: none is.",
+    )
+    legacy_model_alarm: bool = Field(
+        default=True,
+        description="An alarm on AWS/Bedrock LegacyModelInvocations for each allowed model (a model past its "
+        "legacy date is still being called).",
+    )
+
+    def on(self, organization_mode: bool) -> bool:
+        return organization_mode if self.enabled is None else self.enabled
+
+
 GpuInstanceType = Literal["p6-b300.48xlarge", "p6-b200.48xlarge", "p5en.48xlarge"]
 
 
@@ -1341,6 +1362,7 @@ class LandingZoneConfig(_Strict):
     self_hosting: SelfHosting = SelfHosting()
     policy_guardrails: PolicyGuardrails = PolicyGuardrails()
     data_retention: DataRetention = DataRetention()
+    detection: Detection = Detection()
     applications: Annotated[
         tuple[Application, ...], rules.WhenOmitted("one application per account, named after the account")
     ] = Field(default=(), description="Omitted: one application per account, named after the account.")
