@@ -48,8 +48,9 @@ from landing_zone.policies.cost import (
     kill_switch_reset_trust_policy,
 )
 from landing_zone.policies.endpoints import endpoint_policy, s3_gateway_policy
-from landing_zone.policies.guardrails import ScpSet, permissions_boundary, scp_documents
+from landing_zone.policies.guardrails import permissions_boundary
 from landing_zone.policies.kms import eks_data_key_policy, key_policy, own_log_groups_key_policy
+from landing_zone.policies.scp_layout import ScpSet, scp_documents
 from landing_zone.policies.roles import flow_log_role_policy, secrets_key_use_policy, with_own_log_group
 
 __all__ = [
@@ -456,5 +457,5 @@ def build_policies(
         self_hosting=self_hosting,
         guardrail_organization=_guardrail_organization(config),
         management_logs_key=_management_logs_key(config, applications),
-        scp_contents=tuple(minified(d) for d in scps.documents) if scps is not None else (),
+        scp_contents=tuple(p.content for p in scps.policies) if scps is not None else (),
     )
