@@ -11,7 +11,6 @@ from aws_cdk import aws_organizations as organizations
 from constructs import Construct
 
 
-
 @dataclass(frozen=True)
 class ScpSpec:
     """One SCP to render: its Organizations ``name``, ``content`` (the minified JSON string the plan measured against

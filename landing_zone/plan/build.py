@@ -202,9 +202,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             problems += part_problems
     if not problems:
         problems += self_hosting_problems(config, prices)
-    problems += name_problems(
-        generated_names(config, applications, scp_names=scps.names if scps else ()), catalog
-    )
+    problems += name_problems(generated_names(config, applications, scp_names=scps.names if scps else ()), catalog)
     if problems:
         raise ConfigError(problems, origin=origin)
 

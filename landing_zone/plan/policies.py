@@ -37,7 +37,6 @@ from landing_zone.policies.access import (
     invoker_trust_policy,
 )
 from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
-from landing_zone.policies.common import minified
 from landing_zone.policies.cost import (
     alerts_topic_policy,
     budget_action_execution_policy,
@@ -50,8 +49,8 @@ from landing_zone.policies.cost import (
 from landing_zone.policies.endpoints import endpoint_policy, s3_gateway_policy
 from landing_zone.policies.guardrails import permissions_boundary
 from landing_zone.policies.kms import eks_data_key_policy, key_policy, own_log_groups_key_policy
-from landing_zone.policies.scp_layout import ScpSet, scp_documents
 from landing_zone.policies.roles import flow_log_role_policy, secrets_key_use_policy, with_own_log_group
+from landing_zone.policies.scp_layout import ScpSet, scp_documents
 
 __all__ = [
     "INVOCATION_LOG_KEY_PREFIX",

@@ -38,16 +38,12 @@ from typing import Any
 
 from landing_zone.core import naming
 from landing_zone.core.catalog import Catalog
+from landing_zone.core.catalog.action_space import load_action_space
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.perimeter import Perimeter, perimeter
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.policies.common import document, minified, statement
-from landing_zone.policies.guardrails import (
-    PARTITION,
-    GuardrailSizeError,
-    guardrail_statements,
-    model_actions,
-)
+from landing_zone.policies.guardrails import PARTITION, GuardrailSizeError, guardrail_statements
 from landing_zone.policies.invoke import MANTLE_INVOKE_ACTIONS, MANTLE_MODEL_KEY
 
 __all__ = [
@@ -209,6 +205,11 @@ class ScpSet:
         return max(self.per_target().values())
 
     @property
+    def inside_documents(self) -> tuple[Document, ...]:
+        """The documents that bind a principal of a governed account (what P1-P6 are proven on)."""
+        return tuple(p.document for p in self.inside)
+
+    @property
     def inside(self) -> tuple[Scp, ...]:
         """The SCPs that bind a governed account (all but the perimeter SCP, which never does: prove PO2)."""
         return tuple(p for p in self.policies if p.binds != BINDS_OUTSIDE)
@@ -230,8 +231,9 @@ def _allowed_mantle_ids(routing: RoutingDecision) -> list[str]:
 def perimeter_statements(perim: Perimeter, routing: RoutingDecision) -> list[Document]:
     """The perimeter SCP: every path to the landing zone's models, denied to the principals of accounts outside it.
 
-    * ``DenyLandingZoneModelsOutsidePerimeter`` — every action that uses a model (IAM action database:
-      :func:`~landing_zone.policies.guardrails.model_actions`) on an allowed model's foundation-model ARN in any Region
+    * ``DenyLandingZoneModelsOutsidePerimeter`` — every action that uses a model and is authorised on a foundation
+      model or a system profile (IAM action database: ``foundation_model_actions`` of
+      ``core/catalog/action_space.yaml``) on an allowed model's foundation-model ARN in any Region
       (and Region-less) or a system profile of it.  Every invocation path is authorised on the foundation model too:
       a profile's legs (system or application profile) on the model in each destination, a batch job on the model
       (inference-profiles-prereq.html; IAM action database), a Bedrock agent, flow or knowledge base through its
@@ -253,7 +255,7 @@ def perimeter_statements(perim: Perimeter, routing: RoutingDecision) -> list[Doc
         statement(
             "DenyLandingZoneModelsOutsidePerimeter",
             effect="Deny",
-            actions=model_actions(),
+            actions=load_action_space().foundation_model_actions,
             resources=resources,
             condition=spare,
         )
@@ -266,7 +268,8 @@ def perimeter_statements(perim: Perimeter, routing: RoutingDecision) -> list[Doc
                 effect="Deny",
                 actions=["bedrock-mantle:*"],
                 resources=["*"],
-                condition={**spare, "StringEquals": {MANTLE_MODEL_KEY: mantle}},
+                # Null false: any Mantle action that carries the key (also ones added later), as inside
+                condition={**spare, "Null": {MANTLE_MODEL_KEY: "false"}, "StringEquals": {MANTLE_MODEL_KEY: mantle}},
             )
         )
     stmts.append(
@@ -435,15 +438,16 @@ def _full_message(scps: ScpSet, over: Mapping[str, int]) -> str:
         "or allow fewer models or Regions, turn off policy_guardrails.region_deny_all_services, or raise "
         "policy_guardrails.scp_max_per_target / scp_max_characters to your organization's quota"
     )
+    if other:
+        lines.append(f"with these guardrails at most {max(0, scps.max_per_target - 1 - len(ours))} other SCP(s) fit")
     return "; ".join(lines)
 
 
 def scp_documents(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> ScpSet:
     """The SCP layout: one SCP per concern (parts when one is too large), merged only where a target's quota
     requires it; raises :class:`GuardrailSizeError` when a target stays over its quota."""
-    perim = perimeter(config)
-    if perim is None:
-        raise ValueError("the configuration has no organization block: the landing zone deploys no SCPs")
+    # without an organization (the statements alone, as the tests and the threat model read them): no targets
+    perim = perimeter(config) or Perimeter((), (), (), (), False, False)
     g = config.policy_guardrails
     max_chars = g.scp_max_characters or catalog.limit("scp_max_characters")
     max_per_target = g.scp_max_per_target or catalog.limit("scp_max_per_target")
