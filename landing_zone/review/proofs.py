@@ -70,6 +70,7 @@ from landing_zone.policies.prover import (
 )
 from landing_zone.review import action_db
 from landing_zone.review.cases import ALLOW, cases_for
+from landing_zone.review.proof_perimeter import PERIMETER_PROPERTIES, perimeter_steps
 from landing_zone.review.redteam import attacks_for
 
 __all__ = [
@@ -94,6 +95,7 @@ PROPERTIES: dict[str, str] = {
     "inbound authorization, an AgentCore runtime, code interpreter or browser without a VPC, and the API-key uses "
     "api_keys refuses (creating a Bedrock API key; with none every bearer-token call, with short-term-only a "
     "long-term one or one by a principal not listed) are denied",
+    **PERIMETER_PROPERTIES,  # outside the governed perimeter: PO1-PO3 (landing_zone/review/proof_perimeter.py)
 }
 
 REGION = "aws:RequestedRegion"
@@ -1028,7 +1030,7 @@ def _p6(run: _Run) -> PropertyResult:
 
 # Two halves of about equal solve time (bench/prove_bench.py): with two cores, ``prove_all(jobs=2)`` runs one per
 # process (the solver is single-threaded; a counterexample, a timeout or an error is the same in either process).
-_HALVES = (("P2", "P1", "P6"), ("P4", "P3", "P5"))
+_HALVES = (("P2", "P1", "P6", "PO1"), ("P4", "P3", "P5", "PO2", "PO3"))
 _FORKED: ProofInputs | None = None  # the inputs a forked worker proves (set in the parent before the fork)
 
 
@@ -1073,6 +1075,7 @@ def prove_all(
             "P4": lambda: _p4(run),
             "P5": lambda: _p5(run),
             "P6": lambda: _p6(run),
+            **perimeter_steps(run),
         }
         results = []
         for pid in wanted:
