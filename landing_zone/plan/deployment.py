@@ -148,7 +148,7 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
         label = _label(plan, account, role)
         names = " ".join(s.name for s in stacks)
         why = {
-            "management": "the guardrail SCPs, in the management account (attached to organization.target_ids)",
+            "management": "the guardrail SCPs, in the management account; " + scp_attachments(plan),
             "stackset-administrator": "the member-baseline StackSet; CloudFormation rolls it out to the target OUs",
             "deployment": "the workload stacks, in the deployment account",
         }[role]
@@ -162,6 +162,28 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
             DeploymentStep(account, label, f"cdk deploy {names}{config_flag}{toolkit_flag} --profile {label}", why)
         )
     return steps
+
+
+_BINDS = {
+    "perimeter": "bind the governed accounts",
+    "organization": "bind every account below (an outside_perimeter opt-in)",
+    "outside": "bind the accounts outside the perimeter",
+}
+
+
+def scp_attachments(plan: Plan) -> str:
+    """Where the plan attaches each SCP, grouped: '<names> (<whom they bind>) -> <targets>; ...'."""
+    scps = plan.policies.scps
+    if scps is None:
+        return ""
+    groups: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    for p in scps.policies:
+        groups.setdefault((p.targets, p.binds), []).append(p.name)
+    parts = []
+    for (targets, binds), names in groups.items():
+        shown = ", ".join(targets[:5]) + (f" and {len(targets) - 5} more" if len(targets) > 5 else "")
+        parts.append(f"{', '.join(names)} ({_BINDS[binds]}) -> {shown or 'nothing (organization.target_ids is empty)'}")
+    return "; ".join(parts)
 
 
 _REMOVAL_WHY = {
