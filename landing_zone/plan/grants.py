@@ -21,6 +21,7 @@ from typing import Any
 from landing_zone.core import naming
 from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.perimeter import perimeter
 
 __all__ = ["NAME_KINDS", "CrossAccountGrant", "cross_account_grants"]
 
@@ -100,6 +101,23 @@ def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     )
 
 
+def _perimeter_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """The perimeter SCP (on a shared target) spares the governed accounts by ``aws:PrincipalAccount``."""
+    perim = perimeter(config)
+    if perim is None or not perim.shared_targets or not perim.accounts:
+        return None
+    return CrossAccountGrant(
+        id="scp-governed-accounts",
+        stack=naming.stack_name(config.name, "guardrails"),
+        policy_kinds=("scp",),
+        names=("account",),
+        accounts=perim.accounts,
+        reason="the perimeter SCP, on the targets that may hold other teams' accounts, denies the landing zone's "
+        "models to every account but the governed ones (deployment account and accounts[]), which it names in "
+        "aws:PrincipalAccount so that every call of those models is logged, alarmed and budgeted (prove: PO1, PO2)",
+    )
+
+
 def _invoker_grants(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> list[CrossAccountGrant]:
     """An application called from another account (``applications[].account``): its invoker role's trust policy
     names that account's root and the principals it narrows to (``trusted_principal_arns``, SSO roles)."""
@@ -149,6 +167,7 @@ def cross_account_grants(
     """Every cross-account grant the configuration means (empty for a single account that calls itself)."""
     grants: list[CrossAccountGrant | None] = [
         _scp_grant(config),
+        _perimeter_grant(config),
         *_invoker_grants(config, applications),
         _endpoint_grant(config),
     ]
