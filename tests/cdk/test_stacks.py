@@ -241,7 +241,7 @@ def test_guardrails_stack_attaches_size_checked_scps_to_the_targets(synth):
         assert props["Type"] == "SERVICE_CONTROL_POLICY"
         assert props["TargetIds"] == ["ou-abcd-11111111"]
         assert isinstance(props["Content"], str) and " " not in props["Content"].split('"Sid"')[0]
-        assert len(props["Content"]) <= 5120
+        assert len(props["Content"]) <= 10240
         assert json.loads(props["Content"])["Statement"][0]["Effect"] == "Deny"
 
 
