@@ -269,5 +269,8 @@ def format_steps(plan: Plan, steps: list[DeploymentStep], *, removal: bool = Fal
     lines = textwrap.wrap(intro, width=112, initial_indent="# ", subsequent_indent="# ")
     for i, step in enumerate(steps, start=1):
         comment = f"{i}. account {step.account} ({step.account_label}): {step.why}"
-        lines += ["", *textwrap.wrap(comment, width=112, initial_indent="# ", subsequent_indent="#    "), step.command]
+        wrapped = textwrap.wrap(
+            comment, width=112, initial_indent="# ", subsequent_indent="#    ", break_on_hyphens=False
+        )
+        lines += ["", *wrapped, step.command]
     return "\n".join(lines) + "\n"
