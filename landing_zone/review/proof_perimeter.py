@@ -69,10 +69,9 @@ def _guard(run: Any, name: str, binds: Sequence[str]) -> Guard:
     return Guard.scps(name, documents)
 
 
-def _not_applicable(pid: str, note: str) -> Any:
-    from landing_zone.review.proofs import PropertyResult  # the result type P1-P6 share (imports this module)
-
-    return PropertyResult(pid, PERIMETER_PROPERTIES[pid], (), 0.0, applies=False, note=note)
+def _not_applicable(result: Callable[..., Any], pid: str, note: str) -> Any:
+    """``result``: the result type P1-P6 share (``landing_zone.review.proofs.PropertyResult``)."""
+    return result(pid, PERIMETER_PROPERTIES[pid], (), 0.0, applies=False, note=note)
 
 
 def _applies(run: Any) -> str | None:
@@ -105,10 +104,10 @@ def _models(run: Any) -> tuple[list[str], list[str]]:
     return models, [m for m in mantle if m]
 
 
-def _po1(run: Any) -> Any:
+def _po1(run: Any, result: Callable[..., Any]) -> Any:
     start = time.perf_counter()
     if (why := _applies(run)) is not None:
-        return _not_applicable("PO1", why)
+        return _not_applicable(result, "PO1", why)
     guard = _guard(run, "outside", (BINDS_OUTSIDE, "organization"))
     models, mantle = _models(run)
     actions = load_action_space().foundation_model_actions
@@ -152,10 +151,10 @@ def _po1(run: Any) -> Any:
     return run.done("PO1", start, note=note)
 
 
-def _po2(run: Any) -> Any:
+def _po2(run: Any, result: Callable[..., Any]) -> Any:
     start = time.perf_counter()
     if (why := _applies(run)) is not None:
-        return _not_applicable("PO2", why)
+        return _not_applicable(result, "PO2", why)
     guard = _guard(run, "perimeter", (BINDS_OUTSIDE,))
     perim = run.inputs.plan.policies.scps.perimeter
     for prefix in ("bedrock", "bedrock-mantle"):
@@ -190,17 +189,11 @@ def _fixed(enc: Encoder, req: Request, describing: Callable[[str], bool]) -> lis
     return fixed
 
 
-def _po3(run: Any) -> Any:
-    from landing_zone.review.proofs import DESCRIBING_KEYS, TAG_KEYS  # shared with P4 (that module imports this one)
-
+def _po3(run: Any, result: Callable[..., Any], describing: Callable[[str], bool]) -> Any:
     start = time.perf_counter()
     if (why := _applies(run)) is not None:
-        return _not_applicable("PO3", why)
+        return _not_applicable(result, "PO3", why)
     guard = _guard(run, "outside", (BINDS_OUTSIDE, "organization"))
-
-    def describing(k: str) -> bool:
-        return k.startswith(("aws:resourcetag/", "aws:requesttag/")) or k == TAG_KEYS.lower() or k in DESCRIBING_KEYS
-
     for case in attacks_for(run.inputs.plan, outside=True)[0]:
         if not case.outside:
             continue
@@ -222,9 +215,16 @@ def _po3(run: Any) -> Any:
     )
 
 
-def perimeter_steps(run: Any) -> Mapping[str, Callable[[], Any]]:
-    """PO1-PO3 for :func:`landing_zone.review.proofs.prove_all`."""
-    return {"PO1": lambda: _po1(run), "PO2": lambda: _po2(run), "PO3": lambda: _po3(run)}
+def perimeter_steps(
+    run: Any, result: Callable[..., Any], describing: Callable[[str], bool]
+) -> Mapping[str, Callable[[], Any]]:
+    """PO1-PO3 for :func:`landing_zone.review.proofs.prove_all`: ``run`` its run, ``result`` its PropertyResult,
+    ``describing`` which keys P4 holds absent when a request does not name them (tags, tier, retention mode)."""
+    return {
+        "PO1": lambda: _po1(run, result),
+        "PO2": lambda: _po2(run, result),
+        "PO3": lambda: _po3(run, result, describing),
+    }
 
 
 # the SCPs P1-P6 are proven over: every one of the assembly (BINDS_PERIMETER, the opt-ins and, sparing the governed

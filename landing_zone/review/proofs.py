@@ -775,6 +775,11 @@ def _legit_requests(plan: Plan, mode: str) -> list[tuple[str, Request]]:
     return list(out.values())
 
 
+def _describes(key: str) -> bool:
+    """A key that says what the request asks for (tags, tier, retention mode): absent unless a row names it."""
+    return key.startswith(("aws:resourcetag/", "aws:requesttag/")) or key == TAG_KEYS.lower() or key in DESCRIBING_KEYS
+
+
 def _p4(run: _Run) -> PropertyResult:
     start = time.perf_counter()
     gr = run.inputs.guardrails
@@ -1075,7 +1080,7 @@ def prove_all(
             "P4": lambda: _p4(run),
             "P5": lambda: _p5(run),
             "P6": lambda: _p6(run),
-            **perimeter_steps(run),
+            **perimeter_steps(run, PropertyResult, _describes),
         }
         results = []
         for pid in wanted:
