@@ -235,13 +235,10 @@ def simulate(
     if principal_arn:
         ctx.setdefault("aws:PrincipalARN", principal_arn)
     account = _principal_account(ctx)
-    notes = list(warnings)
     if account is None and guardrails.mode == "scp":
         # AWS sets aws:PrincipalAccount on every request: without a principal, one of a governed account (the first
-        # the perimeter SCP spares), whose SCPs are the landing zone's guardrails
+        # the perimeter SCP spares), whose SCPs are the landing zone's guardrails; the request's context shows it
         account = _spared_account(guardrails.policies)
-        if account:
-            notes.append(f"no --principal-arn: evaluated as a principal of governed account {account}")
     if account and "aws:principalaccount" not in {k.lower() for k in ctx}:
         ctx["aws:PrincipalAccount"] = account
     request = Request(action=action, resource=resource, context=ctx)
@@ -250,4 +247,4 @@ def simulate(
         decision = evaluate_scp_levels([[("FullAWSAccess", FULL_AWS_ACCESS), *applying]], request)
     else:
         decision = evaluate(list(guardrails.policies), request)
-    return Simulation(request=request, decision=decision, guardrails=guardrails, warnings=tuple(notes))
+    return Simulation(request=request, decision=decision, guardrails=guardrails, warnings=tuple(warnings))

@@ -125,7 +125,9 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # 239 since eu-sovereign sets data_retention.mode and the activation moved to the management account: +1
     # data-retention, +10 IAM role rows and +2 policies of its handler and provider, +2 log groups, +4 tags rows; the
     # management-logs key: kms-key, -rotation, -policy, -alias and its tags row (+5)
-    assert len(data["checks"]) == 239
+    # 256 since issue 33: 8 SCPs, one per concern (8 content rows), 7 attached to the 2 governed accounts and the
+    # perimeter SCP to the OU (15 attachment rows), where 3 SCPs made 6 rows: +17
+    assert len(data["checks"]) == 256
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {
         f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
     }
