@@ -318,9 +318,10 @@ def detection_forwarder_role_name(lz: str) -> str:
     return f"{lz}-detect-forwarder"
 
 
-def scp_name(lz: str, index: int) -> str:
-    """The ``index``-th (from 1) guardrail SCP."""
-    return f"{lz}-bedrock-guardrails-{index}"
+def scp_name(lz: str, concern: str) -> str:
+    """The guardrail SCP of one concern (``regions``, ``models``, ``tamper``, ...; ``tamper-2`` for a second part,
+    ``api-keys-and-service-tiers`` when two were merged to fit a target's quota)."""
+    return f"{lz}-guardrails-{concern}"
 
 
 def bedrock_policy_name(lz: str) -> str:

@@ -60,7 +60,8 @@ from landing_zone.plan.warnings import (
     service_tier_warnings,
     unverified_warnings,
 )
-from landing_zone.policies.guardrails import GuardrailSizeError, ScpSet
+from landing_zone.policies.guardrails import GuardrailSizeError
+from landing_zone.policies.scp_layout import ScpSet
 
 __all__ = ["build_plan", "load_plan"]
 
@@ -208,9 +209,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             problems += part_problems
     if not problems:
         problems += self_hosting_problems(config, prices)
-    problems += name_problems(
-        generated_names(config, applications, scp_count=len(scps.documents) if scps else 0), catalog
-    )
+    problems += name_problems(generated_names(config, applications, scp_names=scps.names if scps else ()), catalog)
     if problems:
         raise ConfigError(problems, origin=origin)
 

@@ -181,7 +181,7 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
         label = _label(plan, account, role)
         names = " ".join(s.name for s in stacks)
         why = {
-            "management": "the guardrail SCPs, in the management account (attached to organization.target_ids)",
+            "management": "the guardrail SCPs, in the management account; " + scp_attachments(plan),
             "stackset-administrator": "the member-baseline StackSet; CloudFormation rolls it out to the target OUs",
             "deployment": "the workload stacks, in the deployment account",
             "detection-management": "the detection rules of the management account (us-east-1: Organizations' "
@@ -197,6 +197,28 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
             DeploymentStep(account, label, f"cdk deploy {names}{config_flag}{toolkit_flag} --profile {label}", why)
         )
     return steps
+
+
+_BINDS = {
+    "perimeter": "bind the governed accounts",
+    "organization": "bind every account below (an outside_perimeter opt-in)",
+    "outside": "bind the accounts outside the perimeter",
+}
+
+
+def scp_attachments(plan: Plan) -> str:
+    """Where the plan attaches each SCP, grouped: '<names> (<whom they bind>) -> <targets>; ...'."""
+    scps = plan.policies.scps
+    if scps is None:
+        return ""
+    groups: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    for p in scps.policies:
+        groups.setdefault((p.targets, p.binds), []).append(p.name)
+    parts = []
+    for (targets, binds), names in groups.items():
+        shown = ", ".join(targets[:5]) + (f" and {len(targets) - 5} more" if len(targets) > 5 else "")
+        parts.append(f"{', '.join(names)} ({_BINDS[binds]}) -> {shown or 'nothing (organization.target_ids is empty)'}")
+    return "; ".join(parts)
 
 
 _REMOVAL_WHY = {
@@ -283,5 +305,8 @@ def format_steps(plan: Plan, steps: list[DeploymentStep], *, removal: bool = Fal
     lines = textwrap.wrap(intro, width=112, initial_indent="# ", subsequent_indent="# ")
     for i, step in enumerate(steps, start=1):
         comment = f"{i}. account {step.account} ({step.account_label}): {step.why}"
-        lines += ["", *textwrap.wrap(comment, width=112, initial_indent="# ", subsequent_indent="#    "), step.command]
+        wrapped = textwrap.wrap(
+            comment, width=112, initial_indent="# ", subsequent_indent="#    ", break_on_hyphens=False
+        )
+        lines += ["", *wrapped, step.command]
     return "\n".join(lines) + "\n"

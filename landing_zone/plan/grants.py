@@ -21,6 +21,7 @@ from typing import Any
 from landing_zone.core import naming
 from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.perimeter import perimeter
 
 __all__ = ["NAME_KINDS", "CrossAccountGrant", "cross_account_grants"]
 
@@ -103,6 +104,23 @@ def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
         "automation and log-delivery roles, policy_guardrails.deployment_principal_arns / "
         "deployer_principal_arns, and cost.kill_switch_reset_principal_arns (the only principals the kill switch's "
         "reset role trusts, so the SCP protects that role from everyone else)",
+    )
+
+
+def _perimeter_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """The perimeter SCP (on a shared target) spares the governed accounts by ``aws:PrincipalAccount``."""
+    perim = perimeter(config)
+    if perim is None or not perim.shared_targets or not perim.accounts:
+        return None
+    return CrossAccountGrant(
+        id="scp-governed-accounts",
+        stack=naming.stack_name(config.name, "guardrails"),
+        policy_kinds=("scp",),
+        names=("account",),
+        accounts=perim.accounts,
+        reason="the perimeter SCP, on the targets that may hold other teams' accounts, denies the landing zone's "
+        "models to every account but the governed ones (deployment account and accounts[]), which it names in "
+        "aws:PrincipalAccount so that every call of those models is logged, alarmed and budgeted (prove: PO1, PO2)",
     )
 
 
@@ -207,6 +225,7 @@ def cross_account_grants(
     """Every cross-account grant the configuration means (empty for a single account that calls itself)."""
     grants: list[CrossAccountGrant | None] = [
         _scp_grant(config),
+        _perimeter_grant(config),
         *_invoker_grants(config, applications),
         _endpoint_grant(config),
         _kill_switch_reset_grant(config),

@@ -38,7 +38,7 @@ from landing_zone.policies.access import (
     invoker_trust_policy,
 )
 from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
-from landing_zone.policies.common import document, minified, statement
+from landing_zone.policies.common import document, statement
 from landing_zone.policies.cost import (
     alerts_topic_policy,
     budget_action_execution_policy,
@@ -50,9 +50,10 @@ from landing_zone.policies.cost import (
 )
 from landing_zone.policies.detection import EventRule, event_rules
 from landing_zone.policies.endpoints import endpoint_policy, s3_gateway_policy
-from landing_zone.policies.guardrails import ScpSet, guardrail_statements, permissions_boundary, scp_documents
+from landing_zone.policies.guardrails import guardrail_statements, permissions_boundary
 from landing_zone.policies.kms import eks_data_key_policy, key_policy, own_log_groups_key_policy
 from landing_zone.policies.roles import flow_log_role_policy, secrets_key_use_policy, with_own_log_group
+from landing_zone.policies.scp_layout import ScpSet, scp_documents
 
 __all__ = [
     "INVOCATION_LOG_KEY_PREFIX",
@@ -507,6 +508,6 @@ def build_policies(
         self_hosting=self_hosting,
         guardrail_organization=_guardrail_organization(config),
         management_logs_key=_management_logs_key(config, applications),
-        scp_contents=tuple(minified(d) for d in scps.documents) if scps is not None else (),
+        scp_contents=tuple(p.content for p in scps.policies) if scps is not None else (),
         detection=_detection(config, routing, catalog),
     )

@@ -81,12 +81,44 @@ def enforced_line(d: Mapping[str, Any]) -> str:
     where = ", ".join(e["compliant_regions"]) + (" and the global profile" if e["global_inference"] else "")
     targets = ("on " + ", ".join(e["targets"])) if e["targets"] else "on NO target"
     binding = f"SCPs {targets}" if e["mode"].startswith("organization") else "the invoker permissions boundary"
+    perim = e.get("perimeter")
+    if perim and e["targets"]:
+        governed = ", ".join([*perim["governed_ous"], *perim["governed_accounts"]][:6])
+        binding = f"SCPs in the governed perimeter ({governed})" + (
+            f"; under {', '.join(perim['shared_targets'])}, outside it, {perim['outside']}"
+            if perim["shared_targets"]
+            else ""
+        )
     return (
         f"Enforced by {binding}: inference only in {where} (started from {', '.join(e['inference_source_regions'])}), "
         f"only on {', '.join(e['models'])}; VPC endpoint {'required' if e['vpc_endpoint_required'] else 'not required'}"
         f"; invocation logging {'on' if e['invocation_logging'] else 'OFF'}; kill switch "
         f"{'on' if e['kill_switch'] else 'off'}."
     )
+
+
+_BINDS = {"perimeter": "the governed accounts", "organization": "every account below", "outside": "the others"}
+
+
+def scp_layout_rows(enforced: Mapping[str, Any]) -> list[list[str]]:
+    """The SCP layout (name, characters, whom it binds, where it attaches) and the slots each target uses."""
+    perim = enforced.get("perimeter")
+    if not perim:
+        return []
+    quota = perim["quota"]
+    layout = "; ".join(
+        f"{p['name']} ({p['characters']} of {quota['characters']} characters, binds {_BINDS[p['binds']]}) -> "
+        + (
+            ", ".join(p["targets"][:5]) + (f" and {len(p['targets']) - 5} more" if len(p["targets"]) > 5 else "")
+            or "nothing"
+        )
+        for p in perim["scps"]
+    )
+    slots = ", ".join(f"{t}: {n} of {quota['per_target']}" for t, n in list(perim["slots"].items())[:8])
+    return [
+        ["SCP layout (one concern per SCP)", layout],
+        ["SCPs per target (FullAWSAccess and others' counted)", slots],
+    ]
 
 
 def evidence_line(d: Mapping[str, Any]) -> str:
@@ -210,6 +242,7 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
             ["policies / statements", f"{s['policies']} / {s['statements']}"],
             ["policies by kind", ", ".join(f"{k}: {v}" for k, v in s["policies_by_kind"].items())],
             ["decision cases / mismatches", f"{s['decision_cases']} / {s['decision_mismatches']}"],
+            *scp_layout_rows(s.get("enforced") or {}),
         ],
     )
     for w in c["warnings"]:

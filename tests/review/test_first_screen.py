@@ -175,7 +175,8 @@ def test_the_inventory_is_titled_by_name_and_purpose(default_reports):
         "kimi-lz-invoke-workload — permissions of role kimi-lz-invoker-workload",
         "kimi-lz-invoker-boundary — permissions boundary of role kimi-lz-invoker-workload",
         "role kimi-lz-invoker-workload — trust policy: who may assume the role",
-        "kimi-lz-bedrock-guardrails-1 — service control policy of the accounts under ou-root-11111111",
+        "kimi-lz-guardrails-perimeter — service control policy of the accounts under ou-root-11111111",
+        "kimi-lz-guardrails-regions — service control policy of the accounts under 111111111111",
         "bucket kimi-lz-access-logs-<AWS::StackId suffix> — bucket policy",  # retained: named with the suffix
         "topic kimi-lz-cost-alerts — topic policy",
         "KMS key alias/kimi-lz/logs — key policy",

@@ -141,7 +141,7 @@ def test_the_report_renders_in_chromium_with_inventory_and_both_matrices(chromiu
     # blocking findings in Findings, advisories in the appendix (issue 34)
     assert page.rows.get("findings-table", 0) + page.rows.get("hygiene-table", 0) == len(data["findings"])
     inventory = " ".join(page.text["inventory"])
-    assert "kimi-eu-bedrock-guardrails-1" in inventory and "kimi-eu-invoker-boundary" in inventory
+    assert "kimi-eu-guardrails-regions" in inventory and "kimi-eu-invoker-boundary" in inventory
     assert "only when aws:RequestedRegion is not one of eu-central-1, eu-north-1" in inventory
     assert "MISMATCH" not in " ".join(page.text["decision-matrix"])
     # self-contained: only in-page anchors, no external stylesheet, script or image

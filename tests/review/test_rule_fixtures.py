@@ -37,8 +37,9 @@ import pytest
 from landing_zone.assembly import Acknowledgment, Assembly, Stack
 from landing_zone.assembly.intrinsics import STACK_SUFFIX
 from landing_zone.plan.grants import CrossAccountGrant
-from landing_zone.policies.guardrails import permissions_boundary, scp_documents
+from landing_zone.policies.guardrails import permissions_boundary
 from landing_zone.policies.prover import Guard
+from landing_zone.policies.scp_layout import scp_documents
 from landing_zone.review.baseline import baseline_findings, changes_section
 from landing_zone.review.claims import Layer, claim_findings, claims_section, layers
 from landing_zone.review.coverage import coverage_section
