@@ -24,7 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from landing_zone.actiondb import source as snapshot_file
+from landing_zone.actiondb import space
 from landing_zone.actiondb.source import BEDROCK_FAMILY, DATA_FILE
+from landing_zone.core.catalog.action_space import ACTION_SPACE_FILE  # a path: the space loads when asked
 from landing_zone.errors import LandingZoneError
 
 __all__ = ["PACKAGE", "SOURCE_URL", "Change", "RefreshError", "build", "changes", "default_source", "encode"]
@@ -168,10 +171,6 @@ def run(source: Path | None, *, check: bool = False) -> int:
     """Write the snapshot and the derived action space (``check``: write nothing, 1 when either is stale); print
     what changed.  Also ``python -m landing_zone.actiondb refresh``, which works while the committed action space
     is broken (the CLI's other commands load it)."""
-    from landing_zone.actiondb import source as snapshot_file
-    from landing_zone.actiondb import space
-    from landing_zone.core.catalog.action_space import ACTION_SPACE_FILE
-
     snapshot = build(source or default_source())
     data = encode(snapshot)
     for line in describe(current(), snapshot):

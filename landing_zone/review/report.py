@@ -16,6 +16,7 @@ from typing import Any
 
 from landing_zone import __version__
 from landing_zone.assembly import Assembly, load_assembly, logical_id_lines
+from landing_zone.aws import failure
 from landing_zone.core.routing import PathKind
 from landing_zone.cost.dashboard import dashboard_url
 from landing_zone.errors import LandingZoneError
@@ -443,7 +444,6 @@ def _access_analyzer_section(
     """IAM Access Analyzer's rows (``review --access-analyzer``), or why it did not run."""
     if client is None:
         return not_run()
-    from landing_zone.aws import failure
 
     stacks = {
         s.name: (s.account or plan.config.deployment_account, s.region or plan.config.home_region)

@@ -1200,16 +1200,17 @@ def guardrail_findings(guardrails: Guardrails, plan_for: Callable[..., Any]) -> 
     resources: dict[str, Any] = {}
     removed = 0
     if guardrails.scps and cfg.organization is not None:
-        for index, scp in enumerate(scp_documents(cfg, plan.routing, plan.catalog).documents, start=1):
-            content, n = _without(scp, guardrails.drop, guardrails.exempt, guardrails.narrow)
+        # each SCP of the layout, attached where the plan says (the perimeter SCP to the shared targets only)
+        for index, scp in enumerate(scp_documents(cfg, plan.routing, plan.catalog).policies, start=1):
+            content, n = _without(scp.document, guardrails.drop, guardrails.exempt, guardrails.narrow)
             removed += n
             resources[f"BedrockGuardrailsPolicy{index}"] = {
                 "Type": "AWS::Organizations::Policy",
                 "Properties": {
-                    "Name": f"{cfg.name}-bedrock-guardrails-{index}",
+                    "Name": scp.name,
                     "Type": "SERVICE_CONTROL_POLICY",
                     "Content": json.dumps(content, separators=(",", ":")),
-                    "TargetIds": list(cfg.organization.target_ids),
+                    "TargetIds": list(scp.targets),
                 },
             }
     if guardrails.boundary:
@@ -1292,16 +1293,16 @@ def settings_review(given: Settings, plan_for: Callable[..., Any]) -> list[Findi
     resources: dict[str, Any] = {}
     removed = 0
     if cfg.organization is not None:
-        for index, scp in enumerate(scp_documents(cfg, plan.routing, plan.catalog).documents, start=1):
-            content, n = _without(scp, given.drop)
+        for index, scp in enumerate(scp_documents(cfg, plan.routing, plan.catalog).policies, start=1):
+            content, n = _without(scp.document, given.drop)
             removed += n
             resources[f"Scp{index}"] = {
                 "Type": "AWS::Organizations::Policy",
                 "Properties": {
-                    "Name": f"{cfg.name}-bedrock-guardrails-{index}",
+                    "Name": scp.name,
                     "Type": "SERVICE_CONTROL_POLICY",
                     "Content": json.dumps(content),
-                    "TargetIds": list(cfg.organization.target_ids),
+                    "TargetIds": list(scp.targets),
                 },
             }
     boundary, n = _without(permissions_boundary(cfg, plan.routing, plan.catalog), given.drop)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from landing_zone.actiondb.source import bedrock_prefixes
 from landing_zone.errors import ConfigError
 from landing_zone.policies.common import minified
 from landing_zone.policies.evaluator import _resource_match
@@ -55,13 +56,24 @@ def test_compilation_is_deterministic(plan_for):
     assert [minified(d) for d in scps(plan_for(EU)).documents] == [minified(d) for d in scps(plan_for(EU)).documents]
 
 
+def _tight(plan_for, *args, **kwargs):
+    """The smallest SCP size that holds the largest guardrail statement (with its document around it), plus a
+    little: the packing must split.  Derived, because the statements grow with the action database and the
+    protected inventory (a fixed 2,450 stopped fitting the tamper statement when EventBridge rules joined it)."""
+    guardrails = {"region_deny_all_services": True, **kwargs.pop("policy_guardrails", {})}
+    plan = plan_for(*args, policy_guardrails=guardrails, **kwargs)
+    statements = guardrail_statements(plan.config, plan.routing, plan.catalog)
+    return max(len(minified({"Version": "2012-10-17", "Statement": [s]})) for s in statements) + 50
+
+
 def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
+    tight = _tight(plan_for, EU)
     plan = plan_for(
-        EU, policy_guardrails={"scp_max_characters": 2500, "scp_max_per_target": 10, "region_deny_all_services": True}
+        EU, policy_guardrails={"scp_max_characters": tight, "scp_max_per_target": 10, "region_deny_all_services": True}
     )
     result = scps(plan)
     assert len(result.documents) >= 3
-    assert all(size <= 2500 for size in result.sizes)
+    assert all(size <= tight for size in result.sizes)
     # nothing lost or repeated; first-fit keeps the original order inside each document
     order = [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
     order += [s["Sid"] for p in result.policies if p.binds == "outside" for s in p.document["Statement"]]
@@ -73,7 +85,7 @@ def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
 def test_too_many_policies_for_a_target_fails_and_says_by_how_much(plan_for):
     plan_args = {
         "policy_guardrails": {
-            "scp_max_characters": 2450,
+            "scp_max_characters": _tight(plan_for, EU, organization=None),
             "region_deny_all_services": True,
             "other_scps_per_target": 2,
             "scp_max_per_target": 5,
@@ -103,13 +115,15 @@ def test_pack_statements_first_fit():
 def test_many_models_and_regions_either_split_or_fail_clearly(plan_for):
     """An oversized configuration: every catalogued model, all US + AP Regions in-Region."""
     regions = ["us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-south-1", "sa-east-1"]
+    models = ["kimi-k3.1-pro", "kimi-k2.5", "kimi-k2-thinking"]
+    tight = _tight(plan_for, compliant_regions=regions, models=models)
     plan = plan_for(
         compliant_regions=regions,
-        models=["kimi-k3.1-pro", "kimi-k2.5", "kimi-k2-thinking"],
-        policy_guardrails={"region_deny_all_services": True, "scp_max_characters": 2500, "scp_max_per_target": 10},
+        models=models,
+        policy_guardrails={"region_deny_all_services": True, "scp_max_characters": tight, "scp_max_per_target": 10},
     )
     result = scps(plan)
-    assert len(result.documents) >= 2 and max(result.sizes) <= 2500
+    assert len(result.documents) >= 2 and max(result.sizes) <= tight
 
 
 def test_without_tamper_protection_and_api_key_denies_those_statements_are_absent(plan_for):
@@ -165,7 +179,9 @@ def test_region_confinement_is_by_service_not_by_action_list(plan_for):
         for s in guardrail_statements(plan.config, plan.routing, plan.catalog)
         if s["Sid"] == "DenyBedrockOutsideCompliantRegions"
     ]
-    assert stmt["Action"] == ["bedrock-agentcore:*", "bedrock-mantle:*", "bedrock:*"] and stmt["Resource"] == "*"
+    # every bedrock* prefix of the action database, so a new one (bedrock-websearch) is confined by rule
+    assert stmt["Action"] == sorted(f"{prefix}:*" for prefix in bedrock_prefixes()) and stmt["Resource"] == "*"
+    assert "bedrock-websearch:*" in stmt["Action"]
     assert "ArnNotLike" not in stmt.get("Condition", {})  # nobody is exempt from where inference happens
 
 
@@ -247,7 +263,7 @@ def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
         plan_for(
             EU,
             policy_guardrails={
-                "scp_max_characters": 2450,
+                "scp_max_characters": _tight(plan_for, EU),
                 "region_deny_all_services": True,
                 "other_scps_per_target": 6,
             },
@@ -263,7 +279,7 @@ def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
     ("guardrails", "path", "got"),
     [
         (
-            {"scp_max_characters": 2450, "region_deny_all_services": True, "scp_max_per_target": 3},
+            {"scp_max_characters": "tight", "region_deny_all_services": True, "scp_max_per_target": 3},
             "scp_max_per_target",
             3,
         ),
@@ -271,6 +287,8 @@ def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
     ],
 )
 def test_an_scp_size_problem_names_the_key_that_was_written(plan_for, guardrails, path, got):
+    if guardrails["scp_max_characters"] == "tight":
+        guardrails = {**guardrails, "scp_max_characters": _tight(plan_for, EU)}
     with pytest.raises(ConfigError) as info:
         plan_for(EU, policy_guardrails=guardrails)
     (problem,) = info.value.problems
