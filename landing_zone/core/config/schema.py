@@ -711,9 +711,11 @@ class Cost(_Strict):
         description="What the landing-zone budget (and its kill switch) counts. tagged: the landing zone's own Kimi "
         "spend only — the deployment account AND the cost-allocation tags landing-zone=<name> and application=<one "
         "of the applications> (application profiles, Mantle Projects), so another team's spend never trips it; "
-        "refused with the kill switch while an application can spend on an untagged path (Mantle in the default "
-        "project, batch). account: everything billed to the deployment account, other teams' spend included. auto "
-        "(default): tagged when no application has an untagged path, else account with a warning (docs/COST.md).",
+        "refused with the kill switch while an application can spend on an untagged path (a Mantle-only application "
+        "without its own project, batch). account: everything billed to the deployment account, other teams' spend "
+        "included. auto (default): tagged when no application has an untagged path, else account with a warning "
+        "(docs/COST.md). With auto or tagged an application that has a runtime path and no Mantle Project of its "
+        "own is not granted Mantle (the default project carries no tag); account grants it.",
     )
     kill_switch_reset_principal_arns: tuple[ResetRoleArn, ...] = Field(
         default=(),
@@ -981,14 +983,16 @@ class Access(_Strict):
         "endpoints (aws:SourceVpce). Destination legs of cross-Region calls carry no aws:SourceVpce and are "
         "not conditioned.",
     )
-    mantle_projects: bool = Field(
-        default=False,
+    mantle_projects: bool | Literal["auto"] = Field(
+        default="auto",
         description="A Bedrock Mantle Project (AWS::BedrockMantle::Project, cost tags) per application with a Mantle "
         "path, its invoker denied CreateInference in any other project (the default one included), where "
         "CloudFormation has the type. With an organization the project is protected by its landing-zone tag: "
         "inference in it is a use action, updating, archiving or re-tagging it is denied to all but the exempt "
         "principals. The cost stack then alarms and charts each application's spend on its Project's "
-        "AWS/BedrockMantle series.",
+        "AWS/BedrockMantle series. auto (default): on for each application where it can act (home_region has the "
+        "type, the application has a Mantle path, the bedrock-mantle endpoint is deployed when "
+        "require_vpc_endpoint, no per-request guardrail), off elsewhere; true: refused where it cannot act.",
     )
 
 
