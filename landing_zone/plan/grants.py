@@ -143,6 +143,23 @@ def _endpoint_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     )
 
 
+def _alert_subscriber_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """``cost.alert_subscriber_principal_arns`` of another account: the alerts topic's policy admits them to
+    ``sns:Subscribe`` (a cross-account request needs the resource side's grant)."""
+    accounts = _accounts_of(config.cost.alert_subscriber_principal_arns) - {config.deployment_account}
+    if not accounts:
+        return None
+    return CrossAccountGrant(
+        id="alerts-topic-subscribers",
+        stack=naming.stack_name(config.name, "cost"),
+        policy_kinds=("topic",),
+        names=("root", "role"),
+        accounts=tuple(sorted(accounts)),
+        reason="cost.alert_subscriber_principal_arns may add recipients to the alerts topic (sns:Subscribe, e-mail or "
+        "HTTPS): its topic policy admits those roles, from their own accounts, and no one else",
+    )
+
+
 def cross_account_grants(
     config: LandingZoneConfig, applications: Sequence[ApplicationPlan]
 ) -> tuple[CrossAccountGrant, ...]:
@@ -151,5 +168,6 @@ def cross_account_grants(
         _scp_grant(config),
         *_invoker_grants(config, applications),
         _endpoint_grant(config),
+        _alert_subscriber_grant(config),
     ]
     return tuple(g for g in grants if g is not None)

@@ -27,6 +27,7 @@ from landing_zone.core.applications import (
 )
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.config.schema import ALERT_PROTOCOLS
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.policies.access import (
     bedrock_logging_role_policy,
@@ -442,7 +443,13 @@ def build_policies(
         # Every key policy names its own stack's account (resolved where the key is created): the workload keys in
         # the deployment account (or each StackSet member), the management-account logs key in the management account.
         keys={p: key_policy(p, account=markers.ACCOUNT, region=region, name=name) for p in purposes},
-        alerts_topic=alerts_topic_policy(topic_arn=markers.TOPIC_ARN, account=account, region=region),
+        alerts_topic=alerts_topic_policy(
+            topic_arn=markers.TOPIC_ARN,
+            account=account,
+            region=region,
+            subscribers=config.cost.alert_subscriber_principal_arns,
+            protocols=ALERT_PROTOCOLS,
+        ),
         flow_logs=flow_log_role_policy(
             log_group_arn=arns.log_group(stack_region, stack_account, flow_log_group, stack_partition),
             log_streams_arn=arns.log_streams(stack_region, stack_account, flow_log_group, stack_partition),

@@ -84,6 +84,9 @@ UNLISTED_BEARER = "DenyBearerTokenCallsByUnlistedPrincipals"
 TIERS = "DenyUnlistedServiceTiers"
 MANTLE_TIERS = "DenyUnlistedMantleServiceTiers"
 GATEWAY_AUTH = "DenyAgentCoreGatewayWithoutAuthorizer"
+ALERT_SUBSCRIBE = "DenyAlertSubscribe"
+ALERT_UNSUBSCRIBE = "DenyAlertUnsubscribe"
+ALERT_PROTOCOLS = "DenyAlertSubscribeProtocols"
 AGENTCORE_VPC = "DenyAgentCoreWithoutVpc"
 RETENTION = "DenyDataRetentionModeChange"
 MANTLE_RETENTION = "DenyMantleDataRetentionModeChange"
@@ -121,7 +124,8 @@ class Attack:
     # geo, rejected_geo, mantle, stacksets, deployers, second; and the guardrail option a row depends on:
     # short_term_keys (api_keys: short-term-only), tier_denied ('priority' not in allowed_service_tiers),
     # agentcore (agentcore_controls), data_retention (data_retention.mode set), mantle_projects (an application has one),
-    # kill_switch_reset (cost.kill_switch_reset_principal_arns: the reset role exists)
+    # kill_switch_reset (cost.kill_switch_reset_principal_arns: the reset role exists), alert_subscribers
+    # (cost.alert_subscriber_principal_arns)
     needs: tuple[str, ...] = ()
     residual: str | None = None  # the attack is NOT stopped unless `guard` is on; says what would stop it
     guard: str | None = None  # a policy_guardrails option that turns the deny on (region_deny_all_services)
@@ -155,6 +159,10 @@ _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
 # an application's own Project (access.mantle_projects); its ID is AWS-generated at deploy time
 _LZ_PROJECT = "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_0a1b2c3d4e5f"
 _SCP = "arn:aws:organizations::{acc}:policy/o-a1b2c3d4e5/service_control_policy/p-a1b2c3d4"
+_ALERTS = "arn:aws:sns:{home}:{acc}:{name}-cost-alerts"
+# a subscription's ARN is its topic's followed by ':<id>' (Amazon SNS API reference, Unsubscribe / Subscribe)
+_ALERTS_SUB = _ALERTS + ":0a1b2c3d-0a1b-4c5d-8e9f-0a1b2c3d4e5f"
+_OTHER_SUB = "arn:aws:sns:{home}:{acc}:team-b-alerts:0a1b2c3d-0a1b-4c5d-8e9f-0a1b2c3d4e5f"
 
 
 def _role(name: str) -> str:
@@ -946,6 +954,59 @@ ATTACKS: tuple[Attack, ...] = (
         "the documented reset: the kill switch's reset role (cost.kill_switch_reset_principal_arns)",
         needs=("kill_switch_reset",),
     ),
+    # --- goal 4: muting the alerts (issue 35 item 2): the subscriptions the landing zone made stay; the documented
+    # subscribers (cost.alert_subscriber_principal_arns) may add e-mail or HTTPS recipients ---------------------------
+    Attack(
+        4,
+        "mute the alerts: unsubscribe the landing zone's recipient",
+        P("attacker", "sns:Unsubscribe", _ALERTS_SUB),
+        ALERT_UNSUBSCRIBE,
+        P("attacker", "sns:Unsubscribe", _OTHER_SUB),
+        "the same admin unsubscribing from another team's topic",
+    ),
+    Attack(
+        4,
+        "mute the alerts: give the landing zone's subscription a filter policy that matches no alert",
+        P("attacker", "sns:SetSubscriptionAttributes", _ALERTS_SUB),
+        ALERT_UNSUBSCRIBE,
+        P("attacker", "sns:SetSubscriptionAttributes", _OTHER_SUB),
+        "the same admin filtering a subscription of another team's topic",
+    ),
+    Attack(
+        4,
+        "redirect the alerts: subscribe an endpoint of one's own as a member-account admin",
+        P("attacker", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "https"}),
+        ALERT_SUBSCRIBE,
+        P("deployer", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "email"}),
+        "the CDK execution role deploying cost.alert_recipients",
+    ),
+    Attack(
+        4,
+        "subscribe to the alerts as a member-account admin (not a documented subscriber)",
+        P("attacker", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "email"}),
+        ALERT_SUBSCRIBE,
+        P("alert_subscriber", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "https"}),
+        "a documented subscriber adding a paging webhook (cost.alert_subscriber_principal_arns)",
+        needs=("alert_subscribers",),
+    ),
+    Attack(
+        4,
+        "a documented subscriber subscribing a function or queue (a protocol that is not a recipient's)",
+        P("alert_subscriber", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "lambda"}),
+        ALERT_PROTOCOLS,
+        P("alert_subscriber", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "email"}),
+        "the same subscriber adding an e-mail recipient",
+        needs=("alert_subscribers",),
+    ),
+    Attack(
+        4,
+        "a documented subscriber removing the landing zone's recipient",
+        P("alert_subscriber", "sns:Unsubscribe", _ALERTS_SUB),
+        ALERT_UNSUBSCRIBE,
+        P("deployer", "sns:Unsubscribe", _ALERTS_SUB),
+        "the CDK execution role deploying a changed cost.alert_recipients",
+        needs=("alert_subscribers",),
+    ),
     Attack(
         4,
         "reset the kill switch by detaching its deny from an invoker role instead of reversing the action",
@@ -1701,6 +1762,11 @@ def _values(plan: Plan) -> dict[str, str | None]:
         provider_role=f"{role}{config.automation_role_prefix}logging-provider",
         budget_role=f"{role}{config.automation_role_prefix}budget-action",
         reset_role=f"{role}{config.automation_role_prefix}kill-switch-reset",
+        # a documented alert subscriber as it calls (a role ARN; a trailing '*' stands for any suffix)
+        alert_subscriber=next(
+            (a.rstrip("*") + ("oncall" if a.endswith("*") else "") for a in config.cost.alert_subscriber_principal_arns),
+            None,
+        ),
         stacksets=f"{role}stacksets-exec-0123456789abcdef" if config.member_baseline.enabled else None,
         deployer_principal=(config.policy_guardrails.deployer_principal_arns or (None,))[0],
         flow_logs_role=f"{role}{config.name}-flow-logs",
@@ -1764,6 +1830,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
         data_retention=config.data_retention.mode is not None,
         mantle_projects=any(has_mantle_project(app, config) for app in plan.applications),
         kill_switch_reset=config.cost.kill_switch and bool(config.cost.kill_switch_reset_principal_arns),
+        alert_subscribers=bool(config.cost.alert_subscriber_principal_arns),
     )
     guards = {"region_deny_all_services": g.region_deny_all_services}
     out: list[AttackCase] = []
