@@ -83,7 +83,10 @@ def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
         return None
     g = config.policy_guardrails
     deploy = config.stackset_administrator_account if config.member_baseline.enabled else config.deployment_account
-    accounts = {deploy} | _accounts_of((*g.deployment_principal_arns, *g.deployer_principal_arns))
+    cost = config.cost
+    named = (*g.deployment_principal_arns, *g.deployer_principal_arns)
+    named += (*cost.kill_switch_reset_principal_arns, *cost.alert_subscriber_principal_arns)
+    accounts = {deploy} | _accounts_of(named)
     accounts -= {config.organization.management_account_id}  # the stack's own account needs no grant
     if not accounts:
         return None
@@ -96,7 +99,9 @@ def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
         reason="the SCPs, in the management account, bind the workload accounts; they exempt (and protect) by ARN the "
         "roles the landing zone itself acts with there: the CDK bootstrap roles of the account that deploys, the "
         "automation and log-delivery roles, and policy_guardrails.deployment_principal_arns / "
-        "deployer_principal_arns",
+        "deployer_principal_arns; they protect the names of the kill switch's reset principals and let the "
+        "documented alert subscribers subscribe (cost.kill_switch_reset_principal_arns, "
+        "alert_subscriber_principal_arns)",
     )
 
 
@@ -143,6 +148,22 @@ def _endpoint_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     )
 
 
+def _reset_principal_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """``cost.kill_switch_reset_principal_arns`` of another account: the reset role's trust policy names them."""
+    accounts = _accounts_of(config.cost.kill_switch_reset_principal_arns) - {config.deployment_account}
+    if not accounts or not config.cost.kill_switch:
+        return None
+    return CrossAccountGrant(
+        id="kill-switch-reset-principals",
+        stack=naming.stack_name(config.name, "cost"),
+        policy_kinds=("trust",),
+        names=("root", "role"),
+        accounts=tuple(sorted(accounts)),
+        reason="cost.kill_switch_reset_principal_arns may reset the kill switch (docs/COST.md, 'Resetting the kill "
+        "switch'): the reset role trusts exactly those roles, from their own accounts, and no one else",
+    )
+
+
 def _alert_subscriber_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     """``cost.alert_subscriber_principal_arns`` of another account: the alerts topic's policy admits them to
     ``sns:Subscribe`` (a cross-account request needs the resource side's grant)."""
@@ -168,6 +189,7 @@ def cross_account_grants(
         _scp_grant(config),
         *_invoker_grants(config, applications),
         _endpoint_grant(config),
+        _reset_principal_grant(config),
         _alert_subscriber_grant(config),
     ]
     return tuple(g for g in grants if g is not None)
