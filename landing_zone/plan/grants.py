@@ -78,15 +78,20 @@ def _accounts_of(arns: Iterable[str]) -> set[str]:
 def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     """The SCPs live in the management account and bind the member accounts, where the landing zone's own roles act:
     the CDK bootstrap roles of the account that deploys, its automation and log-delivery roles, and the configured
-    deployment and deployer principals (``landing_zone.policies.guardrails.exemptions``)."""
+    deployment and deployer principals (``landing_zone.policies.guardrails.exemptions``), and the kill switch's
+    reset principals, whose role the SCP guards from everyone else."""
     if config.organization is None:
         return None
     g = config.policy_guardrails
     deploy = config.stackset_administrator_account if config.member_baseline.enabled else config.deployment_account
-    cost = config.cost
-    named = (*g.deployment_principal_arns, *g.deployer_principal_arns)
-    named += (*cost.kill_switch_reset_principal_arns, *cost.alert_subscriber_principal_arns)
-    accounts = {deploy} | _accounts_of(named)
+    accounts = {deploy} | _accounts_of(
+        (
+            *g.deployment_principal_arns,
+            *g.deployer_principal_arns,
+            *config.cost.kill_switch_reset_principal_arns,
+            *config.cost.alert_subscriber_principal_arns,
+        )
+    )
     accounts -= {config.organization.management_account_id}  # the stack's own account needs no grant
     if not accounts:
         return None
@@ -98,10 +103,10 @@ def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
         accounts=tuple(sorted(accounts)),
         reason="the SCPs, in the management account, bind the workload accounts; they exempt (and protect) by ARN the "
         "roles the landing zone itself acts with there: the CDK bootstrap roles of the account that deploys, the "
-        "automation and log-delivery roles, and policy_guardrails.deployment_principal_arns / "
-        "deployer_principal_arns; they protect the names of the kill switch's reset principals and let the "
-        "documented alert subscribers subscribe (cost.kill_switch_reset_principal_arns, "
-        "alert_subscriber_principal_arns)",
+        "automation and log-delivery roles, policy_guardrails.deployment_principal_arns / "
+        "deployer_principal_arns, and cost.kill_switch_reset_principal_arns (the only principals the kill switch's "
+        "reset role trusts, so the SCP protects that role from everyone else); the documented alert subscribers "
+        "(cost.alert_subscriber_principal_arns) are named where the SCP lets them add recipients",
     )
 
 
@@ -148,10 +153,14 @@ def _endpoint_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     )
 
 
-def _reset_principal_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
-    """``cost.kill_switch_reset_principal_arns`` of another account: the reset role's trust policy names them."""
+def _kill_switch_reset_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """``cost.kill_switch_reset_principal_arns`` may live in another account (a FinOps on-call role in a billing
+    account outside the targets): the reset role's trust names that account's root, narrowed by ``aws:PrincipalArn``
+    to exactly those roles."""
+    if not config.cost.kill_switch:
+        return None
     accounts = _accounts_of(config.cost.kill_switch_reset_principal_arns) - {config.deployment_account}
-    if not accounts or not config.cost.kill_switch:
+    if not accounts:
         return None
     return CrossAccountGrant(
         id="kill-switch-reset-principals",
@@ -159,8 +168,9 @@ def _reset_principal_grant(config: LandingZoneConfig) -> CrossAccountGrant | Non
         policy_kinds=("trust",),
         names=("root", "role"),
         accounts=tuple(sorted(accounts)),
-        reason="cost.kill_switch_reset_principal_arns may reset the kill switch (docs/COST.md, 'Resetting the kill "
-        "switch'): the reset role trusts exactly those roles, from their own accounts, and no one else",
+        reason="the kill switch's reset role (docs/COST.md, 'Resetting the kill switch') trusts exactly "
+        "cost.kill_switch_reset_principal_arns, which may sit in another account: its trust policy names that "
+        "account's root, narrowed by aws:PrincipalArn to those roles",
     )
 
 
@@ -189,7 +199,7 @@ def cross_account_grants(
         _scp_grant(config),
         *_invoker_grants(config, applications),
         _endpoint_grant(config),
-        _reset_principal_grant(config),
+        _kill_switch_reset_grant(config),
         _alert_subscriber_grant(config),
     ]
     return tuple(g for g in grants if g is not None)
