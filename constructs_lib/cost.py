@@ -48,7 +48,11 @@ class AlertsTopic(Construct):
             )
         for i, (protocol, endpoint) in enumerate(recipients):
             sns.Subscription(
-                self, f"Recipient{i}", topic=self.topic, protocol=sns.SubscriptionProtocol[protocol.upper()], endpoint=endpoint
+                self,
+                f"Recipient{i}",
+                topic=self.topic,
+                protocol=sns.SubscriptionProtocol[protocol.upper()],
+                endpoint=endpoint,
             )
 
     def set_policy(self, policy: Mapping[str, Any]) -> None:

@@ -189,8 +189,8 @@ def untagged_paths(app: ApplicationPlan, config: LandingZoneConfig) -> tuple[str
     calls in its own Mantle Project ("Track spending at the project level using AWS tags", projects.html).  Untagged:
     Mantle in the account's default project, which cannot be tagged, for a Mantle-only application with no project of
     its own (``access.mantle_projects`` off, or a home_region without the CloudFormation type) or under
-    ``budget_scope: account`` (otherwise the path is withheld: :func:`withholds_default_project`), and batch jobs (``batch_role_arns``: AWS documents the
-    profile's tags for on-demand requests only)."""
+    ``budget_scope: account`` (otherwise the path is withheld: :func:`withholds_default_project`), and batch jobs
+    (``batch_role_arns``: AWS documents the profile's tags for on-demand requests only)."""
     paths = []
     if app.mantle_route is not None and not has_mantle_project(app, config):
         paths.append("Mantle in the default project")

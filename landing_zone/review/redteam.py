@@ -1764,7 +1764,10 @@ def _values(plan: Plan) -> dict[str, str | None]:
         reset_role=f"{role}{config.automation_role_prefix}kill-switch-reset",
         # a documented alert subscriber as it calls (a role ARN; a trailing '*' stands for any suffix)
         alert_subscriber=next(
-            (a.rstrip("*") + ("oncall" if a.endswith("*") else "") for a in config.cost.alert_subscriber_principal_arns),
+            (
+                a.rstrip("*") + ("oncall" if a.endswith("*") else "")
+                for a in config.cost.alert_subscriber_principal_arns
+            ),
             None,
         ),
         stacksets=f"{role}stacksets-exec-0123456789abcdef" if config.member_baseline.enabled else None,

@@ -6,8 +6,8 @@ subscribers; each ``AWS::Budgets::BudgetsAction`` matches on its budget.  CloudW
 ``AWS::CloudWatch::Alarm`` has the synthesized threshold, evaluation, actions and metric(s).  Cost Explorer: each
 ``AWS::CE::AnomalyMonitor`` and ``AWS::CE::AnomalySubscription`` exists as synthesized, and a monitor a subscription
 names by ARN (``cost.anomaly_monitor_arn``, the account's own) exists and monitors per service.  Calls sns
-GetTopicAttributes, ListSubscriptionsByTopic and GetSubscriptionAttributes, kms DescribeKey (to compare topic keys as ARNs), budgets
-DescribeBudget, DescribeNotificationsForBudget, DescribeSubscribersForNotification and
+GetTopicAttributes, ListSubscriptionsByTopic and GetSubscriptionAttributes, kms DescribeKey (to compare topic keys
+as ARNs), budgets DescribeBudget, DescribeNotificationsForBudget, DescribeSubscribersForNotification and
 DescribeBudgetActionsForBudget (with the account from STS GetCallerIdentity), cloudwatch DescribeAlarms, and ce
 GetAnomalyMonitors and GetAnomalySubscriptions; budgets and ce in the partition's global Region.
 """
@@ -157,7 +157,11 @@ def _confirmed_subscription_row(ctx: Context, res: Resource, region: str, label:
     got = parse_json(attrs.get("FilterPolicy") or "null")
     if canonical(got) != canonical(want):
         note = "a filter policy the landing zone did not set: alerts it does not match are dropped (muted)"
-        return [make_row("sns-subscription", label, expected, f"filter policy {attrs.get('FilterPolicy')}", DRIFT, note, res)]
+        return [
+            make_row(
+                "sns-subscription", label, expected, f"filter policy {attrs.get('FilterPolicy')}", DRIFT, note, res
+            )
+        ]
     authenticated = str(attrs.get("ConfirmationWasAuthenticated", "")).lower() == "true"
     note = "" if authenticated or res.prop("Protocol") != "email" else UNAUTHENTICATED_UNSUBSCRIBE
     return [make_row("sns-subscription", label, expected, "subscribed", PASS, note, res)]
