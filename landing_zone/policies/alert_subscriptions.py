@@ -30,6 +30,7 @@ from typing import Any
 
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.config.schema import ALERT_PROTOCOLS
+from landing_zone.core.naming import LANDING_ZONE_TAG_KEY
 from landing_zone.policies.common import statement
 
 __all__ = ["ALERT_PROTOCOLS", "SUBSCRIBE_ACTIONS", "SUBSCRIPTION_CHANGE_ACTIONS", "alert_subscription_statements"]
@@ -47,33 +48,34 @@ def alert_subscription_statements(
     if not config.policy_guardrails.tamper_protection or not topics:
         return []
     subscribers = list(config.cost.alert_subscriber_principal_arns)
-    stmts = [
-        statement(
-            "DenyAlertSubscribe",
-            effect="Deny",
-            actions=SUBSCRIBE_ACTIONS,
-            resources=list(topics),
-            condition={"ArnNotLike": {"aws:PrincipalARN": [*exempt, *subscribers]}},
-        ),
+    tag = {"StringEquals": {f"aws:ResourceTag/{LANDING_ZONE_TAG_KEY}": config.name}}
+
+    def subscribe(sid: str, condition: dict[str, Any]) -> list[dict[str, Any]]:
+        """By name, and by the landing-zone tag (a topic of the landing zone's under another name), as the tamper
+        denies that leave sns:Subscribe to these statements recognise a topic."""
+        return [
+            statement(sid, effect="Deny", actions=SUBSCRIBE_ACTIONS, resources=list(topics), condition=condition),
+            statement(
+                f"{sid}ByTag", effect="Deny", actions=SUBSCRIBE_ACTIONS, resources=["*"], condition={**condition, **tag}
+            ),
+        ]
+
+    stmts = subscribe("DenyAlertSubscribe", {"ArnNotLike": {"aws:PrincipalARN": [*exempt, *subscribers]}})
+    stmts.append(
         statement(
             "DenyAlertUnsubscribe",
             effect="Deny",
             actions=SUBSCRIPTION_CHANGE_ACTIONS,
             resources=list(topics),  # 'arn:...:<name>-*' matches a subscription's ARN, '<topic ARN>:<id>', too
             condition={"ArnNotLike": {"aws:PrincipalARN": list(exempt)}},
-        ),
-    ]
+        )
+    )
     if subscribers:
-        stmts.append(
-            statement(
-                "DenyAlertSubscribeProtocols",
-                effect="Deny",
-                actions=SUBSCRIBE_ACTIONS,
-                resources=list(topics),
-                condition={
-                    "ArnNotLike": {"aws:PrincipalARN": list(exempt)},
-                    "StringNotEquals": {"sns:Protocol": list(ALERT_PROTOCOLS)},
-                },
-            )
+        stmts += subscribe(
+            "DenyAlertSubscribeProtocols",
+            {
+                "ArnNotLike": {"aws:PrincipalARN": list(exempt)},
+                "StringNotEquals": {"sns:Protocol": list(ALERT_PROTOCOLS)},
+            },
         )
     return stmts
