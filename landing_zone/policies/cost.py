@@ -24,13 +24,15 @@ def alerts_topic_policy(
     topic_arn: str,
     account: str,
     region: str,
+    partition: str = "aws",
+    event_rule_prefix: str | None = None,
     subscribers: Sequence[str] = (),
     protocols: Sequence[str] = (),
-    partition: str = "aws",
 ) -> dict[str, Any]:
     """Publishers of the alerts topic, each limited to this account's own budgets, anomaly subscriptions and
-    alarms (confused deputy); plain-HTTP use denied.  ``subscribers`` (``cost.alert_subscriber_principal_arns``) may
-    add subscriptions with ``protocols`` (``sns:Protocol``): the grant a principal of another account needs, as a
+    alarms (confused deputy); plain-HTTP use denied.  ``event_rule_prefix`` (detection on): also EventBridge, for
+    this account's rules of that name prefix in ``region``.  ``subscribers`` (``cost.alert_subscriber_principal_arns``)
+    may add subscriptions with ``protocols`` (``sns:Protocol``): the grant a principal of another account needs, as a
     topic policy is the resource side of a cross-account request; the SCPs decide the same for everyone else
     (:mod:`landing_zone.policies.alert_subscriptions`)."""
     publishers = [
@@ -46,6 +48,14 @@ def alerts_topic_policy(
             f"arn:{partition}:cloudwatch:{region}:{account}:alarm:*",
         ),
     ]
+    if event_rule_prefix is not None:
+        publishers.append(
+            (
+                "EventBridgeRulesPublish",
+                "events.amazonaws.com",
+                f"arn:{partition}:events:{region}:{account}:rule/{event_rule_prefix}*",
+            )
+        )
     return document(
         [
             statement(

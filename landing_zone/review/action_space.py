@@ -12,6 +12,8 @@ Derived sets (each rule is stated where it is computed):
   Write actions (``ec2:StartX`` may be either), named one by one.
 * ``model_actions`` — every ``bedrock`` action that takes a model-identifying resource type as a *required*
   resource and runs, creates or updates something with it (not Get/List/Delete/Deregister/Stop/Tag/Untag).
+* ``foundation_model_actions`` — the model actions authorised on a foundation model or a system inference
+  profile (the perimeter SCP names the landing zone's models by those ARNs);
 * ``model_source_actions`` — ``bedrock`` actions with no resource type that bring in a model the allow-list cannot
   name (imported weights, custom models, Marketplace endpoints).
 * ``data_automation_actions`` — actions authorised against a Bedrock Data Automation profile (cross-Region).
@@ -106,6 +108,17 @@ def model_actions() -> list[str]:
     return out
 
 
+# The resource types that name a serverless model or a system profile of one: what the perimeter SCP can name for the
+# landing zone's own models (an application profile's ARN is random; its legs are authorised on the model too).
+FOUNDATION_MODEL_TYPES = frozenset({"foundation-model", "inference-profile"})
+
+
+def foundation_model_actions() -> list[str]:
+    """The model actions (:func:`model_actions`) authorised on a foundation model or a system inference profile."""
+    privs = privileges("bedrock")
+    return [a for a in model_actions() if resource_types(privs[a.split(":", 1)[1]]) & FOUNDATION_MODEL_TYPES]
+
+
 def data_automation_actions() -> list[str]:
     return [
         f"bedrock:{name}"
@@ -146,6 +159,7 @@ def derive(services: Sequence[str] = PROTECTED_SERVICES) -> dict[str, Any]:
         "read_actions": {s: read_actions(s) for s in services},
         "model_actions": model_actions(),
         "model_source_actions": model_source_actions(),
+        "foundation_model_actions": foundation_model_actions(),
         "data_automation_actions": data_automation_actions(),
         "project_use_actions": project_use_actions(),
     }

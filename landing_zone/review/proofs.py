@@ -71,6 +71,7 @@ from landing_zone.policies.prover import (
 )
 from landing_zone.review import action_db
 from landing_zone.review.cases import ALLOW, cases_for
+from landing_zone.review.proof_perimeter import PERIMETER_PROPERTIES, perimeter_steps
 from landing_zone.review.redteam import attacks_for
 
 __all__ = [
@@ -95,6 +96,7 @@ PROPERTIES: dict[str, str] = {
     "inbound authorization, an AgentCore runtime, code interpreter or browser without a VPC, and the API-key uses "
     "api_keys refuses (creating a Bedrock API key; with none every bearer-token call, with short-term-only a "
     "long-term one or one by a principal not listed) are denied",
+    **PERIMETER_PROPERTIES,  # outside the governed perimeter: PO1-PO3 (landing_zone/review/proof_perimeter.py)
 }
 
 REGION = "aws:RequestedRegion"
@@ -779,6 +781,11 @@ def _legit_requests(plan: Plan, mode: str) -> list[tuple[str, Request]]:
     return list(out.values())
 
 
+def _describes(key: str) -> bool:
+    """A key that says what the request asks for (tags, tier, retention mode): absent unless a row names it."""
+    return key.startswith(("aws:resourcetag/", "aws:requesttag/")) or key == TAG_KEYS.lower() or key in DESCRIBING_KEYS
+
+
 def _p4(run: _Run) -> PropertyResult:
     start = time.perf_counter()
     gr = run.inputs.guardrails
@@ -1034,7 +1041,7 @@ def _p6(run: _Run) -> PropertyResult:
 
 # Two halves of about equal solve time (bench/prove_bench.py): with two cores, ``prove_all(jobs=2)`` runs one per
 # process (the solver is single-threaded; a counterexample, a timeout or an error is the same in either process).
-_HALVES = (("P2", "P1", "P6"), ("P4", "P3", "P5"))
+_HALVES = (("P2", "P1", "P6", "PO1"), ("P4", "P3", "P5", "PO2", "PO3"))
 _FORKED: ProofInputs | None = None  # the inputs a forked worker proves (set in the parent before the fork)
 
 
@@ -1079,6 +1086,7 @@ def prove_all(
             "P4": lambda: _p4(run),
             "P5": lambda: _p5(run),
             "P6": lambda: _p6(run),
+            **perimeter_steps(run, PropertyResult, _describes),
         }
         results = []
         for pid in wanted:

@@ -52,10 +52,8 @@ def test_every_configured_recipient_is_a_subscription_of_the_alerts_topic(us_org
 @pytest.mark.parametrize(
     ("who", "action", "resource", "context", "expected"),
     [
-        # the documented subscriber adds a paging endpoint (allowed) but not a function (denied), and cannot remove
+        # the documented subscriber (in an account outside the targets) adds a paging endpoint
         (ONCALL, "sns:Subscribe", TOPIC, {"sns:Protocol": "https"}, "allow"),
-        (ONCALL, "sns:Subscribe", TOPIC, {"sns:Protocol": "lambda"}, "explicit_deny"),
-        (ONCALL, "sns:Unsubscribe", SUBSCRIPTION, {}, "explicit_deny"),
         # a member-account administrator: neither adds nor removes nor filters; another team's topic stays theirs
         (ADMIN, "sns:Subscribe", TOPIC, {"sns:Protocol": "email"}, "explicit_deny"),
         (ADMIN, "sns:Unsubscribe", SUBSCRIPTION, {}, "explicit_deny"),
@@ -105,3 +103,31 @@ def test_a_recipient_whose_endpoint_does_not_fit_its_protocol_is_refused(plan_fo
         plan_for(US_ORG, cost={"alert_recipients": [recipient]})
     (problem,) = [p for p in info.value.problems if p.path.startswith("cost.alert_recipients")]
     assert problem.path == "cost.alert_recipients[0].endpoint" and rule in str(problem)
+
+
+def test_the_topic_policy_admits_the_documented_subscriber_with_email_or_https_only(us_org):
+    """The on-call role sits outside the targets, so no SCP binds it: the alerts topic's policy is what admits its
+    cross-account Subscribe, for e-mail and HTTPS only, and nothing else (no Unsubscribe)."""
+    from landing_zone.policies.evaluator import Request, evaluate
+
+    (policy,) = [
+        r["Properties"]["PolicyDocument"]
+        for r in us_org.template("cost").find_resources("AWS::SNS::TopicPolicy").values()
+    ]
+    (stmt,) = [s for s in policy["Statement"] if s.get("Sid") == "DocumentedSubscribersSubscribe"]
+    assert stmt["Principal"] == {"AWS": "arn:aws:iam::121212121212:root"}
+    body = {
+        "Version": "2012-10-17",
+        "Statement": [{k: v for k, v in stmt.items() if k != "Principal"} | {"Resource": "*"}],
+    }
+
+    def decide(action: str, who: str, **keys: str) -> str:
+        return evaluate([("topic", body)], Request(action, TOPIC, {"aws:PrincipalArn": who, **keys})).decision
+
+    assert decide("sns:Subscribe", ONCALL, **{"sns:Protocol": "https"}) == "allow"
+    assert decide("sns:Subscribe", ONCALL, **{"sns:Protocol": "email"}) == "allow"
+    assert decide("sns:Subscribe", ONCALL, **{"sns:Protocol": "lambda"}) == "implicit_deny"
+    assert decide("sns:Unsubscribe", ONCALL) == "implicit_deny"
+    assert decide("sns:Subscribe", "arn:aws:iam::121212121212:role/someone-else", **{"sns:Protocol": "https"}) == (
+        "implicit_deny"
+    )

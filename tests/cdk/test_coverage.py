@@ -75,7 +75,7 @@ def test_resource_typed_actions_are_denied_not_excepted_except_the_use_actions(r
 def self_hosting_in_an_organization(plan_for, defaults):
     """examples/self-hosting.yaml is single-account; the EKS resources are protected only where SCPs exist."""
     plan = plan_for(ROOT / "examples" / "self-hosting.yaml", organization=defaults["organization"])
-    documents = plan.policies.scps.documents
+    documents = plan.policies.scps.inside_documents
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(documents, 1))]]
     return coverage(plan, levels)
 

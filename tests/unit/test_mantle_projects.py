@@ -136,7 +136,7 @@ def org_project(app: str) -> str:
 def scp_decision(plan: Any, request: Request) -> Any:
     from landing_zone.policies.evaluator import FULL_AWS_ACCESS, evaluate_scp_levels
 
-    documents = plan.policies.scps.documents
+    documents = plan.policies.scps.inside_documents
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(documents, 1))]]
     return evaluate_scp_levels(levels, request)
 

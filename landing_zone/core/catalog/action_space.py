@@ -26,6 +26,7 @@ PROTECTED_SERVICES = (
     "ec2",
     "ecr",
     "eks",
+    "events",
     "iam",
     "kms",
     "lambda",
@@ -46,6 +47,7 @@ class ActionSpace(BaseModel):
     read_actions: dict[str, tuple[str, ...]]
     model_actions: tuple[str, ...] = Field(min_length=1)
     model_source_actions: tuple[str, ...]
+    foundation_model_actions: tuple[str, ...] = ()
     data_automation_actions: tuple[str, ...]
     project_use_actions: tuple[str, ...]
 
