@@ -156,7 +156,8 @@ def test_200_accounts_without_member_baseline_are_refused_with_the_numbers(plan_
     assert problem.path == "accounts"
     text = str(problem)
     assert "got 200 accounts, each with a default application" in text
-    # 818 (a Mantle Project per default application, access.mantle_projects auto); with an organization the cost-allocation activation (10 resources) sits in the guardrails stack
+    # 818: a Mantle Project per default application (access.mantle_projects auto); with an organization the
+    # cost-allocation activation (10 resources) sits in the guardrails stack
     assert "818 resources (CloudFormation allows 500 per stack; each application adds 4)" in text
     assert "1202 outputs (CloudFormation allows 200 per template; each application adds 6)" in text
     assert "at most 33 application(s) fit" in text and "member_baseline.enabled" in text
