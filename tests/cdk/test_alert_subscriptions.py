@@ -115,7 +115,7 @@ def test_the_topic_policy_admits_the_documented_subscriber_with_email_or_https_o
         for r in us_org.template("cost").find_resources("AWS::SNS::TopicPolicy").values()
     ]
     (stmt,) = [s for s in policy["Statement"] if s.get("Sid") == "DocumentedSubscribersSubscribe"]
-    assert stmt["Principal"] == {"AWS": "arn:aws:iam::121212121212:root"}
+    assert stmt["Principal"] == {"AWS": ["arn:aws:iam::121212121212:root"]}
     body = {
         "Version": "2012-10-17",
         "Statement": [{k: v for k, v in stmt.items() if k != "Principal"} | {"Resource": "*"}],
