@@ -167,6 +167,7 @@ bench: setup-dev
 	python bench/synth_bench.py
 	python bench/test_bench.py
 	python bench/prove_bench.py     # per-example, per-property solve times (exit 1: a property does not hold)
+	python bench/prove_extra_bench.py --extra 40 us-organization  # prove as the SCPs grow: 40 deny statements of other teams
 	python bench/mutation_bench.py  # the mutation table of the organization examples (killed / redundant)
 
 # A real deployment into a local AWS emulator (LocalStack, in its own virtualenv .venv-localstack/, started and

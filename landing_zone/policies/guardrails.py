@@ -13,10 +13,11 @@ The adversary these statements are written against is an administrator of a targ
 
 Inference (no principal is exempt):
 
-1. ``DenyBedrockOutsideCompliantRegions`` — *every* ``bedrock:*``, ``bedrock-mantle:*`` and
-   ``bedrock-agentcore:*`` action (agents, flows, knowledge bases, CountTokens, evaluation, batch, actions
-   added later) whose ``aws:RequestedRegion`` is not compliant.  The Region-less leg of a global profile
-   carries ``aws:RequestedRegion = "unspecified"``: denied unless ``allow_global_inference``.
+1. ``DenyBedrockOutsideCompliantRegions`` — *every* action of every ``bedrock*`` prefix the IAM action database
+   lists (``bedrock``, ``bedrock-agentcore``, ``bedrock-mantle``, ``bedrock-websearch``: agents, flows, knowledge
+   bases, CountTokens, evaluation, batch, web search, actions added later) whose ``aws:RequestedRegion`` is not
+   compliant.  The Region-less leg of a global profile carries ``aws:RequestedRegion = "unspecified"``: denied
+   unless ``allow_global_inference``.
 2. ``DenyGlobalInferenceProfiles`` — the global profile resources themselves (their source leg is in a
    compliant Region), unless ``allow_global_inference``.
 3. ``DenyUnlistedModels`` — model-taking runtime actions on anything but the allowed models' foundation-model
@@ -92,15 +93,17 @@ from landing_zone.policies.protected import name_patterns, role_patterns
 LANDING_ZONE_TAG = "landing-zone"
 PARTITION = "aws"
 
-# Every action of the services that process prompts: confined by Region whatever the action is called.
-BEDROCK_SERVICES = ("bedrock:*", "bedrock-mantle:*", "bedrock-agentcore:*")
+# Every action of every prefix of the Bedrock family (``bedrock*`` in the IAM action database: bedrock,
+# bedrock-agentcore, bedrock-mantle, bedrock-websearch, and any prefix a refresh of the database brings): confined by
+# Region whatever the action is called (the rule is in landing_zone/actiondb/space.py).
+BEDROCK_SERVICES = tuple(f"{prefix}:*" for prefix in load_action_space().bedrock_prefixes)
 # Mantle actions that carry bedrock-mantle:Model and must always carry it.
 MANTLE_MODEL_ACTIONS = (*MANTLE_INVOKE_ACTIONS, "bedrock-mantle:CreateFineTuningJob")
 
 
 def model_actions() -> tuple[str, ...]:
     """Every action that runs a model or creates something that does, from the IAM action database
-    (``landing_zone/core/catalog/action_space.yaml``; the rule is in ``landing_zone/review/action_space.py``)."""
+    (``landing_zone/core/catalog/action_space.yaml``; the rule is in ``landing_zone/actiondb/space.py``)."""
     return load_action_space().model_actions
 
 
@@ -142,7 +145,7 @@ USE_ACTIONS = (
     "sts:TagSession",
     "sts:SetSourceIdentity",
     # running inference in a landing-zone Mantle Project (CreateInference and the request's cancel/delete, derived
-    # from the action database: landing_zone/review/action_space.py); the project's own settings and tags stay denied
+    # from the action database: landing_zone/actiondb/space.py); the project's own settings and tags stay denied
     *load_action_space().project_use_actions,
 )
 # Appending to a protected log group: only its delivery roles (and the exempt principals) may.

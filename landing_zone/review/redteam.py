@@ -327,6 +327,20 @@ ATTACKS: tuple[Attack, ...] = (
     ),
     Attack(
         1,
+        "web search for the model in a non-compliant Region (bedrock-websearch, a prefix added in 2026)",
+        # the Region deny covers every bedrock* prefix of the IAM action database (landing_zone/actiondb/space.py)
+        P(
+            "attacker",
+            "bedrock-websearch:InvokeSearch",
+            "arn:aws:bedrock-websearch:{outside}:aws:tool/web-search",
+            "{outside}",
+        ),
+        REGIONS,
+        P("app_role", "bedrock-websearch:InvokeSearch", "arn:aws:bedrock-websearch:{home}:aws:tool/web-search"),
+        "web search in home_region",
+    ),
+    Attack(
+        1,
         "a Bedrock action added after this landing zone was written, in a non-compliant Region",
         # an invented name: no database lists it yet, and bedrock:* still matches it
         P("attacker", "bedrock:InvokeModelWithFutureStream", _fm("{outside}"), "{outside}"),

@@ -209,9 +209,9 @@ def test_reads_of_a_landing_zone_project_stay_allowed(org_plan) -> None:
 
 def test_the_use_actions_are_derived_from_the_action_database() -> None:
     """The project use actions come from the database's bedrock-mantle actions on the project resource whose object
-    is Inference (landing_zone/review/action_space.py), not from a hand-written list."""
+    is Inference (landing_zone/actiondb/space.py), not from a hand-written list."""
+    from landing_zone.actiondb.space import project_use_actions
     from landing_zone.policies.guardrails import USE_ACTIONS
-    from landing_zone.review.action_space import project_use_actions
 
     derived = project_use_actions()
     assert "bedrock-mantle:CreateInference" in derived
