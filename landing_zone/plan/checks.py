@@ -188,7 +188,8 @@ def budget_scope_problems(config: LandingZoneConfig, applications: Sequence[Appl
             "tagged",
             "the budget and its kill switch would count only tagged spend (application inference profiles, Mantle "
             f"Projects), but these applications can also spend through untagged paths: {'; '.join(untagged)}. Give "
-            "each application its own Mantle Project (access.mantle_projects: true) and no batch_role_arns, or set "
+            "each application a runtime path or its own Mantle Project (access.mantle_projects, where home_region "
+            "has AWS::BedrockMantle::Project) and no batch_role_arns, or set "
             "cost.budget_scope: account (everything billed to the deployment account, other teams' spend included)",
         )
     ]

@@ -88,7 +88,12 @@ def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     g = config.policy_guardrails
     deploy = config.stackset_administrator_account if config.member_baseline.enabled else config.deployment_account
     accounts = {deploy} | _accounts_of(
-        (*g.deployment_principal_arns, *g.deployer_principal_arns, *config.cost.kill_switch_reset_principal_arns)
+        (
+            *g.deployment_principal_arns,
+            *g.deployer_principal_arns,
+            *config.cost.kill_switch_reset_principal_arns,
+            *config.cost.alert_subscriber_principal_arns,
+        )
     )
     accounts -= {config.organization.management_account_id}  # the stack's own account needs no grant
     if not accounts:
@@ -103,7 +108,8 @@ def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
         "roles the landing zone itself acts with there: the CDK bootstrap roles of the account that deploys, the "
         "automation and log-delivery roles, policy_guardrails.deployment_principal_arns / "
         "deployer_principal_arns, and cost.kill_switch_reset_principal_arns (the only principals the kill switch's "
-        "reset role trusts, so the SCP protects that role from everyone else)",
+        "reset role trusts, so the SCP protects that role from everyone else); the documented alert subscribers "
+        "(cost.alert_subscriber_principal_arns) are named where the SCP lets them add recipients",
     )
 
 
@@ -219,6 +225,23 @@ def _kill_switch_reset_grant(config: LandingZoneConfig) -> CrossAccountGrant | N
     )
 
 
+def _alert_subscriber_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """``cost.alert_subscriber_principal_arns`` of another account: the alerts topic's policy admits them to
+    ``sns:Subscribe`` (a cross-account request needs the resource side's grant)."""
+    accounts = _accounts_of(config.cost.alert_subscriber_principal_arns) - {config.deployment_account}
+    if not accounts:
+        return None
+    return CrossAccountGrant(
+        id="alerts-topic-subscribers",
+        stack=naming.stack_name(config.name, "cost"),
+        policy_kinds=("topic",),
+        names=("root", "role"),
+        accounts=tuple(sorted(accounts)),
+        reason="cost.alert_subscriber_principal_arns may add recipients to the alerts topic (sns:Subscribe, e-mail or "
+        "HTTPS): its topic policy admits those roles, from their own accounts, and no one else",
+    )
+
+
 def cross_account_grants(
     config: LandingZoneConfig, applications: Sequence[ApplicationPlan]
 ) -> tuple[CrossAccountGrant, ...]:
@@ -229,6 +252,7 @@ def cross_account_grants(
         *_invoker_grants(config, applications),
         _endpoint_grant(config),
         _kill_switch_reset_grant(config),
+        _alert_subscriber_grant(config),
         *_detection_grants(config),
     ]
     return tuple(g for g in grants if g is not None)

@@ -28,6 +28,7 @@ from landing_zone.core.applications import (
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.catalog.action_space import PROTECTED_SERVICES
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.config.schema import ALERT_PROTOCOLS
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.policies.access import (
     bedrock_logging_role_policy,
@@ -493,7 +494,12 @@ def build_policies(
             for p in purposes
         },
         alerts_topic=alerts_topic_policy(
-            topic_arn=markers.TOPIC_ARN, account=account, region=region, event_rule_prefix=rule_prefix
+            topic_arn=markers.TOPIC_ARN,
+            account=account,
+            region=region,
+            event_rule_prefix=rule_prefix,
+            subscribers=config.cost.alert_subscriber_principal_arns,
+            protocols=ALERT_PROTOCOLS,
         ),
         flow_logs=flow_log_role_policy(
             log_group_arn=arns.log_group(stack_region, stack_account, flow_log_group, stack_partition),

@@ -97,8 +97,9 @@ def region_support_problems(
     config: LandingZoneConfig, catalog: Catalog, applications: Sequence[ApplicationPlan]
 ) -> list[Problem]:
     """``access.mantle_projects`` where it cannot act: no ``AWS::BedrockMantle::Project`` in home_region, or no
-    application with a Mantle path from there."""
-    if not config.access.mantle_projects:
+    application with a Mantle path from there.  Only an explicit ``true``: ``auto`` (the default) is on where it can
+    act and off elsewhere (:func:`landing_zone.core.applications.gets_mantle_project`)."""
+    if config.access.mantle_projects is not True:
         return []
     home = config.home_region
     where = catalog.mantle_project_regions

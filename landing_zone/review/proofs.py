@@ -59,6 +59,7 @@ from landing_zone.core.routing import PathKind
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies import guardrails as g
+from landing_zone.policies.alert_subscriptions import SUBSCRIBE_ACTIONS
 from landing_zone.policies.evaluator import ParsedStatement, Request, UnsupportedPolicyElement, policy_statements
 from landing_zone.policies.invoke import MANTLE_INVOKE_ACTIONS, RUNTIME_INVOKE_ACTIONS, SERVICE_TIERS
 from landing_zone.policies.protected import ProtectedResource, inventory
@@ -687,13 +688,18 @@ def _p3(run: _Run) -> PropertyResult:
     gr = inputs.guardrails
     ex = g.exemptions(config)
     exempt = list(ex.exempt)
-    writers = [*exempt, *g.log_writer_roles(config)]
+    # who else may: the log writers append to the log groups; the documented alert subscribers add recipients (e-mail
+    # or HTTPS: DenyAlertSubscribeProtocols, a red-team pair), which changes nothing the landing zone made
+    also = (
+        (g.LOG_WRITE_ACTIONS, [*exempt, *g.log_writer_roles(config)]),
+        (SUBSCRIBE_ACTIONS, [*exempt, *config.cost.alert_subscriber_principal_arns]),
+    )
     home = config.home_region
     attacker = "arn:aws:iam::999999999999:role/attacker"
     skipped_tag = 0
 
     def not_exempt(enc: Encoder, action: str | None) -> z3.BoolRef:
-        who = writers if action is not None and action_matches(action, g.LOG_WRITE_ACTIONS) else exempt
+        who = next((w for acts, w in also if action is not None and action_matches(action, acts)), exempt)
         kv = enc.request.key(PRINCIPAL)
         an_arn = z3.InRe(kv.values[0], _PRINCIPAL_ARN)  # aws:PrincipalARN is an IAM ARN of an account
         return z3.And(kv.present, an_arn, z3.Not(enc.value_like(PRINCIPAL, who)))

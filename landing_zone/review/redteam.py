@@ -85,6 +85,9 @@ UNLISTED_BEARER = "DenyBearerTokenCallsByUnlistedPrincipals"
 TIERS = "DenyUnlistedServiceTiers"
 MANTLE_TIERS = "DenyUnlistedMantleServiceTiers"
 GATEWAY_AUTH = "DenyAgentCoreGatewayWithoutAuthorizer"
+ALERT_SUBSCRIBE = "DenyAlertSubscribe"
+ALERT_UNSUBSCRIBE = "DenyAlertUnsubscribe"
+ALERT_PROTOCOLS = "DenyAlertSubscribeProtocols"
 AGENTCORE_VPC = "DenyAgentCoreWithoutVpc"
 RETENTION = "DenyDataRetentionModeChange"
 OUTSIDE_MODELS = "DenyLandingZoneModelsOutsidePerimeter"
@@ -127,6 +130,8 @@ class Attack:
     # kill_switch_reset (cost.kill_switch_reset_principal_arns: the reset role exists); outside (a shared target: an
     # account outside the perimeter under organization.target_ids, where the sibling attacks), others_free and
     # regions_free (the outside_perimeter opt-ins are off: the sibling's other models / Regions are its own)
+    # alert_subscribers (cost.alert_subscriber_principal_arns), alert_subscribers_governed (the first in a governed
+    # account)
     needs: tuple[str, ...] = ()
     residual: str | None = None  # the attack is NOT stopped unless `guard` is on; says what would stop it
     guard: str | None = None  # a policy_guardrails option that turns the deny on (region_deny_all_services)
@@ -160,6 +165,10 @@ _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
 # an application's own Project (access.mantle_projects); its ID is AWS-generated at deploy time
 _LZ_PROJECT = "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_0a1b2c3d4e5f"
 _SCP = "arn:aws:organizations::{acc}:policy/o-a1b2c3d4e5/service_control_policy/p-a1b2c3d4"
+_ALERTS = "arn:aws:sns:{home}:{acc}:{name}-cost-alerts"
+# a subscription's ARN is its topic's followed by ':<id>' (Amazon SNS API reference, Unsubscribe / Subscribe)
+_ALERTS_SUB = _ALERTS + ":0a1b2c3d-0a1b-4c5d-8e9f-0a1b2c3d4e5f"
+_OTHER_SUB = "arn:aws:sns:{home}:{acc}:team-b-alerts:0a1b2c3d-0a1b-4c5d-8e9f-0a1b2c3d4e5f"
 # another team's account under the same target (outside the perimeter): its own model, stack and settings
 _SIBLING_PROFILE = "arn:aws:bedrock:{home}:{sibling_acc}:inference-profile/{geo}.{OTHER}"
 _SIBLING_TOOLKIT = "arn:aws:cloudformation:{home}:{sibling_acc}:stack/CDKToolkit/0a1b2c3d"
@@ -968,6 +977,59 @@ ATTACKS: tuple[Attack, ...] = (
         P("reset_role", "budgets:ExecuteBudgetAction", _BUDGET_ACTION, "us-east-1"),
         "the documented reset: the kill switch's reset role (cost.kill_switch_reset_principal_arns)",
         needs=("kill_switch_reset",),
+    ),
+    # --- goal 4: muting the alerts (issue 35 item 2): the subscriptions the landing zone made stay; the documented
+    # subscribers (cost.alert_subscriber_principal_arns) may add e-mail or HTTPS recipients ---------------------------
+    Attack(
+        4,
+        "mute the alerts: unsubscribe the landing zone's recipient",
+        P("attacker", "sns:Unsubscribe", _ALERTS_SUB),
+        ALERT_UNSUBSCRIBE,
+        P("attacker", "sns:Unsubscribe", _OTHER_SUB),
+        "the same admin unsubscribing from another team's topic",
+    ),
+    Attack(
+        4,
+        "mute the alerts: give the landing zone's subscription a filter policy that matches no alert",
+        P("attacker", "sns:SetSubscriptionAttributes", _ALERTS_SUB),
+        ALERT_UNSUBSCRIBE,
+        P("attacker", "sns:SetSubscriptionAttributes", _OTHER_SUB),
+        "the same admin filtering a subscription of another team's topic",
+    ),
+    Attack(
+        4,
+        "redirect the alerts: subscribe an endpoint of one's own as a member-account admin",
+        P("attacker", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "https"}),
+        ALERT_SUBSCRIBE,
+        P("deployer", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "email"}),
+        "the CDK execution role deploying cost.alert_recipients",
+    ),
+    Attack(
+        4,
+        "subscribe to the alerts as a member-account admin (not a documented subscriber)",
+        P("attacker", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "email"}),
+        ALERT_SUBSCRIBE,
+        P("alert_subscriber", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "https"}),
+        "a documented subscriber adding a paging webhook (cost.alert_subscriber_principal_arns)",
+        needs=("alert_subscribers",),
+    ),
+    Attack(
+        4,
+        "a documented subscriber subscribing a function or queue (a protocol that is not a recipient's)",
+        P("alert_subscriber", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "lambda"}),
+        ALERT_PROTOCOLS,
+        P("alert_subscriber", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "email"}),
+        "the same subscriber adding an e-mail recipient",
+        needs=("alert_subscribers_governed",),
+    ),
+    Attack(
+        4,
+        "a documented subscriber removing the landing zone's recipient",
+        P("alert_subscriber", "sns:Unsubscribe", _ALERTS_SUB),
+        ALERT_UNSUBSCRIBE,
+        P("deployer", "sns:Unsubscribe", _ALERTS_SUB),
+        "the CDK execution role deploying a changed cost.alert_recipients",
+        needs=("alert_subscribers_governed",),
     ),
     Attack(
         4,
@@ -1785,6 +1847,14 @@ def _values(plan: Plan) -> dict[str, str | None]:
         provider_role=f"{role}{config.automation_role_prefix}logging-provider",
         budget_role=f"{role}{config.automation_role_prefix}budget-action",
         reset_role=f"{role}{config.automation_role_prefix}kill-switch-reset",
+        # a documented alert subscriber as it calls (a role ARN; a trailing '*' stands for any suffix)
+        alert_subscriber=next(
+            (
+                a.rstrip("*") + ("oncall" if a.endswith("*") else "")
+                for a in config.cost.alert_subscriber_principal_arns
+            ),
+            None,
+        ),
         stacksets=f"{role}stacksets-exec-0123456789abcdef" if config.member_baseline.enabled else None,
         deployer_principal=(config.policy_guardrails.deployer_principal_arns or (None,))[0],
         flow_logs_role=f"{role}{config.name}-flow-logs",
@@ -1867,6 +1937,11 @@ def attacks_for(plan: Plan, *, outside: bool = False) -> tuple[tuple[AttackCase,
         data_retention=config.data_retention.mode is not None,
         mantle_projects=any(has_mantle_project(app, config) for app in plan.applications),
         kill_switch_reset=config.cost.kill_switch and bool(config.cost.kill_switch_reset_principal_arns),
+        alert_subscribers=bool(config.cost.alert_subscriber_principal_arns),
+        # the first documented subscriber is in a governed account, which the SCPs bind (one elsewhere is bound by the
+        # alerts topic's policy, which admits e-mail and HTTPS subscriptions only)
+        alert_subscribers_governed=config.cost.alert_subscriber_principal_arns[:1] != ()
+        and config.cost.alert_subscriber_principal_arns[0].split(":")[4] in config.account_ids,
         outside=outside and plan.policies.scps is not None and bool(plan.policies.scps.perimeter.shared_targets),
         others_free=config.organization is None or not config.organization.outside_perimeter.restrict_other_models,
         regions_free=config.organization is None

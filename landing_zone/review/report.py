@@ -99,6 +99,8 @@ def review_context(plan: Plan) -> ReviewContext:
         accounts.add(admin)
     # an intended cross-account grant: the kill switch's reset role trusts the configured reset principals' accounts
     accounts |= {arn.split(":")[4] for arn in config.cost.kill_switch_reset_principal_arns}
+    # ... and the alerts topic's policy admits the documented subscribers (cost.alert_subscriber_principal_arns)
+    accounts |= {arn.split(":")[4] for arn in config.cost.alert_subscriber_principal_arns}
     global_destinations = set()
     for mr in plan.routing.models:
         for route in mr.compliant_routes:

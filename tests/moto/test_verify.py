@@ -258,7 +258,33 @@ def kill_switch_manual(d: Deployed) -> None:
     d.fake.budget_actions["kimi-eu-bedrock-monthly"][0]["ApprovalModel"] = "MANUAL"
 
 
+def _alert_subscription(d: Deployed) -> str:
+    sns = d.client("sns")
+    (topic,) = [t["TopicArn"] for t in sns.list_topics()["Topics"] if t["TopicArn"].endswith(":kimi-eu-cost-alerts")]
+    (sub,) = sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"]
+    return sub["SubscriptionArn"]
+
+
+def mute_with_a_filter_policy(d: Deployed) -> None:
+    """sns:SetSubscriptionAttributes where AWS authorizes it on '*' (no SCP can name the subscription): a filter
+    policy no alert matches keeps the subscription present and drops every message."""
+    d.client("sns").set_subscription_attributes(
+        SubscriptionArn=_alert_subscription(d),
+        AttributeName="FilterPolicy",
+        AttributeValue=json.dumps({"never": ["matches"]}),
+    )
+
+
+def unsubscribe_the_alerts(d: Deployed) -> None:
+    """The e-mail's own unsubscribe link (no IAM at all), or an Unsubscribe authorized on '*'."""
+    d.client("sns").unsubscribe(SubscriptionArn=_alert_subscription(d))
+
+
+ALERT_SUBSCRIPTION = "kimi-eu-cost-alerts -> email:finops@example.com"
+
 DRIFTS: list[tuple[Callable[[Deployed], None], dict[str, set[str]], str]] = [
+    (mute_with_a_filter_policy, {"sns-subscription": {"DRIFT"}}, ALERT_SUBSCRIPTION),
+    (unsubscribe_the_alerts, {"sns-subscription": {"MISSING"}}, ALERT_SUBSCRIPTION),
     (detach_scp, {"scp-attachment": {"MISSING"}}, "kimi-eu-guardrails-regions -> 222222222222"),
     (edit_scp, {"scp-content": {"DRIFT"}}, "kimi-eu-guardrails-regions"),
     (edit_endpoint_policy, {"vpc-endpoint-policy": {"DRIFT"}}, "bedrock-runtime"),

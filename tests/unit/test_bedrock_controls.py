@@ -491,14 +491,18 @@ SELF_HOSTING = ROOT / "examples" / "self-hosting.yaml"  # single account, runtim
 def _invoker(plan: Any, action: str, region: str, **keys: Any) -> tuple[str, list[str]]:
     """The decision of the application's managed policy alone, for a request that meets every condition of its own
     allow statement for ``action`` (its profile or Mantle project, through the landing zone's endpoint)."""
-    (invoker,) = plan.policies.invokers.values()
+    ((name, invoker),) = plan.policies.invokers.items()
     # deploy-time values (the profile's ARN, the endpoint's ID, ...) as the stack would render them
-    doc = markers.resolve(
-        invoker.permissions,
-        {m: f"arn:aws:bedrock:{region}:{ACC}:stand-in/{m[5:-1]}" for m in markers.markers_in(invoker.permissions)},
-    )
+    values = {m: f"arn:aws:bedrock:{region}:{ACC}:stand-in/{m[5:-1]}" for m in markers.markers_in(invoker.permissions)}
+    doc = markers.resolve(invoker.permissions, values)
     allow = next(s for s in doc["Statement"] if s["Effect"] == "Allow" and action in [s["Action"]] + list(s["Action"]))
     resource = allow["Resource"] if isinstance(allow["Resource"], str) else allow["Resource"][0]
+    own = markers.mantle_project_arn(name)
+    if action.startswith("bedrock-mantle:") and own in values:
+        # its own Mantle Project (access.mantle_projects, auto by default), the only project it may run inference
+        # in: a project of the account and Region its allow names, as CloudFormation returns the project's ARN
+        resource = resource.replace("project/*", "project/proj_standin")
+        doc = markers.resolve(invoker.permissions, {**values, own: resource})
     context: dict[str, Any] = {"aws:RequestedRegion": region, "aws:PrincipalARN": APP}
     for op in ("StringEquals", "StringLike"):
         for key, value in allow.get("Condition", {}).get(op, {}).items():

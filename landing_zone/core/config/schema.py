@@ -724,6 +724,28 @@ class QuotaAlarms(_Strict):
     )
 
 
+# The protocols an alert recipient may use (cost.alert_recipients; the SCPs let cost.alert_subscriber_principal_arns
+# subscribe with these only, by sns:Protocol): e-mail, and HTTPS for ChatOps and paging webhooks.
+ALERT_PROTOCOLS = ("email", "https")
+HTTPS_URL = re.compile(r"^https://[^\s/?#@]+(/\S*)?$")
+
+
+class AlertRecipient(_Strict):
+    """One subscriber of the alert topic, made by the landing zone (an ``AWS::SNS::Subscription``) and protected like
+    the topic: e-mail, or an HTTPS endpoint (a ChatOps or paging service's webhook). The recipient confirms the
+    subscription (the link in the e-mail; the SubscribeURL the endpoint receives)."""
+
+    protocol: Literal["email", "https"]
+    endpoint: str = Field(description="email: the address; https: the URL (https:// only, no credentials in it).")
+
+    @model_validator(mode="after")
+    def _endpoint_fits_protocol(self) -> AlertRecipient:
+        regex, rule = (EMAIL, "an e-mail address") if self.protocol == "email" else (HTTPS_URL, "an https:// URL")
+        if not regex.match(self.endpoint):
+            _raise_all([(("endpoint",), self.endpoint, f"with protocol {self.protocol} must be {rule}")])
+        return self
+
+
 class Cost(_Strict):
     price_source: str | Mapping[ModelKey, str] = Field(
         default="bedrock",
@@ -755,9 +777,23 @@ class Cost(_Strict):
         description="What the landing-zone budget (and its kill switch) counts. tagged: the landing zone's own Kimi "
         "spend only — the deployment account AND the cost-allocation tags landing-zone=<name> and application=<one "
         "of the applications> (application profiles, Mantle Projects), so another team's spend never trips it; "
-        "refused with the kill switch while an application can spend on an untagged path (Mantle in the default "
-        "project, batch). account: everything billed to the deployment account, other teams' spend included. auto "
-        "(default): tagged when no application has an untagged path, else account with a warning (docs/COST.md).",
+        "refused with the kill switch while an application can spend on an untagged path (a Mantle-only application "
+        "without its own project, batch). account: everything billed to the deployment account, other teams' spend "
+        "included. auto (default): tagged when no application has an untagged path, else account with a warning "
+        "(docs/COST.md). With auto or tagged an application that has a runtime path and no Mantle Project of its "
+        "own is not granted Mantle (the default project carries no tag); account grants it.",
+    )
+    alert_recipients: tuple[AlertRecipient, ...] = Field(
+        default=(),
+        description="More subscribers of the alert topic besides alert_emails: {protocol: email|https, endpoint}. "
+        "HTTPS suits ChatOps and paging webhooks. Made and protected by the landing zone like alert_emails.",
+    )
+    alert_subscriber_principal_arns: tuple[ResetRoleArn, ...] = Field(
+        default=(),
+        description="Roles (ARN with its 12-digit account; a trailing '*' is allowed) that may add subscribers to "
+        "the landing zone's alert topics (sns:Subscribe, protocols email and https) under the SCPs, e.g. an on-call "
+        "role adding a paging endpoint. Nobody but the exempt principals may unsubscribe or re-filter a "
+        "subscription. Omitted: only the exempt principals may subscribe.",
     )
     kill_switch_reset_principal_arns: tuple[ResetRoleArn, ...] = Field(
         default=(),
@@ -1027,14 +1063,16 @@ class Access(_Strict):
         "endpoints (aws:SourceVpce). Destination legs of cross-Region calls carry no aws:SourceVpce and are "
         "not conditioned.",
     )
-    mantle_projects: bool = Field(
-        default=False,
+    mantle_projects: bool | Literal["auto"] = Field(
+        default="auto",
         description="A Bedrock Mantle Project (AWS::BedrockMantle::Project, cost tags) per application with a Mantle "
         "path, its invoker denied CreateInference in any other project (the default one included), where "
         "CloudFormation has the type. With an organization the project is protected by its landing-zone tag: "
         "inference in it is a use action, updating, archiving or re-tagging it is denied to all but the exempt "
         "principals. The cost stack then alarms and charts each application's spend on its Project's "
-        "AWS/BedrockMantle series.",
+        "AWS/BedrockMantle series. auto (default): on for each application where it can act (home_region has the "
+        "type, the application has a Mantle path, the bedrock-mantle endpoint is deployed when "
+        "require_vpc_endpoint, no per-request guardrail), off elsewhere; true: refused where it cannot act.",
     )
 
 
