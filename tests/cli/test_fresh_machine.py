@@ -22,9 +22,9 @@ from tests.support.runtime_only import pinned
 
 
 def readme_commands() -> list[str]:
-    """The `make` commands of the README's "Two commands" block, in order."""
+    """The `make` commands of the README's "The commands, in order" block, in order."""
     text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Two commands") :]
+    section = text[text.index("## The commands, in order") :]
     block = section[section.index("```sh") :].split("```", 2)[1]
     return [m.group(1) for m in re.finditer(r"^(make \w[\w-]*)", block, re.MULTILINE)]
 
