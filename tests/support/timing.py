@@ -24,6 +24,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def _worker_stats() -> dict[str, float]:
+    import sys
+
+    from tests.conftest import STATS
+
+    moto = sys.modules.get("tests.support.moto_state")  # imported by the moto tests only
+    extra = {f"moto_{k}": v for k, v in moto.STATS.items()} if moto else {}
+    return {**STATS, **extra}
+
+
 class Timing:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
@@ -36,17 +46,13 @@ class Timing:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput") and os.environ.get(REPORT_ENV):
-            from tests.conftest import STATS
-
             worker = self.config.workerinput["workerid"]
-            (Path(os.environ[REPORT_ENV]) / f"{worker}.json").write_text(json.dumps(STATS))
+            (Path(os.environ[REPORT_ENV]) / f"{worker}.json").write_text(json.dumps(_worker_stats()))
 
     def _stats(self) -> list[dict[str, float]]:
         if self.report_dir:
             return [json.loads(p.read_text()) for p in sorted(Path(self.report_dir).glob("*.json"))]
-        from tests.conftest import STATS
-
-        return [STATS]
+        return [_worker_stats()]
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if hasattr(self.config, "workerinput"):
@@ -63,6 +69,12 @@ class Timing:
                 f"{total['disk']} from .synth-cache/, {total['waited']} after waiting {waited:.0f} s for another "
                 f"worker's synthesis, {total['synthesized']} synthesized ({seconds:.0f} s); "
                 f"hit rate {(calls - total['synthesized']) / calls:.0%}"
+            )
+        deployed, restored = (sum(s.get(k, 0) for s in stats) for k in ("moto_deployed", "moto_restored"))
+        if deployed or restored:
+            terminalreporter.write_line(
+                f"moto state: {deployed} deployment(s) of the intent made, {restored} restored from a worker's "
+                "earlier identical deployment (tests/support/moto_state.py)"
             )
         top = self.config.getoption("file_durations")
         if top and self.per_file:
