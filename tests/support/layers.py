@@ -30,7 +30,7 @@ STAMPED_LAYERS = ("nag", "scanners", "mutation")
 REPORT_ENV = "LZ_LAYERS_REPORT"
 CUTOFF_ENV = "LZ_LAYERS_CUTOFF"
 # What a stamped test reads beyond the app's source (source_digest): the configurations, the scanners' locks and
-# skips, the locks of the test tools, pytest's settings, and every file under tests/ that is not a test module
+# skips, the locks of the test tools, pytest's settings, the Makefile, and every file under tests/ that is not a test module
 # (conftest.py files, harnesses, tests/support/, fixture data).  The test module itself is added per test.
 LAYER_INPUTS = (
     "examples",
@@ -42,6 +42,7 @@ LAYER_INPUTS = (
     "requirements.txt",
     "pytest.ini",
     "pyproject.toml",
+    "Makefile",
     "package.json",
 )
 
