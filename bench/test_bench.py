@@ -19,6 +19,7 @@ import json
 import os
 import re
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -31,12 +32,12 @@ COLD_CACHES = (".synth-cache", ".mypy_cache", ".ruff_cache", ".import_linter_cac
 SUMMARY_LINES = re.compile(r"^(\d+ passed|.* in [\d.]+s|\d+ synth\(\) calls|nag |scanners |mutation |moto state)")
 
 
-def make_test(pytest_args: str) -> dict:
+def make_test(pytest_args: str, make_args: list[str]) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "LZ_LAYERS")}  # as on a developer's machine
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        ["make", "--no-print-directory", "test", f"PYTEST_ARGS={pytest_args}"],
+        ["make", "--no-print-directory", *make_args, "test", f"PYTEST_ARGS={pytest_args}"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -60,13 +61,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", choices=("cold,warm", "cold", "warm"), default="cold,warm")
     parser.add_argument("--pytest-args", default="--file-durations=10", help="PYTEST_ARGS for make test")
+    parser.add_argument("--make-args", default="", help="more arguments for make, e.g. 'JOBS=4'")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     results: dict[str, dict] = {}
     for label in args.runs.split(","):
         if label == "cold":
             remove_cold_caches()
-        results[label] = make_test(args.pytest_args)
+        results[label] = make_test(args.pytest_args, shlex.split(args.make_args))
         r = results[label]
         print(f"make test, {label:5s} {r['seconds']:7.1f} s wall, {r['cpu_seconds']:7.1f} s CPU   exit {r['exit']}")
         for line in r["summary"]:
