@@ -8,8 +8,9 @@
   (nag, scanners, mutation; tests/support/layers.py) are not rerun.
 
 Prints the wall-clock and CPU seconds of each run, the test count line, the synthesis cache's hit rate and the
-stamped layers' summary, and writes them to ``.bench/test-times.json``.  Exits 1 if a run fails.  Timing lives here,
-not in a test: a timed test would be flaky on a busy machine and would measure nothing useful in CI.
+stamped layers' summary, and writes them to ``.bench/test-times.json`` (each run's output: ``.bench/make-test-*.log``).
+Exits 1 if a run fails.  Timing lives here, not in a test: a timed test would be flaky on a busy machine and would
+measure nothing useful in CI.
 """
 
 from __future__ import annotations
@@ -32,24 +33,29 @@ COLD_CACHES = (".synth-cache", ".mypy_cache", ".ruff_cache", ".import_linter_cac
 SUMMARY_LINES = re.compile(r"^(\d+ passed|.* in [\d.]+s|\d+ synth\(\) calls|nag |scanners |mutation |moto state)")
 
 
-def make_test(pytest_args: str, make_args: list[str]) -> dict:
+def make_test(label: str, pytest_args: str, make_args: list[str]) -> dict:
+    """``make test``, its output streamed into .bench/make-test-<label>.log (to follow a long run with tail -f)."""
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "LZ_LAYERS")}  # as on a developer's machine
+    log = ROOT / ".bench" / f"make-test-{label}.log"
+    log.parent.mkdir(exist_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(
-        ["make", "--no-print-directory", *make_args, "test", f"PYTEST_ARGS={pytest_args}"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    with log.open("w") as out:
+        code = subprocess.call(
+            ["make", "--no-print-directory", *make_args, "test", f"PYTEST_ARGS={pytest_args}"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    summary = [line.strip(" =") for line in done.stdout.splitlines() if SUMMARY_LINES.match(line.strip(" ="))]
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout[-4000:] + done.stderr[-2000:])
-    return {"seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "exit": done.returncode, "summary": summary}
+    lines = log.read_text().splitlines()
+    summary = [line.strip(" =") for line in lines if SUMMARY_LINES.match(line.strip(" ="))]
+    if code != 0:
+        sys.stderr.write("\n".join(lines[-60:]) + "\n")
+    return {"seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "exit": code, "summary": summary, "log": str(log)}
 
 
 def remove_cold_caches() -> None:
@@ -68,7 +74,7 @@ def main() -> int:
     for label in args.runs.split(","):
         if label == "cold":
             remove_cold_caches()
-        results[label] = make_test(args.pytest_args, shlex.split(args.make_args))
+        results[label] = make_test(label, args.pytest_args, shlex.split(args.make_args))
         r = results[label]
         print(f"make test, {label:5s} {r['seconds']:7.1f} s wall, {r['cpu_seconds']:7.1f} s CPU   exit {r['exit']}")
         for line in r["summary"]:
