@@ -27,16 +27,32 @@ from landing_zone.cost.alarms import APPLICATION_PROFILE, MANTLE_PROJECT, AlarmS
 
 class AlertsTopic(Construct):
     """``topic``: KMS-encrypted, TLS-only, published to only by this account's Budgets, Cost Anomaly
-    Detection and CloudWatch alarms (policy from a pure builder); e-mail subscribers from config."""
+    Detection and CloudWatch alarms (policy from a pure builder); subscribers from config: ``emails``
+    (``cost.alert_emails``) and ``recipients`` (``cost.alert_recipients``: ``(protocol, endpoint)``, e-mail or HTTPS)."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, topic_name: str, key: kms.IKey, emails: Sequence[str]
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        topic_name: str,
+        key: kms.IKey,
+        emails: Sequence[str],
+        recipients: Sequence[tuple[str, str]] = (),
     ) -> None:
         super().__init__(scope, construct_id)
         self.topic = sns.Topic(self, "Topic", topic_name=topic_name, master_key=key, display_name=topic_name)
         for i, email in enumerate(emails):
             sns.Subscription(
                 self, f"Email{i}", topic=self.topic, protocol=sns.SubscriptionProtocol.EMAIL, endpoint=email
+            )
+        for i, (protocol, endpoint) in enumerate(recipients):
+            sns.Subscription(
+                self,
+                f"Recipient{i}",
+                topic=self.topic,
+                protocol=sns.SubscriptionProtocol[protocol.upper()],
+                endpoint=endpoint,
             )
 
     def set_policy(self, policy: Mapping[str, Any]) -> None:

@@ -60,7 +60,14 @@ def add_cost_controls(
     cfg = plan.config
     cost = cfg.cost
     emails = list(cost.alert_emails if alert_emails is None else alert_emails)
-    alerts = AlertsTopic(scope, "Alerts", topic_name=naming.alerts_topic_name(cfg.name), key=alerts_key, emails=emails)
+    alerts = AlertsTopic(
+        scope,
+        "Alerts",
+        topic_name=naming.alerts_topic_name(cfg.name),
+        key=alerts_key,
+        emails=emails,
+        recipients=[(r.protocol, r.endpoint) for r in cost.alert_recipients],
+    )
     topic = alerts.topic
     policies = plan.policies  # the documents, from the plan; account and ARNs resolved here
     account_value = {markers.ACCOUNT: account}

@@ -24,8 +24,11 @@ class ApplicationPlan:
     route: Route | None  # the compliant runtime path the application profile copies; None: Mantle only
     mantle_route: Route | None  # the compliant Mantle path in home_region, if any
     # Its own Mantle Project: access.mantle_projects, a Mantle path, and CloudFormation has the type in home_region
-    # (catalog mantle_project_regions); decided once, by plan_applications.
+    # (catalog mantle_project_regions); decided once, by plan_applications (:func:`gets_mantle_project`).
     mantle_project: bool = False
+    # The compliant Mantle path it is NOT granted: it has a runtime path, no Mantle Project of its own, and the
+    # budget counts tagged spend (cost.budget_scope auto or tagged): Mantle in the default project carries no tag.
+    withheld_mantle_route: Route | None = None
 
     @property
     def mantle_only(self) -> bool:
@@ -90,19 +93,54 @@ def plan_applications(
                 )
             )
             continue
+        project = gets_mantle_project(config, catalog, mantle)
+        withheld = mantle if withholds_default_project(config, route=route, mantle=mantle, project=project) else None
         plans.append(
             ApplicationPlan(
                 app=app,
                 caller_account_id=config.account_id(app.account),
                 model=model,
                 route=route,
-                mantle_route=mantle,
-                mantle_project=config.access.mantle_projects
-                and mantle is not None
-                and config.home_region in mantle_project_regions(catalog),
+                mantle_route=None if withheld else mantle,
+                mantle_project=project,
+                withheld_mantle_route=withheld,
             )
         )
     return tuple(plans), problems
+
+
+def gets_mantle_project(config: LandingZoneConfig, catalog: Catalog, mantle: Route | None) -> bool:
+    """Whether an application with Mantle path ``mantle`` gets its own Mantle Project (``access.mantle_projects``).
+
+    ``true``: wherever CloudFormation has ``AWS::BedrockMantle::Project`` in home_region (catalog
+    ``mantle_project_regions``); validate refuses it where it cannot act (:mod:`landing_zone.plan.requirements`).
+    ``auto`` (the default): also only where the project can be used — the bedrock-mantle endpoint is deployed when
+    ``access.require_vpc_endpoint`` (the invoker is granted Mantle through it only), and no per-request guardrail
+    (which grants no Mantle request: Mantle requests cannot carry ``bedrock:GuardrailIdentifier``).  The default
+    project "cannot be tagged" (Amazon Bedrock user guide, "Projects",
+    https://docs.aws.amazon.com/bedrock/latest/userguide/projects.html), so a project of its own is what makes an
+    application's Mantle spend carry the landing zone's cost-allocation tags."""
+    setting = config.access.mantle_projects
+    if setting is False or mantle is None or config.home_region not in mantle_project_regions(catalog):
+        return False
+    if setting is True:
+        return True
+    guardrail = config.content_guardrail
+    per_request = guardrail.enabled and guardrail.enforcement == "per-request"
+    endpoint = not config.access.require_vpc_endpoint or "bedrock-mantle" in config.network.endpoints
+    return endpoint and not per_request
+
+
+def withholds_default_project(
+    config: LandingZoneConfig, *, route: Route | None, mantle: Route | None, project: bool
+) -> bool:
+    """Whether the application's Mantle path is withheld from its invoker: with ``cost.budget_scope`` auto or tagged
+    the budget and its kill switch count the spend that carries the landing zone's tags, and Mantle in the account's
+    default project carries none.  An application with a runtime path (tagged through its application inference
+    profile) and no Mantle Project of its own is then granted the runtime path only, so all of its spend is counted.
+    A Mantle-only application keeps its only path (its spend stays untagged: :func:`untagged_paths`);
+    ``budget_scope: account`` counts the whole account and grants the default project."""
+    return mantle is not None and route is not None and not project and config.cost.budget_scope != "account"
 
 
 def activates_cost_allocation_tags(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> bool:
@@ -140,7 +178,7 @@ def has_mantle_project(app: ApplicationPlan, config: LandingZoneConfig) -> bool:
     ``landing-zone`` tag): ``DenyTaggedResourceTampering`` leaves out the reads of ``bedrock-mantle`` and the project
     use actions (``bedrock-mantle:CreateInference`` and the request's cancel/delete, derived from the action database),
     so its invoker runs inference in it while nobody but the exempt principals can update, archive, tag or untag it."""
-    return app.mantle_project and config.access.mantle_projects
+    return app.mantle_project and config.access.mantle_projects is not False
 
 
 def untagged_paths(app: ApplicationPlan, config: LandingZoneConfig) -> tuple[str, ...]:
@@ -149,9 +187,10 @@ def untagged_paths(app: ApplicationPlan, config: LandingZoneConfig) -> tuple[str
     Tagged: on-demand calls through its application inference profile ("Attach tags to an application inference
     profile to track costs when you submit on-demand model invocation requests", inference-profiles.html) and Mantle
     calls in its own Mantle Project ("Track spending at the project level using AWS tags", projects.html).  Untagged:
-    Mantle in the account's default project, which cannot be tagged (no project of its own: ``access.mantle_projects``
-    off, or a home_region without the CloudFormation type), and batch jobs (``batch_role_arns``: AWS documents the
-    profile's tags for on-demand requests only)."""
+    Mantle in the account's default project, which cannot be tagged, for a Mantle-only application with no project of
+    its own (``access.mantle_projects`` off, or a home_region without the CloudFormation type) or under
+    ``budget_scope: account`` (otherwise the path is withheld: :func:`withholds_default_project`), and batch jobs
+    (``batch_role_arns``: AWS documents the profile's tags for on-demand requests only)."""
     paths = []
     if app.mantle_route is not None and not has_mantle_project(app, config):
         paths.append("Mantle in the default project")

@@ -39,10 +39,17 @@ from landing_zone.plan.checks import (
     self_hosting_problems,
     service_tier_problems,
 )
+from landing_zone.plan.detection import detection_problems
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
-from landing_zone.plan.policies import build_policies, scp_set
-from landing_zone.plan.requirements import application_budget_findings, dependent_setting_findings, feature_problems
+from landing_zone.plan.policies import PolicySet, build_policies, scp_set
+from landing_zone.plan.provisioned import ungranted_path_problems
+from landing_zone.plan.requirements import (
+    application_budget_findings,
+    dependent_setting_findings,
+    feature_problems,
+    retention_endpoint_warnings,
+)
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
     budget_warnings,
@@ -53,7 +60,8 @@ from landing_zone.plan.warnings import (
     service_tier_warnings,
     unverified_warnings,
 )
-from landing_zone.policies.guardrails import GuardrailSizeError, ScpSet
+from landing_zone.policies.guardrails import GuardrailSizeError
+from landing_zone.policies.scp_layout import ScpSet
 
 __all__ = ["build_plan", "load_plan"]
 
@@ -201,9 +209,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             problems += part_problems
     if not problems:
         problems += self_hosting_problems(config, prices)
-    problems += name_problems(
-        generated_names(config, applications, scp_count=len(scps.documents) if scps else 0), catalog
-    )
+    problems += name_problems(generated_names(config, applications, scp_names=scps.names if scps else ()), catalog)
     if problems:
         raise ConfigError(problems, origin=origin)
 
@@ -251,7 +257,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems := name_problems([n for n in late_names if n.limit in _LATE_NAME_LIMITS], catalog):
         raise ConfigError(problems, origin=origin)
 
-    warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
+    warnings = _warnings(config, catalog, models, prices, metrics, routing, applications, budget, model_prices, parts)
     warnings += workload_quota_warnings + quota_warnings(quota_alarms, config)
     warnings += app_budget_warnings + dependent_warnings
     return Plan(
@@ -267,12 +273,29 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         cost_alarms=cost_alarms,
         quota_alarms=quota_alarms,
         dashboard=dashboard,
-        policies=build_policies(config, routing, catalog, applications, scps=scps),
+        policies=_policies(config, routing, catalog, applications, scps, origin),
         cross_account_grants=cross_account_grants(config, applications),
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
         source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),
     )
+
+
+def _policies(
+    config: LandingZoneConfig,
+    routing: RoutingDecision,
+    catalog: Catalog,
+    applications: tuple[ApplicationPlan, ...],
+    scps: ScpSet | None,
+    origin: str,
+) -> PolicySet:
+    """Every policy document, once; a path provisioned for an application but not granted by its invoker policy
+    (:mod:`landing_zone.plan.provisioned`), or detection rules that cannot be deployed, raise."""
+    policies = build_policies(config, routing, catalog, applications, scps=scps)
+    problems = ungranted_path_problems(config, applications, policies.invokers)
+    if problems := [*problems, *detection_problems(config, policies.detection, catalog)]:
+        raise ConfigError(problems, origin=origin)
+    return policies
 
 
 def _quotas(
@@ -294,6 +317,7 @@ def _quotas(
 
 def _warnings(
     config: LandingZoneConfig,
+    catalog: Catalog,
     models: tuple[Model, ...],
     prices: PriceCatalog,
     metrics: MetricCatalog,
@@ -313,6 +337,7 @@ def _warnings(
     warnings += kill_switch_warnings(config, applications)
     if (retention := retention_warning(config.data_retention.mode, models)) is not None:
         warnings.append(retention)
+    warnings += retention_endpoint_warnings(config, catalog, applications)
     warnings += service_tier_warnings(config, models)
     return warnings
 

@@ -27,7 +27,8 @@ synths of 1, 10 and 50 applications and of every example):
     resources = 6 (alerts topic and policy, budget, anomaly monitor and subscription, operations dashboard; 5 with
                 ``cost.anomaly_monitor_arn``: the account's monitor is reused)
                 + 4 kill switch (if on; + 1 application deny with per-application budgets, + 2 reset role and
-                policy with ``cost.kill_switch_reset_principal_arns``) + 1 per alert e-mail + the spend alarms + the
+                policy with ``cost.kill_switch_reset_principal_arns``) + 1 per alert e-mail and per ``cost.alert_recipients``
+                entry + the spend alarms + the
                 Mantle usage alarms + the quota headroom alarms (one alarm per ``metric_math_max_metrics`` metrics;
                 every application profile is a source)
                 + per application with ``cost.per_application_budgets``: 1 budget + 1 budget action (kill switch on)
@@ -155,7 +156,7 @@ def template_footprints(
             ),
             TemplateFootprint(
                 f"{cfg.name}-cost",
-                cost_fixed + len(cfg.cost.alert_emails),
+                cost_fixed + len(cfg.cost.alert_emails) + len(cfg.cost.alert_recipients),
                 5,
                 alarms_per_app + per_app_budget + per_project,
                 0,
@@ -168,6 +169,7 @@ def template_footprints(
     else:
         network = NEW_VPC_RESOURCES + PER_AZ_RESOURCES * (len(net.availability_zones) or net.az_count) + endpoints
     resources = KEYS_RESOURCES + network + access_resources + cost_fixed + MEMBER_EMAIL_SUBSCRIPTIONS
+    resources += len(cfg.cost.alert_recipients)  # every member subscribes them too
     outputs = (
         APPLICATION_OUTPUTS * n - mantle_only + (LOGGING_OUTPUTS if logging else 0) + endpoints + MEMBER_COST_OUTPUTS
     )

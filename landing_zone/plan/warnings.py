@@ -225,11 +225,18 @@ def budget_warnings(config: LandingZoneConfig, budget: MonthlyBudget) -> list[st
     return []
 
 
+def _per_request(config: LandingZoneConfig) -> bool:
+    """Per-request guardrail enforcement grants no Mantle request anyway (no bedrock:GuardrailIdentifier there)."""
+    return config.content_guardrail.enabled and config.content_guardrail.enforcement == "per-request"
+
+
 def kill_switch_warnings(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> list[str]:
     """What the kill switch counts and who can reset it, when a person should hear it (docs/COST.md).
 
     * ``cost.budget_scope: auto`` that fell back to ``account``: the budget counts the whole deployment account, so
       another team's spend there can trip it; names the applications' untagged paths and the way to ``tagged``.
+    * applications whose Mantle path is withheld (:func:`~landing_zone.core.applications.withholds_default_project`):
+      a user who expected Mantle hears why it is not granted and what grants it.
     * organization mode with tamper protection and neither ``cost.kill_switch_reset_principal_arns`` nor
       ``policy_guardrails.deployment_principal_arns``: once it fires, nobody in the targeted accounts can reverse it.
     """
@@ -243,8 +250,17 @@ def kill_switch_warnings(config: LandingZoneConfig, applications: Sequence[Appli
         out.append(
             f"the kill switch counts everything billed to {where}, so another team's spend there can trip it: "
             f"cost.budget_scope auto falls back to account because some spend carries no landing-zone tag ({paths}); "
-            "access.mantle_projects: true and no applications[].batch_role_arns make it count only the landing "
-            "zone's own spend (docs/COST.md)"
+            "a runtime path for each application (a Mantle-only one uses the account's default project unless "
+            "home_region has AWS::BedrockMantle::Project) and no applications[].batch_role_arns make it count only "
+            "the landing zone's own spend (docs/COST.md)"
+        )
+    withheld = [a.app.name for a in applications if a.withheld_mantle_route is not None and not _per_request(config)]
+    if withheld:
+        out.append(
+            f"applications {', '.join(withheld)} are granted their runtime path only, not Mantle: they have no Mantle "
+            f"Project of their own (none in home_region {config.home_region}, or access.mantle_projects false) and "
+            "the account's default project carries no cost-allocation tag, so the kill switch would not count that "
+            "spend; cost.budget_scope: account grants it and counts the whole account (docs/COST.md)"
         )
     g = config.policy_guardrails
     if (

@@ -19,9 +19,22 @@ def kill_switch_policy() -> dict[str, Any]:
     )
 
 
-def alerts_topic_policy(*, topic_arn: str, account: str, region: str, partition: str = "aws") -> dict[str, Any]:
+def alerts_topic_policy(
+    *,
+    topic_arn: str,
+    account: str,
+    region: str,
+    partition: str = "aws",
+    event_rule_prefix: str | None = None,
+    subscribers: Sequence[str] = (),
+    protocols: Sequence[str] = (),
+) -> dict[str, Any]:
     """Publishers of the alerts topic, each limited to this account's own budgets, anomaly subscriptions and
-    alarms (confused deputy); plain-HTTP use denied."""
+    alarms (confused deputy); plain-HTTP use denied.  ``event_rule_prefix`` (detection on): also EventBridge, for
+    this account's rules of that name prefix in ``region``.  ``subscribers`` (``cost.alert_subscriber_principal_arns``)
+    may add subscriptions with ``protocols`` (``sns:Protocol``): the grant a principal of another account needs, as a
+    topic policy is the resource side of a cross-account request; the SCPs decide the same for everyone else
+    (:mod:`landing_zone.policies.alert_subscriptions`)."""
     publishers = [
         ("BudgetsPublish", "budgets.amazonaws.com", f"arn:{partition}:budgets::{account}:*"),
         (
@@ -35,6 +48,14 @@ def alerts_topic_policy(*, topic_arn: str, account: str, region: str, partition:
             f"arn:{partition}:cloudwatch:{region}:{account}:alarm:*",
         ),
     ]
+    if event_rule_prefix is not None:
+        publishers.append(
+            (
+                "EventBridgeRulesPublish",
+                "events.amazonaws.com",
+                f"arn:{partition}:events:{region}:{account}:rule/{event_rule_prefix}*",
+            )
+        )
     return document(
         [
             statement(
@@ -54,6 +75,24 @@ def alerts_topic_policy(*, topic_arn: str, account: str, region: str, partition:
                     condition=from_source(account, source),
                 )
                 for sid, service, source in publishers
+            ),
+            *(
+                [
+                    statement(
+                        "DocumentedSubscribersSubscribe",
+                        principal={
+                            "AWS": sorted({f"arn:{partition}:iam::{a.split(':')[4]}:root" for a in subscribers})
+                        },
+                        actions=["sns:Subscribe"],
+                        resources=[topic_arn],
+                        condition={
+                            "ArnLike": {"aws:PrincipalArn": list(subscribers)},
+                            "StringEquals": {"sns:Protocol": list(protocols)},
+                        },
+                    )
+                ]
+                if subscribers
+                else []
             ),
         ]
     )

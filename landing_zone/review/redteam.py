@@ -36,9 +36,9 @@ from landing_zone.core.catalog.action_space import load_data_automation_profiles
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import Request as EvalRequest
 from landing_zone.policies.evaluator import evaluate_scp_levels
-from landing_zone.review.cases import ALLOW, DENY, params_for
+from landing_zone.review.cases import ALLOW, DENY, params_for, principal_context
 
-__all__ = ["GOALS", "ATTACKS", "Attack", "AttackCase", "Probe", "attacks_for", "evaluate_attacks"]
+__all__ = ["GOALS", "ATTACKS", "Attack", "AttackCase", "Probe", "applying_levels", "attacks_for", "evaluate_attacks"]
 
 GOALS = {
     1: "process a model outside compliant_regions",
@@ -46,6 +46,7 @@ GOALS = {
     3: "mint or use long-term Bedrock API keys",
     4: "blind or disarm the landing zone",
     5: "run inference or agents outside the governed settings (service tier, data retention, AgentCore)",
+    6: "from an account outside the governed perimeter, call the landing zone's models (unlogged, unbudgeted)",
 }
 
 TAG = "aws:ResourceTag/landing-zone"
@@ -84,8 +85,13 @@ UNLISTED_BEARER = "DenyBearerTokenCallsByUnlistedPrincipals"
 TIERS = "DenyUnlistedServiceTiers"
 MANTLE_TIERS = "DenyUnlistedMantleServiceTiers"
 GATEWAY_AUTH = "DenyAgentCoreGatewayWithoutAuthorizer"
+ALERT_SUBSCRIBE = "DenyAlertSubscribe"
+ALERT_UNSUBSCRIBE = "DenyAlertUnsubscribe"
+ALERT_PROTOCOLS = "DenyAlertSubscribeProtocols"
 AGENTCORE_VPC = "DenyAgentCoreWithoutVpc"
 RETENTION = "DenyDataRetentionModeChange"
+OUTSIDE_MODELS = "DenyLandingZoneModelsOutsidePerimeter"
+OUTSIDE_MANTLE = "DenyLandingZoneMantleModelsOutsidePerimeter"
 MANTLE_RETENTION = "DenyMantleDataRetentionModeChange"
 TIER_KEY = "bedrock:ServiceTier"
 MANTLE_TIER_KEY = "bedrock-mantle:ServiceTier"
@@ -121,7 +127,11 @@ class Attack:
     # geo, rejected_geo, mantle, stacksets, deployers, second; and the guardrail option a row depends on:
     # short_term_keys (api_keys: short-term-only), tier_denied ('priority' not in allowed_service_tiers),
     # agentcore (agentcore_controls), data_retention (data_retention.mode set), mantle_projects (an application has one),
-    # kill_switch_reset (cost.kill_switch_reset_principal_arns: the reset role exists)
+    # kill_switch_reset (cost.kill_switch_reset_principal_arns: the reset role exists); outside (a shared target: an
+    # account outside the perimeter under organization.target_ids, where the sibling attacks), others_free and
+    # regions_free (the outside_perimeter opt-ins are off: the sibling's other models / Regions are its own)
+    # alert_subscribers (cost.alert_subscriber_principal_arns), alert_subscribers_governed (the first in a governed
+    # account)
     needs: tuple[str, ...] = ()
     residual: str | None = None  # the attack is NOT stopped unless `guard` is on; says what would stop it
     guard: str | None = None  # a policy_guardrails option that turns the deny on (region_deny_all_services)
@@ -155,6 +165,14 @@ _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
 # an application's own Project (access.mantle_projects); its ID is AWS-generated at deploy time
 _LZ_PROJECT = "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_0a1b2c3d4e5f"
 _SCP = "arn:aws:organizations::{acc}:policy/o-a1b2c3d4e5/service_control_policy/p-a1b2c3d4"
+_ALERTS = "arn:aws:sns:{home}:{acc}:{name}-cost-alerts"
+# a subscription's ARN is its topic's followed by ':<id>' (Amazon SNS API reference, Unsubscribe / Subscribe)
+_ALERTS_SUB = _ALERTS + ":0a1b2c3d-0a1b-4c5d-8e9f-0a1b2c3d4e5f"
+_OTHER_SUB = "arn:aws:sns:{home}:{acc}:team-b-alerts:0a1b2c3d-0a1b-4c5d-8e9f-0a1b2c3d4e5f"
+# another team's account under the same target (outside the perimeter): its own model, stack and settings
+_SIBLING_PROFILE = "arn:aws:bedrock:{home}:{sibling_acc}:inference-profile/{geo}.{OTHER}"
+_SIBLING_TOOLKIT = "arn:aws:cloudformation:{home}:{sibling_acc}:stack/CDKToolkit/0a1b2c3d"
+_SIBLING_JOB = "arn:aws:bedrock:{home}:{sibling_acc}:model-invocation-job/abc123"
 
 
 def _role(name: str) -> str:
@@ -306,6 +324,20 @@ ATTACKS: tuple[Attack, ...] = (
         REGIONS,
         P("app_role", "bedrock-agentcore:InvokeAgentRuntime", "arn:aws:bedrock-agentcore:{home}:{acc}:runtime/rt-123"),
         "an AgentCore runtime in home_region",
+    ),
+    Attack(
+        1,
+        "web search for the model in a non-compliant Region (bedrock-websearch, a prefix added in 2026)",
+        # the Region deny covers every bedrock* prefix of the IAM action database (landing_zone/actiondb/space.py)
+        P(
+            "attacker",
+            "bedrock-websearch:InvokeSearch",
+            "arn:aws:bedrock-websearch:{outside}:aws:tool/web-search",
+            "{outside}",
+        ),
+        REGIONS,
+        P("app_role", "bedrock-websearch:InvokeSearch", "arn:aws:bedrock-websearch:{home}:aws:tool/web-search"),
+        "web search in home_region",
     ),
     Attack(
         1,
@@ -945,6 +977,59 @@ ATTACKS: tuple[Attack, ...] = (
         P("reset_role", "budgets:ExecuteBudgetAction", _BUDGET_ACTION, "us-east-1"),
         "the documented reset: the kill switch's reset role (cost.kill_switch_reset_principal_arns)",
         needs=("kill_switch_reset",),
+    ),
+    # --- goal 4: muting the alerts (issue 35 item 2): the subscriptions the landing zone made stay; the documented
+    # subscribers (cost.alert_subscriber_principal_arns) may add e-mail or HTTPS recipients ---------------------------
+    Attack(
+        4,
+        "mute the alerts: unsubscribe the landing zone's recipient",
+        P("attacker", "sns:Unsubscribe", _ALERTS_SUB),
+        ALERT_UNSUBSCRIBE,
+        P("attacker", "sns:Unsubscribe", _OTHER_SUB),
+        "the same admin unsubscribing from another team's topic",
+    ),
+    Attack(
+        4,
+        "mute the alerts: give the landing zone's subscription a filter policy that matches no alert",
+        P("attacker", "sns:SetSubscriptionAttributes", _ALERTS_SUB),
+        ALERT_UNSUBSCRIBE,
+        P("attacker", "sns:SetSubscriptionAttributes", _OTHER_SUB),
+        "the same admin filtering a subscription of another team's topic",
+    ),
+    Attack(
+        4,
+        "redirect the alerts: subscribe an endpoint of one's own as a member-account admin",
+        P("attacker", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "https"}),
+        ALERT_SUBSCRIBE,
+        P("deployer", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "email"}),
+        "the CDK execution role deploying cost.alert_recipients",
+    ),
+    Attack(
+        4,
+        "subscribe to the alerts as a member-account admin (not a documented subscriber)",
+        P("attacker", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "email"}),
+        ALERT_SUBSCRIBE,
+        P("alert_subscriber", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "https"}),
+        "a documented subscriber adding a paging webhook (cost.alert_subscriber_principal_arns)",
+        needs=("alert_subscribers",),
+    ),
+    Attack(
+        4,
+        "a documented subscriber subscribing a function or queue (a protocol that is not a recipient's)",
+        P("alert_subscriber", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "lambda"}),
+        ALERT_PROTOCOLS,
+        P("alert_subscriber", "sns:Subscribe", _ALERTS, context={"sns:Protocol": "email"}),
+        "the same subscriber adding an e-mail recipient",
+        needs=("alert_subscribers_governed",),
+    ),
+    Attack(
+        4,
+        "a documented subscriber removing the landing zone's recipient",
+        P("alert_subscriber", "sns:Unsubscribe", _ALERTS_SUB),
+        ALERT_UNSUBSCRIBE,
+        P("deployer", "sns:Unsubscribe", _ALERTS_SUB),
+        "the CDK execution role deploying a changed cost.alert_recipients",
+        needs=("alert_subscribers_governed",),
     ),
     Attack(
         4,
@@ -1632,6 +1717,66 @@ ATTACKS: tuple[Attack, ...] = (
         "set it to the governed mode",
         needs=("data_retention",),
     ),
+    # --- goal 6: the landing zone's models from an account outside the perimeter ----------------------------------
+    Attack(
+        6,
+        "a sibling account's administrator invokes Kimi in home_region",
+        P("sibling", "bedrock:InvokeModel", _fm("{home}")),
+        OUTSIDE_MODELS,
+        P("sibling", "bedrock:InvokeModel", _fm("{home}", "{OTHER}")),
+        "the same administrator invokes another model (its own)",
+        needs=("outside", "others_free"),
+    ),
+    Attack(
+        6,
+        "a sibling invokes Kimi through a geographic profile (the leg in a destination Region)",
+        P("sibling", "bedrock:InvokeModel", _fm("{dest1}"), "{dest1}", {PROFILE_KEY: "{sibling_geo_profile}"}),
+        OUTSIDE_MODELS,
+        P("sibling", "cloudformation:UpdateStack", _SIBLING_TOOLKIT),
+        "the same administrator updates its own CDKToolkit stack",
+        needs=("outside", "geo"),
+    ),
+    Attack(
+        6,
+        "a sibling starts a batch job on Kimi",
+        P("sibling", "bedrock:CreateModelInvocationJob", _fm("{home}")),
+        OUTSIDE_MODELS,
+        P("sibling", "bedrock:PutModelInvocationLoggingConfiguration", "*"),
+        "the same administrator changes its own invocation logging",
+        needs=("outside",),
+    ),
+    Attack(
+        6,
+        "a sibling copies Kimi into an application inference profile of its own",
+        P("sibling", "bedrock:CreateInferenceProfile", _fm("{home}")),
+        OUTSIDE_MODELS,
+        P("sibling", "bedrock:PutAccountDataRetention", "*", context={"bedrock:DataRetentionMode": "default"}),
+        "the same administrator sets its own data retention mode",
+        needs=("outside",),
+    ),
+    Attack(
+        6,
+        "a sibling invokes Kimi in a non-compliant Region",
+        P("sibling", "bedrock:InvokeModelWithResponseStream", _fm("{outside}"), "{outside}"),
+        OUTSIDE_MODELS,
+        P("sibling", "sagemaker:CreateEndpoint", "arn:aws:sagemaker:{outside}:{sibling_acc}:endpoint/e1", "{outside}"),
+        "the same administrator runs SageMaker AI (a model-calling service) in that Region",
+        needs=("outside", "regions_free"),
+    ),
+    Attack(
+        6,
+        "a sibling calls Kimi on Mantle (OpenAI-compatible)",
+        P(
+            "sibling",
+            "bedrock-mantle:CreateInference",
+            _MANTLE.replace("{acc}", "{sibling_acc}"),
+            context={MANTLE_KEY: "{mantle_model}"},
+        ),
+        OUTSIDE_MANTLE,
+        P("sibling", "bedrock:InvokeModel", _SIBLING_PROFILE),
+        "the same administrator calls another model through its own profile",
+        needs=("outside", "mantle", "others_free", "geo"),
+    ),
 )
 
 
@@ -1647,6 +1792,7 @@ class AttackCase:
     legit_path: str
     attacker_expected: str  # explicit_deny, or allow for a residual risk whose guard is off
     residual: str | None
+    outside: bool = False  # the attacker is in an account outside the perimeter (goal 6)
 
     @property
     def requests(self) -> tuple[tuple[str, Request, str], ...]:
@@ -1662,7 +1808,7 @@ class Request:
     context: Mapping[str, Any]
 
     def request_context(self) -> dict[str, Any]:
-        return {"aws:RequestedRegion": self.region, "aws:PrincipalARN": self.principal, **self.context}
+        return {"aws:RequestedRegion": self.region, **principal_context(self.principal), **self.context}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -1701,6 +1847,14 @@ def _values(plan: Plan) -> dict[str, str | None]:
         provider_role=f"{role}{config.automation_role_prefix}logging-provider",
         budget_role=f"{role}{config.automation_role_prefix}budget-action",
         reset_role=f"{role}{config.automation_role_prefix}kill-switch-reset",
+        # a documented alert subscriber as it calls (a role ARN; a trailing '*' stands for any suffix)
+        alert_subscriber=next(
+            (
+                a.rstrip("*") + ("oncall" if a.endswith("*") else "")
+                for a in config.cost.alert_subscriber_principal_arns
+            ),
+            None,
+        ),
         stacksets=f"{role}stacksets-exec-0123456789abcdef" if config.member_baseline.enabled else None,
         deployer_principal=(config.policy_guardrails.deployer_principal_arns or (None,))[0],
         flow_logs_role=f"{role}{config.name}-flow-logs",
@@ -1714,6 +1868,17 @@ def _values(plan: Plan) -> dict[str, str | None]:
             else None
         ),
     )
+    perim = plan.policies.scps.perimeter if plan.policies.scps is not None else None
+    sibling = _sibling_account(config, perim.accounts if perim else ())
+    values.update(
+        sibling_acc=sibling,
+        sibling=f"arn:aws:iam::{sibling}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_AdministratorAccess_0fedcba9876543",
+        sibling_geo_profile=(
+            f"arn:aws:bedrock:{home}:{sibling}:inference-profile/{params.geo_profile_id}"
+            if params.geo_profile_id
+            else None
+        ),
+    )
     if config.member_baseline.enabled:
         # In a member account everything is deployed by the StackSets execution role; its CDK roles (if any) are
         # not exempt (the CDK deploys the StackSet from the administrator account).
@@ -1721,6 +1886,12 @@ def _values(plan: Plan) -> dict[str, str | None]:
             deployer=values["stacksets"], deploy_role=values["stacksets"], file_publishing=values["stacksets"]
         )
     return values
+
+
+def _sibling_account(config: Any, governed: tuple[str, ...]) -> str:
+    """An account under the targets that the landing zone does not govern (nor the management account)."""
+    taken = set(governed) | ({config.organization.management_account_id} if config.organization else set())
+    return next(a for a in ("999999999999", "999999999998", "999999999997") if a not in taken)
 
 
 def _fill(value: Any, values: Mapping[str, str | None]) -> Any:
@@ -1743,8 +1914,10 @@ def _request(probe: Probe, values: Mapping[str, str | None]) -> Request:
     )
 
 
-def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
-    """The table for a plan's configuration, and how many rows do not apply to it (organization mode only)."""
+def attacks_for(plan: Plan, *, outside: bool = False) -> tuple[tuple[AttackCase, ...], int]:
+    """The table for a plan's configuration, and how many rows do not apply to it (organization mode only).
+    ``outside``: also the rows whose attacker is in an account outside the perimeter (goal 6), which only an
+    evaluation that knows where each SCP attaches can decide (:func:`evaluate_attacks`)."""
     config = plan.config
     params = params_for(plan)
     values = _values(plan)
@@ -1764,6 +1937,15 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
         data_retention=config.data_retention.mode is not None,
         mantle_projects=any(has_mantle_project(app, config) for app in plan.applications),
         kill_switch_reset=config.cost.kill_switch and bool(config.cost.kill_switch_reset_principal_arns),
+        alert_subscribers=bool(config.cost.alert_subscriber_principal_arns),
+        # the first documented subscriber is in a governed account, which the SCPs bind (one elsewhere is bound by the
+        # alerts topic's policy, which admits e-mail and HTTPS subscriptions only)
+        alert_subscribers_governed=config.cost.alert_subscriber_principal_arns[:1] != ()
+        and config.cost.alert_subscriber_principal_arns[0].split(":")[4] in config.account_ids,
+        outside=outside and plan.policies.scps is not None and bool(plan.policies.scps.perimeter.shared_targets),
+        others_free=config.organization is None or not config.organization.outside_perimeter.restrict_other_models,
+        regions_free=config.organization is None
+        or not config.organization.outside_perimeter.confine_to_compliant_regions,
     )
     guards = {"region_deny_all_services": g.region_deny_all_services}
     out: list[AttackCase] = []
@@ -1791,6 +1973,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
                 legit_path=row.legit_path,
                 attacker_expected=DENY if active else ALLOW,
                 residual=None if active else row.residual,
+                outside=row.goal == 6,
             )
         )
     return tuple(out), skipped
@@ -1833,20 +2016,40 @@ class AttackResult:
 def evaluate_attacks(
     plan: Plan, levels: list[list[tuple[str, dict[str, Any]]]]
 ) -> tuple[tuple[AttackResult, ...], int]:
-    """Every row against SCP ``levels`` (``evaluate_scp_levels`` shape, FullAWSAccess included)."""
+    """Every row against SCP ``levels`` (``evaluate_scp_levels`` shape, FullAWSAccess included), each request
+    against the SCPs on its principal's account's path: the plan's layout says where each of the landing zone's SCPs
+    attaches (:func:`applying_levels`)."""
 
     def decide(req: Request) -> tuple[str, tuple[str, ...]]:
-        decision = evaluate_scp_levels(levels, EvalRequest(req.action, req.resource, req.request_context()))
+        account = req.principal.split(":")[4]
+        decision = evaluate_scp_levels(
+            applying_levels(plan, levels, account), EvalRequest(req.action, req.resource, req.request_context())
+        )
         matches = decision.matched_denies if decision.decision == DENY else decision.matched_allows
         return decision.decision, tuple(sorted({m.label for m in matches}))
 
-    cases, skipped = attacks_for(plan)
+    cases, skipped = attacks_for(plan, outside=True)
     results = []
     for case in cases:
         attack, attack_by = decide(case.attack)
         legit, legit_by = decide(case.legit)
         results.append(AttackResult(case, attack, attack_by, legit, legit_by))
     return tuple(results), skipped
+
+
+def applying_levels(
+    plan: Plan, levels: list[list[tuple[str, dict[str, Any]]]], account: str
+) -> list[list[tuple[str, dict[str, Any]]]]:
+    """``levels`` without the landing zone's SCPs that are not on ``account``'s path: an SCP attached to accounts
+    only (the governed ones) applies to those; one attached to a root or OU applies to every account below it."""
+    scps = plan.policies.scps
+    targets = {p.name: p.targets for p in scps.policies} if scps is not None else {}
+
+    def on_path(name: str) -> bool:
+        where = targets.get(name)
+        return not where or account in where or any(not t.isdigit() for t in where)
+
+    return [[(n, d) for n, d in level if on_path(n)] for level in levels]
 
 
 def _cell(text: str) -> str:

@@ -38,25 +38,31 @@ def test_budget_amount_is_the_cost_model_number_times_headroom(default_lz, cost)
 
 
 def test_budget_filter_is_the_deployment_account_never_a_service_name(cost):
-    """Default budget_scope auto is account here — the default application can use Mantle in the default project,
-    which carries no cost-allocation tag, so only the account's whole bill sees every path its invokers can use."""
+    """Default budget_scope auto is tagged here: the default application's Mantle path runs in its own Mantle Project
+    (access.mantle_projects auto, us-east-1 has the CloudFormation type), so every path it has carries the landing
+    zone's tags and the budget counts the deployment account AND those tags, never a service name (a Marketplace
+    model bills under its own)."""
     budget = only(cost, "AWS::Budgets::Budget")["Budget"]
-    assert budget["FilterExpression"] == {
-        "Dimensions": {"Key": "LINKED_ACCOUNT", "Values": ["111111111111"], "MatchOptions": ["EQUALS"]}
+    (account, *tags) = budget["FilterExpression"]["And"]
+    assert account == {"Dimensions": {"Key": "LINKED_ACCOUNT", "Values": ["111111111111"], "MatchOptions": ["EQUALS"]}}
+    assert {t["Tags"]["Key"]: t["Tags"]["Values"] for t in tags} == {
+        "landing-zone": ["kimi-lz"],
+        "application": ["workload"],
     }
     assert "SERVICE" not in json.dumps(budget)
 
 
 def test_a_tagged_budget_is_refused_while_invokers_can_spend_through_untagged_paths(plan_for):
-    """A kill switch filtered on the landing-zone tag could never fire on Mantle spend (default project, untaggable):
-    such a configuration is refused at validate, naming the applications and paths."""
+    """A kill switch filtered on the landing-zone tag could never fire on Mantle spend in the default project
+    (untaggable): a Mantle-only application where CloudFormation has no AWS::BedrockMantle::Project (eu-central-1)
+    has no other path, so the configuration is refused at validate, naming the application and path."""
     from landing_zone.errors import ConfigError
 
     with pytest.raises(ConfigError) as info:
-        plan_for(cost={"budget_scope": "tagged"})
+        plan_for(ROOT / "examples" / "eu-core-regions.yaml", cost={"budget_scope": "tagged"})
     (problem,) = [p for p in info.value.problems if p.path == "cost.budget_scope"]
-    assert "workload (Mantle in the default project)" in str(problem) and "budget_scope: account" in str(problem)
-    assert "access.mantle_projects: true" in str(problem)
+    assert "assistant (Mantle in the default project)" in str(problem) and "budget_scope: account" in str(problem)
+    assert "access.mantle_projects" in str(problem)
 
 
 def test_a_tagged_budget_without_a_kill_switch_is_accepted(plan_for):

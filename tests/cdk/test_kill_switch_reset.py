@@ -170,7 +170,7 @@ def test_the_reset_principals_names_are_protected_in_their_account(plan_for):
     """A member admin cannot make a role the reset role would trust (when the FinOps account is a targeted one)."""
     plan = plan_for(cost={"kill_switch_reset_principal_arns": [f"arn:aws:iam::{ACC}:role/finops-oncall"]})
     levels = [[("FullAWSAccess", {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})]]
-    levels[0] += [(f"scp-{i}", d) for i, d in enumerate(plan.policies.scps.documents)]
+    levels[0] += [(f"scp-{i}", d) for i, d in enumerate(plan.policies.scps.inside_documents)]
     request = Request(
         "iam:CreateRole",
         f"arn:aws:iam::{ACC}:role/finops-oncall",
@@ -199,13 +199,14 @@ def test_auto_counts_only_the_landing_zones_tagged_spend_when_every_path_is_tagg
 
 
 def test_auto_falls_back_to_the_account_and_says_so_when_a_path_is_untagged(plan_for):
-    plan = plan_for()  # the default application can call Mantle in the account's default project
+    # a Mantle-only application in eu-central-1 (no AWS::BedrockMantle::Project there): the default project only
+    plan = plan_for(ROOT / "examples" / "eu-core-regions.yaml")
     assert plan.policies.budget_filter == {
-        "Dimensions": {"Key": "LINKED_ACCOUNT", "Values": ["111111111111"], "MatchOptions": ["EQUALS"]}
+        "Dimensions": {"Key": "LINKED_ACCOUNT", "Values": ["222222222222"], "MatchOptions": ["EQUALS"]}
     }
     (warning,) = [w for w in plan.warnings if "kill switch counts everything billed" in w]
-    assert "111111111111" in warning and "workload: Mantle in the default project" in warning
-    assert "access.mantle_projects: true" in warning
+    assert "222222222222" in warning and "assistant: Mantle in the default project" in warning
+    assert "a runtime path for each application" in warning
 
 
 def test_a_batch_role_makes_auto_fall_back_too(plan_for):

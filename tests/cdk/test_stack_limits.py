@@ -72,8 +72,8 @@ def actual_counts(plan, templates: dict[str, dict]) -> dict[str, tuple[int, int]
 CASES = {
     "1 account": {"accounts": accounts(1)},
     "10 accounts": {"accounts": accounts(10)},
-    "39 accounts (the most that fit)": {"accounts": accounts(39)},
-    "50 accounts, no kill switch": {"accounts": accounts(50), "cost": {"kill_switch": False}},
+    "33 accounts (the most that fit)": {"accounts": accounts(33)},  # each with its Mantle Project (auto)
+    "49 accounts, no kill switch": {"accounts": accounts(49), "cost": {"kill_switch": False}},
     "3 apps, everything on": {
         "applications": applications(3),
         "content_guardrail": {"enabled": True},
@@ -156,14 +156,15 @@ def test_200_accounts_without_member_baseline_are_refused_with_the_numbers(plan_
     assert problem.path == "accounts"
     text = str(problem)
     assert "got 200 accounts, each with a default application" in text
-    # 618: with an organization the cost-allocation activation (10 resources) sits in the guardrails stack
-    assert "618 resources (CloudFormation allows 500 per stack; each application adds 3)" in text
-    assert "1002 outputs (CloudFormation allows 200 per template; each application adds 5)" in text
-    assert "at most 39 application(s) fit" in text and "member_baseline.enabled" in text
+    # 818: a Mantle Project per default application (access.mantle_projects auto); with an organization the
+    # cost-allocation activation (10 resources) sits in the guardrails stack
+    assert "818 resources (CloudFormation allows 500 per stack; each application adds 4)" in text
+    assert "1202 outputs (CloudFormation allows 200 per template; each application adds 6)" in text
+    assert "at most 33 application(s) fit" in text and "member_baseline.enabled" in text
 
 
 def test_40_default_applications_exceed_the_output_limit_first(plan_for):
-    with pytest.raises(ConfigError, match=r"202 outputs .* at most 39 application\(s\) fit"):
+    with pytest.raises(ConfigError, match=r"242 outputs .* at most 33 application\(s\) fit"):
         plan_for(accounts=accounts(40))
 
 

@@ -9,6 +9,7 @@ import pytest
 from aws_cdk.assertions import Match
 
 from landing_zone.assembly.intrinsics import SAMPLE_STACK_UUID, STACK_SUFFIX, resolve_document, template_resolver
+from landing_zone.core import naming
 from landing_zone.policies.endpoints import endpoint_policy
 from landing_zone.policies.evaluator import Request, evaluate
 from landing_zone.policies.kms import key_policy
@@ -102,8 +103,13 @@ def test_keys_rotate_are_retained_and_carry_the_builder_policies(default_lz):
     keys = resources(t, "AWS::KMS::Key")
     assert len(keys) == 2  # logs + alerts; no EKS secrets key while self-hosting is off
     cfg = default_lz.plan.config
+    # detection on (organization mode): the alerts key admits the landing zone's own EventBridge rules
+    rules = naming.detection_rule_prefix(cfg.name) if default_lz.plan.policies.detection is not None else None
+    assert rules is not None
     expected = {
-        f"{cfg.name}: " + d: key_policy(p, account=cfg.deployment_account, region=cfg.home_region, name=cfg.name)
+        f"{cfg.name}: " + d: key_policy(
+            p, account=cfg.deployment_account, region=cfg.home_region, name=cfg.name, event_rule_prefix=rules
+        )
         for p, d in (
             ("logs", "VPC flow logs and Bedrock model invocation logs (S3 + CloudWatch Logs)"),
             ("alerts", "Budget, anomaly and alarm notification topics"),
@@ -181,9 +187,13 @@ def test_every_resource_is_tagged_with_the_landing_zone_name(default_lz):
 
 
 def test_stacks_target_the_configured_account_and_region(default_lz):
-    """The workload stacks go to the workload account, the guardrails to the management account."""
-    for stack in default_lz.landing_zone.stacks:
-        assert stack.account == ("999999999999" if stack is default_lz.landing_zone.guardrails else "111111111111")
+    """The workload stacks go to the workload account, the guardrails and the Organizations events' forwarder to the
+    management account; the global services' forwarder to us-east-1 (here the home Region too, so there is none)."""
+    lz = default_lz.landing_zone
+    management = (lz.guardrails, lz.detection_management)
+    assert all(s is not None for s in management) and lz.detection_global is None
+    for stack in lz.stacks:
+        assert stack.account == ("999999999999" if any(stack is m for m in management) else "111111111111")
         assert stack.region == "us-east-1"
     assert default_lz.landing_zone.keys.termination_protection is True
 
@@ -230,18 +240,24 @@ def test_config_retention_periods_match_the_construct_mapping():
     assert set(RETENTION_DAYS) == set(LOG_RETENTION_DAYS)
 
 
-def test_guardrails_stack_attaches_size_checked_scps_to_the_targets(synth):
+def test_guardrails_stack_attaches_size_checked_scps_where_the_layout_says(synth):
+    """The EU example's OU is shared (other teams' accounts may sit there): the guardrails attach to the two governed
+    accounts, the perimeter SCP to the OU; the template carries exactly the plan's names, targets and contents."""
     lz = synth(ROOT / "examples" / "eu-sovereign.yaml")
     stack = lz.landing_zone.guardrails
     assert stack is not None and stack.account == "444444444444"
     policies = resources(lz.template("guardrails"), "AWS::Organizations::Policy")
     assert len(policies) == len(stack.scps.documents) >= 1
+    planned = {p.name: p for p in stack.scps.policies}
     for res in policies.values():
         props = res["Properties"]
         assert props["Type"] == "SERVICE_CONTROL_POLICY"
-        assert props["TargetIds"] == ["ou-abcd-11111111"]
+        scp = planned[props["Name"]]
+        assert props["TargetIds"] == list(scp.targets) and props["Content"] == scp.content
+        expected = ["ou-abcd-11111111"] if props["Name"].endswith("-perimeter") else ["222222222222", "333333333333"]
+        assert props["TargetIds"] == expected
         assert isinstance(props["Content"], str) and " " not in props["Content"].split('"Sid"')[0]
-        assert len(props["Content"]) <= 5120
+        assert len(props["Content"]) <= 10240
         assert json.loads(props["Content"])["Statement"][0]["Effect"] == "Deny"
 
 

@@ -109,7 +109,10 @@ def test_slot_arithmetic_counts_what_is_attached_directly_and_not_what_is_inheri
     state = existing_organization(plan)
     (ou,) = plan.config.organization.target_ids
     report = run(plan, state)
-    (row,) = report.slots
+    rows = {r.target: r for r in report.slots}
+    # the OU and the governed accounts the layout attaches to directly (each a target of its own)
+    assert list(rows) == list(intent.attachment_targets(plan))
+    row = rows[ou]
     names = attached_to(state, plan, ou)
     assert row.kinds == {
         FULL_AWS_ACCESS: [n for n in names if n == "FullAWSAccess"],
@@ -119,6 +122,9 @@ def test_slot_arithmetic_counts_what_is_attached_directly_and_not_what_is_inheri
     assert row.landing_zone == [name for name, _ in intent.landing_zone_scps(plan, ou)]
     assert row.total == len(names) + len(row.landing_zone)  # the root's FullAWSAccess is inherited: no slot here
     assert row.over == max(0, row.total - intent.scp_quota(plan))
+    for account in plan.config.account_ids:  # the guardrails of the perimeter, on the governed accounts themselves
+        assert rows[account].landing_zone == [name for name, _ in intent.landing_zone_scps(plan, account)]
+        assert len(rows[account].landing_zone) > len(row.landing_zone) >= 1
 
 
 def test_a_full_target_is_a_conflict_that_says_by_how_much_and_what_can_move(plan_for, aws_mock):
@@ -127,7 +133,7 @@ def test_a_full_target_is_a_conflict_that_says_by_how_much_and_what_can_move(pla
     (ou,) = plan.config.organization.target_ids
     org = state.moto("organizations", plan.config.organization.management_account_id)
     fits = run(plan, state)
-    free = intent.scp_quota(plan) - fits.slots[0].total
+    free = intent.scp_quota(plan) - {r.target: r for r in fits.slots}[ou].total
     assert ("scp-slots", f"target {ou}") not in conflicts(fits) and free >= 0
     for i in range(free + 2):  # two more than the target has room for
         statement = {"Effect": "Deny", "Action": f"gamelift:Op{i}", "Resource": "*"}
@@ -372,14 +378,26 @@ def test_aws_endpoint_url_is_where_preflight_asks(monkeypatch: pytest.MonkeyPatc
     assert any("unauthorised: AccessDenied" in f["found"] for f in data["findings"])
 
 
-def test_member_baseline_reads_every_member_and_needs_a_stacksets_delegated_administrator(plan_for, aws_mock):
+def _eu_default_applications(tmp_path):
+    """The EU example with its ``applications`` left out (one default application per account); ``applications: []``
+    is refused as an empty list that would silently mean that default."""
+    from landing_zone.core.config import read_config_file
+
+    raw = {k: v for k, v in read_config_file(EU).items() if k != "applications"}
+    path = tmp_path / "eu-default-applications.json"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def test_member_baseline_reads_every_member_and_needs_a_stacksets_delegated_administrator(plan_for, aws_mock, tmp_path):
     """With the member baseline every account of `accounts` is a workload account (read with its own profile), and
     a StackSet administrator other than the management account must be delegated for StackSets: one delegated for
     AWS Config only is a conflict; the management account itself needs none (the neighbour)."""
     from unittest import mock
 
     admin = "555555555555"
-    plan = plan_for(EU, member_baseline={"enabled": True, "administrator_account_id": admin}, applications=[])
+    eu = _eu_default_applications(tmp_path)
+    plan = plan_for(eu, member_baseline={"enabled": True, "administrator_account_id": admin})
     state = existing_organization(plan, control_tower=False, customer_scps=False, foreign_logging=False,
                                   foreign_retention=None, foreign_monitor=False, cdk_toolkit=False)  # fmt: skip
     org = state.moto("organizations", plan.config.organization.management_account_id)
@@ -395,7 +413,7 @@ def test_member_baseline_reads_every_member_and_needs_a_stacksets_delegated_admi
     read = {f.where for f in report.findings if f.check == "invocation-logging"}
     assert read == {f"account {m} {plan.config.home_region}" for m in members}
     assert not [f for f in report.findings if f.severity is Severity.UNCHECKED]
-    in_management = plan_for(EU, member_baseline={"enabled": True}, applications=[])
+    in_management = plan_for(eu, member_baseline={"enabled": True})
     assert not [
         f
         for f in run(in_management, state, account_profiles=profiles).findings

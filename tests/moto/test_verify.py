@@ -125,7 +125,9 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # 239 since eu-sovereign sets data_retention.mode and the activation moved to the management account: +1
     # data-retention, +10 IAM role rows and +2 policies of its handler and provider, +2 log groups, +4 tags rows; the
     # management-logs key: kms-key, -rotation, -policy, -alias and its tags row (+5)
-    assert len(data["checks"]) == 239
+    # 256 since issue 33: 8 SCPs, one per concern (8 content rows), 7 attached to the 2 governed accounts and the
+    # perimeter SCP to the OU (15 attachment rows), where 3 SCPs made 6 rows: +17
+    assert len(data["checks"]) == 256
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {
         f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
     }
@@ -146,7 +148,13 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "alias/kimi-eu/alerts",
         "alias/kimi-eu/management-logs",  # the cost-allocation activation's logs, in the management account
     }
-    assert rows(stdout, "scp-attachment")[0]["resource"] == "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"
+    # the guardrails attach to the governed accounts, the perimeter SCP to the shared OU (the plan's layout)
+    attachments = {r["resource"] for r in rows(stdout, "scp-attachment")}
+    assert {
+        "kimi-eu-guardrails-regions -> 222222222222",
+        "kimi-eu-guardrails-perimeter -> ou-abcd-11111111",
+    } <= attachments
+    assert "kimi-eu-guardrails-regions -> ou-abcd-11111111" not in attachments
     # the bucket is named in the template (inside the protected '<name>-' namespace), ending with the stack's suffix:
     # the name is evaluated with the deployed stack's ID (DescribeStacks), no resource lookup
     s3 = rows(stdout, "invocation-logging-s3")[0]
@@ -161,7 +169,7 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
 
 def detach_scp(d: Deployed) -> None:
     res = d.first("AWS::Organizations::Policy")
-    d.client("organizations", management=True).detach_policy(PolicyId=d.ids[res.path], TargetId="ou-abcd-11111111")
+    d.client("organizations", management=True).detach_policy(PolicyId=d.ids[res.path], TargetId="222222222222")
 
 
 def edit_scp(d: Deployed) -> None:
@@ -250,9 +258,35 @@ def kill_switch_manual(d: Deployed) -> None:
     d.fake.budget_actions["kimi-eu-bedrock-monthly"][0]["ApprovalModel"] = "MANUAL"
 
 
+def _alert_subscription(d: Deployed) -> str:
+    sns = d.client("sns")
+    (topic,) = [t["TopicArn"] for t in sns.list_topics()["Topics"] if t["TopicArn"].endswith(":kimi-eu-cost-alerts")]
+    (sub,) = sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"]
+    return sub["SubscriptionArn"]
+
+
+def mute_with_a_filter_policy(d: Deployed) -> None:
+    """sns:SetSubscriptionAttributes where AWS authorizes it on '*' (no SCP can name the subscription): a filter
+    policy no alert matches keeps the subscription present and drops every message."""
+    d.client("sns").set_subscription_attributes(
+        SubscriptionArn=_alert_subscription(d),
+        AttributeName="FilterPolicy",
+        AttributeValue=json.dumps({"never": ["matches"]}),
+    )
+
+
+def unsubscribe_the_alerts(d: Deployed) -> None:
+    """The e-mail's own unsubscribe link (no IAM at all), or an Unsubscribe authorized on '*'."""
+    d.client("sns").unsubscribe(SubscriptionArn=_alert_subscription(d))
+
+
+ALERT_SUBSCRIPTION = "kimi-eu-cost-alerts -> email:finops@example.com"
+
 DRIFTS: list[tuple[Callable[[Deployed], None], dict[str, set[str]], str]] = [
-    (detach_scp, {"scp-attachment": {"MISSING"}}, "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"),
-    (edit_scp, {"scp-content": {"DRIFT"}}, "kimi-eu-bedrock-guardrails-1"),
+    (mute_with_a_filter_policy, {"sns-subscription": {"DRIFT"}}, ALERT_SUBSCRIPTION),
+    (unsubscribe_the_alerts, {"sns-subscription": {"MISSING"}}, ALERT_SUBSCRIPTION),
+    (detach_scp, {"scp-attachment": {"MISSING"}}, "kimi-eu-guardrails-regions -> 222222222222"),
+    (edit_scp, {"scp-content": {"DRIFT"}}, "kimi-eu-guardrails-regions"),
     (edit_endpoint_policy, {"vpc-endpoint-policy": {"DRIFT"}}, "bedrock-runtime"),
     (rotation_off, {"kms-rotation": {"DRIFT"}}, "alias/kimi-eu/logs"),
     (edit_key_policy, {"kms-policy": {"DRIFT"}}, "alias/kimi-eu/alerts"),

@@ -22,8 +22,9 @@ import pytest
 from landing_zone.core import markers
 from landing_zone.errors import ConfigError
 from landing_zone.policies.evaluator import Request, evaluate, evaluate_scp_levels
-from landing_zone.policies.guardrails import permissions_boundary, scp_documents
+from landing_zone.policies.guardrails import permissions_boundary
 from landing_zone.policies.invoke import service_tier_statements
+from landing_zone.policies.scp_layout import scp_documents
 from landing_zone.review import action_db
 from landing_zone.review.action_db import check_document
 from tests.conftest import ROOT
@@ -54,7 +55,7 @@ RETENTION = {"data_retention": {"mode": "none"}}
 
 def _scp(plan: Any, principal: str, action: str, resource: str, region: str, **keys: Any) -> tuple[str, list[str]]:
     scps = scp_documents(plan.config, plan.routing, plan.catalog)
-    level = [("FullAWSAccess", FULL_AWS_ACCESS)] + [(f"scp{i}", d) for i, d in enumerate(scps.documents)]
+    level = [("FullAWSAccess", FULL_AWS_ACCESS)] + [(f"scp{i}", d) for i, d in enumerate(scps.inside_documents)]
     context = {"aws:RequestedRegion": region, "aws:PrincipalARN": principal, **keys}
     decision = evaluate_scp_levels([level], Request(action, resource, context))
     return decision.decision, sorted(m.sid or "" for m in decision.matched_denies)
@@ -490,14 +491,18 @@ SELF_HOSTING = ROOT / "examples" / "self-hosting.yaml"  # single account, runtim
 def _invoker(plan: Any, action: str, region: str, **keys: Any) -> tuple[str, list[str]]:
     """The decision of the application's managed policy alone, for a request that meets every condition of its own
     allow statement for ``action`` (its profile or Mantle project, through the landing zone's endpoint)."""
-    (invoker,) = plan.policies.invokers.values()
+    ((name, invoker),) = plan.policies.invokers.items()
     # deploy-time values (the profile's ARN, the endpoint's ID, ...) as the stack would render them
-    doc = markers.resolve(
-        invoker.permissions,
-        {m: f"arn:aws:bedrock:{region}:{ACC}:stand-in/{m[5:-1]}" for m in markers.markers_in(invoker.permissions)},
-    )
+    values = {m: f"arn:aws:bedrock:{region}:{ACC}:stand-in/{m[5:-1]}" for m in markers.markers_in(invoker.permissions)}
+    doc = markers.resolve(invoker.permissions, values)
     allow = next(s for s in doc["Statement"] if s["Effect"] == "Allow" and action in [s["Action"]] + list(s["Action"]))
     resource = allow["Resource"] if isinstance(allow["Resource"], str) else allow["Resource"][0]
+    own = markers.mantle_project_arn(name)
+    if action.startswith("bedrock-mantle:") and own in values:
+        # its own Mantle Project (access.mantle_projects, auto by default), the only project it may run inference
+        # in: a project of the account and Region its allow names, as CloudFormation returns the project's ARN
+        resource = resource.replace("project/*", "project/proj_standin")
+        doc = markers.resolve(invoker.permissions, {**values, own: resource})
     context: dict[str, Any] = {"aws:RequestedRegion": region, "aws:PrincipalARN": APP}
     for op in ("StringEquals", "StringLike"):
         for key, value in allow.get("Condition", {}).get(op, {}).items():

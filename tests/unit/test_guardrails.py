@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from landing_zone.actiondb.source import bedrock_prefixes
 from landing_zone.errors import ConfigError
 from landing_zone.policies.common import minified
 from landing_zone.policies.evaluator import _resource_match
@@ -13,11 +14,10 @@ from landing_zone.policies.guardrails import (
     exemptions,
     guardrail_statements,
     inference_statements,
-    pack_statements,
     permissions_boundary,
     protected_resources,
-    scp_documents,
 )
+from landing_zone.policies.scp_layout import pack_statements, scp_documents
 from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
@@ -41,27 +41,42 @@ def scps(plan):
     return scp_documents(plan.config, plan.routing, plan.catalog)
 
 
-def test_default_guardrails_fit_three_scps_under_the_default_limit(plan_for):
+def test_default_guardrails_are_one_scp_per_concern_under_the_2026_quota(plan_for):
     result = scps(plan_for(EU))
-    assert len(result.documents) == 3
-    assert result.max_characters == 5120 and result.max_per_target == 5
-    assert all(size == len(minified(d)) <= 5120 for size, d in zip(result.sizes, result.documents, strict=True))
-    assert result.attached_per_target == 4  # ours + FullAWSAccess: one place left for the customer's own SCP
+    assert result.max_characters == 10240 and result.max_per_target == 10
+    assert all(size == len(minified(d)) <= 10240 for size, d in zip(result.sizes, result.documents, strict=True))
+    assert [p.concerns for p in result.policies] == [(c,) for c in (p.concerns[0] for p in result.policies)]
+    # each governed account: ours (all but the perimeter SCP) + FullAWSAccess; the shared OU: the perimeter SCP
+    (ou,) = plan_for(EU).config.organization.target_ids
+    assert result.per_target()[ou] == 2
+    assert result.attached_per_target == len(result.policies) - 1 + 1
 
 
 def test_compilation_is_deterministic(plan_for):
     assert [minified(d) for d in scps(plan_for(EU)).documents] == [minified(d) for d in scps(plan_for(EU)).documents]
 
 
+def _tight(plan_for, *args, **kwargs):
+    """The smallest SCP size that holds the largest guardrail statement (with its document around it), plus a
+    little: the packing must split.  Derived, because the statements grow with the action database and the
+    protected inventory (a fixed 2,450 stopped fitting the tamper statement when EventBridge rules joined it)."""
+    guardrails = {"region_deny_all_services": True, **kwargs.pop("policy_guardrails", {})}
+    plan = plan_for(*args, policy_guardrails=guardrails, **kwargs)
+    statements = guardrail_statements(plan.config, plan.routing, plan.catalog)
+    return max(len(minified({"Version": "2012-10-17", "Statement": [s]})) for s in statements) + 50
+
+
 def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
+    tight = _tight(plan_for, EU)
     plan = plan_for(
-        EU, policy_guardrails={"scp_max_characters": 2500, "scp_max_per_target": 10, "region_deny_all_services": True}
+        EU, policy_guardrails={"scp_max_characters": tight, "scp_max_per_target": 10, "region_deny_all_services": True}
     )
     result = scps(plan)
     assert len(result.documents) >= 3
-    assert all(size <= 2500 for size in result.sizes)
+    assert all(size <= tight for size in result.sizes)
     # nothing lost or repeated; first-fit keeps the original order inside each document
     order = [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
+    order += [s["Sid"] for p in result.policies if p.binds == "outside" for s in p.document["Statement"]]
     packed = [[s["Sid"] for s in d["Statement"]] for d in result.documents]
     assert sorted(sid for doc in packed for sid in doc) == sorted(order)
     assert all(doc == sorted(doc, key=order.index) for doc in packed)
@@ -69,13 +84,19 @@ def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
 
 def test_too_many_policies_for_a_target_fails_and_says_by_how_much(plan_for):
     plan_args = {
-        "policy_guardrails": {"scp_max_characters": 2450, "region_deny_all_services": True, "other_scps_per_target": 2}
+        "policy_guardrails": {
+            "scp_max_characters": _tight(plan_for, EU, organization=None),
+            "region_deny_all_services": True,
+            "other_scps_per_target": 2,
+            "scp_max_per_target": 5,
+        }
     }
     with pytest.raises(GuardrailSizeError) as info:
         scps(plan_for(EU, organization=None, **plan_args))  # no organization: the plan does not pre-check
     message = str(info.value)
-    assert "over the limit of 5 by" in message
-    assert "with FullAWSAccess and 2 other SCP(s)" in message
+    assert "over the quota of 5 by" in message
+    assert "(FullAWSAccess, 2 other SCP(s) and the landing zone's" in message
+    assert "move 2 of the other SCPs to a parent OU or the root" in message
 
 
 def test_a_single_statement_over_the_limit_is_named(plan_for):
@@ -94,13 +115,15 @@ def test_pack_statements_first_fit():
 def test_many_models_and_regions_either_split_or_fail_clearly(plan_for):
     """An oversized configuration: every catalogued model, all US + AP Regions in-Region."""
     regions = ["us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-south-1", "sa-east-1"]
+    models = ["kimi-k3.1-pro", "kimi-k2.5", "kimi-k2-thinking"]
+    tight = _tight(plan_for, compliant_regions=regions, models=models)
     plan = plan_for(
         compliant_regions=regions,
-        models=["kimi-k3.1-pro", "kimi-k2.5", "kimi-k2-thinking"],
-        policy_guardrails={"region_deny_all_services": True, "scp_max_characters": 2500, "scp_max_per_target": 10},
+        models=models,
+        policy_guardrails={"region_deny_all_services": True, "scp_max_characters": tight, "scp_max_per_target": 10},
     )
     result = scps(plan)
-    assert len(result.documents) >= 2 and max(result.sizes) <= 2500
+    assert len(result.documents) >= 2 and max(result.sizes) <= tight
 
 
 def test_without_tamper_protection_and_api_key_denies_those_statements_are_absent(plan_for):
@@ -156,7 +179,9 @@ def test_region_confinement_is_by_service_not_by_action_list(plan_for):
         for s in guardrail_statements(plan.config, plan.routing, plan.catalog)
         if s["Sid"] == "DenyBedrockOutsideCompliantRegions"
     ]
-    assert stmt["Action"] == ["bedrock-agentcore:*", "bedrock-mantle:*", "bedrock:*"] and stmt["Resource"] == "*"
+    # every bedrock* prefix of the action database, so a new one (bedrock-websearch) is confined by rule
+    assert stmt["Action"] == sorted(f"{prefix}:*" for prefix in bedrock_prefixes()) and stmt["Resource"] == "*"
+    assert "bedrock-websearch:*" in stmt["Action"]
     assert "ArnNotLike" not in stmt.get("Condition", {})  # nobody is exempt from where inference happens
 
 
@@ -238,15 +263,15 @@ def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
         plan_for(
             EU,
             policy_guardrails={
-                "scp_max_characters": 2450,
+                "scp_max_characters": _tight(plan_for, EU),
                 "region_deny_all_services": True,
-                "other_scps_per_target": 3,
+                "other_scps_per_target": 6,
             },
         )
     (problem,) = info.value.problems
     # at the key written (issue 35: it was reported as policy_guardrails '(SCP limits)')
-    assert (problem.path, problem.got) == ("policy_guardrails.other_scps_per_target", 3)
-    assert "over the limit of 5 by" in str(problem)
+    assert (problem.path, problem.got) == ("policy_guardrails.other_scps_per_target", 6)
+    assert "over the quota of 10 by" in str(problem)
     assert str(problem).endswith("other SCP(s) fit")
 
 
@@ -254,7 +279,7 @@ def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
     ("guardrails", "path", "got"),
     [
         (
-            {"scp_max_characters": 2450, "region_deny_all_services": True, "scp_max_per_target": 3},
+            {"scp_max_characters": "tight", "region_deny_all_services": True, "scp_max_per_target": 3},
             "scp_max_per_target",
             3,
         ),
@@ -262,6 +287,8 @@ def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
     ],
 )
 def test_an_scp_size_problem_names_the_key_that_was_written(plan_for, guardrails, path, got):
+    if guardrails["scp_max_characters"] == "tight":
+        guardrails = {**guardrails, "scp_max_characters": _tight(plan_for, EU)}
     with pytest.raises(ConfigError) as info:
         plan_for(EU, policy_guardrails=guardrails)
     (problem,) = info.value.problems

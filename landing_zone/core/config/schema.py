@@ -29,6 +29,7 @@ from pydantic import (
 
 from landing_zone.core import naming
 from landing_zone.core.config import rules
+from landing_zone.core.config.model_keys import ModelKey, model_key_problems
 from landing_zone.errors import Described
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "Cost",
     "CrossFieldProblems",
     "DataRetention",
+    "Detection",
     "DataRetentionMode",
     "DEFAULT_CDK_QUALIFIER",
     "DEFAULT_ENDPOINTS",
@@ -259,6 +261,8 @@ class _Strict(BaseModel):
         field = cls.model_fields.get(name)
         if field is not None:  # numbers and booleans of their type, entry by entry (core/config/rules.py)
             _raise_all(rules.type_problems(field.annotation, value))
+            # a mapping keyed by model names each model once (core/config/model_keys.py)
+            _raise_all(model_key_problems(field.annotation, value, (info.context or {}).get("catalog")))
         return value
 
     @model_validator(mode="after")
@@ -377,6 +381,25 @@ class Account(_Strict):
     cost_center: str | None = Field(default=None, max_length=128, description="member_baseline: cost-center tag value.")
 
 
+class OutsidePerimeter(_Strict):
+    """What the SCPs restrict in the accounts under ``organization.target_ids`` that the landing zone does not govern
+    (neither in ``accounts`` nor, with the member baseline, under its OUs).  Omitted: only that the landing zone's
+    models cannot be invoked there (runtime, profiles, Mantle, batch); their other models, account settings, CDK
+    bootstraps, logging and services stay their owners'."""
+
+    restrict_other_models: bool = Field(
+        default=False,
+        description="Opt-in: the model allow-list SCP binds every account under the targets too (every model that is "
+        "not allowed is denied there as well).",
+    )
+    confine_to_compliant_regions: bool = Field(
+        default=False,
+        description="Opt-in: the Region-confinement SCP binds every account under the targets too (all Bedrock, "
+        "Mantle and AgentCore calls, and with confine_model_calling_services the model-calling services, only in "
+        "compliant_regions, organization-wide).",
+    )
+
+
 class Organization(_Strict):
     """AWS Organizations settings.  Omit the whole block for single-account mode."""
 
@@ -385,8 +408,13 @@ class Organization(_Strict):
         default=None, description="o-... ID; when set, endpoint policies admit the whole organization."
     )
     target_ids: tuple[TargetId, ...] = Field(
-        default=(), description="Roots (r-...), OUs (ou-...) or account IDs that receive the SCPs."
+        default=(),
+        description="Roots (r-...), OUs (ou-...) or account IDs the landing zone's SCPs reach. A target that is a "
+        "governed account (accounts) or a member-baseline OU receives every guardrail SCP; any other target receives "
+        "only the perimeter SCP (the landing zone's models are invoked in the governed accounts only) and the "
+        "outside_perimeter opt-ins, and the guardrail SCPs attach to the governed accounts themselves.",
     )
+    outside_perimeter: OutsidePerimeter = Field(default_factory=OutsidePerimeter)
 
 
 class Network(_Strict):
@@ -396,10 +424,12 @@ class Network(_Strict):
     vpc_cidr: str = "10.40.0.0/16"
     vpc_id: VpcId | None = None
     subnet_ids: tuple[SubnetId, ...] = ()
-    availability_zones: tuple[str, ...] = Field(
-        default=(),
-        description="AZ names for the subnets.  Omitted: the first `az_count` AZs of the account, resolved at "
-        "deploy time with Fn::GetAZs (synth never needs an AZ lookup).  Required with vpc_id.",
+    availability_zones: Annotated[tuple[str, ...], rules.WhenOmitted("the first `az_count` AZs of the account")] = (
+        Field(
+            default=(),
+            description="AZ names for the subnets.  Omitted: the first `az_count` AZs of the account, resolved at "
+            "deploy time with Fn::GetAZs (synth never needs an AZ lookup).  Required with vpc_id.",
+        )
     )
     az_count: int = Field(default=2, ge=2, le=6, description="Number of AZs when availability_zones is omitted.")
     endpoints: tuple[EndpointService, ...] = DEFAULT_ENDPOINTS
@@ -495,7 +525,7 @@ class Workload(_Strict):
         description="Share of input tokens written to the prompt cache, billed at the model's cache-write price "
         "(prices.yaml; the input price where none is published). Omitted: 0, no cache writes.",
     )
-    split: tuple[WorkloadPart, ...] = Field(
+    split: Annotated[tuple[WorkloadPart, ...], rules.WhenOmitted("the whole workload on models[0]")] = Field(
         default=(),
         description="Requests and tokens per model or application; omitted: the whole workload on models[0].",
     )
@@ -507,37 +537,51 @@ class Workload(_Strict):
     )
 
     @model_validator(mode="after")
-    def _shares(self) -> Workload:
-        shares = [("", self.cached_input_fraction, self.cache_write_fraction)] + [
+    def _shares(self, info: ValidationInfo) -> Workload:
+        """The shares that must add up, each problem at the key that holds it (not at ``cost.workload`` as a whole),
+        and each model or application split once (a model by the model it names: an alias and its ID are one)."""
+        _raise_all(self._share_problems((info.context or {}).get("catalog")))
+        return self
+
+    def _share_problems(self, catalog: Any) -> Iterator[_Problem]:
+        parts = [((), self.cached_input_fraction, self.cache_write_fraction)] + [
             (
-                f"split[{i}].",
+                ("split", i),
                 self.cached_input_fraction if p.cached_input_fraction is None else p.cached_input_fraction,
                 self.cache_write_fraction if p.cache_write_fraction is None else p.cache_write_fraction,
             )
             for i, p in enumerate(self.split)
         ]
-        for where, cached, written in shares:
+        for loc, cached, written in parts:
             if cached + written > 1 + _SHARE_SUM_TOLERANCE:
-                raise ValueError(
-                    f"{where}cached_input_fraction + {where}cache_write_fraction = {cached + written:g}; "
-                    "allowed: a sum <= 1 (both are shares of the same input tokens)"
+                yield (
+                    (*loc, "cache_write_fraction"),
+                    written,
+                    f"cached_input_fraction + cache_write_fraction = {cached + written:g}; allowed: a sum <= 1 (both "
+                    "are shares of the same input tokens)",
                 )
         if self.tier_split:
             bad = {t: v for t, v in self.tier_split.items() if not 0 < v <= 1}
-            if bad:
-                raise ValueError(f"tier_split: {bad} are not shares in (0, 1]")
+            yield from ((("tier_split", t), v, "not a share in (0, 1]") for t, v in bad.items())
             tier_total = sum(self.tier_split.values())
-            if abs(tier_total - 1.0) > _SHARE_SUM_TOLERANCE:
-                raise ValueError(f"tier_split: the shares sum to {tier_total:g}; they must sum to 1")
+            if not bad and abs(tier_total - 1.0) > _SHARE_SUM_TOLERANCE:
+                yield ("tier_split",), dict(self.tier_split), f"the shares sum to {tier_total:g}; they must sum to 1"
         if self.split:
             total = sum(p.share_of_requests for p in self.split)
             if abs(total - 1.0) > _SHARE_SUM_TOLERANCE:
-                raise ValueError(f"split: the share_of_requests values sum to {total:g}; they must sum to 1")
-            targets = [p.target for p in self.split]
-            twice = sorted({t for t in targets if targets.count(t) > 1})
-            if twice:
-                raise ValueError(f"split: {', '.join(twice)} listed twice (merge the parts)")
-        return self
+                yield (
+                    ("split",),
+                    Described(f"share_of_requests {' + '.join(f'{p.share_of_requests:g}' for p in self.split)}"),
+                    f"the share_of_requests values sum to {total:g}; they must sum to 1",
+                )
+            first: dict[str, int] = {}
+            for i, part in enumerate(self.split):
+                model = catalog.resolve_model(part.model) if catalog is not None and part.model else None
+                j = first.setdefault(f"model {model.id}" if model is not None else part.target, i)
+                if j != i:
+                    got, key = (part.model, "model") if part.model is not None else (part.application, "application")
+                    same = f"names the same {key} as split[{j}]" + (f" ({model.id})" if model is not None else "")
+                    yield ("split", i, key), got, f"{same}: merge the parts"
 
 
 MAX_USD_PER_MILLION_TOKENS = 10_000  # a sanity bound for a contract price (the catalog's highest is 20)
@@ -673,27 +717,49 @@ class QuotaAlarms(_Strict):
     headroom: float = Field(
         default=0.8, gt=0, le=1, description="Fraction of each quota the alarms fire above (0.8 = 80 %)."
     )
-    overrides: Mapping[str, QuotaOverride] = Field(
+    overrides: Mapping[ModelKey, QuotaOverride] = Field(
         default_factory=dict,
         description="Quota values per model ID or alias in home_region (each with a required `source`); they "
         "replace the catalog's and a discover overlay's values.",
     )
 
 
+# The protocols an alert recipient may use (cost.alert_recipients; the SCPs let cost.alert_subscriber_principal_arns
+# subscribe with these only, by sns:Protocol): e-mail, and HTTPS for ChatOps and paging webhooks.
+ALERT_PROTOCOLS = ("email", "https")
+HTTPS_URL = re.compile(r"^https://[^\s/?#@]+(/\S*)?$")
+
+
+class AlertRecipient(_Strict):
+    """One subscriber of the alert topic, made by the landing zone (an ``AWS::SNS::Subscription``) and protected like
+    the topic: e-mail, or an HTTPS endpoint (a ChatOps or paging service's webhook). The recipient confirms the
+    subscription (the link in the e-mail; the SubscribeURL the endpoint receives)."""
+
+    protocol: Literal["email", "https"]
+    endpoint: str = Field(description="email: the address; https: the URL (https:// only, no credentials in it).")
+
+    @model_validator(mode="after")
+    def _endpoint_fits_protocol(self) -> AlertRecipient:
+        regex, rule = (EMAIL, "an e-mail address") if self.protocol == "email" else (HTTPS_URL, "an https:// URL")
+        if not regex.match(self.endpoint):
+            _raise_all([(("endpoint",), self.endpoint, f"with protocol {self.protocol} must be {rule}")])
+        return self
+
+
 class Cost(_Strict):
-    price_source: str | Mapping[str, str] = Field(
+    price_source: str | Mapping[ModelKey, str] = Field(
         default="bedrock",
         description="The offer of landing_zone/core/catalog/prices.yaml that prices each model's tokens: one name "
         "for every model (default bedrock: each model at its own Bedrock prices, per invocation path), or a "
         "mapping model (alias or ID) -> offer; models not named use bedrock.",
     )
-    price_overrides: Mapping[str, PriceOverride] = Field(
+    price_overrides: Mapping[ModelKey, PriceOverride] = Field(
         default_factory=dict,
         description="Contract prices per Bedrock model ID or alias (each with a required `source` note); they "
         "replace the catalog's figures for that model on every path in the budget, the spend alarms, the dashboard "
         "and the reports. A model without catalog prices needs at least input and output prices here.",
     )
-    tier_price_overrides: Mapping[str, Mapping[Literal["priority", "flex"], TierPriceOverride]] = Field(
+    tier_price_overrides: Mapping[ModelKey, Mapping[Literal["priority", "flex"], TierPriceOverride]] = Field(
         default_factory=dict,
         description="Prices of the priority and flex service tiers per Bedrock model ID or alias (multiplier of the "
         "standard prices and/or token prices, each with a required `source`); they replace the catalog's tier rule "
@@ -711,9 +777,23 @@ class Cost(_Strict):
         description="What the landing-zone budget (and its kill switch) counts. tagged: the landing zone's own Kimi "
         "spend only — the deployment account AND the cost-allocation tags landing-zone=<name> and application=<one "
         "of the applications> (application profiles, Mantle Projects), so another team's spend never trips it; "
-        "refused with the kill switch while an application can spend on an untagged path (Mantle in the default "
-        "project, batch). account: everything billed to the deployment account, other teams' spend included. auto "
-        "(default): tagged when no application has an untagged path, else account with a warning (docs/COST.md).",
+        "refused with the kill switch while an application can spend on an untagged path (a Mantle-only application "
+        "without its own project, batch). account: everything billed to the deployment account, other teams' spend "
+        "included. auto (default): tagged when no application has an untagged path, else account with a warning "
+        "(docs/COST.md). With auto or tagged an application that has a runtime path and no Mantle Project of its "
+        "own is not granted Mantle (the default project carries no tag); account grants it.",
+    )
+    alert_recipients: tuple[AlertRecipient, ...] = Field(
+        default=(),
+        description="More subscribers of the alert topic besides alert_emails: {protocol: email|https, endpoint}. "
+        "HTTPS suits ChatOps and paging webhooks. Made and protected by the landing zone like alert_emails.",
+    )
+    alert_subscriber_principal_arns: tuple[ResetRoleArn, ...] = Field(
+        default=(),
+        description="Roles (ARN with its 12-digit account; a trailing '*' is allowed) that may add subscribers to "
+        "the landing zone's alert topics (sns:Subscribe, protocols email and https) under the SCPs, e.g. an on-call "
+        "role adding a paging endpoint. Nobody but the exempt principals may unsubscribe or re-filter a "
+        "subscription. Omitted: only the exempt principals may subscribe.",
     )
     kill_switch_reset_principal_arns: tuple[ResetRoleArn, ...] = Field(
         default=(),
@@ -861,7 +941,9 @@ class Application(_Strict):
         description="Name or ID of the account (from `accounts`) whose principals call it; "
         "omitted: the deployment account.",
     )
-    trusted_principal_arns: tuple[PrincipalArn, ...] = Field(
+    trusted_principal_arns: Annotated[
+        tuple[PrincipalArn, ...], rules.WhenOmitted("any principal of `account` that its own IAM lets assume the role")
+    ] = Field(
         default=(),
         description="Roles/users allowed to assume the invoker role (ArnLike patterns); omitted: "
         "any principal of `account` that its own IAM lets assume the role.",
@@ -981,14 +1063,16 @@ class Access(_Strict):
         "endpoints (aws:SourceVpce). Destination legs of cross-Region calls carry no aws:SourceVpce and are "
         "not conditioned.",
     )
-    mantle_projects: bool = Field(
-        default=False,
+    mantle_projects: bool | Literal["auto"] = Field(
+        default="auto",
         description="A Bedrock Mantle Project (AWS::BedrockMantle::Project, cost tags) per application with a Mantle "
         "path, its invoker denied CreateInference in any other project (the default one included), where "
         "CloudFormation has the type. With an organization the project is protected by its landing-zone tag: "
         "inference in it is a use action, updating, archiving or re-tagging it is denied to all but the exempt "
         "principals. The cost stack then alarms and charts each application's spend on its Project's "
-        "AWS/BedrockMantle series.",
+        "AWS/BedrockMantle series. auto (default): on for each application where it can act (home_region has the "
+        "type, the application has a Mantle path, the bedrock-mantle endpoint is deployed when "
+        "require_vpc_endpoint, no per-request guardrail), off elsewhere; true: refused where it cannot act.",
     )
 
 
@@ -1001,7 +1085,7 @@ class MemberBaseline(_Strict):
     Deployed from the management account or a delegated administrator; the guardrails stay in management."""
 
     enabled: bool = False
-    target_ou_ids: tuple[OuId, ...] = Field(
+    target_ou_ids: Annotated[tuple[OuId, ...], rules.WhenOmitted("the OUs in organization.target_ids")] = Field(
         default=(),
         description="OUs that receive the baseline (new accounts too); omitted: the OUs in organization.target_ids.",
     )
@@ -1149,13 +1233,20 @@ class PolicyGuardrails(_Strict):
         "Off: only the Bedrock services are confined (region_deny_all_services confines everything).",
     )
     scp_max_characters: int | None = Field(
-        default=None, ge=1000, le=100_000, description="Override of the catalog limit (5,120)."
+        default=None, ge=1000, le=100_000, description="Override of the catalog limit (10,240 since 15 May 2026)."
     )
     scp_max_per_target: int | None = Field(
-        default=None, ge=2, le=50, description="Override of the catalog limit (5, including FullAWSAccess)."
+        default=None,
+        ge=2,
+        le=50,
+        description="Override of the catalog limit (10 since 15 May 2026, including FullAWSAccess).",
     )
     other_scps_per_target: int = Field(
-        default=0, ge=0, le=48, description="SCPs you attach to the targets besides FullAWSAccess and ours."
+        default=0,
+        ge=0,
+        le=48,
+        description="SCPs of others (yours, Control Tower's, LZA's) attached directly to each target besides "
+        "FullAWSAccess and ours; inherited ones take no slot. preflight reads the real count.",
     )
 
     @model_validator(mode="after")
@@ -1228,6 +1319,26 @@ class DataRetention(_Strict):
         if self.take_over_existing and self.mode is None:
             _raise_all([(("take_over_existing",), True, "applies only with a mode; allowed here: false")])
         return self
+
+
+class Detection(_Strict):
+    """Detective controls for what the SCPs cannot prevent (docs/DETECTION.md): EventBridge rules on CloudTrail
+    management events, delivered to the landing zone's alerts topic, and an alarm on legacy-model invocations."""
+
+    enabled: bool | None = Field(
+        default=None,
+        description="Omitted: on with an organization block (organization mode), off in single-account mode. true: "
+        "the detection stacks are deployed (the deployment account's home_region, us-east-1 for the global services' "
+        "events, and the management account's us-east-1 for Organizations' events). false: none is.",
+    )
+    legacy_model_alarm: bool = Field(
+        default=True,
+        description="An alarm on AWS/Bedrock LegacyModelInvocations for each allowed model (a model past its "
+        "legacy date is still being called).",
+    )
+
+    def on(self, organization_mode: bool) -> bool:
+        return organization_mode if self.enabled is None else self.enabled
 
 
 GpuInstanceType = Literal["p6-b300.48xlarge", "p6-b200.48xlarge", "p5en.48xlarge"]
@@ -1320,9 +1431,10 @@ class LandingZoneConfig(_Strict):
     self_hosting: SelfHosting = SelfHosting()
     policy_guardrails: PolicyGuardrails = PolicyGuardrails()
     data_retention: DataRetention = DataRetention()
-    applications: tuple[Application, ...] = Field(
-        default=(), description="Omitted: one application per account, named after the account."
-    )
+    detection: Detection = Detection()
+    applications: Annotated[
+        tuple[Application, ...], rules.WhenOmitted("one application per account, named after the account")
+    ] = Field(default=(), description="Omitted: one application per account, named after the account.")
     access: Access = Access()
     invocation_logging: InvocationLogging = InvocationLogging()
     content_guardrail: ContentGuardrail = ContentGuardrail()
@@ -1644,7 +1756,7 @@ class LandingZoneConfig(_Strict):
             if not ous:
                 yield (
                     ("member_baseline", "target_ou_ids"),
-                    [],
+                    Described("nothing, and no OU ID in organization.target_ids"),
                     "member_baseline.enabled needs target OUs: list them here or put OU IDs in organization.target_ids",
                 )
             else:

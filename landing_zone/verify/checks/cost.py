@@ -1,12 +1,13 @@
 """Cost controls.  SNS: each ``AWS::SNS::Topic`` exists with the synthesized KMS key, each
-``AWS::SNS::Subscription`` is subscribed (pending confirmation counts as subscribed).  Budgets: each
+``AWS::SNS::Subscription`` is subscribed (pending confirmation counts as subscribed) and, once confirmed, has no
+filter policy the landing zone did not set (an e-mail one confirmed without authentication is noted).  Budgets: each
 ``AWS::Budgets::Budget`` has the synthesized limit, time unit, type and filters, its notifications and their
 subscribers; each ``AWS::Budgets::BudgetsAction`` matches on its budget.  CloudWatch: each
 ``AWS::CloudWatch::Alarm`` has the synthesized threshold, evaluation, actions and metric(s).  Cost Explorer: each
 ``AWS::CE::AnomalyMonitor`` and ``AWS::CE::AnomalySubscription`` exists as synthesized, and a monitor a subscription
 names by ARN (``cost.anomaly_monitor_arn``, the account's own) exists and monitors per service.  Calls sns
-GetTopicAttributes and ListSubscriptionsByTopic, kms DescribeKey (to compare topic keys as ARNs), budgets
-DescribeBudget, DescribeNotificationsForBudget, DescribeSubscribersForNotification and
+GetTopicAttributes, ListSubscriptionsByTopic and GetSubscriptionAttributes, kms DescribeKey (to compare topic keys
+as ARNs), budgets DescribeBudget, DescribeNotificationsForBudget, DescribeSubscribersForNotification and
 DescribeBudgetActionsForBudget (with the account from STS GetCallerIdentity), cloudwatch DescribeAlarms, and ce
 GetAnomalyMonitors and GetAnomalySubscriptions; budgets and ce in the partition's global Region.
 """
@@ -124,17 +125,46 @@ def _subscription_row(
     if match is None:
         return [make_row("sns-subscription", label, "subscribed", "not subscribed", MISSING, "", res)]
     pending = str(match.get("SubscriptionArn", "")).lower() in ("pendingconfirmation", "pending confirmation")
-    return [
-        make_row(
-            "sns-subscription",
-            label,
-            "subscribed",
-            "pending confirmation" if pending else "subscribed",
-            PASS,
-            "the recipient has not confirmed yet: no mail is delivered until then" if pending else "",
-            res,
-        )
-    ]
+    if pending:
+        note = "the recipient has not confirmed yet: no mail is delivered until then"
+        return [make_row("sns-subscription", label, "subscribed", "pending confirmation", PASS, note, res)]
+    return _confirmed_subscription_row(ctx, res, region, label, str(match["SubscriptionArn"]))
+
+
+# What no SCP can hold for an alert subscription (landing_zone/policies/alert_subscriptions.py, docs/THREAT_MODEL.md):
+# a filter policy set by whoever AWS authorized, and an unsubscribe link anyone holding an alert e-mail may follow.
+UNAUTHENTICATED_UNSUBSCRIBE = (
+    "confirmed through its link: anyone holding an alert e-mail can unsubscribe it without AWS credentials; confirm "
+    "it with authentication to require a signed Unsubscribe (aws sns confirm-subscription --authenticate-on-unsubscribe "
+    "true, with the token of a new confirmation message)"
+)
+
+
+def _confirmed_subscription_row(ctx: Context, res: Resource, region: str, label: str, arn: str) -> list[CheckResult]:
+    """A confirmed subscription the landing zone made: no filter policy it did not set (one that matches no alert
+    mutes it while the subscription still looks present), and whether an unauthenticated unsubscribe can remove it
+    (SNS GetSubscriptionAttributes: ``FilterPolicy``, ``ConfirmationWasAuthenticated``)."""
+    expected = "subscribed, no filter policy" if res.prop("FilterPolicy") is None else "subscribed, its filter policy"
+    try:
+        attrs = ctx.live.call("sns", "get_subscription_attributes", region=region, SubscriptionArn=arn)["Attributes"]
+    except ApiError as exc:
+        return error_rows(["sns-subscription"], label, expected, exc, res)
+    except ClientError as exc:
+        if not is_not_found(exc, "NotFound"):
+            raise
+        return [make_row("sns-subscription", label, expected, "not subscribed", MISSING, "", res)]
+    want = ctx.resolve(res.prop("FilterPolicy"), res) if res.prop("FilterPolicy") is not None else None
+    got = parse_json(attrs.get("FilterPolicy") or "null")
+    if canonical(got) != canonical(want):
+        note = "a filter policy the landing zone did not set: alerts it does not match are dropped (muted)"
+        return [
+            make_row(
+                "sns-subscription", label, expected, f"filter policy {attrs.get('FilterPolicy')}", DRIFT, note, res
+            )
+        ]
+    authenticated = str(attrs.get("ConfirmationWasAuthenticated", "")).lower() == "true"
+    note = "" if authenticated or res.prop("Protocol") != "email" else UNAUTHENTICATED_UNSUBSCRIBE
+    return [make_row("sns-subscription", label, expected, "subscribed", PASS, note, res)]
 
 
 def _topic_policies(ctx: Context, attributes: dict[str, dict[str, Any]]) -> list[CheckResult]:
