@@ -42,7 +42,8 @@ PYTEST_ARGS ?=
 help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up (runtime dependencies only), validate, synthesize into $(OUT)/"
 	@echo "           [ACCEPT_REPLACEMENT=...]  go on although a named resource would be replaced (<stack>/<logical id>)"
-	@echo "make test                            set up everything, then lint and every test"
+	@echo "make test                            set up everything, then lint and every test (the nag, scanner and mutation"
+	@echo "                                     tests rerun when their inputs changed; CI=true or LZ_LAYERS=all: always)"
 	@echo "make validate [CONFIG=...]           validate the configuration, print its warnings (exit 2 on problems)"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
 	@echo "make deploy [CONFIG=...]             print the bootstrap and deploy commands, account by account, in order"
@@ -50,7 +51,7 @@ help:
 	@echo "make cost [CONFIG=...]               print the headline figures; write reports/cost.md, cost-vs-volume.png, dashboard.png"
 	@echo "make schema > schema.json            the JSON Schema of the configuration (stdout is the schema only)"
 	@echo "make lint                            ruff (lint + format check), mypy --strict, import-layer contracts"
-	@echo "make bench                           synth-time, template-limit and test-time benchmarks"
+	@echo "make bench                           synth-time, template-limit and test-time (make test cold and warm) benchmarks"
 	@echo "make e2e [VARIANT=single]            deploy into a local AWS emulator's accounts, verify, inject faults, remove, redeploy (docs/E2E.md)"
 	@echo "make scanners                        the checkov / cfn-lint virtualenv (.venv-scanners), made by review and test"
 	@echo "make cfn-schemas [ADD=AWS::X::Y]     refresh the resource types' create-only and name properties from cfn-lint's schemas"
@@ -131,7 +132,10 @@ synth: setup
 	rm -rf $(OUT) && mv $(OUT).tmp $(OUT)
 	@echo "synthesized $$(ls $(OUT)/*.template.json | wc -l) stack template(s) into $(OUT)/"
 
-# Lint first (seconds), then every test, in parallel (test files spread over $(JOBS) workers).
+# Lint first (seconds), then every test, in parallel (test files spread over $(JOBS) workers).  The stamped layers
+# (markers nag, scanners, mutation; tests/support/layers.py) run once per change to their inputs: a test of theirs that
+# passed on the same inputs is not rerun, and the summary says so.  CI=true (set by .ci/run) or LZ_LAYERS=all runs
+# every test.
 test: setup-dev lint
 	python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
 
@@ -165,7 +169,7 @@ cost: setup-cli
 
 bench: setup-dev
 	python bench/synth_bench.py
-	python bench/test_bench.py
+	python bench/test_bench.py      # make test cold (caches removed) and warm; .bench/test-times.json
 	python bench/prove_bench.py     # per-example, per-property solve times (exit 1: a property does not hold)
 	python bench/prove_extra_bench.py --extra 40 us-organization  # prove as the SCPs grow: 40 deny statements of other teams
 	python bench/mutation_bench.py  # the mutation table of the organization examples (killed / redundant)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
-import hashlib
 import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.digest import ROOT, SYNTH_CACHE, config_digest, source_digest
+
+pytest_plugins = ["tests.support.layers", "tests.support.timing"]
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 FIXTURES = ROOT / "tests" / "fixtures"
 
@@ -78,50 +81,47 @@ class Synthesized:
 
 # Synthesis is the slow part of the suite (the CDK runs in Node through jsii, seconds per configuration), and every
 # test worker needs most configurations.  Each configuration's cloud assembly is therefore kept in a cache keyed by
-# everything that decides it — the configuration file, cdk.json, the source of the app (app.py, stacks/,
-# constructs_lib/, landing_zone/, handlers/) and the pinned versions — so a worker or a later run whose inputs are
-# unchanged copies the assembly instead of synthesizing it again.  A change to any input is a new key.
-SYNTH_CACHE = ROOT / ".synth-cache"
+# everything that decides it — the configuration file (its path relative to the repository and its bytes), cdk.json,
+# the source of the app (app.py, stacks/, constructs_lib/, landing_zone/, handlers/) and the pinned versions — so a
+# worker or a later run whose inputs are unchanged copies the assembly instead of synthesizing it again.  A change to
+# any input is a new key.  A worker that misses takes the key's file lock first: the other workers wait for its
+# assembly instead of synthesizing the same configuration at the same time, so each one is synthesized once.
 # The review's scanners (cfn-lint, checkov) keep their reports there too, keyed by the templates' bytes.
 os.environ.setdefault("LZ_SCANNER_CACHE", str(SYNTH_CACHE / "scanners"))
 # The review's proofs (z3, 10-30 s per assembly) likewise, keyed by the policies, the configuration and the code.
 os.environ.setdefault("LZ_PROOF_CACHE", str(SYNTH_CACHE / "proofs"))
-SYNTH_INPUTS = ("app.py", "cdk.json", "constraints.txt", "package-lock.json")
-SYNTH_SOURCE_DIRS = ("stacks", "constructs_lib", "landing_zone", "handlers")
-
-
-@functools.lru_cache(maxsize=1)
-def _source_digest() -> str:
-    digest = hashlib.sha256()
-    files = [ROOT / f for f in SYNTH_INPUTS]
-    for d in SYNTH_SOURCE_DIRS:
-        files += sorted(p for p in (ROOT / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    for path in files:
-        digest.update(str(path.relative_to(ROOT)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def _cache_key(config_path: str | Path | None) -> str:
     """``<source digest>-<configuration digest>``: entries of other sources are stale (see :func:`_prune`)."""
-    digest = hashlib.sha256(str(config_path).encode())
-    if config_path is not None:
-        digest.update(Path(config_path).read_bytes())
-    return f"{_source_digest()[:16]}-{digest.hexdigest()[:16]}"
+    return f"{source_digest()[:16]}-{config_digest(config_path)[:16]}"
 
 
 @functools.lru_cache(maxsize=1)
 def _prune() -> None:
-    """Remove the assemblies of other sources (once per session), so the cache holds one version of the app."""
-    current = _source_digest()[:16]
+    """Remove the assemblies of other sources (once per session), so the cache holds one version of the app; and the
+    reports and layer stamps older than a week."""
+    current = source_digest()[:16]
     for entry in SYNTH_CACHE.glob("*-*") if SYNTH_CACHE.is_dir() else ():
         if not entry.name.startswith((current, ".")):
             shutil.rmtree(entry, ignore_errors=True)
     week_ago = time.time() - 7 * 86400
-    for kind in ("scanners", "proofs"):
-        for report in (SYNTH_CACHE / kind).glob("*.json") if (SYNTH_CACHE / kind).is_dir() else ():
-            if report.stat().st_mtime < week_ago:
+    for kind in ("scanners", "proofs", "layers"):
+        for report in (SYNTH_CACHE / kind).iterdir() if (SYNTH_CACHE / kind).is_dir() else ():
+            if report.is_file() and report.stat().st_mtime < week_ago:
                 report.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _locked(key: str) -> Iterator[None]:
+    """Hold ``.synth-cache/.lock-<key>`` (an advisory lock, released by the OS if the worker dies)."""
+    SYNTH_CACHE.mkdir(parents=True, exist_ok=True)
+    with open(SYNTH_CACHE / f".lock-{key}", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _templates_from(outdir: Path) -> dict:
@@ -137,6 +137,11 @@ def _templates_from(outdir: Path) -> dict:
         body = json.loads((outdir / props["templateFile"]).read_text())
         out[name] = Template.from_json(body, skip_cyclical_dependencies_check=True)
     return out
+
+
+# How each synth() call was answered, per worker: from this worker's memory, from the disk cache, after waiting for
+# another worker's synthesis, or by synthesizing (printed at the end of the run: the cache's hit rate).
+STATS: dict[str, float] = {"memory": 0, "disk": 0, "waited": 0, "waited_s": 0.0, "synthesized": 0, "synthesized_s": 0.0}
 
 
 @pytest.fixture(scope="session")
@@ -157,30 +162,45 @@ def synth(tmp_path_factory: pytest.TempPathFactory, plan_for: Callable) -> Calla
         write_record(plan, outdir)  # as app.py does: the assembly describes its configuration
         return lz
 
+    def _from_disk(plan, stored: Path) -> Synthesized:
+        outdir = tmp_path_factory.mktemp("cdk.out")
+        shutil.copytree(stored, outdir, dirs_exist_ok=True)
+        lazy = tmp_path_factory.mktemp("cdk.out.objects")
+        return Synthesized(plan, outdir, _templates_from(outdir), build=lambda: _build(plan, lazy))
+
     def _synth(config_path: str | Path | None = None) -> Synthesized:
         key = str(config_path)
         if key in cache:
+            STATS["memory"] += 1
             return cache[key]
+        t0 = time.monotonic()
         plan = plan_for(config_path)
-        outdir = tmp_path_factory.mktemp("cdk.out")
         stored = SYNTH_CACHE / _cache_key(config_path)
         if (stored / "manifest.json").is_file():
-            shutil.copytree(stored, outdir, dirs_exist_ok=True)
-            lazy = tmp_path_factory.mktemp("cdk.out.objects")
-            cache[key] = Synthesized(plan, outdir, _templates_from(outdir), build=lambda: _build(plan, lazy))
+            cache[key] = _from_disk(plan, stored)
+            STATS["disk"] += 1
             return cache[key]
-        lz = _build(plan, outdir)
-        from aws_cdk.assertions import Template
+        with _locked(stored.name):
+            if (stored / "manifest.json").is_file():  # another worker synthesized it while this one waited
+                cache[key] = _from_disk(plan, stored)
+                STATS["waited"] += 1
+                STATS["waited_s"] += time.monotonic() - t0
+                return cache[key]
+            outdir = tmp_path_factory.mktemp("cdk.out")
+            lz = _build(plan, outdir)
+            from aws_cdk.assertions import Template
 
-        cache[key] = Synthesized(plan, outdir, {s.stack_name: Template.from_stack(s) for s in lz.stacks}, lz)
-        _prune()
-        staging = SYNTH_CACHE / f".{stored.name}.{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(outdir, staging)
-        try:
-            staging.rename(stored)  # atomic: another worker may have stored the same key meanwhile
-        except OSError:
+            cache[key] = Synthesized(plan, outdir, {s.stack_name: Template.from_stack(s) for s in lz.stacks}, lz)
+            _prune()
+            staging = SYNTH_CACHE / f".{stored.name}.{os.getpid()}"
             shutil.rmtree(staging, ignore_errors=True)
+            shutil.copytree(outdir, staging)
+            try:
+                staging.rename(stored)  # atomic: a reader never sees half an assembly
+            except OSError:
+                shutil.rmtree(staging, ignore_errors=True)
+        STATS["synthesized"] += 1
+        STATS["synthesized_s"] += time.monotonic() - t0
         return cache[key]
 
     return _synth

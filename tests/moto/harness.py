@@ -633,7 +633,17 @@ def deploy_intent(
     assembly: Assembly, plan: Any, accounts: MotoAccounts | None = None, *, parameters: dict[str, str] | None = None
 ) -> Deployed:
     """Create the assembly's intent in moto (inside an active ``mock_aws``) and return what was created.
-    ``parameters``: values of template parameters (a StackSet member's overrides); others take their default."""
+    ``parameters``: values of template parameters (a StackSet member's overrides); others take their default.
+    Into an empty mock, the calls are made once per worker and inputs, and their state restored afterwards
+    (tests/support/moto_state.py)."""
+    from tests.support.moto_state import deploy_once
+
+    return deploy_once(_deploy_intent, assembly, plan, accounts, parameters)
+
+
+def _deploy_intent(
+    assembly: Assembly, plan: Any, accounts: MotoAccounts | None = None, *, parameters: dict[str, str] | None = None
+) -> Deployed:
     accounts = accounts or moto_accounts(assembly, plan)
     values = _Values(assembly, accounts.accounts[None], parameters)
     fake = FakeServices()

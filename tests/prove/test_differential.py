@@ -65,6 +65,7 @@ def test_prover_and_evaluator_agree_on_every_sampled_request(synth: Callable[...
     assert not disagreements, "\n".join(disagreements)
 
 
+@pytest.mark.mutation
 def test_the_simulator_agrees_on_every_counterexample(organization: Any, table: list[dict[str, Any]]) -> None:
     """Each killing request against the mutant's SCPs and the original SCPs: @cloud-copilot/iam-simulate, pinned in
     package.json, must decide as the evaluator does (cited as the independent reading of the IAM evaluation logic,

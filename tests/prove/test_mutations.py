@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from landing_zone.review.mutations import mutants
 from landing_zone.review.proofs import inputs_from_assembly
+
+pytestmark = pytest.mark.mutation  # a stamped layer (tests/support/layers.py)
 
 # Mutants ("operator Sid") that survive P1-P4 and P6 on us-organization, and why: the statement guards what no
 # property states.
