@@ -71,6 +71,10 @@ LEAVE = "DenyGuardrailPolicyTypeChanges"
 SOURCES = "DenyInferenceStartedOutsideSourceRegions"
 DIRECT_SOURCES = "DenyDirectInferenceOutsideSourceRegions"
 BATCH_MANTLE_SOURCES = "DenyBatchAndMantleOutsideSourceRegions"
+PROFILE_SOURCES = "DenyLegsOfProfilesSourcedElsewhere"
+POLICY_TYPES = "DenyDisablingLandingZonePolicyTypes"
+MOVE_ACCOUNTS = "DenyMovingTargetsAccounts"
+POLICY_TYPE_KEY = "organizations:PolicyType"
 CALLERS = "DenyModelCallingServicesOutsideCompliantRegions"
 MODEL_SOURCES = "DenyUnlistedModelSources"
 DATA_AUTOMATION = "DenyNonCompliantDataAutomation"
@@ -150,11 +154,16 @@ _KILL_DENY = "arn:aws:iam::{acc}:policy/{name}-kill-switch"
 _TOOLKIT = "arn:aws:cloudformation:{home}:{acc}:stack/{toolkit}/0a1b2c3d"
 _SHARED_TOOLKIT = "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/0a1b2c3d"
 _TAGGED = {TAG: "{name}"}
-_GENERATED_LOGS = "arn:aws:logs:{home}:{acc}:log-group:{name}-network-FlowLogs-0A1B:log-stream:eni-1"
+_GENERATED_LOG_GROUP = "arn:aws:logs:{home}:{acc}:log-group:{name}-network-FlowLogs-0A1B"
+_GENERATED_LOGS = _GENERATED_LOG_GROUP + ":log-stream:eni-1"
 _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
 # an application's own Project (access.mantle_projects); its ID is AWS-generated at deploy time
 _LZ_PROJECT = "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_0a1b2c3d4e5f"
 _SCP = "arn:aws:organizations::{acc}:policy/o-a1b2c3d4e5/service_control_policy/p-a1b2c3d4"
+_ROOT = "arn:aws:organizations::{acc}:root/o-a1b2c3d4e5/r-ab12"
+_OTHER_OU = "arn:aws:organizations::{acc}:ou/o-a1b2c3d4e5/ou-zzzz-99999999"
+_APP_PROFILE_SECOND = "arn:aws:bedrock:{second}:{acc}:application-inference-profile/f6e5d4c3b2a1"
+_APP_PROFILE_OUTSIDE = "arn:aws:bedrock:{outside}:{acc}:application-inference-profile/f6e5d4c3b2a1"
 
 
 def _role(name: str) -> str:
@@ -816,6 +825,23 @@ ATTACKS: tuple[Attack, ...] = (
     ),
     Attack(
         4,
+        "attach a subscription filter to the invocation log group (a lasting change to it)",
+        P("attacker", "logs:PutSubscriptionFilter", _LOGS),
+        NAMED,
+        # reading is allowed (docs/THREAT_MODEL.md): an export task copies the logs out and changes nothing
+        P("attacker", "logs:CreateExportTask", _LOGS),
+        "an administrator exports the invocation logs to a bucket of its own (reading)",
+    ),
+    Attack(
+        4,
+        "attach a subscription filter to a tagged log group with a generated name",
+        P("attacker", "logs:PutSubscriptionFilter", _GENERATED_LOG_GROUP, context=_TAGGED),
+        TAGGED,
+        P("attacker", "logs:CreateExportTask", _GENERATED_LOG_GROUP, context=_TAGGED),
+        "an administrator exports the flow logs (reading)",
+    ),
+    Attack(
+        4,
         "shorten the log retention to one day",
         P("attacker", "logs:PutRetentionPolicy", _LOGS),
         NAMED,
@@ -1125,6 +1151,23 @@ ATTACKS: tuple[Attack, ...] = (
     ),
     Attack(
         1,
+        "a model leg in home_region of an application profile sourced in a second compliant Region (nothing logs there)",
+        P("attacker", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: _APP_PROFILE_SECOND}),
+        PROFILE_SOURCES,
+        P("app_role", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: "{app_profile}"}),
+        "the same leg of the application profile sourced in home_region",
+        needs=("second",),
+    ),
+    Attack(
+        1,
+        "a model leg in home_region of an application profile sourced in a non-compliant Region",
+        P("attacker", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: _APP_PROFILE_OUTSIDE}),
+        PROFILE_SOURCES,
+        P("app_role", "bedrock:InvokeModelWithResponseStream", _fm("{home}"), "{home}", {PROFILE_KEY: "{app_profile}"}),
+        "the streaming leg of the application profile sourced in home_region",
+    ),
+    Attack(
+        1,
         "start a geographic profile from a second compliant Region",
         P("attacker", "bedrock:InvokeModel", "{geo_profile_second}", "{second}"),
         SOURCES,
@@ -1306,15 +1349,20 @@ ATTACKS: tuple[Attack, ...] = (
     Attack(
         4,
         "disable the SCP policy type on the root, as a delegated administrator",
-        P(
-            "attacker",
-            "organizations:DisablePolicyType",
-            "arn:aws:organizations::{acc}:root/o-a1b2c3d4e5/r-ab12",
-            "us-east-1",
-        ),
-        LEAVE,
-        P("attacker", "organizations:ListRoots", "*", "us-east-1"),
-        "list the roots",
+        P("attacker", "organizations:DisablePolicyType", _ROOT, "us-east-1", {POLICY_TYPE_KEY: "SERVICE_CONTROL_POLICY"}),
+        POLICY_TYPES,
+        # a delegated administrator retires a policy type the landing zone does not use (issue 35, deliverable 3)
+        P("attacker", "organizations:DisablePolicyType", _ROOT, "us-east-1", {POLICY_TYPE_KEY: "TAG_POLICY"}),
+        "the delegated administrator disables the tag policy type it manages",
+    ),
+    Attack(
+        4,
+        "move a governed account out of a target OU, as a delegated administrator (out from under the SCPs)",
+        P("attacker", "organizations:MoveAccount", "{target_parent}", "us-east-1"),
+        MOVE_ACCOUNTS,
+        P("attacker", "organizations:MoveAccount", _OTHER_OU, "us-east-1"),
+        "the delegated administrator moves an account between two OUs the landing zone does not target",
+        needs=("targets",),
     ),
     Attack(
         4,
@@ -1682,6 +1730,17 @@ def _outside_da_profile(config: Any, acc: str) -> str:
     return f"arn:aws:bedrock:{config.home_region}:{acc}:data-automation-profile/{name}"
 
 
+def _target_parent(config: Any, acc: str) -> str | None:
+    """The ARN of the first of ``organization.target_ids`` as MoveAccount names it (an OU or root as a parent, a
+    directly targeted account as the account)."""
+    targets = config.organization.target_ids if config.organization else ()
+    if not targets:
+        return None
+    target = targets[0]
+    kind = "root" if target.startswith("r-") else "ou" if target.startswith("ou-") else "account"
+    return f"arn:aws:organizations::{acc}:{kind}/o-a1b2c3d4e5/{target}"
+
+
 def _values(plan: Plan) -> dict[str, str | None]:
     config = plan.config
     params = params_for(plan)
@@ -1707,6 +1766,7 @@ def _values(plan: Plan) -> dict[str, str | None]:
         # a role of the default CDK bootstrap, which any other stack in the account may use
         shared_bootstrap=f"{role}cdk-hnb659fds-cfn-exec-role-{acc}-{home}",
         outside_da_profile=_outside_da_profile(config, acc),
+        target_parent=_target_parent(config, acc),
         api_key_user=params.api_key_user,
         geo_profile_second=(
             f"arn:aws:bedrock:{params.second}:{acc}:inference-profile/{params.geo_profile_id}"
@@ -1755,6 +1815,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
         "stacksets": config.member_baseline.enabled,
         "deployers": bool(config.policy_guardrails.deployer_principal_arns),
         "second": params.second != params.home and params.second in config.compliant_regions,
+        "targets": bool(config.organization and config.organization.target_ids),
     }
     g = config.policy_guardrails
     available.update(
