@@ -88,6 +88,7 @@ from landing_zone.policies.invoke import (
     RUNTIME_INVOKE_ACTIONS,
     service_tier_statements,
 )
+from landing_zone.policies.network_guardrails import network_statements
 from landing_zone.policies.org_structure import structure_statements
 from landing_zone.policies.protected import name_patterns, role_patterns
 
@@ -709,6 +710,7 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
             resources=["*"],
         ),
         *structure_statements(config),
+        *network_statements(config, not_exempt),
     ]
 
 

@@ -72,6 +72,14 @@ SOURCES = "DenyInferenceStartedOutsideSourceRegions"
 DIRECT_SOURCES = "DenyDirectInferenceOutsideSourceRegions"
 BATCH_MANTLE_SOURCES = "DenyBatchAndMantleOutsideSourceRegions"
 PROFILE_SOURCES = "DenyLegsOfProfilesSourcedElsewhere"
+PRIVATE_ZONES = "DenyPrivateZonesOnLandingZoneVpc"
+ROUTE53_PROFILES = "DenyRoute53ProfilesOnLandingZoneVpc"
+LATTICE = "DenyLatticeOnLandingZoneVpc"
+RAM_SUBNETS = "DenyRamSharingOfEndpointSubnets"
+NO_NETWORK_KEY = (
+    "no condition key names the VPC (the association and the rule are the resources): verify's network-path "
+    "family detects it (docs/THREAT_MODEL.md, 'The network path to the endpoints')"
+)
 POLICY_TYPES = "DenyDisablingLandingZonePolicyTypes"
 MOVE_ACCOUNTS = "DenyMovingTargetsAccounts"
 POLICY_TYPE_KEY = "organizations:PolicyType"
@@ -160,6 +168,12 @@ _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
 # an application's own Project (access.mantle_projects); its ID is AWS-generated at deploy time
 _LZ_PROJECT = "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_0a1b2c3d4e5f"
 _SCP = "arn:aws:organizations::{acc}:policy/o-a1b2c3d4e5/service_control_policy/p-a1b2c3d4"
+_NACL = "arn:aws:ec2:{home}:{acc}:network-acl/acl-0123456789abcdef0"
+_OWN_NACL = "arn:aws:ec2:{home}:{acc}:network-acl/acl-0fedcba9876543210"
+_SUBNET = "arn:aws:ec2:{home}:{acc}:subnet/subnet-0123456789abcdef0"
+_OWN_SUBNET = "arn:aws:ec2:{home}:{acc}:subnet/subnet-0fedcba9876543210"
+_OTHER_VPC = "vpc-0fedcba9876543210"
+_ZONE = "arn:aws:route53:::hostedzone/Z0123456789SHADOW"
 _ROOT = "arn:aws:organizations::{acc}:root/o-a1b2c3d4e5/r-ab12"
 _OTHER_OU = "arn:aws:organizations::{acc}:ou/o-a1b2c3d4e5/ou-zzzz-99999999"
 _APP_PROFILE_SECOND = "arn:aws:bedrock:{second}:{acc}:application-inference-profile/f6e5d4c3b2a1"
@@ -797,6 +811,125 @@ ATTACKS: tuple[Attack, ...] = (
         LEAVE,
         P("attacker", "organizations:DescribeOrganization", "*", "us-east-1"),
         "read the organization",
+    ),
+    # --- goal 4: the network path to the endpoints (issue 35, deliverable 1) ------------------------------------
+    Attack(
+        4,
+        "add a DENY 443 entry to the endpoint subnets' network ACL (cut every invoker off the endpoints)",
+        P("attacker", "ec2:CreateNetworkAclEntry", _NACL, context=_TAGGED),
+        TAGGED,
+        P("attacker", "ec2:CreateNetworkAclEntry", _OWN_NACL),
+        "an administrator adds an entry to a network ACL of its own",
+    ),
+    Attack(
+        4,
+        "put an endpoint subnet back on the untagged default network ACL",
+        P("attacker", "ec2:ReplaceNetworkAclAssociation", _SUBNET, context=_TAGGED),
+        TAGGED,
+        P("attacker", "ec2:ReplaceNetworkAclAssociation", _OWN_SUBNET),
+        "an administrator re-associates a subnet of its own",
+    ),
+    Attack(
+        4,
+        "associate a private hosted zone shadowing bedrock-runtime.<region>.amazonaws.com with the landing-zone VPC",
+        P("attacker", "route53:AssociateVPCWithHostedZone", _ZONE, context={"route53:VPCs": ["{vpc_id}"]}),
+        PRIVATE_ZONES,
+        P("attacker", "route53:AssociateVPCWithHostedZone", _ZONE, context={"route53:VPCs": [_OTHER_VPC]}),
+        "an administrator associates the zone with a VPC of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "create a private hosted zone on the landing-zone VPC",
+        P("attacker", "route53:CreateHostedZone", "*", context={"route53:VPCs": ["{vpc_id}"]}),
+        PRIVATE_ZONES,
+        P("attacker", "route53:CreateHostedZone", "*"),
+        "an administrator creates a public hosted zone",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "associate a Route 53 Profile (zones, resolver rules, DNS Firewall) with the landing-zone VPC",
+        P("attacker", "route53profiles:AssociateProfile", "*", context={"route53profiles:ResourceIds": ["{vpc_id}"]}),
+        ROUTE53_PROFILES,
+        P("attacker", "route53profiles:AssociateProfile", "*", context={"route53profiles:ResourceIds": [_OTHER_VPC]}),
+        "an administrator associates the profile with a VPC of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "associate the landing-zone VPC with a VPC Lattice service network",
+        P(
+            "attacker",
+            "vpc-lattice:CreateServiceNetworkVpcAssociation",
+            "arn:aws:vpc-lattice:{home}:{acc}:servicenetwork/sn-0123456789abcdef0",
+            context={"vpc-lattice:VpcId": "{vpc_id}"},
+        ),
+        LATTICE,
+        P(
+            "attacker",
+            "vpc-lattice:CreateServiceNetworkVpcAssociation",
+            "arn:aws:vpc-lattice:{home}:{acc}:servicenetwork/sn-0123456789abcdef0",
+            context={"vpc-lattice:VpcId": _OTHER_VPC},
+        ),
+        "an administrator associates a VPC of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "place a VPC Lattice resource gateway in the landing-zone VPC",
+        P(
+            "attacker",
+            "vpc-lattice:CreateResourceGateway",
+            "arn:aws:vpc-lattice:{home}:{acc}:resourcegateway/rgw-0123456789abcdef0",
+            context={"vpc-lattice:VpcId": "{vpc_id}"},
+        ),
+        LATTICE,
+        P(
+            "attacker",
+            "vpc-lattice:CreateResourceGateway",
+            "arn:aws:vpc-lattice:{home}:{acc}:resourcegateway/rgw-0123456789abcdef0",
+            context={"vpc-lattice:VpcId": _OTHER_VPC},
+        ),
+        "an administrator places one in a VPC of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "share an endpoint subnet with another account through AWS RAM",
+        P("attacker", "ram:CreateResourceShare", "*", context={"ram:ResourceArn": ["{endpoint_subnet}"]}),
+        RAM_SUBNETS,
+        P("attacker", "ram:CreateResourceShare", "*", context={"ram:ResourceArn": [_OWN_SUBNET]}),
+        "an administrator shares a subnet of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "associate a DNS Firewall rule group that blocks the Bedrock names with the landing-zone VPC",
+        P(
+            "attacker",
+            "route53resolver:AssociateFirewallRuleGroup",
+            "arn:aws:route53resolver:{home}:{acc}:firewall-rule-group-association/rslvr-frgassoc-0123456789abcdef",
+        ),
+        "(none)",
+        P("attacker", "route53resolver:ListFirewallRuleGroupAssociations", "*"),
+        "an administrator lists the associations",
+        residual=NO_NETWORK_KEY,
+        guard="verify",
+    ),
+    Attack(
+        4,
+        "associate a Resolver forwarding rule for amazonaws.com with the landing-zone VPC",
+        P(
+            "attacker",
+            "route53resolver:AssociateResolverRule",
+            "arn:aws:route53resolver:{home}:{acc}:resolver-rule/rslvr-rr-0123456789abcdef",
+        ),
+        "(none)",
+        P("attacker", "route53resolver:ListResolverRuleAssociations", "*"),
+        "an administrator lists the associations",
+        residual=NO_NETWORK_KEY,
+        guard="verify",
     ),
     # --- goal 4: by name: logs, buckets, functions ---------------------------------------------------------------
     Attack(
@@ -1767,6 +1900,10 @@ def _values(plan: Plan) -> dict[str, str | None]:
         shared_bootstrap=f"{role}cdk-hnb659fds-cfn-exec-role-{acc}-{home}",
         outside_da_profile=_outside_da_profile(config, acc),
         target_parent=_target_parent(config, acc),
+        vpc_id=config.network.vpc_id,
+        endpoint_subnet=(
+            f"arn:aws:ec2:{home}:{acc}:subnet/{config.network.subnet_ids[0]}" if config.network.subnet_ids else None
+        ),
         api_key_user=params.api_key_user,
         geo_profile_second=(
             f"arn:aws:bedrock:{params.second}:{acc}:inference-profile/{params.geo_profile_id}"
@@ -1816,6 +1953,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
         "deployers": bool(config.policy_guardrails.deployer_principal_arns),
         "second": params.second != params.home and params.second in config.compliant_regions,
         "targets": bool(config.organization and config.organization.target_ids),
+        "imported_vpc": bool(config.network.vpc_id and config.network.subnet_ids),
     }
     g = config.policy_guardrails
     available.update(
