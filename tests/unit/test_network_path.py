@@ -110,3 +110,25 @@ def test_the_network_statements_agree_with_the_iam_action_database(plan_for):
     assert {"DenyPrivateZonesOnLandingZoneVpc", "DenyRamSharingOfEndpointSubnets"} <= set(_sids(plan))
     issues = [str(i) for d in scps.documents for i in check_document(d, policy="scp")]
     assert issues == []
+
+
+def _endpoint_conditions(plan) -> list[dict]:
+    return [s["Condition"]["StringEquals"] for doc in plan.policies.endpoints.values() for s in doc["Statement"]]
+
+
+def test_endpoints_admit_the_whole_organization_only_when_asked(plan_for):
+    asked = plan_for(EU, network={"endpoint_principals": "organization"})
+    assert all(c == {**c, "aws:PrincipalOrgID": "o-exampleorg1"} for c in _endpoint_conditions(asked))
+    default = plan_for(EU)
+    assert all("aws:PrincipalOrgID" not in c for c in _endpoint_conditions(default))
+    assert all(c["aws:PrincipalAccount"] == list(default.config.account_ids) for c in _endpoint_conditions(default))
+
+
+def test_endpoint_principals_organization_without_an_organization_id_is_refused(plan_for):
+    import pytest
+
+    from landing_zone.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        plan_for(EU, organization={"organization_id": None}, network={"endpoint_principals": "organization"})
+    assert "network.endpoint_principals" in str(err.value) and "organization.organization_id" in str(err.value)
