@@ -69,7 +69,9 @@ def structure_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
     targets = target_arns(config)
     if targets:
         stmts.append(
-            statement("DenyMovingTargetsAccounts", effect="Deny", actions=["organizations:MoveAccount"], resources=targets)
+            statement(
+                "DenyMovingTargetsAccounts", effect="Deny", actions=["organizations:MoveAccount"], resources=targets
+            )
         )
     accounts = [t for t in targets if ":account/" in t]
     if accounts:

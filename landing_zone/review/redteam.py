@@ -1482,7 +1482,13 @@ ATTACKS: tuple[Attack, ...] = (
     Attack(
         4,
         "disable the SCP policy type on the root, as a delegated administrator",
-        P("attacker", "organizations:DisablePolicyType", _ROOT, "us-east-1", {POLICY_TYPE_KEY: "SERVICE_CONTROL_POLICY"}),
+        P(
+            "attacker",
+            "organizations:DisablePolicyType",
+            _ROOT,
+            "us-east-1",
+            {POLICY_TYPE_KEY: "SERVICE_CONTROL_POLICY"},
+        ),
         POLICY_TYPES,
         # a delegated administrator retires a policy type the landing zone does not use (issue 35, deliverable 3)
         P("attacker", "organizations:DisablePolicyType", _ROOT, "us-east-1", {POLICY_TYPE_KEY: "TAG_POLICY"}),

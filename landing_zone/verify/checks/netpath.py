@@ -24,6 +24,8 @@ GetResourceShareAssociations.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+
 from landing_zone.assembly import Resource
 from landing_zone.verify.checks.common import DRIFT, PASS, Context, error_rows, make_row
 from landing_zone.verify.checks.network import vpcs
@@ -34,45 +36,33 @@ __all__ = ["CHECKS", "check_network_path"]
 
 Finding = tuple[str, str, str]  # (what, live detail, remediation command)
 
-CHECKS = (
-    "dns-firewall-association",
-    "resolver-rule-association",
-    "private-hosted-zone",
-    "vpc-lattice",
-    "ram-shared-subnet",
-    "default-network-acl",
-)
-
 
 def check_network_path(ctx: Context) -> list[CheckResult]:
     rows: list[CheckResult] = []
     names = _endpoint_names(ctx)
     for vpc_id, vpc, region in vpcs(ctx):
-        probes: list[tuple[str, str, Callable[[], list[Finding]]]] = [
-            ("dns-firewall-association", "no rule group", lambda v=vpc_id, r=region: _firewall(ctx, v, r)),
-            ("resolver-rule-association", "auto-defined rules only", lambda v=vpc_id, r=region: _rules(ctx, v, r)),
-            (
-                "private-hosted-zone",
-                "no zone shadowing an endpoint name",
-                lambda v=vpc_id, r=region: _zones(ctx, v, r, names.get(r, ())),
-            ),
-            ("vpc-lattice", "no service network, no resource gateway", lambda v=vpc_id, r=region: _lattice(ctx, v, r)),
-            ("ram-shared-subnet", "no subnet shared", lambda v=vpc_id, r=region: _ram(ctx, v, r)),
-        ]
-        if vpc is not None:
-            probes.append(
-                ("default-network-acl", "no subnet on it", lambda v=vpc_id, r=region: _default_acl(ctx, v, r))
-            )
-        for check, expected, probe in probes:
-            rows += _rows(check, f"VPC {vpc_id}", expected, probe, vpc)
+        here = _Where(ctx, vpc_id, region, names.get(region, ()))
+        for check, expected, probe in PROBES:
+            if check == "default-network-acl" and vpc is None:
+                continue  # an imported VPC keeps its owner's network ACLs
+            rows += _rows(check, expected, probe, here, vpc)
     return rows
 
 
+@dataclass(frozen=True)
+class _Where:
+    ctx: Context
+    vpc_id: str
+    region: str
+    endpoint_names: tuple[str, ...]
+
+
 def _rows(
-    check: str, label: str, expected: str, probe: Callable[[], list[Finding]], res: Resource | None
+    check: str, expected: str, probe: Callable[[_Where], list[Finding]], where: _Where, res: Resource | None
 ) -> list[CheckResult]:
+    label = f"VPC {where.vpc_id}"
     try:
-        findings = probe()
+        findings = probe(where)
     except ApiError as exc:
         return error_rows([check], label, expected, exc, res)
     if not findings:
@@ -95,7 +85,8 @@ def _endpoint_names(ctx: Context) -> dict[str, tuple[str, ...]]:
     return {r: tuple(sorted(n)) for r, n in names.items()}
 
 
-def _firewall(ctx: Context, vpc_id: str, region: str) -> list[Finding]:
+def _firewall(w: _Where) -> list[Finding]:
+    ctx, vpc_id, region = w.ctx, w.vpc_id, w.region
     live = ctx.live.paginate(
         "route53resolver",
         "list_firewall_rule_group_associations",
@@ -117,7 +108,8 @@ def _firewall(ctx: Context, vpc_id: str, region: str) -> list[Finding]:
     ]
 
 
-def _rules(ctx: Context, vpc_id: str, region: str) -> list[Finding]:
+def _rules(w: _Where) -> list[Finding]:
+    ctx, vpc_id, region = w.ctx, w.vpc_id, w.region
     live = ctx.live.paginate(
         "route53resolver",
         "list_resolver_rule_associations",
@@ -144,7 +136,8 @@ def _shadows(zone: str, names: tuple[str, ...]) -> bool:
     return any(n == zone or n.endswith("." + zone) for n in names)
 
 
-def _zones(ctx: Context, vpc_id: str, region: str, names: tuple[str, ...]) -> list[Finding]:
+def _zones(w: _Where) -> list[Finding]:
+    ctx, vpc_id, region, names = w.ctx, w.vpc_id, w.region, w.endpoint_names
     answer = ctx.live.call("route53", "list_hosted_zones_by_vpc", region=region, VPCId=vpc_id, VPCRegion=region)
     out = []
     for z in answer.get("HostedZoneSummaries") or []:
@@ -164,7 +157,8 @@ def _zones(ctx: Context, vpc_id: str, region: str, names: tuple[str, ...]) -> li
     return out
 
 
-def _lattice(ctx: Context, vpc_id: str, region: str) -> list[Finding]:
+def _lattice(w: _Where) -> list[Finding]:
+    ctx, vpc_id, region = w.ctx, w.vpc_id, w.region
     associations = ctx.live.paginate(
         "vpc-lattice", "list_service_network_vpc_associations", "items", region=region, vpcIdentifier=vpc_id
     )
@@ -191,7 +185,8 @@ def _lattice(ctx: Context, vpc_id: str, region: str) -> list[Finding]:
     return out
 
 
-def _ram(ctx: Context, vpc_id: str, region: str) -> list[Finding]:
+def _ram(w: _Where) -> list[Finding]:
+    ctx, vpc_id, region = w.ctx, w.vpc_id, w.region
     subnets = ctx.live.paginate(
         "ec2", "describe_subnets", "Subnets", region=region, Filters=[{"Name": "vpc-id", "Values": [vpc_id]}]
     )
@@ -214,7 +209,8 @@ def _ram(ctx: Context, vpc_id: str, region: str) -> list[Finding]:
     ]
 
 
-def _default_acl(ctx: Context, vpc_id: str, region: str) -> list[Finding]:
+def _default_acl(w: _Where) -> list[Finding]:
+    ctx, vpc_id, region = w.ctx, w.vpc_id, w.region
     acls = ctx.live.paginate(
         "ec2", "describe_network_acls", "NetworkAcls", region=region, Filters=[{"Name": "vpc-id", "Values": [vpc_id]}]
     )
@@ -232,3 +228,15 @@ def _default_acl(ctx: Context, vpc_id: str, region: str) -> list[Finding]:
         if acl.get("IsDefault")
         for assoc in acl.get("Associations") or []
     ]
+
+
+# check, what is expected, the probe that lists what is found instead (in the order of CHECKS)
+PROBES: tuple[tuple[str, str, Callable[[_Where], list[Finding]]], ...] = (
+    ("dns-firewall-association", "no rule group", _firewall),
+    ("resolver-rule-association", "auto-defined rules only", _rules),
+    ("private-hosted-zone", "no zone shadowing an endpoint name", _zones),
+    ("vpc-lattice", "no service network, no resource gateway", _lattice),
+    ("ram-shared-subnet", "no subnet shared", _ram),
+    ("default-network-acl", "no subnet on it", _default_acl),
+)
+CHECKS = tuple(check for check, _, _ in PROBES)
