@@ -131,7 +131,8 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # 239 since eu-sovereign sets data_retention.mode and the activation moved to the management account: +1
     # data-retention, +10 IAM role rows and +2 policies of its handler and provider, +2 log groups, +4 tags rows; the
     # management-logs key: kms-key, -rotation, -policy, -alias and its tags row (+5)
-    assert len(data["checks"]) == 239
+    # 245 since issue 35: the network-path family, one row per check for the one VPC (+6)
+    assert len(data["checks"]) == 245
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {
         f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
     }
