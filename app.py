@@ -9,7 +9,7 @@ from pathlib import Path
 
 import aws_cdk as cdk
 
-from landing_zone.core.config import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY
+from landing_zone.core.config import CONFIG_FILE_CONTEXT_KEY, CONTEXT_KEY, context_switches
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import load_plan
 from landing_zone.plan.deployment import DETACH_CONTEXT
@@ -23,18 +23,19 @@ NAG_CONTEXT_KEY = "nag"  # cdk.json: true -> the AwsSolutions, NIST 800-53 r5 an
 def main() -> int:
     app = cdk.App()
     try:
+        # the switches first, before any work: a value other than true/false is refused, never read as false
+        switches = context_switches({key: app.node.try_get_context(key) for key in (NAG_CONTEXT_KEY, DETACH_CONTEXT)})
         plan = load_plan(app.node.try_get_context(CONTEXT_KEY), app.node.try_get_context(CONFIG_FILE_CONTEXT_KEY))
         # one line each; `python -m landing_zone validate --verbose` and the review report give them in full
         for warning in (*plan.warnings, plan.placeholder_warning):
             if warning:
                 print(f"warning: {headline(warning)}", file=sys.stderr)
-        if app.node.try_get_context(NAG_CONTEXT_KEY) in (True, "true"):
+        if switches[NAG_CONTEXT_KEY]:
             from constructs_lib.nag import add_nag_checks
 
             add_nag_checks(app)
         # `-c detach_organization_policies=true`: the first step of a removal (`deploy-plan --remove`)
-        detach = app.node.try_get_context(DETACH_CONTEXT) in (True, "true")
-        build_landing_zone(app, plan, detach_organization_policies=detach)
+        build_landing_zone(app, plan, detach_organization_policies=switches[DETACH_CONTEXT])
     except LandingZoneError as exc:
         print(f"error: {exc}", file=sys.stderr)
         _remove_if_empty(app.outdir)

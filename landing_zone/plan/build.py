@@ -41,8 +41,14 @@ from landing_zone.plan.checks import (
 )
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
-from landing_zone.plan.policies import build_policies, scp_set
-from landing_zone.plan.requirements import application_budget_findings, dependent_setting_findings, feature_problems
+from landing_zone.plan.policies import PolicySet, build_policies, scp_set
+from landing_zone.plan.provisioned import ungranted_path_problems
+from landing_zone.plan.requirements import (
+    application_budget_findings,
+    dependent_setting_findings,
+    feature_problems,
+    retention_endpoint_warnings,
+)
 from landing_zone.plan.stack_limits import stack_limit_problems
 from landing_zone.plan.warnings import (
     budget_warnings,
@@ -251,7 +257,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems := name_problems([n for n in late_names if n.limit in _LATE_NAME_LIMITS], catalog):
         raise ConfigError(problems, origin=origin)
 
-    warnings = _warnings(config, models, prices, metrics, routing, applications, budget, model_prices, parts)
+    warnings = _warnings(config, catalog, models, prices, metrics, routing, applications, budget, model_prices, parts)
     warnings += workload_quota_warnings + quota_warnings(quota_alarms, config)
     warnings += app_budget_warnings + dependent_warnings
     return Plan(
@@ -267,12 +273,28 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         cost_alarms=cost_alarms,
         quota_alarms=quota_alarms,
         dashboard=dashboard,
-        policies=build_policies(config, routing, catalog, applications, scps=scps),
+        policies=_policies(config, routing, catalog, applications, scps, origin),
         cross_account_grants=cross_account_grants(config, applications),
         warnings=tuple(warnings),
         placeholders=find_placeholders(config),
         source=PlanSource(raw=json.loads(json.dumps(raw)), origin=origin, overlays=_overlay_texts(raw)),
     )
+
+
+def _policies(
+    config: LandingZoneConfig,
+    routing: RoutingDecision,
+    catalog: Catalog,
+    applications: tuple[ApplicationPlan, ...],
+    scps: ScpSet | None,
+    origin: str,
+) -> PolicySet:
+    """Every policy document, once; a path provisioned for an application but not granted by its invoker policy
+    raises (:mod:`landing_zone.plan.provisioned`)."""
+    policies = build_policies(config, routing, catalog, applications, scps=scps)
+    if problems := ungranted_path_problems(config, applications, policies.invokers):
+        raise ConfigError(problems, origin=origin)
+    return policies
 
 
 def _quotas(
@@ -294,6 +316,7 @@ def _quotas(
 
 def _warnings(
     config: LandingZoneConfig,
+    catalog: Catalog,
     models: tuple[Model, ...],
     prices: PriceCatalog,
     metrics: MetricCatalog,
@@ -313,6 +336,7 @@ def _warnings(
     warnings += kill_switch_warnings(config, applications)
     if (retention := retention_warning(config.data_retention.mode, models)) is not None:
         warnings.append(retention)
+    warnings += retention_endpoint_warnings(config, catalog, applications)
     warnings += service_tier_warnings(config, models)
     return warnings
 

@@ -78,12 +78,15 @@ def _accounts_of(arns: Iterable[str]) -> set[str]:
 def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     """The SCPs live in the management account and bind the member accounts, where the landing zone's own roles act:
     the CDK bootstrap roles of the account that deploys, its automation and log-delivery roles, and the configured
-    deployment and deployer principals (``landing_zone.policies.guardrails.exemptions``)."""
+    deployment and deployer principals (``landing_zone.policies.guardrails.exemptions``), and the kill switch's
+    reset principals, whose role the SCP guards from everyone else."""
     if config.organization is None:
         return None
     g = config.policy_guardrails
     deploy = config.stackset_administrator_account if config.member_baseline.enabled else config.deployment_account
-    accounts = {deploy} | _accounts_of((*g.deployment_principal_arns, *g.deployer_principal_arns))
+    accounts = {deploy} | _accounts_of(
+        (*g.deployment_principal_arns, *g.deployer_principal_arns, *config.cost.kill_switch_reset_principal_arns)
+    )
     accounts -= {config.organization.management_account_id}  # the stack's own account needs no grant
     if not accounts:
         return None
@@ -95,8 +98,9 @@ def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
         accounts=tuple(sorted(accounts)),
         reason="the SCPs, in the management account, bind the workload accounts; they exempt (and protect) by ARN the "
         "roles the landing zone itself acts with there: the CDK bootstrap roles of the account that deploys, the "
-        "automation and log-delivery roles, and policy_guardrails.deployment_principal_arns / "
-        "deployer_principal_arns",
+        "automation and log-delivery roles, policy_guardrails.deployment_principal_arns / "
+        "deployer_principal_arns, and cost.kill_switch_reset_principal_arns (the only principals the kill switch's "
+        "reset role trusts, so the SCP protects that role from everyone else)",
     )
 
 
@@ -143,6 +147,27 @@ def _endpoint_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     )
 
 
+def _kill_switch_reset_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """``cost.kill_switch_reset_principal_arns`` may live in another account (a FinOps on-call role in a billing
+    account outside the targets): the reset role's trust names that account's root, narrowed by ``aws:PrincipalArn``
+    to exactly those roles."""
+    if not config.cost.kill_switch:
+        return None
+    accounts = _accounts_of(config.cost.kill_switch_reset_principal_arns) - {config.deployment_account}
+    if not accounts:
+        return None
+    return CrossAccountGrant(
+        id="kill-switch-reset-principals",
+        stack=naming.stack_name(config.name, "cost"),
+        policy_kinds=("trust",),
+        names=("root", "role"),
+        accounts=tuple(sorted(accounts)),
+        reason="the kill switch's reset role (docs/COST.md, 'Resetting the kill switch') trusts exactly "
+        "cost.kill_switch_reset_principal_arns, which may sit in another account: its trust policy names that "
+        "account's root, narrowed by aws:PrincipalArn to those roles",
+    )
+
+
 def cross_account_grants(
     config: LandingZoneConfig, applications: Sequence[ApplicationPlan]
 ) -> tuple[CrossAccountGrant, ...]:
@@ -151,5 +176,6 @@ def cross_account_grants(
         _scp_grant(config),
         *_invoker_grants(config, applications),
         _endpoint_grant(config),
+        _kill_switch_reset_grant(config),
     ]
     return tuple(g for g in grants if g is not None)

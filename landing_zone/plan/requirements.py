@@ -33,6 +33,7 @@ from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.errors import Problem
+from landing_zone.plan.policies import RETENTION_HANDLER_ACTIONS
 
 __all__ = [
     "DEPENDENT_SETTINGS",
@@ -43,6 +44,7 @@ __all__ = [
     "endpoint_problems",
     "feature_problems",
     "region_support_problems",
+    "retention_endpoint_warnings",
     "retention_region_problems",
 ]
 
@@ -150,6 +152,38 @@ def retention_region_problems(config: LandingZoneConfig, catalog: Catalog) -> li
             "data_retention_setting, data-retention.html): those requests would not run under this mode; allowed: "
             "inference_source_regions [home_region] with a mode, or no mode",
         )
+    ]
+
+
+def _mantle_users(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> list[str]:
+    """The applications given a Mantle path (Mantle only, or a Mantle Project of their own)."""
+    return [a.app.name for a in applications if "mantle" in _paths(a)]
+
+
+def retention_endpoint_warnings(
+    config: LandingZoneConfig, catalog: Catalog, applications: Sequence[ApplicationPlan]
+) -> list[str]:
+    """``data_retention.mode`` is written through one endpoint's API only (the handler's ``PutAccountDataRetention``,
+    :data:`~landing_zone.plan.policies.RETENTION_HANDLER_ACTIONS`: ``bedrock``), while the catalog lists the setting
+    on more endpoints (``data_retention_setting.endpoints``: ``bedrock-mantle`` has its own
+    ``PutAccountDataRetention``, which botocore has no client for).  AWS's page does not say whether the two are one
+    setting, so an application with a Mantle path may run at the Mantle setting the landing zone never writes: said
+    out loud, with how to check it (the SCP still denies any other mode to non-exempt principals)."""
+    setting, mode = catalog.data_retention_setting, config.data_retention.mode
+    if mode is None or setting is None:
+        return []
+    written = {action.split(":", 1)[0] for action in RETENTION_HANDLER_ACTIONS}
+    unwritten = [e for e in setting.endpoints if e not in written]
+    users = _mantle_users(config, applications)
+    if "bedrock-mantle" not in unwritten or not users:
+        return []
+    return [
+        f"data_retention.mode {mode} is written through bedrock:PutAccountDataRetention only (handlers/"
+        f"data_retention), while bedrock-mantle has its own PutAccountDataRetention (core/catalog/models.yaml "
+        f"data_retention_setting, data-retention.html), which the landing zone never writes and AWS does not say is "
+        f"the same setting; applications {', '.join(users)} call Mantle, so their requests may run at the Mantle "
+        f"setting (inherit unless someone set it). Read Mantle's setting in {config.home_region} after the deploy; "
+        f"the SCP denies setting it to another mode than {mode}"
     ]
 
 

@@ -88,6 +88,28 @@ CASES = {
         ),
         "  - network.endpoints: got ['bedrock-runtime']; has no bedrock-mantle endpoint",
     ),
+    "a project its invoker may not use": (
+        lambda t: generated(
+            t,
+            "granted.yaml",
+            "access: {mantle_projects: true}\ncontent_guardrail: {enabled: true, enforcement: per-request}\n",
+        ),
+        "  - access.mantle_projects: got true; for application workload the plan creates its Mantle Project",
+    ),
+    "an empty list that would trust everyone": (
+        lambda t: generated(
+            t, "trust.yaml", "applications: [{name: chat, cost_center: cc-1, trusted_principal_arns: []}]\n"
+        ),
+        "  - applications[0].trusted_principal_arns: got []; an empty list is not the same as leaving the key out",
+    ),
+    "one model twice in a mapping": (
+        lambda t: generated(
+            t,
+            "prices.yaml",
+            "cost: {price_source: {kimi-k3.1-pro: bedrock, moonshotai.kimi-k3.1-pro: kimi-api}}\n",
+        ),
+        "  - cost.price_source.moonshotai.kimi-k3.1-pro: got 'moonshotai.kimi-k3.1-pro'; names the same model as",
+    ),
     "200 accounts": (
         lambda t: generated(
             t,
@@ -142,6 +164,39 @@ def test_app_refuses_hostile_input_with_exit_2_and_writes_nothing(tmp_path):
     assert "Traceback" not in result.stderr
     assert "error: invalid config file" in result.stderr and "not UTF-8" in result.stderr
     assert not outdir.exists() or not any(outdir.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("switches", "first_problem"),
+    [
+        ({"nag": "TRUE"}, "  - -c nag: got 'TRUE'; must be true or false"),
+        ({"detach_organization_policies": "yes"}, "  - -c detach_organization_policies: got 'yes'; must be true"),
+        ({"nag": 1, "detach_organization_policies": "on"}, "  - -c nag: got 1; must be true or false"),
+    ],
+    ids=["nag-upper-case", "detach-yes", "both"],
+)
+def test_app_refuses_a_context_switch_that_is_neither_true_nor_false(tmp_path, switches, first_problem):
+    """`-c nag=TRUE` would have turned the cdk-nag gate off, `-c detach_organization_policies=yes` kept the SCPs
+    attached: refused before any work, every switch at once (landing_zone.core.config.context_switches)."""
+    outdir = tmp_path / "out"
+    context = {**json.loads((ROOT / "cdk.json").read_text())["context"], **switches}
+    result = run(sys.executable, "app.py", env={"CDK_CONTEXT_JSON": json.dumps(context), "CDK_OUTDIR": str(outdir)})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"error: invalid CDK context: {len(switches)} problem(s)"
+    assert lines[1].startswith(first_problem), lines
+    assert not outdir.exists() or not any(outdir.iterdir())
+
+
+def test_context_switches_read_true_and_false_as_json_or_text():
+    from landing_zone.core.config import context_switches
+
+    assert context_switches({"nag": True, "detach": "false", "other": None, "text": "true"}) == {
+        "nag": True,
+        "detach": False,
+        "other": False,
+        "text": True,
+    }
 
 
 def test_validate_warns_about_placeholders_and_still_exits_0():

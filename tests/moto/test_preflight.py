@@ -372,14 +372,26 @@ def test_aws_endpoint_url_is_where_preflight_asks(monkeypatch: pytest.MonkeyPatc
     assert any("unauthorised: AccessDenied" in f["found"] for f in data["findings"])
 
 
-def test_member_baseline_reads_every_member_and_needs_a_stacksets_delegated_administrator(plan_for, aws_mock):
+def _eu_default_applications(tmp_path):
+    """The EU example with its ``applications`` left out (one default application per account); ``applications: []``
+    is refused as an empty list that would silently mean that default."""
+    from landing_zone.core.config import read_config_file
+
+    raw = {k: v for k, v in read_config_file(EU).items() if k != "applications"}
+    path = tmp_path / "eu-default-applications.json"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def test_member_baseline_reads_every_member_and_needs_a_stacksets_delegated_administrator(plan_for, aws_mock, tmp_path):
     """With the member baseline every account of `accounts` is a workload account (read with its own profile), and
     a StackSet administrator other than the management account must be delegated for StackSets: one delegated for
     AWS Config only is a conflict; the management account itself needs none (the neighbour)."""
     from unittest import mock
 
     admin = "555555555555"
-    plan = plan_for(EU, member_baseline={"enabled": True, "administrator_account_id": admin}, applications=[])
+    eu = _eu_default_applications(tmp_path)
+    plan = plan_for(eu, member_baseline={"enabled": True, "administrator_account_id": admin})
     state = existing_organization(plan, control_tower=False, customer_scps=False, foreign_logging=False,
                                   foreign_retention=None, foreign_monitor=False, cdk_toolkit=False)  # fmt: skip
     org = state.moto("organizations", plan.config.organization.management_account_id)
@@ -395,7 +407,7 @@ def test_member_baseline_reads_every_member_and_needs_a_stacksets_delegated_admi
     read = {f.where for f in report.findings if f.check == "invocation-logging"}
     assert read == {f"account {m} {plan.config.home_region}" for m in members}
     assert not [f for f in report.findings if f.severity is Severity.UNCHECKED]
-    in_management = plan_for(EU, member_baseline={"enabled": True}, applications=[])
+    in_management = plan_for(eu, member_baseline={"enabled": True})
     assert not [
         f
         for f in run(in_management, state, account_profiles=profiles).findings

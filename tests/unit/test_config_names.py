@@ -52,7 +52,7 @@ def test_an_invoker_role_name_one_over_the_limit_is_refused_naming_the_key_to_sh
 def test_a_default_application_blames_the_account_name_it_comes_from(plan_for, catalog):
     account = _app_name_at_role_limit(catalog, LZ) + "y"
     with pytest.raises(ConfigError) as info:
-        plan_for(name=LZ, accounts=[{"id": "210987654321", "name": account}], applications=[])
+        plan_for(name=LZ, accounts=[{"id": "210987654321", "name": account}])
     assert f"accounts[0].name: got {account!r}" in str(info.value)
 
 

@@ -305,6 +305,77 @@ def test_an_empty_list_is_not_an_omitted_one(plan_for):
     assert plan_for(inference_source_regions=["us-east-1"]).config.source_regions == ("us-east-1",)
 
 
+@pytest.mark.parametrize(
+    ("overrides", "path", "meaning"),
+    [
+        ({"applications": []}, "applications", "one application per account, named after the account"),
+        (
+            {"applications": [app(trusted_principal_arns=[])]},
+            "applications[0].trusted_principal_arns",
+            "any principal of `account` that its own IAM lets assume the role",
+        ),
+        ({"network": {"availability_zones": []}}, "network.availability_zones", "the first `az_count` AZs"),
+        ({"cost": {"workload": {"split": []}}}, "cost.workload.split", "the whole workload on models[0]"),
+        (
+            {"member_baseline": {"enabled": True, "target_ou_ids": []}},
+            "member_baseline.target_ou_ids",
+            "the OUs in organization.target_ids",
+        ),
+    ],
+    ids=["applications", "trusted-principals", "availability-zones", "workload-split", "baseline-ous"],
+)
+def test_an_empty_list_whose_omission_means_more_than_none_is_refused(plan_for, overrides, path, meaning):
+    """``trusted_principal_arns: []`` read as omitted would trust every principal of the account: the widest
+    default, reached by writing the narrowest-looking value."""
+    problems = refused(plan_for, **overrides)
+    assert f"{path}: got []; an empty list is not the same as leaving the key out" in problems[path], problems
+    assert f"(omitted: {meaning}" in problems[path]
+
+
+def test_an_empty_list_that_means_none_is_accepted(plan_for):
+    """The neighbours: lists whose omission means "none" take [] as the same none."""
+    plan = plan_for(
+        **SINGLE,
+        applications=[app(sso_permission_sets=[], batch_role_arns=[])],
+        cost={"alert_emails": [], "kill_switch_reset_principal_arns": []},
+    )
+    assert plan.applications[0].app.sso_permission_sets == () and plan.applications[0].app.batch_role_arns == ()
+    assert plan_for(**SINGLE).applications[0].app.name == "workload"  # omitted: one per account
+
+
+# Lists whose omission means "none" ([] means the same); every other list that says what omitting it means carries
+# rules.WhenOmitted or is optional (None when omitted), so [] cannot silently mean a default.
+EMPTY_MEANS_NONE = {
+    "cost.kill_switch_reset_principal_arns",
+    "policy_guardrails.deployment_principal_arns",
+    "policy_guardrails.deployer_principal_arns",
+    "applications.batch_role_arns",
+}
+
+
+def test_every_list_that_has_a_default_meaning_refuses_the_empty_list():
+    """Found by the schema's own words: a list field whose description says what omitting it means is either
+    marked (``[]`` refused) or declared above as meaning "none" — a new field cannot slip between."""
+    import re
+
+    from landing_zone.core.config import rules
+
+    unmarked: set[str] = set()
+
+    def walk(model: type, prefix: str) -> None:
+        for name, field in model.model_fields.items():
+            listed = rules._list_item(field.annotation)
+            said = re.search(r"[Oo]mitted", field.description or "")
+            if listed is not None and said and not listed[1] and rules.when_omitted(field) is None:
+                unmarked.add(f"{prefix}{name}")
+            inner = listed[0] if listed is not None else rules._leaf(field.annotation)
+            if isinstance(inner, type) and issubclass(inner, _Strict):
+                walk(inner, f"{prefix}{name}.")
+
+    walk(LandingZoneConfig, "")
+    assert unmarked == EMPTY_MEANS_NONE
+
+
 # -- numbers and booleans of their type --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("overrides", "path", "got"),
@@ -401,6 +472,137 @@ def test_every_list_of_plain_values_in_the_schema_refuses_a_repeated_entry():
         assert [(loc, rule.split(":")[0]) for loc, _, rule in problems] == [((name, 1), f"repeats {name}[0]")], path
 
 
+# -- mappings keyed by model hold each model once ----------------------------------------------------------------------
+PRICES = {"input_usd_per_million_tokens": 1, "output_usd_per_million_tokens": 4, "source": "contract of 2026-12-01"}
+
+
+@pytest.mark.parametrize(
+    ("cost", "path"),
+    [
+        (
+            {"price_overrides": {"kimi-k3.1-pro": PRICES, "moonshotai.kimi-k3.1-pro": PRICES}},
+            "cost.price_overrides.moonshotai.kimi-k3.1-pro",
+        ),
+        (
+            {"price_source": {"moonshotai.kimi-k3.1-pro": "bedrock", "kimi-k3.1-pro": "kimi-api"}},
+            "cost.price_source.kimi-k3.1-pro",
+        ),
+        (
+            {
+                "tier_price_overrides": {
+                    "kimi-k3.1-pro": {"priority": {"multiplier": 2, "source": "contract"}},
+                    "moonshotai.kimi-k3.1-pro": {"flex": {"multiplier": 0.5, "source": "contract"}},
+                }
+            },
+            "cost.tier_price_overrides.moonshotai.kimi-k3.1-pro",
+        ),
+        (
+            {
+                "quota_alarms": {
+                    "overrides": {
+                        "kimi-k3.1-pro": {"tokens_per_day": 1e9, "source": "Service Quotas"},
+                        "moonshotai.kimi-k3.1-pro": {"tokens_per_day": 2e9, "source": "Service Quotas"},
+                    }
+                }
+            },
+            "cost.quota_alarms.overrides.moonshotai.kimi-k3.1-pro",
+        ),
+    ],
+    ids=["price-overrides", "price-source", "tier-prices", "quota-overrides"],
+)
+def test_a_mapping_keyed_by_model_names_each_model_once(plan_for, cost, path):
+    """An alias and its ID are one model: a mapping holding both has two entries of which one is never read."""
+    problems = refused(plan_for, cost=cost)
+    first = "moonshotai.kimi-k3.1-pro" if path.endswith("source.kimi-k3.1-pro") else "kimi-k3.1-pro"
+    assert (
+        f"names the same model as the key {first!r} (an alias and its ID, moonshotai.kimi-k3.1-pro" in problems[path]
+    ), problems
+
+
+def test_a_workload_split_names_each_model_once_by_the_model_it_names(plan_for):
+    """The list twin of the mapping rule: two parts for one model (alias and ID) would be priced apart."""
+    parts = [
+        {"model": "kimi-k3.1-pro", "share_of_requests": 0.5},
+        {"model": "moonshotai.kimi-k3.1-pro", "share_of_requests": 0.5},
+    ]
+    problems = refused(plan_for, cost={"workload": {"split": parts}})
+    assert problems["cost.workload.split[1].model"] == (
+        "cost.workload.split[1].model: got 'moonshotai.kimi-k3.1-pro'; names the same model as split[0] "
+        "(moonshotai.kimi-k3.1-pro): merge the parts"
+    )
+    one = plan_for(cost={"workload": {"split": [{"model": "kimi-k3.1-pro", "share_of_requests": 1}]}})
+    assert [p.model for p in one.config.cost.workload.split] == ["kimi-k3.1-pro"]
+
+
+# -- an error names the key that holds the problem, not the section around it ---------------------------------------------
+@pytest.mark.parametrize(
+    ("workload", "path", "fragment"),
+    [
+        (
+            {"split": [{"model": "kimi-k3.1-pro", "share_of_requests": 0.5}]},
+            "cost.workload.split",
+            "got share_of_requests 0.5; the share_of_requests values sum to 0.5; they must sum to 1",
+        ),
+        (
+            {"cached_input_fraction": 0.8, "cache_write_fraction": 0.5},
+            "cost.workload.cache_write_fraction",
+            "got 0.5; cached_input_fraction + cache_write_fraction = 1.3",
+        ),
+        (
+            {"split": [{"model": "kimi-k3.1-pro", "share_of_requests": 1, "cache_write_fraction": 0.9}]},
+            "cost.workload.split[0].cache_write_fraction",
+            "got 0.9; cached_input_fraction + cache_write_fraction = 1.4",
+        ),
+        ({"tier_split": {"default": 0.5}}, "cost.workload.tier_split", "the shares sum to 0.5; they must sum to 1"),
+        ({"tier_split": {"default": 1.5}}, "cost.workload.tier_split.default", "got 1.5; not a share in (0, 1]"),
+    ],
+    ids=["split-sum", "cache-shares", "part-cache-shares", "tier-sum", "tier-share"],
+)
+def test_a_workload_problem_names_its_key_not_the_workload(plan_for, workload, path, fragment):
+    """Before: every one of these was reported at cost.workload, with the whole section as the value received."""
+    problems = refused(plan_for, cost={"workload": workload})
+    assert set(problems) == {path} and fragment in problems[path], problems
+
+
+def test_a_mapping_keyed_by_model_with_one_key_per_model_is_read(plan_for):
+    plan = plan_for(cost={"price_overrides": {"kimi-k3.1-pro": PRICES}, "price_source": {"kimi-k3.1-pro": "bedrock"}})
+    (price,) = {p.input_usd_per_million for p in plan.model_prices.by_path.values()}
+    assert price == 1
+
+
+def test_every_mapping_keyed_by_model_in_the_schema_has_the_rule():
+    """Found by the schema's own words: a mapping whose description says its keys are model IDs or aliases is typed
+    ``Mapping[ModelKey, ...]``, so the rule reaches it (and one typed so says so)."""
+    import re
+
+    from landing_zone.core.config import model_keys, rules
+
+    said, typed = set(), set()
+
+    def walk(model: type, prefix: str) -> None:
+        for name, field in model.model_fields.items():
+            path = f"{prefix}{name}"
+            if model_keys.is_model_keyed(field.annotation):
+                typed.add(path)
+            if "Mapping" in str(field.annotation) and re.search(
+                r"model (ID )?(or|\(alias or ID\))|ID or alias|alias or ID", field.description or ""
+            ):
+                said.add(path)
+            listed = rules._list_item(field.annotation)
+            inner = listed[0] if listed is not None else rules._leaf(field.annotation)
+            if isinstance(inner, type) and issubclass(inner, _Strict):
+                walk(inner, f"{prefix}{name}.")
+
+    walk(LandingZoneConfig, "")
+    assert typed == {
+        "cost.price_source",
+        "cost.price_overrides",
+        "cost.tier_price_overrides",
+        "cost.quota_alarms.overrides",
+    }
+    assert said == typed
+
+
 # -- a file has one role -----------------------------------------------------------------------------------------------
 OVERLAY = ROOT / "tests" / "fixtures" / "overlay-eu-with-il.yaml"
 
@@ -437,3 +639,12 @@ def test_a_real_overlay_is_read(plan_for):
     regions = ["eu-central-1", "eu-west-1", "il-central-1"]
     plan = plan_for(**SINGLE, home_region="eu-central-1", compliant_regions=regions, catalog_overlays=[str(OVERLAY)])
     assert plan.catalog.models["moonshotai.kimi-k3.1-pro"].source == "test fixture"
+
+
+def test_a_key_left_out_is_reported_as_nothing_not_as_an_empty_list(plan_for):
+    """member_baseline without OUs: the value received is nothing (the key was not written), not `[]`."""
+    problems = refused(plan_for, member_baseline={"enabled": True}, organization={"target_ids": ["r-abcd"]})
+    assert problems["member_baseline.target_ou_ids"].startswith(
+        "member_baseline.target_ou_ids: got nothing, and no OU ID in organization.target_ids; member_baseline.enabled "
+        "needs target OUs"
+    ), problems

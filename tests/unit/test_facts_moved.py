@@ -161,3 +161,19 @@ def test_no_alarm_divides_by_a_request_count_and_the_dashboard_says_what_it_coun
         if any(m.metric_name == runtime.other_metrics["invocations"] for line in g.lines for m in line.metrics)
     ]
     assert titled == ["Invocations per minute by model / profile (failed requests included)"]
+
+
+def test_a_mode_written_through_one_endpoint_is_said_for_applications_on_the_other(plan_for):
+    """The handler writes bedrock's setting; bedrock-mantle has its own PutAccountDataRetention (catalog
+    data_retention_setting.endpoints).  An application on Mantle gets a warning; one on the runtime does not."""
+    eu_mantle = {
+        "organization": None,
+        "home_region": "eu-central-1",
+        "compliant_regions": ["eu-central-1", "eu-west-1", "eu-west-3", "eu-north-1"],
+    }
+    on_mantle = plan_for(**eu_mantle, data_retention={"mode": "none"})
+    (said,) = [w for w in on_mantle.warnings if "written through bedrock:PutAccountDataRetention only" in w]
+    assert "applications workload call Mantle" in said and "the SCP denies setting it to another mode than none" in said
+    assert not [w for w in plan_for(**eu_mantle).warnings if "PutAccountDataRetention only" in w]  # no mode
+    on_runtime = plan_for(organization=None, data_retention={"mode": "none"})  # us-east-1: a runtime path
+    assert not [w for w in on_runtime.warnings if "PutAccountDataRetention only" in w]

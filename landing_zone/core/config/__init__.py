@@ -15,6 +15,7 @@ scalars replace).  Every invalid value is collected and reported in one :class:`
 from landing_zone.core.config.loading import (
     catalog_for,
     check_regular_file,
+    context_switches,
     deep_merge,
     raw_config,
     read_cdk_json_defaults,
@@ -30,6 +31,7 @@ __all__ = [
     "build_config",
     "catalog_for",
     "check_regular_file",
+    "context_switches",
     "deep_merge",
     "is_placeholder_account_id",
     "placeholders",

@@ -20,6 +20,7 @@ from landing_zone.errors import CatalogError, ConfigError, Described, Problem
 __all__ = [
     "catalog_for",
     "check_regular_file",
+    "context_switches",
     "deep_merge",
     "overlay_problems",
     "raw_config",
@@ -247,3 +248,30 @@ _OVERLAY_SHAPE = (
     f"a catalog overlay holds only {', '.join(OVERLAY_KEYS)} at the top level, models as a mapping of Bedrock model "
     "IDs to catalog entries (the file `python -m landing_zone discover --out` writes)"
 )
+
+
+def context_switches(values: Mapping[str, Any]) -> dict[str, bool]:
+    """The CDK context switches (``-c nag=true``, ``-c detach_organization_policies=true``) as booleans.  The CDK
+    CLI passes ``-c key=value`` as text, cdk.json as JSON: ``true``/``false`` either way, and an omitted key is
+    false.  Anything else (``yes``, ``1``, ``True``, ``on``) is refused, every such key at once, rather than read
+    as false in silence: ``-c nag=TRUE`` would otherwise turn the cdk-nag gate off, ``-c
+    detach_organization_policies=yes`` keep the SCPs attached."""
+    switches: dict[str, bool] = {}
+    problems: list[Problem] = []
+    for key, value in values.items():
+        if value is None or isinstance(value, bool):
+            switches[key] = bool(value)
+        elif value in ("true", "false"):
+            switches[key] = value == "true"
+        else:
+            problems.append(
+                Problem(
+                    f"-c {key}",
+                    value,
+                    "must be true or false (lowercase, as JSON writes them; yes/no/on/off/1/0 are not read as either), "
+                    "or leave it out (false)",
+                )
+            )
+    if problems:
+        raise ConfigError(problems, origin="CDK context")
+    return switches

@@ -10,8 +10,11 @@ without code of its own (:class:`~landing_zone.core.config.schema._Strict` appli
   models, accounts, targets, OUs, principals, e-mail addresses, ...).  Two entries are the same when the service that
   reads them would take them as the same (:func:`identity`): an IAM/STS ARN regardless of the case of its name (IAM
   role and user names are unique without regard to case), an e-mail address regardless of the case of its domain.
-* **An empty list is not an omitted one** (:func:`list_problems`): a list whose omission means a default (annotated
-  ``tuple[...] | None``, None when omitted) refuses ``[]``, which would otherwise silently mean that default.
+* **An empty list is not an omitted one** (:func:`list_problems`): a list whose omission means a default refuses
+  ``[]``, which would otherwise silently mean that default: one annotated ``tuple[...] | None`` (None when omitted),
+  and one whose omission means something other than "none" (``Annotated[tuple[...], WhenOmitted("...")]``, e.g. the
+  invoker's ``trusted_principal_arns``, omitted: any principal of its account).  A list without either means "none"
+  when empty, omitted or not (``sso_permission_sets: []``).
 * **Every ARN is in the landing zone's partition** (:func:`arn_problems`): any text value of the configuration that
   is an ARN, wherever it is; a principal of another partition can never call this landing zone's Bedrock.
 """
@@ -23,6 +26,7 @@ import re
 import types
 import typing
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel
@@ -30,6 +34,7 @@ from pydantic import BaseModel
 __all__ = [
     "ARN",
     "Problem",
+    "WhenOmitted",
     "arn_problems",
     "identity",
     "list_problems",
@@ -142,6 +147,19 @@ def identity(value: Any) -> tuple[Any, str]:
     return value, ""
 
 
+@dataclass(frozen=True)
+class WhenOmitted:
+    """Marks a list field whose omission means ``meaning``, a default other than "none": ``[]`` is refused there
+    (see the module docstring).  ``Annotated[tuple[X, ...], WhenOmitted("...")]``."""
+
+    meaning: str
+
+
+def when_omitted(field: Any) -> WhenOmitted | None:
+    """The :class:`WhenOmitted` marker of a pydantic field, or None."""
+    return next((m for m in getattr(field, "metadata", ()) if isinstance(m, WhenOmitted)), None)
+
+
 def _omitted_means(description: str | None) -> str:
     """The 'Omitted: ...' clause of a field description, as a reason ('' when there is none)."""
     found = re.search(r"[Oo]mitted: ([^.;]+)", description or "")
@@ -157,13 +175,15 @@ def list_problems(model: BaseModel) -> Iterator[Problem]:
         if found is None or not isinstance(value, tuple):
             continue
         item, optional = found
-        if optional and not value and name in model.model_fields_set and field.default is None:
+        marker = when_omitted(field)
+        defaulted = (optional and field.default is None) or marker is not None
+        if defaulted and not value and name in model.model_fields_set:
+            means = f" (omitted: {marker.meaning})" if marker is not None else _omitted_means(field.description)
             yield (
                 (name,),
                 [],
-                "an empty list is not the same as leaving the key out: omitted, it takes its default"
-                f"{_omitted_means(field.description)}, and [] would silently mean the same; leave the key out, or "
-                "list at least one entry",
+                f"an empty list is not the same as leaving the key out: omitted, it takes its default{means}, and [] "
+                "would silently mean the same; leave the key out, or list at least one entry",
             )
         if not _is_plain(item):
             continue

@@ -29,6 +29,7 @@ from pydantic import (
 
 from landing_zone.core import naming
 from landing_zone.core.config import rules
+from landing_zone.core.config.model_keys import ModelKey, model_key_problems
 from landing_zone.errors import Described
 
 __all__ = [
@@ -259,6 +260,8 @@ class _Strict(BaseModel):
         field = cls.model_fields.get(name)
         if field is not None:  # numbers and booleans of their type, entry by entry (core/config/rules.py)
             _raise_all(rules.type_problems(field.annotation, value))
+            # a mapping keyed by model names each model once (core/config/model_keys.py)
+            _raise_all(model_key_problems(field.annotation, value, (info.context or {}).get("catalog")))
         return value
 
     @model_validator(mode="after")
@@ -396,10 +399,12 @@ class Network(_Strict):
     vpc_cidr: str = "10.40.0.0/16"
     vpc_id: VpcId | None = None
     subnet_ids: tuple[SubnetId, ...] = ()
-    availability_zones: tuple[str, ...] = Field(
-        default=(),
-        description="AZ names for the subnets.  Omitted: the first `az_count` AZs of the account, resolved at "
-        "deploy time with Fn::GetAZs (synth never needs an AZ lookup).  Required with vpc_id.",
+    availability_zones: Annotated[tuple[str, ...], rules.WhenOmitted("the first `az_count` AZs of the account")] = (
+        Field(
+            default=(),
+            description="AZ names for the subnets.  Omitted: the first `az_count` AZs of the account, resolved at "
+            "deploy time with Fn::GetAZs (synth never needs an AZ lookup).  Required with vpc_id.",
+        )
     )
     az_count: int = Field(default=2, ge=2, le=6, description="Number of AZs when availability_zones is omitted.")
     endpoints: tuple[EndpointService, ...] = DEFAULT_ENDPOINTS
@@ -501,7 +506,7 @@ class Workload(_Strict):
         description="Share of input tokens written to the prompt cache, billed at the model's cache-write price "
         "(prices.yaml; the input price where none is published). Omitted: 0, no cache writes.",
     )
-    split: tuple[WorkloadPart, ...] = Field(
+    split: Annotated[tuple[WorkloadPart, ...], rules.WhenOmitted("the whole workload on models[0]")] = Field(
         default=(),
         description="Requests and tokens per model or application; omitted: the whole workload on models[0].",
     )
@@ -513,37 +518,51 @@ class Workload(_Strict):
     )
 
     @model_validator(mode="after")
-    def _shares(self) -> Workload:
-        shares = [("", self.cached_input_fraction, self.cache_write_fraction)] + [
+    def _shares(self, info: ValidationInfo) -> Workload:
+        """The shares that must add up, each problem at the key that holds it (not at ``cost.workload`` as a whole),
+        and each model or application split once (a model by the model it names: an alias and its ID are one)."""
+        _raise_all(self._share_problems((info.context or {}).get("catalog")))
+        return self
+
+    def _share_problems(self, catalog: Any) -> Iterator[_Problem]:
+        parts = [((), self.cached_input_fraction, self.cache_write_fraction)] + [
             (
-                f"split[{i}].",
+                ("split", i),
                 self.cached_input_fraction if p.cached_input_fraction is None else p.cached_input_fraction,
                 self.cache_write_fraction if p.cache_write_fraction is None else p.cache_write_fraction,
             )
             for i, p in enumerate(self.split)
         ]
-        for where, cached, written in shares:
+        for loc, cached, written in parts:
             if cached + written > 1 + _SHARE_SUM_TOLERANCE:
-                raise ValueError(
-                    f"{where}cached_input_fraction + {where}cache_write_fraction = {cached + written:g}; "
-                    "allowed: a sum <= 1 (both are shares of the same input tokens)"
+                yield (
+                    (*loc, "cache_write_fraction"),
+                    written,
+                    f"cached_input_fraction + cache_write_fraction = {cached + written:g}; allowed: a sum <= 1 (both "
+                    "are shares of the same input tokens)",
                 )
         if self.tier_split:
             bad = {t: v for t, v in self.tier_split.items() if not 0 < v <= 1}
-            if bad:
-                raise ValueError(f"tier_split: {bad} are not shares in (0, 1]")
+            yield from ((("tier_split", t), v, "not a share in (0, 1]") for t, v in bad.items())
             tier_total = sum(self.tier_split.values())
-            if abs(tier_total - 1.0) > _SHARE_SUM_TOLERANCE:
-                raise ValueError(f"tier_split: the shares sum to {tier_total:g}; they must sum to 1")
+            if not bad and abs(tier_total - 1.0) > _SHARE_SUM_TOLERANCE:
+                yield ("tier_split",), dict(self.tier_split), f"the shares sum to {tier_total:g}; they must sum to 1"
         if self.split:
             total = sum(p.share_of_requests for p in self.split)
             if abs(total - 1.0) > _SHARE_SUM_TOLERANCE:
-                raise ValueError(f"split: the share_of_requests values sum to {total:g}; they must sum to 1")
-            targets = [p.target for p in self.split]
-            twice = sorted({t for t in targets if targets.count(t) > 1})
-            if twice:
-                raise ValueError(f"split: {', '.join(twice)} listed twice (merge the parts)")
-        return self
+                yield (
+                    ("split",),
+                    Described(f"share_of_requests {' + '.join(f'{p.share_of_requests:g}' for p in self.split)}"),
+                    f"the share_of_requests values sum to {total:g}; they must sum to 1",
+                )
+            first: dict[str, int] = {}
+            for i, part in enumerate(self.split):
+                model = catalog.resolve_model(part.model) if catalog is not None and part.model else None
+                j = first.setdefault(f"model {model.id}" if model is not None else part.target, i)
+                if j != i:
+                    got, key = (part.model, "model") if part.model is not None else (part.application, "application")
+                    same = f"names the same {key} as split[{j}]" + (f" ({model.id})" if model is not None else "")
+                    yield ("split", i, key), got, f"{same}: merge the parts"
 
 
 MAX_USD_PER_MILLION_TOKENS = 10_000  # a sanity bound for a contract price (the catalog's highest is 20)
@@ -679,7 +698,7 @@ class QuotaAlarms(_Strict):
     headroom: float = Field(
         default=0.8, gt=0, le=1, description="Fraction of each quota the alarms fire above (0.8 = 80 %)."
     )
-    overrides: Mapping[str, QuotaOverride] = Field(
+    overrides: Mapping[ModelKey, QuotaOverride] = Field(
         default_factory=dict,
         description="Quota values per model ID or alias in home_region (each with a required `source`); they "
         "replace the catalog's and a discover overlay's values.",
@@ -687,19 +706,19 @@ class QuotaAlarms(_Strict):
 
 
 class Cost(_Strict):
-    price_source: str | Mapping[str, str] = Field(
+    price_source: str | Mapping[ModelKey, str] = Field(
         default="bedrock",
         description="The offer of landing_zone/core/catalog/prices.yaml that prices each model's tokens: one name "
         "for every model (default bedrock: each model at its own Bedrock prices, per invocation path), or a "
         "mapping model (alias or ID) -> offer; models not named use bedrock.",
     )
-    price_overrides: Mapping[str, PriceOverride] = Field(
+    price_overrides: Mapping[ModelKey, PriceOverride] = Field(
         default_factory=dict,
         description="Contract prices per Bedrock model ID or alias (each with a required `source` note); they "
         "replace the catalog's figures for that model on every path in the budget, the spend alarms, the dashboard "
         "and the reports. A model without catalog prices needs at least input and output prices here.",
     )
-    tier_price_overrides: Mapping[str, Mapping[Literal["priority", "flex"], TierPriceOverride]] = Field(
+    tier_price_overrides: Mapping[ModelKey, Mapping[Literal["priority", "flex"], TierPriceOverride]] = Field(
         default_factory=dict,
         description="Prices of the priority and flex service tiers per Bedrock model ID or alias (multiplier of the "
         "standard prices and/or token prices, each with a required `source`); they replace the catalog's tier rule "
@@ -867,7 +886,9 @@ class Application(_Strict):
         description="Name or ID of the account (from `accounts`) whose principals call it; "
         "omitted: the deployment account.",
     )
-    trusted_principal_arns: tuple[PrincipalArn, ...] = Field(
+    trusted_principal_arns: Annotated[
+        tuple[PrincipalArn, ...], rules.WhenOmitted("any principal of `account` that its own IAM lets assume the role")
+    ] = Field(
         default=(),
         description="Roles/users allowed to assume the invoker role (ArnLike patterns); omitted: "
         "any principal of `account` that its own IAM lets assume the role.",
@@ -1007,7 +1028,7 @@ class MemberBaseline(_Strict):
     Deployed from the management account or a delegated administrator; the guardrails stay in management."""
 
     enabled: bool = False
-    target_ou_ids: tuple[OuId, ...] = Field(
+    target_ou_ids: Annotated[tuple[OuId, ...], rules.WhenOmitted("the OUs in organization.target_ids")] = Field(
         default=(),
         description="OUs that receive the baseline (new accounts too); omitted: the OUs in organization.target_ids.",
     )
@@ -1326,9 +1347,9 @@ class LandingZoneConfig(_Strict):
     self_hosting: SelfHosting = SelfHosting()
     policy_guardrails: PolicyGuardrails = PolicyGuardrails()
     data_retention: DataRetention = DataRetention()
-    applications: tuple[Application, ...] = Field(
-        default=(), description="Omitted: one application per account, named after the account."
-    )
+    applications: Annotated[
+        tuple[Application, ...], rules.WhenOmitted("one application per account, named after the account")
+    ] = Field(default=(), description="Omitted: one application per account, named after the account.")
     access: Access = Access()
     invocation_logging: InvocationLogging = InvocationLogging()
     content_guardrail: ContentGuardrail = ContentGuardrail()
@@ -1670,7 +1691,7 @@ class LandingZoneConfig(_Strict):
             if not ous:
                 yield (
                     ("member_baseline", "target_ou_ids"),
-                    [],
+                    Described("nothing, and no OU ID in organization.target_ids"),
                     "member_baseline.enabled needs target OUs: list them here or put OU IDs in organization.target_ids",
                 )
             else:
