@@ -55,6 +55,13 @@ REDUNDANT: dict[str, str] = {
     "exempt-everyone DenyEventSourcesOnLandingZoneFunctions": "as above",
     "drop DenyGuardrailPolicyTypeChanges": "organizations: policy types are management-account settings, "
     "not in P3's inventory",
+    "drop DenyDisablingLandingZonePolicyTypes": "as above: the policy types the landing zone uses are "
+    "organization settings, not in P3's inventory (red-team: 'disable the SCP policy type on the root')",
+    "drop DenyMovingTargetsAccounts": "the organization's structure (which account sits under a target) is not in "
+    "P3's inventory (red-team: 'move a governed account out of a target OU')",
+    "drop DenyLegsOfProfilesSourcedElsewhere": "P1 states where inference is processed (every leg's Region is "
+    "compliant), not where it is logged; a leg naming a profile sourced outside inference_source_regions still "
+    "runs in a compliant Region (red-team: 'a model leg in home_region of an application profile sourced in ...')",
 }
 
 
