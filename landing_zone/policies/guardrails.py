@@ -377,7 +377,9 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
             "DenyLegsOfProfilesSourcedElsewhere",
             effect="Deny",
             actions=RUNTIME_INVOKE_ACTIONS,
-            resources=["*"],
+            # the legs only (a foundation model, the Region-less global one included): the profile resource itself
+            # carries no bedrock:InferenceProfileArn
+            resources=[f"arn:{PARTITION}:bedrock:*::foundation-model/*"],
             condition={
                 "Null": {"bedrock:InferenceProfileArn": "false"},
                 "ArnNotLike": {

@@ -29,15 +29,11 @@ REDUNDANT: dict[str, str] = {
     "drop DenyModelCallingServicesOutsideCompliantRegions": "P1 states bedrock, bedrock-mantle and "
     "bedrock-agentcore; the services that call models for a principal (Q, Lex, Connect...) are only sampled",
     "widen-regions DenyModelCallingServicesOutsideCompliantRegions": "as above",
-    "drop DenyInferenceStartedOutsideSourceRegions": "no property states the inference *source* Regions "
+    # the source-Region statements of direct calls and profiles are killed by P4 since DenyLegsOfProfilesSourcedElsewhere
+    # (issue 35, deliverable 6): batch and Mantle have no profile legs
+    "drop DenyBatchAndMantleOutsideSourceRegions": "no property states the inference *source* Regions "
     "(inference_source_regions); P1 states the compliant Regions, which the other statements already confine",
-    "wildcard DenyInferenceStartedOutsideSourceRegions": "as above",
-    "drop DenyDirectInferenceOutsideSourceRegions": "as above",
-    "widen-regions DenyDirectInferenceOutsideSourceRegions": "as above",
-    "drop DenyBatchAndMantleOutsideSourceRegions": "as above",
     "widen-regions DenyBatchAndMantleOutsideSourceRegions": "as above",
-    "drop DenyGlobalInferenceProfiles": "redundant for P2: DenyUnlistedModels names only the allowed "
-    "geographic profile, so a global profile is denied by it too (defence in depth, kept on purpose)",
     "drop DenyUnlistedModelSources": "custom-model sources (S3 training data, imported weights) are not a "
     "model resource type of P2",
     "drop DenyNonCompliantDataAutomation": "Data Automation profiles are not a model resource type of P2",
