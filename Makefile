@@ -46,7 +46,7 @@ help:
 	@echo "make validate [CONFIG=...]           validate the configuration, print its warnings (exit 2 on problems)"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
 	@echo "make deploy [CONFIG=...]             print the bootstrap and deploy commands, account by account, in order"
-	@echo "make review [CONFIG=...]             synth, then reports/policy-review.{md,html,json,sarif} for security review"
+	@echo "make review [CONFIG=...]             synth, then reports/policy-review.{md,html,json,sarif,csv,asff.json} for security review"
 	@echo "make cost [CONFIG=...]               print the headline figures; write reports/cost.md, cost-vs-volume.png, dashboard.png"
 	@echo "make schema > schema.json            the JSON Schema of the configuration (stdout is the schema only)"
 	@echo "make lint                            ruff (lint + format check), mypy --strict, import-layer contracts"
@@ -167,6 +167,7 @@ bench: setup-dev
 	python bench/synth_bench.py
 	python bench/test_bench.py
 	python bench/prove_bench.py     # per-example, per-property solve times (exit 1: a property does not hold)
+	python bench/prove_extra_bench.py --extra 40 us-organization  # prove as the SCPs grow: 40 deny statements of other teams
 	python bench/mutation_bench.py  # the mutation table of the organization examples (killed / redundant)
 
 # A real deployment into a local AWS emulator (LocalStack, in its own virtualenv .venv-localstack/, started and

@@ -112,6 +112,7 @@ class Discovery:
             "metrics": metric_findings(self),
             "quotas": self.quotas,
             "quotas_not_found": quota_findings(self),
+            "lifecycle": lifecycle_findings(self),
         }
 
 
@@ -133,6 +134,23 @@ def _region_facts(scan: RegionScan, model_id: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------------
 # Reading the APIs
 # --------------------------------------------------------------------------------------------------
+
+
+def lifecycle_findings(discovery: Discovery) -> list[dict[str, Any]]:
+    """Each configured model's lifecycle status per Region where it is listed (ListFoundationModels
+    ``modelLifecycle.status``: ACTIVE or LEGACY; Bedrock user guide, "Model lifecycle"), and whether it needs a move:
+    a LEGACY model reaches its end of life (Kimi K3's card promises at least 45 days' notice); ``detection``'s
+    ``LegacyModelInvocations`` alarm fires while it is still being called."""
+    rows = []
+    for model_id in discovery.model_ids:
+        statuses = {
+            scan.region: status
+            for scan in discovery.scans
+            if (status := _region_facts(scan, model_id)["lifecycle"]) is not None
+        }
+        legacy = sorted(r for r, s in statuses.items() if s != "ACTIVE")
+        rows.append({"model": model_id, "status_by_region": statuses, "not_active_in": legacy})
+    return rows
 
 
 def _profile_model(profile_id: str) -> str | None:
@@ -593,6 +611,15 @@ def format_summary(discovery: Discovery) -> str:
             f"{model_id}: in-Region {', '.join(entry['in_region_regions']) or 'nowhere scanned'}; profiles: {profiles}"
         )
     lines += [f"problem: {p}" for p in discovery.problems]
+    for row in lifecycle_findings(discovery):
+        if row["not_active_in"]:
+            states = ", ".join(f"{r} {row['status_by_region'][r]}" for r in row["not_active_in"])
+            lines.append(
+                f"lifecycle: {row['model']} is not ACTIVE ({states}): plan the move before its end of life "
+                "(the detection stack's LegacyModelInvocations alarm fires while it is called)"
+            )
+        elif row["status_by_region"]:
+            lines.append(f"lifecycle: {row['model']} is ACTIVE in every Region scanned where it is listed")
     for row in metric_findings(discovery):
         where = f"{row['region']} {row['namespace']}"
         if not row["read"]:

@@ -42,6 +42,19 @@ class Guardrails:
     mode: Literal["scp", "boundary"]
     policies: tuple[tuple[str, dict[str, Any]], ...]
     source: str
+    # each SCP's attachment targets (as the layout decided), in the order of ``policies``; None: all apply
+    targets: tuple[tuple[str, ...], ...] | None = None
+
+    def applying(self, account: str | None) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The SCPs on the path of ``account``: those attached to it, and those attached to a root or OU (the
+        account is taken to be below it); an SCP attached nowhere is evaluated too.  ``account`` None: all."""
+        if self.targets is None or account is None:
+            return self.policies
+        return tuple(
+            policy
+            for policy, targets in zip(self.policies, self.targets, strict=True)
+            if not targets or account in targets or any(not t.isdigit() for t in targets)
+        )
 
     @property
     def description(self) -> str:
@@ -60,8 +73,8 @@ def guardrails_from_plan(plan: Plan) -> Guardrails:
     source = "guardrails compiled from the configuration"
     if cfg.organization is not None:
         scps = plan.policies.scp_set
-        named = tuple((f"{cfg.name}-bedrock-guardrails-{i}", d) for i, d in enumerate(scps.documents, start=1))
-        return Guardrails("scp", named, source)
+        named = tuple((p.name, p.document) for p in scps.policies)
+        return Guardrails("scp", named, source, tuple(p.targets for p in scps.policies))
     boundary = plan.policies.boundary
     return Guardrails("boundary", ((f"{cfg.name}{BOUNDARY_SUFFIX}", boundary),), source)
 
@@ -70,14 +83,16 @@ def guardrails_from_assembly(path: Path) -> Guardrails:
     """The SCPs of the assembly; without any, the invoker boundary (single-account mode)."""
     assembly = load_assembly(path)
     scps: list[tuple[str, dict[str, Any]]] = []
+    targets: list[tuple[str, ...]] = []
     for res in assembly.resources("AWS::Organizations::Policy"):
         if res.prop("Type") == "SERVICE_CONTROL_POLICY":
             content = res.prop("Content")
             scps.append(
                 (res.prop("Name", res.logical_id), json.loads(content) if isinstance(content, str) else content)
             )
+            targets.append(tuple(t for t in res.prop("TargetIds") or [] if isinstance(t, str)))
     if scps:
-        return Guardrails("scp", tuple(scps), f"SCPs in {path}")
+        return Guardrails("scp", tuple(scps), f"SCPs in {path}", tuple(targets))
     boundaries = _boundaries(assembly)
     if boundaries:
         return Guardrails("boundary", tuple(boundaries), f"permissions boundary in {path}")
@@ -181,6 +196,29 @@ class Simulation:
         return "\n".join(lines)
 
 
+def _principal_account(context: Mapping[str, object]) -> str | None:
+    """The caller's account: ``aws:PrincipalAccount`` when given, else the account of ``aws:PrincipalARN``."""
+    lowered = {k.lower(): v for k, v in context.items()}
+    given = lowered.get("aws:principalaccount")
+    if isinstance(given, str):
+        return given
+    arn = lowered.get("aws:principalarn")
+    if isinstance(arn, str) and len(arn.split(":")) > 4 and re.fullmatch(r"\d{12}", arn.split(":")[4]):
+        return arn.split(":")[4]
+    return None
+
+
+def _spared_account(policies: Sequence[tuple[str, dict[str, Any]]]) -> str | None:
+    """The first account a ``StringNotEquals aws:PrincipalAccount`` test of the policies spares (the perimeter SCP's
+    governed accounts), or None."""
+    for _, document in policies:
+        for stmt in document.get("Statement", []):
+            values = stmt.get("Condition", {}).get("StringNotEquals", {}).get("aws:PrincipalAccount")
+            if values:
+                return str(values[0] if isinstance(values, list) else values)
+    return None
+
+
 def simulate(
     *,
     action: str,
@@ -196,9 +234,17 @@ def simulate(
         ctx.setdefault("aws:RequestedRegion", region)
     if principal_arn:
         ctx.setdefault("aws:PrincipalARN", principal_arn)
+    account = _principal_account(ctx)
+    if account is None and guardrails.mode == "scp":
+        # AWS sets aws:PrincipalAccount on every request: without a principal, one of a governed account (the first
+        # the perimeter SCP spares), whose SCPs are the landing zone's guardrails; the request's context shows it
+        account = _spared_account(guardrails.policies)
+    if account and "aws:principalaccount" not in {k.lower() for k in ctx}:
+        ctx["aws:PrincipalAccount"] = account
     request = Request(action=action, resource=resource, context=ctx)
     if guardrails.mode == "scp":
-        decision = evaluate_scp_levels([[("FullAWSAccess", FULL_AWS_ACCESS), *guardrails.policies]], request)
+        applying = guardrails.applying(account)
+        decision = evaluate_scp_levels([[("FullAWSAccess", FULL_AWS_ACCESS), *applying]], request)
     else:
         decision = evaluate(list(guardrails.policies), request)
     return Simulation(request=request, decision=decision, guardrails=guardrails, warnings=tuple(warnings))

@@ -18,7 +18,7 @@ from constructs_lib.cost_allocation import CostAllocationTags
 from constructs_lib.guardrail_organization_policy import GuardrailOrganizationPolicy
 from constructs_lib.keys import LandingZoneKey
 from constructs_lib.network import RETENTION_DAYS
-from constructs_lib.organizations import ServiceControlPolicies
+from constructs_lib.organizations import ScpSpec, ServiceControlPolicies
 from landing_zone.core import naming
 from landing_zone.core.applications import cost_allocation_tags_stack
 from landing_zone.plan import Plan
@@ -39,19 +39,26 @@ class GuardrailsStack(LandingZoneStack):
         self.policies = ServiceControlPolicies(
             self,
             "BedrockGuardrails",
-            contents=plan.policies.scp_contents,
+            scps=[
+                ScpSpec(
+                    name=scp.name,
+                    content=scp.content,
+                    description=f"{cfg.name}: {scp.description} (binds {scp.binds})",
+                    target_ids=scp.targets,
+                )
+                for scp in self.scps.policies
+            ],
             landing_zone_name=cfg.name,
-            description=f"{cfg.name}: Bedrock inference only in compliant Regions and allowed models; no tampering",
-            target_ids=() if detached else cfg.organization.target_ids,
             tags={"landing-zone": cfg.name},
             detached=detached,
         )
-        for index, (policy, size) in enumerate(zip(self.policies.policies, self.scps.sizes, strict=True), start=1):
+        for policy, scp in zip(self.policies.policies, self.scps.policies, strict=True):
             CfnOutput(
                 self,
-                f"Scp{index}Id",
+                f"{policy.node.id}Id",
                 value=policy.attr_id,
-                description=f"SCP part {index}: {size} of {self.scps.max_characters} characters",
+                description=f"SCP {scp.name}: {scp.size} of {self.scps.max_characters} characters, attached to "
+                f"{_summary(scp.targets)}",
             )
         self.guardrail_policy: GuardrailOrganizationPolicy | None = None
         documents = plan.policies.guardrail_organization
@@ -81,6 +88,14 @@ class GuardrailsStack(LandingZoneStack):
         self.cost_allocation_tags: CostAllocationTags | None = None
         if cost_allocation_tags_stack(cfg, plan.applications) == "guardrails":
             self.cost_allocation_tags = _activate_cost_allocation_tags(self, plan)
+
+
+def _summary(targets: tuple[str, ...]) -> str:
+    """The targets for an output's description (at most 1,024 characters): the first five and how many more."""
+    if not targets:
+        return "nothing"
+    more = f" and {len(targets) - 5} more" if len(targets) > 5 else ""
+    return ", ".join(targets[:5]) + more
 
 
 def _activate_cost_allocation_tags(scope: Construct, plan: Plan) -> CostAllocationTags:

@@ -18,6 +18,7 @@ from landing_zone.core import naming
 from landing_zone.plan import Plan
 from stacks.access import AccessStack
 from stacks.cost import CostStack
+from stacks.detection import GLOBAL_EVENTS_REGION, DetectionForwardingStack, DetectionStack
 from stacks.guardrails import GuardrailsStack
 from stacks.keys import KeysStack
 from stacks.network import NetworkStack
@@ -36,10 +37,24 @@ class LandingZone:
     guardrails: GuardrailsStack | None = None
     self_hosting: SelfHostingStack | None = None
     rollout: cdk.Stack | None = None  # stacks.rollout.RolloutStack (imports cdk_stacksets only when used)
+    detection: DetectionStack | None = None
+    detection_global: DetectionForwardingStack | None = None
+    detection_management: DetectionForwardingStack | None = None
 
     @property
     def stacks(self) -> tuple[cdk.Stack, ...]:
-        members = (self.keys, self.network, self.access, self.cost, self.self_hosting, self.guardrails, self.rollout)
+        members = (
+            self.keys,
+            self.network,
+            self.access,
+            self.cost,
+            self.self_hosting,
+            self.guardrails,
+            self.rollout,
+            self.detection,
+            self.detection_global,
+            self.detection_management,
+        )
         return tuple(s for s in members if s is not None)
 
 
@@ -93,7 +108,53 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
             env=env,
             description=f"{cfg.name}: self-hosted Kimi K3.1 Pro on EKS (private cluster, GPU node group, vLLM)",
         )
-    return {"keys": keys, "network": network, "access": access, "cost": cost, "self_hosting": self_hosting}
+    return {
+        "keys": keys,
+        "network": network,
+        "access": access,
+        "cost": cost,
+        "self_hosting": self_hosting,
+        **_detection_stacks(scope, plan, cost),
+    }
+
+
+def _detection_stacks(scope: Construct, plan: Plan, cost: CostStack) -> dict[str, Any]:
+    """``detection`` on: the home Region's rules, the us-east-1 forwarders (global services' events; the management
+    account's Organizations events).  Off: none."""
+    cfg = plan.config
+    if plan.policies.detection is None:
+        return {}
+    parts: dict[str, Any] = {
+        "detection": DetectionStack(
+            scope,
+            naming.stack_name(cfg.name, "detection"),
+            plan=plan,
+            topic=cost.alerts.topic,
+            env=cdk.Environment(account=cfg.deployment_account, region=cfg.home_region),
+            description=f"{cfg.name}: detection rules on CloudTrail management events, alerting the alerts topic",
+        )
+    }
+    if cfg.home_region != GLOBAL_EVENTS_REGION:
+        parts["detection_global"] = DetectionForwardingStack(
+            scope,
+            naming.stack_name(cfg.name, "detection-global"),
+            plan=plan,
+            placement="workload",
+            env=cdk.Environment(account=cfg.deployment_account, region=GLOBAL_EVENTS_REGION),
+            description=f"{cfg.name}: forwards the global services' detection events from us-east-1 to "
+            f"{cfg.home_region}",
+        )
+    if cfg.organization is not None:
+        parts["detection_management"] = DetectionForwardingStack(
+            scope,
+            naming.stack_name(cfg.name, "detection-management"),
+            plan=plan,
+            placement="management",
+            env=cdk.Environment(account=cfg.organization.management_account_id, region=GLOBAL_EVENTS_REGION),
+            description=f"{cfg.name}: forwards Organizations policy changes from the management account to the "
+            "deployment account's detection rules",
+        )
+    return parts
 
 
 BOOTSTRAP_QUALIFIER_CONTEXT = "@aws-cdk/core:bootstrapQualifier"

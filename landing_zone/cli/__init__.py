@@ -17,14 +17,25 @@ import sys
 from collections.abc import Sequence
 
 from landing_zone import __version__
-from landing_zone.cli import config, cost, discover, guardrails, preflight, prove, replacements, review, verify
+from landing_zone.cli import (
+    actiondb,
+    config,
+    cost,
+    discover,
+    guardrails,
+    preflight,
+    prove,
+    replacements,
+    review,
+    verify,
+)
 from landing_zone.cli.tiers import require
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan.record import installed_version
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS = (config, guardrails, prove, cost, review, replacements, preflight, verify, discover)
+COMMANDS = (config, guardrails, prove, cost, review, replacements, preflight, verify, discover, actiondb)
 
 
 def version_text() -> str:

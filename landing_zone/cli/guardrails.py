@@ -87,7 +87,7 @@ def cmd_threat_model(args: argparse.Namespace) -> int:
             "a targeted member account, and only SCPs bind one (docs/THREAT_MODEL.md)"
         )
     scps = plan.policies.scp_set
-    levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(scps.documents, start=1))]]
+    levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((p.name, p.document) for p in scps.policies)]]
     results, skipped = evaluate_attacks(plan, levels)
     print(threat_model_markdown(plan, results, skipped), end="")
     return 0 if all(r.ok for r in results) else 1

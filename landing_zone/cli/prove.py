@@ -28,7 +28,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     report = prove_all(
         inputs_from_assembly(args.assembly, plan), timeout_ms=int(args.timeout * 1000), jobs=default_jobs()
     )
-    print(json.dumps(report.as_dict(), indent=2) if args.json else report.text())
+    print(json.dumps(report.as_dict(), indent=2) if args.json else report.text(every_obligation=args.obligations))
     return 0 if report.all_hold else 1
 
 
@@ -43,6 +43,9 @@ def register(subparsers: Subparsers) -> None:
     add_config_args(p)
     p.add_argument("--assembly", type=Path, default=Path("cdk.out"), help="the cloud assembly (default: cdk.out)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per proof obligation (default: 10)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the report as JSON: per property every obligation by verdict")
+    p.add_argument(
+        "--obligations", action="store_true", help="list the obligations that hold too (default: those that do not)"
+    )
     p.set_defaults(func=cmd_prove)
     needs(p, CLI)

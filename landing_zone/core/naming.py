@@ -23,6 +23,9 @@ __all__ = [
     "AUTOMATION_HANDLERS",
     "COST_ALLOCATION_TAG_KEYS",
     "STACK_PARTS",
+    "detection_forwarder_role_name",
+    "detection_rule_name",
+    "detection_rule_prefix",
     "STACK_SUFFIX_SAMPLE",
     "access_logs_bucket_name",
     "alarm_name",
@@ -90,7 +93,18 @@ AUTOMATION_HANDLERS = {
 APPLICATION_TAG_KEY, COST_CENTER_TAG_KEY, LANDING_ZONE_TAG_KEY = "application", "cost-center", "landing-zone"
 COST_ALLOCATION_TAG_KEYS = (APPLICATION_TAG_KEY, COST_CENTER_TAG_KEY, LANDING_ZONE_TAG_KEY)
 # The stacks: '<lz>-<part>'.
-STACK_PARTS = ("keys", "network", "access", "cost", "self-hosting", "guardrails", "rollout")
+STACK_PARTS = (
+    "keys",
+    "network",
+    "access",
+    "cost",
+    "self-hosting",
+    "guardrails",
+    "rollout",
+    "detection",
+    "detection-global",
+    "detection-management",
+)
 # What the stack suffix looks like (8 lowercase hexadecimal characters), for the name checks.
 STACK_SUFFIX_SAMPLE = "0a1b2c3d"
 
@@ -289,9 +303,25 @@ def anomaly_subscription_name(lz: str) -> str:
 
 
 # -- guardrails -----------------------------------------------------------------------------------------------------
-def scp_name(lz: str, index: int) -> str:
-    """The ``index``-th (from 1) guardrail SCP."""
-    return f"{lz}-bedrock-guardrails-{index}"
+def detection_rule_prefix(lz: str) -> str:
+    """EventBridge rules of the detection stacks: '<lz>-detect-<rule id>' (the alerts topic and key admit these)."""
+    return f"{lz}-detect-"
+
+
+def detection_rule_name(lz: str, rule_id: str) -> str:
+    return f"{detection_rule_prefix(lz)}{rule_id}"
+
+
+def detection_forwarder_role_name(lz: str) -> str:
+    """The role EventBridge forwards events to the home Region's default bus with (global services' and the
+    management account's events)."""
+    return f"{lz}-detect-forwarder"
+
+
+def scp_name(lz: str, concern: str) -> str:
+    """The guardrail SCP of one concern (``regions``, ``models``, ``tamper``, ...; ``tamper-2`` for a second part,
+    ``api-keys-and-service-tiers`` when two were merged to fit a target's quota)."""
+    return f"{lz}-guardrails-{concern}"
 
 
 def bedrock_policy_name(lz: str) -> str:

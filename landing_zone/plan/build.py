@@ -39,6 +39,7 @@ from landing_zone.plan.checks import (
     self_hosting_problems,
     service_tier_problems,
 )
+from landing_zone.plan.detection import detection_problems
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import PolicySet, build_policies, scp_set
@@ -59,7 +60,8 @@ from landing_zone.plan.warnings import (
     service_tier_warnings,
     unverified_warnings,
 )
-from landing_zone.policies.guardrails import GuardrailSizeError, ScpSet
+from landing_zone.policies.guardrails import GuardrailSizeError
+from landing_zone.policies.scp_layout import ScpSet
 
 __all__ = ["build_plan", "load_plan"]
 
@@ -207,9 +209,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
             problems += part_problems
     if not problems:
         problems += self_hosting_problems(config, prices)
-    problems += name_problems(
-        generated_names(config, applications, scp_count=len(scps.documents) if scps else 0), catalog
-    )
+    problems += name_problems(generated_names(config, applications, scp_names=scps.names if scps else ()), catalog)
     if problems:
         raise ConfigError(problems, origin=origin)
 
@@ -290,9 +290,10 @@ def _policies(
     origin: str,
 ) -> PolicySet:
     """Every policy document, once; a path provisioned for an application but not granted by its invoker policy
-    raises (:mod:`landing_zone.plan.provisioned`)."""
+    (:mod:`landing_zone.plan.provisioned`), or detection rules that cannot be deployed, raise."""
     policies = build_policies(config, routing, catalog, applications, scps=scps)
-    if problems := ungranted_path_problems(config, applications, policies.invokers):
+    problems = ungranted_path_problems(config, applications, policies.invokers)
+    if problems := [*problems, *detection_problems(config, policies.detection, catalog)]:
         raise ConfigError(problems, origin=origin)
     return policies
 

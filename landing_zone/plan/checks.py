@@ -412,10 +412,10 @@ def _cost_names(
         n.add(dashboard_name, "cloudwatch_dashboard_name_max_length", "CloudWatch dashboard name")
 
 
-def _organization_and_self_hosting_names(config: LandingZoneConfig, n: _Names, scp_count: int) -> None:
+def _organization_and_self_hosting_names(config: LandingZoneConfig, n: _Names, scp_names: Sequence[str]) -> None:
     lz = n.lz
-    for index in range(1, scp_count + 1):
-        n.add(naming.scp_name(lz, index), "scp_name_max_length", "SCP name")
+    for scp_name in scp_names:
+        n.add(scp_name, "scp_name_max_length", "SCP name")
     if config.organization is not None and config.content_guardrail.organization_policy:
         # CreatePolicy's Name limit is the same for every policy type (the SCP entry's source)
         n.add(naming.bedrock_policy_name(lz), "scp_name_max_length", "Organizations policy name")
@@ -439,7 +439,7 @@ def generated_names(
     config: LandingZoneConfig,
     applications: Sequence[ApplicationPlan],
     *,
-    scp_count: int = 0,
+    scp_names: Sequence[str] = (),
     alarm_suffixes: Sequence[str] = (),
     dashboard_name: str | None = None,
 ) -> list[GeneratedName]:
@@ -449,7 +449,7 @@ def generated_names(
     _application_names(config, applications, n)
     _logging_and_automation_names(config, applications, n)
     _cost_names(config, n, alarm_suffixes, dashboard_name)
-    _organization_and_self_hosting_names(config, n, scp_count)
+    _organization_and_self_hosting_names(config, n, scp_names)
     return n.out
 
 
@@ -497,7 +497,7 @@ def plan_names(plan: Plan) -> list[GeneratedName]:
     return generated_names(
         config,
         plan.applications,
-        scp_count=len(plan.policies.scp_contents),
+        scp_names=plan.policies.scp_set.names if plan.policies.scps is not None else (),
         alarm_suffixes=[a.name_suffix for a in (*plan.cost_alarms.alarms, *plan.quota_alarms.specs)],
         dashboard_name=plan.dashboard.name,
     )

@@ -63,7 +63,7 @@ class StackPlacement:
     name: str
     account: str
     region: str
-    role: str  # "management", "stackset-administrator" or "deployment"
+    role: str  # "management", "stackset-administrator", "deployment" or "detection-management"
     termination_protection: bool = False  # CloudFormation refuses to delete the stack until it is turned off
 
 
@@ -95,6 +95,39 @@ def stack_placements(plan: Plan) -> list[StackPlacement]:
         StackPlacement(naming.stack_name(cfg.name, s), cfg.deployment_account, region, "deployment", s == "keys")
         for s in workload
     ]
+    return out + _detection_placements(plan)
+
+
+GLOBAL_EVENTS_REGION = "us-east-1"  # where CloudTrail records the global services' events (stacks/detection.py)
+
+
+def _detection_placements(plan: Plan) -> list[StackPlacement]:
+    """``detection`` on: the home Region's rules, the us-east-1 forwarder of the deployment account (another home
+    Region), and the management account's Organizations rules in us-east-1."""
+    cfg = plan.config
+    if plan.policies.detection is None:
+        return []
+    out = [
+        StackPlacement(naming.stack_name(cfg.name, "detection"), cfg.deployment_account, cfg.home_region, "deployment")
+    ]
+    if cfg.home_region != GLOBAL_EVENTS_REGION:
+        out.append(
+            StackPlacement(
+                naming.stack_name(cfg.name, "detection-global"),
+                cfg.deployment_account,
+                GLOBAL_EVENTS_REGION,
+                "deployment",
+            )
+        )
+    if cfg.organization is not None:
+        out.append(
+            StackPlacement(
+                naming.stack_name(cfg.name, "detection-management"),
+                cfg.organization.management_account_id,
+                GLOBAL_EVENTS_REGION,
+                "detection-management",
+            )
+        )
     return out
 
 
@@ -119,10 +152,10 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
         {arn.split(":")[4] for arn in cfg.policy_guardrails.deployer_principal_arns} - {cfg.deployment_account}
     )
     steps: list[DeploymentStep] = []
-    accounts: dict[str, str] = {}
+    environments: dict[tuple[str, str], str] = {}  # (account, Region) -> the role of its first stack
     for p in placements:
-        accounts.setdefault(p.account, p.role)
-    for account, role in sorted(accounts.items(), key=lambda kv: kv[1] != "deployment"):
+        environments.setdefault((p.account, p.region), p.role)
+    for (account, region), role in sorted(environments.items(), key=lambda kv: kv[1] != "deployment"):
         label = _label(plan, account, role)
         trust = "".join(f" --trust {a}" for a in deployer_accounts) if role == "deployment" else ""
         steps.append(
@@ -130,7 +163,7 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
                 account,
                 label,
                 f"cdk bootstrap --qualifier {g.cdk_bootstrap_qualifier}{toolkit_flag} "
-                f"aws://{account}/{cfg.home_region} --profile {label}{trust}",
+                f"aws://{account}/{region} --profile {label}{trust}",
                 "the landing zone's own bootstrap stack (never CDKToolkit), before the SCPs: afterwards they "
                 "protect it and the CDK roles' names"
                 if cfg.organization is not None
@@ -140,7 +173,7 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
     by_role: dict[str, list[StackPlacement]] = {}
     for p in placements:
         by_role.setdefault(p.role, []).append(p)
-    for role in ("management", "stackset-administrator", "deployment"):
+    for role in ("management", "stackset-administrator", "deployment", "detection-management"):
         stacks = by_role.get(role, [])
         if not stacks:
             continue
@@ -148,9 +181,11 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
         label = _label(plan, account, role)
         names = " ".join(s.name for s in stacks)
         why = {
-            "management": "the guardrail SCPs, in the management account (attached to organization.target_ids)",
+            "management": "the guardrail SCPs, in the management account; " + scp_attachments(plan),
             "stackset-administrator": "the member-baseline StackSet; CloudFormation rolls it out to the target OUs",
             "deployment": "the workload stacks, in the deployment account",
+            "detection-management": "the detection rules of the management account (us-east-1: Organizations' "
+            "policy changes, which no SCP prevents there), forwarding to the deployment account's detection stack",
         }[role]
         if role == "deployment" and cfg.organization is not None:
             deployers = ", ".join(cfg.policy_guardrails.deployer_principal_arns) or "none configured"
@@ -164,6 +199,28 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
     return steps
 
 
+_BINDS = {
+    "perimeter": "bind the governed accounts",
+    "organization": "bind every account below (an outside_perimeter opt-in)",
+    "outside": "bind the accounts outside the perimeter",
+}
+
+
+def scp_attachments(plan: Plan) -> str:
+    """Where the plan attaches each SCP, grouped: '<names> (<whom they bind>) -> <targets>; ...'."""
+    scps = plan.policies.scps
+    if scps is None:
+        return ""
+    groups: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    for p in scps.policies:
+        groups.setdefault((p.targets, p.binds), []).append(p.name)
+    parts = []
+    for (targets, binds), names in groups.items():
+        shown = ", ".join(targets[:5]) + (f" and {len(targets) - 5} more" if len(targets) > 5 else "")
+        parts.append(f"{', '.join(names)} ({_BINDS[binds]}) -> {shown or 'nothing (organization.target_ids is empty)'}")
+    return "; ".join(parts)
+
+
 _REMOVAL_WHY = {
     "detach": "detach the guardrail SCPs{policy} from every target (they stay, attached to nothing). While "
     "attached they stop the teardown: in a targeted account only policy_guardrails.deployer_principal_arns may assume "
@@ -174,6 +231,7 @@ _REMOVAL_WHY = {
     "and buckets are retained",
     "stackset-administrator": "the member-baseline StackSet: CloudFormation deletes its stack instances in every "
     "member account first; their keys, log groups and buckets are retained in each member account",
+    "detection-management": "the management account's detection rules (they forward to the deployment account)",
     "management": "last: the SCPs (detached{policy})",
     "activation": "; the cost-allocation-tag activation (its delete leaves the tags active), whose logs key and log "
     "groups are retained",
@@ -201,7 +259,7 @@ def removal_steps(plan: Plan, *, config_path: str | None = None) -> list[Deploym
                 _REMOVAL_WHY["detach"].format(policy=policy),
             )
         )
-    for role in ("deployment", "stackset-administrator"):
+    for role in ("deployment", "stackset-administrator", "detection-management"):
         stacks = by_role.get(role, [])
         if not stacks:
             continue
@@ -247,5 +305,8 @@ def format_steps(plan: Plan, steps: list[DeploymentStep], *, removal: bool = Fal
     lines = textwrap.wrap(intro, width=112, initial_indent="# ", subsequent_indent="# ")
     for i, step in enumerate(steps, start=1):
         comment = f"{i}. account {step.account} ({step.account_label}): {step.why}"
-        lines += ["", *textwrap.wrap(comment, width=112, initial_indent="# ", subsequent_indent="#    "), step.command]
+        wrapped = textwrap.wrap(
+            comment, width=112, initial_indent="# ", subsequent_indent="#    ", break_on_hyphens=False
+        )
+        lines += ["", *wrapped, step.command]
     return "\n".join(lines) + "\n"

@@ -21,12 +21,15 @@ from typing import Any
 from landing_zone.core import naming
 from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.core.perimeter import perimeter
 
 __all__ = ["NAME_KINDS", "CrossAccountGrant", "cross_account_grants"]
 
 # What a policy can name of an account: an IAM principal (root, role, user), a resource (log group, bucket, key,
 # alias), or the bare account ID (a principal, aws:SourceAccount / aws:PrincipalAccount / aws:ResourceAccount ...).
-NAME_KINDS = frozenset({"root", "role", "user", "policy", "iam", "log-group", "bucket", "key", "alias", "account"})
+NAME_KINDS = frozenset(
+    {"root", "role", "user", "policy", "iam", "log-group", "bucket", "key", "alias", "account", "event-bus"}
+)
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,23 @@ def _scp_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     )
 
 
+def _perimeter_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """The perimeter SCP (on a shared target) spares the governed accounts by ``aws:PrincipalAccount``."""
+    perim = perimeter(config)
+    if perim is None or not perim.shared_targets or not perim.accounts:
+        return None
+    return CrossAccountGrant(
+        id="scp-governed-accounts",
+        stack=naming.stack_name(config.name, "guardrails"),
+        policy_kinds=("scp",),
+        names=("account",),
+        accounts=perim.accounts,
+        reason="the perimeter SCP, on the targets that may hold other teams' accounts, denies the landing zone's "
+        "models to every account but the governed ones (deployment account and accounts[]), which it names in "
+        "aws:PrincipalAccount so that every call of those models is logged, alarmed and budgeted (prove: PO1, PO2)",
+    )
+
+
 def _invoker_grants(config: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> list[CrossAccountGrant]:
     """An application called from another account (``applications[].account``): its invoker role's trust policy
     names that account's root and the principals it narrows to (``trusted_principal_arns``, SSO roles)."""
@@ -147,6 +167,37 @@ def _endpoint_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     )
 
 
+def _detection_grants(config: LandingZoneConfig) -> list[CrossAccountGrant]:
+    """Detection on in organization mode: the management account forwards Organizations' policy events to the
+    deployment account's default bus in ``home_region``; that bus admits it."""
+    if config.organization is None or not config.detection.on(True) or config.member_baseline.enabled:
+        return []
+    management, deploy = config.organization.management_account_id, config.deployment_account
+    if management == deploy:
+        return []
+    return [
+        CrossAccountGrant(
+            id="detection-management-forwards",
+            stack=naming.stack_name(config.name, "detection-management"),
+            policy_kinds=("managed",),
+            names=("event-bus",),
+            accounts=(deploy,),
+            reason="no SCP binds the management account, so its Organizations policy and policy-type changes are "
+            "detected there and forwarded to the deployment account's default bus in home_region, where the "
+            "detection rules alert the alerts topic (events:PutEvents on that bus only)",
+        ),
+        CrossAccountGrant(
+            id="detection-home-bus-admits-management",
+            stack=naming.stack_name(config.name, "detection"),
+            policy_kinds=("resource",),
+            names=("root",),
+            accounts=(management,),
+            reason="the deployment account's default bus in home_region admits the management account's forwarded "
+            "detection events (events:PutEvents from that account)",
+        ),
+    ]
+
+
 def _kill_switch_reset_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     """``cost.kill_switch_reset_principal_arns`` may live in another account (a FinOps on-call role in a billing
     account outside the targets): the reset role's trust names that account's root, narrowed by ``aws:PrincipalArn``
@@ -174,8 +225,10 @@ def cross_account_grants(
     """Every cross-account grant the configuration means (empty for a single account that calls itself)."""
     grants: list[CrossAccountGrant | None] = [
         _scp_grant(config),
+        _perimeter_grant(config),
         *_invoker_grants(config, applications),
         _endpoint_grant(config),
         _kill_switch_reset_grant(config),
+        *_detection_grants(config),
     ]
     return tuple(g for g in grants if g is not None)

@@ -26,6 +26,7 @@ from landing_zone.core.applications import (
     has_mantle_project,
 )
 from landing_zone.core.catalog import Catalog
+from landing_zone.core.catalog.action_space import PROTECTED_SERVICES
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.policies.access import (
@@ -37,7 +38,7 @@ from landing_zone.policies.access import (
     invoker_trust_policy,
 )
 from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
-from landing_zone.policies.common import minified
+from landing_zone.policies.common import document, statement
 from landing_zone.policies.cost import (
     alerts_topic_policy,
     budget_action_execution_policy,
@@ -47,14 +48,17 @@ from landing_zone.policies.cost import (
     kill_switch_reset_policy,
     kill_switch_reset_trust_policy,
 )
+from landing_zone.policies.detection import EventRule, event_rules
 from landing_zone.policies.endpoints import endpoint_policy, s3_gateway_policy
-from landing_zone.policies.guardrails import ScpSet, permissions_boundary, scp_documents
+from landing_zone.policies.guardrails import guardrail_statements, permissions_boundary
 from landing_zone.policies.kms import eks_data_key_policy, key_policy, own_log_groups_key_policy
 from landing_zone.policies.roles import flow_log_role_policy, secrets_key_use_policy, with_own_log_group
+from landing_zone.policies.scp_layout import ScpSet, scp_documents
 
 __all__ = [
     "INVOCATION_LOG_KEY_PREFIX",
     "AutomationPolicies",
+    "DetectionPolicies",
     "GuardrailOrganizationPolicies",
     "InvokerPolicies",
     "PolicySet",
@@ -124,6 +128,18 @@ class SelfHostingPolicies:
 
 
 @dataclass(frozen=True)
+class DetectionPolicies:
+    """``detection`` on: the EventBridge rules (:mod:`landing_zone.policies.detection`), the forwarder role's
+    policy (PutEvents on the deployment account's default bus in ``home_region``, for the global services' events
+    from us-east-1 and the management account's), and that bus's policy admitting the management account (None in
+    single-account mode)."""
+
+    rules: tuple[EventRule, ...]
+    forwarder: Document
+    home_bus_statement: Document | None
+
+
+@dataclass(frozen=True)
 class PolicySet:
     """Every document the landing zone deploys, keyed as the stacks render them.
 
@@ -156,6 +172,7 @@ class PolicySet:
     # the management account's key for the cost-allocation-tag activation's logs (organization mode, activation on)
     management_logs_key: Document | None = None
     scp_contents: tuple[str, ...] = field(default=())  # each SCP as Organizations receives it (minified JSON)
+    detection: DetectionPolicies | None = None  # detection on (landing_zone.plan.policies.detection_on)
 
     @property
     def scp_set(self) -> ScpSet:
@@ -164,6 +181,35 @@ class PolicySet:
         if self.scps is None:
             raise ValueError("the configuration has no organization block: the landing zone deploys no SCPs")
         return self.scps
+
+
+def detection_on(config: LandingZoneConfig) -> bool:
+    """Whether the detection stacks are deployed: ``detection.enabled``, omitted on in organization mode; never with
+    the member baseline (its StackSet does not carry them: ``validate`` refuses ``enabled: true`` there)."""
+    return config.detection.on(config.organization is not None) and not config.member_baseline.enabled
+
+
+def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> DetectionPolicies | None:
+    if not detection_on(config):
+        return None
+    account, region = config.deployment_account, config.home_region
+    statements = guardrail_statements(config, routing, catalog) if config.organization is not None else []
+    home_bus = f"arn:aws:events:{region}:{account}:event-bus/default"
+    forwarder = document([statement("ForwardToHomeBus", actions=["events:PutEvents"], resources=[home_bus])])
+    home_bus_statement = None
+    if config.organization is not None:
+        management = config.organization.management_account_id
+        home_bus_statement = statement(
+            "ManagementAccountForwards",
+            principal={"AWS": f"arn:aws:iam::{management}:root"},
+            actions=["events:PutEvents"],
+            resources=[home_bus],
+        )
+    return DetectionPolicies(
+        rules=event_rules(config, statements, PROTECTED_SERVICES),
+        forwarder=forwarder,
+        home_bus_statement=home_bus_statement,
+    )
 
 
 def scp_set(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> ScpSet | None:
@@ -367,6 +413,7 @@ def build_policies(
         for a in applications
     }
     purposes = KEY_PURPOSES_ALWAYS + (("secrets",) if config.self_hosting.enabled else ())
+    rule_prefix = naming.detection_rule_prefix(name) if detection_on(config) else None
     stack_region, stack_account, stack_partition = markers.REGION, markers.ACCOUNT, markers.PARTITION
     flow_log_group = naming.flow_log_group_name(name)
     automation: dict[str, AutomationPolicies] = {}
@@ -447,8 +494,13 @@ def build_policies(
         },
         # Every key policy names its own stack's account (resolved where the key is created): the workload keys in
         # the deployment account (or each StackSet member), the management-account logs key in the management account.
-        keys={p: key_policy(p, account=markers.ACCOUNT, region=region, name=name) for p in purposes},
-        alerts_topic=alerts_topic_policy(topic_arn=markers.TOPIC_ARN, account=account, region=region),
+        keys={
+            p: key_policy(p, account=markers.ACCOUNT, region=region, name=name, event_rule_prefix=rule_prefix)
+            for p in purposes
+        },
+        alerts_topic=alerts_topic_policy(
+            topic_arn=markers.TOPIC_ARN, account=account, region=region, event_rule_prefix=rule_prefix
+        ),
         flow_logs=flow_log_role_policy(
             log_group_arn=arns.log_group(stack_region, stack_account, flow_log_group, stack_partition),
             log_streams_arn=arns.log_streams(stack_region, stack_account, flow_log_group, stack_partition),
@@ -462,5 +514,6 @@ def build_policies(
         self_hosting=self_hosting,
         guardrail_organization=_guardrail_organization(config),
         management_logs_key=_management_logs_key(config, applications),
-        scp_contents=tuple(minified(d) for d in scps.documents) if scps is not None else (),
+        scp_contents=tuple(p.content for p in scps.policies) if scps is not None else (),
+        detection=_detection(config, routing, catalog),
     )

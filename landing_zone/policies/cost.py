@@ -19,9 +19,12 @@ def kill_switch_policy() -> dict[str, Any]:
     )
 
 
-def alerts_topic_policy(*, topic_arn: str, account: str, region: str, partition: str = "aws") -> dict[str, Any]:
+def alerts_topic_policy(
+    *, topic_arn: str, account: str, region: str, partition: str = "aws", event_rule_prefix: str | None = None
+) -> dict[str, Any]:
     """Publishers of the alerts topic, each limited to this account's own budgets, anomaly subscriptions and
-    alarms (confused deputy); plain-HTTP use denied."""
+    alarms (confused deputy); plain-HTTP use denied.  ``event_rule_prefix`` (detection on): also EventBridge, for
+    this account's rules of that name prefix in ``region``."""
     publishers = [
         ("BudgetsPublish", "budgets.amazonaws.com", f"arn:{partition}:budgets::{account}:*"),
         (
@@ -35,6 +38,14 @@ def alerts_topic_policy(*, topic_arn: str, account: str, region: str, partition:
             f"arn:{partition}:cloudwatch:{region}:{account}:alarm:*",
         ),
     ]
+    if event_rule_prefix is not None:
+        publishers.append(
+            (
+                "EventBridgeRulesPublish",
+                "events.amazonaws.com",
+                f"arn:{partition}:events:{region}:{account}:rule/{event_rule_prefix}*",
+            )
+        )
     return document(
         [
             statement(

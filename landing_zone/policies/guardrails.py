@@ -1,6 +1,7 @@
 """Guardrail deny statements, compiled from the routing decision — one builder for two carriers:
 
-* Organizations SCPs (``scp_documents``), attached to ``organization.target_ids``: every statement below, and
+* Organizations SCPs (:mod:`landing_zone.policies.scp_layout`: one named SCP per concern, attached where the
+  governed perimeter says), every statement below, and
 * the permissions boundary of the invoker roles (``permissions_boundary``): an inference ceiling minus the
   *inference* statements (1-6).  The tamper statements are left out there: the ceiling already denies
   everything but inference to the invoker roles, and a boundary cannot protect anything from an account
@@ -12,10 +13,11 @@ The adversary these statements are written against is an administrator of a targ
 
 Inference (no principal is exempt):
 
-1. ``DenyBedrockOutsideCompliantRegions`` — *every* ``bedrock:*``, ``bedrock-mantle:*`` and
-   ``bedrock-agentcore:*`` action (agents, flows, knowledge bases, CountTokens, evaluation, batch, actions
-   added later) whose ``aws:RequestedRegion`` is not compliant.  The Region-less leg of a global profile
-   carries ``aws:RequestedRegion = "unspecified"``: denied unless ``allow_global_inference``.
+1. ``DenyBedrockOutsideCompliantRegions`` — *every* action of every ``bedrock*`` prefix the IAM action database
+   lists (``bedrock``, ``bedrock-agentcore``, ``bedrock-mantle``, ``bedrock-websearch``: agents, flows, knowledge
+   bases, CountTokens, evaluation, batch, web search, actions added later) whose ``aws:RequestedRegion`` is not
+   compliant.  The Region-less leg of a global profile carries ``aws:RequestedRegion = "unspecified"``: denied
+   unless ``allow_global_inference``.
 2. ``DenyGlobalInferenceProfiles`` — the global profile resources themselves (their source leg is in a
    compliant Region), unless ``allow_global_inference``.
 3. ``DenyUnlistedModels`` — model-taking runtime actions on anything but the allowed models' foundation-model
@@ -66,7 +68,6 @@ Optional:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +81,7 @@ from landing_zone.core.catalog.action_space import (
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import LandingZoneError
-from landing_zone.policies.common import document, minified, statement
+from landing_zone.policies.common import document, statement
 from landing_zone.policies.invoke import (
     BATCH_ACTIONS,
     MANTLE_INVOKE_ACTIONS,
@@ -95,15 +96,17 @@ from landing_zone.policies.protected import name_patterns, role_patterns
 LANDING_ZONE_TAG = "landing-zone"
 PARTITION = "aws"
 
-# Every action of the services that process prompts: confined by Region whatever the action is called.
-BEDROCK_SERVICES = ("bedrock:*", "bedrock-mantle:*", "bedrock-agentcore:*")
+# Every action of every prefix of the Bedrock family (``bedrock*`` in the IAM action database: bedrock,
+# bedrock-agentcore, bedrock-mantle, bedrock-websearch, and any prefix a refresh of the database brings): confined by
+# Region whatever the action is called (the rule is in landing_zone/actiondb/space.py).
+BEDROCK_SERVICES = tuple(f"{prefix}:*" for prefix in load_action_space().bedrock_prefixes)
 # Mantle actions that carry bedrock-mantle:Model and must always carry it.
 MANTLE_MODEL_ACTIONS = (*MANTLE_INVOKE_ACTIONS, "bedrock-mantle:CreateFineTuningJob")
 
 
 def model_actions() -> tuple[str, ...]:
     """Every action that runs a model or creates something that does, from the IAM action database
-    (``landing_zone/core/catalog/action_space.yaml``; the rule is in ``landing_zone/review/action_space.py``)."""
+    (``landing_zone/core/catalog/action_space.yaml``; the rule is in ``landing_zone/actiondb/space.py``)."""
     return load_action_space().model_actions
 
 
@@ -148,7 +151,7 @@ USE_ACTIONS = (
     # changes nothing of the group (its access level is Write only because it creates the task)
     "logs:CreateExportTask",
     # running inference in a landing-zone Mantle Project (CreateInference and the request's cancel/delete, derived
-    # from the action database: landing_zone/review/action_space.py); the project's own settings and tags stay denied
+    # from the action database: landing_zone/actiondb/space.py); the project's own settings and tags stay denied
     *load_action_space().project_use_actions,
 )
 # Appending to a protected log group: only its delivery roles (and the exempt principals) may.
@@ -161,7 +164,20 @@ EVENT_SOURCE_ACTIONS = (
 )
 ASSUME_ROLE_ACTIONS = ("sts:AssumeRole", "sts:AssumeRoleWithSAML", "sts:AssumeRoleWithWebIdentity")
 ROLE_SERVICES = ("iam",)
-NAMED_SERVICES = ("budgets", "cloudformation", "cloudwatch", "ecr", "iam", "kms", "lambda", "logs", "s3", "sns", "ssm")
+NAMED_SERVICES = (
+    "budgets",
+    "cloudformation",
+    "cloudwatch",
+    "ecr",
+    "events",  # the detection rules (<name>-detect-*)
+    "iam",
+    "kms",
+    "lambda",
+    "logs",
+    "s3",
+    "sns",
+    "ssm",
+)
 # Every service that can evaluate the landing-zone tag on one of the landing zone's resources (the stacks tag every
 # taggable resource): their reads stay allowed on tagged resources.
 TAGGED_SERVICES = PROTECTED_SERVICES
@@ -176,15 +192,6 @@ class GuardrailSizeError(LandingZoneError):
         super().__init__(message)
         self.path = path
         self.got = got
-
-
-def _size_key(config: LandingZoneConfig, keys: Sequence[str]) -> tuple[str, object]:
-    """The first of ``keys`` (policy_guardrails fields) the configuration sets, else ``models``."""
-    g = config.policy_guardrails
-    for key in keys:
-        if key in g.model_fields_set and getattr(g, key):
-            return f"policy_guardrails.{key}", getattr(g, key)
-    return "models", list(config.models)
 
 
 @dataclass(frozen=True)
@@ -266,20 +273,6 @@ def protected_resources(config: LandingZoneConfig) -> tuple[str, ...]:
     ``tests/cdk/test_inventory.py`` checks every synthesized resource against it.
     """
     return name_patterns(config)
-
-
-@dataclass(frozen=True)
-class ScpSet:
-    documents: tuple[dict[str, Any], ...]
-    sizes: tuple[int, ...]
-    max_characters: int
-    max_per_target: int
-    other_scps_per_target: int
-
-    @property
-    def attached_per_target(self) -> int:
-        """SCPs on each target: ours + FullAWSAccess + the ones the customer attaches already."""
-        return len(self.documents) + 1 + self.other_scps_per_target
 
 
 def _allowed_runtime_resources(routing: RoutingDecision) -> list[str]:
@@ -739,79 +732,6 @@ def guardrail_statements(config: LandingZoneConfig, routing: RoutingDecision, ca
             )
         )
     return stmts
-
-
-def _limits(config: LandingZoneConfig, catalog: Catalog) -> tuple[int, int]:
-    g = config.policy_guardrails
-    return (
-        g.scp_max_characters or catalog.limit("scp_max_characters"),
-        g.scp_max_per_target or catalog.limit("scp_max_per_target"),
-    )
-
-
-def pack_statements(
-    statements: Sequence[dict[str, Any]], *, max_characters: int, blame: tuple[str, object] = ("models", None)
-) -> list[dict[str, Any]]:
-    """Split statements into as few documents as fit ``max_characters`` each (minified JSON).
-
-    First-fit in the given order keeps related statements together and the result deterministic.  ``blame``: the
-    configuration key (and value) a statement too large for any document is reported at.
-    """
-    documents: list[list[dict[str, Any]]] = []
-    for stmt in statements:
-        single = len(minified(document([stmt])))
-        if single > max_characters:
-            raise GuardrailSizeError(
-                f"guardrail statement {stmt['Sid']!r} alone is {single} characters, over the SCP limit of "
-                f"{max_characters} by {single - max_characters}: allow fewer models or Regions, or raise "
-                "policy_guardrails.scp_max_characters if your organization has the larger quota",
-                path=blame[0],
-                got=blame[1],
-            )
-        for doc in documents:
-            if len(minified(document([*doc, stmt]))) <= max_characters:
-                doc.append(stmt)
-                break
-        else:
-            documents.append([stmt])
-    return [document(d) for d in documents]
-
-
-def scp_documents(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> ScpSet:
-    """The guardrail SCPs, split to the size limit and checked against the per-target count."""
-    max_chars, max_per_target = _limits(config, catalog)
-    docs = pack_statements(
-        guardrail_statements(config, routing, catalog),
-        max_characters=max_chars,
-        blame=_size_key(config, ("scp_max_characters",)),
-    )
-    other = config.policy_guardrails.other_scps_per_target
-    scps = ScpSet(
-        documents=tuple(docs),
-        sizes=tuple(len(minified(d)) for d in docs),
-        max_characters=max_chars,
-        max_per_target=max_per_target,
-        other_scps_per_target=other,
-    )
-    if scps.attached_per_target > max_per_target:
-        excess = scps.attached_per_target - max_per_target
-        # the key the user wrote that weighs most: the other SCPs counted, the limits given, else the models
-        path, got = _size_key(config, ("other_scps_per_target", "scp_max_per_target", "scp_max_characters"))
-        raise GuardrailSizeError(
-            f"the guardrails need {len(docs)} SCP(s) of at most {max_chars} characters (sizes: "
-            f"{', '.join(map(str, scps.sizes))}); with FullAWSAccess and {other} other SCP(s) each target would "
-            f"carry {scps.attached_per_target}, over the limit of {max_per_target} by {excess}. Allow fewer models "
-            "or Regions, turn off policy_guardrails.region_deny_all_services, or raise "
-            "policy_guardrails.scp_max_per_target / scp_max_characters to your organization's quota"
-            + (
-                f"; with these guardrails at most {max(0, max_per_target - 1 - len(docs))} other SCP(s) fit"
-                if other
-                else ""
-            ),
-            path=path,
-            got=got,
-        )
-    return scps
 
 
 # The most an invoker role can ever do, whatever identity policies are attached to it later.

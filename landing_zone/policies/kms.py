@@ -84,7 +84,11 @@ def own_log_groups_key_policy(
     )
 
 
-def alerts_key_policy(*, account: str, region: str, partition: str = "aws") -> dict[str, Any]:
+def alerts_key_policy(
+    *, account: str, region: str, partition: str = "aws", event_rule_prefix: str | None = None
+) -> dict[str, Any]:
+    """The alerts topic's key: its publishers (budgets, anomaly detection, alarms; with ``event_rule_prefix`` the
+    detection stack's EventBridge rules) may encrypt messages to it, each for this account's own sources only."""
     publishers = [
         ("BudgetsPublishAlerts", "budgets.amazonaws.com", f"arn:{partition}:budgets::{account}:*"),
         ("CostAnomalyDetectionPublishAlerts", "costalerts.amazonaws.com", f"arn:{partition}:ce::{account}:*"),
@@ -94,6 +98,14 @@ def alerts_key_policy(*, account: str, region: str, partition: str = "aws") -> d
             f"arn:{partition}:cloudwatch:{region}:{account}:alarm:*",
         ),
     ]
+    if event_rule_prefix is not None:
+        publishers.append(
+            (
+                "EventBridgeRulesPublishAlerts",
+                "events.amazonaws.com",
+                f"arn:{partition}:events:{region}:{account}:rule/{event_rule_prefix}*",
+            )
+        )
     return document(
         [_root(account, partition)]
         + [
@@ -166,11 +178,21 @@ def eks_data_key_policy(*, account: str, region: str, log_group_name: str, parti
     )
 
 
-def key_policy(purpose: str, *, account: str, region: str, name: str, partition: str = "aws") -> dict[str, Any]:
+def key_policy(
+    purpose: str,
+    *,
+    account: str,
+    region: str,
+    name: str,
+    partition: str = "aws",
+    event_rule_prefix: str | None = None,
+) -> dict[str, Any]:
     if purpose == "logs":
         return logs_key_policy(account=account, region=region, name=name, partition=partition)
     if purpose == "alerts":
-        return alerts_key_policy(account=account, region=region, partition=partition)
+        return alerts_key_policy(
+            account=account, region=region, partition=partition, event_rule_prefix=event_rule_prefix
+        )
     if purpose == "secrets":
         return secrets_key_policy(account=account, partition=partition)
     raise ValueError(f"key purpose {purpose!r} is not known (allowed: {', '.join(KEY_PURPOSES)})")

@@ -66,6 +66,8 @@ CFN_TYPES_WITHIN: dict[str, str] = {
     "AWS::Budgets::BudgetsAction": "action of a protected budget (budgets:*BudgetAction on budgetAction)",
     "AWS::Bedrock::EnforcedGuardrailConfiguration": "account setting, DenyAccountSettingChanges",
     "AWS::CDK::Metadata": "no resource",
+    "AWS::Events::EventBusPolicy": "a statement on the account's default event bus (shared with other teams, so not "
+    "protected: removing it stops the management account's forwarded events; docs/DETECTION.md, residual risks)",
     "Custom::BedrockInvocationLogging": "account setting, DenyAccountSettingChanges; its function is protected",
     "Custom::BedrockModelAgreements": "agreement state held by Bedrock; its function is protected",
     "Custom::CostAllocationTags": "cost allocation tag status held by Billing; its function is protected",
@@ -223,6 +225,16 @@ def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ())
                 ("dashboard", f"arn:{p}:cloudwatch::{acc}:dashboard/{n}-operations"),
             ),
             ("AWS::CloudWatch::Alarm", "AWS::CloudWatch::Dashboard"),
+        ),
+        ProtectedResource(
+            "EventBridge rules of the detection stacks (disabling one, or removing its target, blinds it)",
+            "landing zone",
+            "events",
+            ("rule-on-default-event-bus",),
+            "name",
+            (f"arn:{p}:events:*:*:rule/{n}-*",),
+            (("rule-on-default-event-bus", f"arn:{p}:events:{reg}:{acc}:rule/{n}-detect-account-settings-bedrock"),),
+            ("AWS::Events::Rule",),
         ),
         ProtectedResource(
             "KMS key aliases",

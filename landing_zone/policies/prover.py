@@ -884,11 +884,29 @@ class Prover:
             again, again_model, _ = self.solve(premise, z3.Not(claim), self.request.pinned(readable))
             if again == z3.sat and again_model is not None:
                 model, concrete = again_model, readable
+        model, concrete = self._minimal(premise, claim, model, concrete)
         replay = {
             g.name: (z3.is_true(model.eval(self.encoder.allowed(g), model_completion=True)), g.decide(concrete))
             for g in guards
         }
         return ProofResult("fails", time.perf_counter() - start, concrete, replay)
+
+    def _minimal(
+        self, premise: z3.BoolRef, claim: z3.BoolRef, model: z3.ModelRef, concrete: Request
+    ) -> tuple[z3.ModelRef, Request]:
+        """The counterexample with only the condition keys that matter: each key is left out in turn (sorted by
+        name) and stays out when the request is still a counterexample (a ground question: fast), until no key
+        can be: the result is minimal in that no single key can be removed from it."""
+        changed = True
+        while changed:
+            changed = False
+            for key in sorted(concrete.context):
+                context = {k: v for k, v in concrete.context.items() if k != key}
+                candidate = Request(concrete.action, concrete.resource, context)
+                again, again_model, _ = self.solve(premise, z3.Not(claim), self.request.pinned(candidate))
+                if again == z3.sat and again_model is not None:
+                    model, concrete, changed = again_model, candidate, True
+        return model, concrete
 
 
 def _non_string_constants(formulas: Sequence[z3.ExprRef]) -> list[z3.ExprRef]:

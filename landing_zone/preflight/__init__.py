@@ -55,7 +55,7 @@ def preflight(
     applying: dict[str, list[tuple[str, str, str]]] = {}
     slots: tuple[SlotRow, ...] = ()
     if cfg.organization is not None:
-        nodes = (*cfg.organization.target_ids, *intent.governed_accounts(plan))
+        nodes = tuple(dict.fromkeys((*intent.attachment_targets(plan), *intent.governed_accounts(plan))))
         org = read_organization(ctx, nodes)
         if org is not None:
             check_policy_types(ctx, org)

@@ -45,11 +45,20 @@ def check_policy_types(ctx: Context, org: Organization) -> None:
 
 def check_delegated(ctx: Context, org: Organization) -> None:
     cfg = ctx.plan.config
+    perim = ctx.plan.policies.scp_set.perimeter if cfg.organization else None
     targets = set(cfg.organization.target_ids if cfg.organization else ())
     for admin in org.delegated:
         path = org.paths.get(admin.account, ())
         under = [t for t in path if t in targets]
-        bound = f"under target {under[0]}: the landing zone's SCPs bind it" if under else "outside the targets"
+        governed = perim is not None and (admin.account in perim.accounts or any(t in perim.ous for t in path))
+        bound = (
+            "outside the targets"
+            if not under
+            else f"under target {under[0]}: a governed account, the landing zone's guardrail SCPs bind it"
+            if governed
+            else f"under target {under[0]}, outside the governed perimeter: only the perimeter SCP binds it (the "
+            "landing zone's models are denied to it)"
+        )
         found = f"delegated administrator {admin.account} ({admin.name}) for {', '.join(admin.services) or 'nothing'}"
         ctx.add(Finding("delegated-administrator", f"account {admin.account}", found, bound, "", Severity.NOTE))
     administrator = cfg.member_baseline.administrator_account_id

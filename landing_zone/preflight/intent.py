@@ -4,7 +4,8 @@ Every question preflight asks of the plan is a function here, so that the parts 
 each SCP attaches, the governed perimeter, the toolkit stack's name, the take-over options of the account-level
 singletons) are read in one place and nowhere else:
 
-* :func:`landing_zone_scps` — the SCPs the deploy attaches to one target;
+* :func:`landing_zone_scps` / :func:`attachment_targets` — the SCPs the deploy attaches to one target, and every
+  target that carries some;
 * :func:`governed_accounts` / :func:`workload_accounts` / :func:`invoker_accounts` — which accounts it governs,
   deploys the workload (logging, retention, anomaly monitor) to, and runs the invoker roles in;
 * :func:`bootstraps` — the CDK bootstraps ``deploy-plan`` prints (account, qualifier, toolkit stack name);
@@ -30,6 +31,7 @@ __all__ = [
     "governed_accounts",
     "invoker_accounts",
     "invoker_principals",
+    "attachment_targets",
     "is_landing_zone_policy",
     "landing_zone_scps",
     "reused_anomaly_monitor",
@@ -45,17 +47,21 @@ DEFAULT_TOOLKIT_STACK = "CDKToolkit"
 
 
 def landing_zone_scps(plan: Plan, target: str) -> tuple[tuple[str, Mapping[str, Any]], ...]:
-    """The landing zone's SCPs (name, document) the deploy attaches directly to ``target``.
-
-    Today every guardrail SCP of ``plan.policies.scp_set`` is attached to every ``organization.target_ids`` entry
-    (``stacks/guardrails.py``), so a target outside them receives none."""
-    # TODO(perimeter): the plan will decide per SCP where it attaches (the OU, the governed accounts, a parent);
-    # read that decision here when wt-perimeter lands.
-    org = plan.config.organization
-    if org is None or target not in org.target_ids:
+    """The landing zone's SCPs (name, document) the deploy attaches directly to ``target``: the plan's layout
+    (``plan.policies.scp_set``, :mod:`landing_zone.policies.scp_layout`) decides per SCP where it attaches — the
+    governed targets and accounts, or (the perimeter SCP and the opt-ins) the shared targets."""
+    if plan.config.organization is None:
         return ()
-    documents = plan.policies.scp_set.documents
-    return tuple((naming.scp_name(plan.config.name, i), doc) for i, doc in enumerate(documents, start=1))
+    return tuple((scp.name, scp.document) for scp in plan.policies.scp_set.attached_to(target))
+
+
+def attachment_targets(plan: Plan) -> tuple[str, ...]:
+    """Every root, OU and account that carries SCPs after the deploy: ``organization.target_ids`` and the governed
+    accounts the layout attaches to directly."""
+    org = plan.config.organization
+    if org is None:
+        return ()
+    return tuple(dict.fromkeys((*org.target_ids, *plan.policies.scp_set.targets)))
 
 
 def scp_quota(plan: Plan) -> int:
@@ -70,8 +76,8 @@ def is_landing_zone_policy(plan: Plan, name: str) -> bool:
 
 
 def governed_accounts(plan: Plan) -> tuple[str, ...]:
-    """The accounts the landing zone governs: the deployment account and ``accounts``."""
-    # TODO(perimeter): the governed perimeter becomes a decision of the plan; read it here when wt-perimeter lands.
+    """The accounts the landing zone governs by name: the deployment account and ``accounts`` (the perimeter of
+    :mod:`landing_zone.core.perimeter`; with the member baseline every account under its OUs is governed too)."""
     cfg = plan.config
     return tuple(dict.fromkeys((cfg.deployment_account, *cfg.account_ids)))
 

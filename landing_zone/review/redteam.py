@@ -36,9 +36,9 @@ from landing_zone.core.catalog.action_space import load_data_automation_profiles
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import Request as EvalRequest
 from landing_zone.policies.evaluator import evaluate_scp_levels
-from landing_zone.review.cases import ALLOW, DENY, params_for
+from landing_zone.review.cases import ALLOW, DENY, params_for, principal_context
 
-__all__ = ["GOALS", "ATTACKS", "Attack", "AttackCase", "Probe", "attacks_for", "evaluate_attacks"]
+__all__ = ["GOALS", "ATTACKS", "Attack", "AttackCase", "Probe", "applying_levels", "attacks_for", "evaluate_attacks"]
 
 GOALS = {
     1: "process a model outside compliant_regions",
@@ -46,6 +46,7 @@ GOALS = {
     3: "mint or use long-term Bedrock API keys",
     4: "blind or disarm the landing zone",
     5: "run inference or agents outside the governed settings (service tier, data retention, AgentCore)",
+    6: "from an account outside the governed perimeter, call the landing zone's models (unlogged, unbudgeted)",
 }
 
 TAG = "aws:ResourceTag/landing-zone"
@@ -98,6 +99,8 @@ MANTLE_TIERS = "DenyUnlistedMantleServiceTiers"
 GATEWAY_AUTH = "DenyAgentCoreGatewayWithoutAuthorizer"
 AGENTCORE_VPC = "DenyAgentCoreWithoutVpc"
 RETENTION = "DenyDataRetentionModeChange"
+OUTSIDE_MODELS = "DenyLandingZoneModelsOutsidePerimeter"
+OUTSIDE_MANTLE = "DenyLandingZoneMantleModelsOutsidePerimeter"
 MANTLE_RETENTION = "DenyMantleDataRetentionModeChange"
 TIER_KEY = "bedrock:ServiceTier"
 MANTLE_TIER_KEY = "bedrock-mantle:ServiceTier"
@@ -133,7 +136,9 @@ class Attack:
     # geo, rejected_geo, mantle, stacksets, deployers, second; and the guardrail option a row depends on:
     # short_term_keys (api_keys: short-term-only), tier_denied ('priority' not in allowed_service_tiers),
     # agentcore (agentcore_controls), data_retention (data_retention.mode set), mantle_projects (an application has one),
-    # kill_switch_reset (cost.kill_switch_reset_principal_arns: the reset role exists)
+    # kill_switch_reset (cost.kill_switch_reset_principal_arns: the reset role exists); outside (a shared target: an
+    # account outside the perimeter under organization.target_ids, where the sibling attacks), others_free and
+    # regions_free (the outside_perimeter opt-ins are off: the sibling's other models / Regions are its own)
     needs: tuple[str, ...] = ()
     residual: str | None = None  # the attack is NOT stopped unless `guard` is on; says what would stop it
     guard: str | None = None  # a policy_guardrails option that turns the deny on (region_deny_all_services)
@@ -178,6 +183,10 @@ _ROOT = "arn:aws:organizations::{acc}:root/o-a1b2c3d4e5/r-ab12"
 _OTHER_OU = "arn:aws:organizations::{acc}:ou/o-a1b2c3d4e5/ou-zzzz-99999999"
 _APP_PROFILE_SECOND = "arn:aws:bedrock:{second}:{acc}:application-inference-profile/f6e5d4c3b2a1"
 _APP_PROFILE_OUTSIDE = "arn:aws:bedrock:{outside}:{acc}:application-inference-profile/f6e5d4c3b2a1"
+# another team's account under the same target (outside the perimeter): its own model, stack and settings
+_SIBLING_PROFILE = "arn:aws:bedrock:{home}:{sibling_acc}:inference-profile/{geo}.{OTHER}"
+_SIBLING_TOOLKIT = "arn:aws:cloudformation:{home}:{sibling_acc}:stack/CDKToolkit/0a1b2c3d"
+_SIBLING_JOB = "arn:aws:bedrock:{home}:{sibling_acc}:model-invocation-job/abc123"
 
 
 def _role(name: str) -> str:
@@ -329,6 +338,20 @@ ATTACKS: tuple[Attack, ...] = (
         REGIONS,
         P("app_role", "bedrock-agentcore:InvokeAgentRuntime", "arn:aws:bedrock-agentcore:{home}:{acc}:runtime/rt-123"),
         "an AgentCore runtime in home_region",
+    ),
+    Attack(
+        1,
+        "web search for the model in a non-compliant Region (bedrock-websearch, a prefix added in 2026)",
+        # the Region deny covers every bedrock* prefix of the IAM action database (landing_zone/actiondb/space.py)
+        P(
+            "attacker",
+            "bedrock-websearch:InvokeSearch",
+            "arn:aws:bedrock-websearch:{outside}:aws:tool/web-search",
+            "{outside}",
+        ),
+        REGIONS,
+        P("app_role", "bedrock-websearch:InvokeSearch", "arn:aws:bedrock-websearch:{home}:aws:tool/web-search"),
+        "web search in home_region",
     ),
     Attack(
         1,
@@ -1819,6 +1842,66 @@ ATTACKS: tuple[Attack, ...] = (
         "set it to the governed mode",
         needs=("data_retention",),
     ),
+    # --- goal 6: the landing zone's models from an account outside the perimeter ----------------------------------
+    Attack(
+        6,
+        "a sibling account's administrator invokes Kimi in home_region",
+        P("sibling", "bedrock:InvokeModel", _fm("{home}")),
+        OUTSIDE_MODELS,
+        P("sibling", "bedrock:InvokeModel", _fm("{home}", "{OTHER}")),
+        "the same administrator invokes another model (its own)",
+        needs=("outside", "others_free"),
+    ),
+    Attack(
+        6,
+        "a sibling invokes Kimi through a geographic profile (the leg in a destination Region)",
+        P("sibling", "bedrock:InvokeModel", _fm("{dest1}"), "{dest1}", {PROFILE_KEY: "{sibling_geo_profile}"}),
+        OUTSIDE_MODELS,
+        P("sibling", "cloudformation:UpdateStack", _SIBLING_TOOLKIT),
+        "the same administrator updates its own CDKToolkit stack",
+        needs=("outside", "geo"),
+    ),
+    Attack(
+        6,
+        "a sibling starts a batch job on Kimi",
+        P("sibling", "bedrock:CreateModelInvocationJob", _fm("{home}")),
+        OUTSIDE_MODELS,
+        P("sibling", "bedrock:PutModelInvocationLoggingConfiguration", "*"),
+        "the same administrator changes its own invocation logging",
+        needs=("outside",),
+    ),
+    Attack(
+        6,
+        "a sibling copies Kimi into an application inference profile of its own",
+        P("sibling", "bedrock:CreateInferenceProfile", _fm("{home}")),
+        OUTSIDE_MODELS,
+        P("sibling", "bedrock:PutAccountDataRetention", "*", context={"bedrock:DataRetentionMode": "default"}),
+        "the same administrator sets its own data retention mode",
+        needs=("outside",),
+    ),
+    Attack(
+        6,
+        "a sibling invokes Kimi in a non-compliant Region",
+        P("sibling", "bedrock:InvokeModelWithResponseStream", _fm("{outside}"), "{outside}"),
+        OUTSIDE_MODELS,
+        P("sibling", "sagemaker:CreateEndpoint", "arn:aws:sagemaker:{outside}:{sibling_acc}:endpoint/e1", "{outside}"),
+        "the same administrator runs SageMaker AI (a model-calling service) in that Region",
+        needs=("outside", "regions_free"),
+    ),
+    Attack(
+        6,
+        "a sibling calls Kimi on Mantle (OpenAI-compatible)",
+        P(
+            "sibling",
+            "bedrock-mantle:CreateInference",
+            _MANTLE.replace("{acc}", "{sibling_acc}"),
+            context={MANTLE_KEY: "{mantle_model}"},
+        ),
+        OUTSIDE_MANTLE,
+        P("sibling", "bedrock:InvokeModel", _SIBLING_PROFILE),
+        "the same administrator calls another model through its own profile",
+        needs=("outside", "mantle", "others_free", "geo"),
+    ),
 )
 
 
@@ -1834,6 +1917,7 @@ class AttackCase:
     legit_path: str
     attacker_expected: str  # explicit_deny, or allow for a residual risk whose guard is off
     residual: str | None
+    outside: bool = False  # the attacker is in an account outside the perimeter (goal 6)
 
     @property
     def requests(self) -> tuple[tuple[str, Request, str], ...]:
@@ -1849,7 +1933,7 @@ class Request:
     context: Mapping[str, Any]
 
     def request_context(self) -> dict[str, Any]:
-        return {"aws:RequestedRegion": self.region, "aws:PrincipalARN": self.principal, **self.context}
+        return {"aws:RequestedRegion": self.region, **principal_context(self.principal), **self.context}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -1917,6 +2001,17 @@ def _values(plan: Plan) -> dict[str, str | None]:
             else None
         ),
     )
+    perim = plan.policies.scps.perimeter if plan.policies.scps is not None else None
+    sibling = _sibling_account(config, perim.accounts if perim else ())
+    values.update(
+        sibling_acc=sibling,
+        sibling=f"arn:aws:iam::{sibling}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_AdministratorAccess_0fedcba9876543",
+        sibling_geo_profile=(
+            f"arn:aws:bedrock:{home}:{sibling}:inference-profile/{params.geo_profile_id}"
+            if params.geo_profile_id
+            else None
+        ),
+    )
     if config.member_baseline.enabled:
         # In a member account everything is deployed by the StackSets execution role; its CDK roles (if any) are
         # not exempt (the CDK deploys the StackSet from the administrator account).
@@ -1924,6 +2019,12 @@ def _values(plan: Plan) -> dict[str, str | None]:
             deployer=values["stacksets"], deploy_role=values["stacksets"], file_publishing=values["stacksets"]
         )
     return values
+
+
+def _sibling_account(config: Any, governed: tuple[str, ...]) -> str:
+    """An account under the targets that the landing zone does not govern (nor the management account)."""
+    taken = set(governed) | ({config.organization.management_account_id} if config.organization else set())
+    return next(a for a in ("999999999999", "999999999998", "999999999997") if a not in taken)
 
 
 def _fill(value: Any, values: Mapping[str, str | None]) -> Any:
@@ -1946,8 +2047,10 @@ def _request(probe: Probe, values: Mapping[str, str | None]) -> Request:
     )
 
 
-def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
-    """The table for a plan's configuration, and how many rows do not apply to it (organization mode only)."""
+def attacks_for(plan: Plan, *, outside: bool = False) -> tuple[tuple[AttackCase, ...], int]:
+    """The table for a plan's configuration, and how many rows do not apply to it (organization mode only).
+    ``outside``: also the rows whose attacker is in an account outside the perimeter (goal 6), which only an
+    evaluation that knows where each SCP attaches can decide (:func:`evaluate_attacks`)."""
     config = plan.config
     params = params_for(plan)
     values = _values(plan)
@@ -1969,6 +2072,10 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
         data_retention=config.data_retention.mode is not None,
         mantle_projects=any(has_mantle_project(app, config) for app in plan.applications),
         kill_switch_reset=config.cost.kill_switch and bool(config.cost.kill_switch_reset_principal_arns),
+        outside=outside and plan.policies.scps is not None and bool(plan.policies.scps.perimeter.shared_targets),
+        others_free=config.organization is None or not config.organization.outside_perimeter.restrict_other_models,
+        regions_free=config.organization is None
+        or not config.organization.outside_perimeter.confine_to_compliant_regions,
     )
     guards = {"region_deny_all_services": g.region_deny_all_services}
     out: list[AttackCase] = []
@@ -1996,6 +2103,7 @@ def attacks_for(plan: Plan) -> tuple[tuple[AttackCase, ...], int]:
                 legit_path=row.legit_path,
                 attacker_expected=DENY if active else ALLOW,
                 residual=None if active else row.residual,
+                outside=row.goal == 6,
             )
         )
     return tuple(out), skipped
@@ -2038,20 +2146,40 @@ class AttackResult:
 def evaluate_attacks(
     plan: Plan, levels: list[list[tuple[str, dict[str, Any]]]]
 ) -> tuple[tuple[AttackResult, ...], int]:
-    """Every row against SCP ``levels`` (``evaluate_scp_levels`` shape, FullAWSAccess included)."""
+    """Every row against SCP ``levels`` (``evaluate_scp_levels`` shape, FullAWSAccess included), each request
+    against the SCPs on its principal's account's path: the plan's layout says where each of the landing zone's SCPs
+    attaches (:func:`applying_levels`)."""
 
     def decide(req: Request) -> tuple[str, tuple[str, ...]]:
-        decision = evaluate_scp_levels(levels, EvalRequest(req.action, req.resource, req.request_context()))
+        account = req.principal.split(":")[4]
+        decision = evaluate_scp_levels(
+            applying_levels(plan, levels, account), EvalRequest(req.action, req.resource, req.request_context())
+        )
         matches = decision.matched_denies if decision.decision == DENY else decision.matched_allows
         return decision.decision, tuple(sorted({m.label for m in matches}))
 
-    cases, skipped = attacks_for(plan)
+    cases, skipped = attacks_for(plan, outside=True)
     results = []
     for case in cases:
         attack, attack_by = decide(case.attack)
         legit, legit_by = decide(case.legit)
         results.append(AttackResult(case, attack, attack_by, legit, legit_by))
     return tuple(results), skipped
+
+
+def applying_levels(
+    plan: Plan, levels: list[list[tuple[str, dict[str, Any]]]], account: str
+) -> list[list[tuple[str, dict[str, Any]]]]:
+    """``levels`` without the landing zone's SCPs that are not on ``account``'s path: an SCP attached to accounts
+    only (the governed ones) applies to those; one attached to a root or OU applies to every account below it."""
+    scps = plan.policies.scps
+    targets = {p.name: p.targets for p in scps.policies} if scps is not None else {}
+
+    def on_path(name: str) -> bool:
+        where = targets.get(name)
+        return not where or account in where or any(not t.isdigit() for t in where)
+
+    return [[(n, d) for n, d in level if on_path(n)] for level in levels]
 
 
 def _cell(text: str) -> str:

@@ -13,6 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
+from landing_zone.review import access_analyzer as _access_analyzer  # noqa: F401 - registers its section
+from landing_zone.review import detection as _detection  # noqa: F401 - registers the "detection" section
+from landing_zone.review.render_auditor import changes_box_html
 from landing_zone.review.render_md import (
     ACK_STATUS,
     GRANT_HEADERS,
@@ -78,8 +81,14 @@ ul.facts { margin:6px 0; padding-left:20px; color:var(--muted); }
 #summary-table td:first-child { width:230px; }
 .warnbox { border-left:4px solid var(--amber); background:var(--amber-bg); padding:6px 12px; margin:8px 0; }
 .qualifiers { border-left:4px solid var(--amber); background:var(--amber-bg); padding:6px 14px; margin:10px 0 4px; }
-.qualifiers ul { margin:4px 0; padding-left:20px; }
-#findings-table { table-layout:fixed; }
+.qualifiers ul { display:inline; margin:0; padding:0; }
+.qualifiers li { display:inline; }
+.qualifiers li + li::before { content:" · "; }
+header { padding:14px 32px 10px; }
+header p { font-size:14px; }
+#residency-table, #claims-table, #changes-summary-table { font-size:12.5px; }
+#changes-summary p { margin:4px 0; }
+#findings-table, #hygiene-table { table-layout:fixed; }
 #findings-table td { overflow-wrap:anywhere; }
 #findings-table th:nth-child(1) { width:7.5em; }
 #findings-table th:nth-child(2) { width:16%; }
@@ -169,7 +178,7 @@ def _qualifiers(d: Mapping[str, Any]) -> str:
     items = "".join(f"<li>{_e(q['text'])}</li>" for q in s["qualifiers"])
     return (
         f'<div class="qualifiers" id="qualifiers"><strong>Qualified:</strong> the {word} rests on what this review '
-        f"could not check<ul>{items}</ul></div>"
+        f"could not check: <ul>{items}</ul></div>"
     )
 
 
@@ -286,10 +295,7 @@ def _summary(d: Mapping[str, Any]) -> str:
     return html
 
 
-@renders("html", "findings")
-def _findings(d: Mapping[str, Any]) -> str:
-    if not d["findings"]:
-        return "<p>" + _badge("no findings", "pass") + "</p>"
+def _finding_table(findings: Sequence[Mapping[str, Any]], table_id: str) -> str:
     return _table(
         ["level", "rule", "where", "finding", "why this level · what to do"],
         [
@@ -300,11 +306,29 @@ def _findings(d: Mapping[str, Any]) -> str:
                 _e(f["message"]) + (f'<br><span class="mono muted">{_e(f["element"])}</span>' if f["element"] else ""),
                 _why(f),
             ]
-            for f in d["findings"]
+            for f in findings
         ],
-        table_id="findings-table",
+        table_id=table_id,
         classes={2: "where", 4: "why"},
     )
+
+
+@renders("html", "findings")
+def _findings(d: Mapping[str, Any]) -> str:
+    blocking = [f for f in d["findings"] if f["level"] == "blocking"]
+    advisory = len(d["findings"]) - len(blocking)
+    note = f'<p>{advisory} advisory finding(s): <a href="#appendix-hygiene">appendix</a>.</p>' if advisory else ""
+    if not blocking:
+        return "<p>" + _badge("no blocking finding", "pass") + "</p>" + note
+    return note + _finding_table(blocking, "findings-table")
+
+
+@renders("html", "appendix-hygiene")
+def _hygiene(d: Mapping[str, Any]) -> str:
+    advisory = [f for f in d["findings"] if f["level"] != "blocking"]
+    if not advisory:
+        return "<p>No advisory finding.</p>"
+    return "<p>Advisory findings (hygiene): to weigh, not blocking.</p>" + _finding_table(advisory, "hygiene-table")
 
 
 @renders("html", "inventory")
@@ -775,6 +799,11 @@ def _diff(d: Mapping[str, Any]) -> str:
         + f" · policies added {diff['policies_added']}, removed {diff['policies_removed']}, "
         + f"changed {diff['policies_changed']}</p>"
     ]
+    out += [
+        f"<p>{_badge('moved', 'info')} {_e(m['sid'])}: {_e(m['from'])} → {_e(m['to'])}"
+        f"{'' if m['same'] else ' (content changed)'}</p>"
+        for m in diff.get("moved") or []
+    ]
     if not diff["entries"]:
         out.append("<p>No access changed.</p>")
     rows = []
@@ -847,6 +876,7 @@ def render_html(d: Mapping[str, Any]) -> str:
         f"{s['statements']} statements in {len(s['templates'])} template(s) · {escape(d['config']['mode'])}</p>"
         + (f'<p id="enforced"><strong>{escape(enforced_line(d))}</strong></p>' if enforced_line(d) else "")
         + f'<p id="evidence">{escape(evidence_line(d))}</p>'
+        f"{changes_box_html(d)}"
         f"{_qualifiers(d)}"
         f'<p class="mono">{escape(str(d["assembly"]))}</p></header>'
         f'<div class="layout"><nav aria-label="Contents"><h2>Contents</h2><ol>{toc}</ol></nav><main>{body}</main></div>'

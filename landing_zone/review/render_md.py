@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from landing_zone.review import access_analyzer as _access_analyzer  # noqa: F401 - registers its section
+from landing_zone.review import detection as _detection  # noqa: F401 - registers the "detection" section
+from landing_zone.review.render_auditor import claims_line
 from landing_zone.review.sections import SECTIONS, renderers, renders
 
 __all__ = [
@@ -68,19 +71,54 @@ def _why(f: Mapping[str, Any]) -> str:
 
 
 def enforced_line(d: Mapping[str, Any]) -> str:
-    """What the guardrails enforce, in one sentence (the first screen, before any count)."""
+    """What the guardrails enforce and for whom, from the claims (the first screen, before any count); a report
+    model without claims falls back to the configuration's summary."""
+    if d.get("claims"):
+        return claims_line(d)
     e = d["summary"].get("enforced")
     if not e:
         return ""
     where = ", ".join(e["compliant_regions"]) + (" and the global profile" if e["global_inference"] else "")
     targets = ("on " + ", ".join(e["targets"])) if e["targets"] else "on NO target"
     binding = f"SCPs {targets}" if e["mode"].startswith("organization") else "the invoker permissions boundary"
+    perim = e.get("perimeter")
+    if perim and e["targets"]:
+        governed = ", ".join([*perim["governed_ous"], *perim["governed_accounts"]][:6])
+        binding = f"SCPs in the governed perimeter ({governed})" + (
+            f"; under {', '.join(perim['shared_targets'])}, outside it, {perim['outside']}"
+            if perim["shared_targets"]
+            else ""
+        )
     return (
         f"Enforced by {binding}: inference only in {where} (started from {', '.join(e['inference_source_regions'])}), "
         f"only on {', '.join(e['models'])}; VPC endpoint {'required' if e['vpc_endpoint_required'] else 'not required'}"
         f"; invocation logging {'on' if e['invocation_logging'] else 'OFF'}; kill switch "
         f"{'on' if e['kill_switch'] else 'off'}."
     )
+
+
+_BINDS = {"perimeter": "the governed accounts", "organization": "every account below", "outside": "the others"}
+
+
+def scp_layout_rows(enforced: Mapping[str, Any]) -> list[list[str]]:
+    """The SCP layout (name, characters, whom it binds, where it attaches) and the slots each target uses."""
+    perim = enforced.get("perimeter")
+    if not perim:
+        return []
+    quota = perim["quota"]
+    layout = "; ".join(
+        f"{p['name']} ({p['characters']} of {quota['characters']} characters, binds {_BINDS[p['binds']]}) -> "
+        + (
+            ", ".join(p["targets"][:5]) + (f" and {len(p['targets']) - 5} more" if len(p["targets"]) > 5 else "")
+            or "nothing"
+        )
+        for p in perim["scps"]
+    )
+    slots = ", ".join(f"{t}: {n} of {quota['per_target']}" for t, n in list(perim["slots"].items())[:8])
+    return [
+        ["SCP layout (one concern per SCP)", layout],
+        ["SCPs per target (FullAWSAccess and others' counted)", slots],
+    ]
 
 
 def evidence_line(d: Mapping[str, Any]) -> str:
@@ -204,6 +242,7 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
             ["policies / statements", f"{s['policies']} / {s['statements']}"],
             ["policies by kind", ", ".join(f"{k}: {v}" for k, v in s["policies_by_kind"].items())],
             ["decision cases / mismatches", f"{s['decision_cases']} / {s['decision_mismatches']}"],
+            *scp_layout_rows(s.get("enforced") or {}),
         ],
     )
     for w in c["warnings"]:
@@ -213,10 +252,7 @@ def _summary(d: Mapping[str, Any]) -> list[str]:
     return out + ([""] if c["warnings"] or c.get("placeholders") else [])
 
 
-@renders("md", "findings")
-def _findings(d: Mapping[str, Any]) -> list[str]:
-    if not d["findings"]:
-        return ["No findings.", ""]
+def _finding_rows(findings: Sequence[Mapping[str, Any]]) -> list[str]:
     return _table(
         ["level", "rule", "where", "finding", "why this level · what to do"],
         [
@@ -227,9 +263,25 @@ def _findings(d: Mapping[str, Any]) -> list[str]:
                 f["message"] + (f"<br>element: {f['element']}" if f["element"] else ""),
                 _why(f),
             ]
-            for f in d["findings"]
+            for f in findings
         ],
     )
+
+
+@renders("md", "findings")
+def _findings(d: Mapping[str, Any]) -> list[str]:
+    blocking = [f for f in d["findings"] if f["level"] == "blocking"]
+    advisory = len(d["findings"]) - len(blocking)
+    note = [f"{advisory} advisory finding(s): [appendix](#appendix-hygiene).", ""] if advisory else []
+    return note + (_finding_rows(blocking) if blocking else ["No blocking finding.", ""])
+
+
+@renders("md", "appendix-hygiene")
+def _hygiene(d: Mapping[str, Any]) -> list[str]:
+    advisory = [f for f in d["findings"] if f["level"] != "blocking"]
+    if not advisory:
+        return ["No advisory finding.", ""]
+    return ["Advisory findings (hygiene): to weigh, not blocking.", ""] + _finding_rows(advisory)
 
 
 @renders("md", "inventory")
@@ -588,6 +640,11 @@ def _diff(d: Mapping[str, Any]) -> list[str]:
         f"{diff['statements_removed']}, changed {diff['statements_changed']}.",
         "",
     ]
+    moved = diff.get("moved") or []
+    out += [
+        f"- **moved** statement {m['sid']}: {m['from']} → {m['to']}{'' if m['same'] else ' (content changed)'}"
+        for m in moved
+    ] + ([""] if moved else [])
     if not diff["entries"]:
         return out + ["No access changed.", ""]
     for e in diff["entries"]:

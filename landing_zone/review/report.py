@@ -21,8 +21,12 @@ from landing_zone.cost.dashboard import dashboard_url
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
+from landing_zone.review.access_analyzer import analyze, not_run
+from landing_zone.review.auditor import auditor_sections
+from landing_zone.review.baseline import load_acknowledgements
 from landing_zone.review.coverage import coverage_section
 from landing_zone.review.deployability import deployability_findings, grants_section, replacement_findings
+from landing_zone.review.detection import detection_section
 from landing_zone.review.diff import policy_diff
 from landing_zone.review.findings import (
     Finding,
@@ -49,6 +53,7 @@ from landing_zone.review.scanners import (
 from landing_zone.review.settings import settings_findings, settings_section
 from landing_zone.review.summarize import summarize_policy
 from landing_zone.review.void import enforced_section, void_findings
+from landing_zone.simulate import guardrails_from_assembly
 
 __all__ = [
     "NOT_RECORDED",
@@ -432,6 +437,22 @@ def _policies(records: tuple[PolicyRecord, ...]) -> list[dict[str, Any]]:
     return out
 
 
+def _access_analyzer_section(
+    client: Any, assembly: Assembly, records: Sequence[PolicyRecord], old: Assembly | None, plan: Plan
+) -> dict[str, Any]:
+    """IAM Access Analyzer's rows (``review --access-analyzer``), or why it did not run."""
+    if client is None:
+        return not_run()
+    from landing_zone.aws import failure
+
+    stacks = {
+        s.name: (s.account or plan.config.deployment_account, s.region or plan.config.home_region)
+        for s in assembly.stacks
+    }
+    baseline = build_inventory(old) if old is not None else None
+    return analyze(client, records, stacks=stacks, baseline=baseline, is_client_error=failure)
+
+
 def build_review(
     assembly_path: str | Path,
     plan: Plan,
@@ -442,10 +463,13 @@ def build_review(
     skips_file: Path | None = DEFAULT_SKIPS_FILE,
     proofs: bool = True,
     proof_timeout_ms: int = 10_000,
+    acknowledge: Path | None = None,
+    access_analyzer: Any = None,
 ) -> ReviewResult:
     assembly = load_assembly(assembly_path)
     # read before any work, and named as the flag it came from
     old = load_assembly(baseline, flag="--baseline") if baseline is not None else None
+    acks = load_acknowledgements(acknowledge)
     _check_match(assembly, plan)
     skips = load_skips(skips_file) if scanners else ()
     records = build_inventory(assembly)
@@ -457,7 +481,21 @@ def build_review(
     settings = settings_section(plan, assembly, records)
     runs = run_scanners(assembly) if scanners else None
     scan = scanners_section(runs, skips, str(skips_file.name if skips_file else "checkov-skips.yaml"))
-    old = load_assembly(baseline) if baseline is not None else None
+    old_records = build_inventory(old) if old is not None else None
+    diff = policy_diff(old_records, records, baseline_label=str(baseline)) if old_records is not None else None
+    threat = threat_model_section(plan, matrix)
+    auditor, auditor_found = auditor_sections(
+        plan,
+        assembly,
+        records,
+        proofs=proof,
+        guardrails=guardrails_from_assembly(Path(assembly_path)),
+        threat_model=threat,
+        old_records=old_records,
+        diff=diff,
+        acknowledgements=acks,
+        baseline_label=str(baseline),
+    )
     findings = sort_findings(
         [
             *policy_findings(records, ctx),
@@ -471,6 +509,7 @@ def build_review(
             *(replacement_findings(old, assembly) if old is not None else []),
             *nag_findings(nag),
             *scanner_findings(scan),
+            *auditor_found,
         ]
     )
     lines = {t.file: logical_id_lines(assembly, t.file) for t in assembly.templates}
@@ -483,18 +522,20 @@ def build_review(
         item["rationale"] = rule(f.rule).rationale
         item["justifications"] = _justifications(item, rule(f.rule).related, paths, nag, scan)
         finding_dicts.append(item)
-    diff = None
-    if old is not None:
-        diff = policy_diff(build_inventory(old), records, baseline_label=str(baseline))
     levels = Counter(f.level for f in findings)
     policies = _policies(records)
     statements = sum(len(p["statements"]) for p in policies)
     config = plan.config
     verdict = "fail" if levels.get(BLOCKING) else "pass"
     quals = qualifiers(plan, assembly.plan_record, scan, nag, proof)
+    if auditor["changes"] and auditor["changes"]["weakenings"] > auditor["changes"]["unacknowledged"]:
+        done = auditor["changes"]["weakenings"] - auditor["changes"]["unacknowledged"]
+        quals.append({"kind": "weakening-acknowledged", "text": f"{done} weakening(s) since the baseline acknowledged"})
     data: dict[str, Any] = {
         "schema": SCHEMA,
         "assembly": str(assembly_path),
+        # the auditor's sections first (issue 34): residency sheet, claims, changes, who can change what, risks
+        **auditor,
         "config": {
             "origin": config_origin,
             "name": config.name,
@@ -556,7 +597,10 @@ def build_review(
         # where a policy names another account than its stack's own, as the plan means it (landing_zone/plan/grants.py)
         "cross_account_grants": grants_section(records, assembly, plan.cross_account_grants),
         "decision_matrix": matrix.as_dict(),
-        "threat_model": threat_model_section(plan, matrix),
+        "threat_model": threat,
+        "detection": detection_section(plan, assembly),
+        # --access-analyzer: IAM Access Analyzer's checks (the client), next to the offline proofs
+        "access_analyzer": _access_analyzer_section(access_analyzer, assembly, records, old, plan),
         "coverage": coverage,
         "proofs": proof,
         "cdk_nag": nag,

@@ -8,7 +8,8 @@ keeps one rule per file, the metadata of each rule sits in the module whose code
 * ``void.py`` — protection the configuration asks for and the assembly leaves void;
 * ``matrices.py`` — the decision matrix; ``report.py`` — action coverage and the proofs;
 * ``deployability.py`` — every stack deployable in its own account, in place and again after ``cdk destroy``;
-* ``nag.py`` — cdk-nag; ``scanners.py`` — cfn-lint and checkov.
+* ``nag.py`` — cdk-nag; ``scanners.py`` — cfn-lint and checkov;
+* ``claims.py`` — the first screen's claims; ``baseline.py`` — weakenings since the ``--baseline``.
 
 ``rationale`` is shown next to every finding of the rule: why it has its level and what to do about it.
 ``related`` names the cdk-nag rules and checkov checks (fnmatch patterns) that look at the same property, so that
@@ -30,7 +31,18 @@ __all__ = ["BLOCKING", "ADVISORY", "Rule", "RULES", "RULE_MODULES", "define", "r
 BLOCKING = "blocking"
 ADVISORY = "advisory"
 
-RULE_MODULES = ("findings", "void", "settings", "deployability", "matrices", "report", "nag", "scanners")
+RULE_MODULES = (
+    "findings",
+    "void",
+    "settings",
+    "deployability",
+    "matrices",
+    "report",
+    "nag",
+    "scanners",
+    "claims",
+    "baseline",
+)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from landing_zone.review.exports import rule_help
+
 __all__ = ["SARIF_SCHEMA", "render_sarif"]
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -71,8 +73,13 @@ def render_sarif(d: Mapping[str, Any]) -> dict[str, Any]:
                                 "shortDescription": {"text": r["title"]},
                                 "fullDescription": {"text": r["description"]},
                                 "help": {"text": r["rationale"]},
+                                "helpUri": rule_help(r["id"], r["level"])["url"],
                                 "defaultConfiguration": {"level": _level(r["level"])},
-                                "properties": {"review-level": r["level"]},
+                                "properties": {
+                                    "review-level": r["level"],
+                                    "tags": rule_help(r["id"], r["level"])["tags"],
+                                    "security-severity": rule_help(r["id"], r["level"])["security_severity"],
+                                },
                             }
                             for r in rules
                         ],

@@ -14,20 +14,31 @@ __all__ = ["SECTIONS", "FORMATS", "Renderer", "renders", "renderers"]
 
 # (anchor, title) of every section, in order
 SECTIONS = (
+    # the auditor's first screen (issue 34): where data goes, what is enforced for whom, what changed
+    ("residency", "Residency and data flow"),
+    ("claims", "What is enforced, for whom"),
+    ("changes", "Changes since the last approval"),
     ("summary", "Summary"),
     ("findings", "Findings"),
+    ("signoff", "Sign-off"),
+    ("change-control", "Who can change what, and how we would know"),
+    ("residual-risks", "Residual risks"),
+    ("control-mapping", "Control mapping"),
     ("inventory", "Policy inventory"),
     ("routing-matrix", "Routing matrix"),
     ("settings", "Governed Bedrock settings"),
     ("cross-account-grants", "Cross-account grants"),
     ("proofs", "Proofs"),
+    ("access-analyzer", "IAM Access Analyzer"),
     ("threat-model", "Threat model"),
+    ("detection", "Detection"),
     ("coverage", "Coverage of the action space"),
     ("decision-matrix", "Decision matrix"),
     ("cdk-nag", "cdk-nag"),
     ("scanners", "cfn-lint and checkov"),
     ("diff", "Policy diff"),
     ("rules", "Rules"),
+    ("appendix-hygiene", "Appendix: hygiene advisories"),
 )
 FORMATS = ("md", "html")
 

@@ -211,4 +211,34 @@ def enforced_section(plan: Plan) -> dict[str, Any]:
         "vpc_endpoint_required": c.access.require_vpc_endpoint,
         "invocation_logging": c.invocation_logging.enabled,
         "kill_switch": c.cost.kill_switch,
+        "perimeter": perimeter_section(plan),
+    }
+
+
+def perimeter_section(plan: Plan) -> dict[str, Any] | None:
+    """The governed perimeter and the SCP layout, as the plan decided them (None in single-account mode): who is
+    governed, what binds the other accounts under the targets, and each SCP with its size and attachments."""
+    scps = plan.policies.scps
+    if scps is None:
+        return None
+    perim = scps.perimeter
+    return {
+        "governed_accounts": list(perim.accounts),
+        "governed_ous": list(perim.ous),
+        "shared_targets": list(perim.shared_targets),
+        "outside": "only the landing zone's models are denied (PO1)"
+        + (", and every model that is not allowed" if perim.restrict_other_models else "")
+        + (", and Bedrock outside the compliant Regions" if perim.confine_to_compliant_regions else ""),
+        "quota": {"per_target": scps.max_per_target, "characters": scps.max_characters},
+        "scps": [
+            {
+                "name": p.name,
+                "concerns": list(p.concerns),
+                "characters": p.size,
+                "binds": p.binds,
+                "targets": list(p.targets),
+            }
+            for p in scps.policies
+        ],
+        "slots": scps.per_target(),
     }

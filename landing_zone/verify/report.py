@@ -21,7 +21,7 @@ class Status(StrEnum):
 @dataclass(frozen=True)
 class CheckResult:
     check: str  # stable check name, e.g. "scp-attachment"
-    resource: str  # what was checked, e.g. "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"
+    resource: str  # what was checked, e.g. "kimi-eu-guardrails-regions -> 222222222222"
     expected: str
     actual: str
     status: Status

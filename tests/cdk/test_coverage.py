@@ -19,10 +19,10 @@ import json
 import pytest
 import yaml
 
+from landing_zone.actiondb.space import derive, render
 from landing_zone.core.catalog.action_space import ACTION_SPACE_FILE
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate_scp_levels
 from landing_zone.policies.guardrails import USE_ACTIONS
-from landing_zone.review.action_space import derive, render
 from landing_zone.review.coverage import EXCEPTIONS_FILE, coverage, exceptions
 from tests.conftest import ROOT
 
@@ -75,7 +75,7 @@ def test_resource_typed_actions_are_denied_not_excepted_except_the_use_actions(r
 def self_hosting_in_an_organization(plan_for, defaults):
     """examples/self-hosting.yaml is single-account; the EKS resources are protected only where SCPs exist."""
     plan = plan_for(ROOT / "examples" / "self-hosting.yaml", organization=defaults["organization"])
-    documents = plan.policies.scps.documents
+    documents = plan.policies.scps.inside_documents
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(documents, 1))]]
     return coverage(plan, levels)
 
@@ -106,7 +106,7 @@ def test_the_use_section_is_what_the_tamper_denies_leave_out():
 
 def test_the_committed_action_space_is_what_the_pinned_database_derives():
     assert ACTION_SPACE_FILE.read_text() == render(derive()), (
-        "run `python -m landing_zone.review.action_space --write` and review the diff: a changed database adds "
+        "run `python -m landing_zone actiondb refresh` and review the diff: a changed database adds "
         "actions nobody has decided on"
     )
 

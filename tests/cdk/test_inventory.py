@@ -53,11 +53,12 @@ ARNS: dict[str, tuple[str | None, str, str]] = {
     "AWS::EKS::Nodegroup": (None, "", "Tags"),
     "AWS::EKS::Addon": (None, "", "Tags"),
     "AWS::Organizations::Policy": (None, "", "Tags"),
+    "AWS::Events::Rule": ("Name", "arn:aws:events:{r}:{a}:rule/{n}", ""),
 }
 # Stacks deployed where no SCP applies (the management account, the StackSet administrator): what they hold is
 # protected only by that account's own controls (docs/THREAT_MODEL.md: residual risks) — except the SCPs themselves,
 # which a delegated administrator (a member account) could change, so the guardrails stack is checked too.
-OUTSIDE_TARGETS = ("-rollout",)
+OUTSIDE_TARGETS = ("-rollout", "-detection-management")
 
 
 def _prop(props: dict, dotted: str) -> Any:

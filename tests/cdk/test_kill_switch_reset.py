@@ -170,7 +170,7 @@ def test_the_reset_principals_names_are_protected_in_their_account(plan_for):
     """A member admin cannot make a role the reset role would trust (when the FinOps account is a targeted one)."""
     plan = plan_for(cost={"kill_switch_reset_principal_arns": [f"arn:aws:iam::{ACC}:role/finops-oncall"]})
     levels = [[("FullAWSAccess", {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})]]
-    levels[0] += [(f"scp-{i}", d) for i, d in enumerate(plan.policies.scps.documents)]
+    levels[0] += [(f"scp-{i}", d) for i, d in enumerate(plan.policies.scps.inside_documents)]
     request = Request(
         "iam:CreateRole",
         f"arn:aws:iam::{ACC}:role/finops-oncall",

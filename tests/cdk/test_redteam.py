@@ -3,7 +3,8 @@
 Each row of ``landing_zone/review/redteam.py`` is a pair: what an administrator of a targeted member account
 tries (expected: denied, by the named statement) and the neighbouring request of the legitimate principal
 (expected: allowed).  The SCPs are read back from the synthesized guardrails template and evaluated together
-with FullAWSAccess, one level (the target OU).
+with FullAWSAccess, each request against the SCPs on its principal's account's path (the plan's layout: the
+guardrails on the governed accounts, the perimeter SCP on the shared OU).
 """
 
 from __future__ import annotations
@@ -46,7 +47,10 @@ def results(request, synth):
 def test_the_table_covers_every_goal_with_at_least_80_requests(results):
     name, rows, skipped = results
     assert len(rows) * 2 >= 80, (name, len(rows))
-    assert {r.case.goal for r in rows} == set(GOALS)
+    # goal 6 (a sibling account outside the perimeter) where a target may hold one: not with the member baseline's
+    # OUs alone, whose every account is governed
+    shared = {"us-organization", "eu-sovereign", "two-applications-mantle"}
+    assert {r.case.goal for r in rows} == set(GOALS) - (set() if name in shared else {6})
 
 
 def test_every_attack_is_denied_by_its_statement_and_every_legit_neighbour_is_allowed(results):

@@ -18,7 +18,7 @@ from landing_zone.policies.evaluator import (
     Request,
     evaluate_scp_levels,
 )
-from landing_zone.review.cases import ACC, ALLOW, APP_ROLE, CASES, DENY, DEPLOYER, M, fm
+from landing_zone.review.cases import ACC, ALLOW, APP_ROLE, CASES, DENY, DEPLOYER, M, fm, principal_context
 from tests.conftest import ROOT
 
 
@@ -47,7 +47,7 @@ def test_the_table_is_big_enough():
     ("case", "action", "resource", "region", "principal", "extra", "expected"), CASES, ids=[c[0] for c in CASES]
 )
 def test_guardrail_decision(eu_scps, case, action, resource, region, principal, extra, expected):
-    context = {"aws:RequestedRegion": region, "aws:PrincipalARN": principal, **extra}
+    context = {"aws:RequestedRegion": region, **principal_context(principal), **extra}
     decision = evaluate_scp_levels(eu_scps, Request(action=action, resource=resource, context=context))
     assert decision.decision == expected, decision.explain()
 
@@ -70,7 +70,7 @@ def test_optional_region_deny_for_all_services(plan_for, case, action, resource,
     plan = plan_for(ROOT / "examples" / "eu-sovereign.yaml", policy_guardrails={"region_deny_all_services": True})
     scps = plan.policies.scps
     assert scps is not None
-    levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp{i}", d) for i, d in enumerate(scps.documents))]]
+    levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp{i}", d) for i, d in enumerate(scps.inside_documents))]]
     decision = evaluate_scp_levels(
         levels, Request(action, resource, {"aws:RequestedRegion": region, "aws:PrincipalARN": principal})
     )
@@ -81,7 +81,7 @@ def test_global_inference_allowed_admits_the_global_legs(plan_for):
     plan = plan_for(allow_global_inference=True)
     scps = plan.policies.scps
     assert scps is not None
-    levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp{i}", d) for i, d in enumerate(scps.documents))]]
+    levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp{i}", d) for i, d in enumerate(scps.inside_documents))]]
     profile = f"arn:aws:bedrock:us-east-1:111111111111:inference-profile/global.{M}"
     for resource, region, extra in [
         (profile, "us-east-1", {}),

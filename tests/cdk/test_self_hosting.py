@@ -374,7 +374,7 @@ def test_the_kubectl_provider_may_invoke_its_handler_under_the_guardrails(applie
     name = applied.plan.config.name
     assert {f"{name}-automation-kubectl-handler", f"{name}-automation-kubectl-provider"} <= roles
     org_plan = plan_for(EXAMPLE, organization=defaults["organization"], self_hosting={"apply_manifests": True})
-    documents = org_plan.policies.scps.documents
+    documents = org_plan.policies.scps.inside_documents
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(documents, 1))]]
     account, region = org_plan.config.deployment_account, org_plan.config.home_region
     handler = f"arn:aws:lambda:{region}:{account}:function:{name}-self-hosting-InferenceClusterKubectlProvide-abc"

@@ -238,18 +238,24 @@ def test_config_retention_periods_match_the_construct_mapping():
     assert set(RETENTION_DAYS) == set(LOG_RETENTION_DAYS)
 
 
-def test_guardrails_stack_attaches_size_checked_scps_to_the_targets(synth):
+def test_guardrails_stack_attaches_size_checked_scps_where_the_layout_says(synth):
+    """The EU example's OU is shared (other teams' accounts may sit there): the guardrails attach to the two governed
+    accounts, the perimeter SCP to the OU; the template carries exactly the plan's names, targets and contents."""
     lz = synth(ROOT / "examples" / "eu-sovereign.yaml")
     stack = lz.landing_zone.guardrails
     assert stack is not None and stack.account == "444444444444"
     policies = resources(lz.template("guardrails"), "AWS::Organizations::Policy")
     assert len(policies) == len(stack.scps.documents) >= 1
+    planned = {p.name: p for p in stack.scps.policies}
     for res in policies.values():
         props = res["Properties"]
         assert props["Type"] == "SERVICE_CONTROL_POLICY"
-        assert props["TargetIds"] == ["ou-abcd-11111111"]
+        scp = planned[props["Name"]]
+        assert props["TargetIds"] == list(scp.targets) and props["Content"] == scp.content
+        expected = ["ou-abcd-11111111"] if props["Name"].endswith("-perimeter") else ["222222222222", "333333333333"]
+        assert props["TargetIds"] == expected
         assert isinstance(props["Content"], str) and " " not in props["Content"].split('"Sid"')[0]
-        assert len(props["Content"]) <= 5120
+        assert len(props["Content"]) <= 10240
         assert json.loads(props["Content"])["Statement"][0]["Effect"] == "Deny"
 
 

@@ -29,8 +29,8 @@ def test_denied_request_names_the_deciding_statement_and_exits_1():
     assert data["decision"] == "explicit_deny"
     # outside the compliant Regions, and (a direct call) outside the inference source Regions too
     assert data["deciding_statements"] == [
-        "kimi-eu-bedrock-guardrails-1/DenyBedrockOutsideCompliantRegions",
-        "kimi-eu-bedrock-guardrails-1/DenyDirectInferenceOutsideSourceRegions",
+        "kimi-eu-guardrails-regions/DenyBedrockOutsideCompliantRegions",
+        "kimi-eu-guardrails-regions/DenyDirectInferenceOutsideSourceRegions",
     ]
     assert data["mode"] == "scp" and "FullAWSAccess" in data["guardrails_from"]
 

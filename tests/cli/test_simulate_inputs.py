@@ -330,7 +330,7 @@ def test_unchecked_evaluates_what_no_client_sends_and_says_so():
     result = lz(*args, "--unchecked", "--json")
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
-    assert data["deciding_statements"] == ["kimi-eu-bedrock-guardrails-1/DenyBedrockOutsideCompliantRegions"]
+    assert data["deciding_statements"] == ["kimi-eu-guardrails-regions/DenyBedrockOutsideCompliantRegions"]
     assert [w.split(":")[1].strip() for w in data["warnings"]] == ["--action", "--region"]
     # what the evaluator cannot take is refused even so
     bare = lz("simulate", "--config", EU, "--action", "InvokeModel", "--resource", "*", "--unchecked")

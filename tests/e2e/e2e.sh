@@ -320,6 +320,11 @@ run_variant() {
   step inject-faults in_repo "${CHECK[@]}" inject "$RUN"
   verify_all verify-faults
   step detected in_repo "${CHECK[@]}" detected "$RUN/verify$member.json" "$RUN/verify-faults$member.json" "$RUN/faults.json"
+  # issue 37: the detection rules (on in organization mode, not in the member baseline) deliver two events to the
+  # alerts topic, each alert naming its statement, the principal and the resource (docs/DETECTION.md)
+  case $VARIANT_NOW in
+    full | organization) step events in_repo "${CHECK[@]}" events "$RUN" ;;
+  esac
   # removal, as deploy-plan --remove prints it (docs/DEPLOY.md); then each account holds exactly what it held plus
   # what the templates retain
   step snapshot in_repo "${CHECK[@]}" snapshot "$RUN"

@@ -22,6 +22,8 @@ exits 1 when that differs from the expectation, so the e2e asserts outcomes, not
   verify-counts JSON KEY         verify's PASS/DRIFT/MISSING/ERROR counts are EXPECTED_VERIFY_COUNTS[KEY]
   inject RUN                     one fault per family through the emulator's APIs, each read back at once
   detected CLEAN FAULTED STATE   verify reports every fault as DRIFT/MISSING, and nothing else changed
+  events RUN                     two detection events (tests/e2e/events.py) reach the alerts topic, each alert
+                                 naming its statement, the principal and the resource (organization variants)
   snapshot RUN                   before the removal: the retained resources, by account (retained.json)
   detached RUN                   after the removal's first step: no Organizations policy has a target left
   retained RUN BEFORE            after the removal: each account holds what it held before plus the retained resources
@@ -36,7 +38,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.e2e import accounts, faults, readback, teardown
+from tests.e2e import accounts, events, faults, readback, teardown
 from tests.e2e.accounts import ACCOUNTS, LIVE_STATUSES, NAME, REGION, REPO, Run, client
 
 HERE = Path(__file__).resolve().parent
@@ -49,7 +51,8 @@ STANDIN_MARK = "standin"  # every stand-in's physical ID contains it (tests/e2e/
 # -------------------------------------------------------------------------------------------------------------
 EXPECTED_VERIFY_COUNTS: dict[str, dict[str, int]] = {
     # Since issue 24 (network, tags, termination protection, kms-alias; invocation logging deployed): full and
-    # single measured; organization = single + the guardrails stack (3 stack rows PASS, 6 SCP rows ERROR) and
+    # single measured; organization = single + the guardrails stack (3 stack rows PASS, 6 SCP rows ERROR; 14 since
+    # issue 33) and
     # new-vpc = full - the guardrails stack, derived from them and not yet run.  The fidelity patch gives the
     # lifecycle rules an ID (the emulator refuses a rule without one), so both buckets' s3-lifecycle rows PASS.
     # Issue 26: the cost-allocation-tags custom resource (stood in) adds 18 PASS rows (its roles, policies, log
@@ -57,14 +60,17 @@ EXPECTED_VERIFY_COUNTS: dict[str, dict[str, int]] = {
     # derived by the same difference.
     # With an organization the activation moved to the guardrails stack (the management account), with a logs key of
     # its own: +5 PASS (kms-key, -rotation, -policy, -alias and its tags row); full measured, organization derived.
-    "full": {"PASS": 156, "DRIFT": 0, "MISSING": 0, "ERROR": 16},
-    "organization": {"PASS": 141, "DRIFT": 0, "MISSING": 0, "ERROR": 16},
+    # Issue 33 (one SCP per concern): the guardrails are 7 SCPs, not 3, so 14 SCP rows ERROR where there were 6
+    # (+8 in every organization variant; derived, not yet run).
+    "full": {"PASS": 156, "DRIFT": 0, "MISSING": 0, "ERROR": 24},
+    "organization": {"PASS": 141, "DRIFT": 0, "MISSING": 0, "ERROR": 24},
     "single": {"PASS": 133, "DRIFT": 0, "MISSING": 0, "ERROR": 10},
     "new-vpc": {"PASS": 148, "DRIFT": 0, "MISSING": 0, "ERROR": 10},
     # Issue 32 (accounts of their own; the StackSet stood in for Organizations): measured.  The administrator account
-    # (guardrails and rollout stacks): 6 SCP rows and the cost-allocation tags are ERROR; the StackSet and its instance
-    # pass.  The member account (--stackset-member): single's checks of the member template, the activation excepted.
-    "member-baseline": {"PASS": 60, "DRIFT": 0, "MISSING": 0, "ERROR": 7},
+    # (guardrails and rollout stacks): 6 SCP rows (14 since issue 33) and the cost-allocation tags are ERROR; the
+    # StackSet and its instance pass.  The member account (--stackset-member): single's checks of the member
+    # template, the activation excepted.
+    "member-baseline": {"PASS": 60, "DRIFT": 0, "MISSING": 0, "ERROR": 15},
     "member-baseline/member": {"PASS": 120, "DRIFT": 0, "MISSING": 0, "ERROR": 9},
 }
 
@@ -255,6 +261,7 @@ COMMANDS: dict[str, Callable[..., int]] = {
     "verify-counts": cmd_verify_counts,
     "inject": faults.cmd_inject,
     "detected": faults.cmd_detected,
+    "events": events.cmd_events,
     "snapshot": teardown.cmd_snapshot,
     "detached": teardown.cmd_detached,
     "retained": teardown.cmd_retained,

@@ -109,7 +109,10 @@ def test_slot_arithmetic_counts_what_is_attached_directly_and_not_what_is_inheri
     state = existing_organization(plan)
     (ou,) = plan.config.organization.target_ids
     report = run(plan, state)
-    (row,) = report.slots
+    rows = {r.target: r for r in report.slots}
+    # the OU and the governed accounts the layout attaches to directly (each a target of its own)
+    assert list(rows) == list(intent.attachment_targets(plan))
+    row = rows[ou]
     names = attached_to(state, plan, ou)
     assert row.kinds == {
         FULL_AWS_ACCESS: [n for n in names if n == "FullAWSAccess"],
@@ -119,6 +122,9 @@ def test_slot_arithmetic_counts_what_is_attached_directly_and_not_what_is_inheri
     assert row.landing_zone == [name for name, _ in intent.landing_zone_scps(plan, ou)]
     assert row.total == len(names) + len(row.landing_zone)  # the root's FullAWSAccess is inherited: no slot here
     assert row.over == max(0, row.total - intent.scp_quota(plan))
+    for account in plan.config.account_ids:  # the guardrails of the perimeter, on the governed accounts themselves
+        assert rows[account].landing_zone == [name for name, _ in intent.landing_zone_scps(plan, account)]
+        assert len(rows[account].landing_zone) > len(row.landing_zone) >= 1
 
 
 def test_a_full_target_is_a_conflict_that_says_by_how_much_and_what_can_move(plan_for, aws_mock):
@@ -127,7 +133,7 @@ def test_a_full_target_is_a_conflict_that_says_by_how_much_and_what_can_move(pla
     (ou,) = plan.config.organization.target_ids
     org = state.moto("organizations", plan.config.organization.management_account_id)
     fits = run(plan, state)
-    free = intent.scp_quota(plan) - fits.slots[0].total
+    free = intent.scp_quota(plan) - {r.target: r for r in fits.slots}[ou].total
     assert ("scp-slots", f"target {ou}") not in conflicts(fits) and free >= 0
     for i in range(free + 2):  # two more than the target has room for
         statement = {"Effect": "Deny", "Action": f"gamelift:Op{i}", "Resource": "*"}

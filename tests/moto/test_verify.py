@@ -131,8 +131,10 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # 239 since eu-sovereign sets data_retention.mode and the activation moved to the management account: +1
     # data-retention, +10 IAM role rows and +2 policies of its handler and provider, +2 log groups, +4 tags rows; the
     # management-logs key: kms-key, -rotation, -policy, -alias and its tags row (+5)
-    # 245 since issue 35: the network-path family, one row per check for the one VPC (+6)
-    assert len(data["checks"]) == 245
+    # 256 since issue 33: 8 SCPs, one per concern (8 content rows), 7 attached to the 2 governed accounts and the
+    # perimeter SCP to the OU (15 attachment rows), where 3 SCPs made 6 rows: +17
+    # 262 since issue 35: the network-path family, one row per check for the one VPC (+6)
+    assert len(data["checks"]) == 262
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {
         f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
     }
@@ -153,7 +155,13 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "alias/kimi-eu/alerts",
         "alias/kimi-eu/management-logs",  # the cost-allocation activation's logs, in the management account
     }
-    assert rows(stdout, "scp-attachment")[0]["resource"] == "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"
+    # the guardrails attach to the governed accounts, the perimeter SCP to the shared OU (the plan's layout)
+    attachments = {r["resource"] for r in rows(stdout, "scp-attachment")}
+    assert {
+        "kimi-eu-guardrails-regions -> 222222222222",
+        "kimi-eu-guardrails-perimeter -> ou-abcd-11111111",
+    } <= attachments
+    assert "kimi-eu-guardrails-regions -> ou-abcd-11111111" not in attachments
     # the bucket is named in the template (inside the protected '<name>-' namespace), ending with the stack's suffix:
     # the name is evaluated with the deployed stack's ID (DescribeStacks), no resource lookup
     s3 = rows(stdout, "invocation-logging-s3")[0]
@@ -168,7 +176,7 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
 
 def detach_scp(d: Deployed) -> None:
     res = d.first("AWS::Organizations::Policy")
-    d.client("organizations", management=True).detach_policy(PolicyId=d.ids[res.path], TargetId="ou-abcd-11111111")
+    d.client("organizations", management=True).detach_policy(PolicyId=d.ids[res.path], TargetId="222222222222")
 
 
 def edit_scp(d: Deployed) -> None:
@@ -258,8 +266,8 @@ def kill_switch_manual(d: Deployed) -> None:
 
 
 DRIFTS: list[tuple[Callable[[Deployed], None], dict[str, set[str]], str]] = [
-    (detach_scp, {"scp-attachment": {"MISSING"}}, "kimi-eu-bedrock-guardrails-1 -> ou-abcd-11111111"),
-    (edit_scp, {"scp-content": {"DRIFT"}}, "kimi-eu-bedrock-guardrails-1"),
+    (detach_scp, {"scp-attachment": {"MISSING"}}, "kimi-eu-guardrails-regions -> 222222222222"),
+    (edit_scp, {"scp-content": {"DRIFT"}}, "kimi-eu-guardrails-regions"),
     (edit_endpoint_policy, {"vpc-endpoint-policy": {"DRIFT"}}, "bedrock-runtime"),
     (rotation_off, {"kms-rotation": {"DRIFT"}}, "alias/kimi-eu/logs"),
     (edit_key_policy, {"kms-policy": {"DRIFT"}}, "alias/kimi-eu/alerts"),

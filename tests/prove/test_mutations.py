@@ -1,6 +1,7 @@
 """Mutation testing of the prover on the us-organization guardrails (issue 22, landing_zone/review/mutations.py).
 
-Every mutant (a Deny statement dropped, its Region list widened, everyone exempted, a wildcard added) is killed by
+Every mutant (a Deny statement dropped, its Region list widened, everyone exempted, a wildcard added, or limited to
+the home Region) is killed by
 a counterexample on which prover and evaluator agree, or reported redundant; the redundant ones are the reviewed
 list :data:`REDUNDANT` (a statement no property P1-P4 or P6 states: it rests on the samples), so that a change in either
 direction is seen.  Each killing request is also replayed through @cloud-copilot/iam-simulate (test_differential).
@@ -24,6 +25,13 @@ from landing_zone.review.proofs import inputs_from_assembly
 UNDECIDED: dict[str, str] = {
     "drop DenyUnlistedServiceTiers": "P6's counterexample search for InvokeModel* exceeds the mutation timeout",
     "drop DenyUnlistedMantleServiceTiers": "P6's counterexample search for CreateInference can exceed the timeout",
+    "home-region-only DenyUnlistedServiceTiers": "as its drop (measured not-decided at a 10 s timeout, 2026-12-05)",
+}
+# Mutants that no property states (as REDUNDANT) but whose focused re-proof meets an obligation that may time out
+# under load: redundant or not-decided, never killed.
+REDUNDANT_OR_UNDECIDED: dict[str, str] = {
+    "home-region-only DenyInferenceStartedOutsideSourceRegions": "no property states the inference source Regions "
+    "(as its drop); the P2 obligations its focus re-proves (CreateModelInvocationJob) can exceed the timeout",
 }
 REDUNDANT: dict[str, str] = {
     "drop DenyModelCallingServicesOutsideCompliantRegions": "P1 states bedrock, bedrock-mantle and "
@@ -58,6 +66,13 @@ REDUNDANT: dict[str, str] = {
     "drop DenyLegsOfProfilesSourcedElsewhere": "P1 states where inference is processed (every leg's Region is "
     "compliant), not where it is logged; a leg naming a profile sourced outside inference_source_regions still "
     "runs in a compliant Region (red-team: 'a model leg in home_region of an application profile sourced in ...')",
+    # limited to the home Region: redundant wherever dropping the statement is (above), and
+    "home-region-only DenyGlobalInferenceProfiles": "as its drop",
+    "home-region-only DenyUnlistedModelSources": "as its drop",
+    "home-region-only DenyNonCompliantDataAutomation": "as its drop",
+    "home-region-only DenyMantleInferenceWithoutModel": "as its drop",
+    "home-region-only DenyUnlistedMantleServiceTiers": "Mantle inference is denied outside the inference source "
+    "Regions (DenyBatchAndMantleOutsideSourceRegions), which in us-organization are the home Region alone",
 }
 
 
@@ -69,10 +84,13 @@ def _by_sid(label: str) -> str:
 
 def test_every_mutant_is_killed_or_a_reviewed_redundancy(organization: Any, table: list[dict[str, Any]]) -> None:
     inputs = inputs_from_assembly(organization.outdir, organization.plan)
-    assert len(table) == len(mutants(inputs.guardrails, sorted(organization.plan.config.compliant_regions))) >= 40
-    undecided = {_by_sid(r["mutant"]) for r in table if r["status"] == "not-decided"}
+    config = organization.plan.config
+    assert len(table) == len(mutants(inputs.guardrails, sorted(config.compliant_regions), config.home_region)) >= 40
+    undecided = {_by_sid(r["mutant"]) for r in table if r["status"] == "not-decided"} - set(REDUNDANT_OR_UNDECIDED)
     assert undecided <= set(UNDECIDED), f"mutants the prover could not decide: {sorted(undecided - set(UNDECIDED))}"
-    redundant = {_by_sid(r["mutant"]) for r in table if r["status"] == "redundant"}
+    redundant = {_by_sid(r["mutant"]) for r in table if r["status"] == "redundant"} - set(REDUNDANT_OR_UNDECIDED)
+    killed_either = {_by_sid(r["mutant"]) for r in table if r["status"] == "killed"} & set(REDUNDANT_OR_UNDECIDED)
+    assert not killed_either, f"killed though listed as redundant or undecided: {sorted(killed_either)}"
     reviewed = REDUNDANT
     assert redundant - set(reviewed) == set(), "surviving mutants nobody reviewed (add a property or a reason)"
     assert set(reviewed) - redundant == set(), "listed as redundant but now killed: remove from REDUNDANT"
@@ -83,5 +101,35 @@ def test_every_mutant_is_killed_or_a_reviewed_redundancy(organization: Any, tabl
     ]
     # every operator kills somewhere: the prover sees a dropped deny, a widened Region list, an exemption for
     # everyone, and a wildcard that makes a deny apply to everything (over-blocking, P4)
-    assert {r["mutant"].split()[0] for r in killed} == {"drop", "widen-regions", "exempt-everyone", "wildcard"}
+    assert {r["mutant"].split()[0] for r in killed} == {
+        "drop",
+        "widen-regions",
+        "exempt-everyone",
+        "wildcard",
+        "home-region-only",
+    }
     assert {r["property"] for r in killed} == {"P1", "P2", "P3", "P4", "P6"}
+
+
+def test_a_model_deny_limited_to_the_home_region_fails_p2(organization: Any) -> None:
+    """Issue 35: P2 was proven from the home Region only, so DenyUnlistedModels limited to the home Region still
+    proved.  P2 now states every compliant and source Region: the mutant fails with a request from another one, and
+    the evaluator agrees (the unmutated SCPs prove P2 in tests/prove/test_examples.py)."""
+    from dataclasses import replace
+
+    from landing_zone.review.proofs import prove_all
+
+    inputs = inputs_from_assembly(organization.outdir, organization.plan)
+    config = organization.plan.config
+    (mutant,) = [
+        m
+        for m in mutants(inputs.guardrails, sorted(config.compliant_regions), config.home_region)
+        if m.operator == "home-region-only" and m.sid == "DenyUnlistedModels"
+    ]
+    guard = inputs.guardrails.replaced(mutant.policy, mutant.document)
+    (p2,) = prove_all(replace(inputs, guardrails=guard), properties=["P2"], timeout_ms=10_000).properties
+    assert p2.status == "fails"
+    counterexample = p2.counterexamples[0].result
+    assert counterexample.replay_agrees and counterexample.counterexample is not None
+    region = counterexample.counterexample.context["aws:RequestedRegion"]
+    assert region != config.home_region and region in {*config.compliant_regions, *config.source_regions}

@@ -65,13 +65,33 @@ def test_the_grants_of_a_configuration_with_a_caller_account_are_listed_with_the
     synthesized = synth(EU)
     assembly, records = _review(synthesized)
     section = {g["id"]: g for g in grants_section(records, assembly, synthesized.plan.cross_account_grants)}
-    assert set(section) == {"scp-landing-zone-roles", "invoker-trust-code-review", "endpoints-configured-accounts"}
+    assert set(section) == {
+        "scp-landing-zone-roles",
+        "invoker-trust-code-review",
+        "endpoints-configured-accounts",
+        "detection-management-forwards",
+        "detection-home-bus-admits-management",
+    }
     scp = section["scp-landing-zone-roles"]
     assert scp["stack"] == "kimi-eu-guardrails" and scp["accounts"] == ["222222222222"] and scp["reason"]
     assert any("DenyLogForgery" in use and "role 222222222222" in use for use in scp["used_by"])
     trust = section["invoker-trust-code-review"]
     assert trust["stack"] == "kimi-eu-access" and trust["accounts"] == ["333333333333"]
     assert {use.rsplit(": ", 1)[1] for use in trust["used_by"]} == {"root 333333333333", "role 333333333333"}
+    # detection (issue 37): the management account's forwarder names the deployment account's bus, which admits it
+    forwards = section["detection-management-forwards"]
+    assert forwards["stack"] == "kimi-eu-detection-management" and forwards["accounts"] == ["222222222222"]
+    assert {use.rsplit(": ", 1)[1] for use in forwards["used_by"]} == {"event-bus 222222222222"}
+    admits = section["detection-home-bus-admits-management"]
+    assert {use.rsplit(": ", 1)[1] for use in admits["used_by"]} == {"root 444444444444"}
+
+
+def test_without_its_grant_the_management_forwarder_is_refused(synth):
+    synthesized = synth(EU)
+    assembly, records = _review(synthesized)
+    grants = [g for g in synthesized.plan.cross_account_grants if g.id != "detection-management-forwards"]
+    found = deployability_findings(records, assembly, grants)
+    assert {(f.rule, f.stack) for f in found} == {("LZ-FOREIGN-ACCOUNT", "kimi-eu-detection-management")}
 
 
 def test_without_its_grant_the_caller_accounts_trust_is_refused(synth):

@@ -70,7 +70,8 @@ def test_the_verdict_says_what_it_rests_on(default_reports):
     under_verdict = "\n".join(lines[3:contents])
     for q in s["qualifiers"]:
         assert f"- {q['text']}" in under_verdict
-    assert contents < lines.index("## Summary") < 30
+    # the auditor's first section (residency sheet) follows right after the contents (issue 34)
+    assert contents < lines.index("## Residency and data flow") < 30 < lines.index("## Summary")
 
     # HTML: the qualifiers are in the header, right after the verdict line
     header = html[html.index("<header>") : html.index("</header>")]
@@ -142,8 +143,12 @@ def test_every_finding_row_shows_why_and_the_logical_id_in_full(default_reports)
         assert f"**acknowledged in cdk-nag** (AwsSolutions-IAM5[Resource::*]): {j['reason']}" in row
 
     # HTML: one row per finding, each with the rationale and the full logical ID (wrapped, not cut)
-    table = html[html.index('id="findings-table"') : html.index("</table>", html.index('id="findings-table"'))]
-    html_rows = table.split("<tr>")[2:]  # header row first
+    # blocking findings in the Findings table, the advisory ones in the appendix's (issue 34), in that order
+    html_rows = []
+    for table_id in ("findings-table", "hygiene-table"):
+        if f'id="{table_id}"' in html:
+            start = html.index(f'id="{table_id}"')
+            html_rows += html[start : html.index("</table>", start)].split("<tr>")[2:]  # header row first
     assert len(html_rows) == len(data["findings"])
     for f, row in zip(data["findings"], html_rows, strict=True):
         assert "<p>" + f["rationale"].replace("'", "&#x27;") + "</p>" in row
@@ -170,7 +175,8 @@ def test_the_inventory_is_titled_by_name_and_purpose(default_reports):
         "kimi-lz-invoke-workload — permissions of role kimi-lz-invoker-workload",
         "kimi-lz-invoker-boundary — permissions boundary of role kimi-lz-invoker-workload",
         "role kimi-lz-invoker-workload — trust policy: who may assume the role",
-        "kimi-lz-bedrock-guardrails-1 — service control policy of the accounts under ou-root-11111111",
+        "kimi-lz-guardrails-perimeter — service control policy of the accounts under ou-root-11111111",
+        "kimi-lz-guardrails-regions — service control policy of the accounts under 111111111111",
         "bucket kimi-lz-access-logs-<AWS::StackId suffix> — bucket policy",  # retained: named with the suffix
         "topic kimi-lz-cost-alerts — topic policy",
         "KMS key alias/kimi-lz/logs — key policy",

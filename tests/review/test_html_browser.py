@@ -138,9 +138,10 @@ def test_the_report_renders_in_chromium_with_inventory_and_both_matrices(chromiu
     # the first screen: the qualifiers under the verdict, the provenance, one row per finding with its reason
     assert ("qualifiers" in page.ids) == data["summary"]["qualified"]
     assert page.rows["provenance-table"] == 6
-    assert page.rows.get("findings-table", 0) == len(data["findings"])
+    # blocking findings in Findings, advisories in the appendix (issue 34)
+    assert page.rows.get("findings-table", 0) + page.rows.get("hygiene-table", 0) == len(data["findings"])
     inventory = " ".join(page.text["inventory"])
-    assert "kimi-eu-bedrock-guardrails-1" in inventory and "kimi-eu-invoker-boundary" in inventory
+    assert "kimi-eu-guardrails-regions" in inventory and "kimi-eu-invoker-boundary" in inventory
     assert "only when aws:RequestedRegion is not one of eu-central-1, eu-north-1" in inventory
     assert "MISMATCH" not in " ".join(page.text["decision-matrix"])
     # self-contained: only in-page anchors, no external stylesheet, script or image
@@ -156,3 +157,62 @@ def test_screenshot(chromium, report, tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert shot.stat().st_size > 20_000
+
+
+FIRST_SCREEN_PROBE = """<script>
+(function () {
+  var h = window.innerHeight, out = {width: window.innerWidth, height: h, visible: {}};
+  function seen(el) { var r = el.getBoundingClientRect(); return r.top >= 0 && r.top < h && r.height > 0; }
+  var table = document.getElementById('residency-table');
+  out.visible['residency-table'] = !!table && seen(table);
+  var rows = table ? Array.prototype.slice.call(table.tBodies[0].rows) : [];
+  out.visible['residency-rows'] = rows.filter(seen).map(function (r) {
+    return r.cells[0].textContent + ' ' + r.cells[1].textContent; });
+  var who = Array.prototype.slice.call(document.querySelectorAll('#residency p')).filter(function (p) {
+    return p.textContent.indexOf('Who can invoke:') === 0; });
+  out.visible['who-can-invoke'] = who.length === 1 && seen(who[0]);
+  var changes = document.getElementById('changes-summary-table');
+  out.visible['changes-rows'] = changes ? Array.prototype.slice.call(changes.tBodies[0].rows).filter(seen).length : 0;
+  document.body.setAttribute('data-first-screen', JSON.stringify(out));
+})();
+</script>"""
+
+
+def test_the_first_screen_at_1400px_answers_where_a_prompt_is_processed_and_who_can_invoke(chromium, report, tmp_path):
+    """Issue 34: in a 1400 x 900 viewport (headless Chromium's window is 143 px taller than its viewport) the first
+    screen shows the residency sheet (every allowed path: where it starts and is
+    processed) and who can invoke. A copy of the page carries a probe script (the report itself has none)."""
+    page = tmp_path / "probe.html"
+    page.write_text((report / "policy-review.html").read_text().replace("</body>", FIRST_SCREEN_PROBE + "</body>"))
+    done = browse(chromium, page, tmp_path / "profile", "--window-size=1400,1043", "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    match = re.search(r'data-first-screen="([^"]*)"', done.stdout)
+    assert match, "the probe did not run"
+    probe = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert probe["width"] == 1400 and probe["height"] <= 900, probe
+    data = json.loads((report / "policy-review.json").read_text())
+    allowed = [f"{p['path']} {p['invoke_id']}" for p in data["residency"]["paths"] if p["allowed"]]
+    assert probe["visible"]["residency-table"] and probe["visible"]["who-can-invoke"], probe
+    assert probe["visible"]["residency-rows"] == allowed, probe
+
+
+def test_the_first_screen_shows_the_weakenings_since_the_baseline(chromium, synth, tmp_path):
+    """With --baseline, the first screen also lists every weakening (a widened exemption, a removed deny), above the
+    residency sheet, whose first row stays in view."""
+    from landing_zone.cli.review import write_reports
+    from landing_zone.review.report import build_review
+    from tests.review.test_auditor import _weaken
+
+    s = synth(EU)
+    current = _weaken(Path(s.outdir), tmp_path / "cdk.out")
+    data = build_review(current, s.plan, scanners=False, proofs=False, baseline=s.outdir).data
+    write_reports(data, tmp_path / "report")
+    page = tmp_path / "probe.html"
+    html = (tmp_path / "report" / "policy-review.html").read_text()
+    page.write_text(html.replace("</body>", FIRST_SCREEN_PROBE + "</body>"))
+    done = browse(chromium, page, tmp_path / "profile", "--window-size=1400,1043", "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    probe = json.loads(re.search(r'data-first-screen="([^"]*)"', done.stdout).group(1).replace("&quot;", '"'))
+    weakenings = [c for c in data["changes"]["changes"] if c["weakening"]]
+    assert len(weakenings) == 2 and probe["visible"]["changes-rows"] == 2, probe
+    assert probe["visible"]["residency-table"] and probe["visible"]["residency-rows"], probe

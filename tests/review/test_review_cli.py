@@ -11,7 +11,14 @@ from tests.conftest import EXAMPLES, ROOT
 from tests.review.conftest import run_cli
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
-OUTPUTS = ("policy-review.md", "policy-review.html", "policy-review.json", "policy-review.sarif")
+OUTPUTS = (
+    "policy-review.md",
+    "policy-review.html",
+    "policy-review.json",
+    "policy-review.sarif",
+    "policy-review.csv",
+    "policy-review.asff.json",
+)
 
 
 def count_policies(template: dict) -> int:
@@ -26,6 +33,7 @@ def count_policies(template: dict) -> int:
         "AWS::KMS::Key": ("KeyPolicy",),
         "AWS::Organizations::Policy": ("Content",),
         "AWS::IAM::Role": ("AssumeRolePolicyDocument",),
+        "AWS::Events::EventBusPolicy": ("Statement",),
     }
     count = 0
     for resource in template.get("Resources", {}).values():
@@ -138,7 +146,15 @@ def test_the_diff_reports_an_added_statement_in_all_four_outputs(synth, assembly
     )
     template_path.write_text(json.dumps(template, indent=1))
 
-    assert review(assembly, tmp_path, "--baseline", str(baseline)) == 0
+    # a new allow since the baseline is a weakening (a new path): blocking until acknowledged (issue 34)
+    assert review(assembly, tmp_path / "unacknowledged", "--baseline", str(baseline)) == 1
+    data = json.loads((tmp_path / "unacknowledged" / "policy-review.json").read_text())
+    (weakening,) = [f for f in data["findings"] if f["rule"] == "LZ-BASELINE-WEAKENING"]
+    acks = tmp_path / "acks.yaml"
+    acks.write_text(
+        json.dumps([{"id": weakening["element"], "reason": "read-only", "by": "auditor", "date": "2026-12-05"}])
+    )
+    assert review(assembly, tmp_path, "--baseline", str(baseline), "--acknowledge", str(acks)) == 0
 
     data = json.loads((tmp_path / "policy-review.json").read_text())
     diff = data["diff"]
@@ -179,6 +195,13 @@ def test_usage_errors_exit_2(synth, tmp_path):
     assert review(outdir, tmp_path / "out", "--config", str(ROOT / "tests" / "fixtures" / "bad-config.yaml")) == 2
     assert review(outdir, tmp_path / "out", "--config", str(EU)) == 2  # assembly of another configuration
     assert review(outdir, tmp_path / "out", "--baseline", str(tmp_path / "nothing")) == 2
+    assert review(outdir, tmp_path / "out", "--acknowledge", str(tmp_path / "nothing.yaml")) == 2
+    no_baseline = tmp_path / "acks.yaml"
+    no_baseline.write_text("- {id: x, reason: y, by: z, date: '2026-12-05'}\n")
+    assert review(outdir, tmp_path / "out", "--acknowledge", str(no_baseline)) == 2  # needs --baseline
+    incomplete = tmp_path / "incomplete.yaml"
+    incomplete.write_text("- {id: x, reason: y}\n")
+    assert review(outdir, tmp_path / "out", "--baseline", str(outdir), "--acknowledge", str(incomplete)) == 2
     bad_skips = tmp_path / "skips.yaml"
     bad_skips.write_text("skips:\n  - check: CKV_AWS_1\n    reason: because\n")
     assert (

@@ -37,8 +37,11 @@ import pytest
 from landing_zone.assembly import Acknowledgment, Assembly, Stack
 from landing_zone.assembly.intrinsics import STACK_SUFFIX
 from landing_zone.plan.grants import CrossAccountGrant
-from landing_zone.policies.guardrails import permissions_boundary, scp_documents
+from landing_zone.policies.guardrails import permissions_boundary
 from landing_zone.policies.prover import Guard
+from landing_zone.policies.scp_layout import scp_documents
+from landing_zone.review.baseline import baseline_findings, changes_section
+from landing_zone.review.claims import Layer, claim_findings, claims_section, layers
 from landing_zone.review.coverage import coverage_section
 from landing_zone.review.deployability import deployability_findings, replacement_findings
 from landing_zone.review.findings import Finding, ReviewContext, data_store_findings, policy_findings
@@ -163,7 +166,27 @@ class Replace:
     new: Mapping[str, Any]
 
 
-Input = Template | Guardrails | NagReport | Scans | Void | Settings | Deploy | Replace
+@dataclass(frozen=True)
+class Claims:
+    """A configuration's first-screen claims (``landing_zone.review.claims``): ``unclaim`` removes the statement with
+    that Sid from the policies that carry the claims (SCPs, boundary, invoker and endpoint policies), ``unguard`` from
+    the guardrails the simulator replays the breaking requests against (the SCPs as synthesized)."""
+
+    config: Path | None
+    unclaim: str | None = None
+    unguard: str | None = None
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The guardrail SCPs of the last approved assembly (``old``) and of this one (``new``), each a list of policy
+    documents: the input of the ``--baseline`` comparison (``landing_zone.review.baseline``)."""
+
+    old: tuple[Mapping[str, Any], ...]
+    new: tuple[Mapping[str, Any], ...]
+
+
+Input = Template | Guardrails | NagReport | Scans | Void | Settings | Deploy | Replace | Claims | Baseline
 
 
 @dataclass(frozen=True)
@@ -506,7 +529,66 @@ OTHER_MODEL_ARN = "arn:aws:bedrock:eu-central-1::foundation-model/moonshot.kimi-
 # ----------------------------------------------------------------------------------------- the table
 
 
+TAMPER = document(
+    {
+        "Sid": "DenyLandingZoneTampering",
+        "Effect": "Deny",
+        "NotAction": ["iam:Get*"],
+        "Resource": "arn:aws:iam::*:role/lz-*",
+        "Condition": {"ArnNotLike": {"aws:PrincipalARN": [f"arn:aws:iam::{ACCOUNT}:role/lz-automation-*"]}},
+    }
+)
+TAMPER_WIDENED = document(
+    {
+        **TAMPER["Statement"][0],
+        "Condition": {
+            "ArnNotLike": {
+                "aws:PrincipalARN": [f"arn:aws:iam::{ACCOUNT}:role/lz-automation-*", "arn:aws:iam::*:role/Admin*"]
+            }
+        },
+    }
+)
+REGION_DENY = document(
+    {
+        "Sid": "DenyBedrockOutsideCompliantRegions",
+        "Effect": "Deny",
+        "Action": "bedrock:*",
+        "Resource": "*",
+        "Condition": {"StringNotEquals": {"aws:RequestedRegion": ["us-east-1"]}},
+    }
+)
+
 FIXTURES: tuple[RuleFixture, ...] = (
+    # --- the first screen's claims and the change since the last approval (issue 34)
+    RuleFixture(
+        "LZ-CLAIM-UNENFORCED",
+        BLOCKING,
+        "region-claim-without-its-deny",
+        "no policy carries DenyBedrockOutsideCompliantRegions, so the compliant-Regions claim has no enforcement "
+        "(passing: the plan's policies as built)",
+        Claims(
+            US_ORGANIZATION, unclaim="DenyBedrockOutsideCompliantRegions", unguard="DenyBedrockOutsideCompliantRegions"
+        ),
+        Claims(US_ORGANIZATION),
+    ),
+    RuleFixture(
+        "LZ-CLAIM-CONTRADICTED",
+        BLOCKING,
+        "model-claim-not-in-the-synthesized-scps",
+        "the plan's SCPs carry DenyUnlistedModels (the claim binds every principal) but the SCPs replayed lack it: an "
+        "administrator invokes a model outside the allow-list (passing: the same SCPs replayed)",
+        Claims(US_ORGANIZATION, unguard="DenyUnlistedModels"),
+        Claims(US_ORGANIZATION),
+    ),
+    RuleFixture(
+        "LZ-BASELINE-WEAKENING",
+        BLOCKING,
+        "exemption-widened",
+        "since the baseline, DenyLandingZoneTampering exempts arn:aws:iam::*:role/Admin* too (passing: the same "
+        "statement moved, unchanged, to another SCP)",
+        Baseline((TAMPER, REGION_DENY), (TAMPER_WIDENED, REGION_DENY)),
+        Baseline((TAMPER, REGION_DENY), (REGION_DENY, TAMPER)),
+    ),
     # --- over-broad grants
     RuleFixture(
         "LZ-WILDCARD-INVOKE",
@@ -1262,8 +1344,47 @@ def replace_findings(given: Replace) -> list[Finding]:
     return replacement_findings(old, new)
 
 
+def claims_review(given: Claims, plan_for: Callable[..., Any]) -> list[Finding]:
+    from landing_zone.simulate import Guardrails as Rails
+    from landing_zone.simulate import guardrails_from_plan
+
+    plan = plan_for(given.config)
+    carried = [Layer(x.kind, x.name, _without(dict(x.document), given.unclaim)[0], x.binds) for x in layers(plan)]
+    rails = guardrails_from_plan(plan)
+    rails = Rails(rails.mode, tuple((n, _without(d, given.unguard)[0]) for n, d in rails.policies), rails.source)
+    return claim_findings(claims_section(plan, None, rails, carried))
+
+
+def _scp_stack(documents: tuple[Mapping[str, Any], ...]) -> Assembly:
+    resources = {
+        f"Scp{i}": {
+            "Type": "AWS::Organizations::Policy",
+            "Properties": {
+                "Name": f"lz-bedrock-guardrails-{i}",
+                "Type": "SERVICE_CONTROL_POLICY",
+                "Content": json.dumps(doc),
+                "TargetIds": ["ou-abcd-11111111"],
+            },
+        }
+        for i, doc in enumerate(documents, start=1)
+    }
+    return Assembly(
+        Path("."),
+        (Stack("lz-guardrails", "lz-guardrails.template.json", ACCOUNT, "us-east-1", {"Resources": resources}),),
+    )
+
+
+def baseline_review(given: Baseline) -> list[Finding]:
+    old, new = (build_inventory(_scp_stack(docs)) for docs in (given.old, given.new))
+    return baseline_findings(changes_section(old, new, {}, "fixture"))
+
+
 def review(given: Input, plan_for: Callable[..., Any]) -> list[Finding]:
     """The findings the review draws from one input, through the entry point for its kind."""
+    if isinstance(given, Claims):
+        return claims_review(given, plan_for)
+    if isinstance(given, Baseline):
+        return baseline_review(given)
     if isinstance(given, Deploy):
         return deploy_findings(given)
     if isinstance(given, Replace):

@@ -22,8 +22,9 @@ import pytest
 from landing_zone.core import markers
 from landing_zone.errors import ConfigError
 from landing_zone.policies.evaluator import Request, evaluate, evaluate_scp_levels
-from landing_zone.policies.guardrails import permissions_boundary, scp_documents
+from landing_zone.policies.guardrails import permissions_boundary
 from landing_zone.policies.invoke import service_tier_statements
+from landing_zone.policies.scp_layout import scp_documents
 from landing_zone.review import action_db
 from landing_zone.review.action_db import check_document
 from tests.conftest import ROOT
@@ -54,7 +55,7 @@ RETENTION = {"data_retention": {"mode": "none"}}
 
 def _scp(plan: Any, principal: str, action: str, resource: str, region: str, **keys: Any) -> tuple[str, list[str]]:
     scps = scp_documents(plan.config, plan.routing, plan.catalog)
-    level = [("FullAWSAccess", FULL_AWS_ACCESS)] + [(f"scp{i}", d) for i, d in enumerate(scps.documents)]
+    level = [("FullAWSAccess", FULL_AWS_ACCESS)] + [(f"scp{i}", d) for i, d in enumerate(scps.inside_documents)]
     context = {"aws:RequestedRegion": region, "aws:PrincipalARN": principal, **keys}
     decision = evaluate_scp_levels([level], Request(action, resource, context))
     return decision.decision, sorted(m.sid or "" for m in decision.matched_denies)

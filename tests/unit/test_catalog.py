@@ -69,9 +69,12 @@ def test_global_profile_destinations_expand_to_every_commercial_region(catalog):
     assert "il-central-1" in catalog.destinations(global_profile)
 
 
-def test_limits_carry_the_documented_scp_defaults(catalog):
-    assert catalog.limit("scp_max_characters") == 5120
-    assert catalog.limit("scp_max_per_target") == 5
+def test_limits_carry_the_2026_scp_quotas_and_the_unchanged_rcp_quotas(catalog):
+    """15 May 2026: 10 SCPs per root, OU or account and 10,240 characters; RCPs stay at 5 and 5,120."""
+    assert catalog.limit("scp_max_characters") == 10240
+    assert catalog.limit("scp_max_per_target") == 10
+    assert catalog.limit("rcp_max_characters") == 5120
+    assert catalog.limit("rcp_max_per_target") == 5
     assert catalog.limit("metric_math_max_metrics") == 10
 
 

@@ -32,8 +32,12 @@ def test_every_account_is_bootstrapped_before_anything_deploys_and_the_scps_come
     steps = deployment_steps(plan)
     kinds = [s.command.split()[1] for s in steps]
     assert kinds == sorted(kinds, key=lambda k: k != "bootstrap"), "every bootstrap precedes every deploy"
-    bootstrapped = {s.account for s in steps if " bootstrap " in s.command}
-    assert bootstrapped == {p.account for p in stack_placements(plan)}
+    bootstrapped = {
+        (s.account, s.command.split("aws://", 1)[1].split()[0].split("/")[1])
+        for s in steps
+        if " bootstrap " in s.command
+    }
+    assert bootstrapped == {(p.account, p.region) for p in stack_placements(plan)}, "every account and Region"
     deploys = [s.command for s in steps if " deploy " in s.command]
     assert sorted(n for c in deploys for n in c.split()[2:] if n.startswith(plan.config.name)) == sorted(
         p.name for p in stack_placements(plan)
@@ -60,7 +64,14 @@ def test_the_printed_plan_is_a_commented_script_and_json_is_valid():
     )
     assert all(len(line) <= 120 for line in text.stdout.splitlines() if line.startswith("#"))
     data = json.loads(lz("deploy-plan", "--json").stdout)
-    assert [d["account"] for d in data] == ["111111111111", "999999999999", "999999999999", "111111111111"]
+    # bootstraps, the SCPs, the workload, then the management account's detection rules (issue 37)
+    assert [d["account"] for d in data] == [
+        "111111111111",
+        "999999999999",
+        "999999999999",
+        "111111111111",
+        "999999999999",
+    ]
 
 
 def test_format_names_the_mode(plan_for):
@@ -114,5 +125,6 @@ def test_the_removal_is_printed_and_json_is_valid():
         ["cdk", "deploy"],
         ["aws", "cloudformation"],
         ["cdk", "destroy"],
+        ["cdk", "destroy"],  # the management account's detection rules (issue 37)
         ["cdk", "destroy"],
     ]

@@ -514,3 +514,30 @@ def test_quotas_that_cannot_be_read_are_reported_not_fatal(catalog) -> None:
     assert discovery.quotas == {} and discovery.entries
     assert "ListServiceQuotas could not be read" in discover_mod.format_summary(discovery)
     assert "quotas:" not in discover_mod.overlay_yaml(discovery).split("models:", 1)[1]
+
+
+# --------------------------------------------------------------------------------------------------
+# Model lifecycle (issue 37): ListFoundationModels' modelLifecycle.status, per Region
+# --------------------------------------------------------------------------------------------------
+
+
+def test_a_legacy_model_is_reported_with_its_regions(catalog) -> None:
+    regions = eu_bedrock(in_region_frankfurt=True)
+    regions[1].models[0]["modelLifecycle"] = {"status": "LEGACY"}
+    with bedrock_regions(regions, {KIMI}):
+        discovery = discover_mod.discover(["eu-central-1", "eu-west-1"], [KIMI], catalog, today=date(2026, 12, 1))
+    (row,) = discover_mod.lifecycle_findings(discovery)
+    assert row == {
+        "model": KIMI,
+        "status_by_region": {"eu-central-1": "ACTIVE", "eu-west-1": "LEGACY"},
+        "not_active_in": ["eu-west-1"],
+    }
+    assert f"lifecycle: {KIMI} is not ACTIVE (eu-west-1 LEGACY)" in discover_mod.format_summary(discovery)
+
+
+def test_neighbour_an_active_model_is_not_flagged(catalog) -> None:
+    with bedrock_regions(eu_bedrock(in_region_frankfurt=True), {KIMI}):
+        discovery = discover_mod.discover(["eu-central-1", "eu-west-1"], [KIMI], catalog, today=date(2026, 12, 1))
+    (row,) = discover_mod.lifecycle_findings(discovery)
+    assert row["not_active_in"] == []
+    assert "is not ACTIVE" not in discover_mod.format_summary(discovery)

@@ -13,11 +13,10 @@ from landing_zone.policies.guardrails import (
     exemptions,
     guardrail_statements,
     inference_statements,
-    pack_statements,
     permissions_boundary,
     protected_resources,
-    scp_documents,
 )
+from landing_zone.policies.scp_layout import pack_statements, scp_documents
 from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
@@ -42,12 +41,15 @@ def scps(plan):
     return scp_documents(plan.config, plan.routing, plan.catalog)
 
 
-def test_default_guardrails_fit_three_scps_under_the_default_limit(plan_for):
+def test_default_guardrails_are_one_scp_per_concern_under_the_2026_quota(plan_for):
     result = scps(plan_for(EU))
-    assert len(result.documents) == 3
-    assert result.max_characters == 5120 and result.max_per_target == 5
-    assert all(size == len(minified(d)) <= 5120 for size, d in zip(result.sizes, result.documents, strict=True))
-    assert result.attached_per_target == 4  # ours + FullAWSAccess: one place left for the customer's own SCP
+    assert result.max_characters == 10240 and result.max_per_target == 10
+    assert all(size == len(minified(d)) <= 10240 for size, d in zip(result.sizes, result.documents, strict=True))
+    assert [p.concerns for p in result.policies] == [(c,) for c in (p.concerns[0] for p in result.policies)]
+    # each governed account: ours (all but the perimeter SCP) + FullAWSAccess; the shared OU: the perimeter SCP
+    (ou,) = plan_for(EU).config.organization.target_ids
+    assert result.per_target()[ou] == 2
+    assert result.attached_per_target == len(result.policies) - 1 + 1
 
 
 def test_compilation_is_deterministic(plan_for):
@@ -63,6 +65,7 @@ def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
     assert all(size <= 2500 for size in result.sizes)
     # nothing lost or repeated; first-fit keeps the original order inside each document
     order = [s["Sid"] for s in guardrail_statements(plan.config, plan.routing, plan.catalog)]
+    order += [s["Sid"] for p in result.policies if p.binds == "outside" for s in p.document["Statement"]]
     packed = [[s["Sid"] for s in d["Statement"]] for d in result.documents]
     assert sorted(sid for doc in packed for sid in doc) == sorted(order)
     assert all(doc == sorted(doc, key=order.index) for doc in packed)
@@ -70,13 +73,19 @@ def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
 
 def test_too_many_policies_for_a_target_fails_and_says_by_how_much(plan_for):
     plan_args = {
-        "policy_guardrails": {"scp_max_characters": 2450, "region_deny_all_services": True, "other_scps_per_target": 2}
+        "policy_guardrails": {
+            "scp_max_characters": 2450,
+            "region_deny_all_services": True,
+            "other_scps_per_target": 2,
+            "scp_max_per_target": 5,
+        }
     }
     with pytest.raises(GuardrailSizeError) as info:
         scps(plan_for(EU, organization=None, **plan_args))  # no organization: the plan does not pre-check
     message = str(info.value)
-    assert "over the limit of 5 by" in message
-    assert "with FullAWSAccess and 2 other SCP(s)" in message
+    assert "over the quota of 5 by" in message
+    assert "(FullAWSAccess, 2 other SCP(s) and the landing zone's" in message
+    assert "move 2 of the other SCPs to a parent OU or the root" in message
 
 
 def test_a_single_statement_over_the_limit_is_named(plan_for):
@@ -241,13 +250,13 @@ def test_scp_limits_are_checked_when_the_plan_is_built(plan_for):
             policy_guardrails={
                 "scp_max_characters": 2450,
                 "region_deny_all_services": True,
-                "other_scps_per_target": 3,
+                "other_scps_per_target": 6,
             },
         )
     (problem,) = info.value.problems
     # at the key written (issue 35: it was reported as policy_guardrails '(SCP limits)')
-    assert (problem.path, problem.got) == ("policy_guardrails.other_scps_per_target", 3)
-    assert "over the limit of 5 by" in str(problem)
+    assert (problem.path, problem.got) == ("policy_guardrails.other_scps_per_target", 6)
+    assert "over the quota of 10 by" in str(problem)
     assert str(problem).endswith("other SCP(s) fit")
 
 

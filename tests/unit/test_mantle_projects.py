@@ -136,7 +136,7 @@ def org_project(app: str) -> str:
 def scp_decision(plan: Any, request: Request) -> Any:
     from landing_zone.policies.evaluator import FULL_AWS_ACCESS, evaluate_scp_levels
 
-    documents = plan.policies.scps.documents
+    documents = plan.policies.scps.inside_documents
     levels = [[("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(documents, 1))]]
     return evaluate_scp_levels(levels, request)
 
@@ -209,9 +209,9 @@ def test_reads_of_a_landing_zone_project_stay_allowed(org_plan) -> None:
 
 def test_the_use_actions_are_derived_from_the_action_database() -> None:
     """The project use actions come from the database's bedrock-mantle actions on the project resource whose object
-    is Inference (landing_zone/review/action_space.py), not from a hand-written list."""
+    is Inference (landing_zone/actiondb/space.py), not from a hand-written list."""
+    from landing_zone.actiondb.space import project_use_actions
     from landing_zone.policies.guardrails import USE_ACTIONS
-    from landing_zone.review.action_space import project_use_actions
 
     derived = project_use_actions()
     assert "bedrock-mantle:CreateInference" in derived

@@ -17,7 +17,7 @@ import pytest
 from landing_zone.core import naming
 from landing_zone.errors import ConfigError
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate_scp_levels
-from landing_zone.policies.guardrails import scp_documents
+from landing_zone.policies.scp_layout import scp_documents
 
 ACC, HOME = "111111111111", "us-east-1"  # the default configuration's deployment account and home_region
 ADMIN = f"arn:aws:iam::{ACC}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_AdministratorAccess_0123456789abcdef"
@@ -106,7 +106,7 @@ def test_only_a_take_over_lets_the_logging_handler_pass_another_role(plan_for: A
 
 def _scp(plan: Any, principal: str, action: str, resource: str, **keys: Any) -> str:
     scps = scp_documents(plan.config, plan.routing, plan.catalog)
-    level = [("FullAWSAccess", FULL_AWS_ACCESS)] + [(f"scp{i}", d) for i, d in enumerate(scps.documents)]
+    level = [("FullAWSAccess", FULL_AWS_ACCESS)] + [(f"scp{i}", d) for i, d in enumerate(scps.inside_documents)]
     context = {"aws:RequestedRegion": HOME, "aws:PrincipalARN": principal, **keys}
     return evaluate_scp_levels([level], Request(action, resource, context)).decision
 

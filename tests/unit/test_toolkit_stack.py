@@ -116,7 +116,10 @@ def test_the_scp_protects_the_own_toolkit_stack_and_never_cdktoolkit(plan_for, c
 
 def _levels(plan):
     return [
-        [("FullAWSAccess", FULL_AWS_ACCESS), *((f"scp-{i}", d) for i, d in enumerate(plan.policies.scps.documents))]
+        [
+            ("FullAWSAccess", FULL_AWS_ACCESS),
+            *((f"scp-{i}", d) for i, d in enumerate(plan.policies.scps.inside_documents)),
+        ]
     ]
 
 

@@ -1,5 +1,5 @@
 """The IAM action space the guardrails are derived from (``action_space.yaml``, generated from the IAM action
-database by ``python -m landing_zone.review.action_space --write``; see that module for the rules)."""
+database's snapshot by ``python -m landing_zone actiondb refresh``; the rules are in ``landing_zone/actiondb/space.py``)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ PROTECTED_SERVICES = (
     "ec2",
     "ecr",
     "eks",
+    "events",
     "iam",
     "kms",
     "lambda",
@@ -43,9 +44,12 @@ class ActionSpace(BaseModel):
     schema_version: int
     source: str = Field(min_length=3)
     generated_by: str
+    # every service prefix of the Bedrock family (bedrock*): the Region deny covers each whole
+    bedrock_prefixes: tuple[str, ...] = Field(min_length=1)
     read_actions: dict[str, tuple[str, ...]]
     model_actions: tuple[str, ...] = Field(min_length=1)
     model_source_actions: tuple[str, ...]
+    foundation_model_actions: tuple[str, ...] = ()
     data_automation_actions: tuple[str, ...]
     project_use_actions: tuple[str, ...]
 

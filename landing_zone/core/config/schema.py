@@ -47,6 +47,7 @@ __all__ = [
     "Cost",
     "CrossFieldProblems",
     "DataRetention",
+    "Detection",
     "DataRetentionMode",
     "DEFAULT_CDK_QUALIFIER",
     "DEFAULT_ENDPOINTS",
@@ -380,6 +381,25 @@ class Account(_Strict):
     cost_center: str | None = Field(default=None, max_length=128, description="member_baseline: cost-center tag value.")
 
 
+class OutsidePerimeter(_Strict):
+    """What the SCPs restrict in the accounts under ``organization.target_ids`` that the landing zone does not govern
+    (neither in ``accounts`` nor, with the member baseline, under its OUs).  Omitted: only that the landing zone's
+    models cannot be invoked there (runtime, profiles, Mantle, batch); their other models, account settings, CDK
+    bootstraps, logging and services stay their owners'."""
+
+    restrict_other_models: bool = Field(
+        default=False,
+        description="Opt-in: the model allow-list SCP binds every account under the targets too (every model that is "
+        "not allowed is denied there as well).",
+    )
+    confine_to_compliant_regions: bool = Field(
+        default=False,
+        description="Opt-in: the Region-confinement SCP binds every account under the targets too (all Bedrock, "
+        "Mantle and AgentCore calls, and with confine_model_calling_services the model-calling services, only in "
+        "compliant_regions, organization-wide).",
+    )
+
+
 class Organization(_Strict):
     """AWS Organizations settings.  Omit the whole block for single-account mode."""
 
@@ -388,8 +408,13 @@ class Organization(_Strict):
         default=None, description="o-... ID; when set, endpoint policies admit the whole organization."
     )
     target_ids: tuple[TargetId, ...] = Field(
-        default=(), description="Roots (r-...), OUs (ou-...) or account IDs that receive the SCPs."
+        default=(),
+        description="Roots (r-...), OUs (ou-...) or account IDs the landing zone's SCPs reach. A target that is a "
+        "governed account (accounts) or a member-baseline OU receives every guardrail SCP; any other target receives "
+        "only the perimeter SCP (the landing zone's models are invoked in the governed accounts only) and the "
+        "outside_perimeter opt-ins, and the guardrail SCPs attach to the governed accounts themselves.",
     )
+    outside_perimeter: OutsidePerimeter = Field(default_factory=OutsidePerimeter)
 
 
 class Network(_Strict):
@@ -1176,13 +1201,20 @@ class PolicyGuardrails(_Strict):
         "Off: only the Bedrock services are confined (region_deny_all_services confines everything).",
     )
     scp_max_characters: int | None = Field(
-        default=None, ge=1000, le=100_000, description="Override of the catalog limit (5,120)."
+        default=None, ge=1000, le=100_000, description="Override of the catalog limit (10,240 since 15 May 2026)."
     )
     scp_max_per_target: int | None = Field(
-        default=None, ge=2, le=50, description="Override of the catalog limit (5, including FullAWSAccess)."
+        default=None,
+        ge=2,
+        le=50,
+        description="Override of the catalog limit (10 since 15 May 2026, including FullAWSAccess).",
     )
     other_scps_per_target: int = Field(
-        default=0, ge=0, le=48, description="SCPs you attach to the targets besides FullAWSAccess and ours."
+        default=0,
+        ge=0,
+        le=48,
+        description="SCPs of others (yours, Control Tower's, LZA's) attached directly to each target besides "
+        "FullAWSAccess and ours; inherited ones take no slot. preflight reads the real count.",
     )
 
     @model_validator(mode="after")
@@ -1255,6 +1287,26 @@ class DataRetention(_Strict):
         if self.take_over_existing and self.mode is None:
             _raise_all([(("take_over_existing",), True, "applies only with a mode; allowed here: false")])
         return self
+
+
+class Detection(_Strict):
+    """Detective controls for what the SCPs cannot prevent (docs/DETECTION.md): EventBridge rules on CloudTrail
+    management events, delivered to the landing zone's alerts topic, and an alarm on legacy-model invocations."""
+
+    enabled: bool | None = Field(
+        default=None,
+        description="Omitted: on with an organization block (organization mode), off in single-account mode. true: "
+        "the detection stacks are deployed (the deployment account's home_region, us-east-1 for the global services' "
+        "events, and the management account's us-east-1 for Organizations' events). false: none is.",
+    )
+    legacy_model_alarm: bool = Field(
+        default=True,
+        description="An alarm on AWS/Bedrock LegacyModelInvocations for each allowed model (a model past its "
+        "legacy date is still being called).",
+    )
+
+    def on(self, organization_mode: bool) -> bool:
+        return organization_mode if self.enabled is None else self.enabled
 
 
 GpuInstanceType = Literal["p6-b300.48xlarge", "p6-b200.48xlarge", "p5en.48xlarge"]
@@ -1347,6 +1399,7 @@ class LandingZoneConfig(_Strict):
     self_hosting: SelfHosting = SelfHosting()
     policy_guardrails: PolicyGuardrails = PolicyGuardrails()
     data_retention: DataRetention = DataRetention()
+    detection: Detection = Detection()
     applications: Annotated[
         tuple[Application, ...], rules.WhenOmitted("one application per account, named after the account")
     ] = Field(default=(), description="Omitted: one application per account, named after the account.")

@@ -1,7 +1,8 @@
 """Organizations service control policies: each ``AWS::Organizations::Policy`` of type SERVICE_CONTROL_POLICY
-exists with the synthesized content and is attached to every target of the template (and of the configuration's
-``organization.target_ids``).  Calls, with the management account's credentials in the partition's global Region,
-organizations ListPolicies (filter SERVICE_CONTROL_POLICY), DescribePolicy and ListTargetsForPolicy.
+exists with the synthesized content and is attached to every target of the template (and to each target of the
+configuration's ``organization.target_ids`` that no SCP of the template attaches to: the assembly is older).
+Calls, with the management account's credentials in the partition's global Region, organizations ListPolicies
+(filter SERVICE_CONTROL_POLICY), DescribePolicy and ListTargetsForPolicy.
 """
 
 from __future__ import annotations
@@ -120,8 +121,19 @@ def check_scps(ctx: Context) -> list[CheckResult]:
     return rows
 
 
+def _synthesized_targets(ctx: Context, res: Resource) -> list[str]:
+    return [t for t in ctx.resolve(res.prop("TargetIds") or [], res) if isinstance(t, str)]
+
+
 def _scp_targets(ctx: Context, res: Resource) -> tuple[list[str], set[str]]:
-    synthesized = ctx.resolve(res.prop("TargetIds") or [], res)
-    targets = [t for t in synthesized if isinstance(t, str)]
-    config_only = {t for t in ctx.config_target_ids if t not in targets}
+    """The policy's synthesized targets, plus the configured targets that no SCP of the assembly attaches to (the
+    plan's layout attaches each SCP where the perimeter says: a configured target carries some of them, not all)."""
+    targets = _synthesized_targets(ctx, res)
+    everywhere = {
+        t
+        for other in ctx.resources(SCP_TYPE)
+        if other.prop("Type") == "SERVICE_CONTROL_POLICY"
+        for t in _synthesized_targets(ctx, other)
+    }
+    config_only = {t for t in ctx.config_target_ids if t not in everywhere}
     return targets + sorted(config_only), config_only

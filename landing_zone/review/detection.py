@@ -1,0 +1,264 @@
+"""The review report's "Detection" section: what is detected, where it is delivered, what only ``verify`` checks, and
+per tamper-relevant class of the threat model whether it is prevented, detected or a residual risk.
+
+Everything but the class names and the residual text is read from the plan: the rules
+(:mod:`landing_zone.policies.detection`), the statements that deny their calls, and the stacks of the assembly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from landing_zone.assembly import Assembly
+from landing_zone.core import naming
+from landing_zone.plan import Plan
+from landing_zone.review.sections import renders
+
+__all__ = ["THREAT_CLASSES", "VERIFY_ONLY", "detection_section"]
+
+# What an event rule cannot see, because it is a state, not a call: `verify` reads it back (docs/VERIFY.md names
+# each check).  An event rule notices the *change* that leads there (the rule in the second column, if any).
+VERIFY_ONLY: tuple[tuple[str, str], ...] = (
+    ("invocation logging's destination (bucket, log group, role) is the landing zone's", "account-settings-bedrock"),
+    ("the data retention mode in home_region is the configured one", "account-settings-bedrock"),
+    ("the enforced guardrail is the landing zone's, at its version", "account-settings-bedrock"),
+    ("endpoint policies and key policies are the synthesized ones", "ec2-vpc-endpoint, kms-key"),
+    ("the VPC's default security group and network ACL admit nothing", "ec2-security-group, ec2-network-acl"),
+    ("the protected resources carry the landing-zone tag", "denied-* (DenyLandingZoneTagChanges)"),
+    ("a change made before the rules existed, or while CloudTrail was not logging", ""),
+)
+
+# The threat model's tamper-relevant classes (docs/THREAT_MODEL.md): the detection rules that watch each (by id; an id
+# ending in '-' is a prefix), the IAM actions of the class where a rule watches more than it, and what stays residual.
+# Prevention is read from the SCP statements that name those actions (else from the rules' statements).
+THREAT_CLASSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = (
+    (
+        "invocation logging removed or redirected",
+        ("account-settings-bedrock",),
+        ("bedrock:PutModelInvocationLoggingConfiguration", "bedrock:DeleteModelInvocationLoggingConfiguration"),
+        "the management account and the exempt principals are not denied: detected",
+    ),
+    (
+        "data retention mode changed (bedrock and bedrock-mantle)",
+        ("account-settings-bedrock", "account-settings-bedrock-mantle"),
+        ("bedrock:PutAccountDataRetention", "bedrock-mantle:PutAccountDataRetention"),
+        "the management account and the exempt principals: detected; Mantle project-level retention is denied, and "
+        "its denied attempts alert",
+    ),
+    (
+        "enforced guardrail removed, guardrail weakened or deleted",
+        ("account-settings-bedrock", "bedrock-guardrail"),
+        (
+            "bedrock:PutEnforcedGuardrailConfiguration",
+            "bedrock:DeleteEnforcedGuardrailConfiguration",
+            "bedrock:UpdateGuardrail",
+            "bedrock:DeleteGuardrail",
+        ),
+        "exempt principals: detected",
+    ),
+    (
+        "long-term Bedrock API key created",
+        ("bedrock-api-keys",),
+        ("iam:CreateServiceSpecificCredential",),
+        "the management account: detected",
+    ),
+    (
+        "SCP detached, updated or deleted; SCP policy type disabled",
+        ("organizations-policy", "organizations-root"),
+        ("organizations:DisablePolicyType",),
+        "the management account is bound by no SCP: detected only (a member account's attempt is denied)",
+    ),
+    (
+        "VPC endpoint, its security group, routes or DNS attributes changed",
+        ("ec2-vpc-endpoint", "ec2-security-group", "ec2-route-table", "ec2-vpc"),
+        (),
+        "Firewall Manager's service-linked role (no SCP applies to it): detected",
+    ),
+    ("network ACL changed", ("ec2-network-acl",), (), "the VPC's default ACL carries no tag: detected only"),
+    (
+        "Resolver rule, DNS Firewall, query-log or private hosted zone associated with the VPC",
+        ("route53resolver-association", "route53-hostedzone"),
+        (),
+        "no condition key names the VPC: detected only",
+    ),
+    ("key policy or bucket policy rewritten", ("kms-key", "s3-bucket"), (), "exempt principals: detected"),
+    ("an attempt an SCP statement denied", ("denied-",), (), "none: every landing-zone statement has a rule"),
+    (
+        "the detection rules disabled or their target removed",
+        (),
+        (),
+        "prevented by name (DenyLandingZoneTampering on <name>-*); a disabled rule alerts nothing, so the management "
+        "account and exempt principals remain a residual risk",
+    ),
+    (
+        "the default bus's statement for the management account removed",
+        (),
+        (),
+        "residual: the default bus is shared, so its policy is not protected; Organizations events then stop arriving",
+    ),
+    (
+        "CloudTrail stopped or its management events excluded",
+        (),
+        (),
+        "residual: the rules see only what CloudTrail delivers (Control Tower's organization trail protects its own)",
+    ),
+)
+
+
+def _where(plan: Plan, placement: str, global_sources: Sequence[str]) -> str:
+    cfg = plan.config
+    home = f"{naming.stack_name(cfg.name, 'detection')} ({cfg.deployment_account}, {cfg.home_region})"
+    topic = naming.alerts_topic_name(cfg.name)
+    if placement == "management" and cfg.organization is not None:
+        return (
+            f"{naming.stack_name(cfg.name, 'detection-management')} ({cfg.organization.management_account_id}, "
+            f"us-east-1) forwards to {home}, which alerts {topic}"
+        )
+    via = ""
+    if global_sources and cfg.home_region != "us-east-1":
+        forwarder = naming.stack_name(cfg.name, "detection-global")
+        via = f"; {', '.join(global_sources)} arrive in us-east-1 and {forwarder} forwards them"
+    return f"{home} alerts {topic}{via}"
+
+
+def _naming(statements: Sequence[Mapping[str, Any]], actions: Sequence[str]) -> set[str]:
+    """The Sids of the statements whose Action names one of ``actions`` itself."""
+    wanted = {a.lower() for a in actions}
+    out = set()
+    for stmt in statements:
+        listed = stmt.get("Action", [])
+        listed = [listed] if isinstance(listed, str) else listed
+        if wanted & {a.lower() for a in listed}:
+            out.add(str(stmt["Sid"]))
+    return out
+
+
+def _matched(rules: Sequence[Mapping[str, Any]], ids: Sequence[str]) -> list[Mapping[str, Any]]:
+    """The rules named by ``ids`` (an id ending in '-' is a prefix)."""
+    return [r for r in rules if any(r["id"] == i or (i.endswith("-") and r["id"].startswith(i)) for i in ids)]
+
+
+def _threat_rows(plan: Plan, rules: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    scps = plan.policies.scps
+    statements = [s for d in scps.documents for s in d["Statement"]] if scps is not None else []
+    rows = []
+    for what, ids, actions, residual in THREAT_CLASSES:
+        matched = _matched(rules, ids)
+        if actions:
+            prevented = sorted(_naming(statements, actions))
+        else:
+            prevented = sorted({s for r in matched for s in r["statements"]})
+        rows.append(
+            {
+                "class": what,
+                "prevented_by": prevented,
+                "detected_by": [r["id"] for r in matched],
+                "residual": residual,
+            }
+        )
+    return rows
+
+
+def detection_section(plan: Plan, assembly: Assembly | None = None) -> dict[str, Any]:
+    """The section's data (also in the JSON report): ``on``; each rule with what it watches, the statements that
+    deny its calls, and where its alert is delivered; what only verify checks; the per-class table."""
+    detection = plan.policies.detection
+    stacks = sorted(s.name for s in assembly.stacks) if assembly is not None else []
+    if detection is None:
+        return {
+            "on": False,
+            "why": "detection is off (detection.enabled false, or single-account mode with it omitted, or the member "
+            "baseline): nothing is watched between two runs of verify",
+            "rules": [],
+            "verify_only": [{"state": s, "change_rule": c} for s, c in VERIFY_ONLY],
+            "classes": [],
+            "stacks": [],
+        }
+    rules = [
+        {**r.as_dict(), "where": _where(plan, r.placement, r.global_sources if r.sources else ())}
+        for r in detection.rules
+    ]
+    return {
+        "on": True,
+        "why": "",
+        "rules": rules,
+        "verify_only": [{"state": s, "change_rule": c} for s, c in VERIFY_ONLY],
+        "classes": _threat_rows(plan, rules),
+        "stacks": [s for s in stacks if "-detection" in s],
+    }
+
+
+def _rule_rows(d: Mapping[str, Any]) -> list[list[str]]:
+    return [
+        [
+            r["id"],
+            r["what"],
+            ", ".join(r["statements"]) or "none (detection only)",
+            "denied attempts" if r["denied"] else "calls, allowed or denied",
+            r["where"],
+        ]
+        for r in d["rules"]
+    ]
+
+
+def _class_rows(d: Mapping[str, Any]) -> list[list[str]]:
+    return [
+        [c["class"], ", ".join(c["prevented_by"]) or "—", ", ".join(c["detected_by"]) or "—", c["residual"]]
+        for c in d["classes"]
+    ]
+
+
+RULE_HEADERS = ("rule", "watches", "prevented by", "matches", "delivered")
+CLASS_HEADERS = ("class", "prevented by", "detected by", "residual")
+INTRO = (
+    "EventBridge rules on CloudTrail management events (docs/DETECTION.md): each alert names the statement, the "
+    "principal and the resource. Events show a change while it happens; verify reads the state."
+)
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    def cell(v: str) -> str:
+        return v.replace("|", "\\|").replace("\n", " ")
+
+    return [
+        "| " + " | ".join(headers) + " |",
+        "|" + "|".join("---" for _ in headers) + "|",
+        *("| " + " | ".join(cell(c) for c in row) + " |" for row in rows),
+        "",
+    ]
+
+
+@renders("md", "detection")
+def _md(report: Mapping[str, Any]) -> list[str]:
+    d = report["detection"]
+    if not d["on"]:
+        out = [d["why"] + ".", "", "What only verify checks:", ""]
+        return out + [f"- {v['state']}" for v in d["verify_only"]] + [""]
+    out = [INTRO, "", "### Prevented, detected, residual", "", *_md_table(CLASS_HEADERS, _class_rows(d))]
+    out += ["### Rules", "", *_md_table(RULE_HEADERS, _rule_rows(d)), "### Only verify checks", ""]
+    out += _md_table(
+        ("state", "the change is detected by"), [[v["state"], v["change_rule"] or "—"] for v in d["verify_only"]]
+    )
+    return out
+
+
+def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+@renders("html", "detection")
+def _html(report: Mapping[str, Any]) -> str:
+    d = report["detection"]
+    verify = _html_table(
+        ("state", "the change is detected by"), [[v["state"], v["change_rule"] or "—"] for v in d["verify_only"]]
+    )
+    if not d["on"]:
+        return f"<p>{escape(d['why'])}.</p><h3>Only verify checks</h3>{verify}"
+    return (
+        f"<p>{escape(INTRO)}</p><h3>Prevented, detected, residual</h3>{_html_table(CLASS_HEADERS, _class_rows(d))}"
+        f"<h3>Rules</h3>{_html_table(RULE_HEADERS, _rule_rows(d))}<h3>Only verify checks</h3>{verify}"
+    )

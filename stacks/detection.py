@@ -1,0 +1,74 @@
+"""Detection stacks (``detection``; docs/DETECTION.md): what the SCPs cannot prevent, noticed while it happens.
+
+* ``<name>-detection`` — the deployment account's ``home_region``: every detection rule, each alerting the alerts
+  topic with the statement, the principal and the resource; the default bus admits the management account's
+  forwarded events; the alarm on legacy-model invocations.
+* ``<name>-detection-global`` — the deployment account's us-east-1 (when ``home_region`` is another Region): the rules
+  whose calls CloudTrail records there (IAM, Route 53), forwarding the events to the home Region's bus.
+* ``<name>-detection-management`` — the management account's us-east-1: Organizations' policy and policy-type changes
+  (no SCP binds the management account), forwarded to the deployment account's home Region bus.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_cdk import aws_sns as sns
+from constructs import Construct
+
+from constructs_lib.detection import DetectionRules, EventForwarding, HomeBusAccess, LegacyModelAlarms
+from landing_zone.core import naming
+from landing_zone.plan import Plan
+from landing_zone.plan.detection import legacy_alarm_names
+from stacks.base import LandingZoneStack
+
+GLOBAL_EVENTS_REGION = "us-east-1"  # where CloudTrail records the global services' events
+
+
+class DetectionStack(LandingZoneStack):
+    def __init__(self, scope: Construct, construct_id: str, *, plan: Plan, topic: sns.ITopic, **kwargs: Any) -> None:
+        super().__init__(scope, construct_id, plan=plan, **kwargs)
+        detection = plan.policies.detection
+        assert detection is not None, "DetectionStack needs detection on"
+        name = plan.config.name
+        self.rules = DetectionRules(
+            self,
+            "Rules",
+            landing_zone_name=name,
+            rule_name_prefix=naming.detection_rule_prefix(name),
+            rules=detection.rules,
+            topic_arn=topic.topic_arn,
+        )
+        self.bus_access = (
+            HomeBusAccess(self, "ManagementForwards", statement=detection.home_bus_statement)
+            if detection.home_bus_statement is not None
+            else None
+        )
+        self.legacy_alarms = LegacyModelAlarms(
+            self, "LegacyModels", alarm_names=legacy_alarm_names(plan.config, plan.routing), topic=topic
+        )
+
+
+class DetectionForwardingStack(LandingZoneStack):
+    """``placement``: ``workload`` (the deployment account's us-east-1: the rules with a global service's calls) or
+    ``management`` (the management account: the rules placed there)."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, plan: Plan, placement: str, **kwargs: Any) -> None:
+        super().__init__(scope, construct_id, plan=plan, **kwargs)
+        detection = plan.policies.detection
+        assert detection is not None, "DetectionForwardingStack needs detection on"
+        cfg = plan.config
+        if placement == "management":
+            rules = [r for r in detection.rules if r.placement == "management"]
+        else:
+            rules = [r for r in detection.rules if r.placement == "workload" and r.global_sources]
+        self.forwarding = EventForwarding(
+            self,
+            "Forward",
+            rule_name_prefix=naming.detection_rule_prefix(cfg.name),
+            rules=rules,
+            target_bus_arn=f"arn:aws:events:{cfg.home_region}:{cfg.deployment_account}:event-bus/default",
+            role_name=naming.detection_forwarder_role_name(cfg.name),
+            policy_name=naming.detection_forwarder_role_name(cfg.name),
+            forwarder_policy=detection.forwarder,
+        )

@@ -1,0 +1,108 @@
+"""The detection stacks as synthesized (issue 37; docs/DETECTION.md): every planned rule on the default bus of the
+deployment account's home Region, each alerting the alerts topic with a message that names statement, principal and
+resource; the us-east-1 and management-account forwarders; the legacy-model alarms; the alerts topic's and key's
+policies admitting only these rules; and, off, nothing of it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from constructs_lib.detection import ALERT_FIELDS
+from tests.conftest import ROOT
+
+EU = ROOT / "examples" / "eu-sovereign.yaml"
+US_SINGLE = ROOT / "examples" / "us-single-account.yaml"
+
+
+def _resources(template: Any, kind: str) -> dict[str, dict[str, Any]]:
+    return template.find_resources(kind)
+
+
+@pytest.fixture(scope="module")
+def eu(synth: Callable) -> Any:
+    return synth(EU)
+
+
+def test_every_planned_rule_is_deployed_with_its_pattern(eu: Any) -> None:
+    rules = _resources(eu.template("detection"), "AWS::Events::Rule")
+    deployed = {r["Properties"]["Name"]: r["Properties"] for r in rules.values()}
+    planned = eu.plan.policies.detection.rules
+    assert set(deployed) == {f"kimi-eu-detect-{r.id}" for r in planned}
+    for rule in planned:
+        assert deployed[f"kimi-eu-detect-{rule.id}"]["EventPattern"] == json.loads(json.dumps(rule.pattern))
+
+
+def test_each_alert_names_statement_principal_and_resource(eu: Any) -> None:
+    rules = _resources(eu.template("detection"), "AWS::Events::Rule")
+    by_id = {r.id: r for r in eu.plan.policies.detection.rules}
+    for props in (r["Properties"] for r in rules.values()):
+        (target,) = props["Targets"]
+        transformer = target["InputTransformer"]
+        assert transformer["InputPathsMap"] == dict(ALERT_FIELDS)
+        text = json.loads(transformer["InputTemplate"])
+        rule = by_id[props["Name"].removeprefix("kimi-eu-detect-")]
+        assert all(f"<{f}>" in text for f in ("principal", "resource", "call"))
+        for sid in rule.statements:
+            assert sid in text
+        assert "Statement: " in text
+
+
+def test_alerts_go_to_the_alerts_topic(eu: Any) -> None:
+    rules = _resources(eu.template("detection"), "AWS::Events::Rule")
+    arns = {json.dumps(r["Properties"]["Targets"][0]["Arn"]) for r in rules.values()}
+    assert len(arns) == 1 and "Alerts" in arns.pop()  # the cost stack's alerts topic, imported by reference
+
+
+def test_the_topic_and_its_key_admit_only_the_detection_rules_of_their_account(eu: Any) -> None:
+    policies = _resources(eu.template("cost"), "AWS::SNS::TopicPolicy")
+    (policy,) = policies.values()
+    events = [
+        s
+        for s in policy["Properties"]["PolicyDocument"]["Statement"]
+        if s.get("Principal", {}).get("Service") == "events.amazonaws.com"
+    ]
+    (stmt,) = events
+    assert stmt["Action"] == "sns:Publish"
+    assert stmt["Condition"]["StringEquals"]["aws:SourceAccount"] == "222222222222"
+    assert (
+        stmt["Condition"]["ArnLike"]["aws:SourceArn"]
+        == "arn:aws:events:eu-central-1:222222222222:rule/kimi-eu-detect-*"
+    )
+
+
+def test_the_global_forwarder_sends_iam_and_route53_events_home(eu: Any) -> None:
+    rules = _resources(eu.template("detection-global"), "AWS::Events::Rule")
+    names = {r["Properties"]["Name"] for r in rules.values()}
+    assert "kimi-eu-detect-bedrock-api-keys" in names
+    assert "kimi-eu-detect-route53-hostedzone" in names
+    assert "kimi-eu-detect-ec2-security-group" not in names  # regional: recorded in home_region itself
+    for r in rules.values():
+        assert r["Properties"]["Targets"][0]["Arn"] == "arn:aws:events:eu-central-1:222222222222:event-bus/default"
+
+
+def test_the_management_account_forwards_organizations_changes(eu: Any) -> None:
+    rules = _resources(eu.template("detection-management"), "AWS::Events::Rule")
+    names = {r["Properties"]["Name"] for r in rules.values()}
+    assert names == {"kimi-eu-detect-organizations-policy", "kimi-eu-detect-organizations-root"}
+    (bus_policy,) = _resources(eu.template("detection"), "AWS::Events::EventBusPolicy").values()
+    assert bus_policy["Properties"]["Statement"]["Principal"] == {"AWS": "arn:aws:iam::444444444444:root"}
+
+
+def test_legacy_model_alarms(eu: Any) -> None:
+    alarms = _resources(eu.template("detection"), "AWS::CloudWatch::Alarm")
+    assert alarms
+    for alarm in alarms.values():
+        props = alarm["Properties"]
+        assert (props["Namespace"], props["MetricName"]) == ("AWS/Bedrock", "LegacyModelInvocations")
+        assert props["ComparisonOperator"] == "GreaterThanThreshold" and props["Threshold"] == 0
+
+
+def test_off_in_single_account_mode_by_default(synth: Callable) -> None:
+    single = synth(US_SINGLE)
+    assert not [n for n in single.templates if "detection" in n]
+    (policy,) = _resources(single.template("cost"), "AWS::SNS::TopicPolicy").values()
+    assert "events.amazonaws.com" not in json.dumps(policy)
