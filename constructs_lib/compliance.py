@@ -18,6 +18,8 @@ ACKNOWLEDGEABLE_RULES: dict[str, str] = {
     "AwsSolutions-IAM5": "wildcards that are bounded by account/Region/name prefix or required by the API",
     "AwsSolutions-L1": "CDK-managed framework functions whose runtime CDK chooses",
     "AwsSolutions-S1": "the access-log bucket itself cannot log to itself",
+    "AwsSolutions-VPC3": "an explicit network ACL that filters no more than the default one, there to carry the "
+    "landing-zone tag that the SCPs protect (EC2 creates the default ACL untagged)",
     "NIST.800.53.R5-IAMNoInlinePolicy": "CDK-generated inline policies of framework roles",
     "HIPAA.Security-IAMNoInlinePolicy": "CDK-generated inline policies of framework roles",
     "NIST.800.53.R5-LambdaConcurrency": "custom-resource handlers run once per deployment",

@@ -86,6 +86,10 @@ class PrivateNetwork(Construct):
                 restrict_default_security_group=True,
             )
         self.subnets = ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
+        if not vpc_id:
+            self.network_acl: ec2.NetworkAcl | None = _endpoint_subnets_acl(self, self.vpc, self.subnets, vpc_cidr)
+        else:
+            self.network_acl = None  # an imported VPC's subnets keep the ACL their owner gave them
         self.flow_log_group = logs.LogGroup(
             self,
             "FlowLogs",
@@ -139,6 +143,49 @@ class PrivateNetwork(Construct):
             ),
             traffic_type=ec2.FlowLogTrafficType.ALL,
         )
+
+
+def _endpoint_subnets_acl(
+    scope: Construct, vpc: ec2.IVpc, subnets: ec2.SubnetSelection, vpc_cidr: str
+) -> ec2.NetworkAcl:
+    """An explicit network ACL for the endpoint subnets, in place of the VPC's default one.
+
+    The default network ACL is created by EC2 untagged, so no tag-scoped SCP protects its entries: an administrator
+    could add a DENY for port 443 and cut every invoker off the endpoints.  This ACL carries the stack's tags
+    (``landing-zone`` among them), so ``DenyTaggedResourceTampering`` denies changing its entries or replacing the
+    subnets' association (ReplaceNetworkAclAssociation is authorized on the subnet and the ACL, both tagged).  It
+    filters no more than a default ACL would where traffic can come from (the security groups filter): everything
+    within the VPC, return traffic on ephemeral ports from gateway endpoints (S3 for image layers), all egress.
+    """
+    acl = ec2.NetworkAcl(scope, "EndpointSubnetsAcl", vpc=vpc, subnet_selection=subnets)
+    acl.add_entry(
+        "InboundFromVpc",
+        cidr=ec2.AclCidr.ipv4(vpc_cidr),
+        rule_number=100,
+        traffic=ec2.AclTraffic.all_traffic(),
+        direction=ec2.TrafficDirection.INGRESS,
+    )
+    acl.add_entry(
+        "InboundReturnTraffic",
+        cidr=ec2.AclCidr.any_ipv4(),
+        rule_number=200,
+        traffic=ec2.AclTraffic.tcp_port_range(1024, 65535),
+        direction=ec2.TrafficDirection.INGRESS,
+    )
+    acl.add_entry(
+        "OutboundAll",
+        cidr=ec2.AclCidr.any_ipv4(),
+        rule_number=100,
+        traffic=ec2.AclTraffic.all_traffic(),
+        direction=ec2.TrafficDirection.EGRESS,
+    )
+    acknowledge(
+        acl,
+        "AwsSolutions-VPC3",
+        reason="the ACL replaces the subnets' untagged default ACL so that DenyTaggedResourceTampering protects it; "
+        "its entries admit what the default ACL would from inside the VPC, and the security groups filter",
+    )
+    return acl
 
 
 class InterfaceEndpoints(Construct):

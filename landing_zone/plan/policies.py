@@ -401,7 +401,13 @@ def build_policies(
         organization_id = None  # each member's endpoints admit its own principals only
     else:
         endpoint_accounts = config.account_ids
-        organization_id = config.organization.organization_id if config.organization else None
+        # the whole organization only where the configuration asks for it (network.endpoint_principals); an
+        # organization ID given for other features (the member baseline, the Bedrock policy) admits nobody here
+        organization_id = (
+            config.organization.organization_id
+            if config.organization and config.network.endpoint_principals == "organization"
+            else None
+        )
 
     invokers = {
         a.app.name: _invoker(a, config, routing, account=account, caller=account if member_baseline else None)

@@ -49,7 +49,9 @@ Tamper protection (``tamper_protection``; exempt: the principals of :func:`exemp
     (``aws:TagKeys``), so statement 9 cannot be escaped by re-tagging.
 11. ``DenyAccountSettingChanges`` — the account-level singletons: invocation logging, the enforced guardrail,
     the CloudWatch Logs account policy.
-12. ``DenyLeavingOrganization`` — leaving the organization would drop every SCP (nobody is exempt).
+12. ``DenyGuardrailPolicyTypeChanges`` — leaving the organization would drop every SCP (nobody is exempt);
+    ``DenyDisablingLandingZonePolicyTypes`` / ``DenyMovingTargetsAccounts`` (:mod:`landing_zone.policies.org_structure`)
+    — disabling the policy types the landing zone uses, moving accounts out from under the targets.
 
 AgentCore and data retention (SCP only: the invoker ceiling leaves these actions out):
 
@@ -88,6 +90,8 @@ from landing_zone.policies.invoke import (
     RUNTIME_INVOKE_ACTIONS,
     service_tier_statements,
 )
+from landing_zone.policies.network_guardrails import network_statements
+from landing_zone.policies.org_structure import structure_statements
 from landing_zone.policies.protected import name_patterns, role_patterns
 
 LANDING_ZONE_TAG = "landing-zone"
@@ -144,6 +148,9 @@ USE_ACTIONS = (
     "sts:AssumeRole",
     "sts:TagSession",
     "sts:SetSourceIdentity",
+    # reading the logs is allowed (docs/THREAT_MODEL.md): an export task copies a log group's events to a bucket and
+    # changes nothing of the group (its access level is Write only because it creates the task)
+    "logs:CreateExportTask",
     # running inference in a landing-zone Mantle Project (CreateInference and the request's cancel/delete, derived
     # from the action database: landing_zone/actiondb/space.py); the project's own settings and tags stay denied
     *load_action_space().project_use_actions,
@@ -356,6 +363,29 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
                 condition={"StringNotEquals": {"aws:RequestedRegion": sources}},
             )
         )
+    stmts.append(
+        statement(
+            # a leg names its profile in bedrock:InferenceProfileArn; the profile's ARN carries its source Region.  A leg
+            # of a profile (application or system) sourced outside the source Regions, where nothing logs or alarms,
+            # is denied on its own, whatever Region the leg runs in (issue 35, deliverable 6)
+            "DenyLegsOfProfilesSourcedElsewhere",
+            effect="Deny",
+            actions=RUNTIME_INVOKE_ACTIONS,
+            # the legs only (a foundation model, the Region-less global one included): the profile resource itself
+            # carries no bedrock:InferenceProfileArn
+            resources=[f"arn:{PARTITION}:bedrock:*::foundation-model/*"],
+            condition={
+                "Null": {"bedrock:InferenceProfileArn": "false"},
+                "ArnNotLike": {
+                    "bedrock:InferenceProfileArn": [
+                        f"arn:{PARTITION}:bedrock:{r}:*:{kind}/*"
+                        for r in sources
+                        for kind in ("inference-profile", "application-inference-profile")
+                    ]
+                },
+            },
+        )
+    )
     if not config.allow_global_inference:
         stmts.append(
             statement(
@@ -669,16 +699,14 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
         statement(
             "DenyGuardrailPolicyTypeChanges",
             effect="Deny",
-            # disabling the SCP policy type on the root detaches every SCP; no member account may
-            # (a delegated administrator is a member account); deactivating StackSets' trusted access stops the
-            # member baseline
-            actions=[
-                "organizations:DisablePolicyType",
-                "organizations:LeaveOrganization",
-                "cloudformation:DeactivateOrganizationsAccess",
-            ],
+            # leaving drops every SCP; deactivating StackSets' trusted access stops the member baseline.  Disabling
+            # the policy types the landing zone uses, and moving accounts out from under the targets, are
+            # landing_zone.policies.org_structure's (scoped: a delegated administrator keeps its own types)
+            actions=["organizations:LeaveOrganization", "cloudformation:DeactivateOrganizationsAccess"],
             resources=["*"],
         ),
+        *structure_statements(config),
+        *network_statements(config, not_exempt),
     ]
 
 

@@ -59,6 +59,9 @@ CFN_TYPES_WITHIN: dict[str, str] = {
     "AWS::SNS::TopicPolicy": "policy of a protected topic (sns:SetTopicAttributes on the topic)",
     "AWS::SNS::Subscription": "subscription to a protected topic (sns:Subscribe on the topic)",
     "AWS::EC2::SubnetRouteTableAssociation": "association of a protected route table (ec2 actions on route-table)",
+    "AWS::EC2::NetworkAclEntry": "entry of the protected network ACL (ec2:*NetworkAclEntry on the network-acl)",
+    "AWS::EC2::SubnetNetworkAclAssociation": "association of the protected network ACL (ReplaceNetworkAclAssociation "
+    "on the subnet and the network-acl)",
     "AWS::Bedrock::GuardrailVersion": "version of a protected guardrail (bedrock:CreateGuardrailVersion)",
     "AWS::Budgets::BudgetsAction": "action of a protected budget (budgets:*BudgetAction on budgetAction)",
     "AWS::Bedrock::EnforcedGuardrailConfiguration": "account setting, DenyAccountSettingChanges",
@@ -254,12 +257,14 @@ def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ())
             ("AWS::KMS::Key",),
         ),
         ProtectedResource(
-            "the network: VPC, subnets, route tables, security groups, endpoints, flow logs, launch templates",
+            "the network: VPC, subnets, their network ACL, route tables, security groups, endpoints, flow logs, "
+            "launch templates",
             "landing zone",
             "ec2",
             (
                 "vpc",
                 "subnet",
+                "network-acl",
                 "route-table",
                 "security-group",
                 "security-group-rule",
@@ -274,6 +279,7 @@ def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ())
                 for rt, short in (
                     ("vpc", "vpc"),
                     ("subnet", "subnet"),
+                    ("network-acl", "acl"),
                     ("route-table", "rtb"),
                     ("security-group", "sg"),
                     ("security-group-rule", "sgr"),
@@ -285,6 +291,7 @@ def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ())
             (
                 "AWS::EC2::VPC",
                 "AWS::EC2::Subnet",
+                "AWS::EC2::NetworkAcl",
                 "AWS::EC2::RouteTable",
                 "AWS::EC2::SecurityGroup",
                 "AWS::EC2::VPCEndpoint",

@@ -72,6 +72,18 @@ LEAVE = "DenyGuardrailPolicyTypeChanges"
 SOURCES = "DenyInferenceStartedOutsideSourceRegions"
 DIRECT_SOURCES = "DenyDirectInferenceOutsideSourceRegions"
 BATCH_MANTLE_SOURCES = "DenyBatchAndMantleOutsideSourceRegions"
+PROFILE_SOURCES = "DenyLegsOfProfilesSourcedElsewhere"
+PRIVATE_ZONES = "DenyPrivateZonesOnLandingZoneVpc"
+ROUTE53_PROFILES = "DenyRoute53ProfilesOnLandingZoneVpc"
+LATTICE = "DenyLatticeOnLandingZoneVpc"
+RAM_SUBNETS = "DenyRamSharingOfEndpointSubnets"
+NO_NETWORK_KEY = (
+    "no condition key names the VPC (the association and the rule are the resources): verify's network-path "
+    "family detects it (docs/THREAT_MODEL.md, 'The network path to the endpoints')"
+)
+POLICY_TYPES = "DenyDisablingLandingZonePolicyTypes"
+MOVE_ACCOUNTS = "DenyMovingTargetsAccounts"
+POLICY_TYPE_KEY = "organizations:PolicyType"
 CALLERS = "DenyModelCallingServicesOutsideCompliantRegions"
 MODEL_SOURCES = "DenyUnlistedModelSources"
 DATA_AUTOMATION = "DenyNonCompliantDataAutomation"
@@ -160,7 +172,8 @@ _KILL_DENY = "arn:aws:iam::{acc}:policy/{name}-kill-switch"
 _TOOLKIT = "arn:aws:cloudformation:{home}:{acc}:stack/{toolkit}/0a1b2c3d"
 _SHARED_TOOLKIT = "arn:aws:cloudformation:{home}:{acc}:stack/CDKToolkit/0a1b2c3d"
 _TAGGED = {TAG: "{name}"}
-_GENERATED_LOGS = "arn:aws:logs:{home}:{acc}:log-group:{name}-network-FlowLogs-0A1B:log-stream:eni-1"
+_GENERATED_LOG_GROUP = "arn:aws:logs:{home}:{acc}:log-group:{name}-network-FlowLogs-0A1B"
+_GENERATED_LOGS = _GENERATED_LOG_GROUP + ":log-stream:eni-1"
 _MANTLE_SECOND = "arn:aws:bedrock-mantle:{second}:{acc}:project/default"
 # an application's own Project (access.mantle_projects); its ID is AWS-generated at deploy time
 _LZ_PROJECT = "arn:aws:bedrock-mantle:{home}:{acc}:project/proj_0a1b2c3d4e5f"
@@ -169,6 +182,16 @@ _ALERTS = "arn:aws:sns:{home}:{acc}:{name}-cost-alerts"
 # a subscription's ARN is its topic's followed by ':<id>' (Amazon SNS API reference, Unsubscribe / Subscribe)
 _ALERTS_SUB = _ALERTS + ":0a1b2c3d-0a1b-4c5d-8e9f-0a1b2c3d4e5f"
 _OTHER_SUB = "arn:aws:sns:{home}:{acc}:team-b-alerts:0a1b2c3d-0a1b-4c5d-8e9f-0a1b2c3d4e5f"
+_NACL = "arn:aws:ec2:{home}:{acc}:network-acl/acl-0123456789abcdef0"
+_OWN_NACL = "arn:aws:ec2:{home}:{acc}:network-acl/acl-0fedcba9876543210"
+_SUBNET = "arn:aws:ec2:{home}:{acc}:subnet/subnet-0123456789abcdef0"
+_OWN_SUBNET = "arn:aws:ec2:{home}:{acc}:subnet/subnet-0fedcba9876543210"
+_OTHER_VPC = "vpc-0fedcba9876543210"
+_ZONE = "arn:aws:route53:::hostedzone/Z0123456789SHADOW"
+_ROOT = "arn:aws:organizations::{acc}:root/o-a1b2c3d4e5/r-ab12"
+_OTHER_OU = "arn:aws:organizations::{acc}:ou/o-a1b2c3d4e5/ou-zzzz-99999999"
+_APP_PROFILE_SECOND = "arn:aws:bedrock:{second}:{acc}:application-inference-profile/f6e5d4c3b2a1"
+_APP_PROFILE_OUTSIDE = "arn:aws:bedrock:{outside}:{acc}:application-inference-profile/f6e5d4c3b2a1"
 # another team's account under the same target (outside the perimeter): its own model, stack and settings
 _SIBLING_PROFILE = "arn:aws:bedrock:{home}:{sibling_acc}:inference-profile/{geo}.{OTHER}"
 _SIBLING_TOOLKIT = "arn:aws:cloudformation:{home}:{sibling_acc}:stack/CDKToolkit/0a1b2c3d"
@@ -821,6 +844,125 @@ ATTACKS: tuple[Attack, ...] = (
         P("attacker", "organizations:DescribeOrganization", "*", "us-east-1"),
         "read the organization",
     ),
+    # --- goal 4: the network path to the endpoints (issue 35, deliverable 1) ------------------------------------
+    Attack(
+        4,
+        "add a DENY 443 entry to the endpoint subnets' network ACL (cut every invoker off the endpoints)",
+        P("attacker", "ec2:CreateNetworkAclEntry", _NACL, context=_TAGGED),
+        TAGGED,
+        P("attacker", "ec2:CreateNetworkAclEntry", _OWN_NACL),
+        "an administrator adds an entry to a network ACL of its own",
+    ),
+    Attack(
+        4,
+        "put an endpoint subnet back on the untagged default network ACL",
+        P("attacker", "ec2:ReplaceNetworkAclAssociation", _SUBNET, context=_TAGGED),
+        TAGGED,
+        P("attacker", "ec2:ReplaceNetworkAclAssociation", _OWN_SUBNET),
+        "an administrator re-associates a subnet of its own",
+    ),
+    Attack(
+        4,
+        "associate a private hosted zone shadowing bedrock-runtime.<region>.amazonaws.com with the landing-zone VPC",
+        P("attacker", "route53:AssociateVPCWithHostedZone", _ZONE, context={"route53:VPCs": ["{vpc_id}"]}),
+        PRIVATE_ZONES,
+        P("attacker", "route53:AssociateVPCWithHostedZone", _ZONE, context={"route53:VPCs": [_OTHER_VPC]}),
+        "an administrator associates the zone with a VPC of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "create a private hosted zone on the landing-zone VPC",
+        P("attacker", "route53:CreateHostedZone", "*", context={"route53:VPCs": ["{vpc_id}"]}),
+        PRIVATE_ZONES,
+        P("attacker", "route53:CreateHostedZone", "*"),
+        "an administrator creates a public hosted zone",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "associate a Route 53 Profile (zones, resolver rules, DNS Firewall) with the landing-zone VPC",
+        P("attacker", "route53profiles:AssociateProfile", "*", context={"route53profiles:ResourceIds": ["{vpc_id}"]}),
+        ROUTE53_PROFILES,
+        P("attacker", "route53profiles:AssociateProfile", "*", context={"route53profiles:ResourceIds": [_OTHER_VPC]}),
+        "an administrator associates the profile with a VPC of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "associate the landing-zone VPC with a VPC Lattice service network",
+        P(
+            "attacker",
+            "vpc-lattice:CreateServiceNetworkVpcAssociation",
+            "arn:aws:vpc-lattice:{home}:{acc}:servicenetwork/sn-0123456789abcdef0",
+            context={"vpc-lattice:VpcId": "{vpc_id}"},
+        ),
+        LATTICE,
+        P(
+            "attacker",
+            "vpc-lattice:CreateServiceNetworkVpcAssociation",
+            "arn:aws:vpc-lattice:{home}:{acc}:servicenetwork/sn-0123456789abcdef0",
+            context={"vpc-lattice:VpcId": _OTHER_VPC},
+        ),
+        "an administrator associates a VPC of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "place a VPC Lattice resource gateway in the landing-zone VPC",
+        P(
+            "attacker",
+            "vpc-lattice:CreateResourceGateway",
+            "arn:aws:vpc-lattice:{home}:{acc}:resourcegateway/rgw-0123456789abcdef0",
+            context={"vpc-lattice:VpcId": "{vpc_id}"},
+        ),
+        LATTICE,
+        P(
+            "attacker",
+            "vpc-lattice:CreateResourceGateway",
+            "arn:aws:vpc-lattice:{home}:{acc}:resourcegateway/rgw-0123456789abcdef0",
+            context={"vpc-lattice:VpcId": _OTHER_VPC},
+        ),
+        "an administrator places one in a VPC of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "share an endpoint subnet with another account through AWS RAM",
+        P("attacker", "ram:CreateResourceShare", "*", context={"ram:ResourceArn": ["{endpoint_subnet}"]}),
+        RAM_SUBNETS,
+        P("attacker", "ram:CreateResourceShare", "*", context={"ram:ResourceArn": [_OWN_SUBNET]}),
+        "an administrator shares a subnet of its own",
+        needs=("imported_vpc",),
+    ),
+    Attack(
+        4,
+        "associate a DNS Firewall rule group that blocks the Bedrock names with the landing-zone VPC",
+        P(
+            "attacker",
+            "route53resolver:AssociateFirewallRuleGroup",
+            "arn:aws:route53resolver:{home}:{acc}:firewall-rule-group-association/rslvr-frgassoc-0123456789abcdef",
+        ),
+        "(none)",
+        P("attacker", "route53resolver:ListFirewallRuleGroupAssociations", "*"),
+        "an administrator lists the associations",
+        residual=NO_NETWORK_KEY,
+        guard="verify",
+    ),
+    Attack(
+        4,
+        "associate a Resolver forwarding rule for amazonaws.com with the landing-zone VPC",
+        P(
+            "attacker",
+            "route53resolver:AssociateResolverRule",
+            "arn:aws:route53resolver:{home}:{acc}:resolver-rule/rslvr-rr-0123456789abcdef",
+        ),
+        "(none)",
+        P("attacker", "route53resolver:ListResolverRuleAssociations", "*"),
+        "an administrator lists the associations",
+        residual=NO_NETWORK_KEY,
+        guard="verify",
+    ),
     # --- goal 4: by name: logs, buckets, functions ---------------------------------------------------------------
     Attack(
         4,
@@ -845,6 +987,23 @@ ATTACKS: tuple[Attack, ...] = (
         NAMED,
         P("deployer", "logs:AssociateKmsKey", _LOGS),
         "the CDK execution role",
+    ),
+    Attack(
+        4,
+        "attach a subscription filter to the invocation log group (a lasting change to it)",
+        P("attacker", "logs:PutSubscriptionFilter", _LOGS),
+        NAMED,
+        # reading is allowed (docs/THREAT_MODEL.md): an export task copies the logs out and changes nothing
+        P("attacker", "logs:CreateExportTask", _LOGS),
+        "an administrator exports the invocation logs to a bucket of its own (reading)",
+    ),
+    Attack(
+        4,
+        "attach a subscription filter to a tagged log group with a generated name",
+        P("attacker", "logs:PutSubscriptionFilter", _GENERATED_LOG_GROUP, context=_TAGGED),
+        TAGGED,
+        P("attacker", "logs:CreateExportTask", _GENERATED_LOG_GROUP, context=_TAGGED),
+        "an administrator exports the flow logs (reading)",
     ),
     Attack(
         4,
@@ -1210,6 +1369,23 @@ ATTACKS: tuple[Attack, ...] = (
     ),
     Attack(
         1,
+        "a model leg in home_region of an application profile sourced in a second compliant Region (nothing logs there)",
+        P("attacker", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: _APP_PROFILE_SECOND}),
+        PROFILE_SOURCES,
+        P("app_role", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: "{app_profile}"}),
+        "the same leg of the application profile sourced in home_region",
+        needs=("second",),
+    ),
+    Attack(
+        1,
+        "a model leg in home_region of an application profile sourced in a non-compliant Region",
+        P("attacker", "bedrock:InvokeModel", _fm("{home}"), "{home}", {PROFILE_KEY: _APP_PROFILE_OUTSIDE}),
+        PROFILE_SOURCES,
+        P("app_role", "bedrock:InvokeModelWithResponseStream", _fm("{home}"), "{home}", {PROFILE_KEY: "{app_profile}"}),
+        "the streaming leg of the application profile sourced in home_region",
+    ),
+    Attack(
+        1,
         "start a geographic profile from a second compliant Region",
         P("attacker", "bedrock:InvokeModel", "{geo_profile_second}", "{second}"),
         SOURCES,
@@ -1394,12 +1570,23 @@ ATTACKS: tuple[Attack, ...] = (
         P(
             "attacker",
             "organizations:DisablePolicyType",
-            "arn:aws:organizations::{acc}:root/o-a1b2c3d4e5/r-ab12",
+            _ROOT,
             "us-east-1",
+            {POLICY_TYPE_KEY: "SERVICE_CONTROL_POLICY"},
         ),
-        LEAVE,
-        P("attacker", "organizations:ListRoots", "*", "us-east-1"),
-        "list the roots",
+        POLICY_TYPES,
+        # a delegated administrator retires a policy type the landing zone does not use (issue 35, deliverable 3)
+        P("attacker", "organizations:DisablePolicyType", _ROOT, "us-east-1", {POLICY_TYPE_KEY: "TAG_POLICY"}),
+        "the delegated administrator disables the tag policy type it manages",
+    ),
+    Attack(
+        4,
+        "move a governed account out of a target OU, as a delegated administrator (out from under the SCPs)",
+        P("attacker", "organizations:MoveAccount", "{target_parent}", "us-east-1"),
+        MOVE_ACCOUNTS,
+        P("attacker", "organizations:MoveAccount", _OTHER_OU, "us-east-1"),
+        "the delegated administrator moves an account between two OUs the landing zone does not target",
+        needs=("targets",),
     ),
     Attack(
         4,
@@ -1828,6 +2015,17 @@ def _outside_da_profile(config: Any, acc: str) -> str:
     return f"arn:aws:bedrock:{config.home_region}:{acc}:data-automation-profile/{name}"
 
 
+def _target_parent(config: Any, acc: str) -> str | None:
+    """The ARN of the first of ``organization.target_ids`` as MoveAccount names it (an OU or root as a parent, a
+    directly targeted account as the account)."""
+    targets = config.organization.target_ids if config.organization else ()
+    if not targets:
+        return None
+    target = targets[0]
+    kind = "root" if target.startswith("r-") else "ou" if target.startswith("ou-") else "account"
+    return f"arn:aws:organizations::{acc}:{kind}/o-a1b2c3d4e5/{target}"
+
+
 def _values(plan: Plan) -> dict[str, str | None]:
     config = plan.config
     params = params_for(plan)
@@ -1861,6 +2059,11 @@ def _values(plan: Plan) -> dict[str, str | None]:
         # a role of the default CDK bootstrap, which any other stack in the account may use
         shared_bootstrap=f"{role}cdk-hnb659fds-cfn-exec-role-{acc}-{home}",
         outside_da_profile=_outside_da_profile(config, acc),
+        target_parent=_target_parent(config, acc),
+        vpc_id=config.network.vpc_id,
+        endpoint_subnet=(
+            f"arn:aws:ec2:{home}:{acc}:subnet/{config.network.subnet_ids[0]}" if config.network.subnet_ids else None
+        ),
         api_key_user=params.api_key_user,
         geo_profile_second=(
             f"arn:aws:bedrock:{params.second}:{acc}:inference-profile/{params.geo_profile_id}"
@@ -1928,6 +2131,8 @@ def attacks_for(plan: Plan, *, outside: bool = False) -> tuple[tuple[AttackCase,
         "stacksets": config.member_baseline.enabled,
         "deployers": bool(config.policy_guardrails.deployer_principal_arns),
         "second": params.second != params.home and params.second in config.compliant_regions,
+        "targets": bool(config.organization and config.organization.target_ids),
+        "imported_vpc": bool(config.network.vpc_id and config.network.subnet_ids),
     }
     g = config.policy_guardrails
     available.update(

@@ -38,6 +38,7 @@ ARNS: dict[str, tuple[str | None, str, str]] = {
     "AWS::KMS::Key": (None, "", "Tags"),
     "AWS::EC2::VPC": (None, "", "Tags"),
     "AWS::EC2::Subnet": (None, "", "Tags"),
+    "AWS::EC2::NetworkAcl": (None, "", "Tags"),
     "AWS::EC2::RouteTable": (None, "", "Tags"),
     "AWS::EC2::SecurityGroup": (None, "", "Tags"),
     "AWS::EC2::VPCEndpoint": (None, "", "Tags"),

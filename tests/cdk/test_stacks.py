@@ -47,7 +47,8 @@ def test_endpoint_policies_are_exactly_the_builder_output(default_lz):
             plan.routing,
             region="us-east-1",
             accounts=plan.config.account_ids,
-            organization_id=plan.config.organization.organization_id if plan.config.organization else None,
+            # network.endpoint_principals omitted: the governed accounts, never the whole organization
+            organization_id=None,
         )
         assert doc == expected, service
 
@@ -198,13 +199,20 @@ def test_stacks_target_the_configured_account_and_region(default_lz):
     assert default_lz.landing_zone.keys.termination_protection is True
 
 
-def test_organization_example_admits_the_organization(synth):
+def test_organization_example_admits_the_governed_accounts_not_the_organization(synth):
+    """An organization ID is given (for the member baseline, the Bedrock policy), but network.endpoint_principals is
+    omitted: the endpoints admit the governed accounts only (issue 35, deliverable 1)."""
     lz = synth(ROOT / "examples" / "eu-sovereign.yaml")
     t = lz.template("network")
     for ep in resources(t, "AWS::EC2::VPCEndpoint").values():
         for stmt in ep["Properties"]["PolicyDocument"]["Statement"]:
-            assert stmt["Condition"]["StringEquals"]["aws:PrincipalOrgID"] == "o-exampleorg1"
+            assert stmt["Condition"]["StringEquals"]["aws:PrincipalAccount"] == list(lz.plan.config.account_ids)
+            assert "aws:PrincipalOrgID" not in stmt["Condition"]["StringEquals"]
     t.resource_count_is("AWS::EC2::Subnet", 3)
+    # the endpoint subnets carry the explicit, tagged network ACL (not the untagged default one)
+    (acl,) = resources(t, "AWS::EC2::NetworkAcl").values()
+    assert {"Key": "landing-zone", "Value": lz.plan.config.name} in acl["Properties"]["Tags"]
+    t.resource_count_is("AWS::EC2::SubnetNetworkAclAssociation", 3)
 
 
 def test_imported_vpc_creates_no_vpc_but_endpoints_in_the_given_subnets(synth):

@@ -66,6 +66,9 @@ STUBBED_OPERATIONS = {
     "ce": {"get_anomaly_monitors", "get_anomaly_subscriptions", "list_cost_allocation_tags"},
     # moto keeps SERVICE_MANAGED stack sets but never resolves their OU targets to instances
     "cloudformation": {"list_stack_instances"},
+    # verify's network-path family (DNS Firewall associations, VPC Lattice resource gateways)
+    "route53resolver": {"list_firewall_rule_group_associations"},
+    "vpc-lattice": {"list_resource_gateways"},
 }
 MANAGEMENT_PROFILE = "management"
 
@@ -193,6 +196,8 @@ class MotoAccounts:
                 "budgets": _queue_budgets,
                 "ce": _queue_ce,
                 "cloudformation": _queue_cloudformation,
+                "route53resolver": _queue_route53resolver,
+                "vpc-lattice": _queue_vpc_lattice,
             }[service]
             queue(
                 OpStubbers(stubbers, fake.errors),
@@ -441,6 +446,31 @@ def _queue_cloudformation(
             {"Summaries": fake.stack_instances.get(name, [])},
             {"StackSetName": name, **({"CallAs": res.prop("CallAs")} if res.prop("CallAs") else {})},
         )
+
+
+def _vpc_count(assembly: Assembly, account: str) -> int:
+    """The VPCs verify's network-path family asks about: each created one, each imported one (by literal ID)."""
+    created = [r for r in assembly.resources("AWS::EC2::VPC") if r.stack.account in (None, account)]
+    literal = {
+        r.prop("VpcId")
+        for r in assembly.resources("AWS::EC2::VPCEndpoint")
+        if isinstance(r.prop("VpcId"), str) and r.stack.account in (None, account)
+    }
+    return len(created) + len(literal)
+
+
+def _queue_route53resolver(
+    stubber: OpStubbers, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+) -> None:
+    for _ in range(_vpc_count(assembly, account)):  # no DNS Firewall rule group associated (one call per VPC)
+        stubber.add_response("list_firewall_rule_group_associations", {"FirewallRuleGroupAssociations": []})
+
+
+def _queue_vpc_lattice(
+    stubber: OpStubbers, assembly: Assembly, fake: FakeServices, moto_client: Any, region: str, account: str
+) -> None:
+    for _ in range(_vpc_count(assembly, account)):  # no resource gateway anywhere (one call per VPC)
+        stubber.add_response("list_resource_gateways", {"items": []}, {})
 
 
 def _queue_ce(
@@ -754,6 +784,29 @@ def _iam_names(assembly: Assembly, values: _Values) -> None:
         values.atts[(res.path, "PolicyArn")] = values.refs[res.path]
 
 
+def _network_acls(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: dict) -> None:
+    """The endpoint subnets' network ACL and its associations (moto's CloudFormation skips the association)."""
+    for res in assembly.resources("AWS::EC2::NetworkAcl"):
+        acl = accounts.raw("ec2", res.stack.region).create_network_acl(
+            VpcId=values(res.prop("VpcId"), res.stack),
+            TagSpecifications=[{"ResourceType": "network-acl", "Tags": _tag_list(res.prop("Tags"))}],
+        )["NetworkAcl"]
+        values.refs[res.path] = ids[res.path] = acl["NetworkAclId"]
+    for res in assembly.resources("AWS::EC2::SubnetNetworkAclAssociation"):
+        ec2 = accounts.raw("ec2", res.stack.region)
+        subnet = values(res.prop("SubnetId"), res.stack)
+        current = ec2.describe_network_acls(Filters=[{"Name": "association.subnet-id", "Values": [subnet]}])
+        association = next(
+            a["NetworkAclAssociationId"]
+            for acl in current["NetworkAcls"]
+            for a in acl.get("Associations") or []
+            if a.get("SubnetId") == subnet
+        )
+        ec2.replace_network_acl_association(
+            AssociationId=association, NetworkAclId=values(res.prop("NetworkAclId"), res.stack)
+        )
+
+
 def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: dict) -> None:
     for res in assembly.resources("AWS::EC2::VPC"):
         ec2 = accounts.raw("ec2", res.stack.region)
@@ -776,6 +829,7 @@ def _network(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: d
             TagSpecifications=[{"ResourceType": "subnet", "Tags": _tag_list(res.prop("Tags"))}],
         )["Subnet"]
         values.refs[res.path] = ids[res.path] = subnet["SubnetId"]
+    _network_acls(assembly, accounts, values, ids)
     for res in assembly.resources("AWS::EC2::RouteTable"):
         table = accounts.raw("ec2", res.stack.region).create_route_table(
             VpcId=values(res.prop("VpcId"), res.stack),

@@ -73,6 +73,12 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "route-table",
         "vpc-internet-gateway",
         "vpc-endpoint-unexpected",
+        "dns-firewall-association",
+        "resolver-rule-association",
+        "private-hosted-zone",
+        "vpc-lattice",
+        "ram-shared-subnet",
+        "default-network-acl",
         "flow-log",
         "kms-key",
         "kms-rotation",
@@ -127,7 +133,8 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # management-logs key: kms-key, -rotation, -policy, -alias and its tags row (+5)
     # 256 since issue 33: 8 SCPs, one per concern (8 content rows), 7 attached to the 2 governed accounts and the
     # perimeter SCP to the OU (15 attachment rows), where 3 SCPs made 6 rows: +17
-    assert len(data["checks"]) == 256
+    # 262 since issue 35: the network-path family, one row per check for the one VPC (+6)
+    assert len(data["checks"]) == 262
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {
         f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
     }

@@ -41,15 +41,11 @@ REDUNDANT: dict[str, str] = {
     "drop DenyModelCallingServicesOutsideCompliantRegions": "P1 states bedrock, bedrock-mantle and "
     "bedrock-agentcore; the services that call models for a principal (Q, Lex, Connect...) are only sampled",
     "widen-regions DenyModelCallingServicesOutsideCompliantRegions": "as above",
-    "drop DenyInferenceStartedOutsideSourceRegions": "no property states the inference *source* Regions "
+    # the source-Region statements of direct calls and profiles are killed by P4 since DenyLegsOfProfilesSourcedElsewhere
+    # (issue 35, deliverable 6): batch and Mantle have no profile legs
+    "drop DenyBatchAndMantleOutsideSourceRegions": "no property states the inference *source* Regions "
     "(inference_source_regions); P1 states the compliant Regions, which the other statements already confine",
-    "wildcard DenyInferenceStartedOutsideSourceRegions": "as above",
-    "drop DenyDirectInferenceOutsideSourceRegions": "as above",
-    "widen-regions DenyDirectInferenceOutsideSourceRegions": "as above",
-    "drop DenyBatchAndMantleOutsideSourceRegions": "as above",
     "widen-regions DenyBatchAndMantleOutsideSourceRegions": "as above",
-    "drop DenyGlobalInferenceProfiles": "redundant for P2: DenyUnlistedModels names only the allowed "
-    "geographic profile, so a global profile is denied by it too (defence in depth, kept on purpose)",
     "drop DenyUnlistedModelSources": "custom-model sources (S3 training data, imported weights) are not a "
     "model resource type of P2",
     "drop DenyNonCompliantDataAutomation": "Data Automation profiles are not a model resource type of P2",
@@ -67,6 +63,13 @@ REDUNDANT: dict[str, str] = {
     "exempt-everyone DenyEventSourcesOnLandingZoneFunctions": "as above",
     "drop DenyGuardrailPolicyTypeChanges": "organizations: policy types are management-account settings, "
     "not in P3's inventory",
+    "drop DenyDisablingLandingZonePolicyTypes": "as above: the policy types the landing zone uses are "
+    "organization settings, not in P3's inventory (red-team: 'disable the SCP policy type on the root')",
+    "drop DenyMovingTargetsAccounts": "the organization's structure (which account sits under a target) is not in "
+    "P3's inventory (red-team: 'move a governed account out of a target OU')",
+    "drop DenyLegsOfProfilesSourcedElsewhere": "P1 states where inference is processed (every leg's Region is "
+    "compliant), not where it is logged; a leg naming a profile sourced outside inference_source_regions still "
+    "runs in a compliant Region (red-team: 'a model leg in home_region of an application profile sourced in ...')",
     # limited to the home Region: redundant wherever dropping the statement is (above), and
     "home-region-only DenyGlobalInferenceProfiles": "as its drop",
     "home-region-only DenyUnlistedModelSources": "as its drop",

@@ -28,6 +28,7 @@ INFERENCE_SIDS = [
     "DenyInferenceStartedOutsideSourceRegions",
     "DenyDirectInferenceOutsideSourceRegions",
     "DenyBatchAndMantleOutsideSourceRegions",
+    "DenyLegsOfProfilesSourcedElsewhere",
     "DenyGlobalInferenceProfiles",
     "DenyUnlistedModels",
     "DenyUnlistedModelSources",

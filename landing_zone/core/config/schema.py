@@ -433,6 +433,12 @@ class Network(_Strict):
     )
     az_count: int = Field(default=2, ge=2, le=6, description="Number of AZs when availability_zones is omitted.")
     endpoints: tuple[EndpointService, ...] = DEFAULT_ENDPOINTS
+    endpoint_principals: Literal["accounts", "organization"] = Field(
+        default="accounts",
+        description="Who the endpoint policies admit: the governed accounts (aws:PrincipalAccount listing "
+        "`accounts`), or the whole organization (aws:PrincipalOrgID = organization.organization_id; needs it). "
+        "Omitted: the governed accounts only.",
+    )
     flow_log_retention_days: RetentionDays = Field(
         default=365, description="One of the CloudWatch Logs retention periods."
     )
@@ -1629,6 +1635,25 @@ class LandingZoneConfig(_Strict):
                     f"alarmed; allowed: [{self.home_region}]",
                 )
 
+    def _endpoint_principal_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """network.endpoint_principals: organization admits aws:PrincipalOrgID, so it needs the organization's ID; the
+        member baseline's endpoints admit their own account only."""
+        if self.network.endpoint_principals != "organization":
+            return
+        key = ("network", "endpoint_principals")
+        if self.organization is None or not self.organization.organization_id:
+            yield (
+                key,
+                "organization",
+                "needs organization.organization_id (admitted by aws:PrincipalOrgID); allowed: accounts",
+            )
+        elif self.member_baseline.enabled:
+            yield (
+                key,
+                "organization",
+                "the member baseline's endpoints admit each member's own account only; allowed: accounts",
+            )
+
     def _organization_policy_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
         """content_guardrail.organization_policy: organization mode, the guardrail enabled, an organization ID (the
         resource-based policy's aws:PrincipalOrgID) and canary targets among organization.target_ids."""
@@ -1679,6 +1704,7 @@ class LandingZoneConfig(_Strict):
         yield from self._self_hosting_problems()
         yield from self._availability_zone_problems()
         yield from self._organization_policy_problems()
+        yield from self._endpoint_principal_problems()
         yield from self._anomaly_monitor_problems()
 
     def _anomaly_monitor_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:

@@ -36,6 +36,8 @@ from landing_zone.verify.checks.guardrails import check_guardrails
 from landing_zone.verify.checks.iam import check_iam
 from landing_zone.verify.checks.keys import check_keys
 from landing_zone.verify.checks.logging import check_invocation_logging, check_log_groups
+from landing_zone.verify.checks.netpath import CHECKS as NETWORK_PATH_CHECKS
+from landing_zone.verify.checks.netpath import check_network_path
 from landing_zone.verify.checks.network import check_network
 from landing_zone.verify.checks.organizations import SCP_TYPE, check_scps
 from landing_zone.verify.checks.profiles import check_profiles
@@ -88,6 +90,13 @@ CHECK_FAMILIES: tuple[Family, ...] = (
         ),
         "security-group rules exactly as synthesized, the default group empty, only synthesized routes, no internet "
         "or NAT gateway, no VPC endpoint the assembly does not define",
+    ),
+    Family(
+        "network-path",
+        check_network_path,
+        NETWORK_PATH_CHECKS,
+        "nothing reroutes or cuts off the endpoints where no SCP key reaches: DNS Firewall and Resolver rule "
+        "associations, shadowing private zones, VPC Lattice, RAM-shared subnets, subnets on the default network ACL",
     ),
     Family("flow-log", check_flow_logs, ("flow-log",), "the VPC flow log active, to the synthesized destination"),
     Family(

@@ -39,7 +39,7 @@ from landing_zone.verify.compare import Unresolved, unresolved_in
 from landing_zone.verify.live import ApiError
 from landing_zone.verify.report import CheckResult, summarize
 
-__all__ = ["check_network"]
+__all__ = ["check_network", "vpcs"]
 
 ALL_TRAFFIC = ("-1", None, None, "0.0.0.0/0")
 Rule = tuple[str, int | None, int | None, str]  # protocol, from port, to port, peer (CIDR, sg-, pl-)
@@ -51,7 +51,7 @@ def check_network(ctx: Context) -> list[CheckResult]:
         rows += _check_group(ctx, res)
     for res in ctx.resources("Custom::VpcRestrictDefaultSG"):
         rows += _check_default_group(ctx, res)
-    for vpc_id, vpc, region in _vpcs(ctx):
+    for vpc_id, vpc, region in vpcs(ctx):
         rows += _check_routes(ctx, vpc_id, vpc, region)
         if vpc is not None:
             rows += _check_gateways(ctx, vpc_id, vpc, region)
@@ -237,7 +237,7 @@ def _check_default_group(ctx: Context, res: Resource) -> list[CheckResult]:
 
 
 # -- VPCs: routes, gateways, endpoints -------------------------------------------------------------------------
-def _vpcs(ctx: Context) -> list[tuple[str, Resource | None, str]]:
+def vpcs(ctx: Context) -> list[tuple[str, Resource | None, str]]:
     """(VPC ID, its template resource or None when imported, Region): the VPCs the assembly creates, then those
     its endpoints are placed in by literal ID."""
     found: list[tuple[str, Resource | None, str]] = []
