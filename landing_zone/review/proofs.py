@@ -123,10 +123,12 @@ TAG_KEY = f"aws:ResourceTag/{g.LANDING_ZONE_TAG}"
 TAG_KEYS = "aws:TagKeys"
 # Service keys that, like the tags, say what the request asks for, so P4 holds them absent as the row states: the
 # service tier (a request that names none runs in the default tier and carries no key: API_runtime_ServiceTier.html)
-# and the data retention mode being set (data-retention.html).
+# and the data retention mode being set (data-retention.html); and the profile a leg belongs to (Bedrock sets
+# bedrock:InferenceProfileArn on the legs of a profile call only: a direct call carries none, a leg row fixes it).
 DESCRIBING_KEYS = frozenset(
     k.lower()
     for k in (
+        "bedrock:InferenceProfileArn",
         "bedrock:ServiceTier",
         "bedrock-mantle:ServiceTier",
         "bedrock:DataRetentionMode",
