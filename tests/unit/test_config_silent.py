@@ -346,6 +346,7 @@ def test_an_empty_list_that_means_none_is_accepted(plan_for):
 # Lists whose omission means "none" ([] means the same); every other list that says what omitting it means carries
 # rules.WhenOmitted or is optional (None when omitted), so [] cannot silently mean a default.
 EMPTY_MEANS_NONE = {
+    "cost.alert_subscriber_principal_arns",
     "cost.kill_switch_reset_principal_arns",
     "policy_guardrails.deployment_principal_arns",
     "policy_guardrails.deployer_principal_arns",

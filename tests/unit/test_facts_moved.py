@@ -175,5 +175,9 @@ def test_a_mode_written_through_one_endpoint_is_said_for_applications_on_the_oth
     (said,) = [w for w in on_mantle.warnings if "written through bedrock:PutAccountDataRetention only" in w]
     assert "applications workload call Mantle" in said and "the SCP denies setting it to another mode than none" in said
     assert not [w for w in plan_for(**eu_mantle).warnings if "PutAccountDataRetention only" in w]  # no mode
-    on_runtime = plan_for(organization=None, data_retention={"mode": "none"})  # us-east-1: a runtime path
+    # us-east-1 with no Mantle Project (mantle_projects defaults to auto, which gives the app one, hence a Mantle
+    # path): the runtime path only
+    on_runtime = plan_for(organization=None, data_retention={"mode": "none"}, access={"mantle_projects": False})
     assert not [w for w in on_runtime.warnings if "PutAccountDataRetention only" in w]
+    with_project = plan_for(organization=None, data_retention={"mode": "none"})
+    assert [w for w in with_project.warnings if "PutAccountDataRetention only" in w], "a project is a Mantle path"
