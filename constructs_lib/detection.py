@@ -73,7 +73,8 @@ def alert_template(landing_zone_name: str, rule: WatchedCalls) -> str:
 
 
 class DetectionRules(Construct):
-    """One rule per :class:`WatchedCalls` on the account's default bus, named ``<rule_name_prefix><id>``, each
+    """One rule per :class:`WatchedCalls` on the account's default bus, named by ``rule_names`` (by id: the plan's
+    names, cut to EventBridge's limit by :func:`landing_zone.core.naming.detection_rule_name`), each
     publishing its alert (input transformer) to ``topic``.  ``topic`` is taken by ARN: the alerts topic's policy
     (written by the cost stack from the plan) admits these rules; an L2 target would write a second topic policy."""
 
@@ -83,7 +84,7 @@ class DetectionRules(Construct):
         construct_id: str,
         *,
         landing_zone_name: str,
-        rule_name_prefix: str,
+        rule_names: Mapping[str, str],
         rules: Sequence[WatchedCalls],
         topic_arn: str,
     ) -> None:
@@ -93,7 +94,7 @@ class DetectionRules(Construct):
             self.rules[rule.id] = events.CfnRule(
                 self,
                 f"Rule-{rule.id}",
-                name=f"{rule_name_prefix}{rule.id}",
+                name=rule_names[rule.id],
                 description=rule.what[:512],
                 event_pattern=dict(rule.pattern),
                 state="ENABLED",
@@ -120,7 +121,7 @@ class EventForwarding(Construct):
         scope: Construct,
         construct_id: str,
         *,
-        rule_name_prefix: str,
+        rule_names: Mapping[str, str],
         rules: Sequence[WatchedCalls],
         target_bus_arn: str,
         role_name: str,
@@ -151,7 +152,7 @@ class EventForwarding(Construct):
             self.rules[rule.id] = events.CfnRule(
                 self,
                 f"Rule-{rule.id}",
-                name=f"{rule_name_prefix}{rule.id}",
+                name=rule_names[rule.id],
                 description=f"forward: {rule.what}"[:512],
                 event_pattern=dict(rule.pattern),
                 state="ENABLED",

@@ -35,7 +35,7 @@ class DetectionStack(LandingZoneStack):
             self,
             "Rules",
             landing_zone_name=name,
-            rule_name_prefix=naming.detection_rule_prefix(name),
+            rule_names=detection.rule_names,
             rules=detection.rules,
             topic_arn=topic.topic_arn,
         )
@@ -65,7 +65,7 @@ class DetectionForwardingStack(LandingZoneStack):
         self.forwarding = EventForwarding(
             self,
             "Forward",
-            rule_name_prefix=naming.detection_rule_prefix(cfg.name),
+            rule_names=detection.rule_names,
             rules=rules,
             target_bus_arn=f"arn:aws:events:{cfg.home_region}:{cfg.deployment_account}:event-bus/default",
             role_name=naming.detection_forwarder_role_name(cfg.name),

@@ -15,6 +15,7 @@ check measures the names with :data:`STACK_SUFFIX_SAMPLE` in its place.  The lan
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from landing_zone.core.markers import STACK_SUFFIX
@@ -308,8 +309,16 @@ def detection_rule_prefix(lz: str) -> str:
     return f"{lz}-detect-"
 
 
-def detection_rule_name(lz: str, rule_id: str) -> str:
-    return f"{detection_rule_prefix(lz)}{rule_id}"
+def detection_rule_name(lz: str, rule_id: str, max_length: int) -> str:
+    """'<lz>-detect-<rule id>', or, when that is longer than ``max_length`` (EventBridge's rule name limit, catalog
+    ``eventbridge_rule_name_max_length``), the id cut to fit and ended with 8 hex digits of its SHA-256, so two long
+    ids stay two names.  The prefix is kept whole: the alerts topic's policy admits the rules by it."""
+    prefix = detection_rule_prefix(lz)
+    room = max_length - len(prefix)
+    if len(rule_id) <= room or room < 10:  # too little room even for a digest: the plan's name check reports it
+        return f"{prefix}{rule_id}"
+    digest = hashlib.sha256(rule_id.encode()).hexdigest()[:8]
+    return f"{prefix}{rule_id[: room - 9].rstrip('-')}-{digest}"
 
 
 def detection_forwarder_role_name(lz: str) -> str:

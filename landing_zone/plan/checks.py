@@ -23,6 +23,7 @@ from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.cost.self_hosting import monthly_cost_line
 from landing_zone.errors import Described, PricingError, Problem
 from landing_zone.plan.model import Plan
+from landing_zone.plan.policies import detection_on
 
 __all__ = [
     "GeneratedName",
@@ -436,6 +437,22 @@ def _organization_and_self_hosting_names(config: LandingZoneConfig, n: _Names, s
                 n.add(naming.kubectl_role_name(lz, kind), "iam_role_name_max_length", "IAM role name")
 
 
+def _detection_names(config: LandingZoneConfig, n: _Names, rule_names: Sequence[str]) -> None:
+    """The detection stacks (``detection_on``), their forwarder role and policy, and each rule's name."""
+    if not detection_on(config):
+        return
+    lz = n.lz
+    parts = ["detection"] + (["detection-global"] if config.home_region != "us-east-1" else [])
+    parts += ["detection-management"] if config.organization is not None else []
+    for part in parts:
+        n.add(naming.stack_name(lz, part), "cfn_stack_name_max_length", "CloudFormation stack name")
+    if len(parts) > 1:
+        n.add(naming.detection_forwarder_role_name(lz), "iam_role_name_max_length", "IAM role name")
+        n.add(naming.detection_forwarder_role_name(lz), "iam_policy_name_max_length", "IAM policy name")
+    for rule_name in rule_names:
+        n.add(rule_name, "eventbridge_rule_name_max_length", "EventBridge rule name")
+
+
 def generated_names(
     config: LandingZoneConfig,
     applications: Sequence[ApplicationPlan],
@@ -443,9 +460,11 @@ def generated_names(
     scp_names: Sequence[str] = (),
     alarm_suffixes: Sequence[str] = (),
     dashboard_name: str | None = None,
+    detection_rule_names: Sequence[str] = (),
 ) -> list[GeneratedName]:
     """Every name the stacks set explicitly for this configuration, built by the functions the stacks call."""
     n = _Names(config.name)
+    _detection_names(config, n, detection_rule_names)
     _stack_and_network_names(config, n)
     _application_names(config, applications, n)
     _logging_and_automation_names(config, applications, n)
@@ -501,4 +520,5 @@ def plan_names(plan: Plan) -> list[GeneratedName]:
         scp_names=plan.policies.scp_set.names if plan.policies.scps is not None else (),
         alarm_suffixes=[a.name_suffix for a in (*plan.cost_alarms.alarms, *plan.quota_alarms.specs)],
         dashboard_name=plan.dashboard.name,
+        detection_rule_names=list(plan.policies.detection.rule_names.values()) if plan.policies.detection else (),
     )

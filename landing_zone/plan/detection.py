@@ -16,7 +16,7 @@ def detection_problems(
     config: LandingZoneConfig, detection: DetectionPolicies | None, catalog: Catalog
 ) -> list[Problem]:
     """``detection.enabled: true`` with the member baseline (its StackSet does not carry the rules), and more rules
-    with a wildcard filter than EventBridge allows on one bus (the denied-call rules, one per distinct pattern)."""
+    with a wildcard filter than EventBridge allows on one bus (the denied-call rules, one per set of event sources)."""
     problems = []
     if config.detection.enabled and config.member_baseline.enabled:
         problems.append(
@@ -36,7 +36,8 @@ def detection_problems(
                 Problem(
                     "detection.enabled",
                     True,
-                    f"the SCP statements give {wildcard} distinct denied-call rules, each with a wildcard filter, "
+                    f"the SCP statements give {wildcard} denied-call rules (one per set of event sources), each with a "
+                    "wildcard filter, "
                     f"and EventBridge allows {limit} such rules per event bus (catalog limit "
                     "eventbridge_wildcard_rules_per_bus, not adjustable); allowed here: false, or fewer statements",
                 )

@@ -136,6 +136,7 @@ class DetectionPolicies:
     single-account mode)."""
 
     rules: tuple[EventRule, ...]
+    rule_names: Mapping[str, str]  # by rule id: the EventBridge rule's name (naming.detection_rule_name)
     forwarder: Document
     home_bus_statement: Document | None
 
@@ -206,8 +207,11 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
             actions=["events:PutEvents"],
             resources=[home_bus],
         )
+    rules = event_rules(config, statements, PROTECTED_SERVICES)
+    limit = catalog.limit("eventbridge_rule_name_max_length")
     return DetectionPolicies(
-        rules=event_rules(config, statements, PROTECTED_SERVICES),
+        rules=rules,
+        rule_names={r.id: naming.detection_rule_name(config.name, r.id, limit) for r in rules},
         forwarder=forwarder,
         home_bus_statement=home_bus_statement,
     )

@@ -84,19 +84,20 @@ WATCHED_CHANGES: Mapping[tuple[str, str], tuple[str, ...]] = {
     ("kms", "key"): ("PutKeyPolicy", "ScheduleKeyDeletion", "DisableKey", "CreateGrant"),
     ("s3", "bucket"): ("PutBucketPolicy", "DeleteBucketPolicy", "PutBucketAcl", "PutBucketOwnershipControls"),
     ("organizations", "policy"): ("DetachPolicy", "UpdatePolicy", "DeletePolicy"),
+    ("ec2", "network-acl"): (
+        "CreateNetworkAclEntry",
+        "ReplaceNetworkAclEntry",
+        "DeleteNetworkAclEntry",
+        "ReplaceNetworkAclAssociation",
+        "DeleteNetworkAcl",
+    ),
+}
+# Why a watched class matters where the generic line ("a change that can weaken the landing zone") says too little.
+WATCH_REASONS: Mapping[tuple[str, str], str] = {
+    ("ec2", "network-acl"): "the subnets' network ACLs (the VPC's default ACL has no landing-zone tag)",
 }
 # Classes watched although the inventory holds no entry for them, each with why (prevention is elsewhere or nowhere).
 DETECTION_ONLY: Mapping[tuple[str, str], tuple[tuple[str, ...], str]] = {
-    ("ec2", "network-acl"): (
-        (
-            "CreateNetworkAclEntry",
-            "ReplaceNetworkAclEntry",
-            "DeleteNetworkAclEntry",
-            "ReplaceNetworkAclAssociation",
-            "DeleteNetworkAcl",
-        ),
-        "the subnets' network ACLs (the VPC's default ACL has no landing-zone tag)",
-    ),
     ("route53resolver", "association"): (
         (
             "AssociateFirewallRuleGroup",
@@ -107,7 +108,7 @@ DETECTION_ONLY: Mapping[tuple[str, str], tuple[tuple[str, ...], str]] = {
             "AssociateResolverQueryLogConfig",
             "DisassociateResolverQueryLogConfig",
         ),
-        "Resolver rules, DNS Firewall and query-log associations of the VPC: no condition key names the VPC",
+        "Resolver rules, DNS Firewall and query-log associations of the VPC",
     ),
     ("route53", "hostedzone"): (
         ("AssociateVPCWithHostedZone", "DisassociateVPCFromHostedZone"),
@@ -245,31 +246,21 @@ def _resource_rules(config: LandingZoneConfig, statements: Mapping[str, Mapping[
     """Changes to the protected resources (:data:`WATCHED_CHANGES`) and the detection-only classes."""
     tamper = tuple(s for s in ("DenyLandingZoneTampering", "DenyTaggedResourceTampering") if s in statements)
     rules = []
-    for (service, resource_type), names in sorted(WATCHED_CHANGES.items()):
+    watched = [*WATCHED_CHANGES.items(), *((k, names) for k, (names, _) in DETECTION_ONLY.items())]
+    reasons = {**WATCH_REASONS, **{k: why for k, (_, why) in DETECTION_ONLY.items()}}
+    for (service, resource_type), names in sorted(watched):
         placement: Placement = "management" if service == "organizations" else "workload"
         detail: dict[str, Any] = {}
         if (service, resource_type) == ("s3", "bucket"):  # the landing zone's buckets are recognised by name
             detail["requestParameters"] = {"bucketName": [{"prefix": f"{config.name}-"}]}
-        rules.append(
-            EventRule(
-                f"{service}-{resource_type}",
-                f"{service} {resource_type}: a change that can weaken the landing zone ({', '.join(names)})",
-                _calls([f"{service}:{n}" for n in names], **detail)[event_source(service)],
-                () if placement == "management" else tamper,
-                placement,
-            )
-        )
-    for (service, resource_type), (names, why) in sorted(DETECTION_ONLY.items()):
-        placement = "management" if service == "organizations" else "workload"
-        denied_by = tuple(
-            sorted({sid for n in names for sid in _denying(statements, f"{service}:{n}") if placement == "workload"})
-        )
+        naming = {sid for n in names for sid in _denying(statements, f"{service}:{n}")}
+        why = reasons.get((service, resource_type), "a change that can weaken the landing zone")
         rules.append(
             EventRule(
                 f"{service}-{resource_type}",
                 f"{service} {resource_type}: {why} ({', '.join(names)})",
-                _calls([f"{service}:{n}" for n in names])[event_source(service)],
-                denied_by,
+                _calls([f"{service}:{n}" for n in names], **detail)[event_source(service)],
+                () if placement == "management" else tuple(sorted({*tamper, *naming})),
                 placement,
             )
         )
@@ -303,26 +294,34 @@ def _every_action(stmt: Mapping[str, Any]) -> bool:
 
 
 def _denied_rules(statements: Sequence[Mapping[str, Any]], protected_services: Sequence[str]) -> list[EventRule]:
-    """One rule per distinct pattern of the SCP statements' denied calls, naming every statement that shares it."""
-    by_pattern: dict[str, tuple[dict[str, Any], list[str]]] = {}
+    """One rule per set of event sources of the SCP statements' denied calls, naming every statement it covers.
+
+    Statements with the same sources share a rule whose ``eventName`` filter is the union of theirs (none if one of
+    them has none): one rule per distinct pattern gave 31 rules for eu-sovereign, over EventBridge's 30 wildcard rules
+    per bus.  The union can match a call of those sources that another statement of the group (or an SCP not ours)
+    denied; the alert names the group's statements and carries the call, so the reader sees which one it was."""
+    groups: dict[tuple[str, ...], tuple[list[Any] | None, list[str]]] = {}
     for stmt in statements:
         if stmt.get("Effect") != "Deny":
             continue
+        sources = _statement_sources(stmt, protected_services)
+        names: list[Any] | None = list(_statement_names(stmt)) or None
+        if names is None and _every_action(stmt):  # Action "*" with a tag condition: its tagging calls
+            names = [{"wildcard": w} for w in TAGGING_EVENT_NAMES]
+        held, sids = groups.get(sources, ([], []))
+        merged = None if held is None or names is None else [*held, *(n for n in names if n not in held)]
+        groups[sources] = (merged, [*sids, str(stmt["Sid"])])
+    rules = []
+    for index, (sources, (names, sids)) in enumerate(groups.items(), start=1):
         detail: dict[str, Any] = {
             "errorCode": list(DENIED_ERROR_CODES),
             "errorMessage": [{"wildcard": SCP_DENY_MESSAGE}],
         }
-        if sources := _statement_sources(stmt, protected_services):
+        if sources:
             detail["eventSource"] = list(sources)
-        if names := _statement_names(stmt):
-            detail["eventName"] = list(names)
-        elif _every_action(stmt):  # Action "*" with a tag condition (DenyLandingZoneTagChanges): tagging calls
-            detail["eventName"] = [{"wildcard": w} for w in TAGGING_EVENT_NAMES]
+        if names:
+            detail["eventName"] = sorted(names, key=repr)
         pattern = {"detail-type": [CLOUDTRAIL_DETAIL_TYPE], "detail": dict(sorted(detail.items()))}
-        key = repr(pattern)
-        by_pattern.setdefault(key, (pattern, []))[1].append(str(stmt["Sid"]))
-    rules = []
-    for index, (pattern, sids) in enumerate(by_pattern.values(), start=1):
         rules.append(
             EventRule(
                 f"denied-{index}",
@@ -340,7 +339,7 @@ def event_rules(
     config: LandingZoneConfig, scp_statements: Sequence[Mapping[str, Any]], protected_services: Sequence[str]
 ) -> tuple[EventRule, ...]:
     """Every detection rule of the configuration: account settings, API keys, the protected resources and the
-    detection-only classes, and (with SCPs) one rule per distinct denied-call pattern of ``scp_statements``."""
+    detection-only classes, and (with SCPs) one rule per set of event sources of the denied calls of ``scp_statements``."""
     statements = _statement_index(scp_statements)
     rules = [*_setting_rules(statements), _api_key_rule(statements), *_resource_rules(config, statements)]
     rules += _denied_rules(scp_statements, protected_services)
