@@ -95,7 +95,9 @@ class StandInMantleProjectProvider(ResourceProvider[dict]):
         return model
 
     def create(self, request) -> ProgressEvent:
-        LOG.warning("STAND-IN %s %s: nothing created (no Mantle in the emulator)", self.TYPE, request.logical_resource_id)
+        LOG.warning(
+            "STAND-IN %s %s: nothing created (no Mantle in the emulator)", self.TYPE, request.logical_resource_id
+        )
         return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=self._model(request))
 
     def update(self, request) -> ProgressEvent:
