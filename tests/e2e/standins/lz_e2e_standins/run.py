@@ -8,7 +8,8 @@ provider answers first (entry points cannot override a built-in provider reliabl
 a name it happens to enumerate last):
 
 * stand-in (creates nothing, returns well-formed deterministic attributes whose IDs contain "standin"):
-  AWS::Bedrock::ApplicationInferenceProfile (no Bedrock here), AWS::Lambda::Function and AWS::Lambda::Permission
+  AWS::Bedrock::ApplicationInferenceProfile and AWS::BedrockMantle::Project (no Bedrock here),
+  AWS::Lambda::Function and AWS::Lambda::Permission
   (no Lambda can run here), Custom::BedrockInvocationLogging (its handler is a Lambda calling Bedrock)
 * stand-in that does the work in-process instead of the Lambda: Custom::VpcRestrictDefaultSG (CDK's handler
   removes every rule of the new VPC's default security group), Custom::CDKBucketDeployment (copies the member
@@ -406,7 +407,7 @@ def _providers() -> dict:
     from localstack.services.logs.resource_providers.aws_logs_loggroup import LogsLogGroupProvider
     from localstack.services.s3.resource_providers.aws_s3_bucket import S3BucketProvider
 
-    from lz_e2e_standins import StandInApplicationInferenceProfileProvider, stacksets
+    from lz_e2e_standins import StandInApplicationInferenceProfileProvider, StandInMantleProjectProvider, stacksets
 
     FaithfulSecurityGroupProvider = _faithful_security_group_provider(OperationStatus, EC2SecurityGroupProvider)
     FaithfulLogGroupProvider = _faithful_log_group_provider(OperationStatus, ProgressEvent, LogsLogGroupProvider)
@@ -426,6 +427,7 @@ def _providers() -> dict:
 
     providers = {
         "AWS::Bedrock::ApplicationInferenceProfile": StandInApplicationInferenceProfileProvider,
+        "AWS::BedrockMantle::Project": StandInMantleProjectProvider,
         "AWS::Lambda::Function": StandInLambdaFunctionProvider,
         "AWS::Lambda::Permission": StandInLambdaPermissionProvider,
         "Custom::VpcRestrictDefaultSG": RestrictDefaultSecurityGroupProvider,
