@@ -5,7 +5,8 @@ that survives is reported as *redundant* with respect to P1-P4 and P6: it guards
 
 Mutation operators (each on one Deny statement of the guardrails):
 
-* ``drop`` — the statement removed;
+* ``drop`` — the statement removed (the policy detached when it was its only statement: a policy document has at
+  least one statement, and the one-SCP-per-concern layout makes one-statement SCPs);
 * ``widen-regions`` — a Region outside the compliant set added to the Region list of its
   ``StringNotEquals``/``...IfExists`` test on ``aws:RequestedRegion``;
 * ``exempt-everyone`` — ``arn:aws:iam::*:role/*`` added to its ``ArnNotLike``/``StringNotLike`` exemption list on
@@ -54,9 +55,16 @@ class Mutant:
     policy: str
     sid: str
     operator: str
-    document: Mapping[str, Any]  # the mutated policy document
+    document: Mapping[str, Any] | None  # the mutated policy document; None: the policy detached (its only statement)
     before: ParsedStatement
     after: ParsedStatement | None
+
+    def applied(self, guard: Guard) -> Guard:
+        """``guard`` with this mutant in place of the original policy (without the policy when it is detached)."""
+        if self.document is not None:
+            return guard.replaced(self.policy, self.document)
+        levels = tuple(tuple((n, d) for n, d in level if n != self.policy) for level in guard.levels)
+        return Guard(guard.name, guard.mode, levels)
 
     @property
     def label(self) -> str:
@@ -147,8 +155,8 @@ def mutants(guard: Guard, compliant: Sequence[str], home: str | None = None) -> 
                     del statements[index]
                 else:
                     statements[index] = new
-                mutated = {**document, "Statement": statements}
-                after = None if new is None else policy_statements(name, mutated)[index]
+                mutated = {**document, "Statement": statements} if statements else None
+                after = None if new is None or mutated is None else policy_statements(name, mutated)[index]
                 out.append(Mutant(name, str(stmt.get("Sid", index)), operator, mutated, before, after))
     return out
 
@@ -169,7 +177,7 @@ def run_mutations(
     for mutant in mutants(inputs.guardrails, sorted(config.compliant_regions), config.home_region):
         if only and not any(o in mutant.label for o in only):
             continue
-        guard = inputs.guardrails.replaced(mutant.policy, mutant.document)
+        guard = mutant.applied(inputs.guardrails)
         mutated = ProofInputs(
             inputs.plan, inputs.source, inputs.assembly, guard, inputs.boundary, inputs.invokers, inputs.endpoints
         )

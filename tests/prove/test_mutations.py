@@ -130,7 +130,7 @@ def test_a_model_deny_limited_to_the_home_region_fails_p2(organization: Any) -> 
         for m in mutants(inputs.guardrails, sorted(config.compliant_regions), config.home_region)
         if m.operator == "home-region-only" and m.sid == "DenyUnlistedModels"
     ]
-    guard = inputs.guardrails.replaced(mutant.policy, mutant.document)
+    guard = mutant.applied(inputs.guardrails)
     (p2,) = prove_all(replace(inputs, guardrails=guard), properties=["P2"], timeout_ms=10_000).properties
     assert p2.status == "fails"
     counterexample = p2.counterexamples[0].result
