@@ -1,6 +1,7 @@
 """Mutation testing of the prover (issue 22): weaken or widen one statement of the synthesized guardrails at a time
 and ask the prover again.  A mutant that changes what a property says must be *killed* (a counterexample); one
-that survives is reported as *redundant* with respect to P1-P4 and P6: it guards what no property states
+that survives is reported as *redundant* with respect to P1-P4, P6 and PO1-PO3 (the perimeter SCP's properties):
+it guards what no property states
 (the report names it, so that a reviewer sees which guarantees rest on samples only).
 
 Mutation operators (each on one Deny statement of the guardrails):
@@ -44,9 +45,11 @@ from landing_zone.review.proofs import (
     symbolic_request,
 )
 
-__all__ = ["Mutant", "MutantResult", "mutation_table", "mutants", "run_mutations"]
+__all__ = ["MUTATION_PROPERTIES", "Mutant", "MutantResult", "mutation_table", "mutants", "run_mutations"]
 
 OUTSIDE_REGIONS = ("sa-east-1", "ap-southeast-2", "af-south-1")
+# What a mutant of the SCPs may break: P5 is about the invoker chain, not the SCPs; PO1-PO3 state the perimeter SCP.
+MUTATION_PROPERTIES = ("P1", "P2", "P3", "P4", "P6", "PO1", "PO2", "PO3")
 EVERYONE = "arn:aws:iam::*:role/*"
 
 
@@ -164,7 +167,7 @@ def mutants(guard: Guard, compliant: Sequence[str], home: str | None = None) -> 
 def run_mutations(
     inputs: ProofInputs,
     *,
-    properties: Sequence[str] = ("P1", "P2", "P3", "P4", "P6"),
+    properties: Sequence[str] = MUTATION_PROPERTIES,
     timeout_ms: int = 10_000,
     only: Sequence[str] | None = None,
 ) -> list[MutantResult]:
@@ -211,7 +214,7 @@ def run_mutations(
 
 
 def mutation_table(
-    inputs: ProofInputs, *, properties: Sequence[str] = ("P1", "P2", "P3", "P4", "P6"), timeout_ms: int = 10_000
+    inputs: ProofInputs, *, properties: Sequence[str] = MUTATION_PROPERTIES, timeout_ms: int = 10_000
 ) -> list[dict[str, Any]]:
     """:func:`run_mutations` as dictionaries, kept in ``$LZ_PROOF_CACHE`` when it is set (keyed like the proofs)."""
     cache = cache_path(inputs, timeout_ms, properties, kind="mutations")
