@@ -204,6 +204,7 @@ class HomeBusAccess(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, statement: Mapping[str, Any]) -> None:
         super().__init__(scope, construct_id)
         body = {k: v for k, v in statement.items() if k != "Sid"}
+        # the bus named, although CloudFormation defaults to the account's default bus: explicit in the template
         self.policy = events.CfnEventBusPolicy(
-            self, "Policy", statement_id=str(statement.get("Sid", "forward")), statement=body
+            self, "Policy", event_bus_name="default", statement_id=str(statement.get("Sid", "forward")), statement=body
         )

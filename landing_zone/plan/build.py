@@ -39,7 +39,7 @@ from landing_zone.plan.checks import (
     self_hosting_problems,
     service_tier_problems,
 )
-from landing_zone.plan.detection import detection_problems
+from landing_zone.plan.detection import detection_problems, legacy_alarm_names
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import PolicySet, build_policies, scp_set
@@ -253,6 +253,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
         (),
         alarm_suffixes=[a.name_suffix for a in (*cost_alarms.alarms, *quota_alarms.specs)],
         dashboard_name=dashboard.name,
+        legacy_alarm_names=list(legacy_alarm_names(config, routing).values()),
     )
     if problems := name_problems([n for n in late_names if n.limit in _LATE_NAME_LIMITS], catalog):
         raise ConfigError(problems, origin=origin)

@@ -22,6 +22,7 @@ from landing_zone.core.routing import RoutingDecision
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.cost.self_hosting import monthly_cost_line
 from landing_zone.errors import Described, PricingError, Problem
+from landing_zone.plan.detection import legacy_alarm_names
 from landing_zone.plan.model import Plan
 from landing_zone.plan.policies import detection_on
 
@@ -437,8 +438,11 @@ def _organization_and_self_hosting_names(config: LandingZoneConfig, n: _Names, s
                 n.add(naming.kubectl_role_name(lz, kind), "iam_role_name_max_length", "IAM role name")
 
 
-def _detection_names(config: LandingZoneConfig, n: _Names, rule_names: Sequence[str]) -> None:
-    """The detection stacks (``detection_on``), their forwarder role and policy, and each rule's name."""
+def _detection_names(
+    config: LandingZoneConfig, n: _Names, rule_names: Sequence[str], alarm_names: Sequence[str]
+) -> None:
+    """The detection stacks (``detection_on``), their forwarder role and policy, each rule's name and the
+    legacy-model alarms'."""
     if not detection_on(config):
         return
     lz = n.lz
@@ -451,6 +455,8 @@ def _detection_names(config: LandingZoneConfig, n: _Names, rule_names: Sequence[
         n.add(naming.detection_forwarder_role_name(lz), "iam_policy_name_max_length", "IAM policy name")
     for rule_name in rule_names:
         n.add(rule_name, "eventbridge_rule_name_max_length", "EventBridge rule name")
+    for alarm in alarm_names:
+        n.add(alarm, "cloudwatch_alarm_name_max_length", "CloudWatch alarm name")
 
 
 def generated_names(
@@ -461,10 +467,11 @@ def generated_names(
     alarm_suffixes: Sequence[str] = (),
     dashboard_name: str | None = None,
     detection_rule_names: Sequence[str] = (),
+    legacy_alarm_names: Sequence[str] = (),
 ) -> list[GeneratedName]:
     """Every name the stacks set explicitly for this configuration, built by the functions the stacks call."""
     n = _Names(config.name)
-    _detection_names(config, n, detection_rule_names)
+    _detection_names(config, n, detection_rule_names, legacy_alarm_names)
     _stack_and_network_names(config, n)
     _application_names(config, applications, n)
     _logging_and_automation_names(config, applications, n)
@@ -521,4 +528,5 @@ def plan_names(plan: Plan) -> list[GeneratedName]:
         alarm_suffixes=[a.name_suffix for a in (*plan.cost_alarms.alarms, *plan.quota_alarms.specs)],
         dashboard_name=plan.dashboard.name,
         detection_rule_names=list(plan.policies.detection.rule_names.values()) if plan.policies.detection else (),
+        legacy_alarm_names=list(legacy_alarm_names(config, plan.routing).values()),
     )

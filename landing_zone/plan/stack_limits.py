@@ -33,6 +33,7 @@ synths of 1, 10 and 50 applications and of every example):
                 every application profile is a source)
                 + per application with ``cost.per_application_budgets``: 1 budget + 1 budget action (kill switch on)
                 + 1 spend alarm per Mantle Project (on its Project series)
+    outputs   = 5 + 1 export of the alerts topic's ARN (the detection stack's rules alert it; detection on)
 the member-baseline StackSet template
     resources = 4 keys + network (new VPC: 9 + 3 per AZ + 1 per endpoint; imported: 5 + 1 per endpoint)
                 + access and cost as above (no alert e-mails) + 3 optional e-mail subscriptions
@@ -50,6 +51,7 @@ from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.cost.alarms import CostAlarmPlan
 from landing_zone.errors import Described, Problem
+from landing_zone.plan.policies import detection_on
 
 __all__ = ["TemplateFootprint", "stack_limit_problems", "template_footprints"]
 
@@ -79,6 +81,8 @@ KEYS_RESOURCES = 4
 NEW_VPC_RESOURCES, PER_AZ_RESOURCES, IMPORTED_VPC_RESOURCES = 13, 4, 5
 MEMBER_EMAIL_SUBSCRIPTIONS = 3
 MEMBER_COST_OUTPUTS = 3
+COST_OUTPUTS = 5
+DETECTION_TOPIC_EXPORT = 1
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,7 @@ def template_footprints(
             TemplateFootprint(
                 f"{cfg.name}-cost",
                 cost_fixed + len(cfg.cost.alert_emails) + len(cfg.cost.alert_recipients),
-                5,
+                COST_OUTPUTS + (DETECTION_TOPIC_EXPORT if detection_on(cfg) else 0),
                 alarms_per_app + per_app_budget + per_project,
                 0,
             ),

@@ -512,6 +512,8 @@ class Resolver:
             return arn.rsplit(":", 1)[-1] if isinstance(arn, str) else arn
         if kind == ("AWS::Bedrock::ApplicationInferenceProfile", "InferenceProfileArn"):
             return self.application_profile_arn(res)
+        if res.type == "AWS::BedrockMantle::Project" and attr in ("Arn", "Id"):
+            return self.mantle_project(res, attr)
         if kind == ("AWS::Logs::LogGroup", "Arn"):
             name = self.physical_id(res)
             return (
@@ -692,6 +694,19 @@ class Resolver:
             return Unresolved(f"{res.path}: no application inference profile named {name!r}")
         self.notes.setdefault(res.path, f"ListInferenceProfiles by name {name}")
         return str(match["inferenceProfileArn"])
+
+    def mantle_project(self, res: Resource, attr: str) -> str | Unresolved:
+        """A Mantle Project's ``Arn`` or ``Id`` (``arn:...:bedrock-mantle:<region>:<account>:project/<Id>``): the
+        physical ID its stack records is the ARN (``Ref``, as CDK's ``projectRef`` reads it), else a stack output of
+        ``Fn::GetAtt <project>.<attr>``; the SDK has no Mantle client to list projects by name."""
+        arn = self.cloudformation_physical_id(res)
+        if isinstance(arn, str) and ":project/" in arn:
+            return arn if attr == "Arn" else arn.rsplit("/", 1)[-1]
+        output = self.output_value(res, attr)
+        if isinstance(output, str):
+            return output
+        recorded = arn.why if isinstance(arn, Unresolved) else f"its stack records {arn!r}, not a project ARN"
+        return Unresolved(f"{recorded}; {output.why}")
 
     # -- physical names ---------------------------------------------------------------------------------
     def physical_id(self, res: Resource) -> str | Unresolved:

@@ -131,8 +131,11 @@ def test_make_synth_with_the_cdk_cli_writes_the_cloud_assembly(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     manifest = json.loads((out / "manifest.json").read_text())
     stacks = {k for k, v in manifest["artifacts"].items() if v["type"] == "aws:cloudformation:stack"}
-    assert stacks == {"kimi-lz-keys", "kimi-lz-network", "kimi-lz-access", "kimi-lz-cost", "kimi-lz-guardrails"}
-    assert "synthesized 5 stack template(s)" in result.stdout
+    # cdk.json's default has an organization block and home_region us-east-1: detection in the deployment account
+    # and the management account's, no -detection-global (docs/CONFIG.md, detection.enabled)
+    workload = {"kimi-lz-keys", "kimi-lz-network", "kimi-lz-access", "kimi-lz-cost", "kimi-lz-detection"}
+    assert stacks == workload | {"kimi-lz-guardrails", "kimi-lz-detection-management"}
+    assert "synthesized 7 stack template(s)" in result.stdout
     # the CDK CLI's own line names the scratch folder that was just moved: the recipe drops it
     lines = (result.stdout + result.stderr).splitlines()
     assert not [line for line in lines if line.startswith(("Successfully synthesized to", "Supply a stack id"))]

@@ -18,6 +18,7 @@ MISSING = "{tmp}/missing.yaml"
 UNDER_A_FILE = "{tmp}/a-file/out"  # its parent is a regular file: nothing can be created there
 ASSEMBLY = "{tmp}/assembly"  # a directory with a manifest.json: passes the flag check
 SIMULATE = ["simulate", "--action", "bedrock:InvokeModel", "--resource", "*"]
+REVIEW = ["review", "--assembly", ASSEMBLY, "--out", "{tmp}/r"]
 
 # (command path, flag) -> the command line that gives that flag a bad value
 CASES: dict[tuple[str, str], list[str]] = {
@@ -50,6 +51,8 @@ CASES: dict[tuple[str, str], list[str]] = {
     ("review", "--out"): ["review", "--assembly", ASSEMBLY, "--out", UNDER_A_FILE],
     # the outside look's input: a --baseline that is a directory but no assembly was reported as --assembly
     ("review", "--baseline"): ["review", "--assembly", ASSEMBLY, "--out", "{tmp}/r", "--baseline", "{tmp}"],
+    ("review", "--acknowledge"): [*REVIEW, "--baseline", ASSEMBLY, "--acknowledge", MISSING],
+    ("review", "--profile"): [*REVIEW, "--access-analyzer", "--profile", "no-such-profile"],
     ("review", "--proof-timeout"): ["review", "--assembly", ASSEMBLY, "--out", "{tmp}/r", "--proof-timeout", "0"],
     ("review", "--checkov-skips"): ["review", "--assembly", ASSEMBLY, "--out", "{tmp}/r", "--checkov-skips", MISSING],
     ("verify", "--assembly"): ["verify", "--assembly", "{tmp}"],
@@ -65,6 +68,7 @@ CASES: dict[tuple[str, str], list[str]] = {
     ("replacements", "--new"): ["replacements", "--old", "{tmp}/none", "--new", "{tmp}"],
     ("replacements", "--old"): ["replacements", "--old", "{tmp}/a-file", "--new", ASSEMBLY],
     ("replacements", "--accept"): ["replacements", "--old", "{tmp}/none", "--new", ASSEMBLY, "--accept", "no-slash"],
+    ("actiondb refresh", "--source"): ["actiondb", "refresh", "--source", "{tmp}"],  # not a copy of iam-data
     ("preflight", "--profile"): ["preflight", "--profile", "no-such-profile"],
     ("preflight", "--management-profile"): ["preflight", "--management-profile", "no-such-profile"],
     ("preflight", "--account-profile"): ["preflight", "--account-profile", "no-equals-sign"],

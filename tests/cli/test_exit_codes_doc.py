@@ -7,6 +7,7 @@ or a named test elsewhere that already asserts it). A cell `—` says never: no 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,9 @@ from typing import Any
 
 import pytest
 
+from landing_zone.actiondb.source import DATA_FILE
 from landing_zone.cli import build_parser, main
+from landing_zone.core.catalog.action_space import ACTION_SPACE_FILE
 from tests.cli.test_cli import lz
 from tests.conftest import FIXTURES, ROOT
 
@@ -64,7 +67,7 @@ def _prove(all_hold: bool) -> Callable[[pytest.MonkeyPatch], int]:
         import landing_zone.cli.prove as prove
         import landing_zone.review.proofs as proofs  # what `prove` loads when it runs
 
-        report = SimpleNamespace(all_hold=all_hold, text=lambda: "", as_dict=dict)
+        report = SimpleNamespace(all_hold=all_hold, text=lambda every_obligation=False: "", as_dict=dict)
         monkeypatch.setattr(prove, "plan_for_assembly", lambda args, path: None)
         monkeypatch.setattr(proofs, "inputs_from_assembly", lambda path, plan: None)
         monkeypatch.setattr(proofs, "prove_all", lambda inputs, **kw: report)
@@ -74,6 +77,19 @@ def _prove(all_hold: bool) -> Callable[[pytest.MonkeyPatch], int]:
         return main(["prove", "--assembly", str(assembly)])
 
     return run
+
+
+def _actiondb_check_finds_a_stale_snapshot(monkeypatch: pytest.MonkeyPatch) -> int:
+    """`actiondb refresh --check` against a source whose data differs from the committed snapshot: exit 1, and the
+    committed files are left as they were."""
+    before = DATA_FILE.read_bytes(), ACTION_SPACE_FILE.read_bytes()
+    source = Path("iam-data")  # iam-data's layout with one service: not what the committed snapshot holds
+    (source / "data" / "actions").mkdir(parents=True)
+    (source / "package.json").write_text(json.dumps({"version": "0.0.1", "updatedAt": "2020-01-01T00:00:00Z"}))
+    (source / "data" / "actions" / "bedrock.json").write_text(json.dumps({"x": {"name": "X", "accessLevel": "Read"}}))
+    code = main(["actiondb", "refresh", "--check", "--source", str(source)])
+    assert (DATA_FILE.read_bytes(), ACTION_SPACE_FILE.read_bytes()) == before
+    return code
 
 
 ALLOWED_LEG = [
@@ -106,6 +122,9 @@ SCENARIOS: dict[tuple[str, int], Scenario] = {
     ("prove", 0): _prove(True),
     ("prove", 1): _prove(False),
     ("prove", 2): ["prove", "--assembly", "/nonexistent-assembly"],
+    ("actiondb", 0): ["actiondb", "show"],
+    ("actiondb", 1): _actiondb_check_finds_a_stale_snapshot,
+    ("actiondb", 2): ["actiondb", "refresh", "--source", "/nonexistent-iam-data"],
     ("cost", 0): ["cost", "--config", EU],
     ("cost", 2): ["cost", "--requests-per-day", "1e30"],
     ("breakeven", 0): ["breakeven", "--tokens-per-second", "516"],

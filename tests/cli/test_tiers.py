@@ -54,19 +54,27 @@ RUNTIME_RUNS: dict[tuple[str, ...], list[list[str]]] = {
     ("threat-model",): [["threat-model", "--config", US_ORG]],
     ("cost",): [["cost"]],
     ("breakeven",): [["breakeven"]],
+    ("actiondb", "show"): [["actiondb", "show"]],
+    ("actiondb", "refresh"): [["actiondb", "refresh", "--check"]],  # reads node_modules (npm ci), writes nothing
 }
 # What a tier command needs on its command line to get past argparse (its tier is checked after parsing).
 REQUIRED_FLAGS: dict[tuple[str, ...], list[str]] = {("discover",): ["--regions", "eu-central-1"]}
 
 
 def commands() -> dict[tuple[str, ...], argparse.ArgumentParser]:
-    """Every command of the parser, sub-commands (``cost actual``) included, with its own parser."""
+    """Every command of the parser that runs something, sub-commands (``cost actual``) included, with its own parser.
+
+    A group that only chooses a sub-command (``actiondb``: no function of its own, its sub-command required) is not
+    one: its sub-commands are (``actiondb show``, ``actiondb refresh``)."""
 
     def walk(parser: argparse.ArgumentParser, path: tuple[str, ...]):
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction):
                 for name, sub in action.choices.items():
-                    yield (*path, name), sub
+                    if sub.get_default("func") is not None:
+                        yield (*path, name), sub
+                    else:  # a group: argparse refuses it without its sub-command (exit 2), nothing else runs
+                        assert any(isinstance(a, argparse._SubParsersAction) and a.required for a in sub._actions)
                     yield from walk(sub, (*path, name))
 
     return dict(walk(build_parser(), ()))

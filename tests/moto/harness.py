@@ -44,6 +44,7 @@ from landing_zone.assembly import Assembly, Resource, Stack
 from landing_zone.verify.checks.stacks import synthesized_termination_protection
 
 PROFILE_TYPE = "AWS::Bedrock::ApplicationInferenceProfile"
+MANTLE_PROJECT_TYPE = "AWS::BedrockMantle::Project"
 GUARDRAIL_TYPE = "AWS::Bedrock::Guardrail"
 GUARDRAIL_VERSION_TYPE = "AWS::Bedrock::GuardrailVersion"
 ENFORCEMENT_TYPE = "AWS::Bedrock::EnforcedGuardrailConfiguration"
@@ -685,6 +686,7 @@ def _deploy_intent(
     _log_groups(assembly, accounts, values, ids)
     _topics(assembly, accounts, values)
     _profiles(assembly, plan, values, fake)
+    _mantle_projects(assembly, values, ids)
     _cloudformation_stacks(assembly, accounts, values, ids)
     _iam(assembly, accounts, values)
     _bucket_settings(assembly, accounts, values)
@@ -1002,6 +1004,7 @@ RECORDED_TYPES = (
     "AWS::EC2::RouteTable",
     "AWS::EC2::SecurityGroup",
     "AWS::EC2::VPCEndpoint",
+    MANTLE_PROJECT_TYPE,
 )
 
 
@@ -1447,6 +1450,18 @@ def _profiles(assembly: Assembly, plan: Any, values: _Values, fake: FakeServices
             }
         )
         values.atts[(res.path, "InferenceProfileArn")] = arn
+
+
+def _mantle_projects(assembly: Assembly, values: _Values, ids: dict) -> None:
+    """``AWS::BedrockMantle::Project`` (no moto service): the ID Mantle draws (``proj_<alphanumerics>``, the
+    projectId pattern of the Bedrock API reference) and the ARN the invoker policy and the alarm dimensions name;
+    the ARN is the project's physical ID in its stack's record (``Ref``)."""
+    for res in assembly.resources(MANTLE_PROJECT_TYPE):
+        project_id = f"proj_{uuid.uuid4().hex[:16]}"
+        arn = f"arn:aws:bedrock-mantle:{res.stack.region}:{values.account_of(res.stack)}:project/{project_id}"
+        ids[res.path] = values.refs[res.path] = arn  # its physical ID, as its stack records it
+        values.atts[(res.path, "Arn")] = arn
+        values.atts[(res.path, "Id")] = project_id
 
 
 def model_arns(copy_from: str, catalog: Any) -> list[str]:

@@ -5,9 +5,10 @@ What is stripped, and why (asserted below, so a new resource type moto lacks mus
 * resource types moto 5.2.5's CloudFormation does not implement (it would skip them silently):
   ``AWS::Bedrock::*`` (application inference profiles, guardrail, guardrail version, enforced guardrail),
   ``AWS::Budgets::Budget`` / ``BudgetsAction``, ``AWS::CE::AnomalyMonitor`` / ``AnomalySubscription``,
-  ``AWS::CloudWatch::Alarm``, ``AWS::Organizations::Policy``, ``AWS::S3::BucketPolicy``,
-  ``AWS::SNS::Subscription``, ``AWS::SNS::TopicPolicy`` — verify covers them against deploy_intent's state
-  (moto APIs or Stubbers) instead;
+  ``AWS::CloudWatch::Alarm``, ``AWS::EC2::NetworkAcl`` / ``NetworkAclEntry`` / ``SubnetNetworkAclAssociation``
+  (the endpoint subnets' tagged ACL: moto's EC2 API has them, its CloudFormation model map does not),
+  ``AWS::Organizations::Policy``, ``AWS::S3::BucketPolicy``, ``AWS::SNS::Subscription``, ``AWS::SNS::TopicPolicy``
+  — verify covers them against deploy_intent's state (moto APIs or Stubbers) instead;
 * ``Custom::*`` custom resources and ``AWS::Lambda::Function``: their code is a CDK asset in the bootstrap
   bucket, which this test does not publish (the handlers are tested on their own in tests/handlers);
 * everything that references a stripped resource (Ref/GetAtt/DependsOn/Outputs), transitively;
@@ -45,6 +46,9 @@ NOT_IN_MOTO_CLOUDFORMATION = {
     "AWS::CE::AnomalyMonitor",
     "AWS::CE::AnomalySubscription",
     "AWS::CloudWatch::Alarm",
+    "AWS::EC2::NetworkAcl",
+    "AWS::EC2::NetworkAclEntry",
+    "AWS::EC2::SubnetNetworkAclAssociation",
     "AWS::Organizations::Policy",
     "AWS::S3::BucketPolicy",
     "AWS::SNS::Subscription",

@@ -81,3 +81,40 @@ def test_a_deployment_into_a_mock_that_holds_state_makes_its_calls(eu, monkeypat
         assert moto_state.deploy_once(deploy, assembly, eu.plan, None, None) == "deployed"
         assert moto_state.deploy_once(deploy, assembly, eu.plan, None, None) == "deployed"
     assert made == ["calls", "calls"] and not moto_state._KEPT
+
+
+def _next_automatic_addresses(state: Deployed) -> dict[str, str]:
+    """Per subnet of the deployment (by CIDR): the address a Resolver endpoint created without one gets there (the
+    service picks it, in AWS as in moto)."""
+    ec2, resolver = state.client("ec2"), state.client("route53resolver")
+    subnets = {s["SubnetId"]: s["CidrBlock"] for s in ec2.describe_subnets()["Subnets"] if not s["DefaultForAz"]}
+    vpc = next(s["VpcId"] for s in ec2.describe_subnets(SubnetIds=[next(iter(subnets))])["Subnets"])
+    group = ec2.create_security_group(GroupName="probe", Description="probe", VpcId=vpc)["GroupId"]
+    endpoint = resolver.create_resolver_endpoint(
+        CreatorRequestId="probe",
+        SecurityGroupIds=[group],
+        Direction="OUTBOUND",
+        IpAddresses=[{"SubnetId": s} for s in subnets],
+    )["ResolverEndpoint"]
+    addresses = resolver.list_resolver_endpoint_ip_addresses(ResolverEndpointId=endpoint["Id"])["IpAddresses"]
+    return {subnets[a["SubnetId"]]: a["Ip"] for a in addresses}
+
+
+def test_a_restored_subnet_hands_out_the_address_the_deployed_one_would(eu, monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto keeps a subnet's address allocator outside its backend: a restored subnet gives the next free address, as
+    the deployment made does, never a host AWS reserves (a CIDR's first three hosts, VPC Resolver endpoints refuse
+    them)."""
+    import ipaddress
+
+    monkeypatch.setattr(moto_state, "_KEPT", OrderedDict())
+    with _deployment(eu) as first:
+        made = _next_automatic_addresses(first)
+    with _deployment(eu) as second:
+        assert moto_state.STATS["restored"] and _next_automatic_addresses(second) == made
+    assert len(made) >= 2  # the deployment's own subnets (an endpoint needs two)
+    for cidr, address in made.items():
+        reserved = list(ipaddress.ip_network(cidr).hosts())[:3]
+        assert (
+            ipaddress.ip_address(address) in ipaddress.ip_network(cidr)
+            and ipaddress.ip_address(address) not in reserved
+        )

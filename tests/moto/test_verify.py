@@ -26,6 +26,10 @@ ACCESS_SUFFIX = stack_suffix("222222222222", "eu-central-1", "kimi-eu-access")
 INVOCATION_LOG_GROUP = f"/kimi-eu/bedrock/invocations-{ACCESS_SUFFIX}"
 
 
+# the stacks of the eu example, in its deployment account, management account and us-east-1
+STACKS = ("keys", "network", "access", "cost", "guardrails", "detection", "detection-global", "detection-management")
+
+
 def failing(stdout: str) -> dict[str, set[str]]:
     """check name -> statuses of the rows that did not pass (from --json output)."""
     data = json.loads(stdout)
@@ -134,10 +138,11 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # 256 since issue 33: 8 SCPs, one per concern (8 content rows), 7 attached to the 2 governed accounts and the
     # perimeter SCP to the OU (15 attachment rows), where 3 SCPs made 6 rows: +17
     # 262 since issue 35: the network-path family, one row per check for the one VPC (+6)
-    assert len(data["checks"]) == 262
-    assert {r["resource"] for r in rows(stdout, "stack-status")} == {
-        f"kimi-eu-{s}" for s in ("keys", "network", "access", "cost", "guardrails")
-    }
+    # 287 since the detection stacks: 3 stacks x stack-status, -drift, -termination-protection (+9); the forwarder
+    # role of detection-global and of detection-management, each 5 role rows, its policy and its tags row (+14); the
+    # 2 legacy-model alarms of detection (+2).  Their EventBridge rules and bus policy have no check family yet.
+    assert len(data["checks"]) == 287
+    assert {r["resource"] for r in rows(stdout, "stack-status")} == {f"kimi-eu-{s}" for s in STACKS}
     roles = {r["resource"] for r in rows(stdout, "iam-role")}
     assert {"kimi-eu-invoker-support-bot", "kimi-eu-invoker-code-review", "kimi-eu-automation-budget-action"} <= roles
     assert any(r.startswith("kimi-eu-network-CustomVpcRestrictDefaultSG") for r in roles)  # generated name, from CFN

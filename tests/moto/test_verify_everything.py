@@ -15,7 +15,7 @@ import pytest
 
 from landing_zone.aws import use_client_factory
 from tests.moto.harness import Deployed, stack_suffix
-from tests.moto.test_verify import cloudformation_unreachable, failing, rows
+from tests.moto.test_verify import STACKS, cloudformation_unreachable, failing, rows
 
 pytestmark = pytest.mark.moto
 
@@ -50,7 +50,7 @@ def test_every_deployed_thing_passes(deployed: Deployed, cli, verify_args) -> No
     code, stdout = _run(cli, verify_args)
     assert code == 0, failing(stdout)
     status = {r["resource"]: r["actual"] for r in rows(stdout, "stack-status")}
-    assert status == {f"kimi-eu-{s}": "CREATE_COMPLETE" for s in ("keys", "network", "access", "cost", "guardrails")}
+    assert status == {f"kimi-eu-{s}": "CREATE_COMPLETE" for s in STACKS}
     assert {r["actual"] for r in rows(stdout, "stack-drift")} == {"NOT_CHECKED"}  # read, never started by verify
     encryption = next(r for r in rows(stdout, "s3-encryption") if r["resource"] == INVOCATION_BUCKET)
     assert encryption["actual"] == "aws:kms, alias/kimi-eu/logs, bucket key"  # the logs key, by its alias
@@ -475,14 +475,16 @@ def test_profile_arns_come_from_the_stack_when_bedrock_cannot_list_them(deployed
 
 def test_an_unresolvable_alarm_dimension_is_an_error_of_that_alarm_only(deployed: Deployed, cli, verify_args) -> None:
     """Neither the stack (CloudFormation unreachable) nor Bedrock (InternalFailure) gives the profile ARNs: each
-    alarm whose metrics name a profile is ERROR on its own row; the alarm without one still passes."""
+    alarm whose metrics name a profile is ERROR on its own row; the alarms without one (Mantle usage, the detection
+    stack's legacy-model alarms on a literal ModelId) still pass."""
     deployed.fake.errors["list_inference_profiles"] = ("InternalFailure", 500)
     with use_client_factory(cloudformation_unreachable(deployed)):
         code, stdout = _run(cli, verify_args)
     assert code == 1
     alarms = {r["resource"]: r for r in rows(stdout, "alarm")}
-    assert set(alarms) == {"kimi-eu-spend-1-of-2", "kimi-eu-spend-2-of-2", "kimi-eu-mantle-usage"}  # no "(all)"
-    assert alarms["kimi-eu-mantle-usage"]["status"] == "PASS"
+    without_profile = {"kimi-eu-mantle-usage"} | {f"kimi-eu-legacy-model-{m}" for m in (KIMI, f"eu.{KIMI}")}
+    assert set(alarms) == {"kimi-eu-spend-1-of-2", "kimi-eu-spend-2-of-2"} | without_profile  # no "(all)"
+    assert {alarms[name]["status"] for name in without_profile} == {"PASS"}
     for name in ("kimi-eu-spend-1-of-2", "kimi-eu-spend-2-of-2"):
         assert alarms[name]["status"] == "ERROR"
         assert "InternalFailure" in alarms[name]["detail"]

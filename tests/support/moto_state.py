@@ -9,6 +9,10 @@ likes (drift, deleted resources, stubbed failures): the kept state is never hand
 deployment (``FakeServices``, the physical IDs) is copied too.  A deployment into a mock that already holds state
 (e.g. a StackSet member next to its management account) runs the calls, as does any input not seen before.
 
+One piece of moto's state lives outside the backends and is rebuilt after each restore: a subnet's address allocator
+(``Subnet._base_avail_ip_iterator``, a ``functools.cache`` keyed by the subnet object, so a copied subnet would start
+again at the CIDR's first host, which AWS reserves; see ``_resume_subnet_allocators``).
+
 ``LZ_MOTO_SNAPSHOTS=0`` turns the reuse off (every deployment makes its calls), to tell a harness problem from a
 restore problem.
 """
@@ -67,6 +71,28 @@ def _restore(dicts: list[BackendDict], state: list[dict]) -> None:
     for bd, accounts in zip(dicts, copy.deepcopy(state, memo), strict=True):
         for account, regions in accounts.items():
             dict.update(bd[account], regions)  # bd[account] makes the account's dictionary and registers bd
+    _resume_subnet_allocators()
+
+
+def _resume_subnet_allocators() -> None:
+    """Each restored subnet's next automatic address is the one the deployed subnet would hand out.
+
+    moto 5.2.5 draws a subnet's addresses from one iterator over the CIDR's hosts, cached per subnet object outside
+    the backend (``@cache`` on ``Subnet._base_avail_ip_iterator``): a new subnet consumes the first three hosts as
+    AWS-reserved (``aws_reserved_ips``, e.g. 10.0.0.1-3), and each automatic address (an ENI without ``Ip``, a
+    Resolver endpoint's address) takes the next host not already in use.  The deep copy holds a new subnet object
+    with no cached iterator, so moto would start again at the first host and hand out a reserved address
+    (CreateResolverEndpoint: "IP address '10.60.0.1' ... is reserved").  The iterator is advanced past the reserved
+    hosts here; moto itself skips the addresses the copy records as in use (``_subnet_ips``)."""
+    from moto.ec2.models import ec2_backends
+
+    for regions in ec2_backends.values():
+        for backend in regions.values():
+            for subnets in backend.subnets.values():
+                for subnet in subnets.values():
+                    hosts = subnet._base_avail_ip_iterator()
+                    for _ in subnet.aws_reserved_ips:
+                        next(hosts)
 
 
 def _key(assembly: Any, plan: Any, accounts: Any, parameters: dict[str, str] | None) -> tuple:

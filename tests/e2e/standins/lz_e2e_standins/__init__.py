@@ -74,3 +74,37 @@ class StandInApplicationInferenceProfileProvider(ResourceProvider[dict]):
 
     def delete(self, request) -> ProgressEvent:
         return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+
+class StandInMantleProjectProvider(ResourceProvider[dict]):
+    """AWS::BedrockMantle::Project (access.mantle_projects): no Bedrock Mantle in the emulator.  Its ``Arn`` is the
+    invoker's only allowed CreateInference resource (DenyMantleOutsideOwnProject's NotResource) and its ``Id`` the
+    cost stack's spend-alarm dimension: both well-formed, marked "standin"."""
+
+    TYPE = "AWS::BedrockMantle::Project"
+    SCHEMA = {
+        "typeName": TYPE,
+        "primaryIdentifier": ["/properties/Arn"],
+        "readOnlyProperties": ["/properties/Arn", "/properties/Id"],
+    }
+
+    def _model(self, request) -> dict:
+        model = dict(request.desired_state or {})
+        pid = _standin_id(request.stack_name, request.logical_resource_id)
+        model.update(Arn=f"arn:aws:bedrock-mantle:{request.region_name}:{request.account_id}:project/{pid}", Id=pid)
+        return model
+
+    def create(self, request) -> ProgressEvent:
+        LOG.warning(
+            "STAND-IN %s %s: nothing created (no Mantle in the emulator)", self.TYPE, request.logical_resource_id
+        )
+        return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=self._model(request))
+
+    def update(self, request) -> ProgressEvent:
+        return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=self._model(request))
+
+    def read(self, request) -> ProgressEvent:
+        return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=self._model(request))
+
+    def delete(self, request) -> ProgressEvent:
+        return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})

@@ -8,7 +8,8 @@ provider answers first (entry points cannot override a built-in provider reliabl
 a name it happens to enumerate last):
 
 * stand-in (creates nothing, returns well-formed deterministic attributes whose IDs contain "standin"):
-  AWS::Bedrock::ApplicationInferenceProfile (no Bedrock here), AWS::Lambda::Function and AWS::Lambda::Permission
+  AWS::Bedrock::ApplicationInferenceProfile and AWS::BedrockMantle::Project (no Bedrock here),
+  AWS::Lambda::Function and AWS::Lambda::Permission
   (no Lambda can run here), Custom::BedrockInvocationLogging (its handler is a Lambda calling Bedrock)
 * stand-in that does the work in-process instead of the Lambda: Custom::VpcRestrictDefaultSG (CDK's handler
   removes every rule of the new VPC's default security group), Custom::CDKBucketDeployment (copies the member
@@ -20,6 +21,7 @@ a name it happens to enumerate last):
   AWS::Logs::LogGroup       RetentionInDays, KmsKeyId, Tags
   AWS::EC2::VPCEndpoint     Tags
   AWS::EC2::FlowLog         no provider at all (it would be pretended): created through the EC2 API
+  AWS::EC2::NetworkAclEntry, AWS::EC2::SubnetNetworkAclAssociation   the same (the endpoint subnets' ACL)
   AWS::S3::Bucket           BucketEncryption, LifecycleConfiguration, LoggingConfiguration,
                             PublicAccessBlockConfiguration, OwnershipControls
 
@@ -346,6 +348,109 @@ def _flow_log_provider(OperationStatus, ProgressEvent, ResourceProvider) -> type
     return FlowLogProvider
 
 
+def _acl_entry_params(model: dict) -> dict:
+    params = {
+        "NetworkAclId": model["NetworkAclId"],
+        "RuleNumber": int(model["RuleNumber"]),
+        "Protocol": str(model["Protocol"]),
+        "RuleAction": model["RuleAction"],
+        "Egress": str(model.get("Egress", False)).lower() == "true",
+    }
+    if model.get("CidrBlock"):
+        params["CidrBlock"] = model["CidrBlock"]
+    if model.get("Ipv6CidrBlock"):
+        params["Ipv6CidrBlock"] = model["Ipv6CidrBlock"]
+    if model.get("PortRange"):
+        params["PortRange"] = {k: int(v) for k, v in model["PortRange"].items()}
+    if model.get("Icmp"):
+        params["IcmpTypeCode"] = {k: int(v) for k, v in model["Icmp"].items()}
+    return params
+
+
+def _network_acl_entry_provider(OperationStatus, ProgressEvent, ResourceProvider) -> type:
+    class NetworkAclEntryProvider(ResourceProvider):
+        """LocalStack's CloudFormation has no provider for AWS::EC2::NetworkAclEntry (it would be pretended, and the
+        endpoint subnets' ACL would have no rule to verify), but its EC2 API has CreateNetworkAclEntry: use it."""
+
+        TYPE = "AWS::EC2::NetworkAclEntry"
+        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/Id"]}
+
+        def create(self, request):
+            model = dict(request.desired_state or {})
+            params = _acl_entry_params(model)
+            request.aws_client_factory.ec2.create_network_acl_entry(**params)
+            model["Id"] = f"{params['NetworkAclId']}|{params['Egress']}|{params['RuleNumber']}"
+            LOG.info("FIDELITY AWS::EC2::NetworkAclEntry %s created through the EC2 API", model["Id"])
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def read(self, request):
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=request.desired_state)
+
+        def update(self, request):
+            model = dict(request.desired_state or {})
+            request.aws_client_factory.ec2.replace_network_acl_entry(**_acl_entry_params(model))
+            model["Id"] = (request.previous_state or {}).get("Id")
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def delete(self, request):
+            model = request.desired_state or {}
+            if model.get("NetworkAclId"):
+                params = _acl_entry_params(model)
+                request.aws_client_factory.ec2.delete_network_acl_entry(
+                    NetworkAclId=params["NetworkAclId"], RuleNumber=params["RuleNumber"], Egress=params["Egress"]
+                )
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+    return NetworkAclEntryProvider
+
+
+def _subnet_acl_association_provider(OperationStatus, ProgressEvent, ResourceProvider) -> type:
+    class SubnetNetworkAclAssociationProvider(ResourceProvider):
+        """No provider for AWS::EC2::SubnetNetworkAclAssociation either: ReplaceNetworkAclAssociation moves the
+        subnet from the ACL it is on (the VPC's default) to the given one; delete moves it back to the default."""
+
+        TYPE = "AWS::EC2::SubnetNetworkAclAssociation"
+        SCHEMA = {"typeName": TYPE, "primaryIdentifier": ["/properties/Id"]}
+
+        @staticmethod
+        def _current(ec2, subnet_id: str) -> tuple[str, str, str]:
+            """(association ID, ACL ID, VPC ID) of the subnet's current association."""
+            acls = ec2.describe_network_acls(Filters=[{"Name": "association.subnet-id", "Values": [subnet_id]}])
+            for acl in acls["NetworkAcls"]:
+                for assoc in acl["Associations"]:
+                    if assoc["SubnetId"] == subnet_id:
+                        return assoc["NetworkAclAssociationId"], acl["NetworkAclId"], acl["VpcId"]
+            raise RuntimeError(f"subnet {subnet_id} has no network ACL association")
+
+        def create(self, request):
+            model = dict(request.desired_state or {})
+            ec2 = request.aws_client_factory.ec2
+            association, _, _ = self._current(ec2, model["SubnetId"])
+            new = ec2.replace_network_acl_association(AssociationId=association, NetworkAclId=model["NetworkAclId"])
+            model["Id"] = model["AssociationId"] = new["NewAssociationId"]
+            LOG.info("FIDELITY AWS::EC2::SubnetNetworkAclAssociation %s through the EC2 API", model["Id"])
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=model)
+
+        def read(self, request):
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model=request.desired_state)
+
+        def update(self, request):
+            return self.create(request)
+
+        def delete(self, request):
+            model = request.desired_state or {}
+            if model.get("SubnetId"):
+                ec2 = request.aws_client_factory.ec2
+                association, _, vpc = self._current(ec2, model["SubnetId"])
+                default = ec2.describe_network_acls(
+                    Filters=[{"Name": "vpc-id", "Values": [vpc]}, {"Name": "default", "Values": ["true"]}]
+                )["NetworkAcls"][0]["NetworkAclId"]
+                ec2.replace_network_acl_association(AssociationId=association, NetworkAclId=default)
+            return ProgressEvent(status=OperationStatus.SUCCESS, resource_model={})
+
+    return SubnetNetworkAclAssociationProvider
+
+
 def _restrict_default_security_group_provider(ClientError, OperationStatus, ProgressEvent, ResourceProvider) -> type:
     class RestrictDefaultSecurityGroupProvider(ResourceProvider):
         """Does what CDK's Custom::VpcRestrictDefaultSG Lambda does: remove every rule of the VPC's default
@@ -406,7 +511,7 @@ def _providers() -> dict:
     from localstack.services.logs.resource_providers.aws_logs_loggroup import LogsLogGroupProvider
     from localstack.services.s3.resource_providers.aws_s3_bucket import S3BucketProvider
 
-    from lz_e2e_standins import StandInApplicationInferenceProfileProvider, stacksets
+    from lz_e2e_standins import StandInApplicationInferenceProfileProvider, StandInMantleProjectProvider, stacksets
 
     FaithfulSecurityGroupProvider = _faithful_security_group_provider(OperationStatus, EC2SecurityGroupProvider)
     FaithfulLogGroupProvider = _faithful_log_group_provider(OperationStatus, ProgressEvent, LogsLogGroupProvider)
@@ -420,12 +525,15 @@ def _providers() -> dict:
         OperationStatus, ProgressEvent, ResourceProvider
     )
     FlowLogProvider = _flow_log_provider(OperationStatus, ProgressEvent, ResourceProvider)
+    NetworkAclEntryProvider = _network_acl_entry_provider(OperationStatus, ProgressEvent, ResourceProvider)
+    SubnetAclAssociationProvider = _subnet_acl_association_provider(OperationStatus, ProgressEvent, ResourceProvider)
     RestrictDefaultSecurityGroupProvider = _restrict_default_security_group_provider(
         ClientError, OperationStatus, ProgressEvent, ResourceProvider
     )
 
     providers = {
         "AWS::Bedrock::ApplicationInferenceProfile": StandInApplicationInferenceProfileProvider,
+        "AWS::BedrockMantle::Project": StandInMantleProjectProvider,
         "AWS::Lambda::Function": StandInLambdaFunctionProvider,
         "AWS::Lambda::Permission": StandInLambdaPermissionProvider,
         "Custom::VpcRestrictDefaultSG": RestrictDefaultSecurityGroupProvider,
@@ -443,6 +551,8 @@ def _providers() -> dict:
         providers["AWS::Logs::LogGroup"] = FaithfulLogGroupProvider
         providers["AWS::EC2::VPCEndpoint"] = FaithfulVpcEndpointProvider
         providers["AWS::EC2::FlowLog"] = FlowLogProvider
+        providers["AWS::EC2::NetworkAclEntry"] = NetworkAclEntryProvider
+        providers["AWS::EC2::SubnetNetworkAclAssociation"] = SubnetAclAssociationProvider
         providers["AWS::S3::Bucket"] = FaithfulBucketProvider
     return providers
 
