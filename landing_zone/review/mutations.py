@@ -1,11 +1,13 @@
 """Mutation testing of the prover (issue 22): weaken or widen one statement of the synthesized guardrails at a time
 and ask the prover again.  A mutant that changes what a property says must be *killed* (a counterexample); one
-that survives is reported as *redundant* with respect to P1-P4 and P6: it guards what no property states
+that survives is reported as *redundant* with respect to P1-P4, P6 and PO1-PO3 (the perimeter SCP's properties):
+it guards what no property states
 (the report names it, so that a reviewer sees which guarantees rest on samples only).
 
 Mutation operators (each on one Deny statement of the guardrails):
 
-* ``drop`` — the statement removed;
+* ``drop`` — the statement removed (the policy detached when it was its only statement: a policy document has at
+  least one statement, and the one-SCP-per-concern layout makes one-statement SCPs);
 * ``widen-regions`` — a Region outside the compliant set added to the Region list of its
   ``StringNotEquals``/``...IfExists`` test on ``aws:RequestedRegion``;
 * ``exempt-everyone`` — ``arn:aws:iam::*:role/*`` added to its ``ArnNotLike``/``StringNotLike`` exemption list on
@@ -43,9 +45,11 @@ from landing_zone.review.proofs import (
     symbolic_request,
 )
 
-__all__ = ["Mutant", "MutantResult", "mutation_table", "mutants", "run_mutations"]
+__all__ = ["MUTATION_PROPERTIES", "Mutant", "MutantResult", "mutation_table", "mutants", "run_mutations"]
 
 OUTSIDE_REGIONS = ("sa-east-1", "ap-southeast-2", "af-south-1")
+# What a mutant of the SCPs may break: P5 is about the invoker chain, not the SCPs; PO1-PO3 state the perimeter SCP.
+MUTATION_PROPERTIES = ("P1", "P2", "P3", "P4", "P6", "PO1", "PO2", "PO3")
 EVERYONE = "arn:aws:iam::*:role/*"
 
 
@@ -54,9 +58,16 @@ class Mutant:
     policy: str
     sid: str
     operator: str
-    document: Mapping[str, Any]  # the mutated policy document
+    document: Mapping[str, Any] | None  # the mutated policy document; None: the policy detached (its only statement)
     before: ParsedStatement
     after: ParsedStatement | None
+
+    def applied(self, guard: Guard) -> Guard:
+        """``guard`` with this mutant in place of the original policy (without the policy when it is detached)."""
+        if self.document is not None:
+            return guard.replaced(self.policy, self.document)
+        levels = tuple(tuple((n, d) for n, d in level if n != self.policy) for level in guard.levels)
+        return Guard(guard.name, guard.mode, levels)
 
     @property
     def label(self) -> str:
@@ -147,8 +158,8 @@ def mutants(guard: Guard, compliant: Sequence[str], home: str | None = None) -> 
                     del statements[index]
                 else:
                     statements[index] = new
-                mutated = {**document, "Statement": statements}
-                after = None if new is None else policy_statements(name, mutated)[index]
+                mutated = {**document, "Statement": statements} if statements else None
+                after = None if new is None or mutated is None else policy_statements(name, mutated)[index]
                 out.append(Mutant(name, str(stmt.get("Sid", index)), operator, mutated, before, after))
     return out
 
@@ -156,7 +167,7 @@ def mutants(guard: Guard, compliant: Sequence[str], home: str | None = None) -> 
 def run_mutations(
     inputs: ProofInputs,
     *,
-    properties: Sequence[str] = ("P1", "P2", "P3", "P4", "P6"),
+    properties: Sequence[str] = MUTATION_PROPERTIES,
     timeout_ms: int = 10_000,
     only: Sequence[str] | None = None,
 ) -> list[MutantResult]:
@@ -169,7 +180,7 @@ def run_mutations(
     for mutant in mutants(inputs.guardrails, sorted(config.compliant_regions), config.home_region):
         if only and not any(o in mutant.label for o in only):
             continue
-        guard = inputs.guardrails.replaced(mutant.policy, mutant.document)
+        guard = mutant.applied(inputs.guardrails)
         mutated = ProofInputs(
             inputs.plan, inputs.source, inputs.assembly, guard, inputs.boundary, inputs.invokers, inputs.endpoints
         )
@@ -203,7 +214,7 @@ def run_mutations(
 
 
 def mutation_table(
-    inputs: ProofInputs, *, properties: Sequence[str] = ("P1", "P2", "P3", "P4", "P6"), timeout_ms: int = 10_000
+    inputs: ProofInputs, *, properties: Sequence[str] = MUTATION_PROPERTIES, timeout_ms: int = 10_000
 ) -> list[dict[str, Any]]:
     """:func:`run_mutations` as dictionaries, kept in ``$LZ_PROOF_CACHE`` when it is set (keyed like the proofs)."""
     cache = cache_path(inputs, timeout_ms, properties, kind="mutations")

@@ -3,7 +3,8 @@
 Every mutant (a Deny statement dropped, its Region list widened, everyone exempted, a wildcard added, or limited to
 the home Region) is killed by
 a counterexample on which prover and evaluator agree, or reported redundant; the redundant ones are the reviewed
-list :data:`REDUNDANT` (a statement no property P1-P4 or P6 states: it rests on the samples), so that a change in either
+list :data:`REDUNDANT` (a statement no property P1-P4, P6 or PO1-PO3 states: it rests on the samples), so that a change in
+either
 direction is seen.  Each killing request is also replayed through @cloud-copilot/iam-simulate (test_differential).
 """
 
@@ -18,7 +19,7 @@ from landing_zone.review.proofs import inputs_from_assembly
 
 pytestmark = pytest.mark.mutation  # a stamped layer (tests/support/layers.py)
 
-# Mutants ("operator Sid") that survive P1-P4 and P6 on us-organization, and why: the statement guards what no
+# Mutants ("operator Sid") that survive P1-P4, P6 and PO1-PO3 on us-organization, and why: the statement guards what no
 # property states.
 # A mutant listed here that is killed, or one that survives and is not listed, fails the test.
 # Mutants whose kill needs the solver to find an *allowed* InvokeModel / CreateInference request under every other
@@ -41,11 +42,19 @@ REDUNDANT: dict[str, str] = {
     "drop DenyModelCallingServicesOutsideCompliantRegions": "P1 states bedrock, bedrock-mantle and "
     "bedrock-agentcore; the services that call models for a principal (Q, Lex, Connect...) are only sampled",
     "widen-regions DenyModelCallingServicesOutsideCompliantRegions": "as above",
-    # the source-Region statements of direct calls and profiles are killed by P4 since DenyLegsOfProfilesSourcedElsewhere
-    # (issue 35, deliverable 6): batch and Mantle have no profile legs
+    # the inference source Regions (inference_source_regions) are stated by no property; their kills by P4 were the
+    # over-blocking P4 saw in a direct call carrying a profile's key, which Bedrock sets on a profile's legs only
     "drop DenyBatchAndMantleOutsideSourceRegions": "no property states the inference *source* Regions "
     "(inference_source_regions); P1 states the compliant Regions, which the other statements already confine",
     "widen-regions DenyBatchAndMantleOutsideSourceRegions": "as above",
+    "drop DenyInferenceStartedOutsideSourceRegions": "as above: where a profile or a batch job starts (red-team: "
+    "'... sourced in a compliant Region outside inference_source_regions')",
+    "wildcard DenyInferenceStartedOutsideSourceRegions": "'*' in its NotResource: the deny applies to nothing, as its drop",
+    "drop DenyDirectInferenceOutsideSourceRegions": "as above: where a direct call (no bedrock:InferenceProfileArn) runs",
+    "widen-regions DenyDirectInferenceOutsideSourceRegions": "as above",
+    "drop DenyGlobalInferenceProfiles": "P1 and P2 hold without it: the global profile's legs are Region-less "
+    "(aws:RequestedRegion unspecified), which DenyBedrockOutsideCompliantRegions denies; the statement refuses the "
+    "profile itself (red-team: 'the Region-less leg of the global profile')",
     "drop DenyUnlistedModelSources": "custom-model sources (S3 training data, imported weights) are not a "
     "model resource type of P2",
     "drop DenyNonCompliantDataAutomation": "Data Automation profiles are not a model resource type of P2",
@@ -70,8 +79,25 @@ REDUNDANT: dict[str, str] = {
     "drop DenyLegsOfProfilesSourcedElsewhere": "P1 states where inference is processed (every leg's Region is "
     "compliant), not where it is logged; a leg naming a profile sourced outside inference_source_regions still "
     "runs in a compliant Region (red-team: 'a model leg in home_region of an application profile sourced in ...')",
+    "wildcard DenyLegsOfProfilesSourcedElsewhere": "widened to every resource it still needs a leg's "
+    "bedrock:InferenceProfileArn sourced elsewhere, which no legitimate request of P4 carries",
+    # the alert subscriptions (issue 35, deliverable 2): a subscription is not in P3's inventory (it is named by the
+    # subscription's ARN, not the topic's), and no legitimate request of P4 subscribes to a topic; they rest on the
+    # red-team pairs of goal 4 ('mute the alerts: ...', 'a documented subscriber ...')
+    "drop DenyAlertUnsubscribe": "sns:Unsubscribe / SetSubscriptionAttributes name a subscription, not in P3's "
+    "inventory (red-team: 'mute the alerts: unsubscribe the landing zone's recipient')",
+    "exempt-everyone DenyAlertUnsubscribe": "as above",
+    "wildcard DenyAlertSubscribe": "widened to every topic it denies sns:Subscribe elsewhere, which no legitimate "
+    "request of P4 makes (red-team neighbour: 'the CDK execution role deploying cost.alert_recipients', exempt)",
+    "drop DenyAlertSubscribeProtocols": "the protocols a documented subscriber may subscribe (ALERT_PROTOCOLS) are "
+    "stated by no property (red-team: 'a documented subscriber subscribing a function or queue')",
+    "exempt-everyone DenyAlertSubscribeProtocols": "as above",
+    "wildcard DenyAlertSubscribeProtocols": "as 'wildcard DenyAlertSubscribe'",
+    "drop DenyAlertSubscribeProtocolsByTag": "as 'drop DenyAlertSubscribeProtocols' (a tagged topic of another name)",
+    "exempt-everyone DenyAlertSubscribeProtocolsByTag": "as above",
     # limited to the home Region: redundant wherever dropping the statement is (above), and
     "home-region-only DenyGlobalInferenceProfiles": "as its drop",
+    "home-region-only DenyLegsOfProfilesSourcedElsewhere": "as its drop",
     "home-region-only DenyUnlistedModelSources": "as its drop",
     "home-region-only DenyNonCompliantDataAutomation": "as its drop",
     "home-region-only DenyMantleInferenceWithoutModel": "as its drop",
@@ -112,7 +138,9 @@ def test_every_mutant_is_killed_or_a_reviewed_redundancy(organization: Any, tabl
         "wildcard",
         "home-region-only",
     }
-    assert {r["property"] for r in killed} == {"P1", "P2", "P3", "P4", "P6"}
+    # PO1 kills the perimeter SCP's dropped and home-Region-only denies, PO3 its wildcard; no operator exempts a
+    # governed account, so PO2 (the perimeter spares the governed accounts) kills none
+    assert {r["property"] for r in killed} == {"P1", "P2", "P3", "P4", "P6", "PO1", "PO3"}
 
 
 def test_a_model_deny_limited_to_the_home_region_fails_p2(organization: Any) -> None:
@@ -130,7 +158,7 @@ def test_a_model_deny_limited_to_the_home_region_fails_p2(organization: Any) -> 
         for m in mutants(inputs.guardrails, sorted(config.compliant_regions), config.home_region)
         if m.operator == "home-region-only" and m.sid == "DenyUnlistedModels"
     ]
-    guard = inputs.guardrails.replaced(mutant.policy, mutant.document)
+    guard = mutant.applied(inputs.guardrails)
     (p2,) = prove_all(replace(inputs, guardrails=guard), properties=["P2"], timeout_ms=10_000).properties
     assert p2.status == "fails"
     counterexample = p2.counterexamples[0].result

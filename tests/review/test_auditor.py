@@ -154,7 +154,7 @@ def test_the_residual_risk_register_is_threat_model_md():
 
 def _weaken(outdir: Path, target: Path) -> Path:
     """A copy of the assembly whose SCPs widen an exemption, drop the data-retention control and move a statement
-    from the third SCP to the second."""
+    (DenyLogForgery) from the SCP that holds it to another one (whichever the layout puts them in)."""
     shutil.copytree(outdir, target, ignore=shutil.ignore_patterns("asset.*"))
     path = next(target.glob("*-guardrails.template.json"))
     template = json.loads(path.read_text())
@@ -164,14 +164,19 @@ def _weaken(outdir: Path, target: Path) -> Path:
         if r["Type"] == "AWS::Organizations::Policy" and r["Properties"].get("Type") == "SERVICE_CONTROL_POLICY"
     }
     docs = {n: json.loads(r["Properties"]["Content"]) for n, r in scps.items()}
-    names = sorted(docs)
-    second, third = docs[names[1]], docs[names[2]]
-    tamper = next(s for d in docs.values() for s in d["Statement"] if s["Sid"] == "DenyLandingZoneTampering")
+
+    def holding(sid: str) -> dict:
+        (doc,) = [d for d in docs.values() if any(s["Sid"] == sid for s in d["Statement"])]
+        return doc
+
+    tamper = next(s for s in holding("DenyLandingZoneTampering")["Statement"] if s["Sid"] == "DenyLandingZoneTampering")
     tamper["Condition"]["ArnNotLike"]["aws:PrincipalARN"].append("arn:aws:iam::*:role/Admin*")
-    third["Statement"] = [s for s in third["Statement"] if s["Sid"] != "DenyDataRetentionModeChange"]
-    moved = next(s for s in third["Statement"] if s["Sid"] == "DenyLogForgery")
-    third["Statement"].remove(moved)
-    second["Statement"].append(moved)
+    retention = holding("DenyDataRetentionModeChange")
+    retention["Statement"] = [s for s in retention["Statement"] if s["Sid"] != "DenyDataRetentionModeChange"]
+    source = holding("DenyLogForgery")
+    moved = next(s for s in source["Statement"] if s["Sid"] == "DenyLogForgery")
+    source["Statement"].remove(moved)
+    next(d for d in (docs[n] for n in sorted(docs)) if d is not source)["Statement"].append(moved)
     for n, r in scps.items():
         r["Properties"]["Content"] = json.dumps(docs[n])
     path.write_text(json.dumps(template))

@@ -67,6 +67,7 @@ def test_the_grants_of_a_configuration_with_a_caller_account_are_listed_with_the
     section = {g["id"]: g for g in grants_section(records, assembly, synthesized.plan.cross_account_grants)}
     assert set(section) == {
         "scp-landing-zone-roles",
+        "scp-governed-accounts",
         "invoker-trust-code-review",
         "endpoints-configured-accounts",
         "detection-management-forwards",
@@ -75,6 +76,11 @@ def test_the_grants_of_a_configuration_with_a_caller_account_are_listed_with_the
     scp = section["scp-landing-zone-roles"]
     assert scp["stack"] == "kimi-eu-guardrails" and scp["accounts"] == ["222222222222"] and scp["reason"]
     assert any("DenyLogForgery" in use and "role 222222222222" in use for use in scp["used_by"])
+    # the perimeter SCP (issue 35): the governed accounts named in aws:PrincipalAccount, by its statements only
+    governed = section["scp-governed-accounts"]
+    assert governed["stack"] == "kimi-eu-guardrails" and governed["accounts"] == ["222222222222", "333333333333"]
+    assert {use.split(" ", 1)[0] for use in governed["used_by"]} == {"kimi-eu-guardrails-perimeter"}
+    assert {use.rsplit(": ", 1)[1] for use in governed["used_by"]} == {"account 222222222222", "account 333333333333"}
     trust = section["invoker-trust-code-review"]
     assert trust["stack"] == "kimi-eu-access" and trust["accounts"] == ["333333333333"]
     assert {use.rsplit(": ", 1)[1] for use in trust["used_by"]} == {"root 333333333333", "role 333333333333"}

