@@ -1333,7 +1333,11 @@ def proofs_section(
                 "error": str(exc),
             }
         data["seconds"] = round(time.perf_counter() - start, 2)
-        if cache is not None:
+        # a timeout (or the solver giving up) says how loaded the machine was, not what the policies are: never kept
+        undecided = any(
+            item.get("status") in ("timeout", "gave-up") for prop in data["properties"] for item in prop["not_holding"]
+        )
+        if cache is not None and not undecided:
             cache.parent.mkdir(parents=True, exist_ok=True)
             staging = cache.with_suffix(f".{os.getpid()}.tmp")
             text = json.dumps(data)
