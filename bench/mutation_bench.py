@@ -1,7 +1,8 @@
 """The mutation table of the prover (issue 22).  ``python bench/mutation_bench.py [example ...]`` (default: the
 organization examples): synthesizes each example in-process, mutates every Deny statement of its SCPs
 (landing_zone/review/mutations.py) and prints one row per mutant — killed (by which property, in how many seconds)
-or redundant (no property P1-P4, P6 or PO1-PO3 depends on the statement) — then the counts.  Exit 1 when a mutant is not decided."""
+or redundant (no property P1-P4, P6 or PO1-PO3 depends on the statement) — then the counts.
+Exit 1 when a mutant is not decided."""
 
 from __future__ import annotations
 
