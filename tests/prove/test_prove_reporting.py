@@ -38,9 +38,10 @@ def test_a_property_lists_the_obligations_that_hold_and_those_that_do_not() -> N
 
 
 def test_a_counterexample_carries_only_the_keys_that_matter() -> None:
-    """A deny outside eu-central-1 for everyone but one role, with other keys in the request: the counterexample to
-    "every request outside eu-central-1 is denied" needs aws:PrincipalARN (the exemption) and the Region, and
-    nothing else, though the solver's model may set every key."""
+    """A deny outside eu-central-1 for everyone but one role, the priority tier or one endpoint, with other keys in
+    the request: a counterexample to "every request outside eu-central-1 is denied" needs the Region and one way
+    out (aws:PrincipalARN, bedrock:ServiceTier or aws:SourceVpce: the solver may pick any), and nothing else, though
+    its model may set every key."""
     doc = {
         "Version": "2012-10-17",
         "Statement": [
@@ -65,7 +66,13 @@ def test_a_counterexample_carries_only_the_keys_that_matter() -> None:
     result = prover.check(premise, z3.Not(enc.allowed(guard)), guards=[guard])
     assert result.status == "fails" and result.counterexample is not None
     c = result.counterexample
-    assert set(c.context) == {"aws:RequestedRegion", "aws:PrincipalARN"}, c.context
+    ways_out = {"aws:PrincipalARN", "bedrock:ServiceTier", "aws:SourceVpce"}
+    assert len(c.context) == 2 and "aws:RequestedRegion" in c.context, c.context
+    assert set(c.context) - {"aws:RequestedRegion"} <= ways_out, c.context
+    # minimal: without its way out, the same request is denied
+    (way_out,) = set(c.context) - {"aws:RequestedRegion"}
+    without = {k: v for k, v in c.context.items() if k != way_out}
+    assert not guard.decide(Request(c.action, c.resource, without)), (way_out, c.context)
     assert result.replay_agrees
     # and it is a counterexample: the evaluator allows it
     assert guard.decide(Request(c.action, c.resource, dict(c.context)))
