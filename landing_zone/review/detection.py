@@ -27,6 +27,7 @@ VERIFY_ONLY: tuple[tuple[str, str], ...] = (
     ("endpoint policies and key policies are the synthesized ones", "ec2-vpc-endpoint, kms-key"),
     ("the VPC's default security group and network ACL admit nothing", "ec2-security-group, ec2-network-acl"),
     ("the protected resources carry the landing-zone tag", "denied-* (DenyLandingZoneTagChanges)"),
+    ("the detection rules are enabled, with their event pattern and targets", ""),
     ("a change made before the rules existed, or while CloudTrail was not logging", ""),
 )
 
@@ -89,8 +90,9 @@ THREAT_CLASSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = 
         "the detection rules disabled or their target removed",
         (),
         (),
-        "prevented by name (DenyLandingZoneTampering on <name>-*); a disabled rule alerts nothing, so the management "
-        "account and exempt principals remain a residual risk",
+        "prevented by name (DenyLandingZoneTampering on <name>-*); a disabled rule alerts nothing: verify's event-rule "
+        "checks find it (state, pattern, targets), so the management account and exempt principals remain residual "
+        "only between two runs of verify",
     ),
     (
         "the default bus's statement for the management account removed",

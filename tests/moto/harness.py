@@ -694,6 +694,7 @@ def _deploy_intent(
     _invocation_logging(assembly, accounts, values)
     _budgets(assembly, accounts, values, fake)
     _alarms(assembly, accounts, values)
+    _event_rules(assembly, accounts, values)
     _anomaly_detection(assembly, values, fake)
     _guardrails(assembly, values, fake)
     _agreements(assembly, fake)
@@ -1324,6 +1325,26 @@ def _alarms(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None
         p["Threshold"] = float(p["Threshold"])  # a Number parameter arrives as a string
         accounts.raw("cloudwatch", res.stack.region).put_metric_alarm(**p, Tags=_tag_list(res.prop("Tags")))
         values.refs[res.path] = p["AlarmName"]
+
+
+def _event_rules(assembly: Assembly, accounts: MotoAccounts, values: _Values) -> None:
+    for res in assembly.resources("AWS::Events::EventBus"):
+        events = accounts.for_account("events", res.stack.region, res.stack.account)
+        arn = events.create_event_bus(Name=values(res.prop("Name"), res.stack))["EventBusArn"]
+        values.refs[res.path] = res.prop("Name")
+        values.atts[(res.path, "Arn")] = arn
+    for res in assembly.resources("AWS::Events::Rule"):
+        p = values(dict(res.properties), res.stack)
+        events = accounts.for_account("events", res.stack.region, res.stack.account)
+        bus = p.get("EventBusName", "default")
+        events.put_rule(
+            Name=p["Name"],
+            EventPattern=json.dumps(p["EventPattern"]),
+            State=p.get("State", "ENABLED"),
+            EventBusName=bus,
+        )
+        events.put_targets(Rule=p["Name"], EventBusName=bus, Targets=p.get("Targets", []))
+        values.refs[res.path] = p["Name"]
 
 
 def _anomaly_detection(assembly: Assembly, values: _Values, fake: FakeServices) -> None:

@@ -124,6 +124,9 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
         "cost-allocation-tag",
         "data-retention",
         "alarm",
+        "events-rule",
+        "events-rule-pattern",
+        "events-rule-targets",
         "anomaly-monitor",
         "anomaly-subscription",
     }
@@ -140,8 +143,10 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # 262 since issue 35: the network-path family, one row per check for the one VPC (+6)
     # 287 since the detection stacks: 3 stacks x stack-status, -drift, -termination-protection (+9); the forwarder
     # role of detection-global and of detection-management, each 5 role rows, its policy and its tags row (+14); the
-    # 2 legacy-model alarms of detection (+2).  Their EventBridge rules and bus policy have no check family yet.
-    assert len(data["checks"]) == 287
+    # 2 legacy-model alarms of detection (+2).
+    # 413 since the event-rule family: the detection stacks' 42 EventBridge rules x events-rule, -pattern, -targets
+    # (+126).  The bus policy has no check family yet.
+    assert len(data["checks"]) == 413
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {f"kimi-eu-{s}" for s in STACKS}
     roles = {r["resource"] for r in rows(stdout, "iam-role")}
     assert {"kimi-eu-invoker-support-bot", "kimi-eu-invoker-code-review", "kimi-eu-automation-budget-action"} <= roles

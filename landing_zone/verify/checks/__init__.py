@@ -31,6 +31,8 @@ from landing_zone.verify.checks.cost import check_alarms, check_anomaly_detectio
 from landing_zone.verify.checks.cost_tags import check_cost_allocation_tags
 from landing_zone.verify.checks.eks import check_nodegroups
 from landing_zone.verify.checks.endpoints import check_endpoints
+from landing_zone.verify.checks.events import CHECKS as EVENT_RULE_CHECKS
+from landing_zone.verify.checks.events import check_event_rules
 from landing_zone.verify.checks.flowlogs import check_flow_logs
 from landing_zone.verify.checks.guardrails import check_guardrails
 from landing_zone.verify.checks.iam import check_iam
@@ -184,6 +186,12 @@ CHECK_FAMILIES: tuple[Family, ...] = (
         "budgets, notifications, subscribers and the kill-switch action",
     ),
     Family("alarm", check_alarms, ("alarm",), "CloudWatch alarms as synthesized"),
+    Family(
+        "event-rule",
+        check_event_rules,
+        EVENT_RULE_CHECKS,
+        "the detection rules enabled, with the synthesized event pattern and targets (a disabled rule alerts nothing)",
+    ),
     Family(
         "anomaly",
         check_anomaly_detection,

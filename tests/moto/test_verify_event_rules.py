@@ -1,0 +1,99 @@
+"""verify's event-rule family (issue 37): the detection stacks' EventBridge rules are what alerts on a change no SCP
+can prevent, so a rule someone disabled, narrowed or unwired is itself a change that must show.  Deploy the EU
+example's intent into moto (every rule created with its pattern and targets, tests/moto/harness.py), change one rule,
+and see exactly that rule's row of the owning check fail; the rules in the management account are read there."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from landing_zone.assembly import Resource
+from landing_zone.verify.checks.events import canonical_pattern
+from tests.moto.harness import Deployed
+from tests.moto.test_verify import failing
+
+pytestmark = pytest.mark.moto
+
+MANAGEMENT = "444444444444"  # examples/eu-sovereign.yaml organization.management_account_id
+
+
+def _rule(d: Deployed, *, management: bool) -> tuple[Resource, str]:
+    """The first rule of a detection stack in the deployment (or the management) account, and its name."""
+    for res in d.assembly.resources("AWS::Events::Rule"):
+        if (res.stack.account == MANAGEMENT) == management:
+            return res, str(res.prop("Name"))
+    raise AssertionError("the EU example synthesizes no such rule")
+
+
+def _events(d: Deployed, res: Resource, *, management: bool):
+    return d.client("events", management=management, region=res.stack.region)
+
+
+def _verify(cli: Callable, verify_args: Callable) -> tuple[int, dict[str, set[str]], list[dict]]:
+    code, stdout, _ = cli(verify_args("--json"))
+    bad = [r for r in json.loads(stdout)["checks"] if r["status"] != "PASS"]
+    return code, failing(stdout), bad
+
+
+@pytest.mark.parametrize("management", [False, True], ids=["deployment-account", "management-account"])
+def test_a_disabled_rule_is_drift(deployed: Deployed, cli, verify_args, management: bool) -> None:
+    res, name = _rule(deployed, management=management)
+    _events(deployed, res, management=management).disable_rule(Name=name)
+    code, failed, bad = _verify(cli, verify_args)
+    assert (code, failed) == (1, {"events-rule": {"DRIFT"}})
+    assert [(r["resource"], r["actual"]) for r in bad] == [(f"rule {name}", "DISABLED")]
+    assert f"aws events enable-rule --name {name}" in bad[0]["detail"]
+
+
+def test_a_narrowed_pattern_is_drift_and_a_reordered_one_is_not(deployed: Deployed, cli, verify_args) -> None:
+    res, name = _rule(deployed, management=False)
+    events = _events(deployed, res, management=False)
+    live = json.loads(events.describe_rule(Name=name)["EventPattern"])
+    # the same pattern with its keys and list members in reverse order: EventBridge matches it identically
+    reordered = {k: (list(reversed(v)) if isinstance(v, list) else v) for k, v in reversed(list(live.items()))}
+    assert canonical_pattern(reordered) == canonical_pattern(live)
+    events.put_rule(Name=name, EventPattern=json.dumps(reordered), State="ENABLED")
+    assert _verify(cli, verify_args)[0] == 0
+    narrowed = {**live, "source": ["aws.nothing"]}
+    events.put_rule(Name=name, EventPattern=json.dumps(narrowed), State="ENABLED")
+    code, failed, bad = _verify(cli, verify_args)
+    assert (code, failed) == (1, {"events-rule-pattern": {"DRIFT"}})
+    assert [r["resource"] for r in bad] == [f"rule {name}"]
+
+
+def test_a_removed_target_is_drift(deployed: Deployed, cli, verify_args) -> None:
+    res, name = _rule(deployed, management=False)
+    events = _events(deployed, res, management=False)
+    ids = [t["Id"] for t in events.list_targets_by_rule(Rule=name)["Targets"]]
+    events.remove_targets(Rule=name, Ids=ids)
+    code, failed, bad = _verify(cli, verify_args)
+    assert (code, failed) == (1, {"events-rule-targets": {"DRIFT"}})
+    assert [(r["resource"], r["actual"]) for r in bad] == [(f"rule {name}", "no target")]
+
+
+def test_a_retargeted_rule_is_drift(deployed: Deployed, cli, verify_args) -> None:
+    """The target kept under its Id but pointed at another topic: the alerts go somewhere nobody reads."""
+    res, name = _rule(deployed, management=False)
+    events = _events(deployed, res, management=False)
+    (target,) = events.list_targets_by_rule(Rule=name)["Targets"]
+    elsewhere = deployed.client("sns", region=res.stack.region).create_topic(Name="not-the-alerts")["TopicArn"]
+    events.put_targets(Rule=name, Targets=[{**target, "Arn": elsewhere}])
+    code, failed, bad = _verify(cli, verify_args)
+    assert (code, failed) == (1, {"events-rule-targets": {"DRIFT"}})
+    assert elsewhere in bad[0]["detail"]
+
+
+def test_a_deleted_rule_is_missing(deployed: Deployed, cli, verify_args) -> None:
+    res, name = _rule(deployed, management=False)
+    events = _events(deployed, res, management=False)
+    events.remove_targets(Rule=name, Ids=[t["Id"] for t in events.list_targets_by_rule(Rule=name)["Targets"]])
+    events.delete_rule(Name=name)
+    code, failed, bad = _verify(cli, verify_args)
+    assert (code, failed) == (
+        1,
+        {c: {"MISSING"} for c in ("events-rule", "events-rule-pattern", "events-rule-targets")},
+    )
+    assert {r["resource"] for r in bad} == {f"rule {name}"}
