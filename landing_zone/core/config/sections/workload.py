@@ -88,6 +88,13 @@ class Workload(_Strict):
         return self
 
     def _share_problems(self, catalog: Any) -> Iterator[_Problem]:
+        yield from self._cache_share_problems()
+        if self.tier_split:
+            yield from self._tier_split_problems()
+        if self.split:
+            yield from self._split_problems(catalog)
+
+    def _cache_share_problems(self) -> Iterator[_Problem]:
         parts = [((), self.cached_input_fraction, self.cache_write_fraction)] + [
             (
                 ("split", i),
@@ -104,28 +111,30 @@ class Workload(_Strict):
                     f"cached_input_fraction + cache_write_fraction = {cached + written:g}; allowed: a sum <= 1 (both "
                     "are shares of the same input tokens)",
                 )
-        if self.tier_split:
-            bad = {t: v for t, v in self.tier_split.items() if not 0 < v <= 1}
-            yield from ((("tier_split", t), v, "not a share in (0, 1]") for t, v in bad.items())
-            tier_total = sum(self.tier_split.values())
-            if not bad and abs(tier_total - 1.0) > _SHARE_SUM_TOLERANCE:
-                yield ("tier_split",), dict(self.tier_split), f"the shares sum to {tier_total:g}; they must sum to 1"
-        if self.split:
-            total = sum(p.share_of_requests for p in self.split)
-            if abs(total - 1.0) > _SHARE_SUM_TOLERANCE:
-                yield (
-                    ("split",),
-                    Described(f"share_of_requests {' + '.join(f'{p.share_of_requests:g}' for p in self.split)}"),
-                    f"the share_of_requests values sum to {total:g}; they must sum to 1",
-                )
-            first: dict[str, int] = {}
-            for i, part in enumerate(self.split):
-                model = catalog.resolve_model(part.model) if catalog is not None and part.model else None
-                j = first.setdefault(f"model {model.id}" if model is not None else part.target, i)
-                if j != i:
-                    got, key = (part.model, "model") if part.model is not None else (part.application, "application")
-                    same = f"names the same {key} as split[{j}]" + (f" ({model.id})" if model is not None else "")
-                    yield ("split", i, key), got, f"{same}: merge the parts"
+
+    def _tier_split_problems(self) -> Iterator[_Problem]:
+        bad = {t: v for t, v in self.tier_split.items() if not 0 < v <= 1}
+        yield from ((("tier_split", t), v, "not a share in (0, 1]") for t, v in bad.items())
+        tier_total = sum(self.tier_split.values())
+        if not bad and abs(tier_total - 1.0) > _SHARE_SUM_TOLERANCE:
+            yield ("tier_split",), dict(self.tier_split), f"the shares sum to {tier_total:g}; they must sum to 1"
+
+    def _split_problems(self, catalog: Any) -> Iterator[_Problem]:
+        total = sum(p.share_of_requests for p in self.split)
+        if abs(total - 1.0) > _SHARE_SUM_TOLERANCE:
+            yield (
+                ("split",),
+                Described(f"share_of_requests {' + '.join(f'{p.share_of_requests:g}' for p in self.split)}"),
+                f"the share_of_requests values sum to {total:g}; they must sum to 1",
+            )
+        first: dict[str, int] = {}
+        for i, part in enumerate(self.split):
+            model = catalog.resolve_model(part.model) if catalog is not None and part.model else None
+            j = first.setdefault(f"model {model.id}" if model is not None else part.target, i)
+            if j != i:
+                got, key = (part.model, "model") if part.model is not None else (part.application, "application")
+                same = f"names the same {key} as split[{j}]" + (f" ({model.id})" if model is not None else "")
+                yield ("split", i, key), got, f"{same}: merge the parts"
 
 
 GpuInstanceType = Literal["p6-b300.48xlarge", "p6-b200.48xlarge", "p5en.48xlarge"]
