@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from landing_zone.core.catalog.metrics import MetricSource
+from landing_zone.core.config import Workload
 from landing_zone.cost.alarms import APPLICATION_PROFILE, MetricSpec, evaluate_expression
 from landing_zone.cost.dashboard import GraphPanel, TextPanel
 from landing_zone.plan import Plan
@@ -79,7 +81,7 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
     return SyntheticDay(rates, description)
 
 
-def _per_second(w: Any) -> dict[str, float]:
+def _per_second(w: Workload) -> dict[str, float]:
     """The workload's tokens per second, by kind (input not cached, cache read, cache write, output)."""
     return {
         "input": w.requests_per_day
@@ -93,7 +95,12 @@ def _per_second(w: Any) -> dict[str, float]:
 
 
 def _share(
-    source: Any, apps: list[Any], mantles: list[Any], profiles: set[str], tiers: dict[str, float], mantle_share: float
+    source: MetricSource,
+    apps: list[MetricSource],
+    mantles: list[MetricSource],
+    profiles: set[str],
+    tiers: dict[str, float],
+    mantle_share: float,
 ) -> float:
     """The share of the synthetic day's traffic a metric source carries."""
     if source in apps:
@@ -105,7 +112,7 @@ def _share(
 
 
 def _source_rates(
-    plan: Plan, source: Any, per_second: dict[str, float], share: float, *, on_mantle: bool
+    plan: Plan, source: MetricSource, per_second: dict[str, float], share: float, *, on_mantle: bool
 ) -> dict[tuple[str, str, str], float]:
     """The rates of one metric source's series (tokens, quota usage, invocations)."""
     w = plan.config.cost.workload
