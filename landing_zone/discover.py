@@ -395,63 +395,15 @@ def build_entries(
                 f"{model_id}: not in the catalog and not offered in {', '.join(regions)}: no name/provider to write"
             )
             continue
-        in_region = []
-        for scan in scans:
-            summary = scan.models.get(model_id)
-            availability = (scan.availability.get(model_id) or {}).get("regionAvailability")
-            if (
-                summary
-                and "ON_DEMAND" in (summary.get("inferenceTypesSupported") or [])
-                and availability in (None, "AVAILABLE")
-            ):
-                in_region.append(scan.region)
-        profiles: dict[str, dict[str, Any]] = {}
-        for scan in scans:
-            for profile_id, detail in scan.profiles.items():
-                if _profile_model(profile_id) != model_id:
-                    continue
-                found = profiles.setdefault(profile_id, {"sources": set(), "destinations": set()})
-                found["sources"].add(scan.region)
-                found["destinations"].update(
-                    r for r in (_arn_region(m.get("modelArn", "")) for m in detail.get("models") or []) if r
-                )
-        profile_entries = []
-        for profile_id in sorted(profiles):
-            is_global = profile_id.split(".", 1)[0] == GLOBAL_PREFIX
-            profile_entries.append(
-                {
-                    "id": profile_id,
-                    "scope": "global" if is_global else "geographic",
-                    "source_regions": sorted(profiles[profile_id]["sources"]),
-                    "destination_regions": [ALL_REGIONS] if is_global else sorted(profiles[profile_id]["destinations"]),
-                }
-            )
-        entry: dict[str, Any] = {}
+        in_region = [scan.region for scan in scans if _on_demand_in(scan, model_id)]
+        profile_entries = _profile_entries(scans, model_id)
+        entry = _catalog_fields(base) if base is not None else _scanned_fields(model_id, seen)
         if base is not None:
-            entry.update(
-                {
-                    "name": base.name,
-                    "provider": base.provider,
-                    "aliases": list(base.aliases),
-                    "endpoints": list(base.endpoints),
-                }
-            )
-            if base.context_window_tokens is not None:
-                entry["context_window_tokens"] = base.context_window_tokens
             kept[model_id] = [
                 f
                 for f in KEPT_FIELDS
                 if f not in ("context_window_tokens", "mantle_model_id") or getattr(base, f) is not None
             ]
-        else:
-            entry.update(
-                {
-                    "name": seen["modelName"] if seen and seen.get("modelName") else model_id,
-                    "provider": seen.get("providerName") if seen and seen.get("providerName") else "unknown",
-                    "aliases": [],
-                    "endpoints": ["runtime"],
-                }
-            )
         entry["in_region_regions"] = in_region
         entry["mantle_regions"] = list(base.mantle_regions) if base is not None else []
         if base is not None and base.mantle_model_id:
@@ -462,6 +414,66 @@ def build_entries(
         entry["verified"] = True
         entries[model_id] = entry
     return entries, kept, problems
+
+
+def _on_demand_in(scan: RegionScan, model_id: str) -> bool:
+    """Whether the Region offers the model on demand (and does not say it is unavailable there)."""
+    summary = scan.models.get(model_id)
+    availability = (scan.availability.get(model_id) or {}).get("regionAvailability")
+    return bool(
+        summary
+        and "ON_DEMAND" in (summary.get("inferenceTypesSupported") or [])
+        and availability in (None, "AVAILABLE")
+    )
+
+
+def _profile_entries(scans: Sequence[RegionScan], model_id: str) -> list[dict[str, Any]]:
+    """The model's system inference profiles seen in the scans: their source and destination Regions."""
+    profiles: dict[str, dict[str, Any]] = {}
+    for scan in scans:
+        for profile_id, detail in scan.profiles.items():
+            if _profile_model(profile_id) != model_id:
+                continue
+            found = profiles.setdefault(profile_id, {"sources": set(), "destinations": set()})
+            found["sources"].add(scan.region)
+            found["destinations"].update(
+                r for r in (_arn_region(m.get("modelArn", "")) for m in detail.get("models") or []) if r
+            )
+    profile_entries = []
+    for profile_id in sorted(profiles):
+        is_global = profile_id.split(".", 1)[0] == GLOBAL_PREFIX
+        profile_entries.append(
+            {
+                "id": profile_id,
+                "scope": "global" if is_global else "geographic",
+                "source_regions": sorted(profiles[profile_id]["sources"]),
+                "destination_regions": [ALL_REGIONS] if is_global else sorted(profiles[profile_id]["destinations"]),
+            }
+        )
+    return profile_entries
+
+
+def _catalog_fields(base: Any) -> dict[str, Any]:
+    """The fields a catalog model keeps (name, provider, aliases, endpoints, context window)."""
+    entry: dict[str, Any] = {
+        "name": base.name,
+        "provider": base.provider,
+        "aliases": list(base.aliases),
+        "endpoints": list(base.endpoints),
+    }
+    if base.context_window_tokens is not None:
+        entry["context_window_tokens"] = base.context_window_tokens
+    return entry
+
+
+def _scanned_fields(model_id: str, seen: dict[str, Any] | None) -> dict[str, Any]:
+    """The fields of a model the catalog does not hold, from Bedrock's summary of it."""
+    return {
+        "name": seen["modelName"] if seen and seen.get("modelName") else model_id,
+        "provider": seen.get("providerName") if seen and seen.get("providerName") else "unknown",
+        "aliases": [],
+        "endpoints": ["runtime"],
+    }
 
 
 def overlay_yaml(discovery: Discovery) -> str:
@@ -611,6 +623,13 @@ def format_summary(discovery: Discovery) -> str:
             f"{model_id}: in-Region {', '.join(entry['in_region_regions']) or 'nowhere scanned'}; profiles: {profiles}"
         )
     lines += [f"problem: {p}" for p in discovery.problems]
+    lines += _lifecycle_lines(discovery) + _metric_lines(discovery) + _quota_lines(discovery)
+    return "\n".join(lines)
+
+
+def _lifecycle_lines(discovery: Discovery) -> list[str]:
+    """The lifecycle of each model: not ACTIVE where listed, or ACTIVE everywhere."""
+    lines: list[str] = []
     for row in lifecycle_findings(discovery):
         if row["not_active_in"]:
             states = ", ".join(f"{r} {row['status_by_region'][r]}" for r in row["not_active_in"])
@@ -620,6 +639,12 @@ def format_summary(discovery: Discovery) -> str:
             )
         elif row["status_by_region"]:
             lines.append(f"lifecycle: {row['model']} is ACTIVE in every Region scanned where it is listed")
+    return lines
+
+
+def _metric_lines(discovery: Discovery) -> list[str]:
+    """The catalogued metrics each Region publishes, or could not be read."""
+    lines: list[str] = []
     for row in metric_findings(discovery):
         where = f"{row['region']} {row['namespace']}"
         if not row["read"]:
@@ -636,6 +661,12 @@ def format_summary(discovery: Discovery) -> str:
             )
         else:
             lines.append(f"metrics: {where}: every catalogued metric is published")
+    return lines
+
+
+def _quota_lines(discovery: Discovery) -> list[str]:
+    """The quotas matched in each Region, or could not be read."""
+    lines: list[str] = []
     for row in quota_findings(discovery):
         if not row["read"]:
             lines.append(
@@ -649,4 +680,4 @@ def format_summary(discovery: Discovery) -> str:
             + (f"; not found (no alarm for them): {', '.join(row['not_found'])}" if row["not_found"] else "")
         )
         lines += [f"quotas: {row['region']}: usage metric published for {u}" for u in row["usage_metrics"]]
-    return "\n".join(lines)
+    return lines

@@ -9,6 +9,7 @@ from typing import Any
 
 from aws_cdk import CfnOutput
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from constructs_lib.access import ApplicationProfile, InvokerRole, MantleProject
@@ -84,30 +85,7 @@ def add_cost_controls(
         topic=topic,
         emails=emails,
     )
-    kill_switch = None
-    roles = [inv.role for _, inv in sorted(invokers.items())]
-    if policies.kill_switch and policies.budget_action_trust and policies.budget_action_execution and roles:
-        role_arns = {markers.invoker_role_arn(name): inv.role.role_arn for name, inv in invokers.items()}
-        execution = policies.budget_action_execution
-        kill_switch = KillSwitch(
-            scope,
-            "KillSwitch",
-            landing_zone_name=cfg.name,
-            budget=budget,
-            deny_policy=policies.kill_switch,
-            execution_trust=markers.resolve(policies.budget_action_trust, account_value),
-            execution_policy_for=lambda policy_arn, app_policy_arn: markers.resolve(
-                execution,
-                {
-                    **role_arns,
-                    markers.KILL_SWITCH_POLICY_ARN: policy_arn,
-                    **({markers.APPLICATION_KILL_SWITCH_POLICY_ARN: app_policy_arn} if app_policy_arn else {}),
-                },
-            ),
-            invoker_roles=roles,
-            topic=topic,
-            per_application=cost.per_application_budgets,
-        )
+    kill_switch = _kill_switch(scope, plan, budget, invokers, topic, account_value)
     application_budgets: dict[str, MonthlyCostBudget] = {}
     for app in plan.applications if cost.per_application_budgets else ():
         name = app.app.name
@@ -125,14 +103,8 @@ def add_cost_controls(
         )
         if kill_switch is not None and name in invokers:
             kill_switch.add_application_action(name, app_budget, invokers[name].role, topic)
-    if kill_switch is not None and policies.kill_switch_reset_trust and policies.kill_switch_reset:
-        reset = policies.kill_switch_reset
-        kill_switch.add_reset_role(
-            trust=policies.kill_switch_reset_trust,
-            policy_for=lambda ids: markers.resolve(
-                reset, {**account_value, **{markers.budget_action_id(app): i for app, i in ids.items()}}
-            ),
-        )
+    if kill_switch is not None:
+        _add_reset_role(kill_switch, policies, account_value)
     alarms = plan.cost_alarms
     profile_arns = {application_profile_marker(name): profile.arn for name, profile in profiles.items()}
     # the AWS/BedrockMantle Project dimension is the project's ID
@@ -146,42 +118,14 @@ def add_cost_controls(
         dimension_values=profile_arns,
         threshold_override=threshold_usd_per_hour,
     )
-    mantle_alarms = None
-    if alarms.mantle_usage:
-        # Any Mantle token is worth a notice: Mantle calls are not in the model invocation logs.
-        mantle_alarms = SpendAlarms(
-            scope, "MantleUsage", alarm_name_prefix=cfg.name, specs=alarms.mantle_usage, topic=topic
-        )
-    quota_alarms = None
-    if plan.quota_alarms.specs:
-        # Quota headroom (cost.quota_alarms): the same topic; the thresholds are quota values, never per account.
-        quota_alarms = SpendAlarms(
-            scope,
-            "QuotaAlarms",
-            alarm_name_prefix=cfg.name,
-            specs=plan.quota_alarms.specs,
-            topic=topic,
-            dimension_values=profile_arns,
-        )
-    application_alarms = None
-    if alarms.application_spend:
-        application_alarms = SpendAlarms(
-            scope,
-            "ApplicationSpend",
-            alarm_name_prefix=cfg.name,
-            specs=alarms.application_spend,
-            topic=topic,
-            dimension_values=project_ids,
-        )
+    mantle_alarms, quota_alarms, application_alarms = _optional_alarms(scope, plan, topic, profile_arns, project_ids)
     dashboard = OperationsDashboard(
         scope,
         "Operations",
         plan=plan.dashboard,
         alarms=[
             *spend_alarms.alarms,
-            *(mantle_alarms.alarms if mantle_alarms else []),
-            *(quota_alarms.alarms if quota_alarms else []),
-            *(application_alarms.alarms if application_alarms else []),
+            *(a for group in (mantle_alarms, quota_alarms, application_alarms) if group for a in group.alarms),
         ],
         alarm_name_prefix=cfg.name,
         dimension_values={**profile_arns, **project_ids},
@@ -226,6 +170,90 @@ def add_cost_controls(
         dashboard=dashboard,
         quota_alarms=quota_alarms,
         application_alarms=application_alarms,
+    )
+
+
+def _kill_switch(
+    scope: Construct,
+    plan: Plan,
+    budget: MonthlyCostBudget,
+    invokers: Mapping[str, InvokerRole],
+    topic: sns.ITopic,
+    account_value: dict[str, str],
+) -> KillSwitch | None:
+    """The budget action that denies the invokers inference, when the plan has its documents and there are invokers."""
+    policies = plan.policies
+    roles = [inv.role for _, inv in sorted(invokers.items())]
+    if not (policies.kill_switch and policies.budget_action_trust and policies.budget_action_execution and roles):
+        return None
+    role_arns = {markers.invoker_role_arn(name): inv.role.role_arn for name, inv in invokers.items()}
+    execution = policies.budget_action_execution
+    return KillSwitch(
+        scope,
+        "KillSwitch",
+        landing_zone_name=plan.config.name,
+        budget=budget,
+        deny_policy=policies.kill_switch,
+        execution_trust=markers.resolve(policies.budget_action_trust, account_value),
+        execution_policy_for=lambda policy_arn, app_policy_arn: markers.resolve(
+            execution,
+            {
+                **role_arns,
+                markers.KILL_SWITCH_POLICY_ARN: policy_arn,
+                **({markers.APPLICATION_KILL_SWITCH_POLICY_ARN: app_policy_arn} if app_policy_arn else {}),
+            },
+        ),
+        invoker_roles=roles,
+        topic=topic,
+        per_application=plan.config.cost.per_application_budgets,
+    )
+
+
+def _optional_alarms(
+    scope: Construct, plan: Plan, topic: sns.ITopic, profile_arns: dict[str, str], project_ids: dict[str, str]
+) -> tuple[SpendAlarms | None, SpendAlarms | None, SpendAlarms | None]:
+    """The alarms a configuration may not have: Mantle usage, quota headroom, spend per application."""
+    name = plan.config.name
+    mantle_alarms = None
+    if plan.cost_alarms.mantle_usage:
+        # Any Mantle token is worth a notice: Mantle calls are not in the model invocation logs.
+        mantle_alarms = SpendAlarms(
+            scope, "MantleUsage", alarm_name_prefix=name, specs=plan.cost_alarms.mantle_usage, topic=topic
+        )
+    quota_alarms = None
+    if plan.quota_alarms.specs:
+        # Quota headroom (cost.quota_alarms): the same topic; the thresholds are quota values, never per account.
+        quota_alarms = SpendAlarms(
+            scope,
+            "QuotaAlarms",
+            alarm_name_prefix=name,
+            specs=plan.quota_alarms.specs,
+            topic=topic,
+            dimension_values=profile_arns,
+        )
+    application_alarms = None
+    if plan.cost_alarms.application_spend:
+        application_alarms = SpendAlarms(
+            scope,
+            "ApplicationSpend",
+            alarm_name_prefix=name,
+            specs=plan.cost_alarms.application_spend,
+            topic=topic,
+            dimension_values=project_ids,
+        )
+    return mantle_alarms, quota_alarms, application_alarms
+
+
+def _add_reset_role(kill_switch: KillSwitch, policies: Any, account_value: dict[str, str]) -> None:
+    """The role that may reset the kill switch, when the plan has its documents."""
+    if not (policies.kill_switch_reset_trust and policies.kill_switch_reset):
+        return
+    reset = policies.kill_switch_reset
+    kill_switch.add_reset_role(
+        trust=policies.kill_switch_reset_trust,
+        policy_for=lambda ids: markers.resolve(
+            reset, {**account_value, **{markers.budget_action_id(app): i for app, i in ids.items()}}
+        ),
     )
 
 

@@ -147,9 +147,28 @@ def activate(props: Mapping[str, Any]) -> dict[str, str]:
     already = [k for k in keys if before.get(k) == "Active"]
     ours = set(_load(parameter) or [])
     pending = [k for k in keys if k not in already]
-    errors: dict[str, str] = {}
     if already:
         LOG.info("already active before this request (left alone): %s", ", ".join(already))
+    pending, errors = _activate_with_retries(ce, pending, attempts, wait)
+    active = [k for k in keys if k not in pending]
+    activated = sorted(set(active) - set(already))
+    if activated and not set(activated) <= ours:
+        ours |= set(activated)
+        _save(
+            parameter, sorted(ours), "cost allocation tag keys the landing zone activated: " + ", ".join(sorted(ours))
+        )
+    _log_outcome(keys, pending, errors)
+    return {
+        "Active": ",".join(active),
+        "Pending": ",".join(pending),
+        "AlreadyActive": ",".join(k for k in already if k not in ours),
+        "ActivatedHere": ",".join(sorted(ours)),
+    }
+
+
+def _activate_with_retries(ce: Any, pending: list[str], attempts: int, wait: int) -> tuple[list[str], dict[str, str]]:
+    """Ask Cost Explorer to activate the keys, retrying those it refused; the keys still pending and its errors."""
+    errors: dict[str, str] = {}
     for attempt in range(1, attempts + 1 if pending else 1):
         answer = ce.update_cost_allocation_tags_status(
             CostAllocationTagsStatus=[{"TagKey": k, "Status": "Active"} for k in pending]
@@ -164,13 +183,10 @@ def activate(props: Mapping[str, Any]) -> dict[str, str]:
         LOG.info("attempt %d/%d: not activated yet: %s", attempt, attempts, errors)
         if attempt < attempts:
             sleep(wait)
-    active = [k for k in keys if k not in pending]
-    activated = sorted(set(active) - set(already))
-    if activated and not set(activated) <= ours:
-        ours |= set(activated)
-        _save(
-            parameter, sorted(ours), "cost allocation tag keys the landing zone activated: " + ", ".join(sorted(ours))
-        )
+    return pending, errors
+
+
+def _log_outcome(keys: list[str], pending: list[str], errors: dict[str, str]) -> None:
     if pending:
         LOG.warning(
             "cost allocation tag key(s) %s could not be activated (%s). A key can be activated only after AWS has "
@@ -181,12 +197,6 @@ def activate(props: Mapping[str, Any]) -> dict[str, str]:
         )
     else:
         LOG.info("cost allocation tag keys active: %s", ", ".join(keys))
-    return {
-        "Active": ",".join(active),
-        "Pending": ",".join(pending),
-        "AlreadyActive": ",".join(k for k in already if k not in ours),
-        "ActivatedHere": ",".join(sorted(ours)),
-    }
 
 
 def deactivate_own(props: Mapping[str, Any]) -> None:

@@ -199,6 +199,17 @@ def _cmd_cost(args: argparse.Namespace) -> int:
         prices = _prices(catalog, args.price_source, from_flag=True)
         if given[_OPTIONAL_FLAG] is None:
             given[_OPTIONAL_FLAG], missing = 0.0, []
+    workload = _workload(given, missing)
+    estimate = estimate_cost(workload, prices, hours_per_month=catalog.hours_per_month)
+    warnings = _price_warning(prices)
+    from_config = [_WORKLOAD_FLAGS[dest][1] for dest in missing]
+    _check_printable(estimate.as_dict(), {_WORKLOAD_FLAGS[d][0]: v for d, v in given.items() if d not in missing})
+    return _print_estimate(workload, estimate, warnings, from_config, json_output=args.json, verbose=args.verbose)
+
+
+def _workload(given: dict[str, Any], missing: list[str]) -> Workload:
+    """The workload from the values given (a refused value named by its flag, or by its config key when it came
+    from the configuration)."""
     # each value as the user typed it: its flag, or its config key when it came from the configuration
     typed = {
         field: flag if dest not in missing else f"cost.workload.{field}"
@@ -209,12 +220,19 @@ def _cmd_cost(args: argparse.Namespace) -> int:
     except PricingError as exc:
         named = re.sub(r"[a-z_]+", lambda m: typed.get(m.group(), m.group()), exc.field)
         raise PricingError(named, exc.value, exc.allowed, exc.hint) from None
-    estimate = estimate_cost(workload, prices, hours_per_month=catalog.hours_per_month)
-    warnings = _price_warning(prices)
-    from_config = [_WORKLOAD_FLAGS[dest][1] for dest in missing]
-    _check_printable(estimate.as_dict(), {_WORKLOAD_FLAGS[d][0]: v for d, v in given.items() if d not in missing})
+    return workload
 
-    if args.json:
+
+def _print_estimate(
+    workload: Workload,
+    estimate: CostEstimate,
+    warnings: list[str],
+    from_config: list[str],
+    *,
+    json_output: bool,
+    verbose: bool,
+) -> int:
+    if json_output:
         data = estimate.as_dict()
         data["workload"] = {
             "requests_per_day": workload.requests_per_day,
@@ -235,7 +253,7 @@ def _cmd_cost(args: argparse.Namespace) -> int:
     )
     print()
     print(format_cost_table(estimate))
-    print_warnings(warnings, verbose=args.verbose)
+    print_warnings(warnings, verbose=verbose)
     return 0
 
 

@@ -78,37 +78,38 @@ def _longest_action() -> int:
 def _check_action(action: str, out: CheckedRequest) -> None:
     from landing_zone.review.action_db import UNKNOWN_ACTIONS_ALLOWED, expand
 
+    problem = _action_shape_problem(action)
+    if problem is None and not (expand(action) or any(action.lower() == a.lower() for a in UNKNOWN_ACTIONS_ALLOWED)):
+        service, _, name = action.partition(":")
+        problem = _unknown_action_problem(service, name)
+    if problem is not None:
+        out.problems.append(Problem("--action", action, problem))
+
+
+def _action_shape_problem(action: str) -> str | None:
+    """What is wrong with the action's form (length, wildcards, SERVICE:ACTION), if anything."""
     if len(action) > _longest_action():
-        out.problems.append(
-            Problem("--action", action, f"at most {_longest_action()} characters (the longest action in the database)")
-        )
-        return
+        return f"at most {_longest_action()} characters (the longest action in the database)"
     service, sep, name = action.partition(":")
     if any(ch in action for ch in _SEPARATORS):
-        out.problems.append(Problem("--action", action, "one action, without wildcards (a request names one action)"))
-        return
-    db = _database()
+        return "one action, without wildcards (a request names one action)"
     if not sep:
+        db = _database()
         owners = [f"{svc}:{n}" for svc in sorted(db or {}) for n in _action_names(svc) if n.lower() == action.lower()]
         hint = f"did you mean {' or '.join(repr(o) for o in owners[:3])}?" if owners else "e.g. 'bedrock:InvokeModel'"
-        out.problems.append(Problem("--action", action, f"must be SERVICE:ACTION; {hint}"))
-        return
+        return f"must be SERVICE:ACTION; {hint}"
     if not service or not name:
-        out.problems.append(Problem("--action", action, "must be SERVICE:ACTION, e.g. 'bedrock:InvokeModel'"))
-        return
-    if expand(action) or any(action.lower() == a.lower() for a in UNKNOWN_ACTIONS_ALLOWED):
-        return
+        return "must be SERVICE:ACTION, e.g. 'bedrock:InvokeModel'"
+    return None
+
+
+def _unknown_action_problem(service: str, name: str) -> str:
+    """An action the IAM action database does not hold, with the nearest service or action."""
+    db = _database()
     if service.lower() not in db:
         close = difflib.get_close_matches(service.lower(), list(db), n=3)
         hint = f"did you mean {' or '.join(repr(c + ':' + name) for c in close)}?" if close else ""
-        out.problems.append(
-            Problem(
-                "--action",
-                action,
-                f"{service!r} is not a service of the IAM action database{'; ' + hint if hint else ''}",
-            )
-        )
-        return
+        return f"{service!r} is not a service of the IAM action database{'; ' + hint if hint else ''}"
     names = _action_names(service.lower())
     by_lower = {n.lower(): n for n in names}
     close = difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)
@@ -117,8 +118,7 @@ def _check_action(action: str, out: CheckedRequest) -> None:
         if close
         else (f"{service.lower()} has {len(names)} actions")
     )
-    out.problems.append(Problem("--action", action, f"not an action of the IAM action database; {hint}"))
-    return
+    return f"not an action of the IAM action database; {hint}"
 
 
 def _check_region(

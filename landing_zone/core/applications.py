@@ -66,32 +66,12 @@ def plan_applications(
                 Problem(f"{where}.model", app.model, f"must be one of the configured models ({', '.join(allowed)})")
             )
             continue
-        callable_here = [
-            r
-            for r in allowed[model.id].compliant_routes
-            if r.endpoint == "runtime" and config.home_region in r.source_regions
-        ]
+        routes = [r for r in allowed[model.id].compliant_routes if config.home_region in r.source_regions]
+        callable_here = [r for r in routes if r.endpoint == "runtime"]
         route = _choose(callable_here, app.path)
-        mantle = next(
-            (
-                r
-                for r in allowed[model.id].compliant_routes
-                if r.kind is PathKind.MANTLE and config.home_region in r.source_regions
-            ),
-            None,
-        )
+        mantle = next((r for r in routes if r.kind is PathKind.MANTLE), None)
         if route is None and (app.path != "auto" or mantle is None):
-            offered = ", ".join(f"{r.kind.value} ({r.invoke_id})" for r in callable_here) or "none"
-            problems.append(
-                Problem(
-                    f"{where}.path",
-                    app.path,
-                    f"no compliant {'' if app.path == 'auto' else app.path + ' '}runtime path of {model.id} is callable "
-                    f"from home_region {config.home_region} (compliant paths from there: {offered}"
-                    f"{'; Mantle: ' + mantle.invoke_id if mantle else ''})"
-                    + ("; use path: auto to fall back to Mantle" if mantle and app.path != "auto" else ""),
-                )
-            )
+            problems.append(_no_path(config, where, app.path, model.id, callable_here, mantle))
             continue
         project = gets_mantle_project(config, catalog, mantle)
         withheld = mantle if withholds_default_project(config, route=route, mantle=mantle, project=project) else None
@@ -107,6 +87,21 @@ def plan_applications(
             )
         )
     return tuple(plans), problems
+
+
+def _no_path(
+    config: LandingZoneConfig, where: str, path: str, model_id: str, callable_here: list[Route], mantle: Route | None
+) -> Problem:
+    """No compliant runtime path of the model is callable from the home Region (and Mantle cannot stand in)."""
+    offered = ", ".join(f"{r.kind.value} ({r.invoke_id})" for r in callable_here) or "none"
+    return Problem(
+        f"{where}.path",
+        path,
+        f"no compliant {'' if path == 'auto' else path + ' '}runtime path of {model_id} is callable "
+        f"from home_region {config.home_region} (compliant paths from there: {offered}"
+        f"{'; Mantle: ' + mantle.invoke_id if mantle else ''})"
+        + ("; use path: auto to fall back to Mantle" if mantle and path != "auto" else ""),
+    )
 
 
 def gets_mantle_project(config: LandingZoneConfig, catalog: Catalog, mantle: Route | None) -> bool:

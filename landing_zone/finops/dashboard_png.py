@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from landing_zone.core.catalog.metrics import MetricSource
+from landing_zone.core.config import Workload
 from landing_zone.cost.alarms import APPLICATION_PROFILE, MetricSpec, evaluate_expression
 from landing_zone.cost.dashboard import GraphPanel, TextPanel
 from landing_zone.plan import Plan
@@ -56,18 +58,8 @@ class SyntheticDay:
 def synthetic_day(plan: Plan) -> SyntheticDay:
     """The configured workload as tokens per second per metric series (see the module docstring)."""
     w = plan.config.cost.workload
-    runtime = plan.metrics.for_endpoint("runtime")
     mantle = plan.metrics.for_endpoint("mantle")
-    usage = plan.catalog.quotas.usage_metric if plan.catalog.quotas is not None else None
-    per_second = {
-        "input": w.requests_per_day
-        * w.input_tokens_per_request
-        * max(0.0, 1 - w.cached_input_fraction - w.cache_write_fraction)
-        / 86400,
-        "cache_read": w.requests_per_day * w.input_tokens_per_request * w.cached_input_fraction / 86400,
-        "cache_write": w.requests_per_day * w.input_tokens_per_request * w.cache_write_fraction / 86400,
-        "output": w.requests_per_day * w.output_tokens_per_request / 86400,
-    }
+    per_second = _per_second(w)
     apps = [s for s in plan.cost_alarms.sources if s.dimension_value.startswith(APPLICATION_PROFILE)]
     mantles = [s for s in plan.cost_alarms.sources if s.namespace == mantle.namespace]
     mantle_share = MANTLE_SHARE if mantles else 0.0
@@ -76,32 +68,8 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
     tiers: dict[str, float] = {str(t): v for t, v in w.tier_split.items()} or {"default": 1.0}
     profiles = {s.dimension_value.partition("+")[0] for s in apps}
     for source in plan.cost_alarms.sources:
-        if source in apps:
-            tier = source.dimension_value.partition("+")[2] or "default"
-            share = (1 - mantle_share) / len(profiles) * tiers.get(tier, 0.0)
-        elif source in mantles:
-            share = mantle_share / len(mantles)
-        else:
-            share = 0.0  # direct calls through system profiles or models: none in the synthetic day
-        for kind, name in source.token_metrics.items():
-            # Mantle has no cache metrics: its billable input includes the cached tokens
-            cached = per_second["cache_read"] + per_second["cache_write"]
-            rate = per_second[kind] + (cached if source in mantles and kind == "input" else 0.0)
-            rates[(source.namespace, source.dimension_value, name)] = rate * share
-        if source.namespace == runtime.namespace and usage is not None:
-            # EstimatedTPMQuotaUsage: the tokens that count against the TPM quota (cache reads do not)
-            counted = per_second["input"] + per_second["cache_write"] + per_second["output"]
-            rates[(usage.namespace, source.dimension_value, usage.metric_name)] = counted * share
-        if source.namespace == runtime.namespace and "invocations" in runtime.other_metrics:
-            # Invocations counts failed requests too (metrics.yaml metric_semantics); the synthetic day has no failed
-            # request, so it equals the workload's requests here, and nothing divides by it.
-            rates[(source.namespace, source.dimension_value, runtime.other_metrics["invocations"])] = (
-                w.requests_per_day / 86400 * share
-            )
-        if source in mantles and "invocations" in mantle.other_metrics:
-            rates[(source.namespace, source.dimension_value, mantle.other_metrics["invocations"])] = (
-                w.requests_per_day / 86400 * share
-            )
+        share = _share(source, apps, mantles, profiles, tiers, mantle_share)
+        rates.update(_source_rates(plan, source, per_second, share, on_mantle=source in mantles))
     description = (
         f"Synthetic day: cost.workload ({w.requests_per_day:,.0f} requests/day, {w.input_tokens_per_request:,.0f} "
         f"input tokens ({w.cached_input_fraction:.0%} cached), {w.output_tokens_per_request:,.0f} output tokens), "
@@ -111,6 +79,67 @@ def synthetic_day(plan: Plan) -> SyntheticDay:
         "dashboard it can exceed the requests served)."
     )
     return SyntheticDay(rates, description)
+
+
+def _per_second(w: Workload) -> dict[str, float]:
+    """The workload's tokens per second, by kind (input not cached, cache read, cache write, output)."""
+    return {
+        "input": w.requests_per_day
+        * w.input_tokens_per_request
+        * max(0.0, 1 - w.cached_input_fraction - w.cache_write_fraction)
+        / 86400,
+        "cache_read": w.requests_per_day * w.input_tokens_per_request * w.cached_input_fraction / 86400,
+        "cache_write": w.requests_per_day * w.input_tokens_per_request * w.cache_write_fraction / 86400,
+        "output": w.requests_per_day * w.output_tokens_per_request / 86400,
+    }
+
+
+def _share(
+    source: MetricSource,
+    apps: list[MetricSource],
+    mantles: list[MetricSource],
+    profiles: set[str],
+    tiers: dict[str, float],
+    mantle_share: float,
+) -> float:
+    """The share of the synthetic day's traffic a metric source carries."""
+    if source in apps:
+        tier = source.dimension_value.partition("+")[2] or "default"
+        return (1 - mantle_share) / len(profiles) * tiers.get(tier, 0.0)
+    if source in mantles:
+        return mantle_share / len(mantles)
+    return 0.0  # direct calls through system profiles or models: none in the synthetic day
+
+
+def _source_rates(
+    plan: Plan, source: MetricSource, per_second: dict[str, float], share: float, *, on_mantle: bool
+) -> dict[tuple[str, str, str], float]:
+    """The rates of one metric source's series (tokens, quota usage, invocations)."""
+    w = plan.config.cost.workload
+    runtime = plan.metrics.for_endpoint("runtime")
+    mantle = plan.metrics.for_endpoint("mantle")
+    usage = plan.catalog.quotas.usage_metric if plan.catalog.quotas is not None else None
+    rates: dict[tuple[str, str, str], float] = {}
+    for kind, name in source.token_metrics.items():
+        # Mantle has no cache metrics: its billable input includes the cached tokens
+        cached = per_second["cache_read"] + per_second["cache_write"]
+        rate = per_second[kind] + (cached if on_mantle and kind == "input" else 0.0)
+        rates[(source.namespace, source.dimension_value, name)] = rate * share
+    if source.namespace == runtime.namespace and usage is not None:
+        # EstimatedTPMQuotaUsage: the tokens that count against the TPM quota (cache reads do not)
+        counted = per_second["input"] + per_second["cache_write"] + per_second["output"]
+        rates[(usage.namespace, source.dimension_value, usage.metric_name)] = counted * share
+    if source.namespace == runtime.namespace and "invocations" in runtime.other_metrics:
+        # Invocations counts failed requests too (metrics.yaml metric_semantics); the synthetic day has no failed
+        # request, so it equals the workload's requests here, and nothing divides by it.
+        rates[(source.namespace, source.dimension_value, runtime.other_metrics["invocations"])] = (
+            w.requests_per_day / 86400 * share
+        )
+    if on_mantle and "invocations" in mantle.other_metrics:
+        rates[(source.namespace, source.dimension_value, mantle.other_metrics["invocations"])] = (
+            w.requests_per_day / 86400 * share
+        )
+    return rates
 
 
 def _series(panel: GraphPanel, day: SyntheticDay) -> list[tuple[str, list[float]]] | None:

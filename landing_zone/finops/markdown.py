@@ -77,13 +77,27 @@ def _describe_cheaper(row: BreakEvenRow) -> str:
 
 def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
     """The text of ``cost.md`` (the chart is embedded by the relative path ``chart_name``)."""
+    out = [
+        *_workload_sections(report),
+        *_price_sections(report),
+        *_budget_section(report),
+        *_breakeven_section(report),
+        *_chart_section(report, chart_name),
+        *_provenance_section(report),
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _workload_sections(report: CostReport) -> list[str]:
+    """The heading, and the workload per model and for a self-hosted node."""
+    out: list[str] = []
     w = report.workload
     hours = report.hours_per_month
     days = hours / 24.0
     input_day = w.requests_per_day * w.input_tokens_per_request
     output_day = w.requests_per_day * w.output_tokens_per_request
     ratio = input_day / output_day if output_day else float("nan")
-    out: list[str] = [
+    out += [
         f"# Cost report: {report.name}",
         "",
         "Computed offline by `python -m landing_zone cost-report` from the configuration and "
@@ -143,7 +157,12 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
             ("input:output token ratio", f"{ratio:.2f}" if math.isfinite(ratio) else "n/a"),
         ],
     )
+    return out
 
+
+def _price_sections(report: CostReport) -> list[str]:
+    """The Kimi K3 prices and the workload's cost at each."""
+    out: list[str] = []
     out += ["", "## Kimi K3 prices (USD per 1M tokens)", ""]
     out += _table(
         ("price source", "input", "cache read", "cache write", "output", "source", "as of", "verified"),
@@ -203,7 +222,12 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
             for e in report.estimates
         ],
     )
+    return out
 
+
+def _budget_section(report: CostReport) -> list[str]:
+    """The budget and the configured workload's share of it."""
+    out: list[str] = []
     b = report.budget
     out += ["", "## Budget", ""]
     out.append(
@@ -216,7 +240,13 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
             f"The configured workload is estimated at {_usd(b.estimate.monthly_usd)} USD/month, each model at its "
             f"own prices, {share:.0%} of the budget."
         )
+    return out
 
+
+def _breakeven_section(report: CostReport) -> list[str]:
+    """Self-hosting break-even per throughput profile."""
+    out: list[str] = []
+    hours = report.hours_per_month
     node_month = report.node_monthly_usd
     inst = report.instance
     out += [
@@ -274,7 +304,14 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
             for row in report.breakevens
         ],
     )
+    return out
 
+
+def _chart_section(report: CostReport, chart_name: str) -> list[str]:
+    """The chart and, per price source, where self-hosting is cheaper."""
+    out: list[str] = []
+    node_month = report.node_monthly_usd
+    inst = report.instance
     out += [
         "",
         "## Monthly cost against volume",
@@ -308,6 +345,13 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
                 f"{_usd(be.api_blended_usd_per_million_output_tokens)} USD for 1M output tokens with their "
                 f"{report.input_output_ratio:g}M input tokens ({be.ratio_to_api_blended:,.2f}x)."
             )
+    return out
+
+
+def _provenance_section(report: CostReport) -> list[str]:
+    """Where each figure comes from."""
+    out: list[str] = []
+    inst = report.instance
     out += [
         "",
         "## Provenance",
@@ -322,7 +366,7 @@ def render_markdown(report: CostReport, chart_name: str = CHART_NAME) -> str:
         f"- `{inst.instance_type}`: {inst.source} (as of {inst.as_of}, "
         f"{'verified' if inst.verified else 'NOT verified'})."
     )
-    return "\n".join(out) + "\n"
+    return out
 
 
 # --------------------------------------------------------------------------------------------------

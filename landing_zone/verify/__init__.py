@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from landing_zone.assembly import Assembly, AssemblyError
 from landing_zone.errors import LandingZoneError
@@ -41,6 +42,25 @@ def verify(
     assembly = Assembly.load(assembly_path)
     if stackset_member:
         assembly = assembly.member_view()
+    name = _landing_zone_name(assembly, assembly_path, plan)
+    home = _home_region(assembly, plan, region)
+    ctx = Context(
+        assembly=assembly,
+        live=Live(profile=profile, management_profile=management_profile, region=home),
+        name=name,
+        home_region=home,
+        region_override=region,
+        deployment_account=None if stackset_member else _deployment_account(assembly, plan),
+        **_plan_settings(plan),
+        invocation_log_bucket=invocation_log_bucket,
+    )
+    _require_credentials(ctx, profile)
+    results = run_checks(ctx, families)
+    account = next((r.actual for r in results if r.check == "account" and r.status is Status.PASS), None)
+    return Report(landing_zone=name, assembly=str(assembly_path), account=account, region=home, results=tuple(results))
+
+
+def _landing_zone_name(assembly: Assembly, assembly_path: str | Path, plan: Plan | None) -> str:
     name = assembly.landing_zone_name or (plan.config.name if plan else None)
     if plan is not None and assembly.landing_zone_name and plan.config.name != assembly.landing_zone_name:
         raise AssemblyError(
@@ -49,6 +69,10 @@ def verify(
         )
     if not name:
         raise AssemblyError(f"--assembly {assembly_path}: no 'landing-zone' stack tag and no configuration to name it")
+    return name
+
+
+def _home_region(assembly: Assembly, plan: Plan | None, region: str | None) -> str:
     home = (
         region
         or (plan.config.home_region if plan else None)
@@ -56,24 +80,27 @@ def verify(
     )
     if not home:
         raise LandingZoneError("--region: the assembly is environment-agnostic and no configuration gives home_region")
-    ctx = Context(
-        assembly=assembly,
-        live=Live(profile=profile, management_profile=management_profile, region=home),
-        name=name,
-        home_region=home,
-        region_override=region,
-        deployment_account=None if stackset_member else _deployment_account(assembly, plan),
-        compliant_regions=tuple(plan.config.compliant_regions) if plan else (),
-        catalog=plan.catalog if plan else None,
-        config_target_ids=tuple(plan.config.organization.target_ids) if plan and plan.config.organization else (),
-        self_hosting=plan.config.self_hosting if plan else None,
-        invocation_log_bucket=invocation_log_bucket,
-        quota_alarms=plan.quota_alarms.alarms if plan else (),
-    )
-    _require_credentials(ctx, profile)
-    results = run_checks(ctx, families)
-    account = next((r.actual for r in results if r.check == "account" and r.status is Status.PASS), None)
-    return Report(landing_zone=name, assembly=str(assembly_path), account=account, region=home, results=tuple(results))
+    return home
+
+
+def _plan_settings(plan: Plan | None) -> dict[str, Any]:
+    """The context's settings that come from the plan (empty without one)."""
+    if plan is None:
+        return {
+            "compliant_regions": (),
+            "catalog": None,
+            "config_target_ids": (),
+            "self_hosting": None,
+            "quota_alarms": (),
+        }
+    organization = plan.config.organization
+    return {
+        "compliant_regions": tuple(plan.config.compliant_regions),
+        "catalog": plan.catalog,
+        "config_target_ids": tuple(organization.target_ids) if organization else (),
+        "self_hosting": plan.config.self_hosting,
+        "quota_alarms": plan.quota_alarms.alarms,
+    }
 
 
 def _require_credentials(ctx: Context, profile: str | None) -> None:

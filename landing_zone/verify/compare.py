@@ -144,24 +144,33 @@ def _statement_diff(want: dict[str, Any], got: dict[str, Any], width: int = 160)
     right = {_compact(_normal_statement(s)): s for s in _statements(got)}
     only_left = [left[k] for k in sorted(set(left) - set(right))]
     only_right = [right[k] for k in sorted(set(right) - set(left))]
-    right_by_sid = {s.get("Sid"): s for s in only_right if isinstance(s, dict) and s.get("Sid")}
+    right_by_sid = {_sid(s): s for s in only_right if _sid(s)}
     for statement in only_left:
-        sid = statement.get("Sid") if isinstance(statement, dict) else None
+        sid = _sid(statement)
         other = right_by_sid.pop(sid, None) if sid else None
         if other is None:
             lines.append(_clip(f"- {sid + ': ' if sid else ''}{_compact(statement)}", width))
             continue
-        normal, other_normal = _normal_statement(statement), _normal_statement(other)
-        for key in sorted(set(statement) | set(other)):
-            if canonical(normal.get(key)) != canonical(other_normal.get(key)):
-                lines.append(_clip(f"~ {sid}.{key}: synthesized {_compact(statement.get(key))}", width))
-                lines.append(
-                    _clip(f"  {' ' * len(str(sid))} {' ' * len(key)}  live        {_compact(other.get(key))}", width)
-                )
+        lines.extend(_key_diff(statement, other, str(sid), width))
     for statement in only_right:
-        sid = statement.get("Sid") if isinstance(statement, dict) else None
+        sid = _sid(statement)
         if sid is None or sid in right_by_sid:
             lines.append(_clip(f"+ {sid + ': ' if sid else ''}{_compact(statement)}", width))
+    return lines
+
+
+def _sid(statement: Any) -> Any:
+    return statement.get("Sid") if isinstance(statement, dict) else None
+
+
+def _key_diff(statement: dict[str, Any], other: dict[str, Any], sid: str, width: int) -> list[str]:
+    """The keys of two statements with the same Sid that differ, each as synthesized and live."""
+    lines = []
+    normal, other_normal = _normal_statement(statement), _normal_statement(other)
+    for key in sorted(set(statement) | set(other)):
+        if canonical(normal.get(key)) != canonical(other_normal.get(key)):
+            lines.append(_clip(f"~ {sid}.{key}: synthesized {_compact(statement.get(key))}", width))
+            lines.append(_clip(f"  {' ' * len(sid)} {' ' * len(key)}  live        {_compact(other.get(key))}", width))
     return lines
 
 

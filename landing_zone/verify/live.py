@@ -1,8 +1,7 @@
 """Live state through :mod:`landing_zone.aws`, and resolution of template values to live names and ARNs.
 
-:class:`Live` memoizes clients per (service, Region, profile), turns "could not ask" exceptions into
-:class:`ApiError`, and stops calling a service that was unreachable or had no credentials (each later call fails at
-once with the first reason, so an offline run ends quickly and lists every unchecked item).
+:class:`Live` (in :mod:`landing_zone.verify.client`, re-exported here) memoizes clients and turns "could not ask"
+exceptions into :class:`ApiError`.
 
 :class:`Resolver` evaluates the intrinsic functions the assembly uses (``Ref``, ``Fn::GetAtt``, ``Fn::ImportValue``,
 ``Fn::Join``, ``Fn::Sub``, pseudo parameters). A generated physical name (bucket, unnamed alarm ...) comes from
@@ -20,138 +19,14 @@ from typing import Any
 
 from landing_zone import aws
 from landing_zone.assembly import Assembly, Resource, Stack
+from landing_zone.verify.client import CREDENTIAL_FAILURES as CREDENTIAL_FAILURES
+from landing_zone.verify.client import STICKY_FAILURES as STICKY_FAILURES
+from landing_zone.verify.client import UNANSWERED_CODES as UNANSWERED_CODES
+from landing_zone.verify.client import ApiError as ApiError
+from landing_zone.verify.client import Live as Live
+from landing_zone.verify.client import could_not_ask as could_not_ask
+from landing_zone.verify.client import partition_of as partition_of
 from landing_zone.verify.compare import Unresolved
-
-
-class ApiError(Exception):
-    """An API could not be asked (unreachable, no credentials, unauthorised)."""
-
-    def __init__(self, service: str, operation: str, description: str) -> None:
-        self.service = service
-        self.operation = operation
-        self.description = description
-        super().__init__(f"{service}:{operation}: {description}")
-
-
-# Services whose failure with these descriptions means every later call fails the same way.
-CREDENTIAL_FAILURES = ("no usable credentials", "credentials expired")
-STICKY_FAILURES = (*CREDENTIAL_FAILURES, "unreachable")
-
-# Error codes that are no answer about the resource: the service failed, or (an emulator) does not implement the
-# operation.  Reported as "could not ask" (ERROR for the item), never as an absent or differing resource.
-UNANSWERED_CODES = frozenset(
-    {
-        "InternalFailure",
-        "InternalError",
-        "InternalServerError",
-        "InternalServerException",
-        "NotImplemented",
-        "NotImplementedException",
-        "ServiceUnavailable",
-        "ServiceUnavailableException",
-    }
-)
-
-
-def could_not_ask(exc: BaseException) -> str | None:
-    """:func:`landing_zone.aws.failure` (unreachable, no credentials, unauthorised), plus a service that gave no
-    answer: an internal failure or an operation it does not implement (``InternalFailure``, ``NotImplemented``,
-    5xx), or a response botocore could not read."""
-    from botocore import exceptions as bx
-    from botocore.parsers import ResponseParserError
-
-    description = aws.failure(exc)
-    if description is not None:
-        return description
-    if isinstance(exc, bx.ClientError):
-        code = aws.error_code(exc) or ""
-        status = (exc.response.get("ResponseMetadata") or {}).get("HTTPStatusCode")
-        if code in UNANSWERED_CODES or (isinstance(status, int) and status >= 500):
-            message = (exc.response.get("Error") or {}).get("Message") or ""
-            return f"no answer: {code or status}{': ' + message if message else ''}"
-    if isinstance(exc, ResponseParserError):
-        return f"no answer: unreadable response ({exc})"
-    return None
-
-
-class Live:
-    def __init__(self, *, profile: str | None, management_profile: str | None, region: str) -> None:
-        self.profile = profile
-        self.management_profile = management_profile or profile
-        self.region = region
-        self._clients: dict[tuple[str, str, str | None], Any] = {}
-        self._dead: dict[tuple[str, str, str | None], str] = {}
-        self._accounts: dict[str | None, str] = {}
-
-    def client(self, service: str, region: str | None = None, *, management: bool = False) -> Any:
-        profile = self.management_profile if management else self.profile
-        key = (service, region or self.region, profile)
-        if key not in self._clients:
-            self._clients[key] = aws.client(service, region=key[1], profile=profile)
-        return self._clients[key]
-
-    def call(
-        self, service: str, operation: str, *, region: str | None = None, management: bool = False, **params: Any
-    ) -> Any:
-        """``client.operation(**params)``; raises :class:`ApiError` if the API could not be asked (see
-        :func:`could_not_ask`) and lets other ``ClientError`` s (not found, validation) through for the caller to
-        interpret."""
-        profile = self.management_profile if management else self.profile
-        key = (service, region or self.region, profile)
-        if key in self._dead:
-            raise ApiError(service, operation, f"not attempted: {self._dead[key]}")
-        try:
-            return getattr(self.client(service, region, management=management), operation)(**params)
-        except Exception as exc:  # botocore raises many unrelated classes; classify, re-raise the rest
-            description = could_not_ask(exc)
-            if description is None:
-                raise
-            if description.startswith(STICKY_FAILURES):
-                self._dead[key] = description
-            raise ApiError(service, operation, description) from exc
-
-    def paginate(
-        self,
-        service: str,
-        operation: str,
-        result_key: str,
-        *,
-        region: str | None = None,
-        management: bool = False,
-        **params: Any,
-    ) -> list[Any]:
-        profile = self.management_profile if management else self.profile
-        key = (service, region or self.region, profile)
-        if key in self._dead:
-            raise ApiError(service, operation, f"not attempted: {self._dead[key]}")
-        client = self.client(service, region, management=management)
-        try:
-            items: list[Any] = []
-            for page in client.get_paginator(operation).paginate(**params):
-                items.extend(page.get(result_key) or [])
-            return items
-        except Exception as exc:
-            description = could_not_ask(exc)
-            if description is None:
-                raise
-            if description.startswith(STICKY_FAILURES):
-                self._dead[key] = description
-            raise ApiError(service, operation, description) from exc
-
-    def account(self, *, management: bool = False) -> str:
-        profile = self.management_profile if management else self.profile
-        if profile not in self._accounts:
-            self._accounts[profile] = self.call("sts", "get_caller_identity", management=management)["Account"]
-        return self._accounts[profile]
-
-
-def partition_of(region: str) -> str:
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    return "aws"
-
 
 # Literal name properties: Ref (or the physical ID) is this name when the template sets it.
 NAME_PROPERTY = {
@@ -320,14 +195,7 @@ class Resolver:
             bad = [v for v in (left, right) if isinstance(v, Unresolved)]
             return bad[0] if bad else str(left) == str(right)
         parts = [self._holds(a, stack) for a in arg] if isinstance(arg, list) else []
-        bad = [p for p in parts if isinstance(p, Unresolved)]
-        if fn == "Fn::Not" and len(parts) == 1:
-            return bad[0] if bad else not parts[0]
-        if fn == "Fn::And" and parts:
-            return bad[0] if bad else all(parts)
-        if fn == "Fn::Or" and parts:
-            return bad[0] if bad else any(parts)
-        return Unresolved(f"condition function {fn} is not understood")
+        return _combine(fn, parts)
 
     # -- StackSet member stacks: the instance stack's real name and parameters ---------------------------
     def stack_name(self, stack: Stack) -> str | Unresolved:
@@ -495,33 +363,28 @@ class Resolver:
             return Unresolved(f"Fn::GetAtt {logical_id}.{attr} in {stack.name}: no such resource")
         account, region, partition = self.account_of(stack), self.region_of(stack), self.partition(stack)
         kind = (res.type, attr)
-        if kind == ("AWS::IAM::Role", "Arn"):
+        if kind in _NAMED_ARNS:
             name = self.physical_id(res)
             if isinstance(name, Unresolved):
                 return name
-            return f"arn:{partition}:iam::{account}:role{res.prop('Path', '/')}{name}"
+            return _NAMED_ARNS[kind](res, name, partition, region, account)
         if kind == ("AWS::KMS::Key", "Arn"):
             key = self.kms_key(res)
             return key["Arn"] if isinstance(key, dict) else key
-        if kind in (("AWS::SNS::Topic", "TopicArn"),) or (
-            res.type == "AWS::IAM::ManagedPolicy" and attr == "PolicyArn"
-        ):
+        if kind in (("AWS::SNS::Topic", "TopicArn"), ("AWS::IAM::ManagedPolicy", "PolicyArn")):
             return self.ref_of(res)
         if kind == ("AWS::SNS::Topic", "TopicName"):
             arn = self.ref_of(res)
             return arn.rsplit(":", 1)[-1] if isinstance(arn, str) else arn
+        return self._service_att(res, attr)
+
+    def _service_att(self, res: Resource, attr: str) -> Any:
+        """The attributes only the service itself knows (inference profile, Mantle project, VPC, budget action)."""
+        kind = (res.type, attr)
         if kind == ("AWS::Bedrock::ApplicationInferenceProfile", "InferenceProfileArn"):
             return self.application_profile_arn(res)
         if res.type == "AWS::BedrockMantle::Project" and attr in ("Arn", "Id"):
             return self.mantle_project(res, attr)
-        if kind == ("AWS::Logs::LogGroup", "Arn"):
-            name = self.physical_id(res)
-            return (
-                name if isinstance(name, Unresolved) else f"arn:{partition}:logs:{region}:{account}:log-group:{name}:*"
-            )
-        if kind == ("AWS::S3::Bucket", "Arn"):
-            name = self.physical_id(res)
-            return name if isinstance(name, Unresolved) else f"arn:{partition}:s3:::{name}"
         if res.type == "AWS::EC2::VPC" and attr in ("DefaultSecurityGroup", "CidrBlock"):
             return self.vpc_attribute(res, attr)
         if kind == ("AWS::Budgets::BudgetsAction", "ActionId"):
@@ -841,3 +704,28 @@ class _NoValue:
 
 
 _NO_VALUE = _NoValue()
+
+
+def _combine(fn: str, parts: list[bool | Unresolved]) -> bool | Unresolved:
+    """Fn::Not, Fn::And or Fn::Or of evaluated conditions (the first unresolved one, if any)."""
+    understood = bool(parts) and (fn in ("Fn::And", "Fn::Or") or (fn == "Fn::Not" and len(parts) == 1))
+    if not understood:
+        return Unresolved(f"condition function {fn} is not understood")
+    bad = [p for p in parts if isinstance(p, Unresolved)]
+    if bad:
+        return bad[0]
+    if fn == "Fn::Not":
+        return not parts[0]
+    return all(parts) if fn == "Fn::And" else any(parts)
+
+
+# Fn::GetAtt values built from the resource's physical name: (resource, name, partition, region, account) -> ARN.
+_NAMED_ARNS: dict[tuple[str, str], Callable[[Resource, str, str, str, str], str]] = {
+    ("AWS::IAM::Role", "Arn"): lambda res, name, partition, _region, account: (
+        f"arn:{partition}:iam::{account}:role{res.prop('Path', '/')}{name}"
+    ),
+    ("AWS::Logs::LogGroup", "Arn"): lambda _res, name, partition, region, account: (
+        f"arn:{partition}:logs:{region}:{account}:log-group:{name}:*"
+    ),
+    ("AWS::S3::Bucket", "Arn"): lambda _res, name, partition, _region, _account: f"arn:{partition}:s3:::{name}",
+}

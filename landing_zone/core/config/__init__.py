@@ -4,7 +4,9 @@ Defaults live in ``cdk.json`` under the ``landing_zone`` context key; an optiona
 ``-c config=PATH`` (or ``--config PATH`` on the CLI) is deep-merged over them (mappings merge, lists and
 scalars replace).  Every invalid value is collected and reported in one :class:`ConfigError`.
 
-* :mod:`.schema` — the pydantic models and the rules that span several keys;
+* :mod:`.schema` — the root model, which assembles the sections and holds the rules that span several of them;
+* :mod:`.sections` — the pydantic models of each section (organization, network, workload, cost, access,
+  guardrails) on a common strict base;
 * :mod:`.rules` — the rules every model takes from its fields' types (numbers and booleans of their type, lists
   that hold each entry once, no empty optional list, every ARN in the landing zone's partition);
 * :mod:`.loading` — reading cdk.json and config files, merging them;

@@ -89,61 +89,57 @@ def problems_from_validation_error(exc: ValidationError, model: type[BaseModel])
         if isinstance(error, CrossFieldProblems):
             problems += [Problem(_path((*loc, *rel)), got, allowed) for rel, got, allowed in error.problems]
             continue
-        msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
-        msg = msg.replace("Input should be", "must be")
         if kind == "too_short" and loc in nested:
             continue  # the items themselves are invalid and reported; "too short" would only repeat that
-        if kind == "missing":
-            problems.append(Problem(_path(loc), Described("nothing"), "this key is required"))
-        elif kind == "extra_forbidden":
-            keys = _allowed_keys(model, loc) or []
+        if kind == "extra_forbidden":
             suggestions_left -= 1
-            close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.75) if suggestions_left > 0 else []
-            elsewhere = (
-                [p for p in _field_paths(model) if p.rsplit(".", 1)[-1] == loc[-1]] if suggestions_left > 0 else []
-            )
-            if close:
-                allowed = f"unknown key: did you mean {close[0]!r}?"
-            elif elsewhere:
-                allowed = f"unknown key here: it belongs under {' or '.join(elsewhere[:3])}"
-            else:
-                allowed = "unknown key" + (f" (allowed keys here: {', '.join(keys)})" if keys else "")
-            problems.append(Problem(_path(loc), err.get("input"), allowed))
-        elif kind == "invalid_key":
-            problems.append(
-                Problem(_path(loc[:-1]) if len(loc) > 1 else "(top level)", err.get("input"), _PLAIN_WORDS[kind])
-            )
-        elif kind in _PLAIN_WORDS:
-            problems.append(
-                Problem(
-                    _path(loc),
-                    err.get("input"),
-                    f"{_PLAIN_WORDS[kind]}, not a {_kind_of(err.get('input'))}"
-                    if kind.endswith(("_type", "_parsing"))
-                    else _PLAIN_WORDS[kind],
-                )
-            )
-        elif kind == "too_short":
-            problems.append(
-                Problem(_path(loc), err.get("input"), f"must list at least {ctx.get('min_length')} item(s)")
-            )
-        elif kind == "too_long":
-            problems.append(
-                Problem(
-                    _path(loc),
-                    Described(f"{ctx.get('actual_length')} items"),
-                    f"may list at most {ctx.get('max_length')} item(s)",
-                )
-            )
-        elif kind in ("string_too_short", "string_too_long"):
-            bound = "at least" if kind == "string_too_short" else "at most"
-            count = ctx.get("min_length") if kind == "string_too_short" else ctx.get("max_length")
-            problems.append(Problem(_path(loc), err.get("input"), f"must be {bound} {count} character(s) long"))
-        elif kind == "literal_error":
-            problems.append(Problem(_path(loc), err.get("input"), msg + _literal_suggestion(err.get("input"), ctx)))
-        else:
-            problems.append(Problem(_path(loc), err.get("input"), msg[0].lower() + msg[1:] if msg else msg))
+            problems.append(_unknown_key(model, loc, err.get("input"), suggest=suggestions_left > 0))
+            continue
+        problems.append(_problem(err, loc, kind, ctx))
     return problems
+
+
+def _unknown_key(model: type[BaseModel], loc: tuple[Any, ...], got: Any, *, suggest: bool) -> Problem:
+    """A key the model does not have: the nearest key here, else where it belongs (while suggestions are left)."""
+    keys = _allowed_keys(model, loc) or []
+    close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.75) if suggest else []
+    elsewhere = [p for p in _field_paths(model) if p.rsplit(".", 1)[-1] == loc[-1]] if suggest else []
+    if close:
+        allowed = f"unknown key: did you mean {close[0]!r}?"
+    elif elsewhere:
+        allowed = f"unknown key here: it belongs under {' or '.join(elsewhere[:3])}"
+    else:
+        allowed = "unknown key" + (f" (allowed keys here: {', '.join(keys)})" if keys else "")
+    return Problem(_path(loc), got, allowed)
+
+
+def _problem(err: Mapping[str, Any], loc: tuple[Any, ...], kind: str, ctx: Mapping[str, Any]) -> Problem:
+    """One pydantic error (not a cross-field one, not an unknown key) in plain words."""
+    msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    msg = msg.replace("Input should be", "must be")
+    got = err.get("input")
+    if kind == "missing":
+        return Problem(_path(loc), Described("nothing"), "this key is required")
+    if kind == "invalid_key":
+        return Problem(_path(loc[:-1]) if len(loc) > 1 else "(top level)", got, _PLAIN_WORDS[kind])
+    if kind in _PLAIN_WORDS:
+        typed = kind.endswith(("_type", "_parsing"))
+        return Problem(_path(loc), got, f"{_PLAIN_WORDS[kind]}, not a {_kind_of(got)}" if typed else _PLAIN_WORDS[kind])
+    if kind == "too_short":
+        return Problem(_path(loc), got, f"must list at least {ctx.get('min_length')} item(s)")
+    if kind == "too_long":
+        return Problem(
+            _path(loc),
+            Described(f"{ctx.get('actual_length')} items"),
+            f"may list at most {ctx.get('max_length')} item(s)",
+        )
+    if kind in ("string_too_short", "string_too_long"):
+        bound = "at least" if kind == "string_too_short" else "at most"
+        count = ctx.get("min_length") if kind == "string_too_short" else ctx.get("max_length")
+        return Problem(_path(loc), got, f"must be {bound} {count} character(s) long")
+    if kind == "literal_error":
+        return Problem(_path(loc), got, msg + _literal_suggestion(got, ctx))
+    return Problem(_path(loc), got, msg[0].lower() + msg[1:] if msg else msg)
 
 
 def _literal_suggestion(got: Any, ctx: Mapping[str, Any]) -> str:

@@ -242,40 +242,46 @@ def _lifecycle_rule(rule: dict[str, Any], *, template: bool) -> dict[str, Any]:
     """One lifecycle rule in a common shape: the template's (``ExpirationInDays``, ``Transitions[].TransitionInDays``
     ...) or the API's (``Expiration.Days``, ``Transitions[].Days`` ...).  The rule ID is kept only where the template
     names one (S3 generates IDs)."""
-    if template:
-        transitions = list(rule.get("Transitions") or []) + ([rule["Transition"]] if rule.get("Transition") else [])
-        noncurrent = list(rule.get("NoncurrentVersionTransitions") or []) + (
-            [rule["NoncurrentVersionTransition"]] if rule.get("NoncurrentVersionTransition") else []
-        )
-        expiration = rule.get("NoncurrentVersionExpiration") or {}
-        shape = {
-            "ID": rule.get("Id"),
-            "Status": rule.get("Status"),
-            "Prefix": rule.get("Prefix") or "",
-            "ExpirationDays": rule.get("ExpirationInDays"),
-            "ExpiredObjectDeleteMarker": rule.get("ExpiredObjectDeleteMarker"),
-            "Transitions": [(t.get("TransitionInDays"), t.get("StorageClass")) for t in transitions],
-            "NoncurrentTransitions": [(t.get("TransitionInDays"), t.get("StorageClass")) for t in noncurrent],
-            "NoncurrentExpirationDays": expiration.get("NoncurrentDays")
-            or rule.get("NoncurrentVersionExpirationInDays"),
-            "AbortDays": (rule.get("AbortIncompleteMultipartUpload") or {}).get("DaysAfterInitiation"),
-        }
-    else:
-        filt = rule.get("Filter") or {}
-        shape = {
-            "ID": rule.get("ID"),
-            "Status": rule.get("Status"),
-            "Prefix": filt.get("Prefix") or (filt.get("And") or {}).get("Prefix") or rule.get("Prefix") or "",
-            "ExpirationDays": (rule.get("Expiration") or {}).get("Days"),
-            "ExpiredObjectDeleteMarker": (rule.get("Expiration") or {}).get("ExpiredObjectDeleteMarker"),
-            "Transitions": [(t.get("Days"), t.get("StorageClass")) for t in rule.get("Transitions") or []],
-            "NoncurrentTransitions": [
-                (t.get("NoncurrentDays"), t.get("StorageClass")) for t in rule.get("NoncurrentVersionTransitions") or []
-            ],
-            "NoncurrentExpirationDays": (rule.get("NoncurrentVersionExpiration") or {}).get("NoncurrentDays"),
-            "AbortDays": (rule.get("AbortIncompleteMultipartUpload") or {}).get("DaysAfterInitiation"),
-        }
+    shape = _template_rule(rule) if template else _api_rule(rule)
     return {k: v for k, v in shape.items() if v not in (None, [])}
+
+
+def _template_rule(rule: dict[str, Any]) -> dict[str, Any]:
+    """A template lifecycle rule (``ExpirationInDays``, ``Transitions[].TransitionInDays`` ...) in the common shape."""
+    transitions = list(rule.get("Transitions") or []) + ([rule["Transition"]] if rule.get("Transition") else [])
+    noncurrent = list(rule.get("NoncurrentVersionTransitions") or []) + (
+        [rule["NoncurrentVersionTransition"]] if rule.get("NoncurrentVersionTransition") else []
+    )
+    expiration = rule.get("NoncurrentVersionExpiration") or {}
+    return {
+        "ID": rule.get("Id"),
+        "Status": rule.get("Status"),
+        "Prefix": rule.get("Prefix") or "",
+        "ExpirationDays": rule.get("ExpirationInDays"),
+        "ExpiredObjectDeleteMarker": rule.get("ExpiredObjectDeleteMarker"),
+        "Transitions": [(t.get("TransitionInDays"), t.get("StorageClass")) for t in transitions],
+        "NoncurrentTransitions": [(t.get("TransitionInDays"), t.get("StorageClass")) for t in noncurrent],
+        "NoncurrentExpirationDays": expiration.get("NoncurrentDays") or rule.get("NoncurrentVersionExpirationInDays"),
+        "AbortDays": (rule.get("AbortIncompleteMultipartUpload") or {}).get("DaysAfterInitiation"),
+    }
+
+
+def _api_rule(rule: dict[str, Any]) -> dict[str, Any]:
+    """An API lifecycle rule (``Expiration.Days``, ``Transitions[].Days`` ...) in the common shape."""
+    filt = rule.get("Filter") or {}
+    return {
+        "ID": rule.get("ID"),
+        "Status": rule.get("Status"),
+        "Prefix": filt.get("Prefix") or (filt.get("And") or {}).get("Prefix") or rule.get("Prefix") or "",
+        "ExpirationDays": (rule.get("Expiration") or {}).get("Days"),
+        "ExpiredObjectDeleteMarker": (rule.get("Expiration") or {}).get("ExpiredObjectDeleteMarker"),
+        "Transitions": [(t.get("Days"), t.get("StorageClass")) for t in rule.get("Transitions") or []],
+        "NoncurrentTransitions": [
+            (t.get("NoncurrentDays"), t.get("StorageClass")) for t in rule.get("NoncurrentVersionTransitions") or []
+        ],
+        "NoncurrentExpirationDays": (rule.get("NoncurrentVersionExpiration") or {}).get("NoncurrentDays"),
+        "AbortDays": (rule.get("AbortIncompleteMultipartUpload") or {}).get("DaysAfterInitiation"),
+    }
 
 
 def _lifecycle_row(res: Resource, name: str, get: Any) -> CheckResult:

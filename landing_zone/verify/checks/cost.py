@@ -215,55 +215,7 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
         ]
     seen_actions: set[str] = set()
     for res in budgets:
-        name = ctx.resolver.physical_id(res)
-        if isinstance(name, Unresolved):
-            rows += unresolvable_rows(["budget"], res.logical_id, name, res)
-            continue
-        spec = ctx.resolve(res.prop("Budget") or {}, res)
-        limit = spec.get("BudgetLimit") or {}
-        expected = (
-            f"{_num(limit.get('Amount'))} {limit.get('Unit', '')} "
-            f"{spec.get('TimeUnit', '')} {spec.get('BudgetType', '')}"
-        ).strip()
-        mine = [a for a in actions if ctx.resolve(a.prop("BudgetName"), a) == name]
-        seen_actions.update(a.path for a in mine)
-        try:
-            live_budget = ctx.live.call(
-                "budgets", "describe_budget", region=region, AccountId=account, BudgetName=name
-            )["Budget"]
-        except ApiError as exc:
-            rows += error_rows(["budget"], name, expected, exc, res)
-            continue
-        except ClientError as exc:
-            if not is_not_found(exc):
-                raise
-            rows.append(make_row("budget", name, expected, "not found", MISSING, "", res))
-            rows += [
-                make_row(
-                    "budget-notification",
-                    f"{name}: {_notification_label(n.get('Notification') or {})}",
-                    "exists",
-                    "budget not found",
-                    MISSING,
-                    "",
-                    res,
-                )
-                for n in res.prop("NotificationsWithSubscribers") or []
-            ]
-            rows += [
-                make_row(
-                    "budget-action", f"{name}: {a.prop('ActionType')}", "exists", "budget not found", MISSING, "", a
-                )
-                for a in mine
-            ]
-            continue
-        if unresolved_in(spec):
-            rows += unresolvable_rows(["budget"], name, spec, res)
-        else:
-            rows.append(_budget_row(ctx, res, name, spec, expected, live_budget))
-        rows += _budget_notifications(ctx, res, name, account, region)
-        if mine:
-            rows += _budget_actions(ctx, name, account, region, mine)
+        rows += _one_budget_rows(ctx, res, actions, seen_actions, account, region)
     for a in actions:
         if a.path not in seen_actions:
             rows.append(
@@ -277,6 +229,67 @@ def check_budgets(ctx: Context) -> list[CheckResult]:
                     a,
                 )
             )
+    return rows
+
+
+def _one_budget_rows(
+    ctx: Context, res: Resource, actions: list[Resource], seen_actions: set[str], account: str, region: str
+) -> list[CheckResult]:
+    """One budget compared with the live one, with its notifications and actions (their paths go to ``seen_actions``)."""
+    rows: list[CheckResult] = []
+    name = ctx.resolver.physical_id(res)
+    if isinstance(name, Unresolved):
+        rows += unresolvable_rows(["budget"], res.logical_id, name, res)
+        return rows
+    spec = ctx.resolve(res.prop("Budget") or {}, res)
+    limit = spec.get("BudgetLimit") or {}
+    expected = (
+        f"{_num(limit.get('Amount'))} {limit.get('Unit', '')} {spec.get('TimeUnit', '')} {spec.get('BudgetType', '')}"
+    ).strip()
+    mine = [a for a in actions if ctx.resolve(a.prop("BudgetName"), a) == name]
+    seen_actions.update(a.path for a in mine)
+    try:
+        live_budget = ctx.live.call("budgets", "describe_budget", region=region, AccountId=account, BudgetName=name)[
+            "Budget"
+        ]
+    except ApiError as exc:
+        rows += error_rows(["budget"], name, expected, exc, res)
+        return rows
+    except ClientError as exc:
+        if not is_not_found(exc):
+            raise
+        rows += _missing_budget_rows(res, name, expected, mine)
+        return rows
+    if unresolved_in(spec):
+        rows += unresolvable_rows(["budget"], name, spec, res)
+    else:
+        rows.append(_budget_row(ctx, res, name, spec, expected, live_budget))
+    rows += _budget_notifications(ctx, res, name, account, region)
+    if mine:
+        rows += _budget_actions(ctx, name, account, region, mine)
+    return rows
+
+
+def _missing_budget_rows(res: Resource, name: str, expected: str, mine: list[Resource]) -> list[CheckResult]:
+    """A budget that is not there, with its notifications and actions."""
+    rows: list[CheckResult] = []
+    rows.append(make_row("budget", name, expected, "not found", MISSING, "", res))
+    rows += [
+        make_row(
+            "budget-notification",
+            f"{name}: {_notification_label(n.get('Notification') or {})}",
+            "exists",
+            "budget not found",
+            MISSING,
+            "",
+            res,
+        )
+        for n in res.prop("NotificationsWithSubscribers") or []
+    ]
+    rows += [
+        make_row("budget-action", f"{name}: {a.prop('ActionType')}", "exists", "budget not found", MISSING, "", a)
+        for a in mine
+    ]
     return rows
 
 
@@ -339,67 +352,75 @@ def _budget_notifications(ctx: Context, res: Resource, name: str, account: str, 
     except ApiError as exc:
         return error_rows(["budget-notification"], name, f"{len(wanted)} notification(s)", exc, res)
     for item in wanted:
-        n = item.get("Notification") or {}
-        label = f"{name}: {_notification_label(n)}"
-        match = next(
-            (
-                m
-                for m in live
-                if m.get("NotificationType") == n.get("NotificationType")
-                and m.get("ComparisonOperator") == n.get("ComparisonOperator")
-                and same_number(m.get("Threshold"), n.get("Threshold"))
-                and m.get("ThresholdType", "PERCENTAGE") == n.get("ThresholdType", "PERCENTAGE")
-            ),
-            None,
-        )
-        if match is None:
-            rows.append(
-                make_row(
-                    "budget-notification",
-                    label,
-                    "exists",
-                    "not found",
-                    MISSING,
-                    "live notifications: " + summarize(_notification_label(m) for m in live),
-                    res,
-                )
-            )
-            continue
-        rows.append(make_row("budget-notification", label, "exists", "exists", PASS, "", res))
-        want_subs = {(s.get("SubscriptionType"), s.get("Address")) for s in item.get("Subscribers") or []}
-        if unresolved_in(list(want_subs)):
-            rows += unresolvable_rows(["budget-subscribers"], label, list(want_subs), res)
-            continue
-        notification = {
-            k: match[k] for k in ("NotificationType", "ComparisonOperator", "Threshold", "ThresholdType") if k in match
-        }
-        try:
-            subs = ctx.live.paginate(
-                "budgets",
-                "describe_subscribers_for_notification",
-                "Subscribers",
-                region=region,
-                AccountId=account,
-                BudgetName=name,
-                Notification=notification,
-            )
-        except ApiError as exc:
-            rows += error_rows(["budget-subscribers"], label, "subscribers", exc, res)
-            continue
-        got_subs = {(s.get("SubscriptionType"), s.get("Address")) for s in subs}
-        missing = sorted(want_subs - got_subs, key=str)
+        rows += _notification_rows(ctx, res, item, name, live, account, region)
+    return rows
+
+
+def _notification_rows(
+    ctx: Context, res: Resource, item: dict[str, Any], name: str, live: list[dict[str, Any]], account: str, region: str
+) -> list[CheckResult]:
+    rows: list[CheckResult] = []
+    n = item.get("Notification") or {}
+    label = f"{name}: {_notification_label(n)}"
+    match = next((m for m in live if _same_notification(m, n)), None)
+    if match is None:
         rows.append(
             make_row(
-                "budget-subscribers",
+                "budget-notification",
                 label,
-                summarize(_sub(s) for s in sorted(want_subs, key=str)),
-                "all present" if not missing else "missing " + summarize(_sub(s) for s in missing),
-                PASS if not missing else MISSING,
-                "",
+                "exists",
+                "not found",
+                MISSING,
+                "live notifications: " + summarize(_notification_label(m) for m in live),
                 res,
             )
         )
+        return rows
+    rows.append(make_row("budget-notification", label, "exists", "exists", PASS, "", res))
+    want_subs = {(s.get("SubscriptionType"), s.get("Address")) for s in item.get("Subscribers") or []}
+    if unresolved_in(list(want_subs)):
+        rows += unresolvable_rows(["budget-subscribers"], label, list(want_subs), res)
+        return rows
+    notification = {
+        k: match[k] for k in ("NotificationType", "ComparisonOperator", "Threshold", "ThresholdType") if k in match
+    }
+    try:
+        subs = ctx.live.paginate(
+            "budgets",
+            "describe_subscribers_for_notification",
+            "Subscribers",
+            region=region,
+            AccountId=account,
+            BudgetName=name,
+            Notification=notification,
+        )
+    except ApiError as exc:
+        rows += error_rows(["budget-subscribers"], label, "subscribers", exc, res)
+        return rows
+    got_subs = {(s.get("SubscriptionType"), s.get("Address")) for s in subs}
+    missing = sorted(want_subs - got_subs, key=str)
+    rows.append(
+        make_row(
+            "budget-subscribers",
+            label,
+            summarize(_sub(s) for s in sorted(want_subs, key=str)),
+            "all present" if not missing else "missing " + summarize(_sub(s) for s in missing),
+            PASS if not missing else MISSING,
+            "",
+            res,
+        )
+    )
     return rows
+
+
+def _same_notification(live: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Whether a live budget notification is the synthesized one (type, operator, threshold and its type)."""
+    return bool(
+        live.get("NotificationType") == wanted.get("NotificationType")
+        and live.get("ComparisonOperator") == wanted.get("ComparisonOperator")
+        and same_number(live.get("Threshold"), wanted.get("Threshold"))
+        and live.get("ThresholdType", "PERCENTAGE") == wanted.get("ThresholdType", "PERCENTAGE")
+    )
 
 
 def _sub(sub: tuple[Any, ...]) -> str:
@@ -425,19 +446,7 @@ def _budget_actions(ctx: Context, name: str, account: str, region: str, actions:
             for r in error_rows(["budget-action"], f"{name}: {a.prop('ActionType')}", "exists", exc, a)
         ]
     for a in actions:
-        want = {
-            "ActionType": ctx.resolve(a.prop("ActionType"), a),
-            "NotificationType": ctx.resolve(a.prop("NotificationType"), a),
-            "ApprovalModel": ctx.resolve(a.prop("ApprovalModel", "MANUAL"), a),
-            "ThresholdType": ctx.resolve(a.prop("ActionThreshold.Type"), a),
-            "ThresholdValue": ctx.resolve(a.prop("ActionThreshold.Value"), a),
-            "ExecutionRoleArn": ctx.resolve(a.prop("ExecutionRoleArn"), a),
-            "PolicyArn": ctx.resolve(a.prop("Definition.IamActionDefinition.PolicyArn"), a),
-            "Roles": sorted(ctx.resolve(a.prop("Definition.IamActionDefinition.Roles") or [], a), key=str),
-            "Subscribers": sorted(
-                {(s.get("Type"), s.get("Address")) for s in ctx.resolve(a.prop("Subscribers") or [], a)}, key=str
-            ),
-        }
+        want = _wanted_action(ctx, a)
         label = f"{name}: {want['ActionType']}"
         expected = (
             f"{want['ActionType']} at {_num(want['ThresholdValue'])} {want['ThresholdType']} "
@@ -462,23 +471,8 @@ def _budget_actions(ctx: Context, name: str, account: str, region: str, actions:
             continue
         best, best_diff = None, None
         for x in candidates:
-            iam_def = (x.get("Definition") or {}).get("IamActionDefinition") or {}
-            got = {
-                "ActionType": x.get("ActionType"),
-                "NotificationType": x.get("NotificationType"),
-                "ApprovalModel": x.get("ApprovalModel"),
-                "ThresholdType": (x.get("ActionThreshold") or {}).get("ActionThresholdType"),
-                "ThresholdValue": (x.get("ActionThreshold") or {}).get("ActionThresholdValue"),
-                "ExecutionRoleArn": x.get("ExecutionRoleArn"),
-                "PolicyArn": iam_def.get("PolicyArn"),
-                "Roles": sorted(iam_def.get("Roles") or [], key=str),
-                "Subscribers": sorted(
-                    {(s.get("SubscriptionType"), s.get("Address")) for s in x.get("Subscribers") or []}, key=str
-                ),
-            }
-            diff = [
-                k for k in want if not (same_number(want[k], got[k]) if k == "ThresholdValue" else want[k] == got[k])
-            ]
+            got = _live_action(x)
+            diff = [k for k in want if not _same_setting(k, want[k], got[k])]
             if best_diff is None or len(diff) < len(best_diff):
                 best, best_diff, best_got = x, diff, got
         assert best is not None and best_diff is not None
@@ -489,6 +483,46 @@ def _budget_actions(ctx: Context, name: str, account: str, region: str, actions:
         detail = "\n".join(f"{k}: expected {want[k]}, live {best_got[k]}" for k in best_diff)
         rows.append(make_row("budget-action", label, expected, actual, DRIFT if best_diff else PASS, detail, a))
     return rows
+
+
+def _wanted_action(ctx: Context, a: Resource) -> dict[str, Any]:
+    """A budget action as synthesized."""
+    want = {
+        "ActionType": ctx.resolve(a.prop("ActionType"), a),
+        "NotificationType": ctx.resolve(a.prop("NotificationType"), a),
+        "ApprovalModel": ctx.resolve(a.prop("ApprovalModel", "MANUAL"), a),
+        "ThresholdType": ctx.resolve(a.prop("ActionThreshold.Type"), a),
+        "ThresholdValue": ctx.resolve(a.prop("ActionThreshold.Value"), a),
+        "ExecutionRoleArn": ctx.resolve(a.prop("ExecutionRoleArn"), a),
+        "PolicyArn": ctx.resolve(a.prop("Definition.IamActionDefinition.PolicyArn"), a),
+        "Roles": sorted(ctx.resolve(a.prop("Definition.IamActionDefinition.Roles") or [], a), key=str),
+        "Subscribers": sorted(
+            {(s.get("Type"), s.get("Address")) for s in ctx.resolve(a.prop("Subscribers") or [], a)}, key=str
+        ),
+    }
+    return want
+
+
+def _live_action(x: dict[str, Any]) -> dict[str, Any]:
+    """A live budget action, in the keys of :func:`_wanted_action`."""
+    iam_def = (x.get("Definition") or {}).get("IamActionDefinition") or {}
+    return {
+        "ActionType": x.get("ActionType"),
+        "NotificationType": x.get("NotificationType"),
+        "ApprovalModel": x.get("ApprovalModel"),
+        "ThresholdType": (x.get("ActionThreshold") or {}).get("ActionThresholdType"),
+        "ThresholdValue": (x.get("ActionThreshold") or {}).get("ActionThresholdValue"),
+        "ExecutionRoleArn": x.get("ExecutionRoleArn"),
+        "PolicyArn": iam_def.get("PolicyArn"),
+        "Roles": sorted(iam_def.get("Roles") or [], key=str),
+        "Subscribers": sorted(
+            {(s.get("SubscriptionType"), s.get("Address")) for s in x.get("Subscribers") or []}, key=str
+        ),
+    }
+
+
+def _same_setting(key: str, wanted: Any, got: Any) -> bool:
+    return same_number(wanted, got) if key == "ThresholdValue" else bool(wanted == got)
 
 
 def check_alarms(ctx: Context) -> list[CheckResult]:
@@ -592,6 +626,7 @@ def _alarm_live(a: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
+    """Collect the live monitors and subscriptions once (Cost Explorer), then evaluate each synthesized one."""
     monitors = ctx.resources("AWS::CE::AnomalyMonitor")
     subscriptions = ctx.resources("AWS::CE::AnomalySubscription")
     if not monitors and not subscriptions:
@@ -601,102 +636,108 @@ def check_anomaly_detection(ctx: Context) -> list[CheckResult]:
     try:
         live_monitors = _ce_all(ctx, "get_anomaly_monitors", "AnomalyMonitors", region)
     except ApiError as exc:
-        rows += [
-            r
-            for res in monitors
-            for r in error_rows(["anomaly-monitor"], str(res.prop("MonitorName")), "exists", exc, res)
-        ]
-        rows += [
-            r
-            for res in subscriptions
-            for r in error_rows(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)
-        ]
-        return rows
+        return _anomaly_error_rows(monitors, "anomaly-monitor", "MonitorName", exc) + _anomaly_error_rows(
+            subscriptions, "anomaly-subscription", "SubscriptionName", exc
+        )
     monitor_arns: dict[str, str] = {}  # template path -> live ARN
     for res in monitors:
-        name = ctx.resolve(res.prop("MonitorName"), res)
-        want = {k: ctx.resolve(res.prop(k), res) for k in ("MonitorType", "MonitorDimension")}
-        expected = " ".join(str(v) for v in want.values() if v)
-        match = next((m for m in live_monitors if m.get("MonitorName") == name), None)
-        if match is None:
-            rows.append(make_row("anomaly-monitor", str(name), expected, "not found", MISSING, "", res))
-            continue
-        monitor_arns[res.path] = match["MonitorArn"]
-        got = {k: match.get(k) for k in want}
-        diff = [k for k in want if want[k] is not None and want[k] != got[k]]
-        spec = res.prop("MonitorSpecification")
-        if spec is not None and canonical(parse_json(spec)) != canonical(match.get("MonitorSpecification") or {}):
-            diff.append("MonitorSpecification")
-        rows.append(
-            make_row(
-                "anomaly-monitor",
-                str(name),
-                expected,
-                " ".join(str(v) for v in got.values() if v),
-                DRIFT if diff else PASS,
-                "; ".join(f"{k}: expected {want.get(k)}, live {got.get(k)}" for k in diff),
-                res,
-            )
-        )
+        rows.append(_monitor_row(ctx, res, live_monitors, monitor_arns))
     rows += _reused_monitors(ctx, subscriptions, live_monitors)
     if not subscriptions:
         return rows
     try:
         live_subs = _ce_all(ctx, "get_anomaly_subscriptions", "AnomalySubscriptions", region)
     except ApiError as exc:
-        return rows + [
-            r
-            for res in subscriptions
-            for r in error_rows(["anomaly-subscription"], str(res.prop("SubscriptionName")), "exists", exc, res)
-        ]
+        return rows + _anomaly_error_rows(subscriptions, "anomaly-subscription", "SubscriptionName", exc)
     for res in subscriptions:
-        name = ctx.resolve(res.prop("SubscriptionName"), res)
-        want_monitors = []
-        for ref in res.prop("MonitorArnList") or []:
-            target = ref.get("Fn::GetAtt", [None])[0] if isinstance(ref, dict) else None
-            target_res = res.stack.resource(target) if target else None
-            want_monitors.append(monitor_arns.get(target_res.path) if target_res else ctx.resolve(ref, res))
-        want = {
-            "Frequency": ctx.resolve(res.prop("Frequency"), res),
-            "Subscribers": sorted(
-                {(s.get("Type"), s.get("Address")) for s in ctx.resolve(res.prop("Subscribers") or [], res)}, key=str
-            ),
-            "ThresholdExpression": (
-                canonical(parse_json(ctx.resolve(res.prop("ThresholdExpression"), res)))
-                if res.prop("ThresholdExpression")
-                else None
-            ),
-            "MonitorArnList": sorted(str(m) for m in want_monitors),
-        }
-        expected = f"{want['Frequency']} to {summarize(_sub(s) for s in want['Subscribers'])}"
-        match = next((s for s in live_subs if s.get("SubscriptionName") == name), None)
-        if match is None:
-            rows.append(make_row("anomaly-subscription", str(name), expected, "not found", MISSING, "", res))
-            continue
-        if None in want_monitors or unresolved_in(list(want.values())):
-            rows += unresolvable_rows(["anomaly-subscription"], str(name), [*want_monitors, *want.values()], res)
-            continue
-        got = {
-            "Frequency": match.get("Frequency"),
-            "Subscribers": sorted({(s.get("Type"), s.get("Address")) for s in match.get("Subscribers") or []}, key=str),
-            "ThresholdExpression": canonical(match.get("ThresholdExpression"))
-            if match.get("ThresholdExpression")
-            else None,
-            "MonitorArnList": sorted(match.get("MonitorArnList") or []),
-        }
-        diff = [k for k in want if want[k] != got[k]]
-        rows.append(
-            make_row(
-                "anomaly-subscription",
-                str(name),
-                expected,
-                f"{got['Frequency']} to {summarize(_sub(s) for s in got.get('Subscribers') or [])}",
-                DRIFT if diff else PASS,
-                "\n".join(f"{k}: expected {want[k]}, live {got[k]}" for k in diff),
-                res,
-            )
-        )
+        rows += _subscription_rows(ctx, res, live_subs, monitor_arns)
     return rows
+
+
+def _anomaly_error_rows(resources: list[Resource], check: str, name_key: str, exc: ApiError) -> list[CheckResult]:
+    return [r for res in resources for r in error_rows([check], str(res.prop(name_key)), "exists", exc, res)]
+
+
+def _monitor_row(
+    ctx: Context, res: Resource, live_monitors: list[dict[str, Any]], monitor_arns: dict[str, str]
+) -> CheckResult:
+    """One monitor compared with the live one of its name (whose ARN is recorded in ``monitor_arns``)."""
+    name = ctx.resolve(res.prop("MonitorName"), res)
+    want = {k: ctx.resolve(res.prop(k), res) for k in ("MonitorType", "MonitorDimension")}
+    expected = " ".join(str(v) for v in want.values() if v)
+    match = next((m for m in live_monitors if m.get("MonitorName") == name), None)
+    if match is None:
+        return make_row("anomaly-monitor", str(name), expected, "not found", MISSING, "", res)
+    monitor_arns[res.path] = match["MonitorArn"]
+    got = {k: match.get(k) for k in want}
+    diff = [k for k in want if want[k] is not None and want[k] != got[k]]
+    spec = res.prop("MonitorSpecification")
+    if spec is not None and canonical(parse_json(spec)) != canonical(match.get("MonitorSpecification") or {}):
+        diff.append("MonitorSpecification")
+    return make_row(
+        "anomaly-monitor",
+        str(name),
+        expected,
+        " ".join(str(v) for v in got.values() if v),
+        DRIFT if diff else PASS,
+        "; ".join(f"{k}: expected {want.get(k)}, live {got.get(k)}" for k in diff),
+        res,
+    )
+
+
+def _wanted_subscription(ctx: Context, res: Resource, monitor_arns: dict[str, str]) -> tuple[dict[str, Any], list[Any]]:
+    """The subscription as synthesized (its monitors by their live ARNs), and those monitors."""
+    want_monitors = []
+    for ref in res.prop("MonitorArnList") or []:
+        target = ref.get("Fn::GetAtt", [None])[0] if isinstance(ref, dict) else None
+        target_res = res.stack.resource(target) if target else None
+        want_monitors.append(monitor_arns.get(target_res.path) if target_res else ctx.resolve(ref, res))
+    threshold = res.prop("ThresholdExpression")
+    want = {
+        "Frequency": ctx.resolve(res.prop("Frequency"), res),
+        "Subscribers": sorted(
+            {(s.get("Type"), s.get("Address")) for s in ctx.resolve(res.prop("Subscribers") or [], res)}, key=str
+        ),
+        "ThresholdExpression": canonical(parse_json(ctx.resolve(threshold, res))) if threshold else None,
+        "MonitorArnList": sorted(str(m) for m in want_monitors),
+    }
+    return want, want_monitors
+
+
+def _live_subscription(match: dict[str, Any]) -> dict[str, Any]:
+    threshold = match.get("ThresholdExpression")
+    return {
+        "Frequency": match.get("Frequency"),
+        "Subscribers": sorted({(s.get("Type"), s.get("Address")) for s in match.get("Subscribers") or []}, key=str),
+        "ThresholdExpression": canonical(threshold) if threshold else None,
+        "MonitorArnList": sorted(match.get("MonitorArnList") or []),
+    }
+
+
+def _subscription_rows(
+    ctx: Context, res: Resource, live_subs: list[dict[str, Any]], monitor_arns: dict[str, str]
+) -> list[CheckResult]:
+    name = ctx.resolve(res.prop("SubscriptionName"), res)
+    want, want_monitors = _wanted_subscription(ctx, res, monitor_arns)
+    expected = f"{want['Frequency']} to {summarize(_sub(s) for s in want['Subscribers'])}"
+    match = next((s for s in live_subs if s.get("SubscriptionName") == name), None)
+    if match is None:
+        return [make_row("anomaly-subscription", str(name), expected, "not found", MISSING, "", res)]
+    if None in want_monitors or unresolved_in(list(want.values())):
+        return unresolvable_rows(["anomaly-subscription"], str(name), [*want_monitors, *want.values()], res)
+    got = _live_subscription(match)
+    diff = [k for k in want if want[k] != got[k]]
+    return [
+        make_row(
+            "anomaly-subscription",
+            str(name),
+            expected,
+            f"{got['Frequency']} to {summarize(_sub(s) for s in got.get('Subscribers') or [])}",
+            DRIFT if diff else PASS,
+            "\n".join(f"{k}: expected {want[k]}, live {got[k]}" for k in diff),
+            res,
+        )
+    ]
 
 
 def _reused_monitors(ctx: Context, subscriptions: list[Resource], live: list[dict[str, Any]]) -> list[CheckResult]:

@@ -342,11 +342,7 @@ def _check_enforcement(
     if not isinstance(found, dict):
         return found
     guardrail_id = str(found["id"])
-    version_res = _guardrail_of(res, "GuardrailVersion")
-    pinned = state.pinned.get(version_res.path) if version_res is not None else None
-    if pinned is None and version_res is None:
-        literal = ctx.resolve(res.prop("GuardrailVersion"), res)
-        pinned = literal if isinstance(literal, str) else None
+    pinned = _enforced_version(ctx, state, res)
     expected = f"{guardrail_id} v{pinned or '?'} account-wide"
     try:
         config = _enforced_for(ctx, state, region, guardrail_id)
@@ -378,6 +374,27 @@ def _check_enforcement(
             )
         ]
     problems = [] if got_version == pinned else [f"enforces version {got_version}, the landing zone pinned {pinned}"]
+    problems += _enforcement_differences(ctx, res, config)
+    actual = f"{guardrail_id} v{got_version}" + (f" ({summarize(problems, limit=1)})" if problems else " account-wide")
+    return [
+        make_row(
+            "guardrail-enforcement", label, expected, actual, DRIFT if problems else PASS, "\n".join(problems), res
+        )
+    ]
+
+
+def _enforced_version(ctx: Context, state: _Live, res: Resource) -> str | None:
+    """The guardrail version the enforcement pins: the live number of its version resource, else a literal."""
+    version_res = _guardrail_of(res, "GuardrailVersion")
+    if version_res is not None:
+        return state.pinned.get(version_res.path)
+    literal = ctx.resolve(res.prop("GuardrailVersion"), res)
+    return literal if isinstance(literal, str) else None
+
+
+def _enforcement_differences(ctx: Context, res: Resource, config: dict[str, Any]) -> list[str]:
+    """The enforcement settings the live configuration does not hold as synthesized."""
+    problems = []
     for prop in ("SelectiveContentGuarding", "ModelEnforcement"):
         if res.prop(prop) is None:
             continue
@@ -385,9 +402,4 @@ def _check_enforcement(
         shaped = {_lower(k): v for k, v in wanted.items()} if isinstance(wanted, dict) else wanted
         if canonical(shaped) != canonical(config.get(_lower(prop))):
             problems.append(f"{_lower(prop)}: expected {shaped}, live {config.get(_lower(prop))}")
-    actual = f"{guardrail_id} v{got_version}" + (f" ({summarize(problems, limit=1)})" if problems else " account-wide")
-    return [
-        make_row(
-            "guardrail-enforcement", label, expected, actual, DRIFT if problems else PASS, "\n".join(problems), res
-        )
-    ]
+    return problems

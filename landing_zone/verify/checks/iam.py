@@ -212,6 +212,13 @@ def _managed_row(
             RoleName=name,
         )
     }
+    return _managed_policies_row(res, name, want, live, kill_switch)
+
+
+def _managed_policies_row(
+    res: Resource, name: str, want: set[str], live: set[str], kill_switch: set[str]
+) -> CheckResult:
+    """The role's managed policies, synthesized against attached (the kill switch's policy named as such)."""
     missing, extra = sorted(want - live), sorted(live - want)
     engaged = [a for a in extra if a in kill_switch]
     other = [a for a in extra if a not in kill_switch]
@@ -220,11 +227,11 @@ def _managed_row(
         actual = summarize(_policy_name(a) for a in sorted(live))
     else:
         actual = "as synthesized" if want else "(none)"
-    notes = []
-    if missing:
-        notes.append("not attached: " + ", ".join(missing))
-    if other:
-        notes.append("attached, not synthesized: " + ", ".join(other))
+    notes = [
+        f"{what}: {', '.join(arns)}"
+        for what, arns in (("not attached", missing), ("attached, not synthesized", other))
+        if arns
+    ]
     if engaged:
         actual += " + kill switch"
         notes.append(
@@ -232,13 +239,7 @@ def _managed_row(
             "until someone detaches it)"
         )
     return make_row(
-        "iam-role-managed-policies",
-        name,
-        expected,
-        actual,
-        DRIFT if missing or other else PASS,
-        "\n".join(notes),
-        res,
+        "iam-role-managed-policies", name, expected, actual, DRIFT if missing or other else PASS, "\n".join(notes), res
     )
 
 

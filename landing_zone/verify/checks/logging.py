@@ -211,43 +211,57 @@ def _logging_cloudwatch(ctx: Context, res: Resource, label: str, config: dict[st
 def check_log_groups(ctx: Context) -> list[CheckResult]:
     rows: list[CheckResult] = []
     for res in ctx.resources("AWS::Logs::LogGroup"):
-        region = ctx.region_of(res.stack)
-        name = ctx.resolver.physical_id(res)
-        if isinstance(name, Unresolved) and ctx.resolver.stack_absent(res.stack):
-            why = f"its stack {res.stack.name} is not deployed ({name.why})"
-            rows.append(make_row("log-group", res.logical_id, "exists", "not found", MISSING, why, res))
-            continue
-        if isinstance(name, Unresolved):
-            rows += unresolvable_rows(["log-group"], res.logical_id, name, res)
-            continue
-        retention = res.prop("RetentionInDays")
-        key_ref = res.prop("KmsKeyId")
-        key_label = ctx.resolver.label(key_ref, res.stack) if key_ref is not None else "(none)"
-        expected = f"retention {retention or 'never expires'}{' d' if retention else ''}, KMS {key_label}"
-        try:
-            groups = ctx.live.paginate(
-                "logs",
-                "describe_log_groups",
-                "logGroups",
-                region=region,
-                management=ctx.management_of(res.stack),
-                logGroupNamePrefix=name,
-            )
-        except ApiError as exc:
-            rows += error_rows(["log-group"], name, expected, exc, res)
-            continue
-        group = next((g for g in groups if g.get("logGroupName") == name), None)
-        if group is None:
-            rows.append(make_row("log-group", name, expected, "not found", MISSING, "", res))
-            continue
-        key = ctx.resolve(key_ref, res) if key_ref is not None else None
-        if isinstance(key, Unresolved):
-            rows += unresolvable_rows(["log-group"], name, key, res)
-            continue
-        got_retention, got_key = group.get("retentionInDays"), group.get("kmsKeyId")
-        actual = (
-            f"retention {got_retention or 'never expires'}{' d' if got_retention else ''}, KMS {ctx.key_label(got_key)}"
-        )
-        ok = (retention is None or same_number(retention, got_retention or 0)) and (key or None) == (got_key or None)
-        rows.append(make_row("log-group", name, expected, actual, PASS if ok else DRIFT, "", res))
+        rows += _log_group_rows(ctx, res)
     return rows
+
+
+def _log_group_rows(ctx: Context, res: Resource) -> list[CheckResult]:
+    """One log group: its retention and KMS key against the live group of its name."""
+    rows: list[CheckResult] = []
+    region = ctx.region_of(res.stack)
+    name = ctx.resolver.physical_id(res)
+    if isinstance(name, Unresolved) and ctx.resolver.stack_absent(res.stack):
+        why = f"its stack {res.stack.name} is not deployed ({name.why})"
+        rows.append(make_row("log-group", res.logical_id, "exists", "not found", MISSING, why, res))
+        return rows
+    if isinstance(name, Unresolved):
+        rows += unresolvable_rows(["log-group"], res.logical_id, name, res)
+        return rows
+    retention = res.prop("RetentionInDays")
+    key_ref = res.prop("KmsKeyId")
+    key_label = ctx.resolver.label(key_ref, res.stack) if key_ref is not None else "(none)"
+    expected = f"retention {retention or 'never expires'}{' d' if retention else ''}, KMS {key_label}"
+    try:
+        groups = ctx.live.paginate(
+            "logs",
+            "describe_log_groups",
+            "logGroups",
+            region=region,
+            management=ctx.management_of(res.stack),
+            logGroupNamePrefix=name,
+        )
+    except ApiError as exc:
+        rows += error_rows(["log-group"], name, expected, exc, res)
+        return rows
+    group = next((g for g in groups if g.get("logGroupName") == name), None)
+    if group is None:
+        rows.append(make_row("log-group", name, expected, "not found", MISSING, "", res))
+        return rows
+    key = ctx.resolve(key_ref, res) if key_ref is not None else None
+    if isinstance(key, Unresolved):
+        rows += unresolvable_rows(["log-group"], name, key, res)
+        return rows
+    rows.append(_log_group_row(ctx, res, name, expected, group, retention, key))
+    return rows
+
+
+def _log_group_row(
+    ctx: Context, res: Resource, name: str, expected: str, group: dict[str, Any], retention: Any, key: Any
+) -> CheckResult:
+    got_retention, got_key = group.get("retentionInDays"), group.get("kmsKeyId")
+    actual = (
+        f"retention {got_retention or 'never expires'}{' d' if got_retention else ''}, KMS {ctx.key_label(got_key)}"
+    )
+    same_retention = retention is None or same_number(retention, got_retention or 0)
+    ok = same_retention and (key or None) == (got_key or None)
+    return make_row("log-group", name, expected, actual, PASS if ok else DRIFT, "", res)

@@ -308,32 +308,11 @@ def _check_routes(ctx: Context, vpc_id: str, vpc: Resource | None, region: str) 
         return error_rows(["route-table"], f"VPC {vpc_id}", "only the synthesized routes", exc, vpc)
     allowed = _synthesized_routes(ctx, vpc_id)
     if vpc is None:  # imported: only the endpoint subnets' tables, and only internet-bound routes
-        subnets = {
-            s
-            for e in ctx.resources("AWS::EC2::VPCEndpoint")
-            for s in (e.prop("SubnetIds") or [])
-            if isinstance(s, str) and e.prop("VpcId") == vpc_id
-        }
-        explicit = {a.get("SubnetId") for t in tables for a in t.get("Associations") or [] if a.get("SubnetId")}
-        tables = [
-            t
-            for t in tables
-            if any(a.get("SubnetId") in subnets for a in t.get("Associations") or [])
-            or (subnets - explicit and any(a.get("Main") for a in t.get("Associations") or []))
-        ]
+        tables = _endpoint_tables(ctx, vpc_id, tables)
     rows: list[CheckResult] = []
     for table in sorted(tables, key=lambda t: str(t.get("RouteTableId"))):
         table_id = str(table.get("RouteTableId"))
-        extra = []
-        for route in table.get("Routes") or []:
-            destination, kind, target = _live_route(route)
-            if kind == "local" or (kind == "endpoint" and destination.startswith("pl-")):
-                continue
-            if (destination, kind) in allowed:
-                continue
-            if vpc is None and kind not in ("gateway", "nat"):
-                continue  # an imported VPC's own routing is its owner's
-            extra.append((destination, kind, target))
+        extra = _extra_routes(table, allowed, imported=vpc is None)
         label = f"{table_id} (VPC {vpc_id})"
         expected = summarize(sorted(f"{d} -> {k}" for d, k in allowed)) if allowed else "local routes only"
         if vpc is None:
@@ -359,6 +338,50 @@ def _check_routes(ctx: Context, vpc_id: str, vpc: Resource | None, region: str) 
             )
         )
     return rows
+
+
+def _endpoint_tables(ctx: Context, vpc_id: str, tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The route tables of an imported VPC's endpoint subnets (explicitly associated, else the main table)."""
+    subnets = {
+        s
+        for e in ctx.resources("AWS::EC2::VPCEndpoint")
+        if e.prop("VpcId") == vpc_id
+        for s in (e.prop("SubnetIds") or [])
+        if isinstance(s, str)
+    }
+    explicit = {a.get("SubnetId") for t in tables for a in t.get("Associations") or [] if a.get("SubnetId")}
+    unassociated = bool(subnets - explicit)
+    return [t for t in tables if _serves(t, subnets, unassociated)]
+
+
+def _serves(table: dict[str, Any], subnets: set[Any], unassociated: bool) -> bool:
+    """Whether the table routes one of the subnets: associated with it, or the main table of an unassociated one."""
+    associations = table.get("Associations") or []
+    if any(a.get("SubnetId") in subnets for a in associations):
+        return True
+    return unassociated and any(a.get("Main") for a in associations)
+
+
+def _extra_routes(
+    table: dict[str, Any], allowed: set[tuple[str, str]], *, imported: bool
+) -> list[tuple[str, str, str]]:
+    """The table's routes the template does not define (of an imported VPC: only those to an internet or NAT
+    gateway; the rest of its routing is its owner's)."""
+    extra = []
+    for route in table.get("Routes") or []:
+        destination, kind, target = _live_route(route)
+        if _expected_route(destination, kind, allowed, imported=imported):
+            continue
+        extra.append((destination, kind, target))
+    return extra
+
+
+def _expected_route(destination: str, kind: str, allowed: set[tuple[str, str]], *, imported: bool) -> bool:
+    if kind == "local" or (kind == "endpoint" and destination.startswith("pl-")):
+        return True
+    if (destination, kind) in allowed:
+        return True
+    return imported and kind not in ("gateway", "nat")
 
 
 def _check_gateways(ctx: Context, vpc_id: str, vpc: Resource, region: str) -> list[CheckResult]:

@@ -31,78 +31,88 @@ def check_profiles(ctx: Context) -> list[CheckResult]:
     rows: list[CheckResult] = []
     checks = ["inference-profile", "inference-profile-tags", "inference-profile-regions"]
     for res in profiles:
-        region = ctx.region_of(res.stack)
-        name = ctx.resolve(res.prop("InferenceProfileName"), res)
-        copy_from = ctx.resolve(res.prop("ModelSource.CopyFrom"), res)
-        if isinstance(name, Unresolved) or isinstance(copy_from, Unresolved):
-            rows += unresolvable_rows(checks, str(res.logical_id), [name, copy_from], res)
-            continue
-        model_id = _model_of(copy_from)
-        expected = f"ACTIVE, model {model_id}"
-        try:
-            summaries = ctx.resolver.application_profiles(region)
-        except ApiError as exc:
-            rows += error_rows(checks, name, expected, exc, res)
-            continue
-        match = next((s for s in summaries if s.get("inferenceProfileName") == name), None)
-        if match is None:
-            rows.append(
-                make_row(
-                    "inference-profile",
-                    name,
-                    expected,
-                    "not found",
-                    MISSING,
-                    f"no application inference profile named {name!r} in {region}",
-                    res,
-                )
-            )
-            rows += [make_row(c, name, "-", "profile not found", MISSING, "", res) for c in checks[1:]]
-            continue
-        arn = match["inferenceProfileArn"]
-        try:
-            profile = ctx.live.call("bedrock", "get_inference_profile", region=region, inferenceProfileIdentifier=arn)
-            live_tags = tag_map(
-                ctx.live.call("bedrock", "list_tags_for_resource", region=region, resourceARN=arn).get("tags")
-            )
-        except ApiError as exc:
-            rows += error_rows(checks, name, expected, exc, res)
-            continue
-        model_arns = [m.get("modelArn", "") for m in profile.get("models") or []]
-        live_models = sorted({_model_of(a) for a in model_arns})
-        status = profile.get("status", "?")
-        ok = status == "ACTIVE" and live_models == [model_id]
+        rows += _profile_rows(ctx, res, checks)
+    return rows
+
+
+def _profile_rows(ctx: Context, res: Resource, checks: list[str]) -> list[CheckResult]:
+    """One application inference profile: its model and status, its tags, its Regions."""
+    rows: list[CheckResult] = []
+    region = ctx.region_of(res.stack)
+    name = ctx.resolve(res.prop("InferenceProfileName"), res)
+    copy_from = ctx.resolve(res.prop("ModelSource.CopyFrom"), res)
+    if isinstance(name, Unresolved) or isinstance(copy_from, Unresolved):
+        rows += unresolvable_rows(checks, str(res.logical_id), [name, copy_from], res)
+        return rows
+    model_id = _model_of(copy_from)
+    expected = f"ACTIVE, model {model_id}"
+    try:
+        summaries = ctx.resolver.application_profiles(region)
+    except ApiError as exc:
+        rows += error_rows(checks, name, expected, exc, res)
+        return rows
+    match = next((s for s in summaries if s.get("inferenceProfileName") == name), None)
+    if match is None:
         rows.append(
             make_row(
                 "inference-profile",
                 name,
                 expected,
-                f"{status}, model {', '.join(live_models) or '(none)'}",
-                PASS if ok else DRIFT,
-                f"{arn}; copies {copy_from}",
+                "not found",
+                MISSING,
+                f"no application inference profile named {name!r} in {region}",
                 res,
             )
         )
-        resolved_tags = ctx.resolve(res.prop("Tags") or [], res)
-        if unresolved_in(resolved_tags):
-            rows += unresolvable_rows(["inference-profile-tags"], name, resolved_tags, res)
-            rows.append(_profile_regions(ctx, res, name, copy_from, model_arns))
-            continue
-        want_tags = {k: v for k, v in tag_map(resolved_tags).items() if not k.startswith("aws:")}
-        wrong = {k: live_tags.get(k) for k, v in want_tags.items() if live_tags.get(k) != v}
-        rows.append(
-            make_row(
-                "inference-profile-tags",
-                name,
-                summarize(f"{k}={v}" for k, v in sorted(want_tags.items())),
-                "all present" if not wrong else summarize(f"{k}={v}" for k, v in sorted(wrong.items())),
-                PASS if not wrong else DRIFT,
-                "" if not wrong else "expected " + ", ".join(f"{k}={want_tags[k]}" for k in sorted(wrong)),
-                res,
-            )
+        rows += [make_row(c, name, "-", "profile not found", MISSING, "", res) for c in checks[1:]]
+        return rows
+    arn = match["inferenceProfileArn"]
+    try:
+        profile = ctx.live.call("bedrock", "get_inference_profile", region=region, inferenceProfileIdentifier=arn)
+        live_tags = tag_map(
+            ctx.live.call("bedrock", "list_tags_for_resource", region=region, resourceARN=arn).get("tags")
         )
-        rows.append(_profile_regions(ctx, res, name, copy_from, model_arns))
+    except ApiError as exc:
+        rows += error_rows(checks, name, expected, exc, res)
+        return rows
+    model_arns = [m.get("modelArn", "") for m in profile.get("models") or []]
+    live_models = sorted({_model_of(a) for a in model_arns})
+    status = profile.get("status", "?")
+    ok = status == "ACTIVE" and live_models == [model_id]
+    rows.append(
+        make_row(
+            "inference-profile",
+            name,
+            expected,
+            f"{status}, model {', '.join(live_models) or '(none)'}",
+            PASS if ok else DRIFT,
+            f"{arn}; copies {copy_from}",
+            res,
+        )
+    )
+    rows += _profile_tag_rows(ctx, res, name, live_tags)
+    rows.append(_profile_regions(ctx, res, name, copy_from, model_arns))
     return rows
+
+
+def _profile_tag_rows(ctx: Context, res: Resource, name: str, live_tags: dict[str, str]) -> list[CheckResult]:
+    """The profile's synthesized tags (those not set by AWS) against the live ones."""
+    resolved_tags = ctx.resolve(res.prop("Tags") or [], res)
+    if unresolved_in(resolved_tags):
+        return unresolvable_rows(["inference-profile-tags"], name, resolved_tags, res)
+    want_tags = {k: v for k, v in tag_map(resolved_tags).items() if not k.startswith("aws:")}
+    wrong = {k: live_tags.get(k) for k, v in want_tags.items() if live_tags.get(k) != v}
+    return [
+        make_row(
+            "inference-profile-tags",
+            name,
+            summarize(f"{k}={v}" for k, v in sorted(want_tags.items())),
+            "all present" if not wrong else summarize(f"{k}={v}" for k, v in sorted(wrong.items())),
+            PASS if not wrong else DRIFT,
+            "" if not wrong else "expected " + ", ".join(f"{k}={want_tags[k]}" for k in sorted(wrong)),
+            res,
+        )
+    ]
 
 
 def _model_of(arn: str) -> str:

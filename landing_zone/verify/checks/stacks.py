@@ -88,48 +88,54 @@ def _check_stack(ctx: Context, stack: Stack) -> list[CheckResult]:
     status = str(described.get("StackStatus", "?"))
     ctx.stack_status[stack.name] = status
     name = str(described.get("StackName", stack.name))
+    rows = [_status_row(stack, described, status, name, expected_status)]
+    rows.append(_drift_row(stack, described, name))
+    rows += _termination_protection_row(ctx, stack, described, name)
+    return rows
+
+
+def _status_row(stack: Stack, described: dict[str, Any], status: str, name: str, expected_status: str) -> CheckResult:
+    """The stack's status: deployed, else DRIFT with what to do."""
     reason = described.get("StackStatusReason") or ""
     if status in DEPLOYED:
         detail = "the update succeeded; CloudFormation is removing replaced resources" if "CLEANUP" in status else ""
-        rows = [_row("stack-status", stack, expected_status, status, PASS, detail)]
-    else:
-        detail = (
-            f"{name} is {status}{': ' + reason if reason else ''}. Its resources are not the deployed assembly: "
-            "every check of them that matched is reported as DRIFT. "
-            + (
-                "Fix the cause and deploy again."
-                if "ROLLBACK" in status or "FAILED" in status
-                else "Verify again when the operation has finished."
-            )
+        return _row("stack-status", stack, expected_status, status, PASS, detail)
+    detail = (
+        f"{name} is {status}{': ' + reason if reason else ''}. Its resources are not the deployed assembly: "
+        "every check of them that matched is reported as DRIFT. "
+        + (
+            "Fix the cause and deploy again."
+            if "ROLLBACK" in status or "FAILED" in status
+            else "Verify again when the operation has finished."
         )
-        rows = [_row("stack-status", stack, expected_status, status, DRIFT, detail)]
+    )
+    return _row("stack-status", stack, expected_status, status, DRIFT, detail)
+
+
+def _drift_row(stack: Stack, described: dict[str, Any], name: str) -> CheckResult:
+    """CloudFormation's own drift detection of the stack, as last run."""
     drift = described.get("DriftInformation") or {}
     drift_status = str(drift.get("StackDriftStatus") or "NOT_CHECKED")
     checked = drift.get("LastCheckTimestamp")
     when = f" (detected {checked})" if checked else ""
     if drift_status == "DRIFTED":
-        rows.append(
-            _row(
-                "stack-drift",
-                stack,
-                "not drifted",
-                f"DRIFTED{when}",
-                DRIFT,
-                "CloudFormation drift detection found resources that differ from the stack's template: "
-                f"aws cloudformation describe-stack-resource-drifts --stack-name {name} "
-                "--stack-resource-drift-status-filters MODIFIED DELETED",
-            )
+        return _row(
+            "stack-drift",
+            stack,
+            "not drifted",
+            f"DRIFTED{when}",
+            DRIFT,
+            "CloudFormation drift detection found resources that differ from the stack's template: "
+            f"aws cloudformation describe-stack-resource-drifts --stack-name {name} "
+            "--stack-resource-drift-status-filters MODIFIED DELETED",
         )
-    else:
-        note = (
-            f"CloudFormation has not detected drift on {name}"
-            f" (aws cloudformation detect-stack-drift --stack-name {name}); verify's own checks compare the resources"
-            if drift_status == "NOT_CHECKED"
-            else ""
-        )
-        rows.append(_row("stack-drift", stack, "not drifted", f"{drift_status}{when}", PASS, note))
-    rows += _termination_protection_row(ctx, stack, described, name)
-    return rows
+    note = (
+        f"CloudFormation has not detected drift on {name}"
+        f" (aws cloudformation detect-stack-drift --stack-name {name}); verify's own checks compare the resources"
+        if drift_status == "NOT_CHECKED"
+        else ""
+    )
+    return _row("stack-drift", stack, "not drifted", f"{drift_status}{when}", PASS, note)
 
 
 def _termination_protection_row(ctx: Context, stack: Stack, described: dict[str, Any], name: str) -> list[CheckResult]:

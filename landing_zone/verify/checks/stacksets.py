@@ -6,9 +6,12 @@ names has an instance in each Region of its group.  Calls cloudformation Describ
 
 from __future__ import annotations
 
+from typing import Any
+
 from botocore.exceptions import ClientError
 
 from landing_zone import aws
+from landing_zone.assembly import Resource
 from landing_zone.verify.checks.common import (
     DRIFT,
     MISSING,
@@ -36,15 +39,7 @@ def check_stack_sets(ctx: Context) -> list[CheckResult]:
             rows += unresolvable_rows(["stackset"], res.logical_id, name, res)
             continue
         call_as = {"CallAs": res.prop("CallAs")} if res.prop("CallAs") else {}
-        expected_accounts = sorted(
-            {
-                (account, r)
-                for group in res.prop("StackInstancesGroup") or []
-                if (group.get("DeploymentTargets") or {}).get("AccountFilterType") in (None, "INTERSECTION")
-                for account in (group.get("DeploymentTargets") or {}).get("Accounts") or []
-                for r in group.get("Regions") or []
-            }
-        )
+        expected_accounts = _named_instances(res)
         try:
             stack_set = ctx.live.call(
                 "cloudformation", "describe_stack_set", region=region, StackSetName=name, **call_as
@@ -77,21 +72,49 @@ def check_stack_sets(ctx: Context) -> list[CheckResult]:
         except ApiError as exc:
             rows += error_rows(["stackset-instances"], name, "instances CURRENT", exc, res)
             continue
-        states: dict[str, int] = {}
-        bad = []
-        for i in instances:
-            state = (i.get("StackInstanceStatus") or {}).get("DetailedStatus") or i.get("Status", "?")
-            state = "CURRENT" if i.get("Status") == "CURRENT" else state
-            states[state] = states.get(state, 0) + 1
-            if i.get("Status") != "CURRENT":
-                bad.append(
-                    f"{i.get('Account')}/{i.get('Region')}: {i.get('Status')} {i.get('StatusReason') or ''}".strip()
-                )
-        have = {(i.get("Account"), i.get("Region")) for i in instances}
-        missing = [f"{a}/{r}" for a, r in expected_accounts if (a, r) not in have]
-        expected = f"all CURRENT, incl. {len(expected_accounts)} named account instance(s)"
-        actual = ", ".join(f"{n} {k}" for k, n in sorted(states.items())) or "no instances"
-        status = PASS if instances and not bad and not missing else (MISSING if not instances or missing else DRIFT)
-        detail = "\n".join(([f"missing: {summarize(missing, limit=20)}"] if missing else []) + bad[:20])
-        rows.append(make_row("stackset-instances", name, expected, actual, status, detail, res))
+        rows.append(_instances_row(res, name, instances, expected_accounts))
     return rows
+
+
+def _named_instances(res: Resource) -> list[tuple[str, str]]:
+    """(account, Region) of every instance the template names explicitly (an account list, not excluded)."""
+    return sorted(
+        {
+            (account, region)
+            for group in res.prop("StackInstancesGroup") or []
+            if _lists_accounts(group)
+            for account in (group.get("DeploymentTargets") or {}).get("Accounts") or []
+            for region in group.get("Regions") or []
+        }
+    )
+
+
+def _lists_accounts(group: dict[str, Any]) -> bool:
+    return (group.get("DeploymentTargets") or {}).get("AccountFilterType") in (None, "INTERSECTION")
+
+
+def _instance_state(instance: dict[str, Any]) -> str:
+    """CURRENT, else the detailed status (else the status) of a stack instance."""
+    if instance.get("Status") == "CURRENT":
+        return "CURRENT"
+    return str((instance.get("StackInstanceStatus") or {}).get("DetailedStatus") or instance.get("Status", "?"))
+
+
+def _instances_row(
+    res: Resource, name: str, instances: list[dict[str, Any]], expected_accounts: list[tuple[str, str]]
+) -> CheckResult:
+    """The StackSet's instances: all CURRENT, and one in each Region of every account the template names."""
+    states: dict[str, int] = {}
+    bad = []
+    for i in instances:
+        state = _instance_state(i)
+        states[state] = states.get(state, 0) + 1
+        if i.get("Status") != "CURRENT":
+            bad.append(f"{i.get('Account')}/{i.get('Region')}: {i.get('Status')} {i.get('StatusReason') or ''}".strip())
+    have = {(i.get("Account"), i.get("Region")) for i in instances}
+    missing = [f"{a}/{r}" for a, r in expected_accounts if (a, r) not in have]
+    expected = f"all CURRENT, incl. {len(expected_accounts)} named account instance(s)"
+    actual = ", ".join(f"{n} {k}" for k, n in sorted(states.items())) or "no instances"
+    status = MISSING if not instances or missing else (DRIFT if bad else PASS)
+    detail = "\n".join(([f"missing: {summarize(missing, limit=20)}"] if missing else []) + bad[:20])
+    return make_row("stackset-instances", name, expected, actual, status, detail, res)
