@@ -514,6 +514,65 @@ PUBLIC_PRINCIPAL = define(
 )
 
 
+def _principal_entry_checks(
+    record: PolicyRecord,
+    i: int,
+    stmt: Mapping[str, Any],
+    ctx: ReviewContext,
+    entry: tuple[str, str],
+    scoped_keys: Mapping[str, Any],
+) -> list[Finding]:
+    """The findings for one principal entry (kind, value) of statement `i`."""
+    kind, value = entry
+    if kind == "Service":
+        return _service_principal_checks(record, i, stmt, value)
+    if value == "*" or "NotPrincipal" in stmt:
+        # In an endpoint policy "*" means the callers inside the VPC: the risk is reaching foreign resources.
+        endpoint_ok = record.kind == "endpoint" and (
+            not _wildcard_resources(stmt) or _resource_bound(record, stmt, ctx)
+        )
+        if ACCOUNT_SCOPE_KEYS & set(scoped_keys) or endpoint_ok:
+            return []
+        return [
+            finding(
+                PUBLIC_PRINCIPAL,
+                f"{_where(record, i, stmt)} admits {'everyone except ' if 'NotPrincipal' in stmt else ''}"
+                f"any principal without an account or organization condition",
+                **_evidence(record, i, stmt, f"Principal {kind} {value}"),
+            )
+        ]
+    if kind == "AWS":
+        value = plain_arn(value)
+        match = ROOT_ARN.match(value) or IAM_ACCOUNT.match(value)
+        account = match.group(1) if match else value if value.isdigit() else None
+        if account is not None and not _is_own(account, ctx):
+            return [
+                finding(
+                    CROSS_ACCOUNT,
+                    f"{_where(record, i, stmt)} admits account {account}, which is not in the configuration",
+                    **_evidence(record, i, stmt, f"Principal AWS {value}"),
+                )
+            ]
+    return []
+
+
+def _service_principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], value: str) -> list[Finding]:
+    """A service principal without a source condition: a confused deputy on data, else unscoped."""
+    if _has_source_condition(stmt):
+        return []
+    service = value.split(".", 1)[0]
+    blocking = service in CONFUSED_DEPUTY_SERVICES and record.kind in DATA_RESOURCE_KINDS
+    rule_id = CONFUSED_DEPUTY if blocking else SERVICE_PRINCIPAL_UNSCOPED
+    return [
+        finding(
+            rule_id,
+            f"{_where(record, i, stmt)} admits service {value} without aws:SourceAccount, "
+            "aws:SourceArn, aws:SourceOrgID or kms:EncryptionContext",
+            **_evidence(record, i, stmt, f"Principal Service {value}"),
+        )
+    ]
+
+
 def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
     if "Principal" not in stmt and "NotPrincipal" not in stmt:
         return []
@@ -521,46 +580,7 @@ def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx
     entries = principal_entries(stmt.get("Principal", stmt.get("NotPrincipal")))
     scoped_keys = _condition_keys(stmt, positive_only=True)
     for kind, value in entries:
-        if kind == "Service":
-            if _has_source_condition(stmt):
-                continue
-            service = value.split(".", 1)[0]
-            blocking = service in CONFUSED_DEPUTY_SERVICES and record.kind in DATA_RESOURCE_KINDS
-            rule_id = CONFUSED_DEPUTY if blocking else SERVICE_PRINCIPAL_UNSCOPED
-            out.append(
-                finding(
-                    rule_id,
-                    f"{_where(record, i, stmt)} admits service {value} without aws:SourceAccount, "
-                    "aws:SourceArn, aws:SourceOrgID or kms:EncryptionContext",
-                    **_evidence(record, i, stmt, f"Principal Service {value}"),
-                )
-            )
-        elif value == "*" or "NotPrincipal" in stmt:
-            # In an endpoint policy "*" means the callers inside the VPC: the risk is reaching foreign resources.
-            endpoint_ok = record.kind == "endpoint" and (
-                not _wildcard_resources(stmt) or _resource_bound(record, stmt, ctx)
-            )
-            if not (ACCOUNT_SCOPE_KEYS & set(scoped_keys)) and not endpoint_ok:
-                out.append(
-                    finding(
-                        PUBLIC_PRINCIPAL,
-                        f"{_where(record, i, stmt)} admits {'everyone except ' if 'NotPrincipal' in stmt else ''}"
-                        f"any principal without an account or organization condition",
-                        **_evidence(record, i, stmt, f"Principal {kind} {value}"),
-                    )
-                )
-        elif kind == "AWS":
-            value = plain_arn(value)
-            match = ROOT_ARN.match(value) or IAM_ACCOUNT.match(value)
-            account = match.group(1) if match else value if value.isdigit() else None
-            if account is not None and not _is_own(account, ctx):
-                out.append(
-                    finding(
-                        CROSS_ACCOUNT,
-                        f"{_where(record, i, stmt)} admits account {account}, which is not in the configuration",
-                        **_evidence(record, i, stmt, f"Principal AWS {value}"),
-                    )
-                )
+        out.extend(_principal_entry_checks(record, i, stmt, ctx, (kind, value), scoped_keys))
     return out
 
 
