@@ -630,39 +630,49 @@ class _MembershipForm:
             self.atoms[b.get_id()] = (b, x, regex)
         return self._by_key[k]
 
+    def _string_atom(self, kind: int, ch: list[z3.ExprRef]) -> tuple[z3.BoolRef | None, bool] | None:
+        """None for a term with no string argument; else (its membership atom, True) when it has one of the atoms'
+        shapes (``x in R``, ``x == "v"``, a prefix or suffix test on a variable) and (None, False) when not."""
+        strings = [c for c in ch if c.sort() == z3.StringSort()]
+        if kind == z3.Z3_OP_SEQ_IN_RE and z3.is_const(ch[0]):
+            return self._atom(ch[0], ch[1]), True
+        if kind == z3.Z3_OP_EQ and len(strings) == 2 and any(map(z3.is_string_value, ch)):
+            x, v = (ch[0], ch[1]) if z3.is_string_value(ch[1]) else (ch[1], ch[0])
+            if z3.is_const(x) and not z3.is_string_value(x):
+                return self._atom(x, z3.Re(v)), True
+            return None, False
+        if kind in (z3.Z3_OP_SEQ_PREFIX, z3.Z3_OP_SEQ_SUFFIX) and z3.is_string_value(ch[0]) and z3.is_const(ch[1]):
+            rest = z3.Star(_ALL)
+            regex = z3.Concat(z3.Re(ch[0]), rest) if kind == z3.Z3_OP_SEQ_PREFIX else z3.Concat(rest, z3.Re(ch[0]))
+            return self._atom(ch[1], regex), True
+        if strings:
+            return None, False
+        return None
+
+    def _rewrite_connective(self, e: z3.ExprRef, ch: list[z3.ExprRef]) -> tuple[z3.ExprRef, frozenset[int], bool]:
+        """A Boolean connective with its Boolean arguments rewritten (the term itself when none changed)."""
+        parts = [self._rewrite(c) if c.sort() == z3.BoolSort() else (c, frozenset[int](), True) for c in ch]
+        used = frozenset().union(*(u for _, u, _ in parts))
+        pure = all(ok for _, _, ok in parts)
+        out = e
+        if any(not a.eq(c) for (a, _, _), c in zip(parts, ch, strict=True)):
+            out = e.decl()(*[a for a, _, _ in parts])
+        return out, used, pure
+
     def _rewrite(self, e: z3.ExprRef) -> tuple[z3.ExprRef, frozenset[int], bool]:
         key = e.get_id()
         if key in self._cache:
             return self._cache[key]
         out, used, pure = e, frozenset[int](), True
         if z3.is_app(e) and e.num_args():
-            kind, ch = e.decl().kind(), e.children()
-            strings = [c for c in ch if c.sort() == z3.StringSort()]
-            atom: z3.BoolRef | None = None
-            if kind == z3.Z3_OP_SEQ_IN_RE and z3.is_const(ch[0]):
-                atom = self._atom(ch[0], ch[1])
-            elif kind == z3.Z3_OP_EQ and len(strings) == 2 and any(map(z3.is_string_value, ch)):
-                x, v = (ch[0], ch[1]) if z3.is_string_value(ch[1]) else (ch[1], ch[0])
-                if z3.is_const(x) and not z3.is_string_value(x):
-                    atom = self._atom(x, z3.Re(v))
-                else:
-                    pure = False
-            elif (
-                kind in (z3.Z3_OP_SEQ_PREFIX, z3.Z3_OP_SEQ_SUFFIX) and z3.is_string_value(ch[0]) and z3.is_const(ch[1])
-            ):
-                rest = z3.Star(_ALL)
-                regex = z3.Concat(z3.Re(ch[0]), rest) if kind == z3.Z3_OP_SEQ_PREFIX else z3.Concat(rest, z3.Re(ch[0]))
-                atom = self._atom(ch[1], regex)
-            elif strings:
-                pure = False
+            ch = e.children()
+            string_atom = self._string_atom(e.decl().kind(), ch)
+            if string_atom is not None:
+                atom, pure = string_atom
+                if atom is not None:
+                    out, used = atom, frozenset({atom.get_id()})
             elif e.sort() == z3.BoolSort():
-                parts = [self._rewrite(c) if c.sort() == z3.BoolSort() else (c, frozenset[int](), True) for c in ch]
-                used = frozenset().union(*(u for _, u, _ in parts))
-                pure = all(ok for _, _, ok in parts)
-                if any(not a.eq(c) for (a, _, _), c in zip(parts, ch, strict=True)):
-                    out = e.decl()(*[a for a, _, _ in parts])
-            if atom is not None:
-                out, used = atom, frozenset({atom.get_id()})
+                out, used, pure = self._rewrite_connective(e, ch)
         self._keep += [e, out]
         self._cache[key] = (out, used, pure)
         return self._cache[key]
@@ -789,6 +799,27 @@ class Prover:
         other.theory, other.form = self.theory, self.form
         return other
 
+    def _monolithic(self, everything: list[z3.BoolRef]) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
+        """The conjunction in one z3 solver, for formulas with string terms outside the atoms' shapes."""
+        solver = z3.Solver()
+        solver.set("timeout", self.timeout_ms)
+        solver.add(*everything)
+        r = solver.check()
+        return r, solver.model() if r == z3.sat else None, solver.reason_unknown() if r == z3.unknown else ""
+
+    def _ground(
+        self, everything: list[z3.BoolRef], strings: list[Any], model: z3.ModelRef, skeleton: list[z3.BoolRef]
+    ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
+        """The solved strings and the skeleton's other values replayed on the original formulas."""
+        ground = z3.Solver()
+        ground.set("timeout", self.timeout_ms)
+        ground.add(*everything)
+        ground.add(*strings)
+        ground.add(*[v == model.eval(v, model_completion=True) for v in _non_string_constants(skeleton)])
+        if ground.check() != z3.sat:
+            return z3.unknown, None, "the solved strings do not replay on the original formula (prover bug)"
+        return z3.sat, ground.model(), ""
+
     def solve(self, *formulas: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
         """Satisfiability of the conjunction (with the request's domain): ``(sat, a model, "")``, ``(unsat, None,
         "")`` or ``(unknown, None, reason)``.  Gives up after :attr:`timeout_ms`."""
@@ -796,11 +827,7 @@ class Prover:
         everything = [self.request.domain, *formulas]
         skeleton, atoms_used, pure = self.form.split(everything)
         if not pure:  # a string term outside the atoms' shapes: the monolithic query
-            solver = z3.Solver()
-            solver.set("timeout", self.timeout_ms)
-            solver.add(*everything)
-            r = solver.check()
-            return r, solver.model() if r == z3.sat else None, solver.reason_unknown() if r == z3.unknown else ""
+            return self._monolithic(everything)
         sat = z3.Solver()
         sat.add(*skeleton)
         by_var: dict[int, tuple[z3.SeqRef, list[tuple[z3.BoolRef, z3.ReRef]]]] = {}
@@ -840,14 +867,8 @@ class Prover:
             if blocked:
                 continue
             # every variable consistent: the concrete strings, checked against the original formulas (ground)
-            ground = z3.Solver()
-            ground.set("timeout", self.timeout_ms)
-            ground.add(*everything)
-            ground.add(*[x == z3.StringVal(values[x.get_id()]) for x, _ in by_var.values()])
-            ground.add(*[v == model.eval(v, model_completion=True) for v in _non_string_constants(skeleton)])
-            if ground.check() != z3.sat:
-                return z3.unknown, None, "the solved strings do not replay on the original formula (prover bug)"
-            return z3.sat, ground.model(), ""
+            strings = [x == z3.StringVal(values[x.get_id()]) for x, _ in by_var.values()]
+            return self._ground(everything, strings, model, skeleton)
 
     def check(
         self,

@@ -331,6 +331,33 @@ def _hygiene(d: Mapping[str, Any]) -> str:
     return "<p>Advisory findings (hygiene): to weigh, not blocking.</p>" + _finding_table(advisory, "hygiene-table")
 
 
+def _policy_flags(p: Mapping[str, Any], blocking_policies: set[str], advisory_policies: set[str]) -> str:
+    """The badges after a policy's title: its worst finding level, and whether it is a permissions boundary."""
+    flags = ""
+    if p["id"] in blocking_policies:
+        flags += " " + _badge("blocking finding", "blocking")
+    elif p["id"] in advisory_policies:
+        flags += " " + _badge("advisory finding", "advisory")
+    if p["boundary_of"]:
+        flags += " " + _badge("permissions boundary", "info")
+    return flags
+
+
+def _policy_facts(p: Mapping[str, Any]) -> list[str]:
+    """What a policy is attached to, bounds, applies to, its notes and any parse error."""
+    facts = [f"<code>{_e(p['property_path'])}</code> of <code>{_e(p['resource_type'])}</code>"]
+    if p["attached_to"]:
+        facts.append("attached to " + _e(p["attached_to"]))
+    if p["boundary_of"]:
+        facts.append("<b>permissions boundary</b> of " + _e(p["boundary_of"]))
+    if p["applies_to"]:
+        facts.append("applies to " + _e(p["applies_to"]))
+    facts += [_e(n) for n in p["notes"]]
+    if p["parse_error"]:
+        facts.append("could not be read: " + _e(p["parse_error"]))
+    return facts
+
+
 @renders("html", "inventory")
 def _inventory(d: Mapping[str, Any]) -> str:
     blocking_policies = {f["policy_id"] for f in d["findings"] if f["level"] == "blocking" and f["policy_id"]}
@@ -345,23 +372,8 @@ def _inventory(d: Mapping[str, Any]) -> str:
         if p["template"] != template:
             template = p["template"]
             out.append(f"<h3>{_e(template)}</h3>")
-        flags = ""
-        if p["id"] in blocking_policies:
-            flags += " " + _badge("blocking finding", "blocking")
-        elif p["id"] in advisory_policies:
-            flags += " " + _badge("advisory finding", "advisory")
-        if p["boundary_of"]:
-            flags += " " + _badge("permissions boundary", "info")
-        facts = [f"<code>{_e(p['property_path'])}</code> of <code>{_e(p['resource_type'])}</code>"]
-        if p["attached_to"]:
-            facts.append("attached to " + _e(p["attached_to"]))
-        if p["boundary_of"]:
-            facts.append("<b>permissions boundary</b> of " + _e(p["boundary_of"]))
-        if p["applies_to"]:
-            facts.append("applies to " + _e(p["applies_to"]))
-        facts += [_e(n) for n in p["notes"]]
-        if p["parse_error"]:
-            facts.append("could not be read: " + _e(p["parse_error"]))
+        flags = _policy_flags(p, blocking_policies, advisory_policies)
+        facts = _policy_facts(p)
         statements = _table(
             ["#", "Sid", "effect", "in plain words"],
             [
