@@ -26,13 +26,13 @@ from landing_zone.review.access_analyzer import analyze, not_run
 from landing_zone.review.auditor import auditor_sections
 from landing_zone.review.baseline import load_acknowledgements
 from landing_zone.review.coverage import coverage_section
+from landing_zone.review.data_stores import data_store_findings
 from landing_zone.review.deployability import deployability_findings, grants_section, replacement_findings
 from landing_zone.review.detection import detection_section
 from landing_zone.review.diff import policy_diff
 from landing_zone.review.findings import (
     Finding,
     ReviewContext,
-    data_store_findings,
     finding,
     policy_findings,
     sort_findings,
