@@ -156,6 +156,22 @@ def _prove_half(properties: tuple[str, ...], timeout_ms: int) -> tuple[PropertyR
     return prove_all(_FORKED, timeout_ms=timeout_ms, properties=properties).properties
 
 
+def _prove_forked(inputs: ProofInputs, wanted: tuple[str, ...], timeout_ms: int) -> ProofReport:
+    """The wanted properties in two forked processes (:data:`_HALVES`), each with its own solver."""
+    import multiprocessing
+
+    global _FORKED
+    _FORKED = inputs
+    halves = [tuple(p for p in half if p in wanted) for half in _HALVES]
+    try:
+        with multiprocessing.get_context("fork").Pool(len(halves)) as pool:
+            parts = pool.starmap(_prove_half, [(h, timeout_ms) for h in halves if h])
+    finally:
+        _FORKED = None
+    by_id = {r.id: r for part in parts for r in part}
+    return ProofReport(inputs.source, inputs.mode, tuple(by_id[pid] for pid in wanted))
+
+
 def prove_all(
     inputs: ProofInputs,
     *,
@@ -169,18 +185,7 @@ def prove_all(
     properties in two forked processes (Linux), each with its own solver."""
     wanted = tuple(pid for pid in PROPERTIES if properties is None or pid in properties)
     if jobs > 1 and focus is None and prover is None and len(wanted) > 1 and _can_fork():
-        import multiprocessing
-
-        global _FORKED
-        _FORKED = inputs
-        halves = [tuple(p for p in half if p in wanted) for half in _HALVES]
-        try:
-            with multiprocessing.get_context("fork").Pool(len(halves)) as pool:
-                parts = pool.starmap(_prove_half, [(h, timeout_ms) for h in halves if h])
-        finally:
-            _FORKED = None
-        by_id = {r.id: r for part in parts for r in part}
-        return ProofReport(inputs.source, inputs.mode, tuple(by_id[pid] for pid in wanted))
+        return _prove_forked(inputs, wanted, timeout_ms)
     try:
         if prover is None:
             prover = Prover(symbolic_request(inputs), timeout_ms=timeout_ms)
@@ -357,6 +362,46 @@ def cache_path(
     return Path(directory) / f"{kind}-{digest}.json"
 
 
+def _cached(cache: Path, here: str, source: str) -> dict[str, Any] | None:
+    """The stored section, with this assembly's path in place of the marker (None when it cannot be read)."""
+    try:
+        data: dict[str, Any] = json.loads(cache.read_text(encoding="utf-8").replace(_ASSEMBLY_MARKER, here))
+        data["source"] = source
+    except (OSError, ValueError):
+        return None
+    return data
+
+
+def _store(cache: Path, here: str, data: Mapping[str, Any]) -> None:
+    """Keep a decided section (the assembly's path as a marker).  A timeout (or the solver giving up) says how loaded
+    the machine was, not what the policies are: never kept."""
+    undecided = any(
+        item.get("status") in ("timeout", "gave-up") for prop in data["properties"] for item in prop["not_holding"]
+    )
+    if undecided:
+        return
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    staging = cache.with_suffix(f".{os.getpid()}.tmp")
+    text = json.dumps(data)
+    staging.write_text(text.replace(here, _ASSEMBLY_MARKER) if here else text, encoding="utf-8")
+    staging.replace(cache)
+
+
+def _acknowledge(data: Mapping[str, Any], acks: Sequence[Acknowledgement]) -> set[int]:
+    """Mark the obligations not holding that an acknowledgement covers (never a counterexample); the indices of the
+    acknowledgements used."""
+    used: set[int] = set()
+    for prop in data["properties"]:
+        for item in prop["not_holding"]:
+            hit = next((i for i, a in enumerate(acks) if a.covers(prop["id"], item["label"])), None)
+            if hit is not None and item["status"] != "fails":  # a counterexample is never acknowledged away
+                item["acknowledged"] = acks[hit].reason
+                used.add(hit)
+        open_items = [i for i in prop["not_holding"] if "acknowledged" not in i]
+        prop["acknowledged"] = prop["status"] == "not-proven" and not open_items
+    return used
+
+
 def proofs_section(
     inputs: ProofInputs,
     *,
@@ -373,11 +418,7 @@ def proofs_section(
     # the assembly's path is not part of the key (a copy proves the same): kept as a marker in the stored report
     here = json.dumps(inputs.assembly or "")[1:-1]
     if cache is not None and cache.is_file():
-        try:
-            data = json.loads(cache.read_text(encoding="utf-8").replace(_ASSEMBLY_MARKER, here))
-            data["source"] = inputs.source
-        except (OSError, ValueError):
-            data = None
+        data = _cached(cache, here, inputs.source)
     start = time.perf_counter()
     if data is None:
         try:
@@ -391,25 +432,9 @@ def proofs_section(
                 "error": str(exc),
             }
         data["seconds"] = round(time.perf_counter() - start, 2)
-        # a timeout (or the solver giving up) says how loaded the machine was, not what the policies are: never kept
-        undecided = any(
-            item.get("status") in ("timeout", "gave-up") for prop in data["properties"] for item in prop["not_holding"]
-        )
-        if cache is not None and not undecided:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            staging = cache.with_suffix(f".{os.getpid()}.tmp")
-            text = json.dumps(data)
-            staging.write_text(text.replace(here, _ASSEMBLY_MARKER) if here else text, encoding="utf-8")
-            staging.replace(cache)
-    used: set[int] = set()
-    for prop in data["properties"]:
-        for item in prop["not_holding"]:
-            hit = next((i for i, a in enumerate(acks) if a.covers(prop["id"], item["label"])), None)
-            if hit is not None and item["status"] != "fails":  # a counterexample is never acknowledged away
-                item["acknowledged"] = acks[hit].reason
-                used.add(hit)
-        open_items = [i for i in prop["not_holding"] if "acknowledged" not in i]
-        prop["acknowledged"] = prop["status"] == "not-proven" and not open_items
+        if cache is not None:
+            _store(cache, here, data)
+    used = _acknowledge(data, acks)
     data["acknowledgements"] = [
         {"property": a.property, "obligation": a.obligation, "reason": a.reason, "used": i in used}
         for i, a in enumerate(acks)
