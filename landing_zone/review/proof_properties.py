@@ -274,6 +274,30 @@ def _p1(run: _Run) -> PropertyResult:
     return run.done("P1", start, note=note)
 
 
+def _model_actions(rt_name: str) -> list[str]:
+    """The Bedrock actions that use a model: they require a resource of type ``rt_name`` (and are not named like
+    :data:`NOT_MODEL_USE`)."""
+    return [
+        a.full
+        for a in action_db.actions_of_service("bedrock")
+        if not NOT_MODEL_USE.match(a.name) and any(rt.name == rt_name and rt.required for rt in a.resource_types)
+    ]
+
+
+def _unlisted(rt_name: str, res: z3.SeqRef, models: Sequence[str], profiles: Sequence[str]) -> tuple[z3.BoolRef, str]:
+    """The resource is not an allow-listed model (of its resource type), and that in words."""
+    if rt_name == "foundation-model":
+        unlisted = z3.And([z3.Not(z3.SuffixOf(z3.StringVal("foundation-model/" + m), res)) for m in models])
+        return unlisted, "a foundation model that is not allowed"
+    if rt_name == "inference-profile":
+        unlisted = z3.And(
+            *[z3.Not(z3.SuffixOf(z3.StringVal("/" + p), res)) for p in profiles],
+            *[z3.Not(z3.SuffixOf(z3.StringVal("." + m), res)) for m in models],
+        )
+        return unlisted, "a system inference profile of a model that is not allowed"
+    return z3.BoolVal(True), f"any {rt_name} (not an allow-listed model)"
+
+
 def _p2(run: _Run) -> PropertyResult:
     start = time.perf_counter()
     plan = run.inputs.plan
@@ -291,29 +315,14 @@ def _p2(run: _Run) -> PropertyResult:
     for rt_name in MODEL_RESOURCE_TYPES:
         if rt_name not in db:
             continue
-        actions = [
-            a.full
-            for a in action_db.actions_of_service("bedrock")
-            if not NOT_MODEL_USE.match(a.name) and any(rt.name == rt_name and rt.required for rt in a.resource_types)
-        ]
+        actions = _model_actions(rt_name)
         for group in run.groups(actions):
             enc = run.prover.encoder.for_action(group[0])
             res = enc.request.resource
             # the resource as a concatenation of the format's parts (z3 decides those faster than a regular
             # expression); the last part is the resource ID
             fits = z3.InRe(res, _arn_format_re(db[rt_name].arn))
-            if rt_name == "foundation-model":
-                unlisted = z3.And([z3.Not(z3.SuffixOf(z3.StringVal("foundation-model/" + m), res)) for m in models])
-                what = "a foundation model that is not allowed"
-            elif rt_name == "inference-profile":
-                unlisted = z3.And(
-                    *[z3.Not(z3.SuffixOf(z3.StringVal("/" + p), res)) for p in profiles],
-                    *[z3.Not(z3.SuffixOf(z3.StringVal("." + m), res)) for m in models],
-                )
-                what = "a system inference profile of a model that is not allowed"
-            else:
-                unlisted = z3.BoolVal(True)
-                what = f"any {rt_name} (not an allow-listed model)"
+            unlisted, what = _unlisted(rt_name, res, models, profiles)
             witness = Request(
                 group[0], _fill_format(db[rt_name].arn, home, resource_id.get(rt_name, "x")), {REGION: home}
             )
