@@ -8,7 +8,7 @@ import json
 import re
 import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import z3
@@ -373,15 +373,72 @@ def _sample(entry: ProtectedResource, rt: str, arn_format: str, region: str) -> 
     return _fill_format(arn_format, region, "x")
 
 
+def _not_exempt(
+    enc: Encoder, action: str | None, also: Sequence[tuple[Sequence[str], list[str]]], exempt: list[str]
+) -> z3.BoolRef:
+    """The caller is an IAM principal of an account that the SCP does not exempt for this action."""
+    who = next((w for acts, w in also if action is not None and action_matches(action, acts)), exempt)
+    kv = enc.request.key(PRINCIPAL)
+    an_arn = z3.InRe(kv.values[0], _PRINCIPAL_ARN)  # aws:PrincipalARN is an IAM ARN of an account
+    return z3.And(kv.present, an_arn, z3.Not(enc.value_like(PRINCIPAL, who)))
+
+
+def _rt_format(db: Mapping[str, action_db.Action], rt: str, service: str) -> str:
+    """The ARN format of a resource type, by the action database (else the usual shape)."""
+    return next(
+        (t.arn for a in db.values() for t in a.resource_types if t.name == rt),
+        f"arn:aws:{service}:${{Region}}:${{Account}}:{rt}/${{Id}}",
+    )
+
+
+def _changing_actions(db: Mapping[str, action_db.Action], rt: str) -> list[str]:
+    """The actions on a resource type that change it: not rated Read or List, not a reviewed use action."""
+    return [
+        name
+        for name, a in db.items()
+        if any(t.name == rt for t in a.resource_types)
+        and not is_read(action_db.access_level(a))
+        and not action_matches(name, g.USE_ACTIONS)
+    ]
+
+
+def _protected_where(enc: Encoder, way: str, rt_format: str, entry: ProtectedResource, name: str) -> z3.BoolRef:
+    """A resource of the type (in an account) that a name pattern covers (``name``), or that carries the
+    landing-zone tag with the configuration's name (``tag``)."""
+    of_type = z3.InRe(enc.request.resource, _arn_format_re(rt_format, account=True))
+    if way == "name":
+        return z3.And(of_type, enc.resource_in(entry.arn_patterns))
+    return z3.And(of_type, enc.equals(TAG_KEY, name))
+
+
+def _tagging_actions() -> list[str]:
+    """The actions of the protected services that can set or remove a tag key (they take aws:TagKeys)."""
+    return sorted(
+        {a.full for s in PROTECTED_SERVICES for a in action_db.actions_of_service(s) if TAG_KEYS.lower() in a.keys}
+    )
+
+
+def _p3_not_applicable(inputs: ProofInputs) -> str | None:
+    """Why P3 does not apply (no SCP binds an administrator, or tamper protection is off), else None."""
+    if inputs.mode != "scp":
+        return "single-account mode: no SCP binds an administrator"
+    if not inputs.plan.config.policy_guardrails.tamper_protection:
+        return "tamper_protection is off"
+    return None
+
+
+def _ways(entry: ProtectedResource) -> list[str]:
+    """How the inventory recognises the resources of an entry: by name, by tag, or both."""
+    return (["name"] if entry.by_name else []) + (["tag"] if entry.by_tag else [])
+
+
 def _p3(run: _Run) -> PropertyResult:
     """Tamper protection from the protected-resource inventory (landing_zone.policies.protected)."""
     start = time.perf_counter()
     inputs = run.inputs
     config = inputs.plan.config
-    if inputs.mode != "scp" or not config.policy_guardrails.tamper_protection:
-        why = (
-            "single-account mode: no SCP binds an administrator" if inputs.mode != "scp" else "tamper_protection is off"
-        )
+    why = _p3_not_applicable(inputs)
+    if why is not None:
         return PropertyResult("P3", PROPERTIES["P3"], (), 0.0, applies=False, note=why)
     gr = inputs.guardrails
     ex = g.exemptions(config)
@@ -397,10 +454,7 @@ def _p3(run: _Run) -> PropertyResult:
     skipped_tag = 0
 
     def not_exempt(enc: Encoder, action: str | None) -> z3.BoolRef:
-        who = next((w for acts, w in also if action is not None and action_matches(action, acts)), exempt)
-        kv = enc.request.key(PRINCIPAL)
-        an_arn = z3.InRe(kv.values[0], _PRINCIPAL_ARN)  # aws:PrincipalARN is an IAM ARN of an account
-        return z3.And(kv.present, an_arn, z3.Not(enc.value_like(PRINCIPAL, who)))
+        return _not_exempt(enc, action, also, exempt)
 
     for entry in inventory(config, ex.protected_roles):
         if entry.recognised_by == "none":
@@ -409,19 +463,10 @@ def _p3(run: _Run) -> PropertyResult:
         # database does not list yet is a read when its verb's every listed action is (the rule of actiondb.space)
         reads = read_actions(entry.service)
         db = {a.full: a for a in action_db.actions_of_service(entry.service)}
-        ways = (["name"] if entry.by_name else []) + (["tag"] if entry.by_tag else [])
+        ways = _ways(entry)
         for rt in entry.resource_types:
-            rt_format = next(
-                (t.arn for a in db.values() for t in a.resource_types if t.name == rt),
-                f"arn:aws:{entry.service}:${{Region}}:${{Account}}:{rt}/${{Id}}",
-            )
-            changes = [
-                name
-                for name, a in db.items()
-                if any(t.name == rt for t in a.resource_types)
-                and not is_read(action_db.access_level(a))
-                and not action_matches(name, g.USE_ACTIONS)
-            ]
+            rt_format = _rt_format(db, rt, entry.service)
+            changes = _changing_actions(db, rt)
             for way in ways:
                 acts = changes
                 if way == "tag":
@@ -430,17 +475,9 @@ def _p3(run: _Run) -> PropertyResult:
                 for group in run.groups(acts):
                     enc = run.prover.encoder.for_action(group[0])
                     context: dict[str, str | list[str]] = {PRINCIPAL: attacker}
-                    if way == "name":  # a resource of the type (in an account) that a name pattern covers
-                        where = z3.And(
-                            z3.InRe(enc.request.resource, _arn_format_re(rt_format, account=True)),
-                            enc.resource_in(entry.arn_patterns),
-                        )
-                    else:
-                        where = z3.And(
-                            z3.InRe(enc.request.resource, _arn_format_re(rt_format, account=True)),
-                            enc.equals(TAG_KEY, config.name),
-                        )
+                    if way == "tag":
                         context[TAG_KEY] = config.name
+                    where = _protected_where(enc, way, rt_format, entry, config.name)
                     run.check(
                         f"{entry.what} [{rt}, by {way}]: {group[0]}",
                         z3.And(enc.action_premise(), where, not_exempt(enc, group[0])),
@@ -480,9 +517,7 @@ def _p3(run: _Run) -> PropertyResult:
             Request(action, "*", {PRINCIPAL: attacker}),
         )
     # setting or removing the landing-zone tag key, in any spelling (IAM tag keys are case-insensitive)
-    tagging = sorted(
-        {a.full for s in PROTECTED_SERVICES for a in action_db.actions_of_service(s) if TAG_KEYS.lower() in a.keys}
-    )
+    tagging = _tagging_actions()
     for group in run.groups(tagging):
         enc = run.prover.encoder.for_action(group[0])
         kv = enc.request.key(TAG_KEYS)
