@@ -603,13 +603,10 @@ def _p4(run: _Run) -> PropertyResult:
     )
 
 
-def _p5(run: _Run) -> PropertyResult:
-    start = time.perf_counter()
-    inputs = run.inputs
-    plan = inputs.plan
-    if not inputs.invokers:
-        return PropertyResult("P5", PROPERTIES["P5"], (), 0.0, applies=False, note="no invoker role in the assembly")
-    regions = _inference_regions(plan)
+def _p5_models_ok(plan: Plan) -> list[str]:
+    """The model resources compliant inference may name: allowed foundation models in the compliant Regions (and
+    the global profiles' destinations when global inference is allowed), their system profiles, application
+    profiles and batch jobs."""
     compliant = sorted(plan.config.compliant_regions)
     fm_regions = list(compliant)
     if plan.config.allow_global_inference:
@@ -627,6 +624,42 @@ def _p5(run: _Run) -> PropertyResult:
     models_ok += [f"arn:aws:bedrock:{r}:*:inference-profile/{p}" for r in compliant for p in _allowed_profiles(plan)]
     models_ok += [f"arn:aws:bedrock:{r}:*:application-inference-profile/*" for r in compliant]
     models_ok += [f"arn:aws:bedrock:{r}:*:model-invocation-job/*" for r in compliant]
+    return models_ok
+
+
+def _allowed_actions(identity: Guard) -> tuple[set[str], set[str], bool]:
+    """What an identity policy's Allows name: the database actions (each of a wildcard), the service prefixes of
+    its wildcards (their unknown actions), and whether any Allow is symbolic (a wildcard service or NotAction)."""
+    concrete: set[str] = set()
+    prefixes: set[str] = set()
+    symbolic = False
+    for name, doc in identity.documents:
+        for stmt in policy_statements(name, dict(doc)):
+            if stmt.effect != "Allow":
+                continue
+            if stmt.action_element != "Action":
+                symbolic = True
+                continue
+            for pattern in stmt.actions:
+                service, _, rest = pattern.lower().partition(":")
+                if "*" not in pattern and "?" not in pattern:
+                    concrete.add(pattern.lower())
+                elif "*" in service or "?" in service or not rest:
+                    symbolic = True
+                else:
+                    concrete.update(a.full.lower() for a in action_db.expand(pattern))
+                    prefixes.add(service)
+    return concrete, prefixes, symbolic
+
+
+def _p5(run: _Run) -> PropertyResult:
+    start = time.perf_counter()
+    inputs = run.inputs
+    plan = inputs.plan
+    if not inputs.invokers:
+        return PropertyResult("P5", PROPERTIES["P5"], (), 0.0, applies=False, note="no invoker role in the assembly")
+    regions = _inference_regions(plan)
+    models_ok = _p5_models_ok(plan)
     mantle = _mantle_models(plan)
     ceiling = (*g.INVOKER_CEILING_ACTIONS, "iam:PassRole")
     layers = [inputs.guardrails] + ([inputs.boundary] if inputs.boundary and inputs.mode == "scp" else [])
@@ -659,25 +692,7 @@ def _p5(run: _Run) -> PropertyResult:
         who = identity.name.removeprefix("identity ")
         # an action no Allow of the identity policy matches is not allowed: only the ones it names are proof
         # obligations (each database action of a wildcard, and the prefix's unknown actions symbolically)
-        concrete: set[str] = set()
-        prefixes: set[str] = set()
-        symbolic = False
-        for name, doc in identity.documents:
-            for stmt in policy_statements(name, dict(doc)):
-                if stmt.effect != "Allow":
-                    continue
-                if stmt.action_element != "Action":
-                    symbolic = True
-                    continue
-                for pattern in stmt.actions:
-                    service, _, rest = pattern.lower().partition(":")
-                    if "*" not in pattern and "?" not in pattern:
-                        concrete.add(pattern.lower())
-                    elif "*" in service or "?" in service or not rest:
-                        symbolic = True
-                    else:
-                        concrete.update(a.full.lower() for a in action_db.expand(pattern))
-                        prefixes.add(service)
+        concrete, prefixes, symbolic = _allowed_actions(identity)
         for group in run.groups(sorted(concrete)):
             enc = run.prover.encoder.for_action(group[0])
             obligation(enc, identity, f"{who}: {group[0]}", Request(group[0], "*", {}), group)
