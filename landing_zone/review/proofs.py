@@ -74,9 +74,11 @@ from landing_zone.review.proof_properties import (
     _p4,
     _p5,
     _p6,
+    symbolic_request,
+)
+from landing_zone.review.proof_run import (
     _Run,
     simulate_command,
-    symbolic_request,
 )
 
 __all__ = [
