@@ -144,6 +144,8 @@ lint: setup-dev
 	ruff format --check .
 	mypy
 	lint-imports --no-cache
+	xenon --max-absolute C --max-modules C --max-average A landing_zone constructs_lib stacks handlers app.py
+	python -m tests.support.module_size
 
 # Commands whose output is the product (a table, a script, a schema): the recipe line is not echoed.
 routes: setup

@@ -47,6 +47,7 @@ from typing import Any
 from landing_zone.core.catalog.metrics import EndpointMetrics, MetricCatalog, MetricSource
 from landing_zone.core.catalog.prices import TokenPrices
 from landing_zone.core.routing import RoutingDecision
+from landing_zone.cost.metric_math import evaluate_expression
 from landing_zone.errors import CostAlarmError
 
 __all__ = [
@@ -479,42 +480,6 @@ def build_usage_alarms(
             )
         )
     return alarms
-
-
-def evaluate_expression(expression: str, values: Mapping[str, float | None]) -> float:
-    """Evaluate a spend expression of :func:`build_spend_alarms` offline, as CloudWatch would for one period.
-
-    ``values`` maps metric IDs to the period's Sum (None or absent: no data point, which ``FILL(m, 0)`` turns into
-    0).  Only the subset of metric math these expressions use is understood: ``FILL(id, 0)``, numbers,
-    ``+ - * /`` and parentheses; anything else raises CostAlarmError.  Hand-written because no library evaluates
-    CloudWatch metric math outside CloudWatch; it lets tests and ``make cost`` show what an alarm or a dashboard
-    widget will compute for a given token series.
-    """
-    import ast
-    import operator
-
-    binary = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-
-    def fill(match: re.Match[str]) -> str:
-        value = values.get(match.group(1))
-        return repr(float(value)) if value is not None else repr(float(match.group(2)))
-
-    text = re.sub(r"FILL\(\s*([a-z][A-Za-z0-9_]*)\s*,\s*([0-9.]+)\s*\)", fill, expression)
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        raise CostAlarmError("expression", expression, "FILL(id, 0), numbers, + - * / and parentheses") from None
-
-    def walk(node: ast.AST) -> float:
-        if isinstance(node, ast.Expression):
-            return walk(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return float(node.value)
-        if isinstance(node, ast.BinOp) and type(node.op) in binary:
-            return float(binary[type(node.op)](walk(node.left), walk(node.right)))
-        raise CostAlarmError("expression", expression, "FILL(id, 0), numbers, + - * / and parentheses")
-
-    return walk(tree)
 
 
 def coverage_note(alarms: Sequence[AlarmSpec]) -> str:

@@ -23,7 +23,7 @@ from landing_zone.core.applications import ApplicationPlan
 from landing_zone.core.catalog import Catalog, Model
 from landing_zone.core.catalog.prices import PER_TOKEN_TIERS, PriceCatalog, TierRule, TokenPrices
 from landing_zone.core.config import LandingZoneConfig
-from landing_zone.core.routing import RoutingDecision
+from landing_zone.core.routing import ModelRouting, RoutingDecision
 from landing_zone.cost.pricing import CostEstimate, Workload, estimate_cost, with_overrides
 from landing_zone.errors import PricingError, Problem
 
@@ -292,6 +292,23 @@ def _dearest(
     return None if best is None else (best[1], best[2])
 
 
+def _model_path(
+    config: LandingZoneConfig, mr: ModelRouting, workload: Workload, model_prices: ModelPrices, hours_per_month: float
+) -> tuple[str, TokenPrices] | None:
+    """A model part's path: the dearest compliant path callable from ``home_region`` (else of any compliant path)."""
+    home = [r.kind.value for r in mr.compliant_routes if config.home_region in r.source_regions]
+    paths = home or [r.kind.value for r in mr.compliant_routes]
+    return _dearest(mr.model.id, workload, model_prices, list(dict.fromkeys(paths)), hours_per_month)
+
+
+def _application_path(app: ApplicationPlan, model_prices: ModelPrices) -> tuple[str, TokenPrices] | None:
+    """An application part's path: the one its profile copies (Mantle for a Mantle-only application), if priced."""
+    route = app.route or app.mantle_route
+    if route is None or (app.model.id, route.kind.value) not in model_prices.by_path:
+        return None
+    return route.kind.value, model_prices.by_path[(app.model.id, route.kind.value)]
+
+
 def workload_parts(
     config: LandingZoneConfig,
     catalog: Catalog,
@@ -352,17 +369,9 @@ def workload_parts(
     for index, label, target, share, inp, out, cached, written in entries:
         workload = _part_workload(total, share, inp, out, cached, written)
         if isinstance(target, str):
-            mr = configured[target]
-            home = [r.kind.value for r in mr.compliant_routes if config.home_region in r.source_regions]
-            paths = home or [r.kind.value for r in mr.compliant_routes]
-            chosen = _dearest(target, workload, model_prices, list(dict.fromkeys(paths)), hours_per_month)
-            model_id = target
+            model_id, chosen = target, _model_path(config, configured[target], workload, model_prices, hours_per_month)
         else:
-            route = target.route or target.mantle_route
-            model_id = target.model.id
-            chosen = None
-            if route is not None and (model_id, route.kind.value) in model_prices.by_path:
-                chosen = (route.kind.value, model_prices.by_path[(model_id, route.kind.value)])
+            model_id, chosen = target.model.id, _application_path(target, model_prices)
         if chosen is None:  # the model's missing price is already a problem of resolve_model_prices
             if index is not None and not any(p.path.startswith("cost.price_overrides") for p in problems):
                 problems.append(Problem(f"cost.workload.split[{index}]", label, "a model with prices"))

@@ -168,6 +168,72 @@ def _applications(
     ]
 
 
+def _scps(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> tuple[ScpSet | None, list[Problem]]:
+    """The organization's SCPs, built once (the stacks render these, readers read them), or the size problem."""
+    try:
+        return scp_set(config, routing, catalog), []
+    except GuardrailSizeError as exc:
+        return None, [Problem(exc.path, exc.got, str(exc))]
+
+
+def _priced(
+    config: LandingZoneConfig,
+    catalog: Catalog,
+    routing: RoutingDecision,
+    applications: tuple[ApplicationPlan, ...],
+    prices: PriceCatalog,
+) -> tuple[ModelPrices, tuple[PricedPart, ...], list[Problem]]:
+    """The model prices, the priced parts of the workload and the pricing problems of a configuration that has no
+    other problem; the self-hosting problems only once everything is priced."""
+    model_prices, problems = resolve_model_prices(config, prices, routing)
+    problems = list(problems)
+    parts: tuple[PricedPart, ...] = ()
+    if not problems:
+        parts, part_problems = workload_parts(
+            config, catalog, routing, applications, model_prices, hours_per_month=prices.hours_per_month
+        )
+        problems += part_problems
+    if not problems:
+        problems += self_hosting_problems(config, prices)
+    return model_prices, parts, problems
+
+
+def _cost_alarms(
+    config: LandingZoneConfig,
+    catalog: Catalog,
+    routing: RoutingDecision,
+    metrics: MetricCatalog,
+    prices: PriceCatalog,
+    model_prices: ModelPrices,
+    budget: MonthlyBudget,
+    applications: tuple[ApplicationPlan, ...],
+) -> CostAlarmPlan:
+    """The spend alarms: on the models' series, each application's profile and each Mantle project's series."""
+    cost = config.cost
+    return plan_cost_alarms(
+        routing,
+        home_region=config.home_region,
+        metric_catalog=metrics,
+        prices=model_prices.get,
+        tier_prices=model_prices.tier,
+        service_tiers=[t for t in config.policy_guardrails.allowed_service_tiers if t in PER_TOKEN_TIERS],
+        monthly_budget_usd=budget.usd,
+        hours_per_month=prices.hours_per_month,
+        alarm_factor=cost.alarm_factor,
+        max_metrics_per_alarm=catalog.limit("metric_math_max_metrics"),
+        period_seconds=cost.alarm_period_seconds,
+        alert_on_mantle_usage=cost.alert_on_mantle_usage,
+        applications_with_profiles={
+            a.app.name: (a.model.id, a.route.kind.value) for a in applications if a.route is not None
+        },
+        applications_with_projects={  # each one's spend alarm on its Project's series, at its own budget
+            a.app.name: (a.model.id, a.app.monthly_budget_usd or budget.usd)
+            for a in applications
+            if has_mantle_project(a, config)
+        },
+    )
+
+
 def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan:
     """The plan of a raw configuration mapping; raises ConfigError listing every problem found."""
     catalog = catalog_for(raw, origin)
@@ -192,23 +258,12 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     problems += _budget_limit_problems(config, catalog)
     scps: ScpSet | None = None
     if config.organization is not None and not problems:
-        try:
-            scps = scp_set(config, routing, catalog)  # built once: the stacks render these, readers read them
-        except GuardrailSizeError as exc:
-            problems.append(Problem(exc.path, exc.got, str(exc)))
+        scps, problems = _scps(config, routing, catalog)
     problems += _model_problems(config, models)
     model_prices = ModelPrices(MappingProxyType({}))
     parts: tuple[PricedPart, ...] = ()
     if not problems:
-        model_prices, price_problems = resolve_model_prices(config, prices, routing)
-        problems += price_problems
-        if not price_problems:
-            parts, part_problems = workload_parts(
-                config, catalog, routing, applications, model_prices, hours_per_month=prices.hours_per_month
-            )
-            problems += part_problems
-    if not problems:
-        problems += self_hosting_problems(config, prices)
+        model_prices, parts, problems = _priced(config, catalog, routing, applications, prices)
     problems += name_problems(generated_names(config, applications, scp_names=scps.names if scps else ()), catalog)
     if problems:
         raise ConfigError(problems, origin=origin)
@@ -218,29 +273,7 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     if problems := [*budget_problems(config, budget), *app_budget_problems]:
         raise ConfigError(problems, origin=origin)
     quota_alarms, workload_quota_warnings = _quotas(config, catalog, routing, applications, metrics, parts, origin)
-    cost = config.cost
-    cost_alarms = plan_cost_alarms(
-        routing,
-        home_region=config.home_region,
-        metric_catalog=metrics,
-        prices=model_prices.get,
-        tier_prices=model_prices.tier,
-        service_tiers=[t for t in config.policy_guardrails.allowed_service_tiers if t in PER_TOKEN_TIERS],
-        monthly_budget_usd=budget.usd,
-        hours_per_month=prices.hours_per_month,
-        alarm_factor=cost.alarm_factor,
-        max_metrics_per_alarm=catalog.limit("metric_math_max_metrics"),
-        period_seconds=cost.alarm_period_seconds,
-        alert_on_mantle_usage=cost.alert_on_mantle_usage,
-        applications_with_profiles={
-            a.app.name: (a.model.id, a.route.kind.value) for a in applications if a.route is not None
-        },
-        applications_with_projects={  # each one's spend alarm on its Project's series, at its own budget
-            a.app.name: (a.model.id, a.app.monthly_budget_usd or budget.usd)
-            for a in applications
-            if has_mantle_project(a, config)
-        },
-    )
+    cost_alarms = _cost_alarms(config, catalog, routing, metrics, prices, model_prices, budget, applications)
     if problems := stack_limit_problems(
         config, catalog, applications, cost_alarms, quota_alarms=len(quota_alarms.specs)
     ):

@@ -113,6 +113,29 @@ def _kill_switch_resources(cfg: LandingZoneConfig) -> int:
     )
 
 
+def _access_fixed_resources(cfg: LandingZoneConfig, applications: Sequence[ApplicationPlan]) -> int:
+    """The access template's resources that do not grow with the applications."""
+    logging = cfg.invocation_logging.enabled
+    permission = 0 if cfg.member_baseline.enabled else HANDLER_PERMISSION
+    return (
+        BOUNDARY_RESOURCES
+        + (LOGGING_RESOURCES + permission if logging else 0)
+        + (GUARDRAIL_RESOURCES[cfg.content_guardrail.enforcement] if cfg.content_guardrail.enabled else 0)
+        + (AGREEMENTS_RESOURCES + permission if cfg.model_access.accept_agreements else 0)
+        + (COST_ALLOCATION_RESOURCES + permission if cost_allocation_tags_stack(cfg, applications) == "access" else 0)
+        + (DATA_RETENTION_RESOURCES + permission if cfg.data_retention.mode is not None else 0)
+    )
+
+
+def _network_resources(cfg: LandingZoneConfig) -> int:
+    """The member baseline's network: an imported VPC's endpoints, or a new VPC with its per-AZ resources."""
+    net = cfg.network
+    endpoints = len(net.endpoints)
+    if net.vpc_id:
+        return IMPORTED_VPC_RESOURCES + endpoints
+    return NEW_VPC_RESOURCES + PER_AZ_RESOURCES * (len(net.availability_zones) or net.az_count) + endpoints
+
+
 def template_footprints(
     config: LandingZoneConfig,
     catalog: Catalog,
@@ -126,15 +149,7 @@ def template_footprints(
     n = len(applications)
     kill_switch = cfg.cost.kill_switch and n > 0
     logging = cfg.invocation_logging.enabled
-    permission = 0 if cfg.member_baseline.enabled else HANDLER_PERMISSION
-    access_fixed = (
-        BOUNDARY_RESOURCES
-        + (LOGGING_RESOURCES + permission if logging else 0)
-        + (GUARDRAIL_RESOURCES[cfg.content_guardrail.enforcement] if cfg.content_guardrail.enabled else 0)
-        + (AGREEMENTS_RESOURCES + permission if cfg.model_access.accept_agreements else 0)
-        + (COST_ALLOCATION_RESOURCES + permission if cost_allocation_tags_stack(cfg, applications) == "access" else 0)
-        + (DATA_RETENTION_RESOURCES + permission if cfg.data_retention.mode is not None else 0)
-    )
+    access_fixed = _access_fixed_resources(cfg, applications)
     spend_alarms, mantle_alarms, alarms_per_app = _alarm_counts(cfg, catalog, cost_alarms)
     per_app_budget = (1 + (1 if kill_switch else 0)) if cfg.cost.per_application_budgets else 0
     cost_fixed = (
@@ -167,12 +182,8 @@ def template_footprints(
                 0,
             ),
         )
-    net = cfg.network
-    endpoints = len(net.endpoints)
-    if net.vpc_id:
-        network = IMPORTED_VPC_RESOURCES + endpoints
-    else:
-        network = NEW_VPC_RESOURCES + PER_AZ_RESOURCES * (len(net.availability_zones) or net.az_count) + endpoints
+    endpoints = len(cfg.network.endpoints)
+    network = _network_resources(cfg)
     resources = KEYS_RESOURCES + network + access_resources + cost_fixed + MEMBER_EMAIL_SUBSCRIPTIONS
     resources += len(cfg.cost.alert_recipients)  # every member subscribes them too
     outputs = (

@@ -17,7 +17,7 @@ from typing import Any
 
 from landing_zone.core import arns
 from landing_zone.core.applications import ApplicationPlan
-from landing_zone.core.routing import RoutingDecision
+from landing_zone.core.routing import Route, RoutingDecision
 from landing_zone.policies.common import document, from_source, statement
 from landing_zone.policies.invoke import (
     MANTLE_INVOKE_ACTIONS,
@@ -30,6 +30,38 @@ from landing_zone.policies.invoke import (
 )
 
 GUARDRAIL_KEY = "bedrock:GuardrailIdentifier"
+
+
+def _mantle_statements(
+    mantle_route: Route,
+    routing: RoutingDecision,
+    *,
+    account: str,
+    region: str,
+    mantle_endpoint_id: str | None,
+    mantle_project_arn: str | None,
+    partition: str,
+) -> list[dict[str, Any]]:
+    """The application's Mantle grant (through its endpoint, if one) and the deny outside its own project."""
+    mantle_condition = {"StringEquals": {"aws:SourceVpce": mantle_endpoint_id}} if mantle_endpoint_id else None
+    stmts = mantle_invoke_statements(
+        routing,
+        accounts=[account],
+        source_region=region,
+        model_names=[mantle_route.invoke_id],
+        condition=mantle_condition,
+        partition=partition,
+    )
+    if mantle_project_arn is not None:
+        stmts.append(
+            statement(
+                "DenyMantleOutsideOwnProject",
+                effect="Deny",
+                actions=MANTLE_INVOKE_ACTIONS,
+                not_resources=[mantle_project_arn],
+            )
+        )
+    return stmts
 
 
 def invoker_policy(
@@ -110,24 +142,15 @@ def invoker_policy(
             )
         )
     if app.mantle_route is not None and not guardrail_arn and (mantle_endpoint_id or not require_endpoints):
-        mantle_condition = {"StringEquals": {"aws:SourceVpce": mantle_endpoint_id}} if mantle_endpoint_id else None
-        stmts += mantle_invoke_statements(
+        stmts += _mantle_statements(
+            app.mantle_route,
             routing,
-            accounts=[account],
-            source_region=region,
-            model_names=[app.mantle_route.invoke_id],
-            condition=mantle_condition,
+            account=account,
+            region=region,
+            mantle_endpoint_id=mantle_endpoint_id,
+            mantle_project_arn=mantle_project_arn,
             partition=partition,
         )
-        if mantle_project_arn is not None:
-            stmts.append(
-                statement(
-                    "DenyMantleOutsideOwnProject",
-                    effect="Deny",
-                    actions=MANTLE_INVOKE_ACTIONS,
-                    not_resources=[mantle_project_arn],
-                )
-            )
     if stmts:
         stmts += service_tier_statements(allowed_service_tiers)
     return document(stmts)

@@ -67,6 +67,7 @@ from landing_zone.policies.evaluator import (
     resource_tokens,
     split_arn,
 )
+from landing_zone.policies.prover_membership import Literal_, _MembershipForm, _non_string_constants, _Theory
 
 __all__ = [
     "ALPHABET_PUNCTUATION",
@@ -588,181 +589,6 @@ def _readable(request: Request) -> Request:
     return Request(request.action, _clean(request.resource, comma=True), context)
 
 
-Literal_ = tuple[int, bool]  # (regular expression id, polarity) of one membership atom
-
-
-class _MembershipForm:
-    """Splits formulas into a Boolean skeleton and string *membership atoms* ``x in R`` (``R`` a regular
-    expression, ``x`` one string variable of the request).
-
-    z3's sequence solver is slow on the obligations' mix of negated memberships, ``x == "lit"`` and ``suffixof``
-    over several variables (P2 and P3 timed out at 60 s).  Every atom over a string constant (``x in R``,
-    ``x == "s"``, ``prefixof``/``suffixof`` of a literal) becomes a fresh Boolean; what remains (the skeleton) is
-    propositional with a little integer arithmetic (value counts), which z3 decides instantly.  The atoms are
-    decided per variable by :class:`_Theory`.  A formula that keeps any other string term is reported by
-    :attr:`pure` being false (the caller then hands the whole formula to z3)."""
-
-    def __init__(self) -> None:
-        self._cache: dict[int, tuple[z3.ExprRef, frozenset[int], bool]] = {}  # id -> (skeleton, atom ids, pure)
-        self.atoms: dict[int, tuple[z3.BoolRef, z3.SeqRef, z3.ReRef]] = {}  # Boolean id -> (b, variable, regex)
-        self._by_key: dict[tuple[int, int], z3.BoolRef] = {}
-        self._keep: list[z3.ExprRef] = []  # the rewritten expressions stay alive, so that their ids stay theirs
-
-    def split(
-        self, formulas: Iterable[z3.BoolRef]
-    ) -> tuple[list[z3.ExprRef], list[tuple[z3.BoolRef, z3.SeqRef, z3.ReRef]], bool]:
-        """The skeletons of ``formulas``, the atoms they use, and whether no other string term is left."""
-        skeleton: list[z3.ExprRef] = []
-        atoms: set[int] = set()
-        pure = True
-        for f in formulas:
-            out, used, ok = self._rewrite(f)
-            skeleton.append(out)
-            atoms |= used
-            pure = pure and ok
-        return skeleton, [self.atoms[a] for a in sorted(atoms)], pure
-
-    def _atom(self, x: z3.SeqRef, regex: z3.ReRef) -> z3.BoolRef:
-        k = (x.get_id(), regex.get_id())
-        if k not in self._by_key:
-            b = z3.Bool(f"atom!{x}!{regex.get_id()}")
-            self._by_key[k] = b
-            self.atoms[b.get_id()] = (b, x, regex)
-        return self._by_key[k]
-
-    def _rewrite(self, e: z3.ExprRef) -> tuple[z3.ExprRef, frozenset[int], bool]:
-        key = e.get_id()
-        if key in self._cache:
-            return self._cache[key]
-        out, used, pure = e, frozenset[int](), True
-        if z3.is_app(e) and e.num_args():
-            kind, ch = e.decl().kind(), e.children()
-            strings = [c for c in ch if c.sort() == z3.StringSort()]
-            atom: z3.BoolRef | None = None
-            if kind == z3.Z3_OP_SEQ_IN_RE and z3.is_const(ch[0]):
-                atom = self._atom(ch[0], ch[1])
-            elif kind == z3.Z3_OP_EQ and len(strings) == 2 and any(map(z3.is_string_value, ch)):
-                x, v = (ch[0], ch[1]) if z3.is_string_value(ch[1]) else (ch[1], ch[0])
-                if z3.is_const(x) and not z3.is_string_value(x):
-                    atom = self._atom(x, z3.Re(v))
-                else:
-                    pure = False
-            elif (
-                kind in (z3.Z3_OP_SEQ_PREFIX, z3.Z3_OP_SEQ_SUFFIX) and z3.is_string_value(ch[0]) and z3.is_const(ch[1])
-            ):
-                rest = z3.Star(_ALL)
-                regex = z3.Concat(z3.Re(ch[0]), rest) if kind == z3.Z3_OP_SEQ_PREFIX else z3.Concat(rest, z3.Re(ch[0]))
-                atom = self._atom(ch[1], regex)
-            elif strings:
-                pure = False
-            elif e.sort() == z3.BoolSort():
-                parts = [self._rewrite(c) if c.sort() == z3.BoolSort() else (c, frozenset[int](), True) for c in ch]
-                used = frozenset().union(*(u for _, u, _ in parts))
-                pure = all(ok for _, _, ok in parts)
-                if any(not a.eq(c) for (a, _, _), c in zip(parts, ch, strict=True)):
-                    out = e.decl()(*[a for a, _, _ in parts])
-            if atom is not None:
-                out, used = atom, frozenset({atom.get_id()})
-        self._keep += [e, out]
-        self._cache[key] = (out, used, pure)
-        return self._cache[key]
-
-
-class _Theory:
-    """Decides conjunctions of membership literals over one string variable (``x in R`` / ``x in complement(R)``)
-    with z3, and remembers the answers: the same literals recur across the obligations of a proof run, and a
-    conflict (a minimal set of literals no string satisfies) is a fact about regular languages, valid in every
-    later question (:meth:`conflicts_within`)."""
-
-    def __init__(self, timeout_ms: int) -> None:
-        self.timeout_ms = timeout_ms
-        self._regex: dict[int, z3.ReRef] = {}  # keeps every regex alive, so that its id stays its own
-        self._answers: dict[tuple[int, frozenset[Literal_]], tuple[str, Any]] = {}
-        self._conflicts: dict[int, set[frozenset[Literal_]]] = {}
-        self._members: dict[tuple[str, int], bool | None] = {}
-
-    def _sat(self, x: z3.SeqRef, literals: frozenset[Literal_]) -> tuple[str, Any]:
-        """("sat", a value) | ("unsat", None) | ("unknown", None), cached.  One membership in the intersection of
-        the literals' languages, in a fresh solver: z3 decides that by derivatives of the one regex, far faster than
-        separate (or tracked) memberships of the same variable."""
-        key = (x.get_id(), literals)
-        if key not in self._answers:
-            solver = z3.Solver()
-            solver.set("timeout", self.timeout_ms)
-            langs = [self._regex[rid] if pol else z3.Complement(self._regex[rid]) for rid, pol in sorted(literals)]
-            if langs:
-                solver.add(z3.InRe(x, langs[0] if len(langs) == 1 else z3.Intersect(*langs)))
-            r = solver.check()
-            if r == z3.sat:
-                self._answers[key] = ("sat", str(solver.model().eval(x, model_completion=True).as_string()))
-            else:
-                self._answers[key] = (str(r), None)
-        return self._answers[key]
-
-    def _member(self, value: str, rid: int) -> bool | None:
-        """Whether a concrete string is in a literal's language (ground: z3's simplifier decides it), cached."""
-        key = (value, rid)
-        if key not in self._members:
-            out = z3.simplify(z3.InRe(z3.StringVal(value), self._regex[rid]))
-            self._members[key] = True if z3.is_true(out) else False if z3.is_false(out) else None
-        return self._members[key]
-
-    def _core(self, literals: frozenset[Literal_]) -> set[Literal_]:
-        """An unsatisfiable subset of ``literals`` (the solver's core of tracked memberships, else all of them)."""
-        solver = z3.Solver()
-        solver.set("timeout", self.timeout_ms)
-        back: dict[int, Literal_] = {}
-        x = z3.String("core!x")
-        for rid, pol in sorted(literals):
-            p = z3.Bool(f"lit!{rid}!{int(pol)}")
-            back[p.get_id()] = (rid, pol)
-            solver.assert_and_track(z3.InRe(x, self._regex[rid] if pol else z3.Complement(self._regex[rid])), p)
-        if solver.check() == z3.unsat:
-            return {back[c.get_id()] for c in solver.unsat_core()}
-        return set(literals)
-
-    def check(self, x: z3.SeqRef, literals: Iterable[tuple[z3.ReRef, bool]]) -> tuple[str, Any]:
-        """``("sat", a value)``, ``("unsat", a minimal conflicting literal set)`` or ``("unknown", reason)``."""
-        lits: set[Literal_] = set()
-        for regex, pol in literals:
-            self._regex.setdefault(regex.get_id(), regex)
-            lits.add((regex.get_id(), pol))
-        full = frozenset(lits)
-        for known in self._conflicts.get(x.get_id(), ()):
-            if known <= full:
-                return "unsat", known
-        # a variable pinned to one string (x == "s"): every other literal is a ground membership of "s"
-        for rid, pol in sorted(full):
-            regex = self._regex[rid]
-            if pol and regex.decl().kind() == z3.Z3_OP_SEQ_TO_RE and z3.is_string_value(regex.arg(0)):
-                value = str(regex.arg(0).as_string())
-                verdicts = [(lit, self._member(value, lit[0])) for lit in sorted(full)]
-                if all(v is not None for _, v in verdicts):
-                    wrong = next((lit for lit, v in verdicts if v != lit[1]), None)
-                    if wrong is None:
-                        return "sat", value
-                    conflict = frozenset({(rid, pol), wrong})
-                    self._conflicts.setdefault(x.get_id(), set()).add(conflict)
-                    return "unsat", conflict
-                break
-        status, value = self._sat(x, full)
-        if status == "sat":
-            return "sat", value
-        if status != "unsat":
-            return "unknown", "a string constraint the solver gave up on"
-        core = self._core(full)
-        for lit in sorted(core):  # deletion-based minimisation of a (usually small) core
-            if len(core) > 1 and self._sat(x, frozenset(core - {lit}))[0] == "unsat":
-                core.discard(lit)
-        conflict = frozenset(core)
-        self._conflicts.setdefault(x.get_id(), set()).add(conflict)
-        return "unsat", conflict
-
-    def conflicts_within(self, x: z3.SeqRef, present: set[int]) -> list[frozenset[Literal_]]:
-        """Known conflicts over ``x`` whose regexes all occur in a question (their blocking clauses apply)."""
-        return [c for c in self._conflicts.get(x.get_id(), ()) if all(rid in present for rid, _ in c)]
-
-
 class Prover:
     """Questions over one symbolic request; the policies are encoded once (:attr:`encoder` caches each statement's
     formula) and every :meth:`check` asks one question.
@@ -789,6 +615,27 @@ class Prover:
         other.theory, other.form = self.theory, self.form
         return other
 
+    def _monolithic(self, everything: list[z3.BoolRef]) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
+        """The conjunction in one z3 solver, for formulas with string terms outside the atoms' shapes."""
+        solver = z3.Solver()
+        solver.set("timeout", self.timeout_ms)
+        solver.add(*everything)
+        r = solver.check()
+        return r, solver.model() if r == z3.sat else None, solver.reason_unknown() if r == z3.unknown else ""
+
+    def _ground(
+        self, everything: list[z3.BoolRef], strings: list[Any], model: z3.ModelRef, skeleton: list[z3.BoolRef]
+    ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
+        """The solved strings and the skeleton's other values replayed on the original formulas."""
+        ground = z3.Solver()
+        ground.set("timeout", self.timeout_ms)
+        ground.add(*everything)
+        ground.add(*strings)
+        ground.add(*[v == model.eval(v, model_completion=True) for v in _non_string_constants(skeleton)])
+        if ground.check() != z3.sat:
+            return z3.unknown, None, "the solved strings do not replay on the original formula (prover bug)"
+        return z3.sat, ground.model(), ""
+
     def solve(self, *formulas: z3.BoolRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
         """Satisfiability of the conjunction (with the request's domain): ``(sat, a model, "")``, ``(unsat, None,
         "")`` or ``(unknown, None, reason)``.  Gives up after :attr:`timeout_ms`."""
@@ -796,11 +643,7 @@ class Prover:
         everything = [self.request.domain, *formulas]
         skeleton, atoms_used, pure = self.form.split(everything)
         if not pure:  # a string term outside the atoms' shapes: the monolithic query
-            solver = z3.Solver()
-            solver.set("timeout", self.timeout_ms)
-            solver.add(*everything)
-            r = solver.check()
-            return r, solver.model() if r == z3.sat else None, solver.reason_unknown() if r == z3.unknown else ""
+            return self._monolithic(everything)
         sat = z3.Solver()
         sat.add(*skeleton)
         by_var: dict[int, tuple[z3.SeqRef, list[tuple[z3.BoolRef, z3.ReRef]]]] = {}
@@ -840,14 +683,8 @@ class Prover:
             if blocked:
                 continue
             # every variable consistent: the concrete strings, checked against the original formulas (ground)
-            ground = z3.Solver()
-            ground.set("timeout", self.timeout_ms)
-            ground.add(*everything)
-            ground.add(*[x == z3.StringVal(values[x.get_id()]) for x, _ in by_var.values()])
-            ground.add(*[v == model.eval(v, model_completion=True) for v in _non_string_constants(skeleton)])
-            if ground.check() != z3.sat:
-                return z3.unknown, None, "the solved strings do not replay on the original formula (prover bug)"
-            return z3.sat, ground.model(), ""
+            strings = [x == z3.StringVal(values[x.get_id()]) for x, _ in by_var.values()]
+            return self._ground(everything, strings, model, skeleton)
 
     def check(
         self,
@@ -907,21 +744,3 @@ class Prover:
                 if again == z3.sat and again_model is not None:
                     model, concrete, changed = again_model, candidate, True
         return model, concrete
-
-
-def _non_string_constants(formulas: Sequence[z3.ExprRef]) -> list[z3.ExprRef]:
-    """The Boolean and integer constants of the request in the skeleton (present flags, value counts)."""
-    seen: dict[int, z3.ExprRef] = {}
-    todo = list(formulas)
-    visited: set[int] = set()
-    while todo:
-        e = todo.pop()
-        if e.get_id() in visited:
-            continue
-        visited.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            if not str(e).startswith("atom!"):
-                seen[e.get_id()] = e
-        elif z3.is_app(e):
-            todo.extend(e.children())
-    return list(seen.values())

@@ -6,7 +6,7 @@
 
 * ``inventory``  — every policy document of every template, with whom it applies to;
 * ``summarize``  — each statement in plain words (conditions included);
-* ``rules`` / ``findings`` — the review rules (one table) and the policy and data-store checks;
+* ``rules`` / ``findings`` / ``data_stores`` — the review rules (one table), the policy and the data-store checks;
 * ``cases`` / ``matrices`` — the standard request cases, the routing and decision matrices;
 * ``redteam``    — the attacks of the threat model, each with its legitimate twin;
 * ``nag`` / ``scanners``   — cdk-nag results and acknowledgments; cfn-lint and checkov (offline);

@@ -439,33 +439,48 @@ def _key_is_known(s: _Statement, key: str) -> bool:
     return False
 
 
+def _condition_checked(s: _Statement, key: str) -> bool:
+    """Whether a condition key of a statement is checked against its actions: a known, non-global key of a deny
+    that names its actions."""
+    return _key_is_known(s, key) and s.deny and "Action" in s.stmt and not _is_global(key)
+
+
+def _key_applies(key: str, action: Action, documented: Iterable[str]) -> bool:
+    """Whether an action's request context carries the key (by the database or the documented exceptions)."""
+    return (_key_known(key, action.keys) or action.full.lower() in documented) and not _not_by_default(
+        action.service, key
+    )
+
+
 def _check_conditions(s: _Statement) -> None:
     services = {p.split(":", 1)[0].lower() for p in s.action_patterns if ":" in p}
     conditions = _condition_keys(s.stmt.get("Condition", {}))
     for operator, key, _values in conditions:
-        if not _key_is_known(s, key) or not s.deny or "Action" not in s.stmt or _is_global(key):
+        if not _condition_checked(s, key):
             continue
         guarded = [a for a in s.expanded if a.service in services]
-        if not guarded:
-            continue
-        documented = UNKNOWN_KEY_ACTIONS.get(key.lower(), ())
-        applies = [
-            a
-            for a in guarded
-            if (_key_known(key, a.keys) or a.full.lower() in documented) and not _not_by_default(a.service, key)
-        ]
-        # A Null "false" test on the same key restricts every other test on it to requests that carry the key.
-        present_only = any(op == "Null" and k.lower() == key.lower() and v == ["false"] for op, k, v in conditions)
-        lenient = operator.endswith("IfExists") or present_only
-        if lenient and not applies:
-            s.issue("key-not-applicable", f"{key} applies to none of {', '.join(sorted({a.full for a in guarded}))}")
-        elif not lenient and len(applies) < len(guarded):
-            missing = sorted({a.full for a in guarded} - {a.full for a in applies})
-            s.issue(
-                "key-not-applicable",
-                f"{key} ({operator}) is not in the request context of "
-                f"{', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: the deny can never match them",
-            )
+        if guarded:
+            _check_condition_key(s, conditions, operator, key, guarded)
+
+
+def _check_condition_key(
+    s: _Statement, conditions: list[tuple[str, str, list[str]]], operator: str, key: str, guarded: list[Action]
+) -> None:
+    """A key-not-applicable issue when the key is absent from the request context of the actions it guards."""
+    documented = UNKNOWN_KEY_ACTIONS.get(key.lower(), ())
+    applies = [a for a in guarded if _key_applies(key, a, documented)]
+    # A Null "false" test on the same key restricts every other test on it to requests that carry the key.
+    present_only = any(op == "Null" and k.lower() == key.lower() and v == ["false"] for op, k, v in conditions)
+    lenient = operator.endswith("IfExists") or present_only
+    if lenient and not applies:
+        s.issue("key-not-applicable", f"{key} applies to none of {', '.join(sorted({a.full for a in guarded}))}")
+    elif not lenient and len(applies) < len(guarded):
+        missing = sorted({a.full for a in guarded} - {a.full for a in applies})
+        s.issue(
+            "key-not-applicable",
+            f"{key} ({operator}) is not in the request context of "
+            f"{', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}: the deny can never match them",
+        )
 
 
 def _check_resource_fit(s: _Statement, resolved: list[str], all_resolved: bool) -> None:

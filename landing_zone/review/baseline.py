@@ -250,6 +250,13 @@ def baseline_findings(section: Mapping[str, Any] | None) -> list[Finding]:
     ]
 
 
+def _still_differs(entry: Mapping[str, Any]) -> bool:
+    """Whether a diff entry still shows a difference once the moved statements are taken out of it."""
+    if entry["status"] != "changed":
+        return True
+    return any(entry.get(key) for key in ("added", "removed", "changed", "attached_to_added", "attached_to_removed"))
+
+
 def mark_moved(diff: dict[str, Any], moved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The policy diff with the statements that only moved between SCPs taken out of added/removed and listed as
     moved (``diff["moved"]``)."""
@@ -259,16 +266,7 @@ def mark_moved(diff: dict[str, Any], moved: Sequence[Mapping[str, Any]]) -> dict
     for e in diff["entries"]:
         e["removed"] = [s for s in e["removed"] if (s.get("sid"), e["name"]) not in sids_from]
         e["added"] = [s for s in e["added"] if (s.get("sid"), e["name"]) not in sids_to]
-    diff["entries"] = [
-        e
-        for e in diff["entries"]
-        if e["status"] != "changed"
-        or e["added"]
-        or e["removed"]
-        or e["changed"]
-        or e.get("attached_to_added")
-        or e.get("attached_to_removed")
-    ]
+    diff["entries"] = [e for e in diff["entries"] if _still_differs(e)]
     diff["moved"] = [dict(m) for m in moved]
     diff["statements_added"] = sum(len(e["added"]) for e in diff["entries"])
     diff["statements_removed"] = sum(len(e["removed"]) for e in diff["entries"])

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from landing_zone.assembly import Assembly
 from landing_zone.review.inventory import IDENTITY_KINDS, PolicyRecord, statements_of
 from landing_zone.review.rules import ADVISORY, BLOCKING, define, rule
 from landing_zone.review.summarize import ROOT_ARN, as_list, plain_arn, principal_entries
@@ -34,7 +33,6 @@ __all__ = [
     "INVOKE_ACTIONS",
     "Finding",
     "ReviewContext",
-    "data_store_findings",
     "finding",
     "policy_findings",
     "sort_findings",
@@ -514,6 +512,65 @@ PUBLIC_PRINCIPAL = define(
 )
 
 
+def _principal_entry_checks(
+    record: PolicyRecord,
+    i: int,
+    stmt: Mapping[str, Any],
+    ctx: ReviewContext,
+    entry: tuple[str, str],
+    scoped_keys: Mapping[str, Any],
+) -> list[Finding]:
+    """The findings for one principal entry (kind, value) of statement `i`."""
+    kind, value = entry
+    if kind == "Service":
+        return _service_principal_checks(record, i, stmt, value)
+    if value == "*" or "NotPrincipal" in stmt:
+        # In an endpoint policy "*" means the callers inside the VPC: the risk is reaching foreign resources.
+        endpoint_ok = record.kind == "endpoint" and (
+            not _wildcard_resources(stmt) or _resource_bound(record, stmt, ctx)
+        )
+        if ACCOUNT_SCOPE_KEYS & set(scoped_keys) or endpoint_ok:
+            return []
+        return [
+            finding(
+                PUBLIC_PRINCIPAL,
+                f"{_where(record, i, stmt)} admits {'everyone except ' if 'NotPrincipal' in stmt else ''}"
+                f"any principal without an account or organization condition",
+                **_evidence(record, i, stmt, f"Principal {kind} {value}"),
+            )
+        ]
+    if kind == "AWS":
+        value = plain_arn(value)
+        match = ROOT_ARN.match(value) or IAM_ACCOUNT.match(value)
+        account = match.group(1) if match else value if value.isdigit() else None
+        if account is not None and not _is_own(account, ctx):
+            return [
+                finding(
+                    CROSS_ACCOUNT,
+                    f"{_where(record, i, stmt)} admits account {account}, which is not in the configuration",
+                    **_evidence(record, i, stmt, f"Principal AWS {value}"),
+                )
+            ]
+    return []
+
+
+def _service_principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], value: str) -> list[Finding]:
+    """A service principal without a source condition: a confused deputy on data, else unscoped."""
+    if _has_source_condition(stmt):
+        return []
+    service = value.split(".", 1)[0]
+    blocking = service in CONFUSED_DEPUTY_SERVICES and record.kind in DATA_RESOURCE_KINDS
+    rule_id = CONFUSED_DEPUTY if blocking else SERVICE_PRINCIPAL_UNSCOPED
+    return [
+        finding(
+            rule_id,
+            f"{_where(record, i, stmt)} admits service {value} without aws:SourceAccount, "
+            "aws:SourceArn, aws:SourceOrgID or kms:EncryptionContext",
+            **_evidence(record, i, stmt, f"Principal Service {value}"),
+        )
+    ]
+
+
 def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx: ReviewContext) -> list[Finding]:
     if "Principal" not in stmt and "NotPrincipal" not in stmt:
         return []
@@ -521,46 +578,7 @@ def _principal_checks(record: PolicyRecord, i: int, stmt: Mapping[str, Any], ctx
     entries = principal_entries(stmt.get("Principal", stmt.get("NotPrincipal")))
     scoped_keys = _condition_keys(stmt, positive_only=True)
     for kind, value in entries:
-        if kind == "Service":
-            if _has_source_condition(stmt):
-                continue
-            service = value.split(".", 1)[0]
-            blocking = service in CONFUSED_DEPUTY_SERVICES and record.kind in DATA_RESOURCE_KINDS
-            rule_id = CONFUSED_DEPUTY if blocking else SERVICE_PRINCIPAL_UNSCOPED
-            out.append(
-                finding(
-                    rule_id,
-                    f"{_where(record, i, stmt)} admits service {value} without aws:SourceAccount, "
-                    "aws:SourceArn, aws:SourceOrgID or kms:EncryptionContext",
-                    **_evidence(record, i, stmt, f"Principal Service {value}"),
-                )
-            )
-        elif value == "*" or "NotPrincipal" in stmt:
-            # In an endpoint policy "*" means the callers inside the VPC: the risk is reaching foreign resources.
-            endpoint_ok = record.kind == "endpoint" and (
-                not _wildcard_resources(stmt) or _resource_bound(record, stmt, ctx)
-            )
-            if not (ACCOUNT_SCOPE_KEYS & set(scoped_keys)) and not endpoint_ok:
-                out.append(
-                    finding(
-                        PUBLIC_PRINCIPAL,
-                        f"{_where(record, i, stmt)} admits {'everyone except ' if 'NotPrincipal' in stmt else ''}"
-                        f"any principal without an account or organization condition",
-                        **_evidence(record, i, stmt, f"Principal {kind} {value}"),
-                    )
-                )
-        elif kind == "AWS":
-            value = plain_arn(value)
-            match = ROOT_ARN.match(value) or IAM_ACCOUNT.match(value)
-            account = match.group(1) if match else value if value.isdigit() else None
-            if account is not None and not _is_own(account, ctx):
-                out.append(
-                    finding(
-                        CROSS_ACCOUNT,
-                        f"{_where(record, i, stmt)} admits account {account}, which is not in the configuration",
-                        **_evidence(record, i, stmt, f"Principal AWS {value}"),
-                    )
-                )
+        out.extend(_principal_entry_checks(record, i, stmt, ctx, (kind, value), scoped_keys))
     return out
 
 
@@ -721,122 +739,4 @@ def policy_findings(records: Iterable[PolicyRecord], ctx: ReviewContext) -> list
             out += _condition_account_checks(record, i, stmt, ctx)
             out += _region_checks(record, i, stmt, ctx)
             out += _region_wildcard_checks(record, i, stmt)
-    return out
-
-
-# ----------------------------------------------------------------------------------------- data stores
-
-
-UNENCRYPTED_S3 = define(
-    "LZ-UNENCRYPTED-S3",
-    BLOCKING,
-    "S3 bucket without BucketEncryption",
-    "An AWS::S3::Bucket has no BucketEncryption configuration.",
-    "Data at rest without a customer-managed key has no key policy to keep it inside the landing zone. "
-    "Set BucketEncryption with SSE-KMS.",
-    related=_S3_KMS,
-)
-
-
-S3_SSE_S3 = define(
-    "LZ-S3-SSE-S3",
-    ADVISORY,
-    "S3 bucket encrypted with S3-managed keys",
-    "An AWS::S3::Bucket uses SSE-S3 (AES256) rather than a customer-managed KMS key.",
-    "Advisory: SSE-S3 encrypts at rest, but only the bucket policy controls access (no key policy). S3 "
-    "server-access-log destinations must use it (they cannot use SSE-KMS); elsewhere use a "
-    "customer-managed key.",
-    related=_S3_KMS,
-)
-
-
-UNENCRYPTED_LOGS = define(
-    "LZ-UNENCRYPTED-LOGS",
-    BLOCKING,
-    "Log group without KmsKeyId",
-    "An AWS::Logs::LogGroup is not encrypted with a customer-managed key.",
-    "Log data at rest without a customer-managed key has no key policy to keep it inside the landing "
-    "zone. Set KmsKeyId.",
-    related=("*-CloudWatchLogGroupEncrypted", "CKV_AWS_158"),
-)
-
-
-UNENCRYPTED_SNS = define(
-    "LZ-UNENCRYPTED-SNS",
-    BLOCKING,
-    "SNS topic without KmsMasterKeyId",
-    "An AWS::SNS::Topic is not encrypted with a KMS key.",
-    "Messages at rest without a KMS key. Set KmsMasterKeyId (a customer-managed key whose policy admits "
-    "the publishing services with a source condition).",
-    related=("AwsSolutions-SNS2", "*-SNSEncryptedKMS", "CKV_AWS_26"),
-)
-
-
-UNENCRYPTED_EKS = define(
-    "LZ-UNENCRYPTED-EKS",
-    BLOCKING,
-    "EKS cluster without secrets encryption",
-    "An AWS::EKS::Cluster has no EncryptionConfig.",
-    "Kubernetes secrets are stored unencrypted in etcd. Set EncryptionConfig with a KMS key for secrets.",
-    related=("AwsSolutions-EKS*", "CKV_AWS_58"),
-)
-
-
-def data_store_findings(assembly: Assembly) -> list[Finding]:
-    out: list[Finding] = []
-    for t in assembly.templates:
-        for logical_id, res in sorted(t.resource_map.items()):
-            if not isinstance(res, Mapping):
-                continue
-            kind = res.get("Type")
-            raw_props = res.get("Properties")
-            props: Mapping[str, Any] = raw_props if isinstance(raw_props, Mapping) else {}
-            evidence = {"template": t.file, "stack": t.name, "logical_id": logical_id}
-            if kind == "AWS::S3::Bucket":
-                encryption = props.get("BucketEncryption")
-                if not encryption:
-                    out.append(
-                        finding(
-                            UNENCRYPTED_S3,
-                            f"bucket {logical_id} has no BucketEncryption",
-                            element="BucketEncryption (missing)",
-                            **evidence,
-                        )
-                    )
-                elif "aws:kms" not in str(encryption):
-                    out.append(
-                        finding(
-                            S3_SSE_S3,
-                            f"bucket {logical_id} is encrypted with S3-managed keys (SSE-S3)",
-                            element="BucketEncryption SSEAlgorithm AES256",
-                            **evidence,
-                        )
-                    )
-            elif kind == "AWS::Logs::LogGroup" and not props.get("KmsKeyId"):
-                out.append(
-                    finding(
-                        UNENCRYPTED_LOGS,
-                        f"log group {logical_id} has no KmsKeyId",
-                        element="KmsKeyId (missing)",
-                        **evidence,
-                    )
-                )
-            elif kind == "AWS::SNS::Topic" and not props.get("KmsMasterKeyId"):
-                out.append(
-                    finding(
-                        UNENCRYPTED_SNS,
-                        f"topic {logical_id} has no KmsMasterKeyId",
-                        element="KmsMasterKeyId (missing)",
-                        **evidence,
-                    )
-                )
-            elif kind == "AWS::EKS::Cluster" and not props.get("EncryptionConfig"):
-                out.append(
-                    finding(
-                        UNENCRYPTED_EKS,
-                        f"EKS cluster {logical_id} has no EncryptionConfig",
-                        element="EncryptionConfig (missing)",
-                        **evidence,
-                    )
-                )
     return out

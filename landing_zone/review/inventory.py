@@ -187,16 +187,8 @@ def _attachments(template: Stack) -> tuple[dict[str, list[str]], dict[str, list[
             external.setdefault(logical_id, []).append(f"permissions boundary {render(props['PermissionsBoundary'])}")
     for logical_id, res in sorted(template.resource_map.items()):
         if isinstance(res, Mapping) and res.get("Type") == "AWS::IAM::ManagedPolicy":
-            props = res.get("Properties") or {}
-            for key in ("Roles", "Users", "Groups"):
-                for item in props.get(key) or []:
-                    target = _ref(item)
-                    label = (
-                        _principal_label(template, target)
-                        if target and target in template.resource_map
-                        else f"{key[:-1].lower()} {render(item)}"
-                    )
-                    attached.setdefault(logical_id, []).append(label)
+            for label in _listed_principals(template, res.get("Properties") or {}):
+                attached.setdefault(logical_id, []).append(label)
     return attached, boundary, external
 
 
@@ -405,6 +397,23 @@ class _Names:
             return f"applied by a budget action of {render(props.get('BudgetName'), self.exports)} at {at} to {roles}"
         return "not attached to any principal in this template"
 
+    def _identity_purpose(self, logical_id: str, attached_to: list[str], boundary_of: list[str]) -> str:
+        """An identity or managed policy's purpose: whose permissions (or boundary) it is, else its budget action."""
+        purposes = []
+        if attached_to:
+            purposes.append("permissions of " + ", ".join(attached_to))
+        if boundary_of:
+            purposes.append("permissions boundary of " + ", ".join(boundary_of))
+        return "; ".join(purposes) or self.budget_action(logical_id)
+
+    def _lambda_permission_title(self, props: Mapping[str, Any]) -> str:
+        """A Lambda permission's title: the function, the principal and the action it may call."""
+        function = self.named(props.get("FunctionName"))
+        if not function.startswith("function "):
+            function = f"function {function}"
+        action = render(props.get("Action"), self.exports)
+        return f"{function} — permission for {self.named(props.get('Principal'))} to call {action}"
+
     def title(
         self,
         kind: str,
@@ -422,12 +431,7 @@ class _Names:
         if kind == "inline":
             return f"{label} — inline policy of {self.named(itself)}"
         if kind in ("identity", "managed"):
-            purposes = []
-            if attached_to:
-                purposes.append("permissions of " + ", ".join(attached_to))
-            if boundary_of:
-                purposes.append("permissions boundary of " + ", ".join(boundary_of))
-            return f"{label} — " + ("; ".join(purposes) or self.budget_action(logical_id))
+            return f"{label} — " + self._identity_purpose(logical_id, attached_to, boundary_of)
         if kind in ("scp", "rcp"):
             targets = ", ".join(render(t, self.exports) for t in props.get("TargetIds") or []) or "no target"
             what = "service control policy" if kind == "scp" else "resource control policy"
@@ -443,11 +447,7 @@ class _Names:
             service = render(props.get("ServiceName"), self.exports)
             return f"VPC endpoint {service} — endpoint policy: what may pass through the endpoint"
         if kind == "lambda-permission":
-            function = self.named(props.get("FunctionName"))
-            if not function.startswith("function "):
-                function = f"function {function}"
-            action = render(props.get("Action"), self.exports)
-            return f"{function} — permission for {self.named(props.get('Principal'))} to call {action}"
+            return self._lambda_permission_title(props)
         resource_type = (self.template.resource_map.get(logical_id) or {}).get("Type", "a resource")
         return f"{label} — resource policy of {resource_type}"
 

@@ -35,9 +35,8 @@ from typing import Any
 
 from landing_zone.policies.evaluator import ParsedStatement, policy_statements
 from landing_zone.policies.prover import Guard, Prover
+from landing_zone.review.proof_model import PRINCIPAL, REGION
 from landing_zone.review.proofs import (
-    PRINCIPAL,
-    REGION,
     Killed,
     ProofInputs,
     cache_path,

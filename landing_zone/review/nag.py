@@ -65,6 +65,54 @@ def _resources(violation: Mapping[str, Any]) -> list[dict[str, str]]:
     return sorted(out, key=lambda r: (r["template"], r["logical_id"]))
 
 
+def _read_plugin(
+    plugin: Mapping[str, Any],
+    plugins: list[dict[str, Any]],
+    violations: list[dict[str, Any]],
+    suppressed: dict[tuple[str, str], list[str]],
+) -> None:
+    """One plugin of the cdk-nag report, added to the plugins, its violations and its suppressed violations."""
+    name = str(plugin.get("pluginName", "?"))
+    plugin_violations = [v for v in plugin.get("violations") or [] if isinstance(v, Mapping)]
+    plugin_suppressed = [v for v in plugin.get("suppressedViolations") or [] if isinstance(v, Mapping)]
+    plugins.append(
+        {
+            "name": name,
+            "conclusion": str(plugin.get("conclusion", "")),
+            "violations": len(plugin_violations),
+            "acknowledged": len(plugin_suppressed),
+        }
+    )
+    failed = str(plugin.get("conclusion", "")).lower() != "success"
+    for v in plugin_violations:
+        severity = str(v.get("severity", "")).lower()
+        violations.append(
+            {
+                "plugin": name,
+                "blocking": failed or severity not in ("warning", "info", "informational"),
+                "resources": _resources(v),
+                "rule": str(v.get("ruleName", "")),
+                "description": str(v.get("description", "")),
+                "severity": str(v.get("severity", "")),
+                "constructs": _constructs(v),
+            }
+        )
+    for v in plugin_suppressed:
+        key = (str(v.get("acknowledgedId", "")), str(v.get("acknowledgedAt", "")).lstrip("/"))
+        suppressed.setdefault(key, []).extend(_constructs(v))
+
+
+def _ack_status(has_report: bool, covered: list[str], plugin: str, ran: set[str]) -> str:
+    """Whether an acknowledgment was used: no report, used, plugin not run or unused."""
+    if not has_report:
+        return "no report"
+    if covered:
+        return "used"
+    if plugin and plugin_key(plugin) not in ran:
+        return "plugin not run"
+    return "unused"
+
+
 def nag_section(assembly: Assembly) -> dict[str, Any]:
     report = assembly.nag_report
     plugins: list[dict[str, Any]] = []
@@ -74,34 +122,7 @@ def nag_section(assembly: Assembly) -> dict[str, Any]:
         for plugin in report.get("pluginReports") or []:
             if not isinstance(plugin, Mapping):
                 continue
-            name = str(plugin.get("pluginName", "?"))
-            plugin_violations = [v for v in plugin.get("violations") or [] if isinstance(v, Mapping)]
-            plugin_suppressed = [v for v in plugin.get("suppressedViolations") or [] if isinstance(v, Mapping)]
-            plugins.append(
-                {
-                    "name": name,
-                    "conclusion": str(plugin.get("conclusion", "")),
-                    "violations": len(plugin_violations),
-                    "acknowledged": len(plugin_suppressed),
-                }
-            )
-            failed = str(plugin.get("conclusion", "")).lower() != "success"
-            for v in plugin_violations:
-                severity = str(v.get("severity", "")).lower()
-                violations.append(
-                    {
-                        "plugin": name,
-                        "blocking": failed or severity not in ("warning", "info", "informational"),
-                        "resources": _resources(v),
-                        "rule": str(v.get("ruleName", "")),
-                        "description": str(v.get("description", "")),
-                        "severity": str(v.get("severity", "")),
-                        "constructs": _constructs(v),
-                    }
-                )
-            for v in plugin_suppressed:
-                key = (str(v.get("acknowledgedId", "")), str(v.get("acknowledgedAt", "")).lstrip("/"))
-                suppressed.setdefault(key, []).extend(_constructs(v))
+            _read_plugin(plugin, plugins, violations, suppressed)
     ran = {plugin_key(p["name"]) for p in plugins}
     paths = construct_paths(assembly)
     acknowledgments = []
@@ -111,14 +132,7 @@ def nag_section(assembly: Assembly) -> dict[str, Any]:
         seen.add(key)
         covered = sorted(set(suppressed.get(key, [])))
         plugin = ack.id.split("::", 1)[0] if "::" in ack.id else ""
-        if report is None:
-            status = "no report"
-        elif covered:
-            status = "used"
-        elif plugin and plugin_key(plugin) not in ran:
-            status = "plugin not run"
-        else:
-            status = "unused"
+        status = _ack_status(report is not None, covered, plugin, ran)
         acknowledgments.append(
             {
                 "id": ack.id,

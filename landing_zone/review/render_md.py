@@ -629,6 +629,32 @@ def _scanners(d: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _diff_entry(e: Mapping[str, Any]) -> list[str]:
+    """One changed policy of the diff: who it applies to, its attachments and its statements added, removed, changed."""
+    out = [
+        f"#### {e['status']}: {e['kind']} · {e['name']} (`{e['logical_id']}`, {e['template']})",
+        "",
+        f"Who: {e['who'] or '-'}",
+        "",
+    ]
+    for key in ("attached_to_added", "attached_to_removed"):
+        if e.get(key):
+            out += [f"- {key.replace('_', ' ')}: {', '.join(e[key])}"]
+    for s in e["added"]:
+        out.append(f"- **added** statement {s['sid'] or '#' + str(s['index'])}: {s['summary']}")
+    for s in e["removed"]:
+        out.append(f"- **removed** statement {s['sid'] or '#' + str(s['index'])}: {s['summary']}")
+    for c in e["changed"]:
+        deltas = [
+            f"{k.replace('_', ' ')}: {', '.join(v) if isinstance(v, list) else v}"
+            for k, v in c.items()
+            if k.endswith(("_added", "_removed")) or k == "effect"
+        ]
+        out.append(f"- **changed** statement {c['sid'] or '#' + str(c['new_index'])}: " + "; ".join(deltas))
+    out.append("")
+    return out
+
+
 @renders("md", "diff")
 def _diff(d: Mapping[str, Any]) -> list[str]:
     diff = d["diff"]
@@ -648,27 +674,7 @@ def _diff(d: Mapping[str, Any]) -> list[str]:
     if not diff["entries"]:
         return out + ["No access changed.", ""]
     for e in diff["entries"]:
-        out += [
-            f"#### {e['status']}: {e['kind']} · {e['name']} (`{e['logical_id']}`, {e['template']})",
-            "",
-            f"Who: {e['who'] or '-'}",
-            "",
-        ]
-        for key in ("attached_to_added", "attached_to_removed"):
-            if e.get(key):
-                out += [f"- {key.replace('_', ' ')}: {', '.join(e[key])}"]
-        for s in e["added"]:
-            out.append(f"- **added** statement {s['sid'] or '#' + str(s['index'])}: {s['summary']}")
-        for s in e["removed"]:
-            out.append(f"- **removed** statement {s['sid'] or '#' + str(s['index'])}: {s['summary']}")
-        for c in e["changed"]:
-            deltas = [
-                f"{k.replace('_', ' ')}: {', '.join(v) if isinstance(v, list) else v}"
-                for k, v in c.items()
-                if k.endswith(("_added", "_removed")) or k == "effect"
-            ]
-            out.append(f"- **changed** statement {c['sid'] or '#' + str(c['new_index'])}: " + "; ".join(deltas))
-        out.append("")
+        out += _diff_entry(e)
     return out
 
 

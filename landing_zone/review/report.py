@@ -26,13 +26,13 @@ from landing_zone.review.access_analyzer import analyze, not_run
 from landing_zone.review.auditor import auditor_sections
 from landing_zone.review.baseline import load_acknowledgements
 from landing_zone.review.coverage import coverage_section
+from landing_zone.review.data_stores import data_store_findings
 from landing_zone.review.deployability import deployability_findings, grants_section, replacement_findings
 from landing_zone.review.detection import detection_section
 from landing_zone.review.diff import policy_diff
 from landing_zone.review.findings import (
     Finding,
     ReviewContext,
-    data_store_findings,
     finding,
     policy_findings,
     sort_findings,
@@ -282,15 +282,8 @@ def _recorded(record: Mapping[str, Any] | None, pattern: str) -> list[str]:
     return found
 
 
-def qualifiers(
-    plan: Plan,
-    record: Mapping[str, Any] | None,
-    scan: Mapping[str, Any],
-    nag: Mapping[str, Any],
-    proofs: Mapping[str, Any] | None = None,
-) -> list[dict[str, str]]:
-    """What a PASS (or FAIL) rests on that the review could not check: unverified catalog data, placeholder
-    values, and checks that did not run.  Each is {kind, text}; the text is short enough for the verdict line."""
+def _data_qualifiers(plan: Plan, record: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """The qualifiers on the data: unverified routing, unverified prices, placeholder values."""
     out: list[dict[str, str]] = []
     models = sorted(
         {m.id for m in plan.models if not m.verified} | set(_recorded(record, r"catalog model '([^']+)' is unverified"))
@@ -326,6 +319,14 @@ def qualifiers(
                 "deploying",
             }
         )
+    return out
+
+
+def _check_qualifiers(
+    scan: Mapping[str, Any], nag: Mapping[str, Any], proofs: Mapping[str, Any] | None
+) -> list[dict[str, str]]:
+    """The qualifiers on the checks: scanners, cdk-nag or proofs not run, proofs acknowledged."""
+    out: list[dict[str, str]] = []
     if not scan.get("ran"):
         out.append({"kind": "scanners-not-run", "text": "cfn-lint and checkov not run (--no-scanners)"})
     if not nag.get("packs_run"):
@@ -343,6 +344,18 @@ def qualifiers(
                 }
             )
     return out
+
+
+def qualifiers(
+    plan: Plan,
+    record: Mapping[str, Any] | None,
+    scan: Mapping[str, Any],
+    nag: Mapping[str, Any],
+    proofs: Mapping[str, Any] | None = None,
+) -> list[dict[str, str]]:
+    """What a PASS (or FAIL) rests on that the review could not check: unverified catalog data, placeholder
+    values, and checks that did not run.  Each is {kind, text}; the text is short enough for the verdict line."""
+    return _data_qualifiers(plan, record) + _check_qualifiers(scan, nag, proofs)
 
 
 def headline(verdict: str, quals: Sequence[Mapping[str, str]]) -> str:
@@ -455,6 +468,64 @@ def _access_analyzer_section(
     return analyze(client, records, stacks=stacks, baseline=baseline, is_client_error=failure)
 
 
+def _config_section(plan: Plan, ctx: ReviewContext, config_origin: str) -> dict[str, Any]:
+    """The review's configuration section: where it came from and what it sets."""
+    config = plan.config
+    return {
+        "origin": config_origin,
+        "name": config.name,
+        "home_region": config.home_region,
+        "compliant_regions": sorted(config.compliant_regions),
+        "inference_source_regions": list(config.source_regions),
+        "allow_global_inference": config.allow_global_inference,
+        "mode": "organization (SCPs)" if config.organization is not None else "single account (permissions boundary)",
+        "known_accounts": sorted(ctx.known_accounts),
+        "price_source": config.cost.price_source
+        if isinstance(config.cost.price_source, str)
+        else ", ".join(f"{m}: {o}" for m, o in sorted(config.cost.price_source.items())),
+        "operations_dashboard": dashboard_url(plan.dashboard.region, plan.dashboard.name),
+        "price_overrides": {
+            name: {**o.prices(), "source": o.source} for name, o in sorted(config.cost.price_overrides.items())
+        },
+        # quota headroom alarms (cost.quota_alarms): each quota's value, source, date and whether it is verified
+        "quota_alarms": [a.as_dict() for a in plan.quota_alarms.alarms],
+        "quotas_without_value": [f"{m.model_id} {m.kind}" for m in plan.quota_alarms.missing],
+        "warnings": list(plan.warnings),
+        # placeholder values left in the configuration (e.g. the example account 111111111111)
+        "placeholders": [{"path": p.path, "value": str(p.got), "why": p.allowed} for p in plan.placeholders],
+    }
+
+
+def _finding_dicts(
+    findings: Sequence[Finding], assembly: Assembly, nag: Mapping[str, Any], scan: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """Each finding as a dict, with its template line, its rule's rationale and the other tools' justifications."""
+    lines = {t.file: logical_id_lines(assembly, t.file) for t in assembly.templates}
+    paths = construct_paths(assembly)
+    finding_dicts = []
+    for f in findings:
+        item = f.as_dict()
+        item["line"] = lines.get(f.template, {}).get(f.logical_id) if f.logical_id else None
+        # why the finding has its level and what to do, and why the other tools accepted the same thing
+        item["rationale"] = rule(f.rule).rationale
+        item["justifications"] = _justifications(item, rule(f.rule).related, paths, nag, scan)
+        finding_dicts.append(item)
+    return finding_dicts
+
+
+def _proof_summary(proof: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The summary's properties: proven for every request (section Proofs) vs. not proven, and not applicable."""
+    return {
+        "properties_proven": list(proof["proven"]) if proof else [],
+        "properties_not_proven": [
+            p["id"] for p in (proof or {}).get("properties", []) if p["status"] not in ("holds", "not-applicable")
+        ],
+        "properties_not_applicable": [
+            p["id"] for p in (proof or {}).get("properties", []) if p["status"] == "not-applicable"
+        ],
+    }
+
+
 def build_review(
     assembly_path: str | Path,
     plan: Plan,
@@ -514,20 +585,10 @@ def build_review(
             *auditor_found,
         ]
     )
-    lines = {t.file: logical_id_lines(assembly, t.file) for t in assembly.templates}
-    paths = construct_paths(assembly)
-    finding_dicts = []
-    for f in findings:
-        item = f.as_dict()
-        item["line"] = lines.get(f.template, {}).get(f.logical_id) if f.logical_id else None
-        # why the finding has its level and what to do, and why the other tools accepted the same thing
-        item["rationale"] = rule(f.rule).rationale
-        item["justifications"] = _justifications(item, rule(f.rule).related, paths, nag, scan)
-        finding_dicts.append(item)
+    finding_dicts = _finding_dicts(findings, assembly, nag, scan)
     levels = Counter(f.level for f in findings)
     policies = _policies(records)
     statements = sum(len(p["statements"]) for p in policies)
-    config = plan.config
     verdict = "fail" if levels.get(BLOCKING) else "pass"
     quals = qualifiers(plan, assembly.plan_record, scan, nag, proof)
     if auditor["changes"] and auditor["changes"]["weakenings"] > auditor["changes"]["unacknowledged"]:
@@ -538,31 +599,7 @@ def build_review(
         "assembly": str(assembly_path),
         # the auditor's sections first (issue 34): residency sheet, claims, changes, who can change what, risks
         **auditor,
-        "config": {
-            "origin": config_origin,
-            "name": config.name,
-            "home_region": config.home_region,
-            "compliant_regions": sorted(config.compliant_regions),
-            "inference_source_regions": list(config.source_regions),
-            "allow_global_inference": config.allow_global_inference,
-            "mode": "organization (SCPs)"
-            if config.organization is not None
-            else "single account (permissions boundary)",
-            "known_accounts": sorted(ctx.known_accounts),
-            "price_source": config.cost.price_source
-            if isinstance(config.cost.price_source, str)
-            else ", ".join(f"{m}: {o}" for m, o in sorted(config.cost.price_source.items())),
-            "operations_dashboard": dashboard_url(plan.dashboard.region, plan.dashboard.name),
-            "price_overrides": {
-                name: {**o.prices(), "source": o.source} for name, o in sorted(config.cost.price_overrides.items())
-            },
-            # quota headroom alarms (cost.quota_alarms): each quota's value, source, date and whether it is verified
-            "quota_alarms": [a.as_dict() for a in plan.quota_alarms.alarms],
-            "quotas_without_value": [f"{m.model_id} {m.kind}" for m in plan.quota_alarms.missing],
-            "warnings": list(plan.warnings),
-            # placeholder values left in the configuration (e.g. the example account 111111111111)
-            "placeholders": [{"path": p.path, "value": str(p.got), "why": p.allowed} for p in plan.placeholders],
-        },
+        "config": _config_section(plan, ctx, config_origin),
         "summary": {
             "verdict": verdict,
             # a verdict is qualified by what the review could not check (unverified data, placeholders, tools)
@@ -582,13 +619,7 @@ def build_review(
             "decision_cases": len(matrix.rows),
             "decision_mismatches": sum(not r.match for r in matrix.rows),
             # proven for every request (section Proofs) vs. only sampled (decision cases, red-team pairs)
-            "properties_proven": list(proof["proven"]) if proof else [],
-            "properties_not_proven": [
-                p["id"] for p in (proof or {}).get("properties", []) if p["status"] not in ("holds", "not-applicable")
-            ],
-            "properties_not_applicable": [
-                p["id"] for p in (proof or {}).get("properties", []) if p["status"] == "not-applicable"
-            ],
+            **_proof_summary(proof),
             "routes": len(plan.routing.as_rows()),
         },
         "rules": [r.as_dict() for r in sorted(RULES.values(), key=lambda r: (r.level != BLOCKING, r.id))],

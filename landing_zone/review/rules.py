@@ -4,7 +4,7 @@ A rule is its id, level, title, what it checks and why (the rationale).  ``block
 (exit code 1, and the example gate in the tests); ``advisory`` findings are listed for a human to weigh.  As cdk-nag
 keeps one rule per file, the metadata of each rule sits in the module whose code decides it:
 
-* ``findings.py`` — policies (over-broad grants, principals, Regions) and data stores (encryption);
+* ``findings.py`` — policies (over-broad grants, principals, Regions); ``data_stores.py`` — data stores (encryption);
 * ``void.py`` — protection the configuration asks for and the assembly leaves void;
 * ``matrices.py`` — the decision matrix; ``report.py`` — action coverage and the proofs;
 * ``deployability.py`` — every stack deployable in its own account, in place and again after ``cdk destroy``;
@@ -33,6 +33,7 @@ ADVISORY = "advisory"
 
 RULE_MODULES = (
     "findings",
+    "data_stores",
     "void",
     "settings",
     "deployability",

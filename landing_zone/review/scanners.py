@@ -89,6 +89,24 @@ class CheckovSkip:
         return fnmatch.fnmatchcase(resource, self.resource) or fnmatch.fnmatchcase(logical_id, self.resource)
 
 
+def _skip_problems(i: int, entry: Mapping[str, Any]) -> list[str]:
+    """What is wrong with entry `i` of the skips file (a mapping): unknown keys, check, reason, resource."""
+    problems = []
+    check, reason, resource = entry.get("check"), entry.get("reason"), entry.get("resource")
+    unknown = set(entry) - {"check", "reason", "resource"}
+    if unknown:
+        problems.append(f"skips[{i}]: unknown key(s) {sorted(unknown)} (allowed: check, reason, resource)")
+    if not isinstance(check, str) or not check.startswith("CKV"):
+        problems.append(f"skips[{i}].check: got {check!r}; must be a checkov check ID like 'CKV_AWS_116'")
+    if not isinstance(reason, str) or len(reason.strip()) < MIN_REASON_CHARACTERS:
+        problems.append(
+            f"skips[{i}].reason: got {reason!r}; must give the evidence in at least {MIN_REASON_CHARACTERS} characters"
+        )
+    if resource is not None and not isinstance(resource, str):
+        problems.append(f"skips[{i}].resource: got {resource!r}; must be a resource ID or pattern")
+    return problems
+
+
 def load_skips(path: Path | None) -> tuple[CheckovSkip, ...]:
     """The skips file: ``skips: [{check, reason, resource?}]``; every entry needs a reason with evidence."""
     if path is None or not path.is_file():
@@ -100,23 +118,14 @@ def load_skips(path: Path | None) -> tuple[CheckovSkip, ...]:
     entries = data.get("skips") if isinstance(data, Mapping) else None
     if not isinstance(entries, list):
         raise SkipsError(f"{path}: expected a top-level 'skips:' list of {{check, reason, resource?}}")
-    skips, problems = [], []
+    skips: list[CheckovSkip] = []
+    problems: list[str] = []
     for i, entry in enumerate(entries):
         if not isinstance(entry, Mapping):
             problems.append(f"skips[{i}]: got {entry!r}; must be a mapping with check and reason")
             continue
+        problems.extend(_skip_problems(i, entry))
         check, reason, resource = entry.get("check"), entry.get("reason"), entry.get("resource")
-        unknown = set(entry) - {"check", "reason", "resource"}
-        if unknown:
-            problems.append(f"skips[{i}]: unknown key(s) {sorted(unknown)} (allowed: check, reason, resource)")
-        if not isinstance(check, str) or not check.startswith("CKV"):
-            problems.append(f"skips[{i}].check: got {check!r}; must be a checkov check ID like 'CKV_AWS_116'")
-        if not isinstance(reason, str) or len(reason.strip()) < MIN_REASON_CHARACTERS:
-            problems.append(
-                f"skips[{i}].reason: got {reason!r}; must give the evidence in at least {MIN_REASON_CHARACTERS} characters"
-            )
-        if resource is not None and not isinstance(resource, str):
-            problems.append(f"skips[{i}].resource: got {resource!r}; must be a resource ID or pattern")
         if isinstance(check, str) and isinstance(reason, str):
             skips.append(CheckovSkip(check, " ".join(reason.split()), resource if isinstance(resource, str) else None))
     if problems:

@@ -128,7 +128,8 @@ def retention_findings(plan: Plan) -> list[Finding]:
     return out
 
 
-def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
+def _endpoint_void(plan: Plan, assembly: Assembly) -> list[Finding]:
+    """The endpoint requirement with no bedrock-runtime endpoint to go through."""
     config = plan.config
     out: list[Finding] = []
     if config.access.require_vpc_endpoint:
@@ -143,6 +144,13 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
                     f"{list(config.network.endpoints)})",
                 )
             )
+    return out
+
+
+def _organization_void(plan: Plan, assembly: Assembly) -> list[Finding]:
+    """SCPs that bind nobody: a management account among the workloads, or no targets."""
+    config = plan.config
+    out: list[Finding] = []
     org = config.organization
     if org is not None:
         mine = {a.id for a in config.accounts} | {config.deployment_account}
@@ -166,6 +174,13 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
                     **_where(scps[0]),
                 )
             )
+    return out
+
+
+def _logging_void(plan: Plan, assembly: Assembly) -> list[Finding]:
+    """Invocation logging switched off."""
+    config = plan.config
+    out: list[Finding] = []
     if not config.invocation_logging.enabled:
         out.append(
             finding(
@@ -173,6 +188,13 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
                 "invocation_logging.enabled is false: no record of who invoked which model with what prompt",
             )
         )
+    return out
+
+
+def _kill_switch_void(plan: Plan, assembly: Assembly) -> list[Finding]:
+    """A kill switch with no budget action, or one that attaches the deny to no role."""
+    config = plan.config
+    out: list[Finding] = []
     if config.cost.kill_switch:
         actions = _everywhere(assembly, "AWS::Budgets::BudgetsAction")
         roles = [
@@ -195,6 +217,14 @@ def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
                     **where,
                 )
             )
+    return out
+
+
+_VOID_CHECKS = (_endpoint_void, _organization_void, _logging_void, _kill_switch_void)
+
+
+def void_findings(plan: Plan, assembly: Assembly) -> list[Finding]:
+    out = [f for check in _VOID_CHECKS for f in check(plan, assembly)]
     return out + retention_findings(plan)
 
 

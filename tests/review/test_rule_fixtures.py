@@ -43,8 +43,9 @@ from landing_zone.policies.scp_layout import scp_documents
 from landing_zone.review.baseline import baseline_findings, changes_section
 from landing_zone.review.claims import Layer, claim_findings, claims_section, layers
 from landing_zone.review.coverage import coverage_section
+from landing_zone.review.data_stores import data_store_findings
 from landing_zone.review.deployability import deployability_findings, replacement_findings
-from landing_zone.review.findings import Finding, ReviewContext, data_store_findings, policy_findings
+from landing_zone.review.findings import Finding, ReviewContext, policy_findings
 from landing_zone.review.inventory import build_inventory
 from landing_zone.review.matrices import decision_findings, decision_matrix
 from landing_zone.review.nag import nag_findings, nag_section

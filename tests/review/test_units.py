@@ -10,9 +10,9 @@ import pytest
 from landing_zone.assembly import Assembly, Stack
 from landing_zone.assembly.intrinsics import render, render_document
 from landing_zone.review.cases import CASES, EU_SOVEREIGN, TABLE, cases_for, params_for
+from landing_zone.review.data_stores import data_store_findings
 from landing_zone.review.findings import (
     ReviewContext,
-    data_store_findings,
     policy_findings,
 )
 from landing_zone.review.inventory import PolicyRecord, build_inventory
