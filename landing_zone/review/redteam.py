@@ -36,6 +36,53 @@ from landing_zone.core.catalog.action_space import load_data_automation_profiles
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import Request as EvalRequest
 from landing_zone.policies.evaluator import evaluate_scp_levels
+from landing_zone.policies.sids import (
+    AGENTCORE_VPC,
+    ALERT_PROTOCOLS,
+    ALERT_SUBSCRIBE,
+    ALERT_UNSUBSCRIBE,
+    ALL_SERVICES,
+    API_KEYS,
+    ASSUME,
+    BATCH_MANTLE_SOURCES,
+    BEARER,
+    CALLERS,
+    DATA_AUTOMATION,
+    DIRECT_SOURCES,
+    EVENT_SOURCES,
+    GATEWAY_AUTH,
+    GLOBAL,
+    LATTICE,
+    LEAVE,
+    LOG_FORGERY,
+    LONG_TERM_BEARER,
+    LONG_TERM_MANTLE_BEARER,
+    MANTLE_MODELS,
+    MANTLE_NO_MODEL,
+    MANTLE_RETENTION,
+    MANTLE_TIERS,
+    MODEL_SOURCES,
+    MODELS,
+    MOVE_ACCOUNTS,
+    NAMED,
+    OUTSIDE_MANTLE,
+    OUTSIDE_MODELS,
+    POLICY_TYPES,
+    PRIVATE_ZONES,
+    PROFILE_SOURCES,
+    RAM_SUBNETS,
+    REGIONS,
+    RETAG,
+    RETENTION,
+    ROUTE53_PROFILES,
+    SETTINGS,
+    SOURCES,
+    TAGGED,
+    TAGGED_LOG_FORGERY,
+    TAKEOVER,
+    TIERS,
+    UNLISTED_BEARER,
+)
 from landing_zone.review.cases import ALLOW, DENY, params_for, principal_context
 
 __all__ = ["GOALS", "ATTACKS", "Attack", "AttackCase", "Probe", "applying_levels", "attacks_for", "evaluate_attacks"]
@@ -54,57 +101,11 @@ TAG_KEYS = "aws:TagKeys"
 PROFILE_KEY = "bedrock:InferenceProfileArn"
 MANTLE_KEY = "bedrock-mantle:Model"
 
-# Statements (Sids) of landing_zone/policies/guardrails.py
-REGIONS = "DenyBedrockOutsideCompliantRegions"
-GLOBAL = "DenyGlobalInferenceProfiles"
-MODELS = "DenyUnlistedModels"
-MANTLE_MODELS = "DenyUnlistedMantleModels"
-MANTLE_NO_MODEL = "DenyMantleInferenceWithoutModel"
-API_KEYS = "DenyBedrockApiKeyCreation"
-BEARER = "DenyBearerTokenCalls"
-TAKEOVER = "DenyExemptRoleTakeover"
-ASSUME = "DenyDeploymentRoleAssumption"
-NAMED = "DenyLandingZoneTampering"
-TAGGED = "DenyTaggedResourceTampering"
-RETAG = "DenyLandingZoneTagChanges"
-SETTINGS = "DenyAccountSettingChanges"
-LEAVE = "DenyGuardrailPolicyTypeChanges"
-SOURCES = "DenyInferenceStartedOutsideSourceRegions"
-DIRECT_SOURCES = "DenyDirectInferenceOutsideSourceRegions"
-BATCH_MANTLE_SOURCES = "DenyBatchAndMantleOutsideSourceRegions"
-PROFILE_SOURCES = "DenyLegsOfProfilesSourcedElsewhere"
-PRIVATE_ZONES = "DenyPrivateZonesOnLandingZoneVpc"
-ROUTE53_PROFILES = "DenyRoute53ProfilesOnLandingZoneVpc"
-LATTICE = "DenyLatticeOnLandingZoneVpc"
-RAM_SUBNETS = "DenyRamSharingOfEndpointSubnets"
 NO_NETWORK_KEY = (
     "no condition key names the VPC (the association and the rule are the resources): verify's network-path "
     "family detects it (docs/THREAT_MODEL.md, 'The network path to the endpoints')"
 )
-POLICY_TYPES = "DenyDisablingLandingZonePolicyTypes"
-MOVE_ACCOUNTS = "DenyMovingTargetsAccounts"
 POLICY_TYPE_KEY = "organizations:PolicyType"
-CALLERS = "DenyModelCallingServicesOutsideCompliantRegions"
-MODEL_SOURCES = "DenyUnlistedModelSources"
-DATA_AUTOMATION = "DenyNonCompliantDataAutomation"
-LOG_FORGERY = "DenyLogForgery"
-EVENT_SOURCES = "DenyEventSourcesOnLandingZoneFunctions"
-TAGGED_LOG_FORGERY = "DenyTaggedLogForgery"
-ALL_SERVICES = "DenyOutsideCompliantRegions"
-LONG_TERM_BEARER = "DenyLongTermBearerTokenCalls"
-LONG_TERM_MANTLE_BEARER = "DenyLongTermMantleBearerTokenCalls"
-UNLISTED_BEARER = "DenyBearerTokenCallsByUnlistedPrincipals"
-TIERS = "DenyUnlistedServiceTiers"
-MANTLE_TIERS = "DenyUnlistedMantleServiceTiers"
-GATEWAY_AUTH = "DenyAgentCoreGatewayWithoutAuthorizer"
-ALERT_SUBSCRIBE = "DenyAlertSubscribe"
-ALERT_UNSUBSCRIBE = "DenyAlertUnsubscribe"
-ALERT_PROTOCOLS = "DenyAlertSubscribeProtocols"
-AGENTCORE_VPC = "DenyAgentCoreWithoutVpc"
-RETENTION = "DenyDataRetentionModeChange"
-OUTSIDE_MODELS = "DenyLandingZoneModelsOutsidePerimeter"
-OUTSIDE_MANTLE = "DenyLandingZoneMantleModelsOutsidePerimeter"
-MANTLE_RETENTION = "DenyMantleDataRetentionModeChange"
 TIER_KEY = "bedrock:ServiceTier"
 MANTLE_TIER_KEY = "bedrock-mantle:ServiceTier"
 GATEWAY_AUTHORIZER_KEY = "bedrock-agentcore:GatewayAuthorizerType"
