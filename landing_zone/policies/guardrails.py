@@ -81,7 +81,7 @@ from landing_zone.core.catalog.action_space import (
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import LandingZoneError
-from landing_zone.policies import sids
+from landing_zone.policies import condition_keys, sids
 from landing_zone.policies.alert_subscriptions import SUBSCRIBE_ACTIONS, alert_subscription_statements
 from landing_zone.policies.common import document, statement
 from landing_zone.policies.invoke import (
@@ -349,7 +349,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
                 actions=RUNTIME_INVOKE_ACTIONS,
                 resources=["*"],
                 condition={
-                    "Null": {"bedrock:InferenceProfileArn": "true"},
+                    "Null": {condition_keys.PROFILE_KEY: "true"},
                     "StringNotEquals": {"aws:RequestedRegion": sources},
                 },
             )
@@ -376,9 +376,9 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
             # carries no bedrock:InferenceProfileArn
             resources=[f"arn:{PARTITION}:bedrock:*::foundation-model/*"],
             condition={
-                "Null": {"bedrock:InferenceProfileArn": "false"},
+                "Null": {condition_keys.PROFILE_KEY: "false"},
                 "ArnNotLike": {
-                    "bedrock:InferenceProfileArn": [
+                    condition_keys.PROFILE_KEY: [
                         f"arn:{PARTITION}:bedrock:{r}:*:{kind}/*"
                         for r in sources
                         for kind in ("inference-profile", "application-inference-profile")
@@ -460,8 +460,8 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
 # Amazon Bedrock API keys: https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-permissions.html
 BEARER_ACTIONS = ("bedrock:CallWithBearerToken", "bedrock-mantle:CallWithBearerToken")
 BEARER_TYPE_KEYS = {
-    "bedrock:CallWithBearerToken": "bedrock:BearerTokenType",
-    "bedrock-mantle:CallWithBearerToken": "bedrock-mantle:BearerTokenType",
+    "bedrock:CallWithBearerToken": condition_keys.BEARER_TYPE_KEY,
+    "bedrock-mantle:CallWithBearerToken": condition_keys.MANTLE_BEARER_TYPE_KEY,
 }
 
 
@@ -550,7 +550,7 @@ def agentcore_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
             effect="Deny",
             actions=AGENTCORE_GATEWAY_ACTIONS,
             resources=["*"],
-            condition={"StringEquals": {"bedrock-agentcore:GatewayAuthorizerType": "NONE"}},
+            condition={"StringEquals": {condition_keys.GATEWAY_AUTHORIZER_KEY: "NONE"}},
         ),
         statement(
             sids.AGENTCORE_VPC,
@@ -596,14 +596,14 @@ def data_retention_statements(config: LandingZoneConfig) -> list[dict[str, Any]]
             effect="Deny",
             actions=RETENTION_ACTIONS,
             resources=["*"],
-            condition={**not_exempt, "StringNotEquals": {"bedrock:DataRetentionMode": mode}},
+            condition={**not_exempt, "StringNotEquals": {condition_keys.RETENTION_KEY: mode}},
         ),
         statement(
             sids.MANTLE_RETENTION,
             effect="Deny",
             actions=MANTLE_RETENTION_ACTIONS,
             resources=["*"],
-            condition={**not_exempt, "StringNotEquals": {"bedrock-mantle:DataRetentionMode": mode}},
+            condition={**not_exempt, "StringNotEquals": {condition_keys.MANTLE_RETENTION_KEY: mode}},
         ),
     ]
 
@@ -676,7 +676,10 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
             # included); IgnoreCase: IAM tag keys are case-insensitive, so 'Landing-Zone' is the same key
             actions=["*"],
             resources=["*"],
-            condition={**not_exempt, "ForAnyValue:StringEqualsIgnoreCase": {"aws:TagKeys": [LANDING_ZONE_TAG]}},
+            condition={
+                **not_exempt,
+                "ForAnyValue:StringEqualsIgnoreCase": {condition_keys.TAG_KEYS: [LANDING_ZONE_TAG]},
+            },
         ),
         statement(
             sids.EVENT_SOURCES,

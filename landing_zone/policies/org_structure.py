@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from landing_zone.core.config import LandingZoneConfig
-from landing_zone.policies import sids
+from landing_zone.policies import condition_keys, sids
 from landing_zone.policies.common import statement
 
 __all__ = ["policy_types_used", "structure_statements", "target_arns"]
@@ -64,7 +64,7 @@ def structure_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
             effect="Deny",
             actions=["organizations:DisablePolicyType"],
             resources=["*"],
-            condition={"StringEquals": {"organizations:PolicyType": list(policy_types_used(config))}},
+            condition={"StringEquals": {condition_keys.POLICY_TYPE_KEY: list(policy_types_used(config))}},
         )
     ]
     targets = target_arns(config)

@@ -26,6 +26,17 @@ from typing import Any
 
 from landing_zone.core.routing import PathKind
 from landing_zone.plan import Plan
+from landing_zone.policies.condition_keys import (
+    BEARER_TYPE_KEY,
+    GATEWAY_AUTHORIZER_KEY,
+    MANTLE_BEARER_TYPE_KEY,
+    MANTLE_KEY,
+    MANTLE_RETENTION_KEY,
+    MANTLE_TIER_KEY,
+    PROFILE_KEY,
+    RETENTION_KEY,
+    TIER_KEY,
+)
 
 __all__ = [
     "ACC",
@@ -54,8 +65,6 @@ __all__ = [
 ]
 
 ALLOW, DENY, IMPLICIT = "allow", "explicit_deny", "implicit_deny"
-PROFILE_KEY = "bedrock:InferenceProfileArn"
-MANTLE_KEY = "bedrock-mantle:Model"
 OTHER_MODEL = "anthropic.claude-opus-4-9"  # a model no configuration of this landing zone allows
 UNLISTED_MANTLE_MODEL = "openai.gpt-oss-120b"
 
@@ -68,13 +77,6 @@ GUARD_REGION_ALL = "region_deny_all_services"  # this one is *inactive* by defau
 GUARD_TIERS = "priority-tier-denied"  # 'priority' is not in policy_guardrails.allowed_service_tiers (the default)
 GUARD_AGENTCORE = "agentcore_controls"
 GUARD_RETENTION = "data_retention.mode"  # set: inactive by default (not governed)
-TIER_KEY = "bedrock:ServiceTier"
-MANTLE_TIER_KEY = "bedrock-mantle:ServiceTier"
-BEARER_TYPE_KEY = "bedrock:BearerTokenType"
-MANTLE_BEARER_TYPE_KEY = "bedrock-mantle:BearerTokenType"
-RETENTION_KEY = "bedrock:DataRetentionMode"
-MANTLE_RETENTION_KEY = "bedrock-mantle:DataRetentionMode"
-GATEWAY_AUTHORIZER_KEY = "bedrock-agentcore:GatewayAuthorizerType"
 
 
 @dataclass(frozen=True)

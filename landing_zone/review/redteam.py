@@ -34,6 +34,15 @@ from typing import Any
 from landing_zone.core.applications import has_mantle_project
 from landing_zone.core.catalog.action_space import load_data_automation_profiles
 from landing_zone.plan import Plan
+from landing_zone.policies.condition_keys import (
+    GATEWAY_AUTHORIZER_KEY,
+    MANTLE_KEY,
+    MANTLE_TIER_KEY,
+    POLICY_TYPE_KEY,
+    PROFILE_KEY,
+    TAG_KEYS,
+    TIER_KEY,
+)
 from landing_zone.policies.evaluator import Request as EvalRequest
 from landing_zone.policies.evaluator import evaluate_scp_levels
 from landing_zone.policies.sids import (
@@ -97,18 +106,11 @@ GOALS = {
 }
 
 TAG = "aws:ResourceTag/landing-zone"
-TAG_KEYS = "aws:TagKeys"
-PROFILE_KEY = "bedrock:InferenceProfileArn"
-MANTLE_KEY = "bedrock-mantle:Model"
 
 NO_NETWORK_KEY = (
     "no condition key names the VPC (the association and the rule are the resources): verify's network-path "
     "family detects it (docs/THREAT_MODEL.md, 'The network path to the endpoints')"
 )
-POLICY_TYPE_KEY = "organizations:PolicyType"
-TIER_KEY = "bedrock:ServiceTier"
-MANTLE_TIER_KEY = "bedrock-mantle:ServiceTier"
-GATEWAY_AUTHORIZER_KEY = "bedrock-agentcore:GatewayAuthorizerType"
 _VPC_CONFIG = {
     "bedrock-agentcore:subnets": "subnet-0123456789abcdef0",
     "bedrock-agentcore:securityGroups": "sg-0a1b2c3d",
