@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from landing_zone.policies import condition_keys, sids
-from landing_zone.review.tables import NO_STATEMENT, TableError, load_attack_rows
+from landing_zone.review.tables import NO_STATEMENT, TableError, load_attack_rows, load_case_rows
 
 GOOD = """\
 - id: r1
@@ -61,3 +61,34 @@ def test_a_bad_row_names_file_row_field_and_value(tmp_path, old, new, field, val
 def test_a_repeated_id_is_refused(tmp_path):
     with pytest.raises(TableError, match="r1.*used once"):
         load_attack_rows(_folder(tmp_path, GOOD + GOOD))
+
+
+CASE = """\
+- id: c1
+  case: in-Region call
+  action: "bedrock:InvokeModel"
+  resource: x
+  principal: "{app_role}"
+  context: {"=PROFILE_KEY": p}
+  scp: explicit_deny
+  boundary: null
+"""
+
+
+def test_every_decision_case_of_the_package_loads_with_unique_ids():
+    rows = load_case_rows()
+    assert len(rows) >= 70
+    assert len({r.id for r in rows}) == len(rows)
+
+
+def test_a_case_row_resolves_its_keys_and_keeps_a_null_boundary(tmp_path):
+    (row,) = load_case_rows(_folder(tmp_path, CASE))
+    assert row.context == {condition_keys.PROFILE_KEY: "p"}
+    assert (row.scp, row.boundary, row.boundary_off) == ("explicit_deny", None, "implicit_deny")
+
+
+def test_a_bad_case_names_file_row_field_and_value(tmp_path):
+    with pytest.raises(TableError) as error:
+        load_case_rows(_folder(tmp_path, CASE.replace("scp: explicit_deny", "scp: maybe")))
+    message = str(error.value)
+    assert "01-test.yaml" in message and "row 'c1'" in message and "scp" in message and "maybe" in message, message

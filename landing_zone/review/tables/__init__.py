@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 from importlib.resources.abc import Traversable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
@@ -86,12 +86,12 @@ def resolve_key(key: str) -> str:
     return known[key[1:]]
 
 
-class ProbeRow(BaseModel):
-    """One request; every string may name placeholders (``{home}``, ``{acc}``, ``{attacker}`` ...)."""
+class RequestRow(BaseModel):
+    """The one request type of both tables: every string may name placeholders (``{home}``, ``{acc}`` ...), filled
+    per configuration; a context key may be ``=NAME`` of ``policies/condition_keys.py``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    who: str  # the principal, as a placeholder name: attacker, app_role, deployer, ...
     action: str
     resource: str
     region: str = "{home}"
@@ -101,6 +101,51 @@ class ProbeRow(BaseModel):
     @classmethod
     def _keys(cls, value: dict[str, str | list[str]]) -> dict[str, str | list[str]]:
         return {resolve_key(k): v for k, v in value.items()}
+
+
+class ProbeRow(RequestRow):
+    """A red-team request; ``who`` names the principal's placeholder: attacker, app_role, deployer, ..."""
+
+    who: str
+
+
+Decision = Literal["allow", "explicit_deny", "implicit_deny"]
+CASE_NEEDS = frozenset({"geo", "mantle", "rejected_geo", "second", "short_term_keys", "stacksets"})
+GUARDS = (
+    "global-profile-denied",
+    "deny_api_key_creation",
+    "deny_bearer_token_calls",
+    "tamper_protection",
+    "region_deny_all_services",
+    "priority-tier-denied",
+    "agentcore_controls",
+    "data_retention.mode",
+)
+
+
+class CaseRow(RequestRow):
+    """A decision case: the request of ``principal`` (a placeholder) and the expected decisions, of the SCPs
+    (``scp``; ``scp_off`` when ``guard`` is not active) and of the invoker permissions boundary (``boundary``,
+    ``boundary_off``; null: the boundary does not apply to the principal)."""
+
+    id: str
+    case: str  # the case, in words (placeholders allowed)
+    principal: str
+    context: dict[str, str] = {}  # type: ignore[assignment]  # a case's context values are single strings
+    scp: Decision = "allow"
+    boundary: Decision | None = "allow"
+    guard: Literal[GUARDS] | None = None  # type: ignore[valid-type]
+    scp_off: Decision = "allow"
+    boundary_off: Decision | None = "implicit_deny"
+    needs: tuple[str, ...] = ()
+
+    @field_validator("needs")
+    @classmethod
+    def _needs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(value) - CASE_NEEDS)
+        if unknown:
+            raise ValueError(f"unknown precondition(s) {unknown}: use some of {sorted(CASE_NEEDS)}")
+        return value
 
 
 class AttackRow(BaseModel):
@@ -139,6 +184,9 @@ class AttackRow(BaseModel):
         return value
 
 
+_Row = TypeVar("_Row", "AttackRow", "CaseRow")
+
+
 def _error(where: str, row_id: str, exc: ValidationError) -> TableError:
     problems = "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or '(row)'}: got {e.get('input')!r}: {e['msg']}" for e in exc.errors()
@@ -149,8 +197,16 @@ def _error(where: str, row_id: str, exc: ValidationError) -> TableError:
 def load_attack_rows(folder: Traversable | None = None) -> tuple[AttackRow, ...]:
     """Every red-team row, file by file (``redteam/*.yaml``, in name order), each validated by :class:`AttackRow`;
     ``folder``: another folder of such files (tests)."""
-    folder = folder if folder is not None else files("landing_zone.review.tables") / "redteam"
-    rows: list[AttackRow] = []
+    return _load(AttackRow, folder if folder is not None else files("landing_zone.review.tables") / "redteam")
+
+
+def load_case_rows(folder: Traversable | None = None) -> tuple[CaseRow, ...]:
+    """Every decision case (``cases/*.yaml``, in name order), each validated by :class:`CaseRow`."""
+    return _load(CaseRow, folder if folder is not None else files("landing_zone.review.tables") / "cases")
+
+
+def _load(model: type[_Row], folder: Traversable) -> tuple[_Row, ...]:
+    rows: list[_Row] = []
     seen: set[str] = set()
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".yaml"):
@@ -162,7 +218,7 @@ def load_attack_rows(folder: Traversable | None = None) -> tuple[AttackRow, ...]
         for index, item in enumerate(raw):
             row_id = str(item.get("id", f"#{index}")) if isinstance(item, dict) else f"#{index}"
             try:
-                row = AttackRow.model_validate(item)
+                row = model.model_validate(item)
             except ValidationError as exc:
                 raise _error(where, row_id, exc) from None
             if row.id in seen:
