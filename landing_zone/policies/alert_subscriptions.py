@@ -31,6 +31,7 @@ from typing import Any
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.config.schema import ALERT_PROTOCOLS
 from landing_zone.core.naming import LANDING_ZONE_TAG_KEY
+from landing_zone.policies import sids
 from landing_zone.policies.common import statement
 
 __all__ = ["ALERT_PROTOCOLS", "SUBSCRIBE_ACTIONS", "SUBSCRIPTION_CHANGE_ACTIONS", "alert_subscription_statements"]
@@ -60,10 +61,10 @@ def alert_subscription_statements(
             ),
         ]
 
-    stmts = subscribe("DenyAlertSubscribe", {"ArnNotLike": {"aws:PrincipalARN": [*exempt, *subscribers]}})
+    stmts = subscribe(sids.ALERT_SUBSCRIBE, {"ArnNotLike": {"aws:PrincipalARN": [*exempt, *subscribers]}})
     stmts.append(
         statement(
-            "DenyAlertUnsubscribe",
+            sids.ALERT_UNSUBSCRIBE,
             effect="Deny",
             actions=SUBSCRIPTION_CHANGE_ACTIONS,
             resources=list(topics),  # 'arn:...:<name>-*' matches a subscription's ARN, '<topic ARN>:<id>', too
@@ -72,7 +73,7 @@ def alert_subscription_statements(
     )
     if subscribers:
         stmts += subscribe(
-            "DenyAlertSubscribeProtocols",
+            sids.ALERT_PROTOCOLS,
             {
                 "ArnNotLike": {"aws:PrincipalARN": list(exempt)},
                 "StringNotEquals": {"sns:Protocol": list(ALERT_PROTOCOLS)},

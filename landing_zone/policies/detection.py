@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.policies import sids
 from landing_zone.policies.guardrails import ACCOUNT_SETTING_ACTIONS, RETENTION_ACTIONS
 
 __all__ = [
@@ -244,7 +245,7 @@ def _sids_like(statements: Mapping[str, Mapping[str, Any]], fragment: str) -> li
 
 def _resource_rules(config: LandingZoneConfig, statements: Mapping[str, Mapping[str, Any]]) -> list[EventRule]:
     """Changes to the protected resources (:data:`WATCHED_CHANGES`) and the detection-only classes."""
-    tamper = tuple(s for s in ("DenyLandingZoneTampering", "DenyTaggedResourceTampering") if s in statements)
+    tamper = tuple(s for s in (sids.NAMED, sids.TAGGED) if s in statements)
     rules = []
     watched = [*WATCHED_CHANGES.items(), *((k, names) for k, (names, _) in DETECTION_ONLY.items())]
     reasons = {**WATCH_REASONS, **{k: why for k, (_, why) in DETECTION_ONLY.items()}}

@@ -81,6 +81,7 @@ from landing_zone.core.catalog.action_space import (
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import LandingZoneError
+from landing_zone.policies import condition_keys, sids
 from landing_zone.policies.alert_subscriptions import SUBSCRIBE_ACTIONS, alert_subscription_statements
 from landing_zone.policies.common import document, statement
 from landing_zone.policies.invoke import (
@@ -303,7 +304,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
     inference_regions = compliant + (["unspecified"] if config.allow_global_inference else [])
     stmts: list[dict[str, Any]] = [
         statement(
-            "DenyBedrockOutsideCompliantRegions",
+            sids.REGIONS,
             effect="Deny",
             actions=BEDROCK_SERVICES,
             resources=["*"],
@@ -313,7 +314,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
     if g.confine_model_calling_services:
         stmts.append(
             statement(
-                "DenyModelCallingServicesOutsideCompliantRegions",
+                sids.CALLERS,
                 effect="Deny",
                 # services that call models with their own principal, which the Bedrock denies cannot see
                 actions=load_model_calling_services().actions,
@@ -328,7 +329,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
         # bedrock:InferenceProfileArn and may run in its compliant destinations (DenyBedrockOutsideCompliantRegions).
         stmts.append(
             statement(
-                "DenyInferenceStartedOutsideSourceRegions",
+                sids.SOURCES,
                 effect="Deny",
                 actions=[*RUNTIME_INVOKE_ACTIONS, *BATCH_ACTIONS],
                 not_resources=[
@@ -343,12 +344,12 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
         )
         stmts.append(
             statement(
-                "DenyDirectInferenceOutsideSourceRegions",
+                sids.DIRECT_SOURCES,
                 effect="Deny",
                 actions=RUNTIME_INVOKE_ACTIONS,
                 resources=["*"],
                 condition={
-                    "Null": {"bedrock:InferenceProfileArn": "true"},
+                    "Null": {condition_keys.PROFILE_KEY: "true"},
                     "StringNotEquals": {"aws:RequestedRegion": sources},
                 },
             )
@@ -356,7 +357,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
         stmts.append(
             statement(
                 # batch jobs and Mantle calls have no profile legs: their Region is where they run
-                "DenyBatchAndMantleOutsideSourceRegions",
+                sids.BATCH_MANTLE_SOURCES,
                 effect="Deny",
                 actions=[*BATCH_ACTIONS, *MANTLE_MODEL_ACTIONS],
                 resources=["*"],
@@ -368,16 +369,16 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
             # a leg names its profile in bedrock:InferenceProfileArn; the profile's ARN carries its source Region.  A leg
             # of a profile (application or system) sourced outside the source Regions, where nothing logs or alarms,
             # is denied on its own, whatever Region the leg runs in (issue 35, deliverable 6)
-            "DenyLegsOfProfilesSourcedElsewhere",
+            sids.PROFILE_SOURCES,
             effect="Deny",
             actions=RUNTIME_INVOKE_ACTIONS,
             # the legs only (a foundation model, the Region-less global one included): the profile resource itself
             # carries no bedrock:InferenceProfileArn
             resources=[f"arn:{PARTITION}:bedrock:*::foundation-model/*"],
             condition={
-                "Null": {"bedrock:InferenceProfileArn": "false"},
+                "Null": {condition_keys.PROFILE_KEY: "false"},
                 "ArnNotLike": {
-                    "bedrock:InferenceProfileArn": [
+                    condition_keys.PROFILE_KEY: [
                         f"arn:{PARTITION}:bedrock:{r}:*:{kind}/*"
                         for r in sources
                         for kind in ("inference-profile", "application-inference-profile")
@@ -389,7 +390,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
     if not config.allow_global_inference:
         stmts.append(
             statement(
-                "DenyGlobalInferenceProfiles",
+                sids.GLOBAL,
                 effect="Deny",
                 # only these are authorised against the profile resource (IAM action database); a batch job
                 # names the model and the job only (docs/THREAT_MODEL.md: residual risks)
@@ -399,7 +400,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
         )
     stmts.append(
         statement(
-            "DenyUnlistedModels",
+            sids.MODELS,
             effect="Deny",
             actions=model_actions(),
             not_resources=_allowed_runtime_resources(routing),
@@ -408,7 +409,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
     space = load_action_space()
     stmts.append(
         statement(
-            "DenyUnlistedModelSources",
+            sids.MODEL_SOURCES,
             effect="Deny",
             # no resource type names the model: imported weights, custom models, Marketplace endpoints
             actions=space.model_source_actions,
@@ -420,7 +421,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
     da_profiles = load_data_automation_profiles().compliant(config.compliant_regions)
     stmts.append(
         statement(
-            "DenyNonCompliantDataAutomation",
+            sids.DATA_AUTOMATION,
             effect="Deny",
             actions=space.data_automation_actions,
             not_resources=[
@@ -434,7 +435,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
     mantle_models = _mantle_models(routing) or ["none-allowed"]
     stmts.append(
         statement(
-            "DenyUnlistedMantleModels",
+            sids.MANTLE_MODELS,
             effect="Deny",
             actions=["bedrock-mantle:*"],
             resources=["*"],
@@ -444,7 +445,7 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
     )
     stmts.append(
         statement(
-            "DenyMantleInferenceWithoutModel",
+            sids.MANTLE_NO_MODEL,
             effect="Deny",
             actions=MANTLE_MODEL_ACTIONS,
             resources=["*"],
@@ -459,8 +460,8 @@ def inference_statements(config: LandingZoneConfig, routing: RoutingDecision) ->
 # Amazon Bedrock API keys: https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-permissions.html
 BEARER_ACTIONS = ("bedrock:CallWithBearerToken", "bedrock-mantle:CallWithBearerToken")
 BEARER_TYPE_KEYS = {
-    "bedrock:CallWithBearerToken": "bedrock:BearerTokenType",
-    "bedrock-mantle:CallWithBearerToken": "bedrock-mantle:BearerTokenType",
+    "bedrock:CallWithBearerToken": condition_keys.BEARER_TYPE_KEY,
+    "bedrock-mantle:CallWithBearerToken": condition_keys.MANTLE_BEARER_TYPE_KEY,
 }
 
 
@@ -486,7 +487,7 @@ def api_key_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
     if short_term or g.deny_api_key_creation:
         stmts.append(
             statement(
-                "DenyBedrockApiKeyCreation",
+                sids.API_KEYS,
                 effect="Deny",
                 actions=["iam:CreateServiceSpecificCredential"],
                 resources=["*"],
@@ -495,11 +496,9 @@ def api_key_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
         )
     if not short_term:
         if g.deny_bearer_token_calls:
-            stmts.append(statement("DenyBearerTokenCalls", effect="Deny", actions=BEARER_ACTIONS, resources=["*"]))
+            stmts.append(statement(sids.BEARER, effect="Deny", actions=BEARER_ACTIONS, resources=["*"]))
         return stmts
-    for action, sid in zip(
-        BEARER_ACTIONS, ("DenyLongTermBearerTokenCalls", "DenyLongTermMantleBearerTokenCalls"), strict=True
-    ):
+    for action, sid in zip(BEARER_ACTIONS, (sids.LONG_TERM_BEARER, sids.LONG_TERM_MANTLE_BEARER), strict=True):
         stmts.append(
             statement(
                 sid,
@@ -511,7 +510,7 @@ def api_key_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
         )
     stmts.append(
         statement(
-            "DenyBearerTokenCallsByUnlistedPrincipals",
+            sids.UNLISTED_BEARER,
             effect="Deny",
             actions=BEARER_ACTIONS,
             resources=["*"],
@@ -547,14 +546,14 @@ def agentcore_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
         return []
     return [
         statement(
-            "DenyAgentCoreGatewayWithoutAuthorizer",
+            sids.GATEWAY_AUTH,
             effect="Deny",
             actions=AGENTCORE_GATEWAY_ACTIONS,
             resources=["*"],
-            condition={"StringEquals": {"bedrock-agentcore:GatewayAuthorizerType": "NONE"}},
+            condition={"StringEquals": {condition_keys.GATEWAY_AUTHORIZER_KEY: "NONE"}},
         ),
         statement(
-            "DenyAgentCoreWithoutVpc",
+            sids.AGENTCORE_VPC,
             effect="Deny",
             actions=AGENTCORE_VPC_ACTIONS,
             resources=["*"],
@@ -593,18 +592,18 @@ def data_retention_statements(config: LandingZoneConfig) -> list[dict[str, Any]]
     not_exempt = {"ArnNotLike": {"aws:PrincipalARN": list(exemptions(config).exempt)}}
     return [
         statement(
-            "DenyDataRetentionModeChange",
+            sids.RETENTION,
             effect="Deny",
             actions=RETENTION_ACTIONS,
             resources=["*"],
-            condition={**not_exempt, "StringNotEquals": {"bedrock:DataRetentionMode": mode}},
+            condition={**not_exempt, "StringNotEquals": {condition_keys.RETENTION_KEY: mode}},
         ),
         statement(
-            "DenyMantleDataRetentionModeChange",
+            sids.MANTLE_RETENTION,
             effect="Deny",
             actions=MANTLE_RETENTION_ACTIONS,
             resources=["*"],
-            condition={**not_exempt, "StringNotEquals": {"bedrock-mantle:DataRetentionMode": mode}},
+            condition={**not_exempt, "StringNotEquals": {condition_keys.MANTLE_RETENTION_KEY: mode}},
         ),
     ]
 
@@ -625,35 +624,35 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
     named_services = NAMED_SERVICES + (("eks",) if config.self_hosting.enabled else ())
     return [
         statement(
-            "DenyExemptRoleTakeover",
+            sids.TAKEOVER,
             effect="Deny",
             not_actions=[*space.reads_of(ROLE_SERVICES), "sts:*"],
             resources=ex.protected_roles,
             condition=not_exempt,
         ),
         statement(
-            "DenyDeploymentRoleAssumption",
+            sids.ASSUME,
             effect="Deny",
             actions=ASSUME_ROLE_ACTIONS,
             resources=ex.cdk_roles,
             condition=assume_condition,
         ),
         statement(
-            "DenyLandingZoneTampering",
+            sids.NAMED,
             effect="Deny",
             not_actions=[*space.reads_of(named_services), *USE_ACTIONS, *LOG_WRITE_ACTIONS, *SUBSCRIBE_ACTIONS],
             resources=protected_resources(config),
             condition=not_exempt,
         ),
         statement(
-            "DenyTaggedResourceTampering",
+            sids.TAGGED,
             effect="Deny",
             not_actions=[*space.reads_of(TAGGED_SERVICES), *USE_ACTIONS, *LOG_WRITE_ACTIONS, *SUBSCRIBE_ACTIONS],
             resources=["*"],
             condition={**not_exempt, "StringEquals": {f"aws:ResourceTag/{LANDING_ZONE_TAG}": config.name}},
         ),
         statement(
-            "DenyLogForgery",
+            sids.LOG_FORGERY,
             effect="Deny",
             actions=LOG_WRITE_ACTIONS,
             resources=[r for r in protected_resources(config) if ":logs:" in r],
@@ -661,7 +660,7 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
         ),
         statement(
             # the same for log groups recognised by the landing-zone tag only (a name CDK or a service chose)
-            "DenyTaggedLogForgery",
+            sids.TAGGED_LOG_FORGERY,
             effect="Deny",
             actions=LOG_WRITE_ACTIONS,
             resources=["*"],
@@ -671,16 +670,19 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
             },
         ),
         statement(
-            "DenyLandingZoneTagChanges",
+            sids.RETAG,
             effect="Deny",
             # every action of every service that sets or removes a tag key carries aws:TagKeys (tag-on-create
             # included); IgnoreCase: IAM tag keys are case-insensitive, so 'Landing-Zone' is the same key
             actions=["*"],
             resources=["*"],
-            condition={**not_exempt, "ForAnyValue:StringEqualsIgnoreCase": {"aws:TagKeys": [LANDING_ZONE_TAG]}},
+            condition={
+                **not_exempt,
+                "ForAnyValue:StringEqualsIgnoreCase": {condition_keys.TAG_KEYS: [LANDING_ZONE_TAG]},
+            },
         ),
         statement(
-            "DenyEventSourcesOnLandingZoneFunctions",
+            sids.EVENT_SOURCES,
             effect="Deny",
             actions=EVENT_SOURCE_ACTIONS,
             resources=["*"],
@@ -690,14 +692,14 @@ def tamper_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
             },
         ),
         statement(
-            "DenyAccountSettingChanges",
+            sids.SETTINGS,
             effect="Deny",
             actions=ACCOUNT_SETTING_ACTIONS,
             resources=["*"],
             condition=not_exempt,
         ),
         statement(
-            "DenyGuardrailPolicyTypeChanges",
+            sids.LEAVE,
             effect="Deny",
             # leaving drops every SCP; deactivating StackSets' trusted access stops the member baseline.  Disabling
             # the policy types the landing zone uses, and moving accounts out from under the targets, are
@@ -731,7 +733,7 @@ def guardrail_statements(config: LandingZoneConfig, routing: RoutingDecision, ca
             condition["ArnNotLike"] = {"aws:PrincipalARN": list(exemptions(config).exempt)}
         stmts.append(
             statement(
-                "DenyOutsideCompliantRegions",
+                sids.ALL_SERVICES,
                 effect="Deny",
                 not_actions=catalog.global_services.not_actions,
                 resources=["*"],

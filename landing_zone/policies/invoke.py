@@ -27,19 +27,20 @@ from typing import Any
 
 from landing_zone.core import arns
 from landing_zone.core.routing import PathKind, Route, RoutingDecision
+from landing_zone.policies import condition_keys
 from landing_zone.policies.common import statement
 
 RUNTIME_INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
 BATCH_ACTIONS = ("bedrock:CreateModelInvocationJob",)
 MANTLE_INVOKE_ACTIONS = ("bedrock-mantle:CreateInference",)
-PROFILE_ARN_KEY = "bedrock:InferenceProfileArn"
-MANTLE_MODEL_KEY = "bedrock-mantle:Model"
+PROFILE_ARN_KEY = condition_keys.PROFILE_KEY
+MANTLE_MODEL_KEY = condition_keys.MANTLE_KEY
 # Service tiers (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ServiceTier.html): the runtime key
 # is on InvokeModel and InvokeModelWithResponseStream (which also authorise Converse, Chat Completions and Responses on
 # bedrock-runtime: https://docs.aws.amazon.com/bedrock/latest/userguide/inference.html), the Mantle key on
 # CreateInference (Responses, Chat Completions, Messages on bedrock-mantle).
-SERVICE_TIER_KEY = "bedrock:ServiceTier"
-MANTLE_SERVICE_TIER_KEY = "bedrock-mantle:ServiceTier"
+SERVICE_TIER_KEY = condition_keys.TIER_KEY
+MANTLE_SERVICE_TIER_KEY = condition_keys.MANTLE_TIER_KEY
 SERVICE_TIERS = ("reserved", "priority", "default", "flex")
 
 Condition = Mapping[str, Mapping[str, object]]

@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.policies import sids
 from landing_zone.policies.common import statement
 
 __all__ = ["PRIVATE_ZONE_ACTIONS", "LATTICE_ACTIONS", "RAM_SHARE_ACTIONS", "network_statements"]
@@ -57,21 +58,21 @@ def network_statements(config: LandingZoneConfig, not_exempt: dict[str, Any]) ->
     vpc = [net.vpc_id]
     stmts = [
         statement(
-            "DenyPrivateZonesOnLandingZoneVpc",
+            sids.PRIVATE_ZONES,
             effect="Deny",
             actions=PRIVATE_ZONE_ACTIONS,
             resources=["*"],
             condition={**not_exempt, "ForAnyValue:StringEquals": {"route53:VPCs": vpc}},
         ),
         statement(
-            "DenyRoute53ProfilesOnLandingZoneVpc",
+            sids.ROUTE53_PROFILES,
             effect="Deny",
             actions=PROFILE_ACTIONS,
             resources=["*"],
             condition={**not_exempt, "ForAnyValue:StringEquals": {"route53profiles:ResourceIds": vpc}},
         ),
         statement(
-            "DenyLatticeOnLandingZoneVpc",
+            sids.LATTICE,
             effect="Deny",
             actions=LATTICE_ACTIONS,
             resources=["*"],
@@ -81,7 +82,7 @@ def network_statements(config: LandingZoneConfig, not_exempt: dict[str, Any]) ->
     if net.subnet_ids:
         stmts.append(
             statement(
-                "DenyRamSharingOfEndpointSubnets",
+                sids.RAM_SUBNETS,
                 effect="Deny",
                 actions=RAM_SHARE_ACTIONS,
                 resources=["*"],

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from landing_zone.core.config import LandingZoneConfig
+from landing_zone.policies import condition_keys, sids
 from landing_zone.policies.common import statement
 
 __all__ = ["policy_types_used", "structure_statements", "target_arns"]
@@ -59,19 +60,17 @@ def structure_statements(config: LandingZoneConfig) -> list[dict[str, Any]]:
     """The statements of the module docstring (the second with targets, the third with targeted accounts)."""
     stmts = [
         statement(
-            "DenyDisablingLandingZonePolicyTypes",
+            sids.POLICY_TYPES,
             effect="Deny",
             actions=["organizations:DisablePolicyType"],
             resources=["*"],
-            condition={"StringEquals": {"organizations:PolicyType": list(policy_types_used(config))}},
+            condition={"StringEquals": {condition_keys.POLICY_TYPE_KEY: list(policy_types_used(config))}},
         )
     ]
     targets = target_arns(config)
     if targets:
         stmts.append(
-            statement(
-                "DenyMovingTargetsAccounts", effect="Deny", actions=["organizations:MoveAccount"], resources=targets
-            )
+            statement(sids.MOVE_ACCOUNTS, effect="Deny", actions=["organizations:MoveAccount"], resources=targets)
         )
     accounts = [t for t in targets if ":account/" in t]
     if accounts:

@@ -42,6 +42,7 @@ from landing_zone.core.catalog.action_space import load_action_space
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.perimeter import Perimeter, perimeter
 from landing_zone.core.routing import RoutingDecision
+from landing_zone.policies import sids
 from landing_zone.policies.common import document, minified, statement
 from landing_zone.policies.guardrails import PARTITION, GuardrailSizeError, guardrail_statements
 from landing_zone.policies.invoke import MANTLE_INVOKE_ACTIONS, MANTLE_MODEL_KEY
@@ -80,75 +81,75 @@ CONCERNS: dict[str, str] = {
 CONCERN_OF_SID: dict[str, str] = {
     **dict.fromkeys(
         (
-            "DenyBedrockOutsideCompliantRegions",
-            "DenyModelCallingServicesOutsideCompliantRegions",
-            "DenyInferenceStartedOutsideSourceRegions",
-            "DenyDirectInferenceOutsideSourceRegions",
-            "DenyBatchAndMantleOutsideSourceRegions",
-            "DenyLegsOfProfilesSourcedElsewhere",
-            "DenyGlobalInferenceProfiles",
-            "DenyOutsideCompliantRegions",
+            sids.REGIONS,
+            sids.CALLERS,
+            sids.SOURCES,
+            sids.DIRECT_SOURCES,
+            sids.BATCH_MANTLE_SOURCES,
+            sids.PROFILE_SOURCES,
+            sids.GLOBAL,
+            sids.ALL_SERVICES,
         ),
         "regions",
     ),
     **dict.fromkeys(
         (
-            "DenyUnlistedModels",
-            "DenyUnlistedModelSources",
-            "DenyNonCompliantDataAutomation",
-            "DenyUnlistedMantleModels",
-            "DenyMantleInferenceWithoutModel",
+            sids.MODELS,
+            sids.MODEL_SOURCES,
+            sids.DATA_AUTOMATION,
+            sids.MANTLE_MODELS,
+            sids.MANTLE_NO_MODEL,
         ),
         "models",
     ),
     **dict.fromkeys(
         (
-            "DenyBedrockApiKeyCreation",
-            "DenyBearerTokenCalls",
-            "DenyLongTermBearerTokenCalls",
-            "DenyLongTermMantleBearerTokenCalls",
-            "DenyBearerTokenCallsByUnlistedPrincipals",
+            sids.API_KEYS,
+            sids.BEARER,
+            sids.LONG_TERM_BEARER,
+            sids.LONG_TERM_MANTLE_BEARER,
+            sids.UNLISTED_BEARER,
         ),
         "api-keys",
     ),
-    **dict.fromkeys(("DenyUnlistedServiceTiers", "DenyUnlistedMantleServiceTiers"), "service-tiers"),
-    **dict.fromkeys(("DenyAgentCoreGatewayWithoutAuthorizer", "DenyAgentCoreWithoutVpc"), "agentcore"),
+    **dict.fromkeys((sids.TIERS, sids.MANTLE_TIERS), "service-tiers"),
+    **dict.fromkeys((sids.GATEWAY_AUTH, sids.AGENTCORE_VPC), "agentcore"),
     **dict.fromkeys(
         (
-            "DenyExemptRoleTakeover",
-            "DenyDeploymentRoleAssumption",
-            "DenyLandingZoneTampering",
-            "DenyTaggedResourceTampering",
-            "DenyLogForgery",
-            "DenyTaggedLogForgery",
-            "DenyLandingZoneTagChanges",
-            "DenyEventSourcesOnLandingZoneFunctions",
-            "DenyGuardrailPolicyTypeChanges",
+            sids.TAKEOVER,
+            sids.ASSUME,
+            sids.NAMED,
+            sids.TAGGED,
+            sids.LOG_FORGERY,
+            sids.TAGGED_LOG_FORGERY,
+            sids.RETAG,
+            sids.EVENT_SOURCES,
+            sids.LEAVE,
             # who changes the alert topics' subscribers (landing_zone/policies/alert_subscriptions.py)
-            "DenyAlertSubscribe",
+            sids.ALERT_SUBSCRIBE,
             "DenyAlertSubscribeByTag",
-            "DenyAlertSubscribeProtocols",
+            sids.ALERT_PROTOCOLS,
             "DenyAlertSubscribeProtocolsByTag",
-            "DenyAlertUnsubscribe",
+            sids.ALERT_UNSUBSCRIBE,
             # landing_zone.policies.org_structure and network_guardrails (issue 35, deliverables 1 and 3)
-            "DenyDisablingLandingZonePolicyTypes",
-            "DenyMovingTargetsAccounts",
+            sids.POLICY_TYPES,
+            sids.MOVE_ACCOUNTS,
             "DenyRemovingTargetedAccounts",
-            "DenyPrivateZonesOnLandingZoneVpc",
-            "DenyRoute53ProfilesOnLandingZoneVpc",
-            "DenyLatticeOnLandingZoneVpc",
-            "DenyRamSharingOfEndpointSubnets",
+            sids.PRIVATE_ZONES,
+            sids.ROUTE53_PROFILES,
+            sids.LATTICE,
+            sids.RAM_SUBNETS,
         ),
         "tamper",
     ),
     **dict.fromkeys(
-        ("DenyAccountSettingChanges", "DenyDataRetentionModeChange", "DenyMantleDataRetentionModeChange"),
+        (sids.SETTINGS, sids.RETENTION, sids.MANTLE_RETENTION),
         "account-settings",
     ),
     **dict.fromkeys(
         (
-            "DenyLandingZoneModelsOutsidePerimeter",
-            "DenyLandingZoneMantleModelsOutsidePerimeter",
+            sids.OUTSIDE_MODELS,
+            sids.OUTSIDE_MANTLE,
             "DenyMantleInferenceWithoutModelOutsidePerimeter",
         ),
         "perimeter",
@@ -268,7 +269,7 @@ def perimeter_statements(perim: Perimeter, routing: RoutingDecision) -> list[Doc
     resources += [f"arn:{PARTITION}:bedrock:*:*:inference-profile/*.{m}" for m in models]
     stmts = [
         statement(
-            "DenyLandingZoneModelsOutsidePerimeter",
+            sids.OUTSIDE_MODELS,
             effect="Deny",
             actions=load_action_space().foundation_model_actions,
             resources=resources,
@@ -279,7 +280,7 @@ def perimeter_statements(perim: Perimeter, routing: RoutingDecision) -> list[Doc
     if mantle:
         stmts.append(
             statement(
-                "DenyLandingZoneMantleModelsOutsidePerimeter",
+                sids.OUTSIDE_MANTLE,
                 effect="Deny",
                 actions=["bedrock-mantle:*"],
                 resources=["*"],
