@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from constructs_lib.access import ApplicationProfile, InvokerRole, MantleProject, PermissionsBoundary
     from constructs_lib.content_guardrail import ContentGuardrail
-    from constructs_lib.cost import AlertsTopic, CostAnomalyDetection, KillSwitch, MonthlyCostBudget, OptionalEmailSubscriptions, SpendAlarms
+    from constructs_lib.cost import (
+        AlertsTopic,
+        CostAnomalyDetection,
+        KillSwitch,
+        MonthlyCostBudget,
+        OptionalEmailSubscriptions,
+        SpendAlarms,
+    )
     from constructs_lib.cost_allocation import CostAllocationTags
     from constructs_lib.custom_resource import PythonCustomResource
     from constructs_lib.dashboard import OperationsDashboard

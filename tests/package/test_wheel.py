@@ -55,7 +55,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     python = venv / "bin" / "python"
     site = subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     Path(site, "dev-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     (wheel,) = wheels.glob("kimi_bedrock_landing_zone-*.whl")
@@ -71,9 +73,14 @@ def _run(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_packages_come_from_the_wheel(installed: Path, tmp_path: Path) -> None:
-    done = _run(installed, tmp_path, str(installed / "bin" / "python"), "-c",
-                "import landing_zone, constructs_lib, stacks, handlers; "
-                "print(landing_zone.__file__, handlers.HANDLERS_DIR, landing_zone.__version__)")
+    done = _run(
+        installed,
+        tmp_path,
+        str(installed / "bin" / "python"),
+        "-c",
+        "import landing_zone, constructs_lib, stacks, handlers; "
+        "print(landing_zone.__file__, handlers.HANDLERS_DIR, landing_zone.__version__)",
+    )
     assert done.returncode == 0, done.stderr
     assert str(ROOT) not in done.stdout and str(installed) in done.stdout, done.stdout
 
@@ -91,9 +98,7 @@ def test_the_console_script_validates_an_example_outside_the_checkout(installed:
 
 def _manifest_stacks(outdir: Path) -> dict[str, dict]:
     manifest = json.loads((outdir / "manifest.json").read_text())
-    return {
-        name: a for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"
-    }
+    return {name: a for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"}
 
 
 def test_a_user_app_with_a_stage_keeps_the_protection_and_its_own_stack_clean(installed: Path, tmp_path: Path) -> None:
@@ -113,7 +118,9 @@ def test_a_user_app_with_a_stage_keeps_the_protection_and_its_own_stack_clean(in
     assert deployed == sorted(names) and all(n.startswith("kimi-us-org-") for n in deployed), deployed
     # the tamper denies of the synthesized SCPs: deleting any of them, as the account's administrator, is denied
     (template_file,) = (
-        a["properties"]["templateFile"] for a in staged.values() if a["properties"]["stackName"] == "kimi-us-org-guardrails"
+        a["properties"]["templateFile"]
+        for a in staged.values()
+        if a["properties"]["stackName"] == "kimi-us-org-guardrails"
     )
     guardrails = json.loads((stage / template_file).read_text())
     scps = [
