@@ -96,6 +96,33 @@ def test_the_console_script_validates_an_example_outside_the_checkout(installed:
     assert refused.returncode == 2 and "home_region" in refused.stderr and "Traceback" not in refused.stderr
 
 
+def _names(lines: list[str]) -> set[str]:
+    """Distribution names of requirement lines (no comments, no ``-r``), normalised."""
+    import re
+
+    return {
+        re.split(r"[<>=!~\[ ]", line, maxsplit=1)[0].lower().replace("_", "-").replace(".", "-")
+        for line in (raw.strip() for raw in lines)
+        if line and not line.startswith(("#", "-"))
+    }
+
+
+def test_the_dependencies_are_the_runtime_and_cli_tiers() -> None:
+    """pyproject.toml's ranges name the packages requirements.txt pins (and the `cli` extra requirements-cli.txt's),
+    each from its pin: the wheel installs what the repository tests."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = (ROOT / "requirements.txt").read_text().splitlines()
+    cli = (ROOT / "requirements-cli.txt").read_text().splitlines()
+    assert _names(project["dependencies"]) == _names(runtime)
+    assert _names(project["optional-dependencies"]["cli"]) == _names(cli)
+    pins = {line.split("==")[0].lower(): line.split("==")[1] for line in runtime + cli if "==" in line}
+    for spec in [*project["dependencies"], *project["optional-dependencies"]["cli"]]:
+        name, lower = spec.split(">=")[0].lower(), spec.split(">=")[1].split(",")[0]
+        assert pins[name] == lower, spec
+
+
 def _manifest_stacks(outdir: Path) -> dict[str, dict]:
     manifest = json.loads((outdir / "manifest.json").read_text())
     return {name: a for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"}

@@ -17,7 +17,9 @@ def test_the_packaged_defaults_are_the_cdk_json_context() -> None:
     assert packaged_defaults() == json.loads((ROOT / "cdk.json").read_text())["context"]["landing_zone"]
 
 
-def test_without_a_cdk_json_the_cli_reads_the_packaged_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_cdk_json_the_cli_reads_the_packaged_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert default_cdk_json() is None
     (tmp_path / "cdk.json").write_text("{}")
