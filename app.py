@@ -15,7 +15,7 @@ from landing_zone.plan import load_plan
 from landing_zone.plan.deployment import DETACH_CONTEXT
 from landing_zone.plan.record import write_record
 from landing_zone.plan.warnings import headline
-from stacks.landing_zone import build_landing_zone
+from stacks import add_landing_zone
 
 NAG_CONTEXT_KEY = "nag"  # cdk.json: true -> the AwsSolutions, NIST 800-53 r5 and HIPAA packs gate every synth
 
@@ -34,8 +34,9 @@ def main() -> int:
             from constructs_lib.nag import add_nag_checks
 
             add_nag_checks(app)
-        # `-c detach_organization_policies=true`: the first step of a removal (`deploy-plan --remove`)
-        build_landing_zone(app, plan, detach_organization_policies=switches[DETACH_CONTEXT])
+        # `-c detach_organization_policies=true`: the first step of a removal (`deploy-plan --remove`); the same
+        # entry point a user's own CDK app calls (docs/PACKAGE.md)
+        add_landing_zone(app, plan, detach_organization_policies=switches[DETACH_CONTEXT])
     except LandingZoneError as exc:
         print(f"error: {exc}", file=sys.stderr)
         _remove_if_empty(app.outdir)

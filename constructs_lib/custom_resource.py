@@ -1,6 +1,7 @@
 """A Python Lambda custom resource (CDK Provider framework) with a named, managed-policy-only role.
 
-The handler code lives in ``handlers/<name>/index.py`` (tested on its own with moto / botocore Stubber).  Every
+The handler code lives in ``handlers/<name>/index.py`` (package data of the ``handlers`` package, found through it
+wherever the landing zone is installed) (tested on its own with moto / botocore Stubber).  Every
 part is named inside the landing zone's namespace, which the tamper guardrails protect by name
 (landing_zone/policies/guardrails.py):
 
@@ -15,7 +16,6 @@ part is named inside the landing zone's namespace, which the tamper guardrails p
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from aws_cdk import CustomResource, Duration, RemovalPolicy, Stack
@@ -28,9 +28,9 @@ from constructs import Construct
 
 from constructs_lib.cfn import render, render_name
 from constructs_lib.compliance import acknowledge, nag_text
+from handlers import HANDLERS_DIR
 from landing_zone.core import arns, naming
 
-HANDLERS_DIR = Path(__file__).resolve().parent.parent / "handlers"
 _DEFAULT_TIMEOUT = Duration.minutes(2)
 RUNTIME = lambda_.Runtime.PYTHON_3_14  # cdk-nag AwsSolutions-L1 wants the latest runtime
 
@@ -61,7 +61,10 @@ class PythonCustomResource(Construct):
         super().__init__(scope, construct_id)
         code_dir = HANDLERS_DIR / handler.replace("-", "_")
         if not (code_dir / "index.py").is_file():
-            raise FileNotFoundError(f"handler code {code_dir / 'index.py'} is missing")
+            raise FileNotFoundError(
+                f"handler code {code_dir / 'index.py'} is missing (the `handlers` package found at {HANDLERS_DIR} "
+                "is not the landing zone's: a `handlers` package of your own earlier on sys.path hides it)"
+            )
         log_name = render_name(self, naming.automation_log_group_name(landing_zone_name, handler))
         provider_log_name = render_name(self, naming.automation_provider_log_group_name(landing_zone_name, handler))
         self.log_group = logs.LogGroup(

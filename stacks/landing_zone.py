@@ -8,14 +8,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import aws_cdk as cdk
 from constructs import Construct
 
 from landing_zone.core import naming
-from landing_zone.plan import Plan
+from landing_zone.core.config import deep_merge, packaged_defaults, raw_config
+from landing_zone.plan import Plan, build_plan
 from stacks.access import AccessStack
 from stacks.cost import CostStack
 from stacks.detection import GLOBAL_EVENTS_REGION, DetectionForwardingStack, DetectionStack
@@ -28,8 +31,17 @@ if TYPE_CHECKING:
     from stacks.self_hosting import SelfHostingStack
 
 
+__all__ = ["LANDING_ZONE_TAG_KEY", "LandingZone", "add_landing_zone", "build_landing_zone", "plan_of"]
+
+# The tag every resource of the landing zone's stacks carries (its value: the configuration's name).
+LANDING_ZONE_TAG_KEY = naming.LANDING_ZONE_TAG_KEY
+
+
 @dataclass(frozen=True)
 class LandingZone:
+    """The stacks :func:`add_landing_zone` added (None: not part of this configuration) and the plan they render."""
+
+    plan: Plan | None = None
     keys: KeysStack | None = None
     network: NetworkStack | None = None
     access: AccessStack | None = None
@@ -157,7 +169,6 @@ def _detection_stacks(scope: Construct, plan: Plan, cost: CostStack) -> dict[str
     return parts
 
 
-BOOTSTRAP_QUALIFIER_CONTEXT = "@aws-cdk/core:bootstrapQualifier"
 # Resources CDK's framework code creates as raw CfnResource (not taggable by Tags.of): their tag property, so that
 # the tag-keyed guardrails recognise them (landing_zone/policies/protected.py; tests/cdk/test_inventory.py).
 _FRAMEWORK_TAG_PROPERTIES = {"AWS::IAM::Role": "list", "AWS::Lambda::Function": "list", "AWS::SSM::Parameter": "map"}
@@ -176,12 +187,12 @@ def _tag_framework_resources(scope: Construct, tags: dict[str, str]) -> None:
 
 def build_landing_zone(scope: Construct, plan: Plan, *, detach_organization_policies: bool = False) -> LandingZone:
     """Every stack of the plan.  ``detach_organization_policies``: the guardrails stack's Organizations policies with
-    no targets (the first step of a removal, ``deploy-plan --remove``; docs/DEPLOY.md)."""
+    no targets (the first step of a removal, ``deploy-plan --remove``; docs/DEPLOY.md).
+
+    Whatever else ``scope`` holds is left alone: each stack names its own CloudFormation name and CDK bootstrap
+    (:class:`stacks.base.LandingZoneStack`), and the tags go on the landing zone's stacks, not on ``scope``."""
     cfg = plan.config
     parts: dict[str, Any] = {}
-    # Every stack is deployed with the landing zone's own CDK bootstrap (policy_guardrails.cdk_bootstrap_qualifier):
-    # the exemptions of the tamper denies name its roles, so no other stack may share it (docs/DEPLOY.md).
-    scope.node.set_context(BOOTSTRAP_QUALIFIER_CONTEXT, cfg.policy_guardrails.cdk_bootstrap_qualifier)
     if cfg.member_baseline.enabled:
         from stacks.rollout import RolloutStack
 
@@ -209,8 +220,41 @@ def build_landing_zone(scope: Construct, plan: Plan, *, detach_organization_poli
                 "organization.target_ids is empty: the guardrail SCPs are created but attached to nothing",
             )
         parts["guardrails"] = guardrails
-    tags = {"landing-zone": cfg.name, "managed-by": "kimi-bedrock-landing-zone", **dict(cfg.tags)}
-    for key, value in sorted(tags.items()):
-        cdk.Tags.of(scope).add(key, value)
-    _tag_framework_resources(scope, tags)
-    return LandingZone(**parts)
+    landing_zone = LandingZone(plan=plan, **parts)
+    tags = {LANDING_ZONE_TAG_KEY: cfg.name, "managed-by": "kimi-bedrock-landing-zone", **dict(cfg.tags)}
+    for stack in landing_zone.stacks:
+        for key, value in sorted(tags.items()):
+            cdk.Tags.of(stack).add(key, value)
+        _tag_framework_resources(stack, tags)
+    return landing_zone
+
+
+def add_landing_zone(
+    scope: Construct,
+    config: Plan | str | Path | Mapping[str, Any] | None = None,
+    *,
+    defaults: Mapping[str, Any] | None = None,
+    detach_organization_policies: bool = False,
+) -> LandingZone:
+    """Add the landing zone's stacks to ``scope`` (a ``cdk.App`` or a ``cdk.Stage``, next to stacks of your own).
+
+    ``config``: a validated :class:`~landing_zone.plan.Plan`; or the path of a YAML/JSON configuration file, or a
+    mapping of configuration keys, laid over ``defaults`` (omitted: the defaults the package ships, the repository's
+    cdk.json context; :func:`~landing_zone.core.config.packaged_defaults`); None: ``defaults`` alone.  An invalid
+    configuration raises :class:`~landing_zone.errors.ConfigError` listing every problem, before any stack is added.
+
+    The stacks keep the names the plan gives them (``<name>-<part>``) inside a Stage too, so the tamper denies that
+    protect ``<name>-*`` cover them; tags and the landing zone's CDK bootstrap go on its stacks only."""
+    plan = config if isinstance(config, Plan) else plan_of(config, defaults=defaults)
+    return build_landing_zone(scope, plan, detach_organization_policies=detach_organization_policies)
+
+
+def plan_of(config: str | Path | Mapping[str, Any] | None, *, defaults: Mapping[str, Any] | None = None) -> Plan:
+    """The validated plan of a configuration file or mapping laid over ``defaults`` (the package's when omitted)."""
+    base = packaged_defaults() if defaults is None else defaults
+    if config is None or isinstance(config, (str, Path)):
+        raw, origin = raw_config(base, config)
+    else:
+        raw, origin = raw_config(base, None)
+        raw, origin = deep_merge(raw, config), "configuration (defaults + the mapping given to add_landing_zone)"
+    return build_plan(raw, origin=origin)

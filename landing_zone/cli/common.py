@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from landing_zone.assembly import load_assembly
-from landing_zone.core.config import check_regular_file, raw_config, read_cdk_json_defaults
+from landing_zone.core.config import check_regular_file, packaged_defaults, raw_config, read_cdk_json_defaults
 from landing_zone.plan import Plan, load_plan
 from landing_zone.plan.record import check_matches, plan_from_record
 from landing_zone.plan.warnings import headline
 
 __all__ = [
     "DEFAULT_ASSEMBLY",
-    "REPO_ROOT",
     "Subparsers",
     "add_config_args",
     "add_verbose_arg",
@@ -27,16 +26,17 @@ __all__ = [
     "raw_config_from_args",
 ]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_ASSEMBLY = "cdk.out"  # where `make synth` writes the cloud assembly
 # The object `ArgumentParser.add_subparsers()` returns; every command module has `register(subparsers: Subparsers)`.
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
-def default_cdk_json() -> Path:
-    """``./cdk.json`` when there is one (a project of its own), else the repository's."""
+def default_cdk_json() -> Path | None:
+    """``./cdk.json`` when there is one (a project of its own), else None: the defaults the package ships
+    (:func:`~landing_zone.core.config.packaged_defaults`, the repository's cdk.json context), so that the installed
+    command reads no file of a checkout."""
     local = Path("cdk.json")
-    return local if local.is_file() else REPO_ROOT / "cdk.json"
+    return local if local.is_file() else None
 
 
 def add_config_args(parser: argparse.ArgumentParser) -> None:
@@ -75,9 +75,12 @@ CDK_JSON_FLAG = "--cdk-json"
 
 
 def _defaults(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``landing_zone`` defaults of ``--cdk-json`` (refused when given and missing) or of ./cdk.json."""
+    """The ``landing_zone`` defaults of ``--cdk-json`` (refused when given and missing), of ./cdk.json, or the
+    package's."""
     given = args.cdk_json is not None
     path = args.cdk_json if given else default_cdk_json()
+    if path is None:
+        return packaged_defaults()
     return read_cdk_json_defaults(path, key=CDK_JSON_FLAG if given else "cdk.json", required=given)
 
 

@@ -49,6 +49,12 @@ RECORD_SCHEMA = 1
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+def _project_root() -> Path:
+    """Where the app runs from: the checkout the package lives in, or (installed from the wheel, in site-packages)
+    the current directory, the user's own project with its node_modules and git history."""
+    return REPO_ROOT if (REPO_ROOT / "pyproject.toml").is_file() else Path.cwd()
+
+
 def config_digest(source: PlanSource) -> str:
     """sha256 over the raw configuration (without the overlay paths) and the overlays' text, canonical JSON."""
     config = {k: v for k, v in source.raw.items() if k != "catalog_overlays"}
@@ -65,7 +71,7 @@ def installed_version(distribution: str) -> str:
 
 
 def _cdk_cli_version() -> str:
-    package = REPO_ROOT / "node_modules" / "aws-cdk" / "package.json"
+    package = _project_root() / "node_modules" / "aws-cdk" / "package.json"
     try:
         return str(json.loads(package.read_text())["version"])
     except (OSError, ValueError, KeyError):
@@ -74,7 +80,7 @@ def _cdk_cli_version() -> str:
 
 def _git(*args: str) -> str | None:
     try:
-        done = subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
+        done = subprocess.run(["git", *args], cwd=_project_root(), capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.strip() if done.returncode == 0 else None

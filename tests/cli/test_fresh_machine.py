@@ -52,6 +52,7 @@ def test_the_python_minimum_is_stated_alike_everywhere():
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert f'target-version = "py{minimum.replace(".", "")}"' in pyproject  # ruff
     assert f'python_version = "{minimum}"' in pyproject  # mypy
+    assert f'requires-python = ">={minimum}"' in pyproject  # the distribution
 
 
 def test_an_older_python_stops_before_the_virtualenv_with_the_minimum_named():

@@ -1,6 +1,7 @@
 """The configuration contract: one typed, frozen model validated once at the edge.
 
-Defaults live in ``cdk.json`` under the ``landing_zone`` context key; an optional YAML/JSON file given as
+Defaults live in ``cdk.json`` under the ``landing_zone`` context key (the package ships the repository's as
+``defaults.json``: :func:`packaged_defaults`, used where there is no cdk.json); an optional YAML/JSON file given as
 ``-c config=PATH`` (or ``--config PATH`` on the CLI) is deep-merged over them (mappings merge, lists and
 scalars replace).  Every invalid value is collected and reported in one :class:`ConfigError`.
 
@@ -19,6 +20,7 @@ from landing_zone.core.config.loading import (
     check_regular_file,
     context_switches,
     deep_merge,
+    packaged_defaults,
     raw_config,
     read_cdk_json_defaults,
     read_config_file,
@@ -36,6 +38,7 @@ __all__ = [
     "context_switches",
     "deep_merge",
     "is_placeholder_account_id",
+    "packaged_defaults",
     "placeholders",
     "problems_from_validation_error",
     "raw_config",

@@ -6,9 +6,11 @@ YAML 1.2 scalars); every problem becomes a :class:`~landing_zone.errors.ConfigEr
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ __all__ = [
     "context_switches",
     "deep_merge",
     "overlay_problems",
+    "packaged_defaults",
     "raw_config",
     "read_cdk_json_defaults",
     "read_config_file",
@@ -160,6 +163,20 @@ def read_cdk_json_defaults(
             [Problem(f"context.{CONTEXT_KEY}", defaults, "must be a mapping of config keys")], origin=origin
         )
     return dict(defaults or {})
+
+
+# The repository's cdk.json `landing_zone` context, shipped in the package: the defaults of a CLI run or of
+# `stacks.add_landing_zone` with no cdk.json of its own (tests/unit/test_packaged_defaults.py keeps the two equal).
+PACKAGED_DEFAULTS = "defaults.json"
+
+
+def packaged_defaults() -> dict[str, Any]:
+    """The landing zone's default configuration as the package ships it (the repository's cdk.json context)."""
+    text = resources.files(__package__ or "landing_zone.core.config").joinpath(PACKAGED_DEFAULTS).read_text("utf-8")
+    data = json.loads(text)
+    if not isinstance(data, dict):  # the package's own file: a broken install, not a user's mistake
+        raise CatalogError(f"{PACKAGED_DEFAULTS} of landing_zone.core.config must hold a JSON object")
+    return data
 
 
 def raw_config(
