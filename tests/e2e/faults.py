@@ -50,7 +50,7 @@ def workload_view(run: Run) -> Assembly:
     return run.assembly.member_view() if run.assembly.members else run.assembly
 
 
-def inject_faults(run: Run) -> list[dict[str, str]]:  # noqa: PLR0915 - seven faults, one after the other
+def inject_faults(run: Run) -> list[dict[str, str]]:  # noqa: PLR0915 - eight faults, one after the other
     """Returns what verify must report: ``check`` and the start of the row's ``resource``."""
     assembly = workload_view(run)
     faults: list[dict[str, str]] = []
@@ -141,6 +141,15 @@ def inject_faults(run: Run) -> list[dict[str, str]]:  # noqa: PLR0915 - seven fa
         cfn.update_termination_protection(StackName=keys_stack, EnableTerminationProtection=False)
         protected = cfn.describe_stacks(StackName=keys_stack)["Stacks"][0].get("EnableTerminationProtection")
         fault("termination protection off", "stack-termination-protection", keys_stack, protected is False, keys_stack)
+    # 8. a detection rule disabled (the variants with the detection stacks): it would alert nothing
+    rules = [r for r in assembly.resources("AWS::Events::Rule") if r.stack.name == f"{NAME}-detection"]
+    if rules:
+        rule = rules[0]
+        name = str(rule.prop("Name"))
+        events = run.client("events", rule.stack)
+        events.disable_rule(Name=name)
+        state = events.describe_rule(Name=name)["State"]
+        fault("detection rule disabled", "events-rule", f"rule {name}", state == "DISABLED", name)
     return faults
 
 
