@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from landing_zone.policies.prover import Guard
+from landing_zone.prove.prover import Guard
 
 
 def _bucket(i: int, regions: Sequence[str]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The mutation table of the prover (issue 22).  ``python bench/mutation_bench.py [example ...]`` (default: the
 organization examples): synthesizes each example in-process, mutates every Deny statement of its SCPs
-(landing_zone/review/mutations.py) and prints one row per mutant — killed (by which property, in how many seconds)
+(landing_zone/prove/mutations.py) and prints one row per mutant — killed (by which property, in how many seconds)
 or redundant (no property P1-P4, P6 or PO1-PO3 depends on the statement) — then the counts.
 Exit 1 when a mutant is not decided."""
 
@@ -23,8 +23,8 @@ def main(argv: list[str]) -> int:
 
     from landing_zone.core.config import raw_config
     from landing_zone.plan import build_plan
-    from landing_zone.review.mutations import run_mutations
-    from landing_zone.review.proofs import inputs_from_assembly
+    from landing_zone.prove.mutations import run_mutations
+    from landing_zone.prove.proofs import inputs_from_assembly
     from stacks.landing_zone import build_landing_zone
 
     context = json.loads((ROOT / "cdk.json").read_text())["context"]

@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     from landing_zone.core.config import raw_config
     from landing_zone.plan import build_plan
     from landing_zone.plan.record import write_record
-    from landing_zone.review.proofs import prove_assembly
+    from landing_zone.prove.proofs import prove_assembly
     from stacks.landing_zone import build_landing_zone
 
     context = json.loads((ROOT / "cdk.json").read_text())["context"]

@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
     from landing_zone.core.config import raw_config
     from landing_zone.plan import build_plan
     from landing_zone.plan.record import write_record
-    from landing_zone.review.proofs import default_jobs, inputs_from_assembly, prove_all
+    from landing_zone.prove.proofs import default_jobs, inputs_from_assembly, prove_all
     from stacks.landing_zone import build_landing_zone
 
     context = json.loads((ROOT / "cdk.json").read_text())["context"]

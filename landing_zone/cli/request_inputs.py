@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from landing_zone.actiondb.lookup import actions_of_service
 from landing_zone.actiondb.source import database
 from landing_zone.core.catalog import Catalog
 from landing_zone.errors import ConfigError, Problem
-from landing_zone.review.action_db import actions_of_service
 from landing_zone.simulate import parse_arn
 
 __all__ = ["GLOBAL_LEG_REGION", "CheckedRequest", "check_request"]
@@ -76,7 +76,7 @@ def _longest_action() -> int:
 
 
 def _check_action(action: str, out: CheckedRequest) -> None:
-    from landing_zone.review.action_db import UNKNOWN_ACTIONS_ALLOWED, expand
+    from landing_zone.actiondb.lookup import UNKNOWN_ACTIONS_ALLOWED, expand
 
     problem = _action_shape_problem(action)
     if problem is None and not (expand(action) or any(action.lower() == a.lower() for a in UNKNOWN_ACTIONS_ALLOWED)):
@@ -178,7 +178,7 @@ def _check_fit(action: str, resource: str, out: CheckedRequest) -> None:
     """A warning when the resource can be no resource type of the action (the request cannot exist)."""
     if ":" not in action:
         return
-    from landing_zone.review.action_db import expand, fits
+    from landing_zone.actiondb.lookup import expand, fits
 
     for found in expand(action):
         if resource == "*":

@@ -1,6 +1,6 @@
 """The condition keys the guardrail SCPs test, by name.
 
-The builders and the request tables (``landing_zone/review/redteam.py``, ``cases.py``) refer to a key by these names,
+The builders and the request tables (``landing_zone/tables/attacks.py``, ``cases.py``) refer to a key by these names,
 never by a copied string."""
 
 from __future__ import annotations

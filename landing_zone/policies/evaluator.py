@@ -131,7 +131,7 @@ class Decision:
 # --------------------------------------------------------------------------- patterns
 
 
-# A wildcard pattern is a sequence of tokens, shared with the prover (landing_zone.policies.prover):
+# A wildcard pattern is a sequence of tokens, shared with the prover (landing_zone.prove.prover):
 # ("char", c) | ("star", cls) | ("one", cls), where cls is ANY (every character) or NO_COLON (inside one ARN segment).
 ANY, NO_COLON = "any", "nocolon"
 Token = tuple[str, str]

@@ -9,7 +9,7 @@
 
 The adversary these statements are written against is an administrator of a targeted member account
 (docs/THREAT_MODEL.md; the review report's "Threat model" section evaluates every attack in
-``landing_zone/review/redteam.py`` against the synthesized SCPs).
+``landing_zone/tables/attacks.py`` against the synthesized SCPs).
 
 Inference (no principal is exempt):
 

@@ -12,6 +12,10 @@ Authorization Reference, and how the SCPs recognise it:
   ``DenyLandingZoneTagChanges`` denies setting or removing that tag key in any spelling;
 * ``name+tag`` — both (either one stops a change).
 
+The static part lives in ``protected.yaml`` beside this module (one row per protected kind: ARN pattern and sample
+templates, resource types, how it is recognised, the config switch that enables it), validated by :class:`ProtectedRow`
+(a bad row fails naming the file, the row, the field and the value); :func:`inventory` fills it for a configuration.
+
 Three consumers read it: the guardrail builder (its name patterns are the SCPs' resources), the completeness tests
 (``tests/cdk/test_inventory.py``: every synthesized resource is an entry and recognised as the entry says;
 ``tests/cdk/test_coverage.py``: every Write, Permissions management or Tagging action of the action database on these
@@ -20,12 +24,30 @@ resource types is denied), and the review report's coverage section.
 
 from __future__ import annotations
 
+import functools
+import string
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from typing import Literal
 
-from landing_zone.core.config import LandingZoneConfig
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-__all__ = ["CFN_TYPES_WITHIN", "ProtectedResource", "inventory", "name_patterns", "role_patterns"]
+from landing_zone.core.config import LandingZoneConfig
+from landing_zone.errors import LandingZoneError
+
+__all__ = [
+    "CFN_TYPES_WITHIN",
+    "InventoryError",
+    "ProtectedResource",
+    "ProtectedRow",
+    "inventory",
+    "load_protected_rows",
+    "name_patterns",
+    "role_patterns",
+]
 
 PARTITION = "aws"
 Recognition = Literal["name", "tag", "name+tag", "none"]
@@ -81,15 +103,164 @@ CFN_TYPES_WITHIN: dict[str, str] = {
 }
 
 
+# the switches a row (or one of its items) may name in ``when``, and what each reads
+Switch = Literal["stacksets", "self_hosting", "mantle_projects"]
+SWITCHES: dict[str, Callable[[LandingZoneConfig], bool]] = {
+    "stacksets": lambda c: c.member_baseline.enabled,
+    "self_hosting": lambda c: c.self_hosting.enabled,
+    "mantle_projects": lambda c: c.access.mantle_projects is not False,  # true, or auto (created where it can act)
+}
+PATTERN_FIELDS = frozenset({"partition", "name", "qualifier", "toolkit_stack", "prefix"})
+SAMPLE_FIELDS = frozenset({"partition", "name", "qualifier", "toolkit_stack", "account", "region"})
+SAMPLE_ACCOUNT = "111122223333"
+
+
+class InventoryError(LandingZoneError):
+    """A row of ``protected.yaml`` that does not load: the message names the file, the row, the field and the value."""
+
+
+def _placeholders(template: str, allowed: frozenset[str]) -> str:
+    unknown = sorted({f for _, f, _, _ in string.Formatter().parse(template) if f is not None} - allowed)
+    if unknown:
+        raise ValueError(f"unknown placeholder(s) {unknown}: use some of {sorted(allowed)}")
+    return template
+
+
+class _Item(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: str
+    when: Switch | None = None
+
+
+class Sample(BaseModel):
+    """``(resource type, ARN of a protected resource)`` for the coverage test; the ARN is a template."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: str
+    arn: str
+    when: Switch | None = None
+
+    @field_validator("arn")
+    @classmethod
+    def _arn(cls, value: str) -> str:
+        return _placeholders(value, SAMPLE_FIELDS)
+
+
+class ProtectedRow(BaseModel):
+    """One protected kind; a string item may be ``{value, when}`` (present only when the switch ``when`` is on)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    what: str
+    owner: str  # landing zone | CDK bootstrap | Organizations | CDK-generated | StackSets
+    service: str  # IAM service prefix
+    resource_types: tuple[str | _Item, ...]
+    recognised_by: Recognition
+    arn_patterns: tuple[str | _Item, ...] = ()
+    exempt_roles: bool = False  # the exempt role ARNs follow the patterns
+    samples: tuple[Sample, ...] = ()
+    cfn_types: tuple[str, ...] = ()
+    when: Switch | None = None
+
+    @field_validator("arn_patterns")
+    @classmethod
+    def _patterns(cls, value: tuple[str | _Item, ...]) -> tuple[str | _Item, ...]:
+        for item in value:
+            _placeholders(item if isinstance(item, str) else item.value, PATTERN_FIELDS)
+        return value
+
+
+def _error(where: str, row_id: str, exc: ValidationError) -> InventoryError:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '(row)'}: got {e.get('input')!r}: {e['msg']}" for e in exc.errors()
+    )
+    return InventoryError(f"{where}: row {row_id!r}: {problems}")
+
+
+def load_protected_rows(source: Traversable | None = None) -> tuple[ProtectedRow, ...]:
+    """Every row of ``protected.yaml`` (``source``: another such file, for tests), each validated by
+    :class:`ProtectedRow`; ids are unique."""
+    entry = source if source is not None else files("landing_zone.policies") / "protected.yaml"
+    where = str(entry)
+    raw = yaml.safe_load(entry.read_text(encoding="utf-8"))
+    if not isinstance(raw, list):
+        raise InventoryError(f"{where}: expected a list of rows, got {type(raw).__name__}")
+    rows: list[ProtectedRow] = []
+    for index, item in enumerate(raw):
+        row_id = str(item.get("id", f"#{index}")) if isinstance(item, dict) else f"#{index}"
+        try:
+            row = ProtectedRow.model_validate(item)
+        except ValidationError as exc:
+            raise _error(where, row_id, exc) from None
+        if any(r.id == row.id for r in rows):
+            raise InventoryError(f"{where}: row {row.id!r}: id: got {row.id!r}: an id may be used once")
+        rows.append(row)
+    return tuple(rows)
+
+
+_rows = functools.cache(load_protected_rows)
+
+
+def _on(config: LandingZoneConfig, when: Switch | None) -> bool:
+    return when is None or SWITCHES[when](config)
+
+
+def _values(config: LandingZoneConfig, items: Iterable[str | _Item]) -> list[str]:
+    return [
+        item if isinstance(item, str) else item.value
+        for item in items
+        if isinstance(item, str) or _on(config, item.when)
+    ]
+
+
+def _fill(row: ProtectedRow, config: LandingZoneConfig, exempt_role_arns: tuple[str, ...]) -> ProtectedResource:
+    n = config.name
+    fields = {
+        "partition": PARTITION,
+        "name": n,
+        "qualifier": config.policy_guardrails.cdk_bootstrap_qualifier,
+        "toolkit_stack": config.policy_guardrails.toolkit_stack_name,
+        "account": SAMPLE_ACCOUNT,
+        "region": config.home_region,
+    }
+    # CloudFormation names what it generates <stack name>-<logical id>-<suffix>; under StackSets the stack is
+    # StackSet-<stack set name>-<uuid> (AWS CloudFormation user guide, "StackSets concepts").
+    prefixes = (f"{n}-", f"StackSet-{n}-") if SWITCHES["stacksets"](config) else (f"{n}-",)
+    patterns = [
+        template.format(**fields, prefix=prefix)
+        for template in _values(config, row.arn_patterns)
+        for prefix in (prefixes if "{prefix}" in template else ("",))
+    ]
+    if row.exempt_roles:
+        patterns = list(dict.fromkeys([*patterns, *exempt_role_arns]))
+    return ProtectedResource(
+        what=row.what,
+        owner=row.owner,
+        service=row.service,
+        resource_types=tuple(_values(config, row.resource_types)),
+        recognised_by=row.recognised_by,
+        arn_patterns=tuple(patterns),
+        samples=tuple((s.type, s.arn.format(**fields)) for s in row.samples if _on(config, s.when)),
+        cfn_types=row.cfn_types,
+    )
+
+
+def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ()) -> tuple[ProtectedResource, ...]:
+    """Every protected kind ``protected.yaml`` enables for ``config``, filled; the role entry's patterns end with
+    ``exempt_role_arns``."""
+    return tuple(_fill(row, config, exempt_role_arns) for row in _rows() if _on(config, row.when))
+
+
 def role_patterns(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...]) -> tuple[str, ...]:
     """Role ARN patterns nobody but the exempt principals may change: every role of the landing zone's namespace
     in any account and under any path, and every role ARN an exemption matches (as the exemption states it: an
     exemption bound to one account protects its name in that account; a role of the same name elsewhere is not
     exempt, so it needs no protection)."""
-    names = [f"cdk-{config.policy_guardrails.cdk_bootstrap_qualifier}-*", f"{config.name}-*"]
-    if config.member_baseline.enabled:
-        names += ["stacksets-exec-*", f"StackSet-{config.name}-*"]
-    return tuple(dict.fromkeys([*(f"arn:{PARTITION}:iam::*:role/*{n}" for n in names), *exempt_role_arns]))
+    (roles,) = (_fill(row, config, exempt_role_arns) for row in _rows() if row.exempt_roles)
+    return roles.arn_patterns
 
 
 def name_patterns(config: LandingZoneConfig) -> tuple[str, ...]:
@@ -100,289 +271,3 @@ def name_patterns(config: LandingZoneConfig) -> tuple[str, ...]:
         if entry.by_name and entry.resource_types != ("role",)
         for pattern in entry.arn_patterns
     )
-
-
-def inventory(config: LandingZoneConfig, exempt_role_arns: tuple[str, ...] = ()) -> tuple[ProtectedResource, ...]:
-    n, p, q = config.name, PARTITION, config.policy_guardrails.cdk_bootstrap_qualifier
-    acc, reg = "111122223333", config.home_region
-    stackset = config.member_baseline.enabled
-    # CloudFormation names what it generates <stack name>-<logical id>-<suffix>; under StackSets the stack is
-    # StackSet-<stack set name>-<uuid> (AWS CloudFormation user guide, "StackSets concepts").
-    prefixes = (f"{n}-", f"StackSet-{n}-") if stackset else (f"{n}-",)
-    entries = [
-        ProtectedResource(
-            "IAM roles: the landing zone's, the CDK bootstrap's, StackSets' and every exempt name",
-            "landing zone, CDK bootstrap, StackSets",
-            "iam",
-            ("role",),
-            "name+tag",
-            role_patterns(config, exempt_role_arns),
-            (("role", f"arn:{p}:iam::{acc}:role/{n}-invoker-app"),),
-            ("AWS::IAM::Role",),
-        ),
-        ProtectedResource(
-            "IAM managed policies (the kill switch's deny among them)",
-            "landing zone",
-            "iam",
-            ("policy",),
-            "name",
-            (f"arn:{p}:iam::*:policy/{n}-*",),
-            (("policy", f"arn:{p}:iam::{acc}:policy/{n}-invoke-app"),),
-            ("AWS::IAM::ManagedPolicy",),
-        ),
-        ProtectedResource(
-            "S3 buckets and their objects: invocation logs, and the CDK bootstrap's asset bucket",
-            "landing zone, CDK bootstrap",
-            "s3",
-            ("bucket", "object"),
-            "name",
-            (f"arn:{p}:s3:::{n}-*", f"arn:{p}:s3:::cdk-{q}-assets-*"),
-            (
-                ("bucket", f"arn:{p}:s3:::{n}-invocation-logs-{acc}"),
-                ("object", f"arn:{p}:s3:::{n}-invocation-logs-{acc}/AWSLogs/x.json.gz"),
-            ),
-            ("AWS::S3::Bucket",),
-        ),
-        ProtectedResource(
-            "CloudWatch log groups and streams",
-            "landing zone",
-            "logs",
-            ("log-group", "log-stream"),
-            "name+tag",
-            (
-                f"arn:{p}:logs:*:*:log-group:/{n}/*",
-                *((f"arn:{p}:logs:*:*:log-group:/aws/eks/{n}-*",) if config.self_hosting.enabled else ()),
-                *(f"arn:{p}:logs:*:*:log-group:/aws/lambda/{x}*" for x in prefixes),
-            ),
-            (
-                ("log-group", f"arn:{p}:logs:{reg}:{acc}:log-group:/{n}/bedrock/invocations"),
-                ("log-stream", f"arn:{p}:logs:{reg}:{acc}:log-group:/{n}/bedrock/invocations:log-stream:s"),
-            ),
-            ("AWS::Logs::LogGroup",),
-        ),
-        ProtectedResource(
-            "Lambda functions (custom-resource handlers and providers; CDK-generated ones by stack name and tag)",
-            "landing zone, CDK-generated, StackSets",
-            "lambda",
-            ("function",),
-            "name+tag",
-            tuple(f"arn:{p}:lambda:*:*:function:{x}*" for x in prefixes),
-            (("function", f"arn:{p}:lambda:{reg}:{acc}:function:{n}-invocation-logging"),),
-            ("AWS::Lambda::Function",),
-        ),
-        ProtectedResource(
-            "CloudFormation stacks and StackSets, the landing zone's own CDK bootstrap stack included (never the "
-            "account's shared CDKToolkit)",
-            "landing zone, CDK bootstrap, StackSets",
-            "cloudformation",
-            ("stack", "stackset") if stackset else ("stack",),
-            "name",
-            (
-                *(f"arn:{p}:cloudformation:*:*:stack/{x}*" for x in prefixes),
-                f"arn:{p}:cloudformation:*:*:stack/{config.policy_guardrails.toolkit_stack_name}/*",
-                *((f"arn:{p}:cloudformation:*:*:stackset/{n}-*",) if stackset else ()),
-            ),
-            (
-                ("stack", f"arn:{p}:cloudformation:{reg}:{acc}:stack/{n}-access/0a1b"),
-                ("stackset", f"arn:{p}:cloudformation:{reg}:{acc}:stackset/{n}-baseline:0a1b"),
-            )
-            if stackset
-            else (("stack", f"arn:{p}:cloudformation:{reg}:{acc}:stack/{n}-access/0a1b"),),
-            ("AWS::CloudFormation::Stack", "AWS::CloudFormation::StackSet"),
-        ),
-        ProtectedResource(
-            "budgets and their budget actions (the kill switch)",
-            "landing zone",
-            "budgets",
-            ("budget", "budgetAction"),
-            "name",
-            (f"arn:{p}:budgets::*:budget/{n}-*",),
-            (
-                ("budget", f"arn:{p}:budgets::{acc}:budget/{n}-monthly"),
-                ("budgetAction", f"arn:{p}:budgets::{acc}:budget/{n}-monthly/action/0a1b"),
-            ),
-            ("AWS::Budgets::Budget",),
-        ),
-        ProtectedResource(
-            "SNS alert topics",
-            "landing zone",
-            "sns",
-            ("topic",),
-            "name+tag",
-            (f"arn:{p}:sns:*:*:{n}-*",),
-            (("topic", f"arn:{p}:sns:{reg}:{acc}:{n}-alerts"),),
-            ("AWS::SNS::Topic",),
-        ),
-        ProtectedResource(
-            "CloudWatch alarms and the operations dashboard",
-            "landing zone",
-            "cloudwatch",
-            ("alarm", "dashboard"),
-            "name",
-            (f"arn:{p}:cloudwatch:*:*:alarm:{n}-*", f"arn:{p}:cloudwatch::*:dashboard/{n}-*"),
-            (
-                ("alarm", f"arn:{p}:cloudwatch:{reg}:{acc}:alarm:{n}-spend-rate"),
-                ("dashboard", f"arn:{p}:cloudwatch::{acc}:dashboard/{n}-operations"),
-            ),
-            ("AWS::CloudWatch::Alarm", "AWS::CloudWatch::Dashboard"),
-        ),
-        ProtectedResource(
-            "EventBridge rules of the detection stacks (disabling one, or removing its target, blinds it)",
-            "landing zone",
-            "events",
-            ("rule-on-default-event-bus",),
-            "name",
-            (f"arn:{p}:events:*:*:rule/{n}-*",),
-            (("rule-on-default-event-bus", f"arn:{p}:events:{reg}:{acc}:rule/{n}-detect-account-settings-bedrock"),),
-            ("AWS::Events::Rule",),
-        ),
-        ProtectedResource(
-            "KMS key aliases",
-            "landing zone",
-            "kms",
-            ("alias",),
-            "name",
-            (f"arn:{p}:kms:*:*:alias/{n}/*",),
-            (("alias", f"arn:{p}:kms:{reg}:{acc}:alias/{n}/logs"),),
-            ("AWS::KMS::Alias",),
-        ),
-        ProtectedResource(
-            "KMS keys",
-            "landing zone",
-            "kms",
-            ("key",),
-            "tag",
-            (),
-            (("key", f"arn:{p}:kms:{reg}:{acc}:key/1234abcd-12ab-34cd-56ef-1234567890ab"),),
-            ("AWS::KMS::Key",),
-        ),
-        ProtectedResource(
-            "the network: VPC, subnets, their network ACL, route tables, security groups, endpoints, flow logs, "
-            "launch templates",
-            "landing zone",
-            "ec2",
-            (
-                "vpc",
-                "subnet",
-                "network-acl",
-                "route-table",
-                "security-group",
-                "security-group-rule",
-                "vpc-endpoint",
-                "vpc-flow-log",
-                "launch-template",
-            ),
-            "tag",
-            (),
-            tuple(
-                (rt, f"arn:{p}:ec2:{reg}:{acc}:{rt}/{short}-0a1b2c3d")
-                for rt, short in (
-                    ("vpc", "vpc"),
-                    ("subnet", "subnet"),
-                    ("network-acl", "acl"),
-                    ("route-table", "rtb"),
-                    ("security-group", "sg"),
-                    ("security-group-rule", "sgr"),
-                    ("vpc-endpoint", "vpce"),
-                    ("vpc-flow-log", "fl"),
-                    ("launch-template", "lt"),
-                )
-            ),
-            (
-                "AWS::EC2::VPC",
-                "AWS::EC2::Subnet",
-                "AWS::EC2::NetworkAcl",
-                "AWS::EC2::RouteTable",
-                "AWS::EC2::SecurityGroup",
-                "AWS::EC2::VPCEndpoint",
-                "AWS::EC2::FlowLog",
-                "AWS::EC2::LaunchTemplate",
-            ),
-        ),
-        ProtectedResource(
-            "Bedrock guardrails and application inference profiles",
-            "landing zone",
-            "bedrock",
-            ("guardrail", "application-inference-profile"),
-            "tag",
-            (),
-            (
-                ("guardrail", f"arn:{p}:bedrock:{reg}:{acc}:guardrail/abc123"),
-                ("application-inference-profile", f"arn:{p}:bedrock:{reg}:{acc}:application-inference-profile/a1"),
-            ),
-            ("AWS::Bedrock::Guardrail", "AWS::Bedrock::ApplicationInferenceProfile"),
-        ),
-        ProtectedResource(
-            "Cost Anomaly Detection monitor and subscription",
-            "landing zone",
-            "ce",
-            ("anomalymonitor", "anomalysubscription"),
-            "tag",
-            (),
-            (
-                ("anomalymonitor", f"arn:{p}:ce::{acc}:anomalymonitor/0a1b"),
-                ("anomalysubscription", f"arn:{p}:ce::{acc}:anomalysubscription/0a1b"),
-            ),
-            ("AWS::CE::AnomalyMonitor", "AWS::CE::AnomalySubscription"),
-        ),
-        ProtectedResource(
-            "the CDK bootstrap's container asset repository",
-            "CDK bootstrap",
-            "ecr",
-            ("repository",),
-            "name",
-            (f"arn:{p}:ecr:*:*:repository/cdk-{q}-container-assets-*",),
-            (("repository", f"arn:{p}:ecr:{reg}:{acc}:repository/cdk-{q}-container-assets-{acc}-{reg}"),),
-        ),
-        ProtectedResource(
-            "SSM parameters: the CDK bootstrap version, and the landing zone's (by stack-name prefix and tag)",
-            "CDK bootstrap, CDK-generated",
-            "ssm",
-            ("parameter",),
-            "name+tag",
-            (f"arn:{p}:ssm:*:*:parameter/cdk-bootstrap/{q}/*", *(f"arn:{p}:ssm:*:*:parameter/{x}*" for x in prefixes)),
-            (("parameter", f"arn:{p}:ssm:{reg}:{acc}:parameter/cdk-bootstrap/{q}/version"),),
-            ("AWS::SSM::Parameter",),
-        ),
-        ProtectedResource(
-            "the guardrail SCPs themselves (against a delegated administrator of Organizations policies)",
-            "Organizations",
-            "organizations",
-            ("policy",),
-            "tag",
-            (),
-            (("policy", f"arn:{p}:organizations::{acc}:policy/o-a1b2c3d4e5/service_control_policy/p-a1b2c3d4"),),
-            ("AWS::Organizations::Policy",),
-        ),
-    ]
-    if config.access.mantle_projects is not False:  # true, or auto (created where it can act)
-        entries.append(
-            ProtectedResource(
-                "Bedrock Mantle Projects (one per application; inference in them is a use action)",
-                "landing zone",
-                "bedrock-mantle",
-                ("project",),
-                "tag",
-                (),
-                (("project", f"arn:{p}:bedrock-mantle:{reg}:{acc}:project/proj_a1b2c3"),),
-                ("AWS::BedrockMantle::Project",),
-            )
-        )
-    if config.self_hosting.enabled:
-        entries.append(
-            ProtectedResource(
-                "the EKS cluster, node groups and add-ons",
-                "landing zone",
-                "eks",
-                ("cluster", "nodegroup", "addon"),
-                "tag",
-                (),
-                (
-                    ("cluster", f"arn:{p}:eks:{reg}:{acc}:cluster/{n}-inference"),
-                    ("nodegroup", f"arn:{p}:eks:{reg}:{acc}:nodegroup/{n}-inference/gpu/0a1b"),
-                    ("addon", f"arn:{p}:eks:{reg}:{acc}:addon/{n}-inference/vpc-cni/0a1b"),
-                ),
-                ("AWS::EKS::Cluster", "AWS::EKS::Nodegroup", "AWS::EKS::Addon"),
-            )
-        )
-    return tuple(entries)

@@ -1,7 +1,7 @@
 """The statement ids (Sids) of the guardrail SCPs, by name.
 
 The builders (guardrails, network_guardrails, org_structure, alert_subscriptions, scp_layout) and the request tables
-(``landing_zone/review/redteam.py``, ``cases.py``) refer to a statement by these names, never by a copied string: a
+(``landing_zone/tables/attacks.py``, ``cases.py``) refer to a statement by these names, never by a copied string: a
 renamed statement is renamed everywhere.  ``TIERS`` / ``MANTLE_TIERS`` are built by ``invoke.py`` as
 ``f"{sid_prefix}UnlistedServiceTiers"``."""
 

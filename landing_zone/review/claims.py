@@ -44,7 +44,7 @@ ALL_PRINCIPALS = "all-principals"
 INVOKER_ROLES = "invoker-roles"
 NONE = "none"
 
-# the property of the proofs (review/proofs.py PROPERTIES) that covers a claim, and what the property leaves out
+# the property of the proofs (prove/proofs.py PROPERTIES) that covers a claim, and what the property leaves out
 PROOF_OF = {"regions": "P1", "models": "P2", "tamper": "P3"}
 PROOF_SCOPE = {
     "regions": "P1 is about the Region a request is made in (aws:RequestedRegion), not where a profile processes it: "

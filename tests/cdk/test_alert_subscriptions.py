@@ -5,7 +5,7 @@
 * The synthesized SCPs deny adding a subscriber to anyone but the exempt principals and the documented subscribers
   (``cost.alert_subscriber_principal_arns``, e-mail or HTTPS only), and removing or re-filtering a subscription of
   the landing zone's topics to anyone but the exempt principals; another team's topics stay theirs.  The attacker /
-  neighbour pairs are rows of the red-team table (``landing_zone/review/redteam.py``, tests/cdk/test_redteam.py).
+  neighbour pairs are rows of the red-team table (``landing_zone/tables/attacks.py``, tests/cdk/test_redteam.py).
 * A documented subscriber of another account is admitted by the topic policy, a grant the review lists; without the
   grant the review refuses it.
 """

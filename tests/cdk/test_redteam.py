@@ -1,6 +1,6 @@
 """The red-team table, evaluated against the SCPs as synthesized for a US and an EU organization.
 
-Each row of ``landing_zone/review/redteam.py`` is a pair: what an administrator of a targeted member account
+Each row of ``landing_zone/tables/attacks.py`` is a pair: what an administrator of a targeted member account
 tries (expected: denied, by the named statement) and the neighbouring request of the legitimate principal
 (expected: allowed).  The SCPs are read back from the synthesized guardrails template and evaluated together
 with FullAWSAccess, each request against the SCPs on its principal's account's path (the plan's layout: the
@@ -14,7 +14,7 @@ import json
 import pytest
 
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
-from landing_zone.review.redteam import ATTACKS, GOALS, evaluate_attacks
+from landing_zone.tables.attacks import ATTACKS, GOALS, evaluate_attacks
 from tests.conftest import ROOT
 
 CONFIGS = {

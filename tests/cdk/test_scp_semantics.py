@@ -18,7 +18,7 @@ from landing_zone.policies.evaluator import (
     Request,
     evaluate_scp_levels,
 )
-from landing_zone.review.cases import ACC, ALLOW, APP_ROLE, CASES, DENY, DEPLOYER, M, fm, principal_context
+from landing_zone.tables.decision_cases import ACC, ALLOW, APP_ROLE, CASES, DENY, DEPLOYER, M, fm, principal_context
 from tests.conftest import ROOT
 
 

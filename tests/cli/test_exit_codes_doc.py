@@ -65,7 +65,7 @@ def _threat_model_attack_gets_through(monkeypatch: pytest.MonkeyPatch) -> int:
 def _prove(all_hold: bool) -> Callable[[pytest.MonkeyPatch], int]:
     def run(monkeypatch: pytest.MonkeyPatch) -> int:
         import landing_zone.cli.prove as prove
-        import landing_zone.review.proofs as proofs  # what `prove` loads when it runs
+        import landing_zone.prove.proofs as proofs  # what `prove` loads when it runs
 
         report = SimpleNamespace(all_hold=all_hold, text=lambda every_obligation=False: "", as_dict=dict)
         monkeypatch.setattr(prove, "plan_for_assembly", lambda args, path: None)

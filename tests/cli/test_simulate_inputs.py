@@ -294,7 +294,7 @@ def test_without_cdk_out_the_configuration_is_compiled_and_that_is_said(tmp_path
 
 
 def test_a_long_arn_within_the_limit_is_evaluated_without_a_traceback():
-    """The resource-type check recurses per character (review/action_db.py): a long ARN skips it, with a note."""
+    """The resource-type check recurses per character (actiondb/lookup.py): a long ARN skips it, with a note."""
     long = f"arn:aws:bedrock:eu-west-3::foundation-model/{'a' * 2000}"
     result = lz(
         "simulate", "--config", EU, "--action", "bedrock:InvokeModel", "--resource", long, "--region", "eu-west-3"

@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,17 @@ def test_the_packages_come_from_the_wheel(installed: Path, tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stderr
     assert str(ROOT) not in done.stdout and str(installed) in done.stdout, done.stdout
+
+
+def test_every_data_file_of_the_packages_is_in_the_wheel(installed: Path) -> None:
+    """The tables as data (policies/protected.yaml, the red-team rows, exceptions.yaml ...) ship with the code."""
+    (wheel,) = (installed.parent / "dist").glob("kimi_bedrock_landing_zone-*.whl")
+    shipped = set(zipfile.ZipFile(wheel).namelist())
+    packages = ("landing_zone", "constructs_lib", "stacks", "handlers")
+    tracked = subprocess.run(["git", "ls-files", *packages], cwd=ROOT, check=True, capture_output=True, text=True)
+    data = [f for f in tracked.stdout.split() if not f.endswith(".py")]
+    assert "landing_zone/policies/protected.yaml" in data
+    assert [f for f in data if f not in shipped] == []
 
 
 def test_the_console_script_validates_an_example_outside_the_checkout(installed: Path, tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from landing_zone.review.mutations import mutation_table
-from landing_zone.review.proofs import inputs_from_assembly
+from landing_zone.prove.mutations import mutation_table
+from landing_zone.prove.proofs import inputs_from_assembly
 from tests.conftest import ROOT
 
 US_ORGANIZATION = ROOT / "examples" / "us-organization.yaml"

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from landing_zone.review import proofs
+from landing_zone.prove import proofs
 
 ROOT = Path(proofs.__file__).resolve().parent.parent
 
@@ -31,13 +31,13 @@ def _as_module(path: Path) -> str:
 
 
 def test_the_key_covers_every_module_python_loads_for_the_proofs() -> None:
-    for module in ("landing_zone.review.proofs", "landing_zone.review.mutations"):
+    for module in ("landing_zone.prove.proofs", "landing_zone.prove.mutations"):
         closure = {_as_module(p) for p in proofs._import_closure(module, ROOT)}
         missing = _loaded(module) - closure
         assert not missing, f"{module} loads {sorted(missing)}, which the proof cache key does not cover"
 
 
 def test_the_key_leaves_out_what_the_proofs_do_not_run() -> None:
-    closure = {_as_module(p) for p in proofs._import_closure("landing_zone.review.proofs", ROOT)}
-    assert {"landing_zone.policies.prover", "landing_zone.policies.guardrails", "landing_zone.plan.build"} <= closure
+    closure = {_as_module(p) for p in proofs._import_closure("landing_zone.prove.proofs", ROOT)}
+    assert {"landing_zone.prove.prover", "landing_zone.policies.guardrails", "landing_zone.plan.build"} <= closure
     assert not closure & {"landing_zone.review.render_md", "landing_zone.review.render_html", "landing_zone.cli"}

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from landing_zone.policies.evaluator import Request, evaluate, evaluate_scp_levels
-from landing_zone.policies.prover import Guard, Prover, SymbolicRequest
-from landing_zone.review.cases import cases_for
-from landing_zone.review.mutations import mutants
-from landing_zone.review.proofs import inputs_from_assembly
-from landing_zone.review.redteam import attacks_for
+from landing_zone.prove.mutations import mutants
+from landing_zone.prove.proofs import inputs_from_assembly
+from landing_zone.prove.prover import Guard, Prover, SymbolicRequest
+from landing_zone.tables.attacks import attacks_for
+from landing_zone.tables.decision_cases import cases_for
 from tests.conftest import ROOT
 from tests.prove.conftest import US_ORGANIZATION
 

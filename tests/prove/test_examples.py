@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from landing_zone.review.proofs import PROPERTIES, proofs_for_assembly
+from landing_zone.prove.proofs import PROPERTIES, proofs_for_assembly
 from tests.conftest import EXAMPLES
 
 

@@ -1,4 +1,4 @@
-"""Mutation testing of the prover on the us-organization guardrails (issue 22, landing_zone/review/mutations.py).
+"""Mutation testing of the prover on the us-organization guardrails (issue 22, landing_zone/prove/mutations.py).
 
 Every mutant (a Deny statement dropped, its Region list widened, everyone exempted, a wildcard added, or limited to
 the home Region) is killed by
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from landing_zone.review.mutations import mutants
-from landing_zone.review.proofs import inputs_from_assembly
+from landing_zone.prove.mutations import mutants
+from landing_zone.prove.proofs import inputs_from_assembly
 
 pytestmark = pytest.mark.mutation  # a stamped layer (tests/support/layers.py)
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.mutation  # a stamped layer (tests/support/layers.py)
 # Mutants whose kill needs the solver to find an *allowed* InvokeModel / CreateInference request under every other
 # statement of the SCPs (the satisfiable side, as hard as P2's): within the mutation timeout it may time out.  The
 # property itself (P6) holds on every example in well under a second (the unsatisfiable side); the dropped denies are
-# also stated as red-team pairs (review/redteam.py, "service tier") and in tests/unit/test_bedrock_controls.py.  A
+# also stated as red-team pairs (tables/attacks.py, "service tier") and in tests/unit/test_bedrock_controls.py.  A
 # mutant listed here may be killed or undecided, never redundant.
 UNDECIDED: dict[str, str] = {
     "drop DenyUnlistedServiceTiers": "P6's counterexample search for InvokeModel* exceeds the mutation timeout",
@@ -149,7 +149,7 @@ def test_a_model_deny_limited_to_the_home_region_fails_p2(organization: Any) -> 
     the evaluator agrees (the unmutated SCPs prove P2 in tests/prove/test_examples.py)."""
     from dataclasses import replace
 
-    from landing_zone.review.proofs import prove_all
+    from landing_zone.prove.proofs import prove_all
 
     inputs = inputs_from_assembly(organization.outdir, organization.plan)
     config = organization.plan.config

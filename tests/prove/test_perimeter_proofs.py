@@ -1,4 +1,4 @@
-"""PO1-PO3 (landing_zone/review/proof_perimeter.py): the perimeter's properties hold on the layout the plan builds,
+"""PO1-PO3 (landing_zone/prove/perimeter.py): the perimeter's properties hold on the layout the plan builds,
 fail with a replayed counterexample when the statement that carries them is taken away, and do not apply where every
 target is governed."""
 
@@ -8,8 +8,8 @@ import copy
 
 import pytest
 
-from landing_zone.policies.prover import Guard
-from landing_zone.review.proofs import ProofInputs, prove_all
+from landing_zone.prove.proofs import ProofInputs, prove_all
+from landing_zone.prove.prover import Guard
 from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from landing_zone.review.proofs import PROOF_CACHE_ENV, cache_path, inputs_from_assembly, proofs_section
+from landing_zone.prove.proofs import PROOF_CACHE_ENV, cache_path, inputs_from_assembly, proofs_section
 
 
 def test_an_undecided_obligation_is_not_cached_and_a_decided_report_is(

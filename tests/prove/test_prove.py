@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from landing_zone.policies.prover import Guard, Prover, SymbolicRequest
-from landing_zone.review.proofs import ProofError, prove_all, prove_assembly
-from landing_zone.review.proofs import inputs_from_assembly as _inputs
+from landing_zone.prove.proofs import ProofError, prove_all, prove_assembly
+from landing_zone.prove.proofs import inputs_from_assembly as _inputs
+from landing_zone.prove.prover import Guard, Prover, SymbolicRequest
 from tests.conftest import ROOT
 
 pytest.importorskip("z3")
@@ -73,7 +73,7 @@ def test_cli_bad_input_exit_2_without_traceback(tmp_path) -> None:
 
 
 def test_a_bad_acknowledgements_file_is_a_clear_error(tmp_path) -> None:
-    from landing_zone.review.proofs import load_acknowledgements
+    from landing_zone.prove.proofs import load_acknowledgements
 
     bad = tmp_path / "acks.yaml"
     bad.write_text("acknowledgements:\n- {property: P9, obligation: '*', reason: because}\n")
@@ -89,7 +89,7 @@ def test_a_bad_acknowledgements_file_is_a_clear_error(tmp_path) -> None:
 def test_an_acknowledgement_covers_a_timeout(default_lz) -> None:
     """A timeout acknowledged with a reason stops blocking: the property is 'acknowledged', the reason is shown and
     the acknowledgement is marked used (proofs_section never acknowledges a 'fails' obligation: see its code)."""
-    from landing_zone.review.proofs import Acknowledgement, proofs_section
+    from landing_zone.prove.proofs import Acknowledgement, proofs_section
 
     inputs = _inputs(default_lz.outdir, default_lz.plan)
     ack = Acknowledgement("P5", "*", "accepted for the test")
@@ -104,7 +104,7 @@ def test_the_properties_table_is_the_provers() -> None:
     """docs/PROVE.md lists every property the prover proves, with the prover's own wording."""
     from pathlib import Path
 
-    from landing_zone.review.proofs import PROPERTIES
+    from landing_zone.prove.proofs import PROPERTIES
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "PROVE.md").read_text(encoding="utf-8")
     rows = dict(line.split(" | ")[0:2] for line in (r.strip("| ") for r in text.splitlines() if r.startswith("| P")))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import z3
 
 from landing_zone.policies.evaluator import Request
-from landing_zone.policies.prover import Guard, ProofResult, Prover, SymbolicRequest
-from landing_zone.review.proofs import GAVE_UP_FRACTION, Obligation, ProofReport, PropertyResult
+from landing_zone.prove.proofs import GAVE_UP_FRACTION, Obligation, ProofReport, PropertyResult
+from landing_zone.prove.prover import Guard, ProofResult, Prover, SymbolicRequest
 
 
 def _obligation(status: str, seconds: float, timeout_s: float = 10.0) -> Obligation:

@@ -38,8 +38,9 @@ from landing_zone.assembly import Acknowledgment, Assembly, Stack
 from landing_zone.assembly.intrinsics import STACK_SUFFIX
 from landing_zone.plan.grants import CrossAccountGrant
 from landing_zone.policies.guardrails import permissions_boundary
-from landing_zone.policies.prover import Guard
 from landing_zone.policies.scp_layout import scp_documents
+from landing_zone.prove.proofs import ProofInputs, proofs_section
+from landing_zone.prove.prover import Guard
 from landing_zone.review.baseline import baseline_findings, changes_section
 from landing_zone.review.claims import Layer, claim_findings, claims_section, layers
 from landing_zone.review.coverage import coverage_section
@@ -49,7 +50,6 @@ from landing_zone.review.findings import Finding, ReviewContext, policy_findings
 from landing_zone.review.inventory import build_inventory
 from landing_zone.review.matrices import decision_findings, decision_matrix
 from landing_zone.review.nag import nag_findings, nag_section
-from landing_zone.review.proofs import ProofInputs, proofs_section
 from landing_zone.review.report import coverage_findings, proof_findings, scp_levels_of
 from landing_zone.review.rules import ADVISORY, BLOCKING, RULES
 from landing_zone.review.scanners import CheckovSkip, ScannerRun, scanner_findings, scanners_section

@@ -1,4 +1,4 @@
-"""The request tables as data (landing_zone/review/tables): every row loads, every name resolves, a bad row is named."""
+"""The request tables as data (landing_zone/tables): every row loads, every name resolves, a bad row is named."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from landing_zone.policies import condition_keys, sids
-from landing_zone.review.tables import NO_STATEMENT, TableError, load_attack_rows, load_case_rows
+from landing_zone.tables import NO_STATEMENT, TableError, load_attack_rows, load_case_rows
 
 GOOD = """\
 - id: r1

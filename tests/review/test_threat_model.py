@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from landing_zone.review.redteam import GOALS
 from landing_zone.review.report import build_review
+from landing_zone.tables.attacks import GOALS
 from tests.conftest import ROOT
 
 US_ORG = ROOT / "examples" / "us-organization.yaml"

@@ -9,7 +9,6 @@ import pytest
 
 from landing_zone.assembly import Assembly, Stack
 from landing_zone.assembly.intrinsics import render, render_document
-from landing_zone.review.cases import CASES, EU_SOVEREIGN, TABLE, cases_for, params_for
 from landing_zone.review.data_stores import data_store_findings
 from landing_zone.review.findings import (
     ReviewContext,
@@ -18,6 +17,7 @@ from landing_zone.review.findings import (
 from landing_zone.review.inventory import PolicyRecord, build_inventory
 from landing_zone.review.scanners import SkipsError, load_skips
 from landing_zone.review.summarize import condition_clauses, summarize_policy
+from landing_zone.tables.decision_cases import CASES, EU_SOVEREIGN, TABLE, cases_for, params_for
 from tests.conftest import EXAMPLES, ROOT
 
 EXPORTS = {"keys:ExportLogsKeyArn": ("kimi-keys", {"Fn::GetAtt": ["LogsKeyFE4C4A83", "Arn"]})}

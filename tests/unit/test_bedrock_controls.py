@@ -19,14 +19,14 @@ from typing import Any
 
 import pytest
 
+from landing_zone.actiondb import lookup as action_db
+from landing_zone.actiondb.lookup import check_document
 from landing_zone.core import markers
 from landing_zone.errors import ConfigError
 from landing_zone.policies.evaluator import Request, evaluate, evaluate_scp_levels
 from landing_zone.policies.guardrails import permissions_boundary
 from landing_zone.policies.invoke import service_tier_statements
 from landing_zone.policies.scp_layout import scp_documents
-from landing_zone.review import action_db
-from landing_zone.review.action_db import check_document
 from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
@@ -651,7 +651,7 @@ def test_bad_values_are_refused_clearly(plan_for: Any, overrides: dict[str, Any]
 
 # --- the action database check --------------------------------------------------------------------------------------
 def test_generated_documents_pass_the_action_database_check(governed_plan: Any) -> None:
-    """Every new statement passes the check of landing_zone/review/action_db.py; GatewayAuthorizerType and the
+    """Every new statement passes the check of landing_zone/actiondb/lookup.py; GatewayAuthorizerType and the
     DataRetentionMode keys are accepted only on the actions their AWS pages document (UNKNOWN_KEY_ACTIONS)."""
     scps = scp_documents(governed_plan.config, governed_plan.routing, governed_plan.catalog)
     issues = [i for n, d in enumerate(scps.documents) for i in check_document(d, policy=f"scp{n}")]

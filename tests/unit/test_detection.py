@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
+from landing_zone.actiondb.lookup import access_level, actions_of_service
 from landing_zone.errors import ConfigError
 from landing_zone.policies.detection import DETECTION_ONLY, WATCHED_CHANGES, EventRule
 from landing_zone.policies.guardrails import ACCOUNT_SETTING_ACTIONS, RETENTION_ACTIONS
 from landing_zone.policies.protected import inventory
-from landing_zone.review.action_db import access_level, actions_of_service
 from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from landing_zone.actiondb.lookup import check_document
 from landing_zone.core import markers
 from landing_zone.policies.evaluator import Request, evaluate
-from landing_zone.review.action_db import check_document
 from tests.conftest import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "per-application-budgets.yaml"

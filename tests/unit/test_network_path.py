@@ -8,7 +8,7 @@ from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate_s
 from landing_zone.policies.guardrails import guardrail_statements
 from landing_zone.policies.org_structure import structure_statements
 from landing_zone.policies.scp_layout import BINDS_OUTSIDE, scp_documents
-from landing_zone.review.redteam import evaluate_attacks
+from landing_zone.tables.attacks import evaluate_attacks
 from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
@@ -108,7 +108,7 @@ def test_a_directly_targeted_account_cannot_be_moved_or_removed_an_other_one_can
 
 
 def test_the_network_statements_agree_with_the_iam_action_database(plan_for):
-    from landing_zone.review.action_db import check_document
+    from landing_zone.actiondb.lookup import check_document
 
     plan = plan_for(EU, network=IMPORTED)
     scps = scp_documents(plan.config, plan.routing, plan.catalog)

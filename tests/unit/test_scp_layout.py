@@ -9,7 +9,7 @@ import pytest
 from landing_zone.errors import ConfigError
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS, Request, evaluate_scp_levels
 from landing_zone.policies.scp_layout import CONCERN_OF_SID, CONCERNS
-from landing_zone.review.cases import principal_context
+from landing_zone.tables.decision_cases import principal_context
 from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"

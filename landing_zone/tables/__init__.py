@@ -28,7 +28,7 @@ __all__ = [
     "resolve_sid",
 ]
 
-# the preconditions a row may need (computed per plan by review/redteam.py:attacks_for)
+# the preconditions a row may need (computed per plan by tables/attacks.py:attacks_for)
 NEEDS = frozenset(
     {
         "agentcore",
@@ -197,12 +197,12 @@ def _error(where: str, row_id: str, exc: ValidationError) -> TableError:
 def load_attack_rows(folder: Traversable | None = None) -> tuple[AttackRow, ...]:
     """Every red-team row, file by file (``redteam/*.yaml``, in name order), each validated by :class:`AttackRow`;
     ``folder``: another folder of such files (tests)."""
-    return _load(AttackRow, folder if folder is not None else files("landing_zone.review.tables") / "redteam")
+    return _load(AttackRow, folder if folder is not None else files("landing_zone.tables") / "redteam")
 
 
 def load_case_rows(folder: Traversable | None = None) -> tuple[CaseRow, ...]:
     """Every decision case (``cases/*.yaml``, in name order), each validated by :class:`CaseRow`."""
-    return _load(CaseRow, folder if folder is not None else files("landing_zone.review.tables") / "cases")
+    return _load(CaseRow, folder if folder is not None else files("landing_zone.tables") / "cases")
 
 
 def _load(model: type[_Row], folder: Traversable) -> tuple[_Row, ...]:

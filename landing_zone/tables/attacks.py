@@ -12,7 +12,7 @@ Threat model (docs/THREAT_MODEL.md): the adversary holds ``AdministratorAccess``
    retention mode other than ``data_retention.mode``, AgentCore gateways without inbound authorization and runtimes,
    code interpreters and browsers outside a VPC (Security Hub BedrockAgentCore.1/.2).
 
-The rows are data, ``landing_zone/review/tables/redteam/*.yaml`` (schema and loader: ``review/tables``;
+The rows are data, ``landing_zone/tables/redteam/*.yaml`` (schema and loader: ``tables``;
 docs/DEVELOPMENT.md, "Add a red-team row"); this module fills them per configuration and evaluates them.  Every row
 is a *pair*: the attack (expected: denied by a named statement) next to the neighbouring request of the legitimate
 principal (expected: allowed), so that a guardrail that simply denies everything fails the table too.
@@ -39,8 +39,8 @@ from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import Request as EvalRequest
 from landing_zone.policies.evaluator import evaluate_scp_levels
 from landing_zone.policies.sids import API_KEYS, BEARER, CALLERS, GLOBAL
-from landing_zone.review.cases import ALLOW, DENY, params_for, principal_context
-from landing_zone.review.tables import AttackRow, ProbeRow, load_attack_rows
+from landing_zone.tables import AttackRow, ProbeRow, load_attack_rows
+from landing_zone.tables.decision_cases import ALLOW, DENY, params_for, principal_context
 
 __all__ = ["GOALS", "ATTACKS", "Attack", "AttackCase", "Probe", "applying_levels", "attacks_for", "evaluate_attacks"]
 
@@ -53,7 +53,7 @@ GOALS = {
     6: "from an account outside the governed perimeter, call the landing zone's models (unlogged, unbudgeted)",
 }
 
-# The rows are data: landing_zone/review/tables/redteam/*.yaml, validated by tables.AttackRow (docs/REVIEW.md).
+# The rows are data: landing_zone/tables/redteam/*.yaml, validated by tables.AttackRow (docs/REVIEW.md).
 Probe = ProbeRow
 Attack = AttackRow
 ATTACKS: tuple[AttackRow, ...] = load_attack_rows()

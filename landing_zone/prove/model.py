@@ -1,4 +1,4 @@
-"""The proofs' vocabulary (:mod:`landing_zone.review.proofs`): the properties, the condition keys and resource
+"""The proofs' vocabulary (:mod:`landing_zone.prove.proofs`): the properties, the condition keys and resource
 types they speak of, and the inputs, obligations and results of a proof run."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from landing_zone.actiondb.source import bedrock_prefixes
 from landing_zone.errors import LandingZoneError
 from landing_zone.plan import Plan
 from landing_zone.policies import guardrails as g
-from landing_zone.policies.prover import (
+from landing_zone.prove.perimeter import PERIMETER_PROPERTIES
+from landing_zone.prove.prover import (
     Guard,
     ProofResult,
 )
-from landing_zone.review.proof_perimeter import PERIMETER_PROPERTIES
 
 PROPERTIES: dict[str, str] = {
     "P1": "Region confinement: every request of a bedrock* prefix (Bedrock, AgentCore, Mantle, web search) outside the "
@@ -30,7 +30,7 @@ PROPERTIES: dict[str, str] = {
     "inbound authorization, an AgentCore runtime, code interpreter or browser without a VPC, and the API-key uses "
     "api_keys refuses (creating a Bedrock API key; with none every bearer-token call, with short-term-only a "
     "long-term one or one by a principal not listed) are denied",
-    **PERIMETER_PROPERTIES,  # outside the governed perimeter: PO1-PO3 (landing_zone/review/proof_perimeter.py)
+    **PERIMETER_PROPERTIES,  # outside the governed perimeter: PO1-PO3 (landing_zone/prove/perimeter.py)
 }
 
 REGION = "aws:RequestedRegion"

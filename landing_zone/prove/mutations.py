@@ -20,7 +20,7 @@ Mutation operators (each on one Deny statement of the guardrails):
 
 A mutant re-proves only the obligations about actions its statement can apply to (the others' formulas are the
 same), and stops at the first counterexample; solved string questions are shared between mutants
-(:meth:`~landing_zone.policies.prover.Prover.sibling`).
+(:meth:`~landing_zone.prove.prover.Prover.sibling`).
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from landing_zone.policies.evaluator import ParsedStatement, policy_statements
-from landing_zone.policies.prover import Guard, Prover
-from landing_zone.review.proof_model import PRINCIPAL, REGION
-from landing_zone.review.proofs import (
+from landing_zone.prove.model import PRINCIPAL, REGION
+from landing_zone.prove.proofs import (
     Killed,
     ProofInputs,
     cache_path,
     prove_all,
     symbolic_request,
 )
+from landing_zone.prove.prover import Guard, Prover
 
 __all__ = ["MUTATION_PROPERTIES", "Mutant", "MutantResult", "mutation_table", "mutants", "run_mutations"]
 

@@ -1,4 +1,4 @@
-"""The proofs' run (:mod:`landing_zone.review.proofs`): the state of one proof run (:class:`_Run`: the prover,
+"""The proofs' run (:mod:`landing_zone.prove.proofs`): the state of one proof run (:class:`_Run`: the prover,
 the obligations checked, the focus) and the helpers the properties share (ARN formats, the allowed models)."""
 
 from __future__ import annotations
@@ -12,18 +12,10 @@ from dataclasses import dataclass, field
 
 import z3
 
+from landing_zone.actiondb import lookup as action_db
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import ParsedStatement, Request, policy_statements
-from landing_zone.policies.prover import (
-    CHAR,
-    CHAR_NO_COLON,
-    Guard,
-    ProofResult,
-    Prover,
-    action_matches,
-)
-from landing_zone.review import action_db
-from landing_zone.review.proof_model import (
+from landing_zone.prove.model import (
     PRINCIPAL,
     PROPERTIES,
     REGION,
@@ -31,6 +23,14 @@ from landing_zone.review.proof_model import (
     Obligation,
     ProofInputs,
     PropertyResult,
+)
+from landing_zone.prove.prover import (
+    CHAR,
+    CHAR_NO_COLON,
+    Guard,
+    ProofResult,
+    Prover,
+    action_matches,
 )
 
 # ------------------------------------------------------------------------------------------------- helpers

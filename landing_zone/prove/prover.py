@@ -67,7 +67,7 @@ from landing_zone.policies.evaluator import (
     resource_tokens,
     split_arn,
 )
-from landing_zone.policies.prover_membership import Literal_, _MembershipForm, _non_string_constants, _Theory
+from landing_zone.prove.membership import Literal_, _MembershipForm, _non_string_constants, _Theory
 
 __all__ = [
     "ALPHABET_PUNCTUATION",

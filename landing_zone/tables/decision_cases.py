@@ -4,7 +4,7 @@ One table, two users: ``tests/cdk/test_scp_semantics.py`` (``CASES``, the table 
 and the review's decision matrix (``cases_for(plan)``, the same table with the account, name, models and
 Regions of another configuration substituted).
 
-The rows are data, ``landing_zone/review/tables/cases/*.yaml`` (schema: ``review/tables:CaseRow``, the same
+The rows are data, ``landing_zone/tables/cases/*.yaml`` (schema: ``tables:CaseRow``, the same
 request type as the red-team rows; docs/DEVELOPMENT.md).  Each row states a request — action, resource ARN, Region
 (``aws:RequestedRegion``), principal (``aws:PrincipalARN``) and further condition keys — and the decision AWS
 documents for it twice:
@@ -28,7 +28,7 @@ from typing import Any
 
 from landing_zone.core.routing import PathKind
 from landing_zone.plan import Plan
-from landing_zone.review.tables import CaseRow, load_case_rows
+from landing_zone.tables import CaseRow, load_case_rows
 
 __all__ = [
     "ACC",
@@ -71,7 +71,7 @@ GUARD_AGENTCORE = "agentcore_controls"
 GUARD_RETENTION = "data_retention.mode"  # set: inactive by default (not governed)
 
 
-Row = CaseRow  # one row of the table (review/tables)
+Row = CaseRow  # one row of the table (tables)
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ class CaseParams:
         }
 
 
-# The cases are data: landing_zone/review/tables/cases/*.yaml, validated by tables.CaseRow (docs/DEVELOPMENT.md).
+# The cases are data: landing_zone/tables/cases/*.yaml, validated by tables.CaseRow (docs/DEVELOPMENT.md).
 TABLE: tuple[CaseRow, ...] = load_case_rows()
 
 

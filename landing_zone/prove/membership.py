@@ -1,4 +1,4 @@
-"""The membership form of the prover's formulas (:mod:`landing_zone.policies.prover`): a Boolean skeleton over
+"""The membership form of the prover's formulas (:mod:`landing_zone.prove.prover`): a Boolean skeleton over
 string *membership atoms* ``x in R`` (:class:`_MembershipForm`), and the theory that decides conjunctions of such
 atoms over one string variable with z3 and remembers its conflicts (:class:`_Theory`)."""
 

@@ -1,7 +1,7 @@
 """Properties of the governed perimeter (``prove``: PO1-PO3), proven for every request like P1-P6.
 
 Inside the perimeter (the governed accounts: :mod:`landing_zone.core.perimeter`) the properties are P1-P6
-(:mod:`landing_zone.review.proofs`), proven over every SCP of the assembly.  Outside it — an account under a shared
+(:mod:`landing_zone.prove.proofs`), proven over every SCP of the assembly.  Outside it — an account under a shared
 target of ``organization.target_ids`` that the landing zone does not govern — the SCPs that bind it are only those
 the plan attaches to the shared targets (the perimeter SCP and the ``outside_perimeter`` opt-ins), and the
 properties are:
@@ -34,9 +34,9 @@ import z3
 
 from landing_zone.core.catalog.action_space import load_action_space
 from landing_zone.policies.evaluator import Request
-from landing_zone.policies.prover import Encoder, Guard
 from landing_zone.policies.scp_layout import BINDS_OUTSIDE, BINDS_PERIMETER, ScpSet
-from landing_zone.review.redteam import attacks_for
+from landing_zone.prove.prover import Encoder, Guard
+from landing_zone.tables.attacks import attacks_for
 
 __all__ = ["PERIMETER_PROPERTIES", "perimeter_steps"]
 
@@ -70,7 +70,7 @@ def _guard(run: Any, name: str, binds: Sequence[str]) -> Guard:
 
 
 def _not_applicable(result: Callable[..., Any], pid: str, note: str) -> Any:
-    """``result``: the result type P1-P6 share (``landing_zone.review.proofs.PropertyResult``)."""
+    """``result``: the result type P1-P6 share (``landing_zone.prove.proofs.PropertyResult``)."""
     return result(pid, PERIMETER_PROPERTIES[pid], (), 0.0, applies=False, note=note)
 
 
@@ -218,7 +218,7 @@ def _po3(run: Any, result: Callable[..., Any], describing: Callable[[str], bool]
 def perimeter_steps(
     run: Any, result: Callable[..., Any], describing: Callable[[str], bool]
 ) -> Mapping[str, Callable[[], Any]]:
-    """PO1-PO3 for :func:`landing_zone.review.proofs.prove_all`: ``run`` its run, ``result`` its PropertyResult,
+    """PO1-PO3 for :func:`landing_zone.prove.proofs.prove_all`: ``run`` its run, ``result`` its PropertyResult,
     ``describing`` which keys P4 holds absent when a request does not name them (tags, tier, retention mode)."""
     return {
         "PO1": lambda: _po1(run, result),

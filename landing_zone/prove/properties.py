@@ -1,4 +1,4 @@
-"""The proven properties P1-P6 (:mod:`landing_zone.review.proofs`): each one's obligations over the symbolic
+"""The proven properties P1-P6 (:mod:`landing_zone.prove.proofs`): each one's obligations over the symbolic
 request, decided by the prover, with the helpers that build them (ARN formats, the legitimate requests)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import z3
 
+from landing_zone.actiondb import lookup as action_db
 from landing_zone.actiondb.source import NONE_DOCUMENTED, is_read, second_authorization
 from landing_zone.actiondb.space import read_actions
 from landing_zone.core.catalog.action_space import PROTECTED_SERVICES
@@ -19,18 +20,7 @@ from landing_zone.policies.alert_subscriptions import SUBSCRIBE_ACTIONS
 from landing_zone.policies.evaluator import Request, policy_statements
 from landing_zone.policies.invoke import MANTLE_INVOKE_ACTIONS, RUNTIME_INVOKE_ACTIONS, SERVICE_TIERS
 from landing_zone.policies.protected import ProtectedResource, inventory
-from landing_zone.policies.prover import (
-    Encoder,
-    Guard,
-    SymbolicRequest,
-    action_matches,
-)
-from landing_zone.policies.prover import (
-    caseless_re as _caseless,
-)
-from landing_zone.review import action_db
-from landing_zone.review.cases import ALLOW, cases_for
-from landing_zone.review.proof_model import (
+from landing_zone.prove.model import (
     AGENTCORE_SG_KEY,
     AGENTCORE_SUBNETS_KEY,
     API_KEY_CREATION,
@@ -53,7 +43,16 @@ from landing_zone.review.proof_model import (
     ProofInputs,
     PropertyResult,
 )
-from landing_zone.review.proof_run import (
+from landing_zone.prove.prover import (
+    Encoder,
+    Guard,
+    SymbolicRequest,
+    action_matches,
+)
+from landing_zone.prove.prover import (
+    caseless_re as _caseless,
+)
+from landing_zone.prove.run import (
     _PRINCIPAL_ARN,
     UNLISTED,
     _allowed_models,
@@ -64,7 +63,8 @@ from landing_zone.review.proof_run import (
     _mantle_models,
     _Run,
 )
-from landing_zone.review.redteam import attacks_for
+from landing_zone.tables.attacks import attacks_for
+from landing_zone.tables.decision_cases import ALLOW, cases_for
 
 # ------------------------------------------------------------------------------------------------- properties
 

@@ -49,11 +49,7 @@ from landing_zone.assembly import Assembly, load_assembly
 from landing_zone.assembly.intrinsics import resolve_document, template_resolver
 from landing_zone.plan import Plan
 from landing_zone.policies.evaluator import ParsedStatement, UnsupportedPolicyElement
-from landing_zone.policies.prover import (
-    Guard,
-    Prover,
-)
-from landing_zone.review.proof_model import (
+from landing_zone.prove.model import (
     GAVE_UP_FRACTION,
     MODEL_RESOURCE_TYPES,
     NOT_MODEL_USE,
@@ -65,8 +61,8 @@ from landing_zone.review.proof_model import (
     ProofReport,
     PropertyResult,
 )
-from landing_zone.review.proof_perimeter import perimeter_steps
-from landing_zone.review.proof_properties import (
+from landing_zone.prove.perimeter import perimeter_steps
+from landing_zone.prove.properties import (
     _describes,
     _p1,
     _p2,
@@ -76,7 +72,11 @@ from landing_zone.review.proof_properties import (
     _p6,
     symbolic_request,
 )
-from landing_zone.review.proof_run import (
+from landing_zone.prove.prover import (
+    Guard,
+    Prover,
+)
+from landing_zone.prove.run import (
     _Run,
     simulate_command,
 )
@@ -334,7 +334,7 @@ def _source_digest() -> str:
 
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(importlib.metadata.version("z3-solver").encode())
-    code = [*_import_closure(__name__, root), *_import_closure("landing_zone.review.mutations", root)]
+    code = [*_import_closure(__name__, root), *_import_closure("landing_zone.prove.mutations", root)]
     for path in sorted({*code, *root.rglob("*.yaml"), *root.rglob("*.json")}):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
