@@ -49,6 +49,7 @@ from landing_zone.policies.cost import (
     kill_switch_reset_policy,
     kill_switch_reset_trust_policy,
 )
+from landing_zone.policies.config_rules import ConfigRule, config_rule_name, config_rules
 from landing_zone.policies.detection import EventRule, event_rules
 from landing_zone.policies.endpoints import endpoint_policy, s3_gateway_policy
 from landing_zone.policies.guardrails import guardrail_statements, permissions_boundary
@@ -139,6 +140,9 @@ class DetectionPolicies:
     rule_names: Mapping[str, str]  # by rule id: the EventBridge rule's name (naming.detection_rule_name)
     forwarder: Document
     home_bus_statement: Document | None
+    # detection.config_rules: the AWS Config managed rules and their names (empty: off)
+    config_rules: tuple[ConfigRule, ...] = ()
+    config_rule_names: Mapping[str, str] = field(default_factory=dict)  # by rule id
 
 
 @dataclass(frozen=True)
@@ -209,11 +213,14 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
         )
     rules = event_rules(config, statements, PROTECTED_SERVICES)
     limit = catalog.limit("eventbridge_rule_name_max_length")
+    checks = config_rules(config.name) if config.detection.config_rules_on(config.organization is not None) else ()
     return DetectionPolicies(
         rules=rules,
         rule_names={r.id: naming.detection_rule_name(config.name, r.id, limit) for r in rules},
         forwarder=forwarder,
         home_bus_statement=home_bus_statement,
+        config_rules=checks,
+        config_rule_names={r.id: config_rule_name(config.name, r.id) for r in checks},
     )
 
 
