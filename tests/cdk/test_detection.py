@@ -106,3 +106,29 @@ def test_off_in_single_account_mode_by_default(synth: Callable) -> None:
     assert not [n for n in single.templates if "detection" in n]
     (policy,) = _resources(single.template("cost"), "AWS::SNS::TopicPolicy").values()
     assert "events.amazonaws.com" not in json.dumps(policy)
+
+
+def test_config_rules_are_the_planned_managed_rules(eu: Any) -> None:
+    """detection.config_rules, omitted, is on in organization mode: one AWS managed rule per planned check, named
+    <name>-config-<id>, scoped to its resource types, with its parameters."""
+    planned = eu.plan.policies.detection.config_rules
+    assert {r.identifier for r in planned} == {"VPC_DEFAULT_SECURITY_GROUP_CLOSED", "REQUIRED_TAGS"}
+    deployed = {
+        r["Properties"]["ConfigRuleName"]: r["Properties"]
+        for r in _resources(eu.template("detection"), "AWS::Config::ConfigRule").values()
+    }
+    assert set(deployed) == {f"kimi-eu-config-{r.id}" for r in planned}
+    for rule in planned:
+        props = deployed[f"kimi-eu-config-{rule.id}"]
+        assert props["Source"] == {"Owner": "AWS", "SourceIdentifier": rule.identifier}
+        assert props["Scope"] == {"ComplianceResourceTypes": list(rule.resource_types)}
+        assert props.get("InputParameters") == (json.loads(rule.input_parameters) if rule.input_parameters else None)
+    assert deployed["kimi-eu-config-tags"]["InputParameters"] == {"tag1Key": "landing-zone", "tag1Value": "kimi-eu"}
+
+
+def test_no_template_creates_a_config_recorder_or_delivery_channel(eu: Any, synth: Callable) -> None:
+    """The rules run on the account's recorder (Control Tower's): AWS Config allows one per account and Region."""
+    for synthesized in (eu, synth(US_SINGLE)):
+        for name, template in synthesized.templates.items():
+            for kind in ("AWS::Config::ConfigurationRecorder", "AWS::Config::DeliveryChannel"):
+                assert not _resources(template, kind), (name, kind)
