@@ -323,3 +323,19 @@ def test_config_rules_without_detection_are_refused_naming_the_field(plan_for: C
     with pytest.raises(ConfigError) as err:
         plan_for(config, detection=detection)
     assert "config_rules" in str(err.value) and "allowed" in str(err.value)
+
+
+def test_the_review_lists_the_states_an_aws_config_rule_checks_continuously(plan_for: Callable) -> None:
+    from landing_zone.review.detection import CONFIG_RULE_CHECKS, VERIFY_ONLY, detection_section
+
+    def by_state(plan: Any) -> dict[str, str]:
+        return {v["state"]: v["config_rule"] for v in detection_section(plan)["verify_only"]}
+
+    assert set(CONFIG_RULE_CHECKS) <= {state for state, _ in VERIFY_ONLY}  # a renamed state fails here
+    on = by_state(plan_for(EU))
+    assert on["the protected resources carry the landing-zone tag"].startswith("kimi-eu-config-tags (")
+    assert on["the VPC's default security group and network ACL admit nothing"].startswith(
+        "kimi-eu-config-default-sg-closed (the security group)"
+    )
+    assert on["the data retention mode in home_region is the configured one"] == ""  # no Config resource type
+    assert set(by_state(plan_for(EU, detection={"config_rules": False})).values()) == {""}
