@@ -40,6 +40,7 @@ from landing_zone.policies.access import (
 )
 from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
 from landing_zone.policies.common import document, statement
+from landing_zone.policies.config_rules import ConfigRule, config_rule_name, config_rules
 from landing_zone.policies.cost import (
     alerts_topic_policy,
     budget_action_execution_policy,
@@ -49,7 +50,6 @@ from landing_zone.policies.cost import (
     kill_switch_reset_policy,
     kill_switch_reset_trust_policy,
 )
-from landing_zone.policies.config_rules import ConfigRule, config_rule_name, config_rules
 from landing_zone.policies.detection import EventRule, event_rules
 from landing_zone.policies.endpoints import endpoint_policy, s3_gateway_policy
 from landing_zone.policies.guardrails import guardrail_statements, permissions_boundary

@@ -162,7 +162,9 @@ def _config_recorder(ctx: Context, account: str, live: Live) -> None:
     found = f"AWS Config recorder {', '.join(names)}" if names else "no AWS Config recorder"
     detection = ctx.plan.policies.detection
     if account != ctx.plan.config.deployment_account or detection is None or not detection.config_rules:
-        ctx.add(_note("config-recorder", where, found, "left alone: the landing zone creates no recorder (one per Region)"))
+        ctx.add(
+            _note("config-recorder", where, found, "left alone: the landing zone creates no recorder (one per Region)")
+        )
         return
     rules = ", ".join(sorted(detection.config_rule_names.values()))
     if not names:  # PutConfigRule raises NoAvailableConfigurationRecorderException: the detection stack would fail
