@@ -234,9 +234,10 @@ class ManagedConfigRule(Protocol):
 
 
 class ConfigRules(Construct):
-    """One AWS Config rule per :class:`ManagedConfigRule` (``Source.Owner: AWS``), named by ``rule_names`` (by id).
-    Never a configuration recorder or a delivery channel: the rules run on the account's recorder (Control Tower's),
-    which ``preflight`` reports."""
+    """One AWS Config rule per :class:`ManagedConfigRule` (``Source.Owner: AWS``), named by ``rule_names`` (by id),
+    and an EventBridge rule ``alert_rule_name`` (``alert_pattern``: a resource became non-compliant) alerting
+    ``topic_arn``. Never a configuration recorder or a delivery channel: the rules run on the account's recorder
+    (Control Tower's), which ``preflight`` reports."""
 
     def __init__(
         self,
@@ -245,6 +246,10 @@ class ConfigRules(Construct):
         *,
         rule_names: Mapping[str, str],
         rules: Sequence[ManagedConfigRule],
+        landing_zone_name: str,
+        alert_rule_name: str,
+        alert_pattern: Mapping[str, Any],
+        topic_arn: str,
     ) -> None:
         super().__init__(scope, construct_id)
         self.rules: dict[str, config.CfnConfigRule] = {}
@@ -258,3 +263,33 @@ class ConfigRules(Construct):
                 scope=config.CfnConfigRule.ScopeProperty(compliance_resource_types=list(rule.resource_types)),
                 input_parameters=json.loads(rule.input_parameters) if rule.input_parameters else None,
             )
+        # the compliance-change event's fields (AWS Config developer guide, "Monitoring AWS Config with EventBridge")
+        text = (
+            f"[{landing_zone_name}] AWS Config rule <rule> finds <type> <resource> NON_COMPLIANT in account <account>, "
+            "<region>, at <time> (aws configservice get-compliance-details-by-config-rule --config-rule-name <rule>)"
+        )
+        self.alert = events.CfnRule(
+            self,
+            "ComplianceAlert",
+            name=alert_rule_name,
+            description="a resource became non-compliant with one of the landing zone's AWS Config rules",
+            event_pattern=dict(alert_pattern),
+            state="ENABLED",
+            targets=[
+                events.CfnRule.TargetProperty(
+                    arn=topic_arn,
+                    id="alerts",
+                    input_transformer=events.CfnRule.InputTransformerProperty(
+                        input_paths_map={
+                            "rule": "$.detail.configRuleName",
+                            "type": "$.detail.resourceType",
+                            "resource": "$.detail.resourceId",
+                            "account": "$.account",
+                            "region": "$.region",
+                            "time": "$.time",
+                        },
+                        input_template=json.dumps(text),
+                    ),
+                )
+            ],
+        )

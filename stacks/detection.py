@@ -46,8 +46,19 @@ class DetectionStack(LandingZoneStack):
             else None
         )
         self.config_rules = (
-            ConfigRules(self, "ConfigRules", rule_names=detection.config_rule_names, rules=detection.config_rules)
+            ConfigRules(
+                self,
+                "ConfigRules",
+                rule_names=detection.config_rule_names,
+                rules=detection.config_rules,
+                landing_zone_name=name,
+                alert_rule_name=detection.compliance_alert_name,
+                alert_pattern=detection.compliance_alert_pattern,
+                topic_arn=topic.topic_arn,
+            )
             if detection.config_rules
+            and detection.compliance_alert_name is not None
+            and detection.compliance_alert_pattern is not None
             else None
         )
         self.legacy_alarms = LegacyModelAlarms(

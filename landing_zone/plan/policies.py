@@ -40,7 +40,13 @@ from landing_zone.policies.access import (
 )
 from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
 from landing_zone.policies.common import document, statement
-from landing_zone.policies.config_rules import ConfigRule, config_rule_name, config_rules
+from landing_zone.policies.config_rules import (
+    COMPLIANCE_ALERT_ID,
+    ConfigRule,
+    compliance_pattern,
+    config_rule_name,
+    config_rules,
+)
 from landing_zone.policies.cost import (
     alerts_topic_policy,
     budget_action_execution_policy,
@@ -143,6 +149,9 @@ class DetectionPolicies:
     # detection.config_rules: the AWS Config managed rules and their names (empty: off)
     config_rules: tuple[ConfigRule, ...] = ()
     config_rule_names: Mapping[str, str] = field(default_factory=dict)  # by rule id
+    # the EventBridge rule alerting a Config rule's non-compliance (None: no Config rule): name and event pattern
+    compliance_alert_name: str | None = None
+    compliance_alert_pattern: Document | None = None
 
 
 @dataclass(frozen=True)
@@ -220,7 +229,9 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
         forwarder=forwarder,
         home_bus_statement=home_bus_statement,
         config_rules=checks,
-        config_rule_names={r.id: config_rule_name(config.name, r.id) for r in checks},
+        config_rule_names=(check_names := {r.id: config_rule_name(config.name, r.id) for r in checks}),
+        compliance_alert_name=naming.detection_rule_name(config.name, COMPLIANCE_ALERT_ID, limit) if checks else None,
+        compliance_alert_pattern=compliance_pattern(tuple(check_names.values())) if checks else None,
     )
 
 

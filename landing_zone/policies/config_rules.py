@@ -20,7 +20,18 @@ from dataclasses import dataclass
 
 from landing_zone.core.naming import LANDING_ZONE_TAG_KEY
 
-__all__ = ["TAGGED_RESOURCE_TYPES", "ConfigRule", "config_rule_name", "config_rules"]
+__all__ = [
+    "COMPLIANCE_ALERT_ID",
+    "TAGGED_RESOURCE_TYPES",
+    "ConfigRule",
+    "compliance_pattern",
+    "config_rule_name",
+    "config_rules",
+]
+
+# The EventBridge rule that alerts a rule's non-compliance: named <name>-detect-<id> like the detection rules, so the
+# alerts topic's policy (rules named <name>-detect-*) admits it and the tamper deny covers it.
+COMPLIANCE_ALERT_ID = "config-compliance"
 
 # The protected resources' types that the landing zone tags and REQUIRED_TAGS evaluates (its resource types include
 # these: AWS Config developer guide, "required-tags"). Scope by type: every resource of the type in the account and
@@ -70,3 +81,17 @@ def config_rules(landing_zone_name: str) -> tuple[ConfigRule, ...]:
             ),
         ),
     )
+
+
+def compliance_pattern(rule_names: tuple[str, ...]) -> dict[str, object]:
+    """The event pattern of a resource becoming non-compliant with one of ``rule_names`` (AWS Config sends "Config
+    Rules Compliance Change" to EventBridge: AWS Config developer guide, "Monitoring AWS Config with Amazon
+    EventBridge")."""
+    return {
+        "source": ["aws.config"],
+        "detail-type": ["Config Rules Compliance Change"],
+        "detail": {
+            "configRuleName": sorted(rule_names),
+            "newEvaluationResult": {"complianceType": ["NON_COMPLIANT"]},
+        },
+    }
