@@ -102,6 +102,13 @@ THREAT_CLASSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = 
         "only between two runs of verify",
     ),
     (
+        "an AWS Config rule deleted, or the account's recorder stopped",
+        (),
+        (),
+        "residual: a Config rule's ARN carries its ID, so no name deny reaches it, and the recorder is not the landing "
+        "zone's (preflight reports it); the states fall back to verify's runs",
+    ),
+    (
         "the default bus's statement for the management account removed",
         (),
         (),
