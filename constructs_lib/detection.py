@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from aws_cdk import Duration, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cw_actions
+from aws_cdk import aws_config as config
 from aws_cdk import aws_events as events
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sns as sns
@@ -21,6 +22,8 @@ from constructs import Construct
 
 __all__ = [
     "ALERT_FIELDS",
+    "ConfigRules",
+    "ManagedConfigRule",
     "DetectionRules",
     "EventForwarding",
     "HomeBusAccess",
@@ -207,4 +210,86 @@ class HomeBusAccess(Construct):
         # the bus named, although CloudFormation defaults to the account's default bus: explicit in the template
         self.policy = events.CfnEventBusPolicy(
             self, "Policy", event_bus_name="default", statement_id=str(statement.get("Sid", "forward")), statement=body
+        )
+
+
+class ManagedConfigRule(Protocol):
+    """One AWS Config managed rule's data (the plan's ``landing_zone.policies.config_rules.ConfigRule`` satisfies
+    it): ``id``, ``what``, ``identifier`` (the managed rule), ``resource_types`` (scope), ``input_parameters`` (JSON)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def what(self) -> str: ...
+
+    @property
+    def identifier(self) -> str: ...
+
+    @property
+    def resource_types(self) -> tuple[str, ...]: ...
+
+    @property
+    def input_parameters(self) -> str | None: ...
+
+
+class ConfigRules(Construct):
+    """One AWS Config rule per :class:`ManagedConfigRule` (``Source.Owner: AWS``), named by ``rule_names`` (by id),
+    and an EventBridge rule ``alert_rule_name`` (``alert_pattern``: a resource became non-compliant) alerting
+    ``topic_arn``. Never a configuration recorder or a delivery channel: the rules run on the account's recorder
+    (Control Tower's), which ``preflight`` reports."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        rule_names: Mapping[str, str],
+        rules: Sequence[ManagedConfigRule],
+        landing_zone_name: str,
+        alert_rule_name: str,
+        alert_pattern: Mapping[str, Any],
+        topic_arn: str,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.rules: dict[str, config.CfnConfigRule] = {}
+        for rule in rules:
+            self.rules[rule.id] = config.CfnConfigRule(
+                self,
+                f"ConfigRule-{rule.id}",
+                config_rule_name=rule_names[rule.id],
+                description=rule.what[:256],
+                source=config.CfnConfigRule.SourceProperty(owner="AWS", source_identifier=rule.identifier),
+                scope=config.CfnConfigRule.ScopeProperty(compliance_resource_types=list(rule.resource_types)),
+                input_parameters=json.loads(rule.input_parameters) if rule.input_parameters else None,
+            )
+        # the compliance-change event's fields (AWS Config developer guide, "Monitoring AWS Config with EventBridge")
+        text = (
+            f"[{landing_zone_name}] AWS Config rule <rule> finds <type> <resource> NON_COMPLIANT in account <account>, "
+            "<region>, at <time> (aws configservice get-compliance-details-by-config-rule --config-rule-name <rule>)"
+        )
+        self.alert = events.CfnRule(
+            self,
+            "ComplianceAlert",
+            name=alert_rule_name,
+            description="a resource became non-compliant with one of the landing zone's AWS Config rules",
+            event_pattern=dict(alert_pattern),
+            state="ENABLED",
+            targets=[
+                events.CfnRule.TargetProperty(
+                    arn=topic_arn,
+                    id="alerts",
+                    input_transformer=events.CfnRule.InputTransformerProperty(
+                        input_paths_map={
+                            "rule": "$.detail.configRuleName",
+                            "type": "$.detail.resourceType",
+                            "resource": "$.detail.resourceId",
+                            "account": "$.account",
+                            "region": "$.region",
+                            "time": "$.time",
+                        },
+                        input_template=json.dumps(text),
+                    ),
+                )
+            ],
         )

@@ -2,7 +2,8 @@
 
 * ``<name>-detection`` — the deployment account's ``home_region``: every detection rule, each alerting the alerts
   topic with the statement, the principal and the resource; the default bus admits the management account's
-  forwarded events; the alarm on legacy-model invocations.
+  forwarded events; the alarm on legacy-model invocations; the AWS Config rules (``detection.config_rules``; never a
+  recorder: they run on the account's own).
 * ``<name>-detection-global`` — the deployment account's us-east-1 (when ``home_region`` is another Region): the rules
   whose calls CloudTrail records there (IAM, Route 53), forwarding the events to the home Region's bus.
 * ``<name>-detection-management`` — the management account's us-east-1: Organizations' policy and policy-type changes
@@ -16,7 +17,7 @@ from typing import Any
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from constructs_lib.detection import DetectionRules, EventForwarding, HomeBusAccess, LegacyModelAlarms
+from constructs_lib.detection import ConfigRules, DetectionRules, EventForwarding, HomeBusAccess, LegacyModelAlarms
 from landing_zone.core import naming
 from landing_zone.plan import Plan
 from landing_zone.plan.detection import legacy_alarm_names
@@ -42,6 +43,22 @@ class DetectionStack(LandingZoneStack):
         self.bus_access = (
             HomeBusAccess(self, "ManagementForwards", statement=detection.home_bus_statement)
             if detection.home_bus_statement is not None
+            else None
+        )
+        self.config_rules = (
+            ConfigRules(
+                self,
+                "ConfigRules",
+                rule_names=detection.config_rule_names,
+                rules=detection.config_rules,
+                landing_zone_name=name,
+                alert_rule_name=detection.compliance_alert_name,
+                alert_pattern=detection.compliance_alert_pattern,
+                topic_arn=topic.topic_arn,
+            )
+            if detection.config_rules
+            and detection.compliance_alert_name is not None
+            and detection.compliance_alert_pattern is not None
             else None
         )
         self.legacy_alarms = LegacyModelAlarms(

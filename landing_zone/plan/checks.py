@@ -527,6 +527,15 @@ def plan_names(plan: Plan) -> list[GeneratedName]:
         scp_names=plan.policies.scp_set.names if plan.policies.scps is not None else (),
         alarm_suffixes=[a.name_suffix for a in (*plan.cost_alarms.alarms, *plan.quota_alarms.specs)],
         dashboard_name=plan.dashboard.name,
-        detection_rule_names=list(plan.policies.detection.rule_names.values()) if plan.policies.detection else (),
+        detection_rule_names=_event_rule_names(plan),
         legacy_alarm_names=list(legacy_alarm_names(config, plan.routing).values()),
     )
+
+
+def _event_rule_names(plan: Plan) -> list[str]:
+    """The detection stack's EventBridge rule names: the detection rules and the Config compliance alert."""
+    detection = plan.policies.detection
+    if detection is None:
+        return []
+    alert = [detection.compliance_alert_name] if detection.compliance_alert_name is not None else []
+    return [*detection.rule_names.values(), *alert]

@@ -28,6 +28,15 @@ def detection_problems(
                 "and your own rules)",
             )
         )
+    if config.detection.config_rules and detection is None and not config.member_baseline.enabled:
+        problems.append(
+            Problem(
+                "detection.config_rules",
+                True,
+                "the AWS Config rules are deployed in the detection stack, and detection is off (single-account mode "
+                "with detection.enabled omitted); allowed here: false or omitted, or detection.enabled: true",
+            )
+        )
     if detection is not None:
         wildcard = sum(1 for r in detection.rules if r.wildcard)
         limit = catalog.limit("eventbridge_wildcard_rules_per_bus")

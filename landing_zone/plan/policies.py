@@ -40,6 +40,13 @@ from landing_zone.policies.access import (
 )
 from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
 from landing_zone.policies.common import document, statement
+from landing_zone.policies.config_rules import (
+    COMPLIANCE_ALERT_ID,
+    ConfigRule,
+    compliance_pattern,
+    config_rule_name,
+    config_rules,
+)
 from landing_zone.policies.cost import (
     alerts_topic_policy,
     budget_action_execution_policy,
@@ -139,6 +146,12 @@ class DetectionPolicies:
     rule_names: Mapping[str, str]  # by rule id: the EventBridge rule's name (naming.detection_rule_name)
     forwarder: Document
     home_bus_statement: Document | None
+    # detection.config_rules: the AWS Config managed rules and their names (empty: off)
+    config_rules: tuple[ConfigRule, ...] = ()
+    config_rule_names: Mapping[str, str] = field(default_factory=dict)  # by rule id
+    # the EventBridge rule alerting a Config rule's non-compliance (None: no Config rule): name and event pattern
+    compliance_alert_name: str | None = None
+    compliance_alert_pattern: Document | None = None
 
 
 @dataclass(frozen=True)
@@ -209,11 +222,16 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
         )
     rules = event_rules(config, statements, PROTECTED_SERVICES)
     limit = catalog.limit("eventbridge_rule_name_max_length")
+    checks = config_rules(config.name) if config.detection.config_rules_on(config.organization is not None) else ()
     return DetectionPolicies(
         rules=rules,
         rule_names={r.id: naming.detection_rule_name(config.name, r.id, limit) for r in rules},
         forwarder=forwarder,
         home_bus_statement=home_bus_statement,
+        config_rules=checks,
+        config_rule_names=(check_names := {r.id: config_rule_name(config.name, r.id) for r in checks}),
+        compliance_alert_name=naming.detection_rule_name(config.name, COMPLIANCE_ALERT_ID, limit) if checks else None,
+        compliance_alert_pattern=compliance_pattern(tuple(check_names.values())) if checks else None,
     )
 
 

@@ -88,6 +88,9 @@ CFN_TYPES_WITHIN: dict[str, str] = {
     "AWS::Budgets::BudgetsAction": "action of a protected budget (budgets:*BudgetAction on budgetAction)",
     "AWS::Bedrock::EnforcedGuardrailConfiguration": "account setting, DenyAccountSettingChanges",
     "AWS::CDK::Metadata": "no resource",
+    "AWS::Config::ConfigRule": "AWS Config rule (detection.config_rules): its ARN carries an ID, not its name, and "
+    "CloudFormation puts no tag on it, so no name or tag deny reaches it (docs/DETECTION.md, residual risks: deleting "
+    "it is not prevented; its compliance alert, an EventBridge rule, is protected by name)",
     "AWS::Events::EventBusPolicy": "a statement on the account's default event bus (shared with other teams, so not "
     "protected: removing it stops the management account's forwarded events; docs/DETECTION.md, residual risks)",
     "Custom::BedrockInvocationLogging": "account setting, DenyAccountSettingChanges; its function is protected",

@@ -158,9 +158,38 @@ def _anomaly_monitors(ctx: Context, account: str, live: Live) -> None:
 def _config_recorder(ctx: Context, account: str, live: Live) -> None:
     where = f"account {account} {ctx.home}"
     answer = ask(ctx, live, "config", "describe_configuration_recorders", check="config-recorder", where=where)
-    names = [r.get("name") for r in answer.get("ConfigurationRecorders") or []]
-    found = f"AWS Config recorder {', '.join(map(str, names))}" if names else "no AWS Config recorder"
-    ctx.add(_note("config-recorder", where, found, "left alone: the landing zone creates no recorder (one per Region)"))
+    names = [str(r.get("name")) for r in answer.get("ConfigurationRecorders") or []]
+    found = f"AWS Config recorder {', '.join(names)}" if names else "no AWS Config recorder"
+    detection = ctx.plan.policies.detection
+    if account != ctx.plan.config.deployment_account or detection is None or not detection.config_rules:
+        ctx.add(
+            _note("config-recorder", where, found, "left alone: the landing zone creates no recorder (one per Region)")
+        )
+        return
+    rules = ", ".join(sorted(detection.config_rule_names.values()))
+    if not names:  # PutConfigRule raises NoAvailableConfigurationRecorderException: the detection stack would fail
+        ctx.add(
+            Finding(
+                "config-recorder",
+                where,
+                found,
+                f"the detection stack creates the AWS Config rules {rules}, which need a recorder; the landing zone "
+                "creates none (one per account and Region), so the deploy would fail",
+                "turn AWS Config on in this Region (e.g. enroll the account in Control Tower), or set "
+                "detection.config_rules: false",
+                Severity.CONFLICT,
+            )
+        )
+        return
+    status = ask(ctx, live, "config", "describe_configuration_recorder_status", check="config-recorder", where=where)
+    recording = [str(s.get("name")) for s in status.get("ConfigurationRecordersStatus") or [] if s.get("recording")]
+    deploy = (
+        f"left alone; the AWS Config rules {rules} run on it (recording: {', '.join(recording)})"
+        if recording
+        else f"left alone; WARNING: it is not recording, so the AWS Config rules {rules} deploy but evaluate "
+        "nothing until it is started (StartConfigurationRecorder)"
+    )
+    ctx.add(_note("config-recorder", where, found, deploy))
 
 
 def _note(check: str, where: str, found: str, deploy: str) -> Finding:

@@ -16,7 +16,7 @@ from landing_zone.core import naming
 from landing_zone.plan import Plan
 from landing_zone.review.sections import renders
 
-__all__ = ["THREAT_CLASSES", "VERIFY_ONLY", "detection_section"]
+__all__ = ["CONFIG_RULE_CHECKS", "THREAT_CLASSES", "VERIFY_ONLY", "detection_section"]
 
 # What an event rule cannot see, because it is a state, not a call: `verify` reads it back (docs/VERIFY.md names
 # each check).  An event rule notices the *change* that leads there (the rule in the second column, if any).
@@ -30,6 +30,13 @@ VERIFY_ONLY: tuple[tuple[str, str], ...] = (
     ("the detection rules are enabled, with their event pattern and targets", ""),
     ("a change made before the rules existed, or while CloudTrail was not logging", ""),
 )
+
+# The states of VERIFY_ONLY that an AWS Config rule (``detection.config_rules``; landing_zone.policies.config_rules)
+# also checks continuously, by the rule's id, with what of the state it covers.
+CONFIG_RULE_CHECKS: Mapping[str, tuple[str, str]] = {
+    "the VPC's default security group and network ACL admit nothing": ("default-sg-closed", "the security group"),
+    "the protected resources carry the landing-zone tag": ("tags", "stacks, buckets, VPCs, subnets, security groups"),
+}
 
 # The threat model's tamper-relevant classes (docs/THREAT_MODEL.md): the detection rules that watch each (by id; an id
 # ending in '-' is a prefix), the IAM actions of the class where a rule watches more than it, and what stays residual.
@@ -93,6 +100,13 @@ THREAT_CLASSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = 
         "prevented by name (DenyLandingZoneTampering on <name>-*); a disabled rule alerts nothing: verify's event-rule "
         "checks find it (state, pattern, targets), so the management account and exempt principals remain residual "
         "only between two runs of verify",
+    ),
+    (
+        "an AWS Config rule deleted, or the account's recorder stopped",
+        (),
+        (),
+        "residual: a Config rule's ARN carries its ID, so no name deny reaches it, and the recorder is not the landing "
+        "zone's (preflight reports it); the states fall back to verify's runs",
     ),
     (
         "the default bus's statement for the management account removed",
@@ -163,6 +177,19 @@ def _threat_rows(plan: Plan, rules: Sequence[Mapping[str, Any]]) -> list[dict[st
     return rows
 
 
+def _verify_only(plan: Plan) -> list[dict[str, str]]:
+    """Each state verify checks, the event rule that notices the change, and the AWS Config rule (its deployed name
+    and what it covers) that checks it between two runs of verify ("" without one)."""
+    detection = plan.policies.detection
+    names = detection.config_rule_names if detection is not None else {}
+    out = []
+    for state, change_rule in VERIFY_ONLY:
+        rule_id, covers = CONFIG_RULE_CHECKS.get(state, ("", ""))
+        config_rule = f"{names[rule_id]} ({covers})" if rule_id in names else ""
+        out.append({"state": state, "change_rule": change_rule, "config_rule": config_rule})
+    return out
+
+
 def detection_section(plan: Plan, assembly: Assembly | None = None) -> dict[str, Any]:
     """The section's data (also in the JSON report): ``on``; each rule with what it watches, the statements that
     deny its calls, and where its alert is delivered; what only verify checks; the per-class table."""
@@ -174,7 +201,7 @@ def detection_section(plan: Plan, assembly: Assembly | None = None) -> dict[str,
             "why": "detection is off (detection.enabled false, or single-account mode with it omitted, or the member "
             "baseline): nothing is watched between two runs of verify",
             "rules": [],
-            "verify_only": [{"state": s, "change_rule": c} for s, c in VERIFY_ONLY],
+            "verify_only": _verify_only(plan),
             "classes": [],
             "stacks": [],
         }
@@ -186,7 +213,7 @@ def detection_section(plan: Plan, assembly: Assembly | None = None) -> dict[str,
         "on": True,
         "why": "",
         "rules": rules,
-        "verify_only": [{"state": s, "change_rule": c} for s, c in VERIFY_ONLY],
+        "verify_only": _verify_only(plan),
         "classes": _threat_rows(plan, rules),
         "stacks": [s for s in stacks if "-detection" in s],
     }
@@ -212,6 +239,12 @@ def _class_rows(d: Mapping[str, Any]) -> list[list[str]]:
     ]
 
 
+def _state_rows(d: Mapping[str, Any]) -> list[list[str]]:
+    return [[v["state"], v["change_rule"] or "—", v["config_rule"] or "— (verify only)"] for v in d["verify_only"]]
+
+
+STATES_HEADING = "States verify checks, and the AWS Config rules that check them between its runs"
+STATE_HEADERS = ("state", "the change is detected by", "continuously checked by (AWS Config rule)")
 RULE_HEADERS = ("rule", "watches", "prevented by", "matches", "delivered")
 CLASS_HEADERS = ("class", "prevented by", "detected by", "residual")
 INTRO = (
@@ -239,11 +272,8 @@ def _md(report: Mapping[str, Any]) -> list[str]:
         out = [d["why"] + ".", "", "What only verify checks:", ""]
         return out + [f"- {v['state']}" for v in d["verify_only"]] + [""]
     out = [INTRO, "", "### Prevented, detected, residual", "", *_md_table(CLASS_HEADERS, _class_rows(d))]
-    out += ["### Rules", "", *_md_table(RULE_HEADERS, _rule_rows(d)), "### Only verify checks", ""]
-    out += _md_table(
-        ("state", "the change is detected by"), [[v["state"], v["change_rule"] or "—"] for v in d["verify_only"]]
-    )
-    return out
+    out += ["### Rules", "", *_md_table(RULE_HEADERS, _rule_rows(d)), f"### {STATES_HEADING}", ""]
+    return out + _md_table(STATE_HEADERS, _state_rows(d))
 
 
 def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -255,12 +285,10 @@ def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 @renders("html", "detection")
 def _html(report: Mapping[str, Any]) -> str:
     d = report["detection"]
-    verify = _html_table(
-        ("state", "the change is detected by"), [[v["state"], v["change_rule"] or "—"] for v in d["verify_only"]]
-    )
+    verify = _html_table(STATE_HEADERS, _state_rows(d))
     if not d["on"]:
-        return f"<p>{escape(d['why'])}.</p><h3>Only verify checks</h3>{verify}"
+        return f"<p>{escape(d['why'])}.</p><h3>{STATES_HEADING}</h3>{verify}"
     return (
         f"<p>{escape(INTRO)}</p><h3>Prevented, detected, residual</h3>{_html_table(CLASS_HEADERS, _class_rows(d))}"
-        f"<h3>Rules</h3>{_html_table(RULE_HEADERS, _rule_rows(d))}<h3>Only verify checks</h3>{verify}"
+        f"<h3>Rules</h3>{_html_table(RULE_HEADERS, _rule_rows(d))}<h3>{STATES_HEADING}</h3>{verify}"
     )

@@ -31,7 +31,8 @@ def test_every_planned_rule_is_deployed_with_its_pattern(eu: Any) -> None:
     rules = _resources(eu.template("detection"), "AWS::Events::Rule")
     deployed = {r["Properties"]["Name"]: r["Properties"] for r in rules.values()}
     planned = eu.plan.policies.detection.rules
-    assert set(deployed) == {f"kimi-eu-detect-{r.id}" for r in planned}
+    # and the AWS Config compliance alert (test_config_non_compliance_alerts_the_alerts_topic)
+    assert set(deployed) == {f"kimi-eu-detect-{r.id}" for r in planned} | {"kimi-eu-detect-config-compliance"}
     for rule in planned:
         assert deployed[f"kimi-eu-detect-{rule.id}"]["EventPattern"] == json.loads(json.dumps(rule.pattern))
 
@@ -39,7 +40,9 @@ def test_every_planned_rule_is_deployed_with_its_pattern(eu: Any) -> None:
 def test_each_alert_names_statement_principal_and_resource(eu: Any) -> None:
     rules = _resources(eu.template("detection"), "AWS::Events::Rule")
     by_id = {r.id: r for r in eu.plan.policies.detection.rules}
-    for props in (r["Properties"] for r in rules.values()):
+    for props in (
+        r["Properties"] for r in rules.values() if r["Properties"]["Name"] != "kimi-eu-detect-config-compliance"
+    ):
         (target,) = props["Targets"]
         transformer = target["InputTransformer"]
         assert transformer["InputPathsMap"] == dict(ALERT_FIELDS)
@@ -106,3 +109,51 @@ def test_off_in_single_account_mode_by_default(synth: Callable) -> None:
     assert not [n for n in single.templates if "detection" in n]
     (policy,) = _resources(single.template("cost"), "AWS::SNS::TopicPolicy").values()
     assert "events.amazonaws.com" not in json.dumps(policy)
+
+
+def test_config_rules_are_the_planned_managed_rules(eu: Any) -> None:
+    """detection.config_rules, omitted, is on in organization mode: one AWS managed rule per planned check, named
+    <name>-config-<id>, scoped to its resource types, with its parameters."""
+    planned = eu.plan.policies.detection.config_rules
+    assert {r.identifier for r in planned} == {"VPC_DEFAULT_SECURITY_GROUP_CLOSED", "REQUIRED_TAGS"}
+    deployed = {
+        r["Properties"]["ConfigRuleName"]: r["Properties"]
+        for r in _resources(eu.template("detection"), "AWS::Config::ConfigRule").values()
+    }
+    assert set(deployed) == {f"kimi-eu-config-{r.id}" for r in planned}
+    for rule in planned:
+        props = deployed[f"kimi-eu-config-{rule.id}"]
+        assert props["Source"] == {"Owner": "AWS", "SourceIdentifier": rule.identifier}
+        assert props["Scope"] == {"ComplianceResourceTypes": list(rule.resource_types)}
+        assert props.get("InputParameters") == (json.loads(rule.input_parameters) if rule.input_parameters else None)
+    assert deployed["kimi-eu-config-tags"]["InputParameters"] == {"tag1Key": "landing-zone", "tag1Value": "kimi-eu"}
+
+
+def test_no_template_creates_a_config_recorder_or_delivery_channel(eu: Any, synth: Callable) -> None:
+    """The rules run on the account's recorder (Control Tower's): AWS Config allows one per account and Region."""
+    for synthesized in (eu, synth(US_SINGLE)):
+        for name, template in synthesized.templates.items():
+            for kind in ("AWS::Config::ConfigurationRecorder", "AWS::Config::DeliveryChannel"):
+                assert not _resources(template, kind), (name, kind)
+
+
+def test_config_non_compliance_alerts_the_alerts_topic(eu: Any) -> None:
+    """A resource becoming NON_COMPLIANT with one of the landing zone's Config rules (and no other's) alerts the
+    alerts topic, naming the rule, the resource and the command that lists the details."""
+    rules = _resources(eu.template("detection"), "AWS::Events::Rule")
+    (alert,) = [
+        r["Properties"] for r in rules.values() if r["Properties"]["Name"] == "kimi-eu-detect-config-compliance"
+    ]
+    assert alert["EventPattern"] == {
+        "source": ["aws.config"],
+        "detail-type": ["Config Rules Compliance Change"],
+        "detail": {
+            "configRuleName": sorted(eu.plan.policies.detection.config_rule_names.values()),
+            "newEvaluationResult": {"complianceType": ["NON_COMPLIANT"]},
+        },
+    }
+    (target,) = alert["Targets"]
+    assert "Alerts" in json.dumps(target["Arn"])  # the cost stack's alerts topic (test_alerts_go_to_the_alerts_topic)
+    transformer = target["InputTransformer"]
+    assert transformer["InputPathsMap"]["rule"] == "$.detail.configRuleName"
+    assert "<rule>" in transformer["InputTemplate"] and "<resource>" in transformer["InputTemplate"]

@@ -168,6 +168,7 @@ def existing_organization(
     foreign_monitor: bool = True,
     cdk_toolkit: bool = True,
     config_recorder: bool = True,
+    config_recording: bool = True,
     delegated_admin: bool = True,
 ) -> OrgState:
     """The organization of ``plan`` (see the module docstring); each flag adds one thing someone else owns."""
@@ -223,9 +224,13 @@ def existing_organization(
         for account in (deployment, management):
             cdk_toolkit_stack(state.moto("cloudformation", account, home), "hnb659fds")
     if config_recorder:
-        state.moto("config", deployment, home).put_configuration_recorder(
+        config = state.moto("config", deployment, home)
+        config.put_configuration_recorder(
             ConfigurationRecorder={"name": "default", "roleARN": f"arn:aws:iam::{deployment}:role/aws-config"}
         )
+        if config_recording:  # Control Tower's recorder records; starting one needs a delivery channel
+            config.put_delivery_channel(DeliveryChannel={"name": "default", "s3BucketName": "aws-controltower-logs"})
+            config.start_configuration_recorder(ConfigurationRecorderName="default")
     return state
 
 

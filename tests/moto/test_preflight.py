@@ -152,9 +152,8 @@ def test_a_clean_organization_exits_0(plan, aws_mock, cli):
         foreign_retention=None,
         foreign_monitor=False,
         cdk_toolkit=False,
-        config_recorder=False,
         delegated_admin=False,
-    )
+    )  # a recording AWS Config recorder (Control Tower's) stays: the EU example's Config rules need one
     with use_client_factory(state.factory()):
         code, out, err = cli(["preflight", "--config", str(EU), "--management-profile", MANAGEMENT_PROFILE])
     assert code == 0, out + err
@@ -448,3 +447,35 @@ def test_account_profiles_are_given_by_id_or_name_once_each(plan):
     _, refused = _account_profiles(plan, [(dev.name, "dev"), (dev.id, "other")])
     with pytest.raises(ConfigError, match=r"--account-profile\[1\]: got '333333333333'; given twice"):
         check_all(refused)
+
+
+def _recorder(plan, report: Report):
+    (finding,) = [f for f in report.findings if f.check == "config-recorder"]
+    assert finding.where == f"account {plan.config.deployment_account} {plan.config.home_region}"
+    return finding
+
+
+def test_config_rules_without_a_recorder_are_a_conflict(plan, aws_mock):
+    finding = _recorder(plan, run(plan, existing_organization(plan, config_recorder=False)))
+    assert finding.severity is Severity.CONFLICT
+    assert "the deploy would fail" in finding.deploy and "detection.config_rules: false" in finding.resolve
+    assert all(name in finding.deploy for name in plan.policies.detection.config_rule_names.values())
+
+
+def test_config_rules_on_a_stopped_recorder_are_a_warning_note(plan, aws_mock):
+    finding = _recorder(plan, run(plan, existing_organization(plan, config_recording=False)))
+    assert finding.severity is Severity.NOTE
+    assert "WARNING: it is not recording" in finding.deploy
+
+
+def test_config_rules_on_a_recording_recorder_are_a_note(plan, aws_mock):
+    finding = _recorder(plan, run(plan, existing_organization(plan)))
+    assert finding.severity is Severity.NOTE
+    assert "run on it (recording: default)" in finding.deploy
+
+
+def test_without_config_rules_no_recorder_is_only_a_note(plan_for, aws_mock):
+    plan = plan_for(EU, detection={"config_rules": False})
+    assert plan.policies.detection.config_rules == ()
+    finding = _recorder(plan, run(plan, existing_organization(plan, config_recorder=False)))
+    assert finding.severity is Severity.NOTE and "creates no recorder" in finding.deploy

@@ -304,3 +304,38 @@ def test_legacy_alarms_cover_each_invoke_id_of_the_allowed_models(plan_for: Call
     ids = {r.invoke_id for mr in plan.routing.models for r in mr.compliant_routes}
     assert ids <= set(names)
     assert legacy_alarm_names(plan_for(EU, detection={"legacy_model_alarm": False}).config, plan.routing) == {}
+
+
+def test_config_rules_on_by_default_in_organization_mode_and_optional(plan_for: Callable) -> None:
+    assert [r.id for r in plan_for(EU).policies.detection.config_rules] == ["default-sg-closed", "tags"]
+    assert plan_for(EU, detection={"config_rules": False}).policies.detection.config_rules == ()
+    single = plan_for(US_SINGLE, detection={"enabled": True})
+    assert single.policies.detection.config_rules == ()  # omitted: organization mode only
+    assert plan_for(US_SINGLE, detection={"enabled": True, "config_rules": True}).policies.detection.config_rules
+
+
+@pytest.mark.parametrize(
+    "detection",
+    [{"enabled": False, "config_rules": True}, {"config_rules": True}],  # off explicitly; off in single-account mode
+)
+def test_config_rules_without_detection_are_refused_naming_the_field(plan_for: Callable, detection: dict) -> None:
+    config = EU if detection.get("enabled") is False else US_SINGLE
+    with pytest.raises(ConfigError) as err:
+        plan_for(config, detection=detection)
+    assert "config_rules" in str(err.value) and "allowed" in str(err.value)
+
+
+def test_the_review_lists_the_states_an_aws_config_rule_checks_continuously(plan_for: Callable) -> None:
+    from landing_zone.review.detection import CONFIG_RULE_CHECKS, VERIFY_ONLY, detection_section
+
+    def by_state(plan: Any) -> dict[str, str]:
+        return {v["state"]: v["config_rule"] for v in detection_section(plan)["verify_only"]}
+
+    assert set(CONFIG_RULE_CHECKS) <= {state for state, _ in VERIFY_ONLY}  # a renamed state fails here
+    on = by_state(plan_for(EU))
+    assert on["the protected resources carry the landing-zone tag"].startswith("kimi-eu-config-tags (")
+    assert on["the VPC's default security group and network ACL admit nothing"].startswith(
+        "kimi-eu-config-default-sg-closed (the security group)"
+    )
+    assert on["the data retention mode in home_region is the configured one"] == ""  # no Config resource type
+    assert set(by_state(plan_for(EU, detection={"config_rules": False})).values()) == {""}

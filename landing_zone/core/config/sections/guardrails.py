@@ -252,5 +252,27 @@ class Detection(_Strict):
         "legacy date is still being called).",
     )
 
+    config_rules: bool | None = Field(
+        default=None,
+        description="AWS Config rules in the detection stack (home_region), so the account is checked continuously "
+        "between two runs of verify: the default security group closed, the landing-zone tag on the protected "
+        "resources. The rules need a configuration recorder that is recording (e.g. Control Tower's): the landing "
+        "zone never creates a recorder or a delivery channel, and preflight warns when none records. Omitted: on "
+        "when detection is on in organization mode, off otherwise. true needs detection on.",
+    )
+
+    @model_validator(mode="after")
+    def _config_rules_need_detection(self) -> Detection:
+        if self.config_rules and self.enabled is False:
+            raise ValueError(
+                "config_rules: true needs the detection stack, and enabled is false; allowed: config_rules false or "
+                "omitted, or enabled true or omitted"
+            )
+        return self
+
     def on(self, organization_mode: bool) -> bool:
         return organization_mode if self.enabled is None else self.enabled
+
+    def config_rules_on(self, organization_mode: bool) -> bool:
+        """Whether the AWS Config rules are deployed (given detection is): omitted, in organization mode."""
+        return organization_mode if self.config_rules is None else self.config_rules
