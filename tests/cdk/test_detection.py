@@ -112,7 +112,7 @@ def test_off_in_single_account_mode_by_default(synth: Callable) -> None:
 
 
 def test_config_rules_are_the_planned_managed_rules(eu: Any) -> None:
-    """detection.config_rules, omitted, is on in organization mode: one AWS managed rule per planned check, named
+    """detection.config_rules (the EU example opts in): one AWS managed rule per planned check, named
     <name>-config-<id>, scoped to its resource types, with its parameters."""
     planned = eu.plan.policies.detection.config_rules
     assert {r.identifier for r in planned} == {"VPC_DEFAULT_SECURITY_GROUP_CLOSED", "REQUIRED_TAGS"}

@@ -146,7 +146,7 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # 2 legacy-model alarms of detection (+2).
     # 413 since the event-rule family: the detection stacks' 42 EventBridge rules x events-rule, -pattern, -targets
     # (+126).  The bus policy has no check family yet.
-    # 416 since detection.config_rules (on by default in organization mode): the AWS Config compliance alert
+    # 416 since detection.config_rules (opt-in; the EU example opts in): the AWS Config compliance alert
     # <name>-detect-config-compliance is a 43rd EventBridge rule (+3); the Config rules have no check family yet.
     assert len(data["checks"]) == 416
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {f"kimi-eu-{s}" for s in STACKS}

@@ -25,6 +25,7 @@ from tests.conftest import ROOT
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
 US_SINGLE = ROOT / "examples" / "us-single-account.yaml"
+US_ORG = ROOT / "examples" / "us-organization.yaml"  # organization mode, detection on, config_rules omitted
 ACC = "222222222222"
 ADMIN = f"arn:aws:iam::{ACC}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_AdministratorAccess_0123456789abcdef"
 SCP_DENIED = (
@@ -270,7 +271,7 @@ def test_on_by_default_in_organization_mode_off_in_single_account(plan_for: Call
     assert plan_for(EU).policies.detection is not None
     assert plan_for(US_SINGLE).policies.detection is None
     assert plan_for(US_SINGLE, detection={"enabled": True}).policies.detection is not None
-    assert plan_for(EU, detection={"enabled": False}).policies.detection is None
+    assert plan_for(EU, detection={"enabled": False, "config_rules": False}).policies.detection is None
 
 
 def test_detection_admits_eventbridge_to_the_alerts_topic_and_key_only_when_on(plan_for: Callable) -> None:
@@ -281,7 +282,7 @@ def test_detection_admits_eventbridge_to_the_alerts_topic_and_key_only_when_on(p
         }
 
     assert "events.amazonaws.com" in publishers(plan_for(EU))
-    assert "events.amazonaws.com" not in publishers(plan_for(EU, detection={"enabled": False}))
+    assert "events.amazonaws.com" not in publishers(plan_for(EU, detection={"enabled": False, "config_rules": False}))
 
 
 def test_the_event_bridge_publisher_is_limited_to_the_detection_rules(plan_for: Callable) -> None:
@@ -306,11 +307,13 @@ def test_legacy_alarms_cover_each_invoke_id_of_the_allowed_models(plan_for: Call
     assert legacy_alarm_names(plan_for(EU, detection={"legacy_model_alarm": False}).config, plan.routing) == {}
 
 
-def test_config_rules_on_by_default_in_organization_mode_and_optional(plan_for: Callable) -> None:
-    assert [r.id for r in plan_for(EU).policies.detection.config_rules] == ["default-sg-closed", "tags"]
+def test_config_rules_are_opt_in_in_both_modes(plan_for: Callable) -> None:
+    assert [r.id for r in plan_for(EU).policies.detection.config_rules] == ["default-sg-closed", "tags"]  # opts in
+    organization = plan_for(US_ORG)  # omitted, in organization mode: off, while the rest of detection is on
+    assert organization.policies.detection is not None and organization.policies.detection.config_rules == ()
     assert plan_for(EU, detection={"config_rules": False}).policies.detection.config_rules == ()
     single = plan_for(US_SINGLE, detection={"enabled": True})
-    assert single.policies.detection.config_rules == ()  # omitted: organization mode only
+    assert single.policies.detection.config_rules == ()  # omitted: off
     assert plan_for(US_SINGLE, detection={"enabled": True, "config_rules": True}).policies.detection.config_rules
 
 

@@ -86,14 +86,16 @@ def test_statements_are_split_when_they_do_not_fit_one_policy(plan_for):
 def test_too_many_policies_for_a_target_fails_and_says_by_how_much(plan_for):
     plan_args = {
         "policy_guardrails": {
-            "scp_max_characters": _tight(plan_for, EU, organization=None),
+            "scp_max_characters": _tight(plan_for, EU, organization=None, detection={"config_rules": False}),
             "region_deny_all_services": True,
             "other_scps_per_target": 2,
             "scp_max_per_target": 5,
         }
     }
     with pytest.raises(GuardrailSizeError) as info:
-        scps(plan_for(EU, organization=None, **plan_args))  # no organization: the plan does not pre-check
+        scps(
+            plan_for(EU, organization=None, detection={"config_rules": False}, **plan_args)
+        )  # no organization: the plan does not pre-check
     message = str(info.value)
     assert "over the quota of 5 by" in message
     assert "(FullAWSAccess, 2 other SCP(s) and the landing zone's" in message
@@ -102,7 +104,14 @@ def test_too_many_policies_for_a_target_fails_and_says_by_how_much(plan_for):
 
 def test_a_single_statement_over_the_limit_is_named(plan_for):
     with pytest.raises(GuardrailSizeError) as info:
-        scps(plan_for(EU, organization=None, policy_guardrails={"scp_max_characters": 1000}))
+        scps(
+            plan_for(
+                EU,
+                organization=None,
+                detection={"config_rules": False},
+                policy_guardrails={"scp_max_characters": 1000},
+            )
+        )
     assert "alone is" in str(info.value) and "over the SCP limit of 1000 by" in str(info.value)
 
 

@@ -257,8 +257,9 @@ class Detection(_Strict):
         description="AWS Config rules in the detection stack (home_region), so the account is checked continuously "
         "between two runs of verify: the default security group closed, the landing-zone tag on the protected "
         "resources. The rules need a configuration recorder that is recording (e.g. Control Tower's): the landing "
-        "zone never creates a recorder or a delivery channel, and preflight warns when none records. Omitted: on "
-        "when detection is on in organization mode, off otherwise. true needs detection on.",
+        "zone never creates a recorder or a delivery channel, and preflight warns when none records. Opt-in (omitted: "
+        "off): the managed rules evaluate every resource of their types in the account, other teams' too, so they "
+        "suit an account the landing zone has to itself. true needs detection on.",
     )
 
     @model_validator(mode="after")
@@ -274,5 +275,9 @@ class Detection(_Strict):
         return organization_mode if self.enabled is None else self.enabled
 
     def config_rules_on(self, organization_mode: bool) -> bool:
-        """Whether the AWS Config rules are deployed (given detection is): omitted, in organization mode."""
-        return organization_mode if self.config_rules is None else self.config_rules
+        """Whether the AWS Config rules are deployed (given detection is): only when asked for.  Not on by default
+        in organization mode like the rest of detection: REQUIRED_TAGS and VPC_DEFAULT_SECURITY_GROUP_CLOSED can only
+        be scoped by resource type, so in an account shared with other teams they would judge (and alert on) their
+        resources too, and the deploy fails where no recorder records."""
+        del organization_mode  # the same answer in both modes
+        return bool(self.config_rules)
