@@ -42,7 +42,7 @@ PYTEST_ARGS ?=
 help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up (runtime dependencies only), validate, synthesize into $(OUT)/"
 	@echo "           [ACCEPT_REPLACEMENT=...]  go on although a named resource would be replaced (<stack>/<logical id>)"
-	@echo "make test                            set up everything, then lint and every test (the nag, scanner and mutation"
+	@echo "make test                            set up everything, then lint and every test (the nag, scanner, mutation, wheel"
 	@echo "                                     tests rerun when their inputs changed; CI=true or LZ_LAYERS=all: always)"
 	@echo "make validate [CONFIG=...]           validate the configuration, print its warnings (exit 2 on problems)"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
@@ -133,8 +133,8 @@ synth: setup
 	@echo "synthesized $$(ls $(OUT)/*.template.json | wc -l) stack template(s) into $(OUT)/"
 
 # Lint first (seconds), then every test, in parallel (test files spread over $(JOBS) workers).  The stamped layers
-# (markers nag, scanners, mutation; tests/support/layers.py) run once per change to their inputs: a test of theirs that
-# passed on the same inputs is not rerun, and the summary says so.  CI=true (set by .ci/run) or LZ_LAYERS=all runs
+# (markers nag, scanners, mutation, package; tests/support/layers.py) run once per change to their inputs: a test of
+# theirs that passed on the same inputs is not rerun, and the summary says so.  CI=true (set by .ci/run) or LZ_LAYERS=all runs
 # every test.
 test: setup-dev lint
 	python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)

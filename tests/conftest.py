@@ -106,7 +106,7 @@ def _prune() -> None:
         if not entry.name.startswith((current, ".")):
             shutil.rmtree(entry, ignore_errors=True)
     week_ago = time.time() - 7 * 86400
-    for kind in ("scanners", "proofs", "layers"):
+    for kind in ("scanners", "proofs", "layers", "tools"):
         for report in (SYNTH_CACHE / kind).iterdir() if (SYNTH_CACHE / kind).is_dir() else ():
             if report.is_file() and report.stat().st_mtime < week_ago:
                 report.unlink(missing_ok=True)

@@ -2,6 +2,8 @@
 
 The lock tests ask pip to resolve each lock for the minimum Python (``--python-version``), as it would install on a
 machine that has only that: they need the package index (marker ``index``; pip's configured index, as `make` uses).
+pip's answer is kept in ``.synth-cache/tools/`` by the digest of the two files, the minimum, pip's version and its
+index settings, so a warm `make test` asserts on the answer pip gave for exactly those inputs (CI=true: pip runs).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from packaging.utils import canonicalize_name
 
 from tests.conftest import ROOT
 from tests.support.runtime_only import pinned
+from tests.support.tool_cache import cached_result
 
 
 def readme_commands() -> list[str]:
@@ -71,6 +74,21 @@ def test_an_older_python_stops_before_the_virtualenv_with_the_minimum_named():
     assert not (ROOT / venv).exists()
 
 
+def pip_version() -> str:
+    from importlib.metadata import version
+
+    return version("pip")
+
+
+def pip_index() -> str:
+    """The index pip resolves against (its configuration and the environment): part of the kept answer's key."""
+    shown = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True, timeout=60, check=False
+    ).stdout
+    named = {k: v for k, v in os.environ.items() if k.startswith("PIP_") and "INDEX" in k}
+    return json.dumps({"config": sorted(line for line in shown.splitlines() if "index" in line), "env": named})
+
+
 LOCKS = [("requirements-dev.txt", "constraints.txt"), ("requirements-scanners.txt", "constraints-scanners.txt")]
 
 
@@ -101,12 +119,21 @@ def test_the_lock_installs_on_the_python_minimum(requirements: str, lock: str, t
         str(report),
     ]
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, "\n".join(line for line in result.stderr.splitlines() if "is ignored" not in line)
-    resolved = {
-        canonicalize_name(item["metadata"]["name"]): item["metadata"]["version"]
-        for item in json.loads(report.read_text())["install"]
-    }
+
+    def resolve() -> dict:
+        result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+        installs = json.loads(report.read_text())["install"] if result.returncode == 0 else []
+        names = [{"name": i["metadata"]["name"], "version": i["metadata"]["version"]} for i in installs]
+        return {"returncode": result.returncode, "stderr": result.stderr, "install": names}
+
+    # pip's answer for exactly these files, this pip and this index is kept (tests/support/tool_cache.py): the
+    # assertions below run on it every time; with CI=true pip resolves every time
+    inputs = {"python": python_minimum(), "pip": pip_version(), "index": pip_index()}
+    answer = cached_result("lock-resolves", inputs, (requirements, lock), resolve, lambda r: r["returncode"] == 0)
+    assert answer["returncode"] == 0, "\n".join(
+        line for line in answer["stderr"].splitlines() if "is ignored" not in line
+    )
+    resolved = {canonicalize_name(item["name"]): item["version"] for item in answer["install"]}
     locked = {canonicalize_name(r.name): next(iter(r.specifier)).version for r in pinned(ROOT / lock)}
     assert {name: v for name, v in resolved.items() if locked.get(name) != v} == {}, "resolved outside the lock"
     assert not (tmp_path / "target").exists()

@@ -1,9 +1,10 @@
 """The stamped layers: slow tests that ``make test`` runs once per change to their inputs; CI runs them every time.
 
-The cdk-nag packs (marker ``nag``), the template scanners cfn-lint and checkov (``scanners``) and the prover's
-mutation runs (``mutation``) take most of a warm run while answering a question whose inputs rarely change: the app's
-source, the examples, the scanners' lock.  A test of such a layer that passes leaves a stamp keyed by its node ID and
-by the digest of everything it reads (:func:`layer_digest`); a later run with the same digest deselects it and says so
+The cdk-nag packs (marker ``nag``), the template scanners cfn-lint and checkov (``scanners``), the prover's
+mutation runs (``mutation``) and the wheel built and installed into a fresh virtualenv (``package``) take most of a
+warm run while answering a question whose inputs rarely change: the app's source, the examples, the locks.  A test
+of such a layer that passes leaves a stamp keyed by its node ID and by the digest of everything it reads
+(:func:`layer_digest`, and :data:`LAYER_EXTRA_INPUTS`); a later run with the same digest deselects it and says so
 in the summary, with when it passed.  A failure, a skip or a changed input leaves no valid stamp, so the test runs.
 
 ``CI=true`` (the CI runner sets it) or ``LZ_LAYERS=all`` runs every test whatever the stamps say: nothing is hidden in
@@ -26,7 +27,7 @@ import pytest
 
 from tests.support.digest import ROOT, STAMP_DIR, files_digest, source_digest
 
-STAMPED_LAYERS = ("nag", "scanners", "mutation")
+STAMPED_LAYERS = ("nag", "scanners", "mutation", "package")
 REPORT_ENV = "LZ_LAYERS_REPORT"
 CUTOFF_ENV = "LZ_LAYERS_CUTOFF"
 # What a stamped test reads beyond the app's source (source_digest): the configurations, the scanners' locks and
@@ -45,6 +46,8 @@ LAYER_INPUTS = (
     "Makefile",
     "package.json",
 )
+# What one layer reads beyond those: the wheel's metadata carries the README (pyproject.toml, readme).
+LAYER_EXTRA_INPUTS = {"package": ("README.md",)}
 
 
 def forced() -> str | None:
@@ -80,8 +83,9 @@ def layer_of(item: pytest.Item) -> str | None:
     return next((name for name in STAMPED_LAYERS if item.get_closest_marker(name)), None)
 
 
-def stamp_path(nodeid: str, module: str) -> Path:
-    key = hashlib.sha256(f"{layer_digest()}|{_module_digest(module)}|{nodeid}".encode()).hexdigest()
+def stamp_path(nodeid: str, module: str, layer: str) -> Path:
+    extra = files_digest(LAYER_EXTRA_INPUTS[layer]) if layer in LAYER_EXTRA_INPUTS else ""
+    key = hashlib.sha256(f"{layer_digest()}|{_module_digest(module)}|{nodeid}{extra}".encode()).hexdigest()
     return STAMP_DIR / key[:40]
 
 
@@ -107,7 +111,7 @@ class StampedLayers:
                 keep.append(item)
                 continue
             module = str(item.path)
-            stamp = stamp_path(item.nodeid, module)
+            stamp = stamp_path(item.nodeid, module, layer)
             if self.leave_out or (self.reason is None and self._stamped(stamp)):
                 drop.append(item)
                 self.deselected.setdefault(layer, []).append(stamp.stat().st_mtime if stamp.is_file() else 0.0)
@@ -139,7 +143,8 @@ class StampedLayers:
         if report.failed or report.skipped:
             self.failed.add(report.nodeid)
         elif report.when == "teardown" and report.nodeid not in self.failed:
-            stamp = stamp_path(report.nodeid, self.modules[report.nodeid][1])
+            layer, module = self.modules[report.nodeid]
+            stamp = stamp_path(report.nodeid, module, layer)
             stamp.parent.mkdir(parents=True, exist_ok=True)
             stamp.write_text(report.nodeid + "\n")
 
@@ -153,7 +158,7 @@ class StampedLayers:
         if not (self.deselected or self.ran):
             return
         write = terminalreporter.write_line
-        terminalreporter.write_sep("-", "stamped layers (nag, scanners, mutation)")
+        terminalreporter.write_sep("-", "stamped layers (nag, scanners, mutation, package)")
         for layer in STAMPED_LAYERS:
             stamps = self.deselected.get(layer, [])
             if stamps and self.leave_out:
