@@ -1,10 +1,12 @@
-"""The command line and the two-command workflow, run as a user runs them (subprocesses)."""
+"""The command line and the two-command workflow, run as a user runs them (``make`` and the entry point in
+subprocesses; the commands' own behaviour in-process, tests/support/cli.py)."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, ROOT
+from tests.support.cli import lz, lz_process
 
 BAD = FIXTURES / "bad-config.yaml"
 
@@ -20,12 +23,9 @@ def run(*args: str, env: dict | None = None, cwd: Path = ROOT) -> subprocess.Com
     return subprocess.run(args, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=600)
 
 
-def lz(*args: str) -> subprocess.CompletedProcess:
-    return run(sys.executable, "-m", "landing_zone", *args)
-
-
 def test_validate_bad_config_exits_2_with_every_problem_and_no_traceback():
-    result = lz("validate", "--config", str(BAD))
+    """The real entry point (``python -m landing_zone`` in a new process); the other commands run in-process."""
+    result = lz_process("validate", "--config", str(BAD))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "11 problem(s)" in result.stderr
@@ -147,14 +147,14 @@ def test_make_synth_with_the_cdk_cli_writes_the_cloud_assembly(tmp_path):
 
 
 @pytest.mark.synth
-def test_make_synth_refuses_to_replace_a_named_profile_unless_accepted(tmp_path):
+def test_make_synth_refuses_to_replace_a_named_profile_unless_accepted(tmp_path, synth):
     """An application that changes model: its application inference profile keeps its name and its ModelSource
     (create-only) changes, which CloudFormation cannot do. `make synth` prints it with the way out, exits 2 and keeps
-    the previous cdk.out; ACCEPT_REPLACEMENT=<stack>/<logical id> goes on (LZ-FORCED-REPLACEMENT)."""
+    the previous cdk.out; ACCEPT_REPLACEMENT=<stack>/<logical id> goes on (LZ-FORCED-REPLACEMENT).  The previous
+    cdk.out is the example's assembly as the app synthesizes it (the session's, tests/conftest.py)."""
     out = tmp_path / "cdk.out"
     example = ROOT / "examples" / "us-single-account.yaml"
-    first = run("make", "--no-print-directory", "synth", f"CONFIG={example}", f"OUT={out}")
-    assert first.returncode == 0, first.stderr
+    shutil.copytree(synth(example).outdir, out)
     changed = tmp_path / "k2.yaml"
     changed.write_text(
         example.read_text()

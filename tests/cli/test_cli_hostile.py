@@ -4,14 +4,14 @@ the message, no traceback, nothing written."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
 from landing_zone.cli import main
 from landing_zone.core import datafile
-from tests.cli.test_cli import lz, run
+from tests.cli.test_cli import lz
 from tests.conftest import FIXTURES, ROOT
+from tests.support.cli import app
 
 HOSTILE = FIXTURES / "hostile"
 
@@ -178,7 +178,7 @@ def test_app_refuses_hostile_input_with_exit_2_and_writes_nothing(tmp_path):
     outdir = tmp_path / "out"
     context = json.loads((ROOT / "cdk.json").read_text())["context"]
     context["config"] = str(HOSTILE / "not-utf8.yaml")
-    result = run(sys.executable, "app.py", env={"CDK_CONTEXT_JSON": json.dumps(context), "CDK_OUTDIR": str(outdir)})
+    result = app(context, outdir)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "error: invalid config file" in result.stderr and "not UTF-8" in result.stderr
@@ -199,7 +199,7 @@ def test_app_refuses_a_context_switch_that_is_neither_true_nor_false(tmp_path, s
     attached: refused before any work, every switch at once (landing_zone.core.config.context_switches)."""
     outdir = tmp_path / "out"
     context = {**json.loads((ROOT / "cdk.json").read_text())["context"], **switches}
-    result = run(sys.executable, "app.py", env={"CDK_CONTEXT_JSON": json.dumps(context), "CDK_OUTDIR": str(outdir)})
+    result = app(context, outdir)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     lines = result.stderr.splitlines()
     assert lines[0] == f"error: invalid CDK context: {len(switches)} problem(s)"
@@ -233,6 +233,6 @@ def test_validate_warns_about_placeholders_and_still_exits_0():
 def test_synth_prints_the_placeholder_warning_once(tmp_path):
     context = json.loads((ROOT / "cdk.json").read_text())["context"]
     context["nag"] = False  # the gate is tested elsewhere; this is about the warning
-    result = run(sys.executable, "app.py", env={"CDK_CONTEXT_JSON": json.dumps(context), "CDK_OUTDIR": str(tmp_path)})
+    result = app(context, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("placeholder value(s) left in the configuration") == 1

@@ -1,11 +1,10 @@
-"""The cost commands (`cost`, `breakeven`, `cost-report`) run as a user runs them (subprocesses)."""
+"""The cost commands (`cost`, `breakeven`, `cost-report`) run as a user runs them (the command line in-process,
+tests/support/cli.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,17 +13,17 @@ import pytest
 from landing_zone.core.catalog.prices import load_price_catalog
 from landing_zone.cost.pricing import Workload, break_even, estimate_cost
 from tests.conftest import ROOT
+from tests.support.cli import lz
 
 Run = Callable[..., subprocess.CompletedProcess]
 
 
 @pytest.fixture
 def cli() -> Run:
+    """The cost commands in this process (tests/support/cli.py), from the working directory ``cwd``."""
+
     def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-        return subprocess.run(
-            [sys.executable, "-m", "landing_zone", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
-        )
+        return lz(*args, cwd=cwd)
 
     return run
 

@@ -19,6 +19,7 @@ import pytest
 
 from tests.cli.test_cli import lz, run
 from tests.conftest import ROOT
+from tests.support.cli import app
 
 CONFIGS = [None, "examples/us-single-account.yaml", "examples/multi-account-100.yaml"]
 
@@ -141,26 +142,27 @@ def test_every_removal_command_runs_as_printed(config, synth):
     assert sorted(destroyed) == sorted(stacks), "every stack is destroyed exactly once"
 
 
-def test_the_printed_detach_synthesizes_the_organizations_policies_with_no_target(tmp_path):
-    """The removal's first command, synthesized by the pinned CLI through app.py with the command's own context: every
-    Organizations policy of the guardrails stack has `TargetIds: []` (CloudFormation then detaches them), while the
-    same app without the flag attaches them to organization.target_ids."""
+def test_the_printed_detach_synthesizes_the_organizations_policies_with_no_target(tmp_path, default_lz):
+    """The removal's first command, synthesized through app.py with the command's own context (in this process:
+    tests/support/cli.py; the pinned CLI's `-c key=value` reaches the app as a string, as here): every Organizations
+    policy of the guardrails stack has `TargetIds: []` (CloudFormation then detaches them), while the same app without
+    the flag (the default assembly) attaches them to organization.target_ids."""
     from landing_zone.plan.deployment import DETACH_CONTEXT
+    from tests.conftest import cdk_context
 
     detach = shlex.split(
         next(line for line in lz("deploy-plan", "--remove").stdout.splitlines() if line.startswith("cdk deploy "))
     )
     contexts = [a for i, a in enumerate(detach) if i and detach[i - 1] == "-c"]
     assert contexts == [f"{DETACH_CONTEXT}=true"]
-    cdk = str(ROOT / "node_modules" / ".bin" / "cdk")
-    for out, flags in ((tmp_path / "detached", ["-c", contexts[0]]), (tmp_path / "attached", [])):
-        result = run(cdk, "synth", "--quiet", "--no-notices", *flags, "-o", str(out))
-        assert result.returncode == 0, result.stderr
+    key, value = contexts[0].split("=", 1)
+    result = app({**cdk_context(), key: value}, tmp_path / "detached")
+    assert result.returncode == 0, result.stderr
     targets = {}
-    for out in ("detached", "attached"):
-        template = json.loads((tmp_path / out / f"{detach[2]}.template.json").read_text())
+    for label, outdir in (("detached", tmp_path / "detached"), ("attached", default_lz.outdir)):
+        template = json.loads((outdir / f"{detach[2]}.template.json").read_text())
         policies = [r for r in template["Resources"].values() if r["Type"] == "AWS::Organizations::Policy"]
         assert policies
-        targets[out] = [p["Properties"].get("TargetIds") for p in policies]
+        targets[label] = [p["Properties"].get("TargetIds") for p in policies]
     assert all(t == [] for t in targets["detached"])
     assert all(t for t in targets["attached"])

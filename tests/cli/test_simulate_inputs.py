@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from landing_zone.cli import main
-from tests.cli.test_cli import lz, run
+from tests.cli.test_cli import lz
 from tests.conftest import ROOT
 
 EU = str(ROOT / "examples" / "eu-sovereign.yaml")
@@ -265,8 +263,7 @@ def test_actions_are_case_insensitive_and_late_database_entries_are_known():
 
 
 def _lz_in(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return run(sys.executable, "-m", "landing_zone", *args, env=env, cwd=cwd)
+    return lz(*args, cwd=cwd)
 
 
 def test_cdk_out_in_the_current_directory_is_read_by_default_and_named(synth, tmp_path):

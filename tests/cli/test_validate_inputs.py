@@ -4,7 +4,6 @@ an accepted case beside it."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
@@ -16,44 +15,21 @@ from landing_zone.core.config import check_regular_file
 from landing_zone.errors import ConfigError
 from tests.cli.test_cli import run
 from tests.conftest import ROOT
+from tests.support.cli import app, lz
 
 CDK_JSON = str(ROOT / "cdk.json")
 
 
 def validate(tmp_path: Path, *args: str):
     """``python -m landing_zone validate --quiet ARGS`` in an empty working directory (to see that nothing is
-    written); returns the completed process and the seconds it took."""
+    written), in this process (tests/support/cli.py: the interpreter's start-up is not counted, so a loaded machine
+    does not make a refusal look slow); returns the completed process and the seconds the refusal took."""
     before = sorted(p.name for p in tmp_path.iterdir())
-    result = run(
-        sys.executable,
-        "-m",
-        "landing_zone",
-        "validate",
-        "--quiet",
-        "--cdk-json",
-        CDK_JSON,
-        *args,
-        env={"PYTHONPATH": str(ROOT)},
-        cwd=tmp_path,
-    )
+    start = time.perf_counter()
+    result = lz("validate", "--quiet", "--cdk-json", CDK_JSON, *args, cwd=tmp_path)
+    seconds = time.perf_counter() - start
     assert sorted(p.name for p in tmp_path.iterdir()) == before, "validate wrote something"
-    return result, _in_process_seconds(tmp_path, *args)
-
-
-def _in_process_seconds(tmp_path: Path, *args: str) -> float:
-    """How long the refusal itself takes (the same command in this process, so a loaded machine's interpreter
-    start-up is not counted; the subprocess above gives the exit code and the output)."""
-    from landing_zone.cli import main
-
-    here = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        start = time.perf_counter()
-        with contextlib.suppress(SystemExit):
-            main(["validate", "--quiet", "--cdk-json", CDK_JSON, *args])
-        return time.perf_counter() - start
-    finally:
-        os.chdir(here)
+    return result, seconds
 
 
 def assert_refused(result, seconds: float, *fragments: str) -> None:
@@ -165,11 +141,7 @@ def test_the_cdk_app_refuses_it_too_without_a_traceback_or_an_assembly(tmp_path)
     context = json.loads((ROOT / "cdk.json").read_text())["context"]
     context["config"] = str(config)
     outdir = tmp_path / "cdk.out.tmp"
-    result = run(
-        sys.executable,
-        str(ROOT / "app.py"),
-        env={"CDK_OUTDIR": str(outdir), "CDK_CONTEXT_JSON": json.dumps(context), "PYTHONPATH": str(ROOT)},
-    )
+    result = app(context, outdir)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and "jsii" not in result.stderr
     assert ROLE_TOO_LONG in result.stderr
