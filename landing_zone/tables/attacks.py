@@ -29,6 +29,7 @@ profile, Mantle, the member baseline, configured deployers) are left out for it,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -42,7 +43,16 @@ from landing_zone.policies.sids import API_KEYS, BEARER, CALLERS, GLOBAL
 from landing_zone.tables import AttackRow, ProbeRow, load_attack_rows
 from landing_zone.tables.decision_cases import ALLOW, DENY, params_for, principal_context
 
-__all__ = ["GOALS", "ATTACKS", "Attack", "AttackCase", "Probe", "applying_levels", "attacks_for", "evaluate_attacks"]
+__all__ = [
+    "GOALS",
+    "Attack",
+    "attack_rows",
+    "AttackCase",
+    "Probe",
+    "applying_levels",
+    "attacks_for",
+    "evaluate_attacks",
+]
 
 GOALS = {
     1: "process a model outside compliant_regions",
@@ -56,7 +66,12 @@ GOALS = {
 # The rows are data: landing_zone/tables/redteam/*.yaml, validated by tables.AttackRow (docs/REVIEW.md).
 Probe = ProbeRow
 Attack = AttackRow
-ATTACKS: tuple[AttackRow, ...] = load_attack_rows()
+
+
+@functools.cache
+def attack_rows() -> tuple[AttackRow, ...]:
+    """The red team's rows, read on first use (the CLI's commands that never evaluate them do not pay for it)."""
+    return load_attack_rows()
 
 
 @dataclass(frozen=True)
@@ -268,7 +283,7 @@ def attacks_for(plan: Plan, *, outside: bool = False) -> tuple[tuple[AttackCase,
     guards = {"region_deny_all_services": g.region_deny_all_services}
     out: list[AttackCase] = []
     skipped = 0
-    for row in ATTACKS:
+    for row in attack_rows():
         if not all(available[n] for n in row.needs) or _switched_off(row, config):
             skipped += 1
             continue

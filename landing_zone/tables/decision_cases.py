@@ -22,6 +22,7 @@ route, a rejected geographic profile) are left out for it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +49,7 @@ __all__ = [
     "Case",
     "CaseParams",
     "Row",
-    "TABLE",
+    "case_rows",
     "build_cases",
     "cases_for",
     "fm",
@@ -171,7 +172,12 @@ class CaseParams:
 
 
 # The cases are data: landing_zone/tables/cases/*.yaml, validated by tables.CaseRow (docs/DEVELOPMENT.md).
-TABLE: tuple[CaseRow, ...] = load_case_rows()
+
+
+@functools.cache
+def case_rows() -> tuple[CaseRow, ...]:
+    """The decision cases, read on first use (the CLI's commands that never evaluate them do not pay for it)."""
+    return load_case_rows()
 
 
 def _fill(text: str, values: Mapping[str, str]) -> str:
@@ -190,7 +196,7 @@ def build_cases(params: CaseParams) -> tuple[Case, ...]:
         "short_term_keys": params.api_key_user is not None,
     }
     cases = []
-    for row in TABLE:
+    for row in case_rows():
         if not all(available[n] for n in row.needs):
             continue
         active = row.guard is None or row.guard in params.guards

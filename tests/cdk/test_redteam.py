@@ -14,7 +14,7 @@ import json
 import pytest
 
 from landing_zone.policies.evaluator import FULL_AWS_ACCESS
-from landing_zone.tables.attacks import ATTACKS, GOALS, evaluate_attacks
+from landing_zone.tables.attacks import GOALS, attack_rows, evaluate_attacks
 from tests.conftest import ROOT
 
 CONFIGS = {
@@ -66,5 +66,5 @@ def test_every_attack_is_denied_by_its_statement_and_every_legit_neighbour_is_al
 
 
 def test_rows_have_unique_paths():
-    paths = [a.path for a in ATTACKS]
+    paths = [a.path for a in attack_rows()]
     assert len(paths) == len(set(paths))
