@@ -4,6 +4,7 @@ packages finds each builder of ``landing_zone.policies`` called there and nowher
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 
 import pytest
@@ -53,8 +54,10 @@ def _called_name(node: ast.Call) -> str | None:
     return None
 
 
+@functools.cache
 def call_sites() -> dict[str, list[str]]:
-    """builder name -> ["path:line", ...] outside landing_zone/policies (where the builders call each other)."""
+    """builder name -> ["path:line", ...] outside landing_zone/policies (where the builders call each other); scanned
+    once per test process (the sources do not change during a run)."""
     sites: dict[str, list[str]] = defaultdict(list)
     for path in SCANNED:
         rel = path.relative_to(ROOT).as_posix()
