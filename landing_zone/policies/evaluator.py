@@ -40,6 +40,7 @@ multivalued context keys" and "Policy evaluation logic".
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -478,13 +479,39 @@ def policy_statements(name: str, document: object) -> tuple[ParsedStatement, ...
     return tuple(parse_statement(stmt, index) for index, stmt in enumerate(_statements(name, document)))
 
 
-def parsed_matches(statement: ParsedStatement, request: Request) -> bool:
-    """True when the parsed statement applies to the request (its Effect is not consulted)."""
+# The review, the red team and the coverage evaluate the same few documents for thousands of requests: each
+# document's statements are parsed once.  Entries are kept per policy name with a copy of the document they were
+# parsed from, and a hit needs an equal document (a dict comparison, in C), so a document changed in place (a mutant,
+# a test's edit) or rebuilt as a new object is matched by its content, never by its identity.  A handful of
+# documents per name (the mutation runs vary one name's document) are kept, the least recently used dropped.
+_PARSED: dict[str, list[tuple[object, tuple[ParsedStatement, ...]]]] = {}
+_PARSED_PER_NAME = 8
+
+
+def _parsed_statements(name: str, document: object) -> tuple[ParsedStatement, ...]:
+    entries = _PARSED.setdefault(name, [])
+    for position, (seen, parsed) in enumerate(entries):
+        if seen == document:
+            if position:
+                entries.insert(0, entries.pop(position))
+            return parsed
+    parsed = policy_statements(name, document)
+    entries.insert(0, (copy.deepcopy(document), parsed))
+    del entries[_PARSED_PER_NAME:]
+    return parsed
+
+
+def parsed_matches(
+    statement: ParsedStatement, request: Request, context: dict[str, tuple[str, ...]] | None = None
+) -> bool:
+    """True when the parsed statement applies to the request (its Effect is not consulted); ``context``: the
+    request's context already normalised (:func:`normalise_context`), when the caller checks many statements."""
     hit = any(_glob(p, request.action, ignore_case=True) for p in statement.actions)
     action_ok = hit if statement.action_element == "Action" else not hit
     hit = any(_resource_match(p, request.resource) for p in statement.resources)
     resource_ok = hit if statement.resource_element == "Resource" else not hit
-    context = normalise_context(request.context)
+    if context is None:
+        context = normalise_context(request.context)
     # every key is evaluated, so that a bad request value anywhere raises instead of being skipped
     condition_ok = True
     for test in statement.conditions:
@@ -520,9 +547,10 @@ def evaluate(policies: Sequence[tuple[str, dict[str, Any]]], request: Request) -
     """
     denies: list[StatementMatch] = []
     allows: list[StatementMatch] = []
+    context = normalise_context(request.context)
     for name, document in policies:
-        for statement in policy_statements(name, document):
-            if parsed_matches(statement, request):
+        for statement in _parsed_statements(name, document):
+            if parsed_matches(statement, request, context):
                 match = StatementMatch(name, statement.sid, statement.index, statement.effect)
                 (denies if match.effect == "Deny" else allows).append(match)
     if denies:
