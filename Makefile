@@ -136,8 +136,12 @@ synth: setup
 # (markers nag, scanners, mutation, package; tests/support/layers.py) run once per change to their inputs: a test of
 # theirs that passed on the same inputs is not rerun, and the summary says so.  CI=true (set by .ci/run) or LZ_LAYERS=all runs
 # every test.
+# The tests start a few hundred Python processes (the entry point, make, the runtime tier) and two workers that each
+# import the whole app: the bytecode cache (__pycache__/, ignored by git, removed by `make clean`) is written even
+# where the environment sets PYTHONDONTWRITEBYTECODE (some containers do), or every process compiles the same modules
+# again (pytest's assertion rewriting included).
 test: setup-dev lint
-	python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
 
 lint: setup-dev
 	ruff check .
