@@ -256,10 +256,13 @@ class Detection(_Strict):
         default=None,
         description="AWS Config rules in the detection stack (home_region), so the account is checked continuously "
         "between two runs of verify: the default security group closed, the landing-zone tag on the protected "
-        "resources. The rules need a configuration recorder that is recording (e.g. Control Tower's): the landing "
-        "zone never creates a recorder or a delivery channel, and preflight warns when none records. Opt-in (omitted: "
-        "off): the managed rules evaluate every resource of their types in the account, other teams' too, so they "
-        "suit an account the landing zone has to itself. true needs detection on.",
+        "resources, and (a custom Lambda rule, hourly) the invocation logging destination, the data retention mode "
+        "and the enforced guardrail as the configuration sets them. The rules need a configuration recorder that "
+        "is recording (e.g. Control Tower's): the landing zone never creates a recorder or a delivery channel, and "
+        "preflight warns when none records. Opt-in (omitted: off): the managed rules evaluate every resource of "
+        "their types in the account, other teams' too, so they suit an account the landing zone has to itself; "
+        "the custom rule judges only the landing zone's settings, but no Config rule deploys without a recorder, "
+        "which synth cannot know. true needs detection on.",
     )
 
     @model_validator(mode="after")
