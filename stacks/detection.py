@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from constructs import Construct
@@ -28,13 +29,15 @@ from stacks.base import LandingZoneStack
 
 if TYPE_CHECKING:
     from stacks.access import AccessStack
+    from stacks.network import NetworkStack
 
 GLOBAL_EVENTS_REGION = "us-east-1"  # where CloudTrail records the global services' events
 
 
 class DetectionStack(LandingZoneStack):
     """``access`` and ``logs_key``: the access stack (the values the account-settings Config rule expects) and the
-    logs key (its function's log group); needed when the plan has that rule."""
+    logs key (its function's log group); needed when the plan has that rule.  ``network``: the network stack (the
+    default security group of the VPC it creates scopes the default-sg-closed rule); needed in new-VPC mode."""
 
     def __init__(
         self,
@@ -45,6 +48,7 @@ class DetectionStack(LandingZoneStack):
         topic: sns.ITopic,
         access: AccessStack | None = None,
         logs_key: kms.IKey | None = None,
+        network: NetworkStack | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(scope, construct_id, plan=plan, **kwargs)
@@ -74,6 +78,7 @@ class DetectionStack(LandingZoneStack):
                 alert_rule_name=detection.compliance_alert_name,
                 alert_pattern=detection.compliance_alert_pattern,
                 topic_arn=topic.topic_arn,
+                values=_own_vpc_values(network),
             )
             if detection.config_rules
             and detection.compliance_alert_name is not None
@@ -86,6 +91,13 @@ class DetectionStack(LandingZoneStack):
         self.legacy_alarms = LegacyModelAlarms(
             self, "LegacyModels", alarm_names=legacy_alarm_names(plan.config, plan.routing), topic=topic
         )
+
+
+def _own_vpc_values(network: NetworkStack | None) -> dict[str, str]:
+    """The default security group of the VPC the network stack creates (a cross-stack reference: the VPC's
+    DefaultSecurityGroup attribute); none for an imported VPC."""
+    vpc = network.network.vpc if network is not None else None
+    return {markers.DEFAULT_SECURITY_GROUP_ID: vpc.vpc_default_security_group} if isinstance(vpc, ec2.Vpc) else {}
 
 
 def _account_settings_rule(

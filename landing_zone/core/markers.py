@@ -20,6 +20,7 @@ __all__ = [
     "ACCOUNT",
     "APPLICATION_KILL_SWITCH_POLICY_ARN",
     "BUCKET_ARN",
+    "DEFAULT_SECURITY_GROUP_ID",
     "GUARDRAIL_ARN",
     "GUARDRAIL_ID",
     "GUARDRAIL_VERSION",
@@ -71,6 +72,8 @@ LOGGING_ROLE_ARN = marker("logging-role-arn")  # the role Bedrock assumes to wri
 # the invocation-log bucket's and log group's names (the account-settings Config rule: the access stack's values)
 LOG_BUCKET_NAME = marker("invocation-log-bucket-name")
 LOG_GROUP_NAME = marker("invocation-log-group-name")
+# the default security group of the VPC the landing zone creates (the default-sg-closed Config rule's scope)
+DEFAULT_SECURITY_GROUP_ID = marker("default-security-group-id")
 SECRETS_KEY_ARN = marker("secrets-key-arn")  # the EKS secrets key
 
 

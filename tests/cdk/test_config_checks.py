@@ -12,6 +12,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+IMPORTED_VPC = ROOT / "examples" / "imported-vpc.yaml"
+
 EU = ROOT / "examples" / "eu-sovereign.yaml"
 US_ORG = ROOT / "examples" / "us-organization.yaml"
 RULE_NAME = "kimi-eu-config-account-settings"
@@ -149,3 +151,34 @@ def test_not_deployed_without_config_rules(synth: Callable) -> None:
     assert us.plan.policies.detection.account_settings_rule is None
     assert not _of_type(detection, "AWS::Config::ConfigRule")
     assert not _of_type(detection, "AWS::Lambda::Function")
+
+
+def _managed(template: dict[str, Any], rule_id: str, name: str) -> dict[str, Any]:
+    (rule,) = [
+        r["Properties"]
+        for r in _of_type(template, "AWS::Config::ConfigRule").values()
+        if r["Properties"]["ConfigRuleName"] == f"{name}-config-{rule_id}"
+    ]
+    return rule
+
+
+def test_default_sg_rule_evaluates_only_the_landing_zone_vpc_default_group(eu: Any) -> None:
+    """New-VPC mode (the EU example gives vpc_cidr): Scope.ComplianceResourceId is the DefaultSecurityGroup of the VPC
+    the network stack creates (exported by the network stack, imported by the detection stack)."""
+    scope = _managed(eu.template("detection").to_json(), "default-sg-closed", "kimi-eu")["Scope"]
+    assert scope["ComplianceResourceTypes"] == ["AWS::EC2::SecurityGroup"]
+    network = eu.template("network").to_json()
+    (vpc_id,) = _of_type(network, "AWS::EC2::VPC")
+    assert _exported(network, scope["ComplianceResourceId"]) == {"Fn::GetAtt": [vpc_id, "DefaultSecurityGroup"]}
+    # the tags rule stays scoped by type (REQUIRED_TAGS has several types; a resource ID allows one)
+    tags = _managed(eu.template("detection").to_json(), "tags", "kimi-eu")["Scope"]
+    assert "ComplianceResourceId" not in tags
+
+
+def test_with_an_imported_vpc_the_default_sg_rule_stays_scoped_by_type(synth: Callable, tmp_path_factory: Any) -> None:
+    """The landing zone does not create the imported VPC, so it has no default group of its own to name."""
+    config = tmp_path_factory.mktemp("imported") / "imported-vpc-config-rules.yaml"
+    config.write_text(IMPORTED_VPC.read_text() + "detection: {enabled: true, config_rules: true}\n")
+    imported = synth(config)
+    scope = _managed(imported.template("detection").to_json(), "default-sg-closed", "kimi-shared-vpc")["Scope"]
+    assert scope == {"ComplianceResourceTypes": ["AWS::EC2::SecurityGroup"]}

@@ -93,3 +93,14 @@ def test_the_review_names_it_for_the_settings_it_checks_only(plan_for: Callable)
     assert partial["the enforced guardrail is the landing zone's, at its version"].startswith(
         "kimi-eu-config-account-settings ("
     )
+
+
+def test_the_default_sg_rule_names_its_vpc_group_only_in_new_vpc_mode(plan_for: Callable) -> None:
+    def default_sg(plan: object) -> object:
+        (rule,) = [r for r in plan.policies.detection.config_rules if r.id == "default-sg-closed"]
+        return rule
+
+    assert default_sg(plan_for(EU)).resource_id == markers.DEFAULT_SECURITY_GROUP_ID  # vpc_cidr: a new VPC
+    imported = plan_for(ROOT / "examples" / "imported-vpc.yaml", detection={"enabled": True, "config_rules": True})
+    assert default_sg(imported).resource_id is None
+    assert "every VPC" in default_sg(imported).what and "landing zone's VPC" in default_sg(plan_for(EU)).what
