@@ -226,8 +226,8 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
     rules = event_rules(config, statements, PROTECTED_SERVICES)
     limit = catalog.limit("eventbridge_rule_name_max_length")
     on = config.detection.config_rules_on(config.organization is not None)
-    checks = config_rules(config.name, own_vpc=config.network.vpc_id is None) if on else ()
-    settings = account_settings_rule(config, key_prefix=INVOCATION_LOG_KEY_PREFIX) if on else None
+    checks = config_rules(config.name, own_vpc=config.network.vpc_id is None, catalog=catalog) if on else ()
+    settings = account_settings_rule(config, key_prefix=INVOCATION_LOG_KEY_PREFIX, catalog=catalog) if on else None
     ids = [r.id for r in checks] + ([settings.id] if settings else [])
     check_names = {i: config_rule_name(config.name, i) for i in ids}
     return DetectionPolicies(

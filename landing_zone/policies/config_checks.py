@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from landing_zone.core import arns, markers
+from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.policies.access import handler_policy
 from landing_zone.policies.roles import with_own_log_group
@@ -29,7 +30,6 @@ from landing_zone.policies.roles import with_own_log_group
 __all__ = [
     "ACCOUNT_SETTINGS_ID",
     "ACCOUNT_SETTINGS_READ_ACTIONS",
-    "CHECK_FREQUENCY",
     "AccountSettingsRule",
     "account_settings_parameters",
     "account_settings_rule",
@@ -37,8 +37,6 @@ __all__ = [
 
 ACCOUNT_SETTINGS_ID = "account-settings"  # <name>-config-account-settings
 HANDLER = "account-settings-check"  # handlers/account_settings_check
-# Every hour (ConfigRule MaximumExecutionFrequency); 24 evaluations a day of one resource, the account.
-CHECK_FREQUENCY = "One_Hour"
 # The settings it reads (no resource type: Service Authorization Reference) and the one call it writes with.
 ACCOUNT_SETTINGS_READ_ACTIONS = (
     "bedrock:GetModelInvocationLoggingConfiguration",
@@ -94,10 +92,13 @@ def account_settings_parameters(config: LandingZoneConfig, *, key_prefix: str) -
     return parameters
 
 
-def account_settings_rule(config: LandingZoneConfig, *, key_prefix: str) -> AccountSettingsRule | None:
+def account_settings_rule(
+    config: LandingZoneConfig, *, key_prefix: str, catalog: Catalog
+) -> AccountSettingsRule | None:
     """The rule, or None when the configuration sets none of the three settings.  Its function's role may read the
     three settings and put evaluations (``Resource: *``: none of these actions has a resource type) and write its own
-    log group's streams (stack markers)."""
+    log group's streams (stack markers).  How often AWS Config runs it is the catalog's (config_rules.yaml,
+    ``account-settings.frequency``: hourly, 24 evaluations of the account a day)."""
     parameters = account_settings_parameters(config, key_prefix=key_prefix)
     if not parameters:
         return None
@@ -122,7 +123,7 @@ def account_settings_rule(config: LandingZoneConfig, *, key_prefix: str) -> Acco
         id=ACCOUNT_SETTINGS_ID,
         what=f"the account's Bedrock settings in this Region are the landing zone's: {', '.join(checked)}",
         parameters=parameters,
-        frequency=CHECK_FREQUENCY,
+        frequency=str(catalog.config_rule(ACCOUNT_SETTINGS_ID).frequency),
         function_name=f"{name}-{HANDLER}",
         role_name=f"{name}-{HANDLER}",
         log_group_name=log_group_name,

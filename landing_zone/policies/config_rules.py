@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass
 
 from landing_zone.core import markers
+from landing_zone.core.catalog import Catalog
 from landing_zone.core.naming import LANDING_ZONE_TAG_KEY
 
 __all__ = [
@@ -68,23 +69,24 @@ def config_rule_name(landing_zone_name: str, rule_id: str) -> str:
     return f"{landing_zone_name}-config-{rule_id}"
 
 
-def config_rules(landing_zone_name: str, *, own_vpc: bool) -> tuple[ConfigRule, ...]:
+def config_rules(landing_zone_name: str, *, own_vpc: bool, catalog: Catalog) -> tuple[ConfigRule, ...]:
     """The rules, in a stable order.  ``own_vpc``: the landing zone creates the VPC (new-VPC mode), so the default
-    security group rule evaluates that VPC's default group only."""
+    security group rule evaluates that VPC's default group only.  The managed rules' identifiers are the catalog's
+    (config_rules.yaml, with its source and date; a catalog overlay may replace them)."""
     return (
         ConfigRule(
             id="default-sg-closed",
             what="the default security group of the landing zone's VPC has no inbound and no outbound rule"
             if own_vpc
             else "the default security group of every VPC has no inbound and no outbound rule",
-            identifier="VPC_DEFAULT_SECURITY_GROUP_CLOSED",
+            identifier=str(catalog.config_rule("default-sg-closed").identifier),
             resource_types=("AWS::EC2::SecurityGroup",),
             resource_id=markers.DEFAULT_SECURITY_GROUP_ID if own_vpc else None,
         ),
         ConfigRule(
             id="tags",
             what=f"the protected resources carry the tag {LANDING_ZONE_TAG_KEY}={landing_zone_name}",
-            identifier="REQUIRED_TAGS",
+            identifier=str(catalog.config_rule("tags").identifier),
             resource_types=TAGGED_RESOURCE_TYPES,
             input_parameters=json.dumps(
                 {"tag1Key": LANDING_ZONE_TAG_KEY, "tag1Value": landing_zone_name}, sort_keys=True, separators=(",", ":")

@@ -5,8 +5,12 @@ the settings the configuration has the landing zone set, with the values those s
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 from landing_zone.core import markers
+from landing_zone.errors import ConfigError
 from landing_zone.plan.policies import INVOCATION_LOG_KEY_PREFIX
 from tests.conftest import ROOT
 
@@ -104,3 +108,62 @@ def test_the_default_sg_rule_names_its_vpc_group_only_in_new_vpc_mode(plan_for: 
     imported = plan_for(ROOT / "examples" / "imported-vpc.yaml", detection={"enabled": True, "config_rules": True})
     assert default_sg(imported).resource_id is None
     assert "every VPC" in default_sg(imported).what and "landing zone's VPC" in default_sg(plan_for(EU)).what
+
+
+def test_the_rules_sources_are_dated_catalog_data(plan_for: Callable) -> None:
+    """The managed rules' identifiers and the custom rule's frequency come from config_rules.yaml, each with its
+    source and date, and the plan uses them."""
+    from landing_zone.core.catalog import load_catalog
+
+    catalog = load_catalog()
+    assert set(catalog.config_rules) == {"default-sg-closed", "tags", "account-settings"}
+    for entry in catalog.config_rules.values():
+        assert "https://docs.aws.amazon.com/config/" in entry.source and entry.as_of.year >= 2026
+    detection = plan_for(EU).policies.detection
+    assert {r.id: r.identifier for r in detection.config_rules} == {
+        "default-sg-closed": catalog.config_rule("default-sg-closed").identifier,
+        "tags": catalog.config_rule("tags").identifier,
+    }
+    assert detection.account_settings_rule.frequency == catalog.config_rule("account-settings").frequency
+
+
+def _overlay(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "overlay.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_catalog_overlay_replaces_a_rule_entry(plan_for: Callable, tmp_path: Path) -> None:
+    overlay = _overlay(
+        tmp_path,
+        "config_rules:\n"
+        "  tags: {owner: AWS, identifier: REQUIRED_TAGS_V2, source: 'a renamed managed rule', as_of: '2027-01-01',"
+        " verified: false}\n"
+        "  account-settings: {owner: CUSTOM_LAMBDA, frequency: Six_Hours, source: 'fewer runs', as_of: '2027-01-01',"
+        " verified: true}\n",
+    )
+    detection = plan_for(EU, catalog_overlays=[overlay]).policies.detection
+    assert {r.id: r.identifier for r in detection.config_rules}["tags"] == "REQUIRED_TAGS_V2"
+    assert detection.account_settings_rule.frequency == "Six_Hours"
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ("other: {owner: AWS, identifier: X_Y_Z, source: abc, as_of: '2027-01-01', verified: true}", "allowed: "),
+        (
+            "account-settings: {owner: CUSTOM_LAMBDA, frequency: Daily, source: abc, as_of: '2027-01-01', verified: true}",
+            "One_Hour",
+        ),
+        (
+            "tags: {owner: CUSTOM_LAMBDA, frequency: One_Hour, source: abc, as_of: '2027-01-01', verified: true}",
+            "allowed: AWS",
+        ),
+        ("tags: {owner: AWS, source: abc, as_of: '2027-01-01', verified: true}", "needs identifier"),
+    ],
+)
+def test_a_bad_overlay_entry_is_refused_naming_it(plan_for: Callable, tmp_path: Path, entry: str, said: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        plan_for(EU, catalog_overlays=[_overlay(tmp_path, f"config_rules:\n  {entry}\n")])
+    text = str(err.value)
+    assert "catalog_overlays" in text and "config_rules." in text and said in text
