@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from constructs_lib.access import ApplicationProfile, InvokerRole, MantleProject, PermissionsBoundary
+    from constructs_lib.config_checks import AccountSettingsConfigRule
     from constructs_lib.content_guardrail import ContentGuardrail
     from constructs_lib.cost import (
         AlertsTopic,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from constructs_lib.custom_resource import PythonCustomResource
     from constructs_lib.dashboard import OperationsDashboard
     from constructs_lib.data_retention import DataRetentionMode
-    from constructs_lib.detection import DetectionRules, EventForwarding, HomeBusAccess, LegacyModelAlarms
+    from constructs_lib.detection import ConfigRules, DetectionRules, EventForwarding, HomeBusAccess, LegacyModelAlarms
     from constructs_lib.eks import GpuInferenceCluster, NodeEndpoints
     from constructs_lib.guardrail_organization_policy import GuardrailOrganizationPolicy
     from constructs_lib.invocation_logging import InvocationLoggingConfig
@@ -38,9 +39,11 @@ if TYPE_CHECKING:
     from constructs_lib.stacksets import StackSetAssetBucket
 
 __all__ = [
+    "AccountSettingsConfigRule",
     "AlertsTopic",
     "ApplicationProfile",
     "BedrockEndpoints",
+    "ConfigRules",
     "ContentGuardrail",
     "CostAllocationTags",
     "CostAnomalyDetection",
@@ -78,6 +81,7 @@ _MODULES = {
     "InvokerRole": "constructs_lib.access",
     "MantleProject": "constructs_lib.access",
     "PermissionsBoundary": "constructs_lib.access",
+    "AccountSettingsConfigRule": "constructs_lib.config_checks",
     "ContentGuardrail": "constructs_lib.content_guardrail",
     "AlertsTopic": "constructs_lib.cost",
     "CostAnomalyDetection": "constructs_lib.cost",
@@ -89,6 +93,7 @@ _MODULES = {
     "PythonCustomResource": "constructs_lib.custom_resource",
     "OperationsDashboard": "constructs_lib.dashboard",
     "DataRetentionMode": "constructs_lib.data_retention",
+    "ConfigRules": "constructs_lib.detection",
     "DetectionRules": "constructs_lib.detection",
     "EventForwarding": "constructs_lib.detection",
     "HomeBusAccess": "constructs_lib.detection",

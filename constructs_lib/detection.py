@@ -20,6 +20,8 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from constructs_lib.cfn import render
+
 __all__ = [
     "ALERT_FIELDS",
     "ConfigRules",
@@ -215,7 +217,8 @@ class HomeBusAccess(Construct):
 
 class ManagedConfigRule(Protocol):
     """One AWS Config managed rule's data (the plan's ``landing_zone.policies.config_rules.ConfigRule`` satisfies
-    it): ``id``, ``what``, ``identifier`` (the managed rule), ``resource_types`` (scope), ``input_parameters`` (JSON)."""
+    it): ``id``, ``what``, ``identifier`` (the managed rule), ``resource_types`` (scope), ``input_parameters`` (JSON),
+    ``resource_id`` (None, or a marker: the one resource in scope)."""
 
     @property
     def id(self) -> str: ...
@@ -231,6 +234,9 @@ class ManagedConfigRule(Protocol):
 
     @property
     def input_parameters(self) -> str | None: ...
+
+    @property
+    def resource_id(self) -> str | None: ...
 
 
 class ConfigRules(Construct):
@@ -250,17 +256,22 @@ class ConfigRules(Construct):
         alert_rule_name: str,
         alert_pattern: Mapping[str, Any],
         topic_arn: str,
+        values: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.rules: dict[str, config.CfnConfigRule] = {}
         for rule in rules:
+            # a rule scoped to one resource: its ID's marker resolved from ``values`` (raises when none is given)
+            resource_id = render(self, {"id": rule.resource_id}, values)["id"] if rule.resource_id else None
             self.rules[rule.id] = config.CfnConfigRule(
                 self,
                 f"ConfigRule-{rule.id}",
                 config_rule_name=rule_names[rule.id],
                 description=rule.what[:256],
                 source=config.CfnConfigRule.SourceProperty(owner="AWS", source_identifier=rule.identifier),
-                scope=config.CfnConfigRule.ScopeProperty(compliance_resource_types=list(rule.resource_types)),
+                scope=config.CfnConfigRule.ScopeProperty(
+                    compliance_resource_types=list(rule.resource_types), compliance_resource_id=resource_id
+                ),
                 input_parameters=json.loads(rule.input_parameters) if rule.input_parameters else None,
             )
         # the compliance-change event's fields (AWS Config developer guide, "Monitoring AWS Config with EventBridge")

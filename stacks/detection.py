@@ -12,22 +12,45 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from constructs_lib.config_checks import AccountSettingsConfigRule
 from constructs_lib.detection import ConfigRules, DetectionRules, EventForwarding, HomeBusAccess, LegacyModelAlarms
-from landing_zone.core import naming
+from constructs_lib.network import RETENTION_DAYS
+from landing_zone.core import markers, naming
 from landing_zone.plan import Plan
 from landing_zone.plan.detection import legacy_alarm_names
 from stacks.base import LandingZoneStack
+
+if TYPE_CHECKING:
+    from stacks.access import AccessStack
+    from stacks.network import NetworkStack
 
 GLOBAL_EVENTS_REGION = "us-east-1"  # where CloudTrail records the global services' events
 
 
 class DetectionStack(LandingZoneStack):
-    def __init__(self, scope: Construct, construct_id: str, *, plan: Plan, topic: sns.ITopic, **kwargs: Any) -> None:
+    """``access`` and ``logs_key``: the access stack (the values the account-settings Config rule expects) and the
+    logs key (its function's log group); needed when the plan has that rule.  ``network``: the network stack (the
+    default security group of the VPC it creates scopes the default-sg-closed rule); needed in new-VPC mode."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        plan: Plan,
+        topic: sns.ITopic,
+        access: AccessStack | None = None,
+        logs_key: kms.IKey | None = None,
+        network: NetworkStack | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(scope, construct_id, plan=plan, **kwargs)
         detection = plan.policies.detection
         assert detection is not None, "DetectionStack needs detection on"
@@ -55,15 +78,58 @@ class DetectionStack(LandingZoneStack):
                 alert_rule_name=detection.compliance_alert_name,
                 alert_pattern=detection.compliance_alert_pattern,
                 topic_arn=topic.topic_arn,
+                values=_own_vpc_values(network),
             )
             if detection.config_rules
             and detection.compliance_alert_name is not None
             and detection.compliance_alert_pattern is not None
             else None
         )
+        self.account_settings = (
+            _account_settings_rule(self, plan, access, logs_key) if detection.account_settings_rule else None
+        )
         self.legacy_alarms = LegacyModelAlarms(
             self, "LegacyModels", alarm_names=legacy_alarm_names(plan.config, plan.routing), topic=topic
         )
+
+
+def _own_vpc_values(network: NetworkStack | None) -> dict[str, str]:
+    """The default security group of the VPC the network stack creates (a cross-stack reference: the VPC's
+    DefaultSecurityGroup attribute); none for an imported VPC."""
+    vpc = network.network.vpc if network is not None else None
+    return {markers.DEFAULT_SECURITY_GROUP_ID: vpc.vpc_default_security_group} if isinstance(vpc, ec2.Vpc) else {}
+
+
+def _account_settings_rule(
+    scope: Construct, plan: Plan, access: AccessStack | None, logs_key: kms.IKey | None
+) -> AccountSettingsConfigRule:
+    """The custom Config rule, its parameters' markers filled with the access stack's values (cross-stack
+    references: the bucket, log group and role of invocation logging, the guardrail's ID and pinned version)."""
+    detection = plan.policies.detection
+    assert detection is not None and detection.account_settings_rule is not None
+    assert access is not None and logs_key is not None, "the account-settings rule needs the access stack and logs key"
+    values: dict[str, str] = {}
+    if access.logging is not None:
+        values |= {
+            markers.LOG_BUCKET_NAME: access.logging.bucket.bucket_name,
+            markers.LOG_GROUP_NAME: access.logging.log_group.log_group_name,
+            markers.LOGGING_ROLE_ARN: access.logging.role.role_arn,
+        }
+    if access.guardrail is not None:
+        values |= {
+            markers.GUARDRAIL_ID: access.guardrail.guardrail.attr_guardrail_id,
+            markers.GUARDRAIL_VERSION: access.guardrail.version.attr_version,
+        }
+    check = detection.account_settings_rule
+    return AccountSettingsConfigRule(
+        scope,
+        "AccountSettingsRule",
+        rule_name=detection.config_rule_names[check.id],
+        check=check,
+        values=values,
+        logs_key=logs_key,
+        log_retention=RETENTION_DAYS[plan.config.invocation_logging.log_retention_days],
+    )
 
 
 class DetectionForwardingStack(LandingZoneStack):

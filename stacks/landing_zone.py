@@ -126,11 +126,13 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
         "access": access,
         "cost": cost,
         "self_hosting": self_hosting,
-        **_detection_stacks(scope, plan, cost),
+        **_detection_stacks(scope, plan, cost, access=access, network=network, logs_key=keys.keys["logs"]),
     }
 
 
-def _detection_stacks(scope: Construct, plan: Plan, cost: CostStack) -> dict[str, Any]:
+def _detection_stacks(
+    scope: Construct, plan: Plan, cost: CostStack, *, access: AccessStack, network: NetworkStack, logs_key: Any
+) -> dict[str, Any]:
     """``detection`` on: the home Region's rules, the us-east-1 forwarders (global services' events; the management
     account's Organizations events).  Off: none."""
     cfg = plan.config
@@ -142,6 +144,9 @@ def _detection_stacks(scope: Construct, plan: Plan, cost: CostStack) -> dict[str
             naming.stack_name(cfg.name, "detection"),
             plan=plan,
             topic=cost.alerts.topic,
+            access=access,
+            network=network,
+            logs_key=logs_key,
             env=cdk.Environment(account=cfg.deployment_account, region=cfg.home_region),
             description=f"{cfg.name}: detection rules on CloudTrail management events, alerting the alerts topic",
         )

@@ -20,10 +20,14 @@ __all__ = [
     "ACCOUNT",
     "APPLICATION_KILL_SWITCH_POLICY_ARN",
     "BUCKET_ARN",
+    "DEFAULT_SECURITY_GROUP_ID",
     "GUARDRAIL_ARN",
+    "GUARDRAIL_ID",
     "GUARDRAIL_VERSION",
     "KILL_SWITCH_POLICY_ARN",
     "LOGGING_ROLE_ARN",
+    "LOG_BUCKET_NAME",
+    "LOG_GROUP_NAME",
     "PARTITION",
     "REGION",
     "SECRETS_KEY_ARN",
@@ -57,13 +61,19 @@ PARTITION = marker("partition")
 STACK_SUFFIX = marker("stack-suffix")
 # Attributes of resources the landing zone creates.
 GUARDRAIL_ARN = marker("guardrail-arn")  # the content guardrail (per-request enforcement, organization policy)
-GUARDRAIL_VERSION = marker("guardrail-version")  # its numbered version (organization policy)
+GUARDRAIL_VERSION = marker("guardrail-version")  # its numbered version (organization policy, account-settings rule)
+GUARDRAIL_ID = marker("guardrail-id")  # its ID (the account-settings Config rule)
 TOPIC_ARN = marker("topic-arn")  # the cost alerts topic
 KILL_SWITCH_POLICY_ARN = marker("kill-switch-policy-arn")
 # cost.per_application_budgets: the deny the applications' own budget actions attach
 APPLICATION_KILL_SWITCH_POLICY_ARN = marker("application-kill-switch-policy-arn")
 BUCKET_ARN = marker("bucket-arn")  # the invocation-log bucket
 LOGGING_ROLE_ARN = marker("logging-role-arn")  # the role Bedrock assumes to write invocation logs
+# the invocation-log bucket's and log group's names (the account-settings Config rule: the access stack's values)
+LOG_BUCKET_NAME = marker("invocation-log-bucket-name")
+LOG_GROUP_NAME = marker("invocation-log-group-name")
+# the default security group of the VPC the landing zone creates (the default-sg-closed Config rule's scope)
+DEFAULT_SECURITY_GROUP_ID = marker("default-security-group-id")
 SECRETS_KEY_ARN = marker("secrets-key-arn")  # the EKS secrets key
 
 

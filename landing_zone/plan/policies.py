@@ -40,6 +40,7 @@ from landing_zone.policies.access import (
 )
 from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
 from landing_zone.policies.common import document, statement
+from landing_zone.policies.config_checks import AccountSettingsRule, account_settings_rule
 from landing_zone.policies.config_rules import (
     COMPLIANCE_ALERT_ID,
     ConfigRule,
@@ -148,7 +149,9 @@ class DetectionPolicies:
     home_bus_statement: Document | None
     # detection.config_rules: the AWS Config managed rules and their names (empty: off)
     config_rules: tuple[ConfigRule, ...] = ()
-    config_rule_names: Mapping[str, str] = field(default_factory=dict)  # by rule id
+    config_rule_names: Mapping[str, str] = field(default_factory=dict)  # by rule id (the custom rule's too)
+    # the custom Lambda rule checking the account settings AWS Config does not record (None: off, or none is set)
+    account_settings_rule: AccountSettingsRule | None = None
     # the EventBridge rule alerting a Config rule's non-compliance (None: no Config rule): name and event pattern
     compliance_alert_name: str | None = None
     compliance_alert_pattern: Document | None = None
@@ -222,16 +225,21 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
         )
     rules = event_rules(config, statements, PROTECTED_SERVICES)
     limit = catalog.limit("eventbridge_rule_name_max_length")
-    checks = config_rules(config.name) if config.detection.config_rules_on(config.organization is not None) else ()
+    on = config.detection.config_rules_on(config.organization is not None)
+    checks = config_rules(config.name, own_vpc=config.network.vpc_id is None, catalog=catalog) if on else ()
+    settings = account_settings_rule(config, key_prefix=INVOCATION_LOG_KEY_PREFIX, catalog=catalog) if on else None
+    ids = [r.id for r in checks] + ([settings.id] if settings else [])
+    check_names = {i: config_rule_name(config.name, i) for i in ids}
     return DetectionPolicies(
         rules=rules,
         rule_names={r.id: naming.detection_rule_name(config.name, r.id, limit) for r in rules},
         forwarder=forwarder,
         home_bus_statement=home_bus_statement,
         config_rules=checks,
-        config_rule_names=(check_names := {r.id: config_rule_name(config.name, r.id) for r in checks}),
-        compliance_alert_name=naming.detection_rule_name(config.name, COMPLIANCE_ALERT_ID, limit) if checks else None,
-        compliance_alert_pattern=compliance_pattern(tuple(check_names.values())) if checks else None,
+        config_rule_names=check_names,
+        account_settings_rule=settings,
+        compliance_alert_name=naming.detection_rule_name(config.name, COMPLIANCE_ALERT_ID, limit) if ids else None,
+        compliance_alert_pattern=compliance_pattern(tuple(check_names.values())) if ids else None,
     )
 
 

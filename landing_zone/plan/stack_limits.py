@@ -23,6 +23,8 @@ synths of 1, 10 and 50 applications and of every example):
                 + 1 export of the profile ARN (the cost stack's spend alarms) + 2 exports of the role ARN and
                 name (the cost stack's kill switch, if on); a Mantle-only application has no profile ARN
                 + 1 export of the Mantle Project's ID (its spend alarm) per project
+                + 1 export per deploy-time value the account-settings Config rule expects (``detection.config_rules``:
+                the invocation-log bucket, log group and role, the guardrail's ID and version, as configured)
 ``<name>-cost`` (per-account mode)
     resources = 6 (alerts topic and policy, budget, anomaly monitor and subscription, operations dashboard; 5 with
                 ``cost.anomaly_monitor_arn``: the account's monitor is reused)
@@ -46,12 +48,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from landing_zone.core import markers
 from landing_zone.core.applications import ApplicationPlan, cost_allocation_tags_stack, has_mantle_project
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.cost.alarms import CostAlarmPlan
 from landing_zone.errors import Described, Problem
 from landing_zone.plan.policies import detection_on
+from landing_zone.policies.config_checks import account_settings_parameters
 
 __all__ = ["TemplateFootprint", "stack_limit_problems", "template_footprints"]
 
@@ -169,6 +173,7 @@ def template_footprints(
         per_app_outputs = APPLICATION_OUTPUTS + PROFILE_EXPORTS + (KILL_SWITCH_EXPORTS if kill_switch else 0)
         outputs = (LOGGING_OUTPUTS if logging else 0) + per_app_outputs * n - (1 + PROFILE_EXPORTS) * mantle_only
         outputs += projects  # each project's ID is exported to the cost stack's spend alarm on its Project series
+        outputs += _account_settings_exports(cfg)
         per_project = 1 if projects else 0  # its spend alarm; its ID export
         return (
             TemplateFootprint(
@@ -248,6 +253,14 @@ def stack_limit_problems(
         "across landing zones with different names"
     )
     return [Problem(key, got, f"{'; '.join(over)}; at most {min(fits)} application(s) fit: {fix}")]
+
+
+def _account_settings_exports(config: LandingZoneConfig) -> int:
+    """The access stack's exports the detection stack imports for the account-settings Config rule: one per marker of
+    its parameters (none without ``detection.config_rules`` or without detection)."""
+    if not (detection_on(config) and config.detection.config_rules_on(config.organization is not None)):
+        return 0
+    return len(markers.markers_in(account_settings_parameters(config, key_prefix="")))
 
 
 def _applications_that_fit(fp: TemplateFootprint, n: int, max_resources: int, max_outputs: int) -> int:

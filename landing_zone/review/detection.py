@@ -16,7 +16,7 @@ from landing_zone.core import naming
 from landing_zone.plan import Plan
 from landing_zone.review.sections import renders
 
-__all__ = ["CONFIG_RULE_CHECKS", "THREAT_CLASSES", "VERIFY_ONLY", "detection_section"]
+__all__ = ["ACCOUNT_SETTINGS_STATES", "CONFIG_RULE_CHECKS", "THREAT_CLASSES", "VERIFY_ONLY", "detection_section"]
 
 # What an event rule cannot see, because it is a state, not a call: `verify` reads it back (docs/VERIFY.md names
 # each check).  An event rule notices the *change* that leads there (the rule in the second column, if any).
@@ -36,6 +36,14 @@ VERIFY_ONLY: tuple[tuple[str, str], ...] = (
 CONFIG_RULE_CHECKS: Mapping[str, tuple[str, str]] = {
     "the VPC's default security group and network ACL admit nothing": ("default-sg-closed", "the security group"),
     "the protected resources carry the landing-zone tag": ("tags", "stacks, buckets, VPCs, subnets, security groups"),
+}
+# The states of VERIFY_ONLY that the account-settings rule (custom Lambda; landing_zone.policies.config_checks) checks
+# when its parameters name the setting (a setting the configuration leaves alone is not checked): the parameter that
+# says so, and what of the state it covers.
+ACCOUNT_SETTINGS_STATES: Mapping[str, tuple[str, str]] = {
+    VERIFY_ONLY[0][0]: ("logBucket", "bucket and prefix, log group, role, data types"),
+    VERIFY_ONLY[1][0]: ("retentionMode", "the mode"),
+    VERIFY_ONLY[2][0]: ("guardrailId", "the guardrail's ID and pinned version"),
 }
 
 # The threat model's tamper-relevant classes (docs/THREAT_MODEL.md): the detection rules that watch each (by id; an id
@@ -182,9 +190,13 @@ def _verify_only(plan: Plan) -> list[dict[str, str]]:
     and what it covers) that checks it between two runs of verify ("" without one)."""
     detection = plan.policies.detection
     names = detection.config_rule_names if detection is not None else {}
+    settings = detection.account_settings_rule if detection is not None else None
     out = []
     for state, change_rule in VERIFY_ONLY:
         rule_id, covers = CONFIG_RULE_CHECKS.get(state, ("", ""))
+        parameter, what = ACCOUNT_SETTINGS_STATES.get(state, ("", ""))
+        if settings is not None and parameter in settings.parameters:
+            rule_id, covers = settings.id, what
         config_rule = f"{names[rule_id]} ({covers})" if rule_id in names else ""
         out.append({"state": state, "change_rule": change_rule, "config_rule": config_rule})
     return out

@@ -119,12 +119,16 @@ def test_config_rules_are_the_planned_managed_rules(eu: Any) -> None:
     deployed = {
         r["Properties"]["ConfigRuleName"]: r["Properties"]
         for r in _resources(eu.template("detection"), "AWS::Config::ConfigRule").values()
+        if r["Properties"]["Source"]["Owner"] == "AWS"  # the custom rule: tests/cdk/test_config_checks.py
     }
     assert set(deployed) == {f"kimi-eu-config-{r.id}" for r in planned}
     for rule in planned:
         props = deployed[f"kimi-eu-config-{rule.id}"]
         assert props["Source"] == {"Owner": "AWS", "SourceIdentifier": rule.identifier}
-        assert props["Scope"] == {"ComplianceResourceTypes": list(rule.resource_types)}
+        assert props["Scope"]["ComplianceResourceTypes"] == list(rule.resource_types)
+        assert ("ComplianceResourceId" in props["Scope"]) == (
+            rule.resource_id is not None
+        )  # tests/cdk/test_config_checks
         assert props.get("InputParameters") == (json.loads(rule.input_parameters) if rule.input_parameters else None)
     assert deployed["kimi-eu-config-tags"]["InputParameters"] == {"tag1Key": "landing-zone", "tag1Value": "kimi-eu"}
 

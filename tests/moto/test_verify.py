@@ -148,7 +148,9 @@ def test_every_kind_of_intent_is_checked(deployed: Deployed, cli, verify_args) -
     # (+126).  The bus policy has no check family yet.
     # 416 since detection.config_rules (opt-in; the EU example opts in): the AWS Config compliance alert
     # <name>-detect-config-compliance is a 43rd EventBridge rule (+3); the Config rules have no check family yet.
-    assert len(data["checks"]) == 416
+    # 425 since the account-settings Config rule (custom Lambda, under config_rules): its function's role (5 role
+    # rows), policy, log group and 2 tags rows (+9); the function and the rule have no check family yet.
+    assert len(data["checks"]) == 425
     assert {r["resource"] for r in rows(stdout, "stack-status")} == {f"kimi-eu-{s}" for s in STACKS}
     roles = {r["resource"] for r in rows(stdout, "iam-role")}
     assert {"kimi-eu-invoker-support-bot", "kimi-eu-invoker-code-review", "kimi-eu-automation-budget-action"} <= roles

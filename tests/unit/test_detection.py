@@ -340,5 +340,8 @@ def test_the_review_lists_the_states_an_aws_config_rule_checks_continuously(plan
     assert on["the VPC's default security group and network ACL admit nothing"].startswith(
         "kimi-eu-config-default-sg-closed (the security group)"
     )
-    assert on["the data retention mode in home_region is the configured one"] == ""  # no Config resource type
+    # no Config resource type: the custom account-settings rule (tests/unit/test_config_checks.py)
+    assert on["the data retention mode in home_region is the configured one"].startswith(
+        "kimi-eu-config-account-settings ("
+    )
     assert set(by_state(plan_for(EU, detection={"config_rules": False})).values()) == {""}

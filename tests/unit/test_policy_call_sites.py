@@ -35,6 +35,7 @@ DOCUMENT_BUILDERS = (
     "budget_action_trust_policy",
     "budget_action_execution_policy",
     "budget_filter_expression",
+    "account_settings_rule",
 )
 # Helpers that assemble several documents (the custom-resource handlers): called only in the plan.
 HELPER_BUILDERS = ("handler_policy", "with_own_log_group")

@@ -21,8 +21,9 @@ from landing_zone.errors import CatalogError
 CATALOG_DIR = Path(__file__).resolve().parent
 ALL_REGIONS = "*"
 # The top-level keys of a catalog overlay (what `discover` writes): models replace shipped entries by ID, quotas give
-# quota values, discover is its account facts (ignored by load_catalog).
-OVERLAY_KEYS = ("schema_version", "models", "quotas", "discover")
+# quota values, discover is its account facts (ignored by load_catalog), config_rules replace shipped AWS Config rule
+# entries by id.
+OVERLAY_KEYS = ("schema_version", "models", "quotas", "discover", "config_rules")
 # Prefixes of system-defined inference profiles (docs: inference-profiles-support.html).
 GEOGRAPHIC_PREFIXES = ("us", "eu", "apac", "jp", "au", "ca", "us-gov")
 GLOBAL_PREFIX = "global"
@@ -162,6 +163,19 @@ class DataRetentionSetting(Provenance):
     modes: tuple[str, ...] = Field(min_length=1)
 
 
+# AWS Config API reference, ConfigRule.MaximumExecutionFrequency (botocore's config model has the same enum).
+ConfigRuleFrequency = Literal["One_Hour", "Three_Hours", "Six_Hours", "Twelve_Hours", "TwentyFour_Hours"]
+
+
+class ConfigRuleSource(Provenance):
+    """Where an AWS Config rule of the landing zone gets its evaluation (config_rules.yaml): ``owner`` AWS with the
+    managed rule's ``identifier``, or CUSTOM_LAMBDA with the ``frequency`` AWS Config runs it at."""
+
+    owner: Literal["AWS", "CUSTOM_LAMBDA"]
+    identifier: str | None = Field(default=None, pattern=r"^[A-Z0-9_]{3,128}$")
+    frequency: ConfigRuleFrequency | None = None
+
+
 class Limit(Provenance):
     value: int
     note: str | None = None
@@ -192,6 +206,8 @@ class Catalog(_Frozen):
     data_retention_setting: DataRetentionSetting | None = None
     # Bedrock per-model quotas (quotas.yaml) with the values of the overlays' `quotas:` blocks; None: not loaded.
     quotas: QuotaCatalog | None = None
+    # The AWS Config rules' sources by rule id (config_rules.yaml, overlays' `config_rules:` blocks by id).
+    config_rules: Mapping[str, ConfigRuleSource] = Field(default_factory=dict)
 
     # -- look-ups -------------------------------------------------------------------------------------
     def commercial_regions(self) -> tuple[str, ...]:
@@ -229,6 +245,13 @@ class Catalog(_Frozen):
 
     def limit(self, name: str) -> int:
         return self.limits[name].value
+
+    def config_rule(self, rule_id: str) -> ConfigRuleSource:
+        """The source of the landing zone's AWS Config rule ``rule_id`` (config_rules.yaml, or an overlay's)."""
+        if rule_id not in self.config_rules:
+            known = ", ".join(sorted(self.config_rules)) or "none"
+            raise CatalogError(f"config_rules.{rule_id}: not in the catalog (known: {known})")
+        return self.config_rules[rule_id]
 
     def quota_name_matcher(self, model_ids: Iterable[str]) -> QuotaNameMatcher | None:
         """The :class:`QuotaNameMatcher` of these models (a model is named in Service Quotas by its catalog name,
@@ -336,6 +359,49 @@ def _models_from(data: Mapping[str, Any], origin: str) -> dict[str, Model]:
     return models
 
 
+def _config_rules_from(
+    data: Mapping[str, Any], origin: str, key: str, known: Mapping[str, ConfigRuleSource] | None
+) -> dict[str, ConfigRuleSource]:
+    """The ``key`` block of a catalog document as :class:`ConfigRuleSource` by id; with ``known`` (an overlay), an id
+    that is not one of those, or another owner, is refused (an overlay replaces the landing zone's rules' sources; it
+    adds no rule and does not turn a managed rule into a custom one)."""
+    block = data.get(key) or {}
+    if not isinstance(block, Mapping):
+        raise CatalogError(f"{origin}: {key}: expected a mapping of rule ids to entries, got {type(block).__name__}")
+    rules: dict[str, ConfigRuleSource] = {}
+    for rule_id, entry in block.items():
+        if known is not None and rule_id not in known:
+            raise CatalogError(
+                f"{origin}: {key}.{rule_id}: not a rule of the landing zone; allowed: {', '.join(sorted(known))}"
+            )
+        try:
+            rule = ConfigRuleSource(**entry)
+        except (ValidationError, TypeError) as exc:
+            details = (
+                "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+                if isinstance(exc, ValidationError)
+                else str(exc)
+            )
+            raise CatalogError(f"{origin}: {key}.{rule_id}: {details}") from None
+        if (rule.owner == "AWS") != (rule.identifier is not None) or (rule.owner == "CUSTOM_LAMBDA") != (
+            rule.frequency is not None
+        ):
+            raise CatalogError(
+                f"{origin}: {key}.{rule_id}: owner {rule.owner} needs "
+                + (
+                    "identifier (the managed rule's) and no frequency"
+                    if rule.owner == "AWS"
+                    else "frequency and no identifier"
+                )
+            )
+        if known is not None and rule.owner != known[rule_id].owner:
+            raise CatalogError(
+                f"{origin}: {key}.{rule_id}.owner: got {rule.owner}; allowed: {known[rule_id].owner} (the rule's kind)"
+            )
+        rules[rule_id] = rule
+    return rules
+
+
 def load_catalog(overlays: Iterable[Path] = (), *, catalog_dir: Path = CATALOG_DIR) -> Catalog:
     """Load the shipped catalog, apply overlays (later wins, whole model entries), and check integrity."""
     return _load_catalog(tuple(Path(p) for p in overlays), catalog_dir)
@@ -368,6 +434,12 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         models.update(_models_from(doc, origin))
     quotas_path = catalog_dir / "quotas.yaml"
     quotas = load_quota_catalog(overlay_docs, path=quotas_path) if quotas_path.is_file() else None
+    rules_path = catalog_dir / "config_rules.yaml"
+    config_rules = (
+        _config_rules_from(_read_yaml(rules_path), str(rules_path), "rules", None) if rules_path.is_file() else {}
+    )
+    for origin, doc in overlay_docs:
+        config_rules.update(_config_rules_from(doc, origin, "config_rules", dict(config_rules)))
     catalog = Catalog(
         regions=regions,
         regions_provenance=regions_provenance,
@@ -378,6 +450,7 @@ def _load_catalog(overlays: tuple[Path, ...], catalog_dir: Path) -> Catalog:
         mantle_project_regions=mantle_project_regions,
         data_retention_setting=retention,
         quotas=quotas,
+        config_rules=config_rules,
     )
     problems = _check_integrity(catalog)
     if problems:

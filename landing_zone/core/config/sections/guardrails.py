@@ -256,10 +256,14 @@ class Detection(_Strict):
         default=None,
         description="AWS Config rules in the detection stack (home_region), so the account is checked continuously "
         "between two runs of verify: the default security group closed, the landing-zone tag on the protected "
-        "resources. The rules need a configuration recorder that is recording (e.g. Control Tower's): the landing "
-        "zone never creates a recorder or a delivery channel, and preflight warns when none records. Opt-in (omitted: "
-        "off): the managed rules evaluate every resource of their types in the account, other teams' too, so they "
-        "suit an account the landing zone has to itself. true needs detection on.",
+        "resources, and (a custom Lambda rule, hourly) the invocation logging destination, the data retention mode "
+        "and the enforced guardrail as the configuration sets them. The rules need a configuration recorder that "
+        "is recording (e.g. Control Tower's): the landing zone never creates a recorder or a delivery channel, and "
+        "preflight warns when none records. Opt-in (omitted: off): REQUIRED_TAGS, and the default security group rule "
+        "with an imported VPC, evaluate every resource of their types in the account, other teams' too, so they suit "
+        "an account the landing zone has to itself; "
+        "the custom rule judges only the landing zone's settings, but no Config rule deploys without a recorder, "
+        "which synth cannot know. true needs detection on.",
     )
 
     @model_validator(mode="after")
@@ -276,8 +280,9 @@ class Detection(_Strict):
 
     def config_rules_on(self, organization_mode: bool) -> bool:
         """Whether the AWS Config rules are deployed (given detection is): only when asked for.  Not on by default
-        in organization mode like the rest of detection: REQUIRED_TAGS and VPC_DEFAULT_SECURITY_GROUP_CLOSED can only
-        be scoped by resource type, so in an account shared with other teams they would judge (and alert on) their
-        resources too, and the deploy fails where no recorder records."""
+        in organization mode like the rest of detection: REQUIRED_TAGS (and VPC_DEFAULT_SECURITY_GROUP_CLOSED with an
+        imported VPC) can only be scoped by resource type, so in an account shared with other teams they would judge
+        (and alert on) their resources too; and the deploy fails where no recorder records, which synth cannot know
+        (so the account-settings rule, which judges only the landing zone's settings, stays opt-in too)."""
         del organization_mode  # the same answer in both modes
         return bool(self.config_rules)

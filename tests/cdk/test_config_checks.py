@@ -1,0 +1,184 @@
+"""The custom AWS Config rule for the account settings AWS Config does not record (docs/DETECTION.md, "Continuous
+checks"), as synthesized for the EU example (detection.config_rules: true; invocation logging, data retention mode
+none, guardrail enforced account-wide): it expects exactly what the access stack's resources set, its function may
+only read those settings and put evaluations, and its non-compliance alerts like the managed rules'."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+
+IMPORTED_VPC = ROOT / "examples" / "imported-vpc.yaml"
+
+EU = ROOT / "examples" / "eu-sovereign.yaml"
+US_ORG = ROOT / "examples" / "us-organization.yaml"
+RULE_NAME = "kimi-eu-config-account-settings"
+
+
+@pytest.fixture(scope="module")
+def eu(synth: Callable) -> Any:
+    return synth(EU)
+
+
+def _of_type(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    return {k: v for k, v in template["Resources"].items() if v["Type"] == kind}
+
+
+def _the(template: dict[str, Any], kind: str) -> dict[str, Any]:
+    (found,) = _of_type(template, kind).values()
+    return found["Properties"]
+
+
+def _rule(eu: Any) -> dict[str, Any]:
+    rules = _of_type(eu.template("detection").to_json(), "AWS::Config::ConfigRule").values()
+    (rule,) = [r["Properties"] for r in rules if r["Properties"]["ConfigRuleName"] == RULE_NAME]
+    return rule
+
+
+def _exported(template: dict[str, Any], value: Any) -> Any:
+    """``value`` as the access stack sees it: an Fn::ImportValue replaced by the value of the output it exports."""
+    if not (isinstance(value, dict) and "Fn::ImportValue" in value):
+        return value
+    exports = {o["Export"]["Name"]: o["Value"] for o in template.get("Outputs", {}).values() if "Export" in o}
+    return exports[value["Fn::ImportValue"]]
+
+
+def test_the_rule_expects_what_the_access_stack_sets(eu: Any) -> None:
+    """The parameters are the values the custom resources and the enforcement are given (cross-stack references to
+    the same resources), not a second copy: redirect the logging construct and this fails."""
+    access = eu.template("access").to_json()
+    params = {k: _exported(access, v) for k, v in _rule(eu)["InputParameters"].items()}
+    logging = _the(access, "Custom::BedrockInvocationLogging")
+    assert params["logBucket"] == logging["BucketName"]
+    assert params["logKeyPrefix"] == logging["KeyPrefix"]
+    assert params["logGroup"] == logging["LogGroupName"]
+    assert params["logRoleArn"] == logging["RoleArn"]
+    delivered = {"text", "image", "embedding", "video"}
+    assert params["logDataTypes"].split(",") == sorted(
+        t for t in delivered if logging[f"{t.capitalize()}DataDeliveryEnabled"] == "true"
+    )
+    assert params["retentionMode"] == _the(access, "Custom::BedrockDataRetention")["Mode"]
+    enforcement = _the(access, "AWS::Bedrock::EnforcedGuardrailConfiguration")
+    assert params["guardrailId"] == enforcement["GuardrailIdentifier"]
+    assert params["guardrailVersion"] == enforcement["GuardrailVersion"]
+
+
+def test_a_periodic_lambda_rule_on_its_own_function(eu: Any) -> None:
+    detection = eu.template("detection").to_json()
+    rule = _rule(eu)
+    (function_id,) = [
+        k
+        for k, v in _of_type(detection, "AWS::Lambda::Function").items()
+        if v["Properties"]["FunctionName"] == "kimi-eu-account-settings-check"
+    ]
+    assert rule["Source"] == {
+        "Owner": "CUSTOM_LAMBDA",
+        "SourceIdentifier": {"Fn::GetAtt": [function_id, "Arn"]},
+        "SourceDetails": [
+            {
+                "EventSource": "aws.config",
+                "MessageType": "ScheduledNotification",
+                "MaximumExecutionFrequency": "One_Hour",
+            }
+        ],
+    }
+    (permission,) = [
+        p["Properties"]
+        for p in _of_type(detection, "AWS::Lambda::Permission").values()
+        if p["Properties"]["FunctionName"] == {"Fn::GetAtt": [function_id, "Arn"]}
+    ]
+    assert permission["Principal"] == "config.amazonaws.com" and permission["SourceAccount"] == "222222222222"
+    assert "Scope" not in rule  # the account itself (AWS::::Account), no resource type to scope by
+
+
+def test_its_function_only_reads_the_settings_and_puts_evaluations(eu: Any) -> None:
+    detection = eu.template("detection").to_json()
+    (policy,) = [
+        p["Properties"]["PolicyDocument"]
+        for p in _of_type(detection, "AWS::IAM::ManagedPolicy").values()
+        if p["Properties"]["ManagedPolicyName"] == "kimi-eu-account-settings-check"
+    ]
+    granted = {}
+    for s in policy["Statement"]:
+        assert s["Effect"] == "Allow" and "Condition" not in s
+        for action in [s["Action"]] if isinstance(s["Action"], str) else s["Action"]:
+            granted[action] = s["Resource"]
+    assert {a: r for a, r in granted.items() if not a.startswith("logs:")} == {
+        "bedrock:GetModelInvocationLoggingConfiguration": "*",
+        "bedrock:GetAccountDataRetention": "*",
+        "bedrock:ListEnforcedGuardrailsConfiguration": "*",
+        "config:PutEvaluations": "*",
+    }
+    assert {a for a in granted if a.startswith("logs:")} == {"logs:CreateLogStream", "logs:PutLogEvents"}
+    assert "/kimi-eu/config/account-settings-" in str(granted["logs:PutLogEvents"])
+    (role,) = [
+        r["Properties"]
+        for r in _of_type(detection, "AWS::IAM::Role").values()
+        if r["Properties"]["RoleName"] == "kimi-eu-account-settings-check"
+    ]
+    assert "Policies" not in role and len(role["ManagedPolicyArns"]) == 1
+
+
+def test_its_log_group_is_encrypted_kept_and_expires(eu: Any) -> None:
+    detection = eu.template("detection").to_json()
+    (group,) = [
+        g
+        for g in _of_type(detection, "AWS::Logs::LogGroup").values()
+        if "/kimi-eu/config/account-settings-" in str(g["Properties"]["LogGroupName"])
+    ]
+    assert group["DeletionPolicy"] == "Retain"
+    assert "LogsKey" in str(group["Properties"]["KmsKeyId"])
+    assert group["Properties"]["RetentionInDays"] == eu.plan.config.invocation_logging.log_retention_days
+
+
+def test_its_non_compliance_alerts_the_alerts_topic(eu: Any) -> None:
+    alerts = [
+        r["Properties"]["EventPattern"]
+        for r in _of_type(eu.template("detection").to_json(), "AWS::Events::Rule").values()
+        if r["Properties"]["Name"] == "kimi-eu-detect-config-compliance"
+    ]
+    assert [RULE_NAME in a["detail"]["configRuleName"] for a in alerts] == [True]
+
+
+def test_not_deployed_without_config_rules(synth: Callable) -> None:
+    """The US organization example has detection on and config_rules omitted: no Config rule, no function."""
+    us = synth(US_ORG)
+    detection = us.template("detection").to_json()
+    assert us.plan.policies.detection.account_settings_rule is None
+    assert not _of_type(detection, "AWS::Config::ConfigRule")
+    assert not _of_type(detection, "AWS::Lambda::Function")
+
+
+def _managed(template: dict[str, Any], rule_id: str, name: str) -> dict[str, Any]:
+    (rule,) = [
+        r["Properties"]
+        for r in _of_type(template, "AWS::Config::ConfigRule").values()
+        if r["Properties"]["ConfigRuleName"] == f"{name}-config-{rule_id}"
+    ]
+    return rule
+
+
+def test_default_sg_rule_evaluates_only_the_landing_zone_vpc_default_group(eu: Any) -> None:
+    """New-VPC mode (the EU example gives vpc_cidr): Scope.ComplianceResourceId is the DefaultSecurityGroup of the VPC
+    the network stack creates (exported by the network stack, imported by the detection stack)."""
+    scope = _managed(eu.template("detection").to_json(), "default-sg-closed", "kimi-eu")["Scope"]
+    assert scope["ComplianceResourceTypes"] == ["AWS::EC2::SecurityGroup"]
+    network = eu.template("network").to_json()
+    (vpc_id,) = _of_type(network, "AWS::EC2::VPC")
+    assert _exported(network, scope["ComplianceResourceId"]) == {"Fn::GetAtt": [vpc_id, "DefaultSecurityGroup"]}
+    # the tags rule stays scoped by type (REQUIRED_TAGS has several types; a resource ID allows one)
+    tags = _managed(eu.template("detection").to_json(), "tags", "kimi-eu")["Scope"]
+    assert "ComplianceResourceId" not in tags
+
+
+def test_with_an_imported_vpc_the_default_sg_rule_stays_scoped_by_type(synth: Callable, tmp_path_factory: Any) -> None:
+    """The landing zone does not create the imported VPC, so it has no default group of its own to name."""
+    config = tmp_path_factory.mktemp("imported") / "imported-vpc-config-rules.yaml"
+    config.write_text(IMPORTED_VPC.read_text() + "detection: {enabled: true, config_rules: true}\n")
+    imported = synth(config)
+    scope = _managed(imported.template("detection").to_json(), "default-sg-closed", "kimi-shared-vpc")["Scope"]
+    assert scope == {"ComplianceResourceTypes": ["AWS::EC2::SecurityGroup"]}
