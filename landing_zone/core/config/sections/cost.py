@@ -39,39 +39,43 @@ def _known_price_source(value: str, info: ValidationInfo) -> str:
 PriceSourceName = Annotated[str, AfterValidator(_known_price_source)]
 
 
-class PriceOverride(_Strict):
-    """A contract price for one price source: any of the four token prices (USD per 1M tokens) and where it comes
-    from.  Used by the budget, the spend alarms, the cost report and the review report instead of the catalog's."""
+class _TokenPrices(_Strict):
+    """The four token prices (USD per 1M tokens, keyed like prices.yaml) and where they come from: one definition for
+    a price source's contract prices (:class:`PriceOverride`) and a service tier's (:class:`TierPriceOverride`)."""
 
     input_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
     cache_read_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
     cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
+    # output tokens are never free: 0 is a typo, not a price
     output_usd_per_million_tokens: float | None = Field(default=None, gt=0, le=MAX_USD_PER_MILLION_TOKENS)
     source: str = Field(
         min_length=3,
         max_length=500,
-        description="Required: where the price comes from, e.g. 'AWS private pricing addendum, signed 2026-10-01'.",
+        description="Required: where the prices come from, e.g. 'AWS private pricing addendum, signed 2026-10-01' or "
+        "'Amazon Bedrock pricing page, read 2026-12-02'.",
     )
     TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"source"})
+    PRICE_KEYS: ClassVar[tuple[str, ...]] = (
+        "input_usd_per_million_tokens",
+        "cache_read_usd_per_million_tokens",
+        "cache_write_usd_per_million_tokens",
+        "output_usd_per_million_tokens",
+    )
+
+    def prices(self) -> dict[str, float]:
+        """The prices given, keyed like prices.yaml."""
+        return {k: getattr(self, k) for k in self.PRICE_KEYS if getattr(self, k) is not None}
+
+
+class PriceOverride(_TokenPrices):
+    """A contract price for one price source: any of the four token prices (USD per 1M tokens) and where it comes
+    from.  Used by the budget, the spend alarms, the cost report and the review report instead of the catalog's."""
 
     @model_validator(mode="after")
     def _some_price(self) -> PriceOverride:
         if self.prices() == {}:
-            raise ValueError(
-                "give at least one of input_usd_per_million_tokens, cache_read_usd_per_million_tokens, "
-                "cache_write_usd_per_million_tokens, output_usd_per_million_tokens"
-            )
+            raise ValueError(f"give at least one of {', '.join(self.PRICE_KEYS)}")
         return self
-
-    def prices(self) -> dict[str, float]:
-        """The prices given, keyed like prices.yaml."""
-        keys = (
-            "input_usd_per_million_tokens",
-            "cache_read_usd_per_million_tokens",
-            "cache_write_usd_per_million_tokens",
-            "output_usd_per_million_tokens",
-        )
-        return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
 
 MAX_QUOTA_TOKENS = 1e12  # a sanity bound for a quota value (tokens per minute or per day)
@@ -115,37 +119,17 @@ class QuotaOverride(_Strict):
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
 
-class TierPriceOverride(_Strict):
+class TierPriceOverride(_TokenPrices):
     """The price of one service tier of one model: ``multiplier`` x its standard prices (after
     ``cost.price_overrides``) and/or any of the four token prices (USD per 1M tokens), with where it comes from."""
 
     multiplier: float | None = Field(default=None, gt=0, le=100, description="Of the model's standard prices.")
-    input_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
-    cache_read_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
-    cache_write_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
-    output_usd_per_million_tokens: float | None = Field(default=None, ge=0, le=MAX_USD_PER_MILLION_TOKENS)
-    source: str = Field(
-        min_length=3,
-        max_length=500,
-        description="Required: where the tier price comes from, e.g. 'Amazon Bedrock pricing page, read 2026-12-02'.",
-    )
-    TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"source"})
 
     @model_validator(mode="after")
     def _some_price(self) -> TierPriceOverride:
         if self.multiplier is None and not self.prices():
             raise ValueError("give multiplier (of the model's standard prices) and/or token prices")
         return self
-
-    def prices(self) -> dict[str, float]:
-        """The prices given, keyed like prices.yaml."""
-        keys = (
-            "input_usd_per_million_tokens",
-            "cache_read_usd_per_million_tokens",
-            "cache_write_usd_per_million_tokens",
-            "output_usd_per_million_tokens",
-        )
-        return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
 
 class QuotaAlarms(_Strict):
