@@ -1,6 +1,9 @@
-"""What the configuration's detection can be: the checks that need the rules built (``validate`` reports them)."""
+"""What the configuration's detection can be: the checks that need the rules built (``validate`` reports them), and
+where the deployment account's forwarders run (:func:`workload_forwarders`)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from landing_zone.core import naming
 from landing_zone.core.catalog import Catalog
@@ -8,8 +11,50 @@ from landing_zone.core.config import LandingZoneConfig
 from landing_zone.core.routing import RoutingDecision
 from landing_zone.errors import Problem
 from landing_zone.plan.policies import DetectionPolicies
+from landing_zone.policies.detection import EventRule
 
-__all__ = ["detection_problems", "legacy_alarm_names"]
+__all__ = ["GLOBAL_EVENTS_REGION", "Forwarder", "detection_problems", "legacy_alarm_names", "workload_forwarders"]
+
+GLOBAL_EVENTS_REGION = "us-east-1"  # where CloudTrail records the global services' events
+
+
+@dataclass(frozen=True)
+class Forwarder:
+    """One forwarding stack of the deployment account outside ``home_region``: its stack part, its Region, its role,
+    and which workload rules it carries: ``global_events`` (the rules with a global service's calls: us-east-1) and
+    ``regional`` (the rules whose calls CloudTrail records where they are made: a source Region)."""
+
+    part: str
+    region: str
+    role_name: str
+    global_events: bool
+    regional: bool
+
+    def carries(self, rule: EventRule) -> bool:
+        if rule.placement != "workload":
+            return False
+        return (self.global_events and bool(rule.global_sources)) or (self.regional and rule.regional)
+
+
+def workload_forwarders(config: LandingZoneConfig) -> tuple[Forwarder, ...]:
+    """The deployment account's forwarders to its ``home_region`` bus, where every rule alerts: us-east-1 for the
+    global services' events (``<name>-detection-global``, unless us-east-1 is home; it carries the regional rules too
+    when us-east-1 is a source Region), and one ``<name>-detection-<region>`` per other source Region
+    (``inference_source_regions``: where the per-Region settings, invocation logging, data retention and the enforced
+    guardrail, govern requests).  The schema confines the source Regions to ``home_region`` today, so only the first
+    exists; the others follow the source Regions if that ever changes."""
+    home, name = config.home_region, config.name
+    sources = set(config.source_regions) - {home}
+    out = []
+    if home != GLOBAL_EVENTS_REGION:
+        role = naming.detection_forwarder_role_name(name)
+        regional = GLOBAL_EVENTS_REGION in sources
+        out.append(Forwarder("detection-global", GLOBAL_EVENTS_REGION, role, global_events=True, regional=regional))
+    for region in sorted(sources - {GLOBAL_EVENTS_REGION}):
+        role = naming.detection_forwarder_role_name(name, region)
+        part = naming.detection_region_stack_part(region)
+        out.append(Forwarder(part, region, role, global_events=False, regional=True))
+    return tuple(out)
 
 
 def detection_problems(

@@ -14,6 +14,8 @@ from typing import Any
 from landing_zone.assembly import Assembly
 from landing_zone.core import naming
 from landing_zone.plan import Plan
+from landing_zone.plan.detection import GLOBAL_EVENTS_REGION, workload_forwarders
+from landing_zone.policies.detection import EventRule
 from landing_zone.review.sections import renders
 
 __all__ = ["CONFIG_RULE_CHECKS", "THREAT_CLASSES", "VERIFY_ONLY", "detection_section"]
@@ -123,19 +125,25 @@ THREAT_CLASSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = 
 )
 
 
-def _where(plan: Plan, placement: str, global_sources: Sequence[str]) -> str:
+def _where(plan: Plan, rule: EventRule) -> str:
     cfg = plan.config
     home = f"{naming.stack_name(cfg.name, 'detection')} ({cfg.deployment_account}, {cfg.home_region})"
     topic = naming.alerts_topic_name(cfg.name)
-    if placement == "management" and cfg.organization is not None:
+    if rule.placement == "management" and cfg.organization is not None:
         return (
             f"{naming.stack_name(cfg.name, 'detection-management')} ({cfg.organization.management_account_id}, "
             f"us-east-1) forwards to {home}, which alerts {topic}"
         )
     via = ""
-    if global_sources and cfg.home_region != "us-east-1":
+    global_sources = rule.global_sources if rule.sources else ()
+    forwarders = workload_forwarders(cfg)
+    if global_sources and cfg.home_region != GLOBAL_EVENTS_REGION:
         forwarder = naming.stack_name(cfg.name, "detection-global")
         via = f"; {', '.join(global_sources)} arrive in us-east-1 and {forwarder} forwards them"
+    regional = [f for f in forwarders if f.regional and f.carries(rule)]
+    if regional:
+        stacks = ", ".join(f"{naming.stack_name(cfg.name, f.part)} ({f.region})" for f in regional)
+        via += f"; calls made in the other source Regions are forwarded by {stacks}"
     return f"{home} alerts {topic}{via}"
 
 
@@ -205,10 +213,7 @@ def detection_section(plan: Plan, assembly: Assembly | None = None) -> dict[str,
             "classes": [],
             "stacks": [],
         }
-    rules = [
-        {**r.as_dict(), "where": _where(plan, r.placement, r.global_sources if r.sources else ())}
-        for r in detection.rules
-    ]
+    rules = [{**r.as_dict(), "where": _where(plan, r)} for r in detection.rules]
     return {
         "on": True,
         "why": "",
