@@ -13,9 +13,30 @@ from landing_zone.errors import Problem
 from landing_zone.plan.policies import DetectionPolicies
 from landing_zone.policies.detection import EventRule
 
-__all__ = ["GLOBAL_EVENTS_REGION", "Forwarder", "detection_problems", "legacy_alarm_names", "workload_forwarders"]
+__all__ = [
+    "GLOBAL_EVENTS_REGION",
+    "MEMBER_BASELINE_RESIDUAL",
+    "Forwarder",
+    "detection_problems",
+    "legacy_alarm_names",
+    "workload_forwarders",
+]
 
 GLOBAL_EVENTS_REGION = "us-east-1"  # where CloudTrail records the global services' events
+
+
+# What stays unwatched with the member baseline (``detection.enabled: true`` is refused there; the review says it too).
+MEMBER_BASELINE_RESIDUAL = (
+    "the member baseline's StackSet template does not carry the detection rules, and in that mode no stack of the "
+    "deployment account holds the bus the other accounts forward to (there is no <name>-detection), so "
+    "<name>-detection-management is not deployed either. Unwatched between two runs of verify (verify "
+    "--stackset-member, per member account): each member account's account settings (invocation logging, data "
+    "retention, the enforced guardrail, API keys), its protected resources (endpoints, security group, routes, "
+    "keys, buckets), the detection-only classes and every attempt an SCP denied there; and the management "
+    "account's SCP and policy-type changes, which no SCP prevents. The SCPs still prevent in the member accounts; "
+    "watching them is the organization's (e.g. EventBridge rules on the organization trail's events, Security Hub's "
+    "controls)"
+)
 
 
 @dataclass(frozen=True)
@@ -65,13 +86,7 @@ def detection_problems(
     problems = []
     if config.detection.enabled and config.member_baseline.enabled:
         problems.append(
-            Problem(
-                "detection.enabled",
-                True,
-                "the member baseline's StackSet does not carry the detection rules yet; allowed here: false or "
-                "omitted (detection of the member accounts is then the organization's, e.g. an organization trail "
-                "and your own rules)",
-            )
+            Problem("detection.enabled", True, MEMBER_BASELINE_RESIDUAL + "; allowed here: false or omitted")
         )
     if config.detection.config_rules and detection is None and not config.member_baseline.enabled:
         problems.append(

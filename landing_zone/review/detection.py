@@ -14,7 +14,7 @@ from typing import Any
 from landing_zone.assembly import Assembly
 from landing_zone.core import naming
 from landing_zone.plan import Plan
-from landing_zone.plan.detection import GLOBAL_EVENTS_REGION, workload_forwarders
+from landing_zone.plan.detection import GLOBAL_EVENTS_REGION, MEMBER_BASELINE_RESIDUAL, workload_forwarders
 from landing_zone.policies.detection import EventRule
 from landing_zone.review.sections import renders
 
@@ -206,8 +206,10 @@ def detection_section(plan: Plan, assembly: Assembly | None = None) -> dict[str,
     if detection is None:
         return {
             "on": False,
-            "why": "detection is off (detection.enabled false, or single-account mode with it omitted, or the member "
-            "baseline): nothing is watched between two runs of verify",
+            "why": f"detection is off with the member baseline: {MEMBER_BASELINE_RESIDUAL}"
+            if plan.config.member_baseline.enabled
+            else "detection is off (detection.enabled false, or single-account mode with it omitted): nothing is "
+            "watched between two runs of verify",
             "rules": [],
             "verify_only": _verify_only(plan),
             "classes": [],

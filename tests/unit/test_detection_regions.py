@@ -109,3 +109,28 @@ def test_the_review_says_which_stack_forwards_a_regional_rule(eu) -> None:
     assert "kimi-eu-detection-eu-west-1 (eu-west-1)" in where(wide, "ec2-security-group")
     assert "eu-west-1" not in where(wide, "bedrock-api-keys")  # IAM: recorded in us-east-1 only
     assert "other source Regions" not in where(eu, "ec2-security-group")
+
+
+# -- the member accounts (member_baseline): refused, with the residual said ------------------------------------------
+MULTI = ROOT / "examples" / "multi-account-100.yaml"
+
+
+def test_detection_with_the_member_baseline_is_refused_naming_what_stays_unwatched(plan_for) -> None:
+    from landing_zone.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        plan_for(MULTI, detection={"enabled": True})
+    text = str(err.value)
+    assert "detection.enabled: got true" in text and "allowed here: false or omitted" in text
+    # both halves of the residual: the member accounts, and the management account (no forwarder is deployed)
+    assert "each member account's account settings" in text and "every attempt an SCP denied there" in text
+    assert "the management account's SCP and policy-type changes" in text
+
+
+def test_the_review_says_what_the_member_baseline_leaves_unwatched(plan_for) -> None:
+    plan = plan_for(MULTI)
+    assert plan.config.member_baseline.enabled and plan.policies.detection is None
+    section = detection_section(plan, None)
+    assert not section["on"] and "the management account's SCP and policy-type changes" in section["why"]
+    single = detection_section(plan_for(ROOT / "examples" / "us-single-account.yaml"), None)
+    assert not single["on"] and "member" not in single["why"]
