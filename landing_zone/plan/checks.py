@@ -446,6 +446,12 @@ def _detection_names(
     if not detection_on(config):
         return
     lz = n.lz
+    for rule_name in rule_names:
+        n.add(rule_name, "eventbridge_rule_name_max_length", "EventBridge rule name")
+    for alarm in alarm_names:
+        n.add(alarm, "cloudwatch_alarm_name_max_length", "CloudWatch alarm name")
+    if config.member_baseline.enabled:  # the rules and alarms are in the StackSet's template: no stack, no forwarder
+        return
     forwarders = workload_forwarders(config)
     parts = ["detection", *(f.part for f in forwarders)]
     parts += ["detection-management"] if config.organization is not None else []
@@ -456,10 +462,6 @@ def _detection_names(
     for role in sorted(roles):
         n.add(role, "iam_role_name_max_length", "IAM role name")
         n.add(role, "iam_policy_name_max_length", "IAM policy name")
-    for rule_name in rule_names:
-        n.add(rule_name, "eventbridge_rule_name_max_length", "EventBridge rule name")
-    for alarm in alarm_names:
-        n.add(alarm, "cloudwatch_alarm_name_max_length", "CloudWatch alarm name")
 
 
 def generated_names(

@@ -9,6 +9,7 @@ validation (as tests/unit/test_detection_regions.py does)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -75,3 +76,31 @@ def test_us_east_1_as_a_source_region_adds_the_regional_rules_to_the_global_forw
     assert {"kimi-eu-detect-ec2-security-group", "kimi-eu-detect-bedrock-api-keys"} <= deployed
     unchanged = set(_rules(synth(EU).template("detection-global")))
     assert "kimi-eu-detect-ec2-security-group" not in unchanged and unchanged < deployed
+
+
+# -- the member baseline: each member account's template carries the rules, alerting its own alerts topic ------------
+MULTI = ROOT / "examples" / "multi-account-100.yaml"
+
+
+def test_the_member_template_carries_the_member_rules_alerting_its_own_topic(synth) -> None:
+    from landing_zone.plan.detection import member_rules
+
+    rollout = synth(MULTI)
+    (path,) = rollout.outdir.glob("*.stackset.template.json")
+    resources = json.loads(path.read_text())["Resources"]
+    deployed = {
+        r["Properties"]["Name"]: r["Properties"] for r in resources.values() if r["Type"] == "AWS::Events::Rule"
+    }
+    planned = member_rules(rollout.plan.config, rollout.plan.policies.detection.rules)
+    assert set(deployed) == {f"kimi-org-detect-{r.id}" for r in planned}
+    (topic_id,) = [k for k, r in resources.items() if r["Type"] == "AWS::SNS::Topic"]
+    for props in deployed.values():
+        (target,) = props["Targets"]
+        assert target["Arn"] == {"Ref": topic_id} and "InputTransformer" in target
+    # the member's topic admits this account's detection rules only (the account as a pseudo parameter)
+    (policy,) = [r for r in resources.values() if r["Type"] == "AWS::SNS::TopicPolicy"]
+    (stmt,) = [
+        s for s in policy["Properties"]["PolicyDocument"]["Statement"] if "events" in json.dumps(s.get("Principal"))
+    ]
+    assert "rule/kimi-org-detect-*" in json.dumps(stmt["Condition"]) and "AWS::AccountId" in json.dumps(stmt)
+    assert not [n for n in rollout.templates if "detection" in n]  # no detection stack in that mode

@@ -12,7 +12,13 @@ import dataclasses
 import pytest
 
 from landing_zone.plan.deployment import deployment_steps, stack_placements
-from landing_zone.plan.detection import Forwarder, workload_forwarders
+from landing_zone.plan.detection import (
+    Forwarder,
+    legacy_alarm_names,
+    member_detection_resources,
+    member_rules,
+    workload_forwarders,
+)
 from landing_zone.review.detection import detection_section
 from tests.conftest import ROOT
 
@@ -111,26 +117,40 @@ def test_the_review_says_which_stack_forwards_a_regional_rule(eu) -> None:
     assert "other source Regions" not in where(eu, "ec2-security-group")
 
 
-# -- the member accounts (member_baseline): refused, with the residual said ------------------------------------------
+# -- the member accounts (member_baseline): each member's template carries the rules ----------------------------------
 MULTI = ROOT / "examples" / "multi-account-100.yaml"
 
 
-def test_detection_with_the_member_baseline_is_refused_naming_what_stays_unwatched(plan_for) -> None:
-    from landing_zone.errors import ConfigError
+def test_the_member_baseline_carries_the_rules_recorded_in_home_region(plan_for) -> None:
+    plan = plan_for(MULTI)  # organization mode, detection omitted: on
+    detection = plan.policies.detection
+    assert plan.config.member_baseline.enabled and detection is not None
+    carried = {r.id for r in member_rules(plan.config, detection.rules)}
+    assert carried == {r.id for r in detection.rules if r.placement == "workload" and r.regional}
+    assert {"account-settings-bedrock", "ec2-security-group", "kms-key"} <= carried
+    # recorded in us-east-1 only (home_region is eu-central-1), or in the management account: not carried
+    assert not carried & {"bedrock-api-keys", "route53-hostedzone", "organizations-policy", "organizations-root"}
+    assert detection.home_bus_statement is None  # no deployment-account bus admits anyone in that mode
+    assert member_detection_resources(plan.config, plan.routing, plan.catalog) == len(carried) + len(
+        legacy_alarm_names(plan.config, plan.routing)
+    )
+    assert plan_for(MULTI, detection={"enabled": False}).policies.detection is None
 
-    with pytest.raises(ConfigError) as err:
-        plan_for(MULTI, detection={"enabled": True})
-    text = str(err.value)
-    assert "detection.enabled: got true" in text and "allowed here: false or omitted" in text
-    # both halves of the residual: the member accounts, and the management account (no forwarder is deployed)
-    assert "each member account's account settings" in text and "every attempt an SCP denied there" in text
-    assert "the management account's SCP and policy-type changes" in text
+
+def test_a_us_east_1_home_carries_the_global_services_rules_too(plan_for) -> None:
+    plan = plan_for(MULTI)
+    east = plan.config.model_copy(update={"home_region": "us-east-1"})
+    carried = {r.id for r in member_rules(east, plan.policies.detection.rules)}
+    assert "bedrock-api-keys" in carried and "route53-hostedzone" in carried
+    assert not carried & {"organizations-policy", "organizations-root"}
 
 
 def test_the_review_says_what_the_member_baseline_leaves_unwatched(plan_for) -> None:
-    plan = plan_for(MULTI)
-    assert plan.config.member_baseline.enabled and plan.policies.detection is None
-    section = detection_section(plan, None)
-    assert not section["on"] and "the management account's SCP and policy-type changes" in section["why"]
-    single = detection_section(plan_for(ROOT / "examples" / "us-single-account.yaml"), None)
-    assert not single["on"] and "member" not in single["why"]
+    section = detection_section(plan_for(MULTI), None)
+    assert section["on"] and "kimi-org-member-baseline instance" in section["rules"][0]["where"]
+    assert "bedrock-api-keys" not in {r["id"] for r in section["rules"]}
+    by_class = {c["class"]: c for c in section["classes"]}
+    scp = by_class["SCP detached, updated or deleted; SCP policy type disabled"]
+    assert scp["detected_by"] == [] and "organizations-policy" in scp["residual"]
+    assert "management account's SCP and policy-type changes" in section["why"]
+    assert detection_section(plan_for(EU), None)["why"] == ""
