@@ -8,6 +8,9 @@
   whose calls CloudTrail records there (IAM, Route 53), forwarding the events to the home Region's bus.
 * ``<name>-detection-management`` — the management account's us-east-1: Organizations' policy and policy-type changes
   (no SCP binds the management account), forwarded to the deployment account's home Region bus.
+* ``<name>-detection-<region>`` — the deployment account's other source Regions (none while the schema confines
+  ``inference_source_regions`` to ``home_region``): the regional rules, forwarded home
+  (:func:`landing_zone.plan.detection.workload_forwarders`).
 """
 
 from __future__ import annotations
@@ -24,14 +27,12 @@ from constructs_lib.detection import ConfigRules, DetectionRules, EventForwardin
 from constructs_lib.network import RETENTION_DAYS
 from landing_zone.core import markers, naming
 from landing_zone.plan import Plan
-from landing_zone.plan.detection import legacy_alarm_names
+from landing_zone.plan.detection import Forwarder, legacy_alarm_names
 from stacks.base import LandingZoneStack
 
 if TYPE_CHECKING:
     from stacks.access import AccessStack
     from stacks.network import NetworkStack
-
-GLOBAL_EVENTS_REGION = "us-east-1"  # where CloudTrail records the global services' events
 
 
 class DetectionStack(LandingZoneStack):
@@ -133,25 +134,29 @@ def _account_settings_rule(
 
 
 class DetectionForwardingStack(LandingZoneStack):
-    """``placement``: ``workload`` (the deployment account's us-east-1: the rules with a global service's calls) or
-    ``management`` (the management account: the rules placed there)."""
+    """``forwarder``: one of the deployment account's (:func:`landing_zone.plan.detection.workload_forwarders`: the
+    rules it carries, its role); None: the management account's (the rules placed there)."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, plan: Plan, placement: str, **kwargs: Any) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, plan: Plan, forwarder: Forwarder | None, **kwargs: Any
+    ) -> None:
         super().__init__(scope, construct_id, plan=plan, **kwargs)
         detection = plan.policies.detection
         assert detection is not None, "DetectionForwardingStack needs detection on"
         cfg = plan.config
-        if placement == "management":
+        if forwarder is None:
             rules = [r for r in detection.rules if r.placement == "management"]
+            role_name = naming.detection_forwarder_role_name(cfg.name)
         else:
-            rules = [r for r in detection.rules if r.placement == "workload" and r.global_sources]
+            rules = [r for r in detection.rules if forwarder.carries(r)]
+            role_name = forwarder.role_name
         self.forwarding = EventForwarding(
             self,
             "Forward",
             rule_names=detection.rule_names,
             rules=rules,
             target_bus_arn=f"arn:aws:events:{cfg.home_region}:{cfg.deployment_account}:event-bus/default",
-            role_name=naming.detection_forwarder_role_name(cfg.name),
-            policy_name=naming.detection_forwarder_role_name(cfg.name),
+            role_name=role_name,
+            policy_name=role_name,
             forwarder_policy=detection.forwarder,
         )

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +19,10 @@ from constructs import Construct
 from landing_zone.core import naming
 from landing_zone.core.config import deep_merge, packaged_defaults, raw_config
 from landing_zone.plan import Plan, build_plan
+from landing_zone.plan.detection import GLOBAL_EVENTS_REGION, workload_forwarders
 from stacks.access import AccessStack
 from stacks.cost import CostStack
-from stacks.detection import GLOBAL_EVENTS_REGION, DetectionForwardingStack, DetectionStack
+from stacks.detection import DetectionForwardingStack, DetectionStack
 from stacks.guardrails import GuardrailsStack
 from stacks.keys import KeysStack
 from stacks.network import NetworkStack
@@ -52,6 +53,8 @@ class LandingZone:
     detection: DetectionStack | None = None
     detection_global: DetectionForwardingStack | None = None
     detection_management: DetectionForwardingStack | None = None
+    # the deployment account's forwarders in its other source Regions ('<name>-detection-<region>'), by Region
+    detection_regions: Mapping[str, DetectionForwardingStack] = field(default_factory=dict)
 
     @property
     def stacks(self) -> tuple[cdk.Stack, ...]:
@@ -66,6 +69,7 @@ class LandingZone:
             self.detection,
             self.detection_global,
             self.detection_management,
+            *self.detection_regions.values(),
         )
         return tuple(s for s in members if s is not None)
 
@@ -133,8 +137,9 @@ def _per_account_stacks(scope: Construct, plan: Plan) -> dict[str, Any]:
 def _detection_stacks(
     scope: Construct, plan: Plan, cost: CostStack, *, access: AccessStack, network: NetworkStack, logs_key: Any
 ) -> dict[str, Any]:
-    """``detection`` on: the home Region's rules, the us-east-1 forwarders (global services' events; the management
-    account's Organizations events).  Off: none."""
+    """``detection`` on: the home Region's rules, the deployment account's forwarders (us-east-1: global services'
+    events; each other source Region: the regional rules), the management account's Organizations events.  Off:
+    none."""
     cfg = plan.config
     if plan.policies.detection is None:
         return {}
@@ -151,22 +156,33 @@ def _detection_stacks(
             description=f"{cfg.name}: detection rules on CloudTrail management events, alerting the alerts topic",
         )
     }
-    if cfg.home_region != GLOBAL_EVENTS_REGION:
-        parts["detection_global"] = DetectionForwardingStack(
-            scope,
-            naming.stack_name(cfg.name, "detection-global"),
-            plan=plan,
-            placement="workload",
-            env=cdk.Environment(account=cfg.deployment_account, region=GLOBAL_EVENTS_REGION),
-            description=f"{cfg.name}: forwards the global services' detection events from us-east-1 to "
-            f"{cfg.home_region}",
+    regional: dict[str, DetectionForwardingStack] = {}
+    for forwarder in workload_forwarders(cfg):
+        what = " and ".join(
+            kind
+            for kind, on in (("the global services'", forwarder.global_events), ("the regional", forwarder.regional))
+            if on
         )
+        stack = DetectionForwardingStack(
+            scope,
+            naming.stack_name(cfg.name, forwarder.part),
+            plan=plan,
+            forwarder=forwarder,
+            env=cdk.Environment(account=cfg.deployment_account, region=forwarder.region),
+            description=f"{cfg.name}: forwards {what} detection events from {forwarder.region} to {cfg.home_region}",
+        )
+        if forwarder.global_events:
+            parts["detection_global"] = stack
+        else:
+            regional[forwarder.region] = stack
+    if regional:
+        parts["detection_regions"] = regional
     if cfg.organization is not None:
         parts["detection_management"] = DetectionForwardingStack(
             scope,
             naming.stack_name(cfg.name, "detection-management"),
             plan=plan,
-            placement="management",
+            forwarder=None,
             env=cdk.Environment(account=cfg.organization.management_account_id, region=GLOBAL_EVENTS_REGION),
             description=f"{cfg.name}: forwards Organizations policy changes from the management account to the "
             "deployment account's detection rules",

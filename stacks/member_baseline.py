@@ -1,4 +1,5 @@
-"""The member baseline as ONE StackSet template: keys, network, access, logging and cost controls.
+"""The member baseline as ONE StackSet template: keys, network, access, logging, cost controls and (``detection`` on)
+the detection rules and legacy-model alarms, alerting each member account's own alerts topic.
 
 The same composition functions as the per-account stacks, with the account as ``AWS::AccountId`` and the
 per-account differences (budget, alarm threshold, cost center, e-mails) as template parameters.
@@ -12,7 +13,9 @@ from cdk_stacksets import StackSetStack
 from constructs import Construct
 
 from constructs_lib.cost import OptionalEmailSubscriptions
+from constructs_lib.detection import DetectionRules, LegacyModelAlarms
 from landing_zone.plan import Plan
+from landing_zone.plan.detection import legacy_alarm_names, member_rules
 from landing_zone.plan.rollout import PARAM_BUDGET, PARAM_COST_CENTER, PARAM_EMAILS, PARAM_THRESHOLD, default_parameters
 from stacks.access import add_access
 from stacks.cost import add_cost_controls
@@ -90,3 +93,18 @@ class MemberBaselineStack(StackSetStack):
         OptionalEmailSubscriptions(
             self, "AlertEmails", topic=cost.alerts.topic, emails=[e.value_as_string for e in emails]
         )
+        self.detection: DetectionRules | None = None
+        self.legacy_alarms: LegacyModelAlarms | None = None
+        detection = plan.policies.detection
+        if detection is not None:  # each member's own rules, alerting its own alerts topic (docs/DETECTION.md)
+            self.detection = DetectionRules(
+                self,
+                "Detection",
+                landing_zone_name=cfg.name,
+                rule_names=detection.rule_names,
+                rules=member_rules(cfg, detection.rules),
+                topic_arn=cost.alerts.topic.topic_arn,
+            )
+            self.legacy_alarms = LegacyModelAlarms(
+                self, "LegacyModels", alarm_names=legacy_alarm_names(cfg, plan.routing), topic=cost.alerts.topic
+            )

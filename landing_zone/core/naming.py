@@ -25,6 +25,7 @@ __all__ = [
     "COST_ALLOCATION_TAG_KEYS",
     "STACK_PARTS",
     "detection_forwarder_role_name",
+    "detection_region_stack_part",
     "detection_rule_name",
     "detection_rule_prefix",
     "STACK_SUFFIX_SAMPLE",
@@ -321,10 +322,17 @@ def detection_rule_name(lz: str, rule_id: str, max_length: int) -> str:
     return f"{prefix}{rule_id[: room - 9].rstrip('-')}-{digest}"
 
 
-def detection_forwarder_role_name(lz: str) -> str:
-    """The role EventBridge forwards events to the home Region's default bus with (global services' and the
-    management account's events)."""
-    return f"{lz}-detect-forwarder"
+def detection_forwarder_role_name(lz: str, region: str | None = None) -> str:
+    """The role EventBridge forwards events to the home Region's default bus with: '<lz>-detect-forwarder' (global
+    services' events from us-east-1, the management account's events), '<lz>-detect-forwarder-<region>' in another
+    source Region of the deployment account (IAM role names are account-wide, not per Region)."""
+    return f"{lz}-detect-forwarder" + (f"-{region}" if region else "")
+
+
+def detection_region_stack_part(region: str) -> str:
+    """The stack part of the deployment account's forwarder in a source Region other than home_region and us-east-1:
+    'detection-<region>' (stack '<lz>-detection-<region>')."""
+    return f"detection-{region}"
 
 
 def scp_name(lz: str, concern: str) -> str:

@@ -39,7 +39,7 @@ from landing_zone.plan.checks import (
     self_hosting_problems,
     service_tier_problems,
 )
-from landing_zone.plan.detection import detection_problems, legacy_alarm_names
+from landing_zone.plan.detection import detection_problems, legacy_alarm_names, member_detection_resources
 from landing_zone.plan.grants import cross_account_grants
 from landing_zone.plan.model import Plan, PlanSource
 from landing_zone.plan.policies import PolicySet, build_policies, scp_set
@@ -275,7 +275,12 @@ def build_plan(raw: Mapping[str, Any], *, origin: str = "configuration") -> Plan
     quota_alarms, workload_quota_warnings = _quotas(config, catalog, routing, applications, metrics, parts, origin)
     cost_alarms = _cost_alarms(config, catalog, routing, metrics, prices, model_prices, budget, applications)
     if problems := stack_limit_problems(
-        config, catalog, applications, cost_alarms, quota_alarms=len(quota_alarms.specs)
+        config,
+        catalog,
+        applications,
+        cost_alarms,
+        quota_alarms=len(quota_alarms.specs),
+        member_detection=member_detection_resources(config, routing, catalog),
     ):
         raise ConfigError(problems, origin=origin)
     dashboard = _dashboard(

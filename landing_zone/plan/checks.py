@@ -22,7 +22,7 @@ from landing_zone.core.routing import RoutingDecision
 from landing_zone.cost.budget import MonthlyBudget
 from landing_zone.cost.self_hosting import monthly_cost_line
 from landing_zone.errors import Described, PricingError, Problem
-from landing_zone.plan.detection import legacy_alarm_names
+from landing_zone.plan.detection import legacy_alarm_names, workload_forwarders
 from landing_zone.plan.model import Plan
 from landing_zone.plan.policies import detection_on
 
@@ -446,17 +446,22 @@ def _detection_names(
     if not detection_on(config):
         return
     lz = n.lz
-    parts = ["detection"] + (["detection-global"] if config.home_region != "us-east-1" else [])
-    parts += ["detection-management"] if config.organization is not None else []
-    for part in parts:
-        n.add(naming.stack_name(lz, part), "cfn_stack_name_max_length", "CloudFormation stack name")
-    if len(parts) > 1:
-        n.add(naming.detection_forwarder_role_name(lz), "iam_role_name_max_length", "IAM role name")
-        n.add(naming.detection_forwarder_role_name(lz), "iam_policy_name_max_length", "IAM policy name")
     for rule_name in rule_names:
         n.add(rule_name, "eventbridge_rule_name_max_length", "EventBridge rule name")
     for alarm in alarm_names:
         n.add(alarm, "cloudwatch_alarm_name_max_length", "CloudWatch alarm name")
+    if config.member_baseline.enabled:  # the rules and alarms are in the StackSet's template: no stack, no forwarder
+        return
+    forwarders = workload_forwarders(config)
+    parts = ["detection", *(f.part for f in forwarders)]
+    parts += ["detection-management"] if config.organization is not None else []
+    for part in parts:
+        n.add(naming.stack_name(lz, part), "cfn_stack_name_max_length", "CloudFormation stack name")
+    roles = {f.role_name for f in forwarders}
+    roles |= {naming.detection_forwarder_role_name(lz)} if config.organization is not None else set()
+    for role in sorted(roles):
+        n.add(role, "iam_role_name_max_length", "IAM role name")
+        n.add(role, "iam_policy_name_max_length", "IAM policy name")
 
 
 def generated_names(

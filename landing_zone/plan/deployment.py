@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from landing_zone.core import naming
 from landing_zone.core.applications import cost_allocation_tags_stack
+from landing_zone.plan.detection import GLOBAL_EVENTS_REGION, workload_forwarders
 from landing_zone.plan.model import Plan
 
 __all__ = [
@@ -98,27 +99,20 @@ def stack_placements(plan: Plan) -> list[StackPlacement]:
     return out + _detection_placements(plan)
 
 
-GLOBAL_EVENTS_REGION = "us-east-1"  # where CloudTrail records the global services' events (stacks/detection.py)
-
-
 def _detection_placements(plan: Plan) -> list[StackPlacement]:
-    """``detection`` on: the home Region's rules, the us-east-1 forwarder of the deployment account (another home
-    Region), and the management account's Organizations rules in us-east-1."""
+    """``detection`` on: the home Region's rules, the deployment account's forwarders (us-east-1 for the global
+    services' events unless it is home; each other source Region), and the management account's Organizations rules
+    in us-east-1."""
     cfg = plan.config
     if plan.policies.detection is None:
         return []
     out = [
         StackPlacement(naming.stack_name(cfg.name, "detection"), cfg.deployment_account, cfg.home_region, "deployment")
     ]
-    if cfg.home_region != GLOBAL_EVENTS_REGION:
-        out.append(
-            StackPlacement(
-                naming.stack_name(cfg.name, "detection-global"),
-                cfg.deployment_account,
-                GLOBAL_EVENTS_REGION,
-                "deployment",
-            )
-        )
+    out += [
+        StackPlacement(naming.stack_name(cfg.name, f.part), cfg.deployment_account, f.region, "deployment")
+        for f in workload_forwarders(cfg)
+    ]
     if cfg.organization is not None:
         out.append(
             StackPlacement(

@@ -202,9 +202,10 @@ class PolicySet:
 
 
 def detection_on(config: LandingZoneConfig) -> bool:
-    """Whether the detection stacks are deployed: ``detection.enabled``, omitted on in organization mode; never with
-    the member baseline (its StackSet does not carry them: ``validate`` refuses ``enabled: true`` there)."""
-    return config.detection.on(config.organization is not None) and not config.member_baseline.enabled
+    """Whether the detection rules are deployed: ``detection.enabled``, omitted on in organization mode.  With the
+    member baseline they are in the StackSet's template, alerting each member account's own alerts topic
+    (:func:`landing_zone.plan.detection.member_rules`); otherwise in the detection stacks."""
+    return config.detection.on(config.organization is not None)
 
 
 def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> DetectionPolicies | None:
@@ -215,7 +216,7 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
     home_bus = f"arn:aws:events:{region}:{account}:event-bus/default"
     forwarder = document([statement("ForwardToHomeBus", actions=["events:PutEvents"], resources=[home_bus])])
     home_bus_statement = None
-    if config.organization is not None:
+    if config.organization is not None and not config.member_baseline.enabled:  # no home bus with the member baseline
         management = config.organization.management_account_id
         home_bus_statement = statement(
             "ManagementAccountForwards",

@@ -39,6 +39,7 @@ synths of 1, 10 and 50 applications and of every example):
 the member-baseline StackSet template
     resources = 4 keys + network (new VPC: 9 + 3 per AZ + 1 per endpoint; imported: 5 + 1 per endpoint)
                 + access and cost as above (no alert e-mails) + 3 optional e-mail subscriptions
+                + detection on: 1 EventBridge rule per member rule and 1 legacy-model alarm per model ID
     outputs   = 2 per application + 2 (logging) + 1 per endpoint + 3 (alerts topic, alarm coverage, dashboard URL)
 """
 
@@ -147,8 +148,10 @@ def template_footprints(
     cost_alarms: CostAlarmPlan,
     *,
     quota_alarms: int = 0,
+    member_detection: int = 0,
 ) -> tuple[TemplateFootprint, ...]:
-    """The templates that grow with the configuration, with their resource and output counts."""
+    """The templates that grow with the configuration, with their resource and output counts (``member_detection``:
+    the detection rules and alarms of the member baseline's template, ``plan.detection.member_detection_resources``)."""
     cfg = config
     n = len(applications)
     kill_switch = cfg.cost.kill_switch and n > 0
@@ -189,7 +192,7 @@ def template_footprints(
         )
     endpoints = len(cfg.network.endpoints)
     network = _network_resources(cfg)
-    resources = KEYS_RESOURCES + network + access_resources + cost_fixed + MEMBER_EMAIL_SUBSCRIPTIONS
+    resources = KEYS_RESOURCES + network + access_resources + cost_fixed + MEMBER_EMAIL_SUBSCRIPTIONS + member_detection
     resources += len(cfg.cost.alert_recipients)  # every member subscribes them too
     outputs = (
         APPLICATION_OUTPUTS * n - mantle_only + (LOGGING_OUTPUTS if logging else 0) + endpoints + MEMBER_COST_OUTPUTS
@@ -212,6 +215,7 @@ def stack_limit_problems(
     cost_alarms: CostAlarmPlan,
     *,
     quota_alarms: int = 0,
+    member_detection: int = 0,
 ) -> list[Problem]:
     """A problem per template over CloudFormation's resource or output limit, blaming the key that the user
     wrote (``applications``, or ``accounts`` when every account gets a default application)."""
@@ -228,7 +232,9 @@ def stack_limit_problems(
         )
     over: list[str] = []
     fits: list[int] = []
-    for fp in template_footprints(config, catalog, applications, cost_alarms, quota_alarms=quota_alarms):
+    for fp in template_footprints(
+        config, catalog, applications, cost_alarms, quota_alarms=quota_alarms, member_detection=member_detection
+    ):
         counts = []
         if fp.resources > max_resources:
             counts.append(

@@ -152,6 +152,12 @@ class EventRule:
             return tuple(sorted(GLOBAL_EVENT_SOURCES))
         return tuple(s for s in self.sources if s in GLOBAL_EVENT_SOURCES)
 
+    @property
+    def regional(self) -> bool:
+        """Whether CloudTrail records some of its calls in the Region they were made in (a source outside
+        :data:`GLOBAL_EVENT_SOURCES`, or no source filter): such a rule is needed in every Region they can be made in."""
+        return not self.sources or any(s not in GLOBAL_EVENT_SOURCES for s in self.sources)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,

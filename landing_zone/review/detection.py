@@ -14,6 +14,13 @@ from typing import Any
 from landing_zone.assembly import Assembly
 from landing_zone.core import naming
 from landing_zone.plan import Plan
+from landing_zone.plan.detection import (
+    GLOBAL_EVENTS_REGION,
+    MEMBER_BASELINE_RESIDUAL,
+    member_rules,
+    workload_forwarders,
+)
+from landing_zone.policies.detection import EventRule
 from landing_zone.review.sections import renders
 
 __all__ = ["ACCOUNT_SETTINGS_STATES", "CONFIG_RULE_CHECKS", "THREAT_CLASSES", "VERIFY_ONLY", "detection_section"]
@@ -131,19 +138,29 @@ THREAT_CLASSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = 
 )
 
 
-def _where(plan: Plan, placement: str, global_sources: Sequence[str]) -> str:
+def _where(plan: Plan, rule: EventRule) -> str:
     cfg = plan.config
+    if cfg.member_baseline.enabled:
+        stack_set = naming.member_baseline_stack_set_name(cfg.name)
+        topic = naming.alerts_topic_name(cfg.name)
+        return f"each member account's {stack_set} instance ({cfg.home_region}) alerts its own {topic}"
     home = f"{naming.stack_name(cfg.name, 'detection')} ({cfg.deployment_account}, {cfg.home_region})"
     topic = naming.alerts_topic_name(cfg.name)
-    if placement == "management" and cfg.organization is not None:
+    if rule.placement == "management" and cfg.organization is not None:
         return (
             f"{naming.stack_name(cfg.name, 'detection-management')} ({cfg.organization.management_account_id}, "
             f"us-east-1) forwards to {home}, which alerts {topic}"
         )
     via = ""
-    if global_sources and cfg.home_region != "us-east-1":
+    global_sources = rule.global_sources if rule.sources else ()
+    forwarders = workload_forwarders(cfg)
+    if global_sources and cfg.home_region != GLOBAL_EVENTS_REGION:
         forwarder = naming.stack_name(cfg.name, "detection-global")
         via = f"; {', '.join(global_sources)} arrive in us-east-1 and {forwarder} forwards them"
+    regional = [f for f in forwarders if f.regional and f.carries(rule)]
+    if regional:
+        stacks = ", ".join(f"{naming.stack_name(cfg.name, f.part)} ({f.region})" for f in regional)
+        via += f"; calls made in the other source Regions are forwarded by {stacks}"
     return f"{home} alerts {topic}{via}"
 
 
@@ -164,7 +181,11 @@ def _matched(rules: Sequence[Mapping[str, Any]], ids: Sequence[str]) -> list[Map
     return [r for r in rules if any(r["id"] == i or (i.endswith("-") and r["id"].startswith(i)) for i in ids)]
 
 
-def _threat_rows(plan: Plan, rules: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _threat_rows(
+    plan: Plan, rules: Sequence[Mapping[str, Any]], planned: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per class: the statements that prevent it, the deployed ``rules`` that detect it, and the residual (with the
+    member baseline, also the ``planned`` rules its template does not carry)."""
     scps = plan.policies.scps
     statements = [s for d in scps.documents for s in d["Statement"]] if scps is not None else []
     rows = []
@@ -174,6 +195,12 @@ def _threat_rows(plan: Plan, rules: Sequence[Mapping[str, Any]]) -> list[dict[st
             prevented = sorted(_naming(statements, actions))
         else:
             prevented = sorted({s for r in matched for s in r["statements"]})
+        missing = sorted({r["id"] for r in _matched(planned, ids)} - {r["id"] for r in matched})
+        if missing:  # the member baseline's template does not carry these
+            residual = (
+                f"{residual if matched else 'not detected'}; with the member baseline, not watched "
+                f"({', '.join(missing)}): {MEMBER_BASELINE_RESIDUAL}"
+            )
         rows.append(
             {
                 "class": what,
@@ -210,23 +237,22 @@ def detection_section(plan: Plan, assembly: Assembly | None = None) -> dict[str,
     if detection is None:
         return {
             "on": False,
-            "why": "detection is off (detection.enabled false, or single-account mode with it omitted, or the member "
-            "baseline): nothing is watched between two runs of verify",
+            "why": "detection is off (detection.enabled false, or single-account mode with it omitted): nothing is "
+            "watched between two runs of verify",
             "rules": [],
             "verify_only": _verify_only(plan),
             "classes": [],
             "stacks": [],
         }
-    rules = [
-        {**r.as_dict(), "where": _where(plan, r.placement, r.global_sources if r.sources else ())}
-        for r in detection.rules
-    ]
+    member = plan.config.member_baseline.enabled
+    deployed = member_rules(plan.config, detection.rules) if member else detection.rules
+    rules = [{**r.as_dict(), "where": _where(plan, r)} for r in deployed]
     return {
         "on": True,
-        "why": "",
+        "why": f"with the member baseline, {MEMBER_BASELINE_RESIDUAL}" if member else "",
         "rules": rules,
         "verify_only": _verify_only(plan),
-        "classes": _threat_rows(plan, rules),
+        "classes": _threat_rows(plan, rules, [r.as_dict() for r in detection.rules]),
         "stacks": [s for s in stacks if "-detection" in s],
     }
 
@@ -283,7 +309,8 @@ def _md(report: Mapping[str, Any]) -> list[str]:
     if not d["on"]:
         out = [d["why"] + ".", "", "What only verify checks:", ""]
         return out + [f"- {v['state']}" for v in d["verify_only"]] + [""]
-    out = [INTRO, "", "### Prevented, detected, residual", "", *_md_table(CLASS_HEADERS, _class_rows(d))]
+    out = [INTRO + (f" Note: {d['why']}." if d["why"] else ""), "", "### Prevented, detected, residual", ""]
+    out += _md_table(CLASS_HEADERS, _class_rows(d))
     out += ["### Rules", "", *_md_table(RULE_HEADERS, _rule_rows(d)), f"### {STATES_HEADING}", ""]
     return out + _md_table(STATE_HEADERS, _state_rows(d))
 
@@ -300,7 +327,8 @@ def _html(report: Mapping[str, Any]) -> str:
     verify = _html_table(STATE_HEADERS, _state_rows(d))
     if not d["on"]:
         return f"<p>{escape(d['why'])}.</p><h3>{STATES_HEADING}</h3>{verify}"
+    note = f" Note: {d['why']}." if d["why"] else ""
     return (
-        f"<p>{escape(INTRO)}</p><h3>Prevented, detected, residual</h3>{_html_table(CLASS_HEADERS, _class_rows(d))}"
+        f"<p>{escape(INTRO + note)}</p><h3>Prevented, detected, residual</h3>{_html_table(CLASS_HEADERS, _class_rows(d))}"
         f"<h3>Rules</h3>{_html_table(RULE_HEADERS, _rule_rows(d))}<h3>{STATES_HEADING}</h3>{verify}"
     )

@@ -13,6 +13,7 @@ import pytest
 
 from landing_zone.core.config import LANDING_ZONE_TAGS_MAX, RESERVED_TAG_KEYS
 from landing_zone.errors import ConfigError
+from landing_zone.plan.detection import member_detection_resources
 from landing_zone.plan.stack_limits import template_footprints
 from tests.conftest import EXAMPLES, cdk_context
 
@@ -108,7 +109,12 @@ def test_counted_resources_and_outputs_match_the_synthesized_templates(plan_for,
     predicted = {
         fp.template: (fp.resources, fp.outputs)
         for fp in template_footprints(
-            plan.config, plan.catalog, plan.applications, plan.cost_alarms, quota_alarms=len(plan.quota_alarms.specs)
+            plan.config,
+            plan.catalog,
+            plan.applications,
+            plan.cost_alarms,
+            quota_alarms=len(plan.quota_alarms.specs),
+            member_detection=member_detection_resources(plan.config, plan.routing, plan.catalog),
         )
     }
     assert predicted == actual_counts(plan, synthesized_templates(plan, tmp_path))
@@ -128,6 +134,7 @@ def test_counts_match_every_example(synth, example):
             lz.plan.applications,
             lz.plan.cost_alarms,
             quota_alarms=len(lz.plan.quota_alarms.specs),
+            member_detection=member_detection_resources(lz.plan.config, lz.plan.routing, lz.plan.catalog),
         )
     }
     assert predicted == actual_counts(lz.plan, templates)

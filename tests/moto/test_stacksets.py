@@ -138,3 +138,21 @@ def test_stackset_member_on_an_assembly_without_stacksets_is_a_usage_error(eu, c
 
     code, _, stderr = cli(["verify", "--assembly", str(eu.outdir), "--config", str(EU), "--stackset-member"])
     assert code == 2 and "no StackSet template in the assembly" in stderr
+
+
+def test_the_member_detection_rules_are_verified_in_the_member_account(member, multi, cli) -> None:
+    """detection (on by default in organization mode): the member template's EventBridge rules are read back in the
+    member account (events-rule, -pattern, -targets), and one disabled there is drift."""
+    from landing_zone.plan.detection import member_rules
+
+    args = ["verify", "--assembly", str(multi.outdir), "--config", str(MULTI), "--stackset-member", "--json"]
+    planned = {
+        f"rule kimi-org-detect-{r.id}" for r in member_rules(multi.plan.config, multi.plan.policies.detection.rules)
+    }
+    rows = [r for r in json.loads(cli(args)[1])["checks"] if r["check"] == "events-rule"]
+    assert {r["resource"] for r in rows} == planned and {r["status"] for r in rows} == {"PASS"}
+    events = member.client("events", management=False, region=multi.plan.config.home_region)
+    events.disable_rule(Name="kimi-org-detect-ec2-security-group")
+    code, stdout, _ = cli(args)
+    bad = [(r["check"], r["resource"]) for r in json.loads(stdout)["checks"] if r["status"] != "PASS"]
+    assert (code, bad) == (1, [("events-rule", "rule kimi-org-detect-ec2-security-group")])

@@ -97,3 +97,24 @@ def test_a_deleted_rule_is_missing(deployed: Deployed, cli, verify_args) -> None
         {c: {"MISSING"} for c in ("events-rule", "events-rule-pattern", "events-rule-targets")},
     )
     assert {r["resource"] for r in bad} == {f"rule {name}"}
+
+
+def test_a_forwarder_rule_is_read_in_its_own_region(deployed: Deployed, cli, verify_args) -> None:
+    """A forwarding stack's rule (here <name>-detection-global, us-east-1; a source Region's forwarder is read the same
+    way, in the Region of its stack) is checked where it runs: disabling it there is drift, and the rule of the same
+    name in the home Region is not what was read."""
+    home = deployed.plan.config.home_region
+    res = next(
+        r
+        for r in deployed.assembly.resources("AWS::Events::Rule")
+        if r.stack.account != MANAGEMENT
+        and r.stack.region != home
+        and r.prop("Name") == "kimi-eu-detect-bedrock-api-keys"
+    )
+    name = str(res.prop("Name"))
+    assert res.stack.name == "kimi-eu-detection-global" and res.stack.region == "us-east-1"
+    _events(deployed, res, management=False).disable_rule(Name=name)
+    assert deployed.client("events", management=False, region=home).describe_rule(Name=name)["State"] == "ENABLED"
+    code, failed, bad = _verify(cli, verify_args)
+    assert (code, failed) == (1, {"events-rule": {"DRIFT"}})
+    assert [(r["resource"], r["actual"]) for r in bad] == [(f"rule {name}", "DISABLED")]

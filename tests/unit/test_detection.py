@@ -291,10 +291,12 @@ def test_the_event_bridge_publisher_is_limited_to_the_detection_rules(plan_for: 
     assert stmt["Condition"]["ArnLike"]["aws:SourceArn"].endswith(":rule/kimi-eu-detect-*")
 
 
-def test_enabled_with_the_member_baseline_is_refused(plan_for: Callable) -> None:
+def test_config_rules_with_the_member_baseline_are_refused(plan_for: Callable) -> None:
+    """The member baseline's template carries the detection rules (tests/unit/test_detection_regions.py), not the
+    AWS Config rules."""
     with pytest.raises(ConfigError) as err:
-        plan_for(ROOT / "examples" / "multi-account-100.yaml", detection={"enabled": True})
-    assert "detection.enabled" in str(err.value)
+        plan_for(ROOT / "examples" / "multi-account-100.yaml", detection={"config_rules": True})
+    assert "detection.config_rules: got true" in str(err.value) and "allowed here: false or omitted" in str(err.value)
 
 
 def test_legacy_alarms_cover_each_invoke_id_of_the_allowed_models(plan_for: Callable) -> None:
