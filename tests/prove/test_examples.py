@@ -1,7 +1,7 @@
 """Every property P1-P6 holds (or does not apply) on the synthesized assembly of every example (issue 22).
 
-The mutants are tests/prove/test_mutations.py; prover against evaluator and against a third-party simulator,
-tests/prove/test_differential.py.  Proof reports are kept in ``$LZ_PROOF_CACHE`` (``.synth-cache/proofs``), keyed by
+The mutants, and their counterexamples against a third-party simulator, are tests/prove/test_mutations.py; prover
+against evaluator, tests/prove/test_differential.py.  Proof reports are kept in ``$LZ_PROOF_CACHE`` (``.synth-cache/proofs``), keyed by
 the policies, the configuration and the code, so a warm run reads them back.
 """
 
