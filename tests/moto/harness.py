@@ -29,6 +29,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
 import re
 import uuid
 from collections.abc import Callable
@@ -84,9 +85,10 @@ _SESSION = boto3.session.Session()
 # whatever state the current mock holds (moto's handler is one of the session's built-in ones, switched on and off
 # by mock_aws); and a pool of clients for the Stubbers, leased to one test's MotoAccounts and returned, their
 # Stubbers deactivated, when the test's mock ends (release_stub_clients, from the aws_mock fixture).  Nothing else is
-# kept on a client.
-_MOTO_CLIENTS: dict[tuple[str, str, str], Any] = {}
-_FREE_STUB_CLIENTS: dict[tuple[str, str], list[Any]] = {}
+# kept on a client.  A client reads its configuration from the environment when it is made (AWS_ENDPOINT_URL, ...):
+# the AWS_ variables are part of the key, so a test that sets them gets clients of its own.
+_MOTO_CLIENTS: dict[tuple, Any] = {}
+_FREE_STUB_CLIENTS: dict[tuple, list[Any]] = {}
 _LEASING: list[MotoAccounts] = []
 
 # moto 5.2.5 lists a response class's methods (inspect.getmembers) on every request it answers, to tell whether the
@@ -100,9 +102,13 @@ def new_client(service: str, region: str) -> Any:
     return _SESSION.client(service, region_name=region)
 
 
+def _aws_environment() -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("AWS_")))
+
+
 def moto_client(service: str, region: str, account: str) -> Any:
     """The worker's moto client for ``service`` in ``region`` acting as ``account`` (``x-moto-account-id``)."""
-    key = (service, region, account)
+    key = (service, region, account, _aws_environment())
     if key not in _MOTO_CLIENTS:
         client = new_client(service, region)
 
@@ -201,7 +207,7 @@ class MotoAccounts:
         self.accounts = accounts
         self.default_region = default_region
         self.stubbers: list[Stubber] = []
-        self._leased: list[tuple[tuple[str, str], Any]] = []
+        self._leased: list[tuple[tuple, Any]] = []
 
     def raw(self, service: str, region: str | None = None, profile: str | None = None) -> Any:
         """A moto-backed client acting as the profile's account (the worker's: creating botocore clients is slow)."""
@@ -210,11 +216,12 @@ class MotoAccounts:
     def _stub_client(self, service: str, region: str) -> Any:
         """A client for one Stubber, from the worker's pool (no Stubber active on it) or new; leased until
         :meth:`release`."""
-        free = _FREE_STUB_CLIENTS.get((service, region))
+        key = (service, region, _aws_environment())
+        free = _FREE_STUB_CLIENTS.get(key)
         client = free.pop() if free else new_client(service, region)
         if not self._leased:
             _LEASING.append(self)
-        self._leased.append(((service, region), client))
+        self._leased.append((key, client))
         return client
 
     def release(self) -> None:
