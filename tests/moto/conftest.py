@@ -17,7 +17,7 @@ from moto import mock_aws
 from landing_zone.assembly import Assembly
 from landing_zone.aws import use_client_factory
 from tests.conftest import ROOT
-from tests.moto.harness import Deployed, deploy_intent, moto_accounts
+from tests.moto.harness import Deployed, deploy_intent, moto_accounts, release_stub_clients
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
 
@@ -35,6 +35,7 @@ def aws_mock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")  # no AMI catalogue per account/Region: faster
     with mock_aws():
         yield
+    release_stub_clients()
 
 
 @pytest.fixture

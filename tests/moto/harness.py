@@ -29,6 +29,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
 import re
 import uuid
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from typing import Any
 from unittest import mock
 
 import boto3
+import moto.core.responses as moto_responses
 from botocore.stub import Stubber
 
 from landing_zone.assembly import Assembly, Resource, Stack
@@ -77,9 +79,51 @@ MANAGEMENT_PROFILE = "management"
 # default session, which would reload them for every test).  Credentials are the fake ones from tests/conftest.
 _SESSION = boto3.session.Session()
 
+# Creating a botocore client costs milliseconds (ec2: ~15 ms: a class with a method per operation, the session's
+# event handlers copied, a cold endpoint-rule cache), and a verify run asks for about fifty.  The clients are kept per
+# worker and reused by every test: a moto client per (service, Region, account), whose requests moto answers from
+# whatever state the current mock holds (moto's handler is one of the session's built-in ones, switched on and off
+# by mock_aws); and a pool of clients for the Stubbers, leased to one test's MotoAccounts and returned, their
+# Stubbers deactivated, when the test's mock ends (release_stub_clients, from the aws_mock fixture).  Nothing else is
+# kept on a client.  A client reads its configuration from the environment when it is made (AWS_ENDPOINT_URL, ...):
+# the AWS_ variables are part of the key, so a test that sets them gets clients of its own.
+_MOTO_CLIENTS: dict[tuple, Any] = {}
+_FREE_STUB_CLIENTS: dict[tuple, list[Any]] = {}
+_LEASING: list[MotoAccounts] = []
+
+# moto 5.2.5 lists a response class's methods (inspect.getmembers) on every request it answers, to tell whether the
+# action is implemented: about a tenth of moto's time here.  A class's methods do not change during a run, so the
+# answer is kept per class.
+if hasattr(moto_responses, "method_names_from_class"):
+    moto_responses.method_names_from_class = functools.cache(moto_responses.method_names_from_class)
+
 
 def new_client(service: str, region: str) -> Any:
     return _SESSION.client(service, region_name=region)
+
+
+def _aws_environment() -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("AWS_")))
+
+
+def moto_client(service: str, region: str, account: str) -> Any:
+    """The worker's moto client for ``service`` in ``region`` acting as ``account`` (``x-moto-account-id``)."""
+    key = (service, region, account, _aws_environment())
+    if key not in _MOTO_CLIENTS:
+        client = new_client(service, region)
+
+        def set_account(request: Any, **_: Any) -> None:
+            request.headers["x-moto-account-id"] = account
+
+        client.meta.events.register("before-sign.*.*", set_account)
+        _MOTO_CLIENTS[key] = client
+    return _MOTO_CLIENTS[key]
+
+
+def release_stub_clients() -> None:
+    """End of a test: every Stubber of its factories deactivated, their clients back in the worker's pool."""
+    while _LEASING:
+        _LEASING.pop().release()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -163,24 +207,32 @@ class MotoAccounts:
         self.accounts = accounts
         self.default_region = default_region
         self.stubbers: list[Stubber] = []
-        self._clients: dict[tuple[str, str, str], Any] = {}
+        self._leased: list[tuple[tuple, Any]] = []
 
     def raw(self, service: str, region: str | None = None, profile: str | None = None) -> Any:
-        """A moto-backed client acting as the profile's account (cached: creating botocore clients is slow)."""
-        account = self.accounts.get(profile, self.accounts[None])
-        key = (service, region or self.default_region, account)
-        if key not in self._clients:
-            self._clients[key] = self._new(service, key[1], account)
-        return self._clients[key]
+        """A moto-backed client acting as the profile's account (the worker's: creating botocore clients is slow)."""
+        return moto_client(service, region or self.default_region, self.accounts.get(profile, self.accounts[None]))
 
-    def _new(self, service: str, region: str, account: str) -> Any:
-        client = new_client(service, region)
-
-        def set_account(request: Any, **_: Any) -> None:
-            request.headers["x-moto-account-id"] = account
-
-        client.meta.events.register("before-sign.*.*", set_account)
+    def _stub_client(self, service: str, region: str) -> Any:
+        """A client for one Stubber, from the worker's pool (no Stubber active on it) or new; leased until
+        :meth:`release`."""
+        key = (service, region, _aws_environment())
+        free = _FREE_STUB_CLIENTS.get(key)
+        client = free.pop() if free else new_client(service, region)
+        if not self._leased:
+            _LEASING.append(self)
+        self._leased.append((key, client))
         return client
+
+    def release(self) -> None:
+        """Deactivate this account set's Stubbers and return their clients to the worker's pool (at the end of the
+        test: its Stubbers' queues are not read again)."""
+        for stubber in self.stubbers:
+            stubber.deactivate()
+        self.stubbers.clear()
+        for key, client in self._leased:
+            _FREE_STUB_CLIENTS.setdefault(key, []).append(client)
+        self._leased.clear()
 
     def factory(self, assembly: Assembly, fake: FakeServices) -> Callable[..., Any]:
         """The client factory for :func:`landing_zone.aws.use_client_factory`."""
@@ -190,7 +242,7 @@ class MotoAccounts:
             ops = STUBBED_OPERATIONS.get(service)
             if not ops:
                 return moto_client
-            stubbed = {op: new_client(service, region or self.default_region) for op in sorted(ops)}
+            stubbed = {op: self._stub_client(service, region or self.default_region) for op in sorted(ops)}
             stubbers = {op: Stubber(client) for op, client in stubbed.items()}
             queue = {
                 "bedrock": _queue_bedrock,

@@ -23,7 +23,7 @@ from botocore.stub import Stubber
 
 from landing_zone.aws import ProfileError
 from landing_zone.core.routing import PathKind
-from tests.moto.harness import Routed, new_client
+from tests.moto.harness import Routed, moto_client, new_client
 
 MANAGEMENT_PROFILE = "management"
 CT_EXECUTION = "arn:aws:iam::*:role/AWSControlTowerExecution"
@@ -108,17 +108,10 @@ class OrgState:
     retention: dict[tuple[str, str], str] = field(default_factory=dict)  # (account, Region) -> mode
     monitors: dict[str, list[dict]] = field(default_factory=dict)  # account -> anomaly monitors
     stubbers: list[Stubber] = field(default_factory=list)
-    clients: dict[tuple[str, str, str], Any] = field(default_factory=dict)
 
     def moto(self, service: str, account: str, region: str = "us-east-1") -> Any:
-        key = (service, region, account)
-        if key not in self.clients:
-            client = new_client(service, region)
-            client.meta.events.register(
-                "before-sign.*.*", lambda request, **_: request.headers.__setitem__("x-moto-account-id", account)
-            )
-            self.clients[key] = client
-        return self.clients[key]
+        """A moto client acting as ``account`` (the worker's, tests/moto/harness.py: making clients is slow)."""
+        return moto_client(service, region, account)
 
     def factory(self) -> Callable[..., Any]:
         """The client factory preflight gets (one Stubber per stubbed operation of each client it creates)."""
@@ -127,10 +120,7 @@ class OrgState:
             if profile not in self.accounts:
                 raise ProfileError(f"AWS profile {profile!r}: The config profile ({profile}) could not be found")
             account, region = self.accounts[profile], region or "us-east-1"
-            moto_client = new_client(service, region)
-            moto_client.meta.events.register(
-                "before-sign.*.*", lambda request, **_: request.headers.__setitem__("x-moto-account-id", account)
-            )
+            moto = self.moto(service, account, region)
             stubbed = {}
             if service == "bedrock":
                 mode = self.retention.get((account, region), "inherit")
@@ -140,7 +130,7 @@ class OrgState:
             if service == "ce":
                 answer = {"AnomalyMonitors": self.monitors.get(account, [])}
                 stubbed["get_anomaly_monitors"] = self._stub("ce", region, "get_anomaly_monitors", answer)
-            return Routed(moto_client, stubbed) if stubbed else moto_client
+            return Routed(moto, stubbed) if stubbed else moto
 
         return make
 
