@@ -1,7 +1,8 @@
 """Detection stacks (``detection``; docs/DETECTION.md): what the SCPs cannot prevent, noticed while it happens.
 
 * ``<name>-detection`` — the deployment account's ``home_region``: every detection rule, each alerting the alerts
-  topic with the statement, the principal and the resource; the default bus admits the management account's
+  topic with the statement, the principal and the resource (and, with ``detection.central_event_bus_arn``, delivering
+  the event to the central account's bus); the default bus admits the management account's
   forwarded events; the alarm on legacy-model invocations; the AWS Config rules (``detection.config_rules``; never a
   recorder: they run on the account's own).
 * ``<name>-detection-global`` — the deployment account's us-east-1 (when ``home_region`` is another Region): the rules
@@ -23,7 +24,14 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from constructs_lib.config_checks import AccountSettingsConfigRule
-from constructs_lib.detection import ConfigRules, DetectionRules, EventForwarding, HomeBusAccess, LegacyModelAlarms
+from constructs_lib.detection import (
+    CentralBusRole,
+    ConfigRules,
+    DetectionRules,
+    EventForwarding,
+    HomeBusAccess,
+    LegacyModelAlarms,
+)
 from constructs_lib.network import RETENTION_DAYS
 from landing_zone.core import markers, naming
 from landing_zone.plan import Plan
@@ -56,6 +64,16 @@ class DetectionStack(LandingZoneStack):
         detection = plan.policies.detection
         assert detection is not None, "DetectionStack needs detection on"
         name = plan.config.name
+        self.central = (
+            CentralBusRole(
+                self,
+                "CentralBus",
+                role_name=naming.detection_central_forwarder_role_name(name),
+                policy=detection.central_forwarder,
+            )
+            if detection.central_bus_arn is not None and detection.central_forwarder is not None
+            else None
+        )
         self.rules = DetectionRules(
             self,
             "Rules",
@@ -63,6 +81,9 @@ class DetectionStack(LandingZoneStack):
             rule_names=detection.rule_names,
             rules=detection.rules,
             topic_arn=topic.topic_arn,
+            central=(detection.central_bus_arn, self.central.role.role_arn)
+            if self.central is not None and detection.central_bus_arn is not None
+            else None,
         )
         self.bus_access = (
             HomeBusAccess(self, "ManagementForwards", statement=detection.home_bus_statement)

@@ -204,6 +204,29 @@ def _detection_grants(config: LandingZoneConfig) -> list[CrossAccountGrant]:
     ]
 
 
+def _central_bus_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
+    """``detection.central_event_bus_arn``: the detection stack's central forwarder role may put events on that bus,
+    in the central account (the validated configuration refuses it outside organization mode, with the member
+    baseline, and for the deployment account's own bus)."""
+    arn = config.detection.central_event_bus_arn
+    if arn is None or config.organization is None or config.member_baseline.enabled:
+        return None
+    central = arn.split(":")[4]
+    if central == config.deployment_account:
+        return None
+    return CrossAccountGrant(
+        id="detection-central-bus",
+        stack=naming.stack_name(config.name, "detection"),
+        policy_kinds=("managed",),
+        names=("event-bus",),
+        accounts=(central,),
+        reason="detection.central_event_bus_arn: every detection rule in home_region also delivers its CloudTrail "
+        f"event to the central account's bus {arn} with the role "
+        f"{naming.detection_central_forwarder_role_name(config.name)} (events:PutEvents on that bus only); the bus's "
+        "own policy, written by the central account, must admit the deployment account",
+    )
+
+
 def _kill_switch_reset_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     """``cost.kill_switch_reset_principal_arns`` may live in another account (a FinOps on-call role in a billing
     account outside the targets): the reset role's trust names that account's root, narrowed by ``aws:PrincipalArn``
@@ -254,5 +277,6 @@ def cross_account_grants(
         _kill_switch_reset_grant(config),
         _alert_subscriber_grant(config),
         *_detection_grants(config),
+        _central_bus_grant(config),
     ]
     return tuple(g for g in grants if g is not None)

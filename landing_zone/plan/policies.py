@@ -155,6 +155,10 @@ class DetectionPolicies:
     # the EventBridge rule alerting a Config rule's non-compliance (None: no Config rule): name and event pattern
     compliance_alert_name: str | None = None
     compliance_alert_pattern: Document | None = None
+    # detection.central_event_bus_arn: the central account's bus every rule of the detection stack also delivers to,
+    # and its role's policy (events:PutEvents on that bus only); None: the alerts topic only
+    central_bus_arn: str | None = None
+    central_forwarder: Document | None = None
 
 
 @dataclass(frozen=True)
@@ -231,6 +235,12 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
     settings = account_settings_rule(config, key_prefix=INVOCATION_LOG_KEY_PREFIX, catalog=catalog) if on else None
     ids = [r.id for r in checks] + ([settings.id] if settings else [])
     check_names = {i: config_rule_name(config.name, i) for i in ids}
+    central = config.detection.central_event_bus_arn
+    central_forwarder = (
+        document([statement("ForwardToCentralBus", actions=["events:PutEvents"], resources=[central])])
+        if central
+        else None
+    )
     return DetectionPolicies(
         rules=rules,
         rule_names={r.id: naming.detection_rule_name(config.name, r.id, limit) for r in rules},
@@ -241,6 +251,8 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
         account_settings_rule=settings,
         compliance_alert_name=naming.detection_rule_name(config.name, COMPLIANCE_ALERT_ID, limit) if ids else None,
         compliance_alert_pattern=compliance_pattern(tuple(check_names.values())) if ids else None,
+        central_bus_arn=central,
+        central_forwarder=central_forwarder,
     )
 
 

@@ -1,0 +1,95 @@
+"""``detection.central_event_bus_arn`` (issue 37, "Delivery ... or to a central account's event bus in organization
+mode"; docs/DETECTION.md, "Delivery to a central event bus"): validated at the edge (an event-bus ARN of another
+account, organization mode, the detection stack deployed), planned as a role policy allowing events:PutEvents on that
+bus only, and declared as the one cross-account grant that names the central account."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from landing_zone.errors import ConfigError
+from landing_zone.plan.grants import cross_account_grants
+from tests.conftest import ROOT
+
+EU = ROOT / "examples" / "eu-sovereign.yaml"  # organization mode; deployment account 222222222222
+US_SINGLE = ROOT / "examples" / "us-single-account.yaml"
+MULTI = ROOT / "examples" / "multi-account-100.yaml"  # member_baseline on
+CENTRAL = "arn:aws:events:eu-west-1:555555555555:event-bus/security-events"
+
+
+def _error(plan_for: Callable, config, **overrides) -> str:
+    with pytest.raises(ConfigError) as err:
+        plan_for(config, **overrides)
+    return str(err.value)
+
+
+def test_the_plan_allows_put_events_on_the_central_bus_only(plan_for: Callable) -> None:
+    detection = plan_for(EU, detection={"central_event_bus_arn": CENTRAL}).policies.detection
+    assert detection.central_bus_arn == CENTRAL
+    assert detection.central_forwarder["Statement"] == [
+        {"Sid": "ForwardToCentralBus", "Effect": "Allow", "Action": "events:PutEvents", "Resource": CENTRAL}
+    ]
+
+
+def test_omitted_there_is_no_central_delivery_and_no_grant(plan_for: Callable) -> None:
+    plan = plan_for(EU)
+    assert plan.policies.detection.central_bus_arn is None and plan.policies.detection.central_forwarder is None
+    assert "detection-central-bus" not in {g.id for g in cross_account_grants(plan.config, plan.applications)}
+
+
+def test_the_central_account_is_a_declared_grant_of_the_detection_stack(plan_for: Callable) -> None:
+    plan = plan_for(EU, detection={"central_event_bus_arn": CENTRAL})
+    (grant,) = [g for g in cross_account_grants(plan.config, plan.applications) if g.id == "detection-central-bus"]
+    assert (grant.stack, grant.policy_kinds, grant.names, grant.accounts) == (
+        "kimi-eu-detection",
+        ("managed",),
+        ("event-bus",),
+        ("555555555555",),
+    )
+    assert CENTRAL in grant.reason and "kimi-eu-detect-central-forwarder" in grant.reason
+    assert grant.admits("kimi-eu-detection", "managed", "event-bus", "555555555555")
+    assert not grant.admits("kimi-eu-detection", "managed", "event-bus", "666666666666")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "arn:aws:sns:eu-west-1:555555555555:security-events",  # a topic, not a bus
+        "arn:aws:events:eu-west-1:555555555555:rule/security-events",  # a rule
+        "arn:aws:events:eu-west-1:*:event-bus/security-events",  # no account
+        "arn:aws:events::555555555555:event-bus/security-events",  # no Region
+        "security-events",  # a name alone
+    ],
+)
+def test_anything_but_an_event_bus_arn_is_refused(plan_for: Callable, value: str) -> None:
+    text = _error(plan_for, EU, detection={"central_event_bus_arn": value})
+    assert "detection.central_event_bus_arn" in text and value in text and "event bus ARN" in text
+
+
+def test_refused_without_an_organization_block(plan_for: Callable) -> None:
+    text = _error(plan_for, US_SINGLE, detection={"enabled": True, "central_event_bus_arn": CENTRAL})
+    assert "detection.central_event_bus_arn" in text and CENTRAL in text and "organization block" in text
+
+
+def test_refused_with_detection_off(plan_for: Callable) -> None:
+    text = _error(plan_for, EU, detection={"enabled": False, "config_rules": False, "central_event_bus_arn": CENTRAL})
+    assert "detection.central_event_bus_arn" in text and "detection.enabled is false" in text
+
+
+def test_refused_with_the_member_baseline(plan_for: Callable) -> None:
+    text = _error(plan_for, MULTI, detection={"central_event_bus_arn": CENTRAL})
+    assert "detection.central_event_bus_arn" in text and "member_baseline" in text
+
+
+def test_refused_when_it_names_the_deployment_account(plan_for: Callable) -> None:
+    own = "arn:aws:events:eu-central-1:222222222222:event-bus/default"
+    text = _error(plan_for, EU, detection={"central_event_bus_arn": own})
+    assert "detection.central_event_bus_arn" in text and own in text and "another account's bus" in text
+
+
+def test_another_region_is_accepted(plan_for: Callable) -> None:
+    """EventBridge delivers to a bus of another account in another Region (eb-cross-account.html)."""
+    other = "arn:aws:events:us-east-1:555555555555:event-bus/org-security"
+    assert plan_for(EU, detection={"central_event_bus_arn": other}).policies.detection.central_bus_arn == other
