@@ -139,6 +139,21 @@ THREAT_CLASSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = 
 
 
 def _where(plan: Plan, rule: EventRule) -> str:
+    central = plan.config.detection.central_event_bus_arn
+    if central is None or plan.config.member_baseline.enabled:
+        return _where_alerted(plan, rule)
+    if rule.placement == "management":
+        return (
+            f"{_where_alerted(plan, rule)} (not {central}: EventBridge does not send an event received from "
+            "another account on to a third)"
+        )
+    return (
+        f"{_where_alerted(plan, rule)}; and delivers the {plan.config.home_region} events to {central} (those "
+        "forwarded from us-east-1 or another Region: not relied on)"
+    )
+
+
+def _where_alerted(plan: Plan, rule: EventRule) -> str:
     cfg = plan.config
     if cfg.member_baseline.enabled:
         stack_set = naming.member_baseline_stack_set_name(cfg.name)

@@ -93,3 +93,16 @@ def test_another_region_is_accepted(plan_for: Callable) -> None:
     """EventBridge delivers to a bus of another account in another Region (eb-cross-account.html)."""
     other = "arn:aws:events:us-east-1:555555555555:event-bus/org-security"
     assert plan_for(EU, detection={"central_event_bus_arn": other}).policies.detection.central_bus_arn == other
+
+
+def test_the_review_says_where_each_rule_delivers(plan_for: Callable) -> None:
+    from landing_zone.review.detection import detection_section
+
+    plan = plan_for(EU, detection={"central_event_bus_arn": CENTRAL})
+    where = {r["id"]: r["where"] for r in detection_section(plan)["rules"]}
+    assert f"delivers the eu-central-1 events to {CENTRAL}" in where["account-settings-bedrock"]
+    assert (
+        f"(not {CENTRAL}: EventBridge does not send an event received from another account on to a third)"
+        in (where["organizations-policy"])
+    )
+    assert all(CENTRAL not in w for w in (r["where"] for r in detection_section(plan_for(EU))["rules"]))

@@ -250,7 +250,8 @@ class DataRetention(_Strict):
 
 class Detection(_Strict):
     """Detective controls for what the SCPs cannot prevent (docs/DETECTION.md): EventBridge rules on CloudTrail
-    management events, delivered to the landing zone's alerts topic, and an alarm on legacy-model invocations."""
+    management events, delivered to the landing zone's alerts topic (and, with ``central_event_bus_arn``, to a central
+    account's event bus), and an alarm on legacy-model invocations."""
 
     enabled: bool | None = Field(
         default=None,
