@@ -166,7 +166,9 @@ class CentralBusRole(Construct):
 class EventForwarding(Construct):
     """Rules that forward matching events, as they are, to ``target_bus_arn`` (the deployment account's default bus
     in ``home_region``, where :class:`DetectionRules` alert on them), with a role of its own whose policy the plan
-    wrote (``forwarder_policy``: PutEvents on that bus only)."""
+    wrote (``forwarder_policy``: PutEvents on that bus, and on ``central_bus_arn``).  ``central_bus_arn``
+    (``detection.central_event_bus_arn``): each rule also delivers the event there itself (target ``central-bus``,
+    the same role), since EventBridge does not send an event received from another account on to a third."""
 
     def __init__(
         self,
@@ -179,6 +181,7 @@ class EventForwarding(Construct):
         role_name: str,
         policy_name: str,
         forwarder_policy: Mapping[str, Any],
+        central_bus_arn: str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.policy, self.role = _forwarder_role(
@@ -197,7 +200,18 @@ class EventForwarding(Construct):
                 description=f"forward: {rule.what}"[:512],
                 event_pattern=dict(rule.pattern),
                 state="ENABLED",
-                targets=[events.CfnRule.TargetProperty(arn=target_bus_arn, id="home-bus", role_arn=self.role.role_arn)],
+                targets=[
+                    events.CfnRule.TargetProperty(arn=target_bus_arn, id="home-bus", role_arn=self.role.role_arn),
+                    *(
+                        [
+                            events.CfnRule.TargetProperty(
+                                arn=central_bus_arn, id="central-bus", role_arn=self.role.role_arn
+                            )
+                        ]
+                        if central_bus_arn
+                        else []
+                    ),
+                ],
             )
 
 

@@ -9,6 +9,7 @@
   whose calls CloudTrail records there (IAM, Route 53), forwarding the events to the home Region's bus.
 * ``<name>-detection-management`` — the management account's us-east-1: Organizations' policy and policy-type changes
   (no SCP binds the management account), forwarded to the deployment account's home Region bus.
+  Every forwarding stack also delivers its events to ``detection.central_event_bus_arn`` when it is set.
 * ``<name>-detection-<region>`` — the deployment account's other source Regions (none while the schema confines
   ``inference_source_regions`` to ``home_region``): the regional rules, forwarded home
   (:func:`landing_zone.plan.detection.workload_forwarders`).
@@ -180,4 +181,5 @@ class DetectionForwardingStack(LandingZoneStack):
             role_name=role_name,
             policy_name=role_name,
             forwarder_policy=detection.forwarder,
+            central_bus_arn=detection.central_bus_arn,
         )

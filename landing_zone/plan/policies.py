@@ -140,8 +140,8 @@ class SelfHostingPolicies:
 class DetectionPolicies:
     """``detection`` on: the EventBridge rules (:mod:`landing_zone.policies.detection`), the forwarder role's
     policy (PutEvents on the deployment account's default bus in ``home_region``, for the global services' events
-    from us-east-1 and the management account's), and that bus's policy admitting the management account (None in
-    single-account mode)."""
+    from us-east-1 and the management account's; and on ``central_bus_arn`` when set), and that bus's policy admitting
+    the management account (None in single-account mode)."""
 
     rules: tuple[EventRule, ...]
     rule_names: Mapping[str, str]  # by rule id: the EventBridge rule's name (naming.detection_rule_name)
@@ -218,7 +218,19 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
     account, region = config.deployment_account, config.home_region
     statements = guardrail_statements(config, routing, catalog) if config.organization is not None else []
     home_bus = f"arn:aws:events:{region}:{account}:event-bus/default"
-    forwarder = document([statement("ForwardToHomeBus", actions=["events:PutEvents"], resources=[home_bus])])
+    central = config.detection.central_event_bus_arn
+    central_forwarder = (
+        document([statement("ForwardToCentralBus", actions=["events:PutEvents"], resources=[central])])
+        if central
+        else None
+    )
+    # the forwarding stacks' role: the home bus, and the central bus too (a forwarded event is not sent on again)
+    forwarder = document(
+        [
+            statement("ForwardToHomeBus", actions=["events:PutEvents"], resources=[home_bus]),
+            *(central_forwarder["Statement"] if central_forwarder else []),
+        ]
+    )
     home_bus_statement = None
     if config.organization is not None and not config.member_baseline.enabled:  # no home bus with the member baseline
         management = config.organization.management_account_id
@@ -235,12 +247,6 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
     settings = account_settings_rule(config, key_prefix=INVOCATION_LOG_KEY_PREFIX, catalog=catalog) if on else None
     ids = [r.id for r in checks] + ([settings.id] if settings else [])
     check_names = {i: config_rule_name(config.name, i) for i in ids}
-    central = config.detection.central_event_bus_arn
-    central_forwarder = (
-        document([statement("ForwardToCentralBus", actions=["events:PutEvents"], resources=[central])])
-        if central
-        else None
-    )
     return DetectionPolicies(
         rules=rules,
         rule_names={r.id: naming.detection_rule_name(config.name, r.id, limit) for r in rules},

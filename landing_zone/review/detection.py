@@ -139,18 +139,19 @@ THREAT_CLASSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = 
 
 
 def _where(plan: Plan, rule: EventRule) -> str:
-    central = plan.config.detection.central_event_bus_arn
-    if central is None or plan.config.member_baseline.enabled:
+    """Where the rule alerts, and (``detection.central_event_bus_arn``) which stacks deliver its events to the central
+    bus: each stack its own events (EventBridge does not send an event received from another account on to a third)."""
+    cfg = plan.config
+    central = cfg.detection.central_event_bus_arn
+    if central is None or cfg.member_baseline.enabled:
         return _where_alerted(plan, rule)
     if rule.placement == "management":
-        return (
-            f"{_where_alerted(plan, rule)} (not {central}: EventBridge does not send an event received from "
-            "another account on to a third)"
-        )
-    return (
-        f"{_where_alerted(plan, rule)}; and delivers the {plan.config.home_region} events to {central} (those "
-        "forwarded from us-east-1 or another Region: not relied on)"
-    )
+        stacks = [naming.stack_name(cfg.name, "detection-management")]
+    else:
+        stacks = [naming.stack_name(cfg.name, "detection")]
+        stacks += [naming.stack_name(cfg.name, f.part) for f in workload_forwarders(cfg) if f.carries(rule)]
+    verb = "deliver" if len(stacks) > 1 else "delivers"
+    return f"{_where_alerted(plan, rule)}; {', '.join(stacks)} {verb} them to {central}"
 
 
 def _where_alerted(plan: Plan, rule: EventRule) -> str:

@@ -1,11 +1,11 @@
 """``detection.central_event_bus_arn`` as synthesized (issue 37; docs/DETECTION.md, "Delivery to a central event
 bus"): each rule of ``<name>-detection`` keeps its alert to the alerts topic and delivers the CloudTrail event, as it
 is, to the central bus with the role ``<name>-detect-central-forwarder``, whose policy is exactly events:PutEvents on
-that bus; the forwarding stacks are unchanged; the review admits the central account by the declared grant only."""
+that bus; the forwarding stacks deliver there themselves; the review admits the central account by the declared
+grants only, one per stack."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -76,12 +76,27 @@ def test_the_central_role_may_put_events_on_that_bus_only_for_this_accounts_rule
     ]
 
 
-def test_the_forwarding_stacks_still_forward_home_only(central: Any) -> None:
-    """us-east-1's and the management account's rules forward to the home bus; the central bus is not theirs."""
+def test_the_forwarding_stacks_deliver_to_the_central_bus_themselves(central: Any) -> None:
+    """us-east-1's and the management account's rules forward home and deliver to the central bus with the same role
+    (EventBridge does not send an event received from another account on to a third), whose policy allows both."""
+    home_bus = "arn:aws:events:eu-central-1:222222222222:event-bus/default"
     for part in ("detection-global", "detection-management"):
-        for rule in _resources(central.template(part), "AWS::Events::Rule").values():
-            assert [t["Id"] for t in rule["Properties"]["Targets"]] == ["home-bus"]
-        assert CENTRAL not in json.dumps(central.template(part).to_json())
+        template = central.template(part)
+        (role_id,) = _resources(template, "AWS::IAM::Role")
+        rules = _resources(template, "AWS::Events::Rule").values()
+        assert rules
+        for rule in rules:
+            targets = {t["Id"]: t for t in rule["Properties"]["Targets"]}
+            assert {k: t["Arn"] for k, t in targets.items()} == {"home-bus": home_bus, "central-bus": CENTRAL}
+            assert all(t["RoleArn"] == {"Fn::GetAtt": [role_id, "Arn"]} for t in targets.values())
+            assert all("InputTransformer" not in t for t in targets.values())
+        (policy,) = _resources(template, "AWS::IAM::ManagedPolicy").values()
+        assert sorted(
+            (s["Sid"], s["Action"], s["Resource"]) for s in policy["Properties"]["PolicyDocument"]["Statement"]
+        ) == [
+            ("ForwardToCentralBus", "events:PutEvents", CENTRAL),
+            ("ForwardToHomeBus", "events:PutEvents", home_bus),
+        ]
 
 
 def test_the_review_admits_the_central_account_by_its_grant_only(central: Any) -> None:
@@ -90,9 +105,16 @@ def test_the_review_admits_the_central_account_by_its_grant_only(central: Any) -
     grants = central.plan.cross_account_grants
     assert deployability_findings(records, assembly, grants) == []
     section = {g["id"]: g for g in grants_section(records, assembly, grants)}
-    listed = section["detection-central-bus"]
-    assert listed["stack"] == "kimi-eu-detection" and listed["accounts"] == ["555555555555"]
-    assert {use.rsplit(": ", 1)[1] for use in listed["used_by"]} == {"event-bus 555555555555"}
-    without = [g for g in grants if g.id != "detection-central-bus"]
-    found = deployability_findings(records, assembly, without)
-    assert {(f.rule, f.stack) for f in found} == {("LZ-FOREIGN-ACCOUNT", "kimi-eu-detection")}
+    stacks = {
+        "detection-central-bus": "kimi-eu-detection",
+        "detection-global-central-bus": "kimi-eu-detection-global",
+        "detection-management-central-bus": "kimi-eu-detection-management",
+    }
+    assert {g: section[g]["stack"] for g in stacks} == stacks
+    for grant_id, stack in stacks.items():
+        listed = section[grant_id]
+        assert listed["accounts"] == ["555555555555"] and listed["used_by"]
+        assert {use.rsplit(": ", 1)[1] for use in listed["used_by"]} == {"event-bus 555555555555"}
+        without = [g for g in grants if g.id != grant_id]
+        found = deployability_findings(records, assembly, without)
+        assert {(f.rule, f.stack) for f in found} == {("LZ-FOREIGN-ACCOUNT", stack)}

@@ -39,6 +39,27 @@ def test_omitted_there_is_no_central_delivery_and_no_grant(plan_for: Callable) -
     assert "detection-central-bus" not in {g.id for g in cross_account_grants(plan.config, plan.applications)}
 
 
+def test_each_forwarding_stack_has_a_grant_and_its_policy_allows_the_central_bus(plan_for: Callable) -> None:
+    """The grants name every stack the plan forwards from (workload_forwarders, and the management account's)."""
+    from landing_zone.plan.detection import workload_forwarders
+
+    plan = plan_for(EU, detection={"central_event_bus_arn": CENTRAL})
+    grants = {g.id: g.stack for g in cross_account_grants(plan.config, plan.applications) if "central-bus" in g.id}
+    parts = ["detection", *(f.part for f in workload_forwarders(plan.config)), "detection-management"]
+    assert sorted(grants.values()) == sorted(f"kimi-eu-{p}" for p in parts)
+    assert {s["Sid"]: s["Resource"] for s in plan.policies.detection.forwarder["Statement"]} == {
+        "ForwardToHomeBus": "arn:aws:events:eu-central-1:222222222222:event-bus/default",
+        "ForwardToCentralBus": CENTRAL,
+    }
+
+
+def test_no_grant_for_the_management_stack_when_it_is_the_central_account(plan_for: Callable) -> None:
+    own = "arn:aws:events:us-east-1:444444444444:event-bus/security"  # the EU example's management account
+    plan = plan_for(EU, detection={"central_event_bus_arn": own})
+    grants = {g.stack for g in cross_account_grants(plan.config, plan.applications) if "central-bus" in g.id}
+    assert grants == {"kimi-eu-detection", "kimi-eu-detection-global"}
+
+
 def test_the_central_account_is_a_declared_grant_of_the_detection_stack(plan_for: Callable) -> None:
     plan = plan_for(EU, detection={"central_event_bus_arn": CENTRAL})
     (grant,) = [g for g in cross_account_grants(plan.config, plan.applications) if g.id == "detection-central-bus"]
@@ -100,9 +121,10 @@ def test_the_review_says_where_each_rule_delivers(plan_for: Callable) -> None:
 
     plan = plan_for(EU, detection={"central_event_bus_arn": CENTRAL})
     where = {r["id"]: r["where"] for r in detection_section(plan)["rules"]}
-    assert f"delivers the eu-central-1 events to {CENTRAL}" in where["account-settings-bedrock"]
-    assert (
-        f"(not {CENTRAL}: EventBridge does not send an event received from another account on to a third)"
-        in (where["organizations-policy"])
+    assert where["account-settings-bedrock"].endswith(f"; kimi-eu-detection delivers them to {CENTRAL}")
+    assert where["organizations-policy"].endswith(f"; kimi-eu-detection-management delivers them to {CENTRAL}")
+    # a rule on IAM calls: home_region's own, and us-east-1's through the global forwarder
+    assert where["bedrock-api-keys"].endswith(
+        f"; kimi-eu-detection, kimi-eu-detection-global deliver them to {CENTRAL}"
     )
     assert all(CENTRAL not in w for w in (r["where"] for r in detection_section(plan_for(EU))["rules"]))
