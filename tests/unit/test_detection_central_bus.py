@@ -128,3 +128,14 @@ def test_the_review_says_where_each_rule_delivers(plan_for: Callable) -> None:
         f"; kimi-eu-detection, kimi-eu-detection-global deliver them to {CENTRAL}"
     )
     assert all(CENTRAL not in w for w in (r["where"] for r in detection_section(plan_for(EU))["rules"]))
+
+
+def test_deploy_plan_says_the_central_account_must_admit_the_rules(plan_for: Callable) -> None:
+    from landing_zone.plan.deployment import deployment_steps
+
+    note = f"the detection rules also deliver to {CENTRAL}: the central account must first admit them"
+    steps = deployment_steps(plan_for(EU, detection={"central_event_bus_arn": CENTRAL}))
+    noted = [s.command for s in steps if note in s.why]
+    assert len(noted) == 2 and any("kimi-eu-detection-management" in c for c in noted)
+    assert any(" kimi-eu-detection " in c for c in noted)
+    assert not any(note in s.why for s in deployment_steps(plan_for(EU)))
