@@ -139,3 +139,8 @@ def test_deploy_plan_says_the_central_account_must_admit_the_rules(plan_for: Cal
     assert len(noted) == 2 and any("kimi-eu-detection-management" in c for c in noted)
     assert any(" kimi-eu-detection " in c for c in noted)
     assert not any(note in s.why for s in deployment_steps(plan_for(EU)))
+
+
+def test_a_padded_arn_is_refused_with_the_exact_spelling(plan_for: Callable) -> None:
+    text = _error(plan_for, EU, detection={"central_event_bus_arn": f" {CENTRAL}"})
+    assert "detection.central_event_bus_arn" in text and f"did you mean {CENTRAL!r}" in text
