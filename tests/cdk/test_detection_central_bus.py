@@ -118,3 +118,15 @@ def test_the_review_admits_the_central_account_by_its_grant_only(central: Any) -
         without = [g for g in grants if g.id != grant_id]
         found = deployability_findings(records, assembly, without)
         assert {(f.rule, f.stack) for f in found} == {("LZ-FOREIGN-ACCOUNT", stack)}
+
+
+def test_the_central_role_is_a_checked_name(central: Any) -> None:
+    """The plan's name checks (length limits) cover every detection name this configuration synthesizes (rules, stacks,
+    roles and policies), the new role's too."""
+    from landing_zone.plan.checks import plan_names
+    from tests.cdk.test_config_names_synth import _literal_names
+
+    checked = {n.name for n in plan_names(central.plan)}
+    synthesized = {n for n in _literal_names(central.outdir) if n.startswith("kimi-eu-detect")}
+    assert ROLE in synthesized and ROLE in checked
+    assert synthesized - checked == set()
