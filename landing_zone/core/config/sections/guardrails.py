@@ -280,9 +280,10 @@ class Detection(_Strict):
     )
     central_event_bus_arn: EventBusArn | None = Field(
         default=None,
-        description="Organization mode: a central (security) account's event bus that every rule of the detection "
-        "stack in home_region also delivers its CloudTrail event to, as it is, with the role "
-        "<name>-detect-central-forwarder (events:PutEvents on this bus only); the alerts topic still gets the alert. "
+        description="Organization mode: a central (security) account's event bus that every detection rule also "
+        "delivers its CloudTrail event to, as it is: the detection stack's with the role "
+        "<name>-detect-central-forwarder (events:PutEvents on this bus only), the forwarding stacks' (us-east-1, the "
+        "management account) with their forwarder role; the alerts topic still gets the alert. "
         "The bus's own policy must admit the deployment account (docs/DETECTION.md, 'Delivery to a central event "
         "bus'). Omitted: the alerts topic only. Refused without an organization block, with member_baseline, with "
         "detection off, and when it names the deployment account.",
