@@ -24,6 +24,7 @@ from constructs_lib.cfn import render
 
 __all__ = [
     "ALERT_FIELDS",
+    "CentralBusRole",
     "ConfigRules",
     "ManagedConfigRule",
     "DetectionRules",
@@ -81,7 +82,9 @@ class DetectionRules(Construct):
     """One rule per :class:`WatchedCalls` on the account's default bus, named by ``rule_names`` (by id: the plan's
     names, cut to EventBridge's limit by :func:`landing_zone.core.naming.detection_rule_name`), each
     publishing its alert (input transformer) to ``topic``.  ``topic`` is taken by ARN: the alerts topic's policy
-    (written by the cost stack from the plan) admits these rules; an L2 target would write a second topic policy."""
+    (written by the cost stack from the plan) admits these rules; an L2 target would write a second topic policy.
+    ``central``: (bus ARN, role ARN) of ``detection.central_event_bus_arn``: each rule also delivers the event, as it
+    is (no transformer: the central account's own rules match it), to that bus (target ``central-bus``)."""
 
     def __init__(
         self,
@@ -92,8 +95,12 @@ class DetectionRules(Construct):
         rule_names: Mapping[str, str],
         rules: Sequence[WatchedCalls],
         topic_arn: str,
+        central: tuple[str, str] | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        extra = (
+            [events.CfnRule.TargetProperty(arn=central[0], id="central-bus", role_arn=central[1])] if central else []
+        )
         self.rules: dict[str, events.CfnRule] = {}
         for rule in rules:
             self.rules[rule.id] = events.CfnRule(
@@ -111,15 +118,57 @@ class DetectionRules(Construct):
                             input_paths_map=dict(ALERT_FIELDS),
                             input_template=alert_template(landing_zone_name, rule),
                         ),
-                    )
+                    ),
+                    *extra,
                 ],
             )
+
+
+def _forwarder_role(
+    scope: Construct, *, role_name: str, policy_name: str, policy: Mapping[str, Any], description: str
+) -> tuple[iam.ManagedPolicy, iam.Role]:
+    """A role EventBridge assumes to put events on a bus, with the plan's policy (a managed policy of that name)."""
+    managed = iam.ManagedPolicy(
+        scope, "Policy", managed_policy_name=policy_name, document=iam.PolicyDocument.from_json(dict(policy))
+    )
+    role = iam.Role(
+        scope,
+        "Role",
+        role_name=role_name,
+        # confused deputy: only this account's rules (EventBridge sets aws:SourceAccount when it assumes a target
+        # role: EventBridge user guide, "Cross-service confused deputy prevention")
+        assumed_by=iam.ServicePrincipal(
+            "events.amazonaws.com", conditions={"StringEquals": {"aws:SourceAccount": Stack.of(scope).account}}
+        ),
+        description=description,
+        managed_policies=[managed],
+    )
+    return managed, role
+
+
+class CentralBusRole(Construct):
+    """The role the detection rules deliver to ``detection.central_event_bus_arn`` with: ``policy`` is the plan's
+    (events:PutEvents on that bus only); EventBridge needs a role for a bus of another account ("the sending event
+    bus must have IAM roles attached to them when sending events to another account", EventBridge user guide,
+    eb-cross-account)."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, role_name: str, policy: Mapping[str, Any]) -> None:
+        super().__init__(scope, construct_id)
+        self.policy, self.role = _forwarder_role(
+            self,
+            role_name=role_name,
+            policy_name=role_name,
+            policy=policy,
+            description="EventBridge delivers the landing zone's detection events to the central account's bus",
+        )
 
 
 class EventForwarding(Construct):
     """Rules that forward matching events, as they are, to ``target_bus_arn`` (the deployment account's default bus
     in ``home_region``, where :class:`DetectionRules` alert on them), with a role of its own whose policy the plan
-    wrote (``forwarder_policy``: PutEvents on that bus only)."""
+    wrote (``forwarder_policy``: PutEvents on that bus, and on ``central_bus_arn``).  ``central_bus_arn``
+    (``detection.central_event_bus_arn``): each rule also delivers the event there itself (target ``central-bus``,
+    the same role), since EventBridge does not send an event received from another account on to a third."""
 
     def __init__(
         self,
@@ -132,25 +181,15 @@ class EventForwarding(Construct):
         role_name: str,
         policy_name: str,
         forwarder_policy: Mapping[str, Any],
+        central_bus_arn: str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.policy = iam.ManagedPolicy(
+        self.policy, self.role = _forwarder_role(
             self,
-            "Policy",
-            managed_policy_name=policy_name,
-            document=iam.PolicyDocument.from_json(dict(forwarder_policy)),
-        )
-        self.role = iam.Role(
-            self,
-            "Role",
             role_name=role_name,
-            # confused deputy: only this account's rules (EventBridge sets aws:SourceAccount when it assumes a target
-            # role: EventBridge user guide, "Cross-service confused deputy prevention")
-            assumed_by=iam.ServicePrincipal(
-                "events.amazonaws.com", conditions={"StringEquals": {"aws:SourceAccount": Stack.of(self).account}}
-            ),
+            policy_name=policy_name,
+            policy=forwarder_policy,
             description="EventBridge forwards the landing zone's detection events to the home Region's bus",
-            managed_policies=[self.policy],
         )
         self.rules: dict[str, events.CfnRule] = {}
         for rule in rules:
@@ -161,7 +200,18 @@ class EventForwarding(Construct):
                 description=f"forward: {rule.what}"[:512],
                 event_pattern=dict(rule.pattern),
                 state="ENABLED",
-                targets=[events.CfnRule.TargetProperty(arn=target_bus_arn, id="home-bus", role_arn=self.role.role_arn)],
+                targets=[
+                    events.CfnRule.TargetProperty(arn=target_bus_arn, id="home-bus", role_arn=self.role.role_arn),
+                    *(
+                        [
+                            events.CfnRule.TargetProperty(
+                                arn=central_bus_arn, id="central-bus", role_arn=self.role.role_arn
+                            )
+                        ]
+                        if central_bus_arn
+                        else []
+                    ),
+                ],
             )
 
 

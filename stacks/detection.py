@@ -1,13 +1,15 @@
 """Detection stacks (``detection``; docs/DETECTION.md): what the SCPs cannot prevent, noticed while it happens.
 
 * ``<name>-detection`` — the deployment account's ``home_region``: every detection rule, each alerting the alerts
-  topic with the statement, the principal and the resource; the default bus admits the management account's
+  topic with the statement, the principal and the resource (and, with ``detection.central_event_bus_arn``, delivering
+  the event to the central account's bus); the default bus admits the management account's
   forwarded events; the alarm on legacy-model invocations; the AWS Config rules (``detection.config_rules``; never a
   recorder: they run on the account's own).
 * ``<name>-detection-global`` — the deployment account's us-east-1 (when ``home_region`` is another Region): the rules
   whose calls CloudTrail records there (IAM, Route 53), forwarding the events to the home Region's bus.
 * ``<name>-detection-management`` — the management account's us-east-1: Organizations' policy and policy-type changes
   (no SCP binds the management account), forwarded to the deployment account's home Region bus.
+  Every forwarding stack also delivers its events to ``detection.central_event_bus_arn`` when it is set.
 * ``<name>-detection-<region>`` — the deployment account's other source Regions (none while the schema confines
   ``inference_source_regions`` to ``home_region``): the regional rules, forwarded home
   (:func:`landing_zone.plan.detection.workload_forwarders`).
@@ -23,7 +25,14 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from constructs_lib.config_checks import AccountSettingsConfigRule
-from constructs_lib.detection import ConfigRules, DetectionRules, EventForwarding, HomeBusAccess, LegacyModelAlarms
+from constructs_lib.detection import (
+    CentralBusRole,
+    ConfigRules,
+    DetectionRules,
+    EventForwarding,
+    HomeBusAccess,
+    LegacyModelAlarms,
+)
 from constructs_lib.network import RETENTION_DAYS
 from landing_zone.core import markers, naming
 from landing_zone.plan import Plan
@@ -56,6 +65,16 @@ class DetectionStack(LandingZoneStack):
         detection = plan.policies.detection
         assert detection is not None, "DetectionStack needs detection on"
         name = plan.config.name
+        self.central = (
+            CentralBusRole(
+                self,
+                "CentralBus",
+                role_name=naming.detection_central_forwarder_role_name(name),
+                policy=detection.central_forwarder,
+            )
+            if detection.central_bus_arn is not None and detection.central_forwarder is not None
+            else None
+        )
         self.rules = DetectionRules(
             self,
             "Rules",
@@ -63,6 +82,9 @@ class DetectionStack(LandingZoneStack):
             rule_names=detection.rule_names,
             rules=detection.rules,
             topic_arn=topic.topic_arn,
+            central=(detection.central_bus_arn, self.central.role.role_arn)
+            if self.central is not None and detection.central_bus_arn is not None
+            else None,
         )
         self.bus_access = (
             HomeBusAccess(self, "ManagementForwards", statement=detection.home_bus_statement)
@@ -159,4 +181,5 @@ class DetectionForwardingStack(LandingZoneStack):
             role_name=role_name,
             policy_name=role_name,
             forwarder_policy=detection.forwarder,
+            central_bus_arn=detection.central_bus_arn,
         )

@@ -329,6 +329,12 @@ def detection_forwarder_role_name(lz: str, region: str | None = None) -> str:
     return f"{lz}-detect-forwarder" + (f"-{region}" if region else "")
 
 
+def detection_central_forwarder_role_name(lz: str) -> str:
+    """The role EventBridge delivers the detection stack's events to ``detection.central_event_bus_arn`` with:
+    '<lz>-detect-central-forwarder' (events:PutEvents on that bus only)."""
+    return f"{lz}-detect-central-forwarder"
+
+
 def detection_region_stack_part(region: str) -> str:
     """The stack part of the deployment account's forwarder in a source Region other than home_region and us-east-1:
     'detection-<region>' (stack '<lz>-detection-<region>')."""

@@ -441,7 +441,8 @@ def _organization_and_self_hosting_names(config: LandingZoneConfig, n: _Names, s
 def _detection_names(
     config: LandingZoneConfig, n: _Names, rule_names: Sequence[str], alarm_names: Sequence[str]
 ) -> None:
-    """The detection stacks (``detection_on``), their forwarder role and policy, each rule's name and the
+    """The detection stacks (``detection_on``), their forwarder roles and policies (the central bus's with
+    ``detection.central_event_bus_arn``), each rule's name and the
     legacy-model alarms'."""
     if not detection_on(config):
         return
@@ -459,6 +460,7 @@ def _detection_names(
         n.add(naming.stack_name(lz, part), "cfn_stack_name_max_length", "CloudFormation stack name")
     roles = {f.role_name for f in forwarders}
     roles |= {naming.detection_forwarder_role_name(lz)} if config.organization is not None else set()
+    roles |= {naming.detection_central_forwarder_role_name(lz)} if config.detection.central_event_bus_arn else set()
     for role in sorted(roles):
         n.add(role, "iam_role_name_max_length", "IAM role name")
         n.add(role, "iam_policy_name_max_length", "IAM policy name")

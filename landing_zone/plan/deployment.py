@@ -187,10 +187,23 @@ def deployment_steps(plan: Plan, *, config_path: str | None = None) -> list[Depl
                 "; with the SCPs attached, only policy_guardrails.deployer_principal_arns may assume the CDK roles "
                 f"here ({deployers}), or a principal of an account outside the targets trusted at bootstrap"
             )
+        why += _central_bus_note(plan) if role in ("deployment", "detection-management") else ""
         steps.append(
             DeploymentStep(account, label, f"cdk deploy {names}{config_flag}{toolkit_flag} --profile {label}", why)
         )
     return steps
+
+
+def _central_bus_note(plan: Plan) -> str:
+    """``detection.central_event_bus_arn``: the central account must admit the rules on its bus (its policy, not the
+    landing zone's), or each delivery there fails (the alerts topic still gets the alert)."""
+    arn = plan.config.detection.central_event_bus_arn
+    if arn is None or plan.policies.detection is None:
+        return ""
+    return (
+        f"; the detection rules also deliver to {arn}: the central account must first admit them in that bus's "
+        "policy (docs/DETECTION.md, 'Delivery to a central event bus')"
+    )
 
 
 _BINDS = {

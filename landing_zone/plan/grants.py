@@ -204,6 +204,37 @@ def _detection_grants(config: LandingZoneConfig) -> list[CrossAccountGrant]:
     ]
 
 
+def _central_bus_grants(config: LandingZoneConfig) -> list[CrossAccountGrant]:
+    """``detection.central_event_bus_arn``: the roles of the detection stacks may put events on that bus, in the
+    central account: ``<name>-detection``'s central forwarder, and the forwarding stacks' forwarder (the management
+    account's, unless it is the central account itself; us-east-1's and the other source Regions', the stacks
+    :func:`landing_zone.plan.detection.workload_forwarders` plans, a test compares them).  The validated configuration
+    refuses the bus outside organization mode, with the member baseline and in the deployment account."""
+    arn = config.detection.central_event_bus_arn
+    if arn is None or config.organization is None or config.member_baseline.enabled:
+        return []
+    central, home = arn.split(":")[4], config.home_region
+    parts = ["detection"] + (["detection-global"] if home != "us-east-1" else [])
+    parts += [naming.detection_region_stack_part(r) for r in sorted(set(config.source_regions) - {home, "us-east-1"})]
+    parts += ["detection-management"] if config.organization.management_account_id != central else []
+    role = naming.detection_central_forwarder_role_name(config.name)
+    return [
+        CrossAccountGrant(
+            id="detection-central-bus" if part == "detection" else f"{part}-central-bus",
+            stack=naming.stack_name(config.name, part),
+            policy_kinds=("managed",),
+            names=("event-bus",),
+            accounts=(central,),
+            reason=f"detection.central_event_bus_arn: the detection rules deliver their CloudTrail events to the "
+            f"central account's bus {arn} (events:PutEvents on that bus only: "
+            + (f"the role {role}" if part == "detection" else "the forwarder role, beside the home bus")
+            + "); the bus's own policy, written by the central account, must admit them",
+        )
+        for part in parts
+        if central != config.deployment_account
+    ]
+
+
 def _kill_switch_reset_grant(config: LandingZoneConfig) -> CrossAccountGrant | None:
     """``cost.kill_switch_reset_principal_arns`` may live in another account (a FinOps on-call role in a billing
     account outside the targets): the reset role's trust names that account's root, narrowed by ``aws:PrincipalArn``
@@ -254,5 +285,6 @@ def cross_account_grants(
         _kill_switch_reset_grant(config),
         _alert_subscriber_grant(config),
         *_detection_grants(config),
+        *_central_bus_grants(config),
     ]
     return tuple(g for g in grants if g is not None)

@@ -140,8 +140,8 @@ class SelfHostingPolicies:
 class DetectionPolicies:
     """``detection`` on: the EventBridge rules (:mod:`landing_zone.policies.detection`), the forwarder role's
     policy (PutEvents on the deployment account's default bus in ``home_region``, for the global services' events
-    from us-east-1 and the management account's), and that bus's policy admitting the management account (None in
-    single-account mode)."""
+    from us-east-1 and the management account's; and on ``central_bus_arn`` when set), and that bus's policy admitting
+    the management account (None in single-account mode)."""
 
     rules: tuple[EventRule, ...]
     rule_names: Mapping[str, str]  # by rule id: the EventBridge rule's name (naming.detection_rule_name)
@@ -155,6 +155,10 @@ class DetectionPolicies:
     # the EventBridge rule alerting a Config rule's non-compliance (None: no Config rule): name and event pattern
     compliance_alert_name: str | None = None
     compliance_alert_pattern: Document | None = None
+    # detection.central_event_bus_arn: the central account's bus every rule of the detection stack also delivers to,
+    # and its role's policy (events:PutEvents on that bus only); None: the alerts topic only
+    central_bus_arn: str | None = None
+    central_forwarder: Document | None = None
 
 
 @dataclass(frozen=True)
@@ -214,7 +218,19 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
     account, region = config.deployment_account, config.home_region
     statements = guardrail_statements(config, routing, catalog) if config.organization is not None else []
     home_bus = f"arn:aws:events:{region}:{account}:event-bus/default"
-    forwarder = document([statement("ForwardToHomeBus", actions=["events:PutEvents"], resources=[home_bus])])
+    central = config.detection.central_event_bus_arn
+    central_forwarder = (
+        document([statement("ForwardToCentralBus", actions=["events:PutEvents"], resources=[central])])
+        if central
+        else None
+    )
+    # the forwarding stacks' role: the home bus, and the central bus too (a forwarded event is not sent on again)
+    forwarder = document(
+        [
+            statement("ForwardToHomeBus", actions=["events:PutEvents"], resources=[home_bus]),
+            *(central_forwarder["Statement"] if central_forwarder else []),
+        ]
+    )
     home_bus_statement = None
     if config.organization is not None and not config.member_baseline.enabled:  # no home bus with the member baseline
         management = config.organization.management_account_id
@@ -241,6 +257,8 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
         account_settings_rule=settings,
         compliance_alert_name=naming.detection_rule_name(config.name, COMPLIANCE_ALERT_ID, limit) if ids else None,
         compliance_alert_pattern=compliance_pattern(tuple(check_names.values())) if ids else None,
+        central_bus_arn=central,
+        central_forwarder=central_forwarder,
     )
 
 

@@ -139,6 +139,22 @@ THREAT_CLASSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = 
 
 
 def _where(plan: Plan, rule: EventRule) -> str:
+    """Where the rule alerts, and (``detection.central_event_bus_arn``) which stacks deliver its events to the central
+    bus: each stack its own events (EventBridge does not send an event received from another account on to a third)."""
+    cfg = plan.config
+    central = cfg.detection.central_event_bus_arn
+    if central is None or cfg.member_baseline.enabled:
+        return _where_alerted(plan, rule)
+    if rule.placement == "management":
+        stacks = [naming.stack_name(cfg.name, "detection-management")]
+    else:
+        stacks = [naming.stack_name(cfg.name, "detection")]
+        stacks += [naming.stack_name(cfg.name, f.part) for f in workload_forwarders(cfg) if f.carries(rule)]
+    verb = "deliver" if len(stacks) > 1 else "delivers"
+    return f"{_where_alerted(plan, rule)}; {', '.join(stacks)} {verb} them to {central}"
+
+
+def _where_alerted(plan: Plan, rule: EventRule) -> str:
     cfg = plan.config
     if cfg.member_baseline.enabled:
         stack_set = naming.member_baseline_stack_set_name(cfg.name)

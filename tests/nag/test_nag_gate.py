@@ -73,3 +73,13 @@ def test_only_allow_listed_rules_can_be_acknowledged():
     with pytest.raises(AcknowledgmentNotAllowed, match="needs a reason with evidence"):
         acknowledge(stack, "AwsSolutions-IAM5", reason="because")
     assert all(ACKNOWLEDGEABLE_RULES.values())
+
+
+def test_no_unacknowledged_findings_with_a_central_event_bus(plan_for, tmp_path):
+    """detection.central_event_bus_arn adds a role per detection stack's target (no example sets it)."""
+    from tests.conftest import ROOT
+
+    bus = "arn:aws:events:eu-west-1:555555555555:event-bus/security-events"
+    plan = plan_for(ROOT / "examples" / "eu-sovereign.yaml", detection={"central_event_bus_arn": bus})
+    assert plan.policies.detection.central_bus_arn == bus
+    assert nag_violations(nag_report(plan, tmp_path)) == []

@@ -506,6 +506,22 @@ class LandingZoneConfig(_Strict):
         yield from self._organization_policy_problems()
         yield from self._endpoint_principal_problems()
         yield from self._anomaly_monitor_problems()
+        yield from self._central_bus_problems()
+
+    def _central_bus_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
+        """detection.central_event_bus_arn: organization mode, the detection stack deployed, another account's bus."""
+        arn, key = self.detection.central_event_bus_arn, ("detection", "central_event_bus_arn")
+        if arn is None:
+            return
+        if self.organization is None:
+            yield key, arn, "a central account's bus is for organization mode: add an organization block, or omit it"
+        elif not self.detection.on(True):
+            yield key, arn, "detection.enabled is false, so no rule would deliver to it: omit it, or enable detection"
+        elif self.member_baseline.enabled:
+            yield key, arn, "not with member_baseline (its StackSet template does not carry the forwarder yet): omit it"
+        elif arn.split(":")[4] == self.deployment_account:
+            rule = f"a bus of the deployment account {self.deployment_account}, whose rules already alert its own "
+            yield key, arn, rule + "alerts topic; allowed: another account's bus (the central security account's)"
 
     def _anomaly_monitor_problems(self) -> Iterator[tuple[tuple[Any, ...], Any, str]]:
         """cost.anomaly_monitor_arn: a monitor of the account the cost stack deploys to ("You can only access cost

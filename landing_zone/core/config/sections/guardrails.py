@@ -38,6 +38,18 @@ ExemptRoleArn = Annotated[
 # keys (pre-signed, at most 12 hours, https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_bedrock.html)
 # are accepted from api_key_principal_arns only.
 ApiKeyPolicy = Literal["none", "short-term-only"]
+
+# An EventBridge event bus ARN with a 12-digit account ("arn:aws:events:<region>:<account>:event-bus/<name>"; a bus
+# name is 1-256 of letters, digits and . - _ /: EventBridge API reference, CreateEventBus).
+EVENT_BUS_ARN = re.compile(r"^arn:aws[a-z-]*:events:[a-z]{2}(-[a-z]+)+-\d:\d{12}:event-bus/[A-Za-z0-9._/-]{1,256}$")
+EventBusArn = Annotated[
+    str,
+    _matches(
+        EVENT_BUS_ARN,
+        "must be an EventBridge event bus ARN with a Region and a 12-digit account, e.g. "
+        "'arn:aws:events:eu-central-1:555555555555:event-bus/security-events'",
+    ),
+]
 # Amazon Bedrock service tiers, as the API writes them (https://docs.aws.amazon.com/bedrock/latest/APIReference/
 # API_runtime_ServiceTier.html: "Valid Values: priority | default | flex | reserved"; 'default' is Standard).
 ServiceTier = Literal["reserved", "priority", "default", "flex"]
@@ -238,7 +250,8 @@ class DataRetention(_Strict):
 
 class Detection(_Strict):
     """Detective controls for what the SCPs cannot prevent (docs/DETECTION.md): EventBridge rules on CloudTrail
-    management events, delivered to the landing zone's alerts topic, and an alarm on legacy-model invocations."""
+    management events, delivered to the landing zone's alerts topic (and, with ``central_event_bus_arn``, to a central
+    account's event bus), and an alarm on legacy-model invocations."""
 
     enabled: bool | None = Field(
         default=None,
@@ -264,6 +277,16 @@ class Detection(_Strict):
         "an account the landing zone has to itself; "
         "the custom rule judges only the landing zone's settings, but no Config rule deploys without a recorder, "
         "which synth cannot know. true needs detection on.",
+    )
+    central_event_bus_arn: EventBusArn | None = Field(
+        default=None,
+        description="Organization mode: a central (security) account's event bus that every detection rule also "
+        "delivers its CloudTrail event to, as it is: the detection stack's with the role "
+        "<name>-detect-central-forwarder (events:PutEvents on this bus only), the forwarding stacks' (us-east-1, the "
+        "management account) with their forwarder role; the alerts topic still gets the alert. "
+        "The bus's own policy must admit the deployment account (docs/DETECTION.md, 'Delivery to a central event "
+        "bus'). Omitted: the alerts topic only. Refused without an organization block, with member_baseline, with "
+        "detection off, and when it names the deployment account.",
     )
 
     @model_validator(mode="after")
