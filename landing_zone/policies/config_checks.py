@@ -230,16 +230,16 @@ def account_settings_rule(
         for what, keys in (
             ("invocation logging", "logBucket"),
             ("data retention", "retentionMode"),
-            ("the enforced guardrail", "guardrailId"),
-            ("the endpoint policies", "endpointPolicies"),
-            ("the key policies", "keyPolicies"),
-            ("the default network ACL", "vpcId"),
+            ("enforced guardrail", "guardrailId"),
+            ("endpoint policies", "endpointPolicies"),
+            ("key policies", "keyPolicies"),
+            ("default network ACL", "vpcId"),
         )
         if keys in parameters
     ]
     return AccountSettingsRule(
         id=ACCOUNT_SETTINGS_ID,
-        what=f"the account's Bedrock settings and network and key policies are the landing zone's: {', '.join(checked)}",
+        what=f"the account's settings and policies in this Region are the landing zone's: {', '.join(checked)}",
         parameters=parameters,
         frequency=str(catalog.config_rule(ACCOUNT_SETTINGS_ID).frequency),
         function_name=f"{name}-{HANDLER}",

@@ -90,6 +90,9 @@ def test_the_rule_expects_the_policies_the_stacks_deploy(eu: Any) -> None:
         for e in _of_type(network, "AWS::EC2::VPCEndpoint").values()
         if e["Properties"].get("VpcEndpointType") == "Interface"
     }
+    for service, endpoint in endpoints.items():  # how the handler finds them: service name and landing-zone tag
+        assert endpoint["ServiceName"] == f"com.amazonaws.eu-central-1.{service}"
+        assert {"Key": "landing-zone", "Value": "kimi-eu"} in endpoint["Tags"]
     assert params["endpointPolicies"] == ",".join(
         f"{s}={index.policy_digest(endpoints[s]['PolicyDocument'])}" for s in sorted(endpoints)
     )
@@ -110,6 +113,16 @@ def test_the_rule_expects_the_policies_the_stacks_deploy(eu: Any) -> None:
     assert params["landingZone"] == "kimi-eu"
     (vpc_id,) = _of_type(network, "AWS::EC2::VPC")
     assert _exported(network, params["vpcId"]) == {"Ref": vpc_id}
+
+
+def test_the_function_description_names_every_check_uncut(eu: Any) -> None:
+    detection = eu.template("detection").to_json()
+    (function,) = [
+        f["Properties"]
+        for f in _of_type(detection, "AWS::Lambda::Function").values()
+        if f["Properties"]["FunctionName"] == "kimi-eu-account-settings-check"
+    ]
+    assert len(function["Description"]) < 256 and function["Description"].endswith("default network ACL")
 
 
 def test_a_periodic_lambda_rule_on_its_own_function(eu: Any) -> None:
