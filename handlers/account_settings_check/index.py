@@ -15,9 +15,9 @@ guide, "Creating AWS Config Custom Lambda Rules") and reads each setting its rul
 It also checks the landing zone's network and key policies (``verify``'s ``vpc-endpoint-policy``, ``key-policy``,
 ``default-network-acl``):
 
-* ``endpointPolicies`` (``service=digest,...``) and ``landingZone``: each interface endpoint tagged
-  ``landing-zone=<landingZone>`` for ``com.amazonaws.<region>.<service>`` (``ec2:DescribeVpcEndpoints``) has the
-  policy whose digest is given;
+* ``endpointPolicies`` (``service=digest,...``) and ``landingZone``: each endpoint tagged
+  ``landing-zone=<landingZone>`` for ``com.amazonaws.<region>.<service>`` (``ec2:DescribeVpcEndpoints``; the interface
+  endpoints and, with self-hosting, the S3 gateway endpoint) has the policy whose digest is given;
 * ``keyPolicies`` (``purpose=digest,...``): the key behind ``alias/<landingZone>/<purpose>`` (``kms:DescribeKey``) has
   the default key policy whose digest is given (``kms:GetKeyPolicy``);
 * ``vpcId``: no subnet of that VPC is associated with its default network ACL (``ec2:DescribeNetworkAcls``).

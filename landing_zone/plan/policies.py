@@ -208,6 +208,15 @@ def detection_on(config: LandingZoneConfig) -> bool:
     return config.detection.on(config.organization is not None)
 
 
+def _checked_endpoints(
+    endpoints: Mapping[str, Document], self_hosting: SelfHostingPolicies | None
+) -> dict[str, Document]:
+    """The endpoint policies the account-settings Config rule checks: the interface endpoints' and, with self-hosting
+    in a new VPC, the S3 gateway endpoint's (service ``s3``)."""
+    gateway = self_hosting.s3_gateway if self_hosting is not None else None
+    return {**endpoints, **({"s3": gateway} if gateway is not None else {})}
+
+
 def _detection(
     config: LandingZoneConfig,
     routing: RoutingDecision,
@@ -571,5 +580,7 @@ def build_policies(
         guardrail_organization=_guardrail_organization(config),
         management_logs_key=_management_logs_key(config, applications),
         scp_contents=tuple(p.content for p in scps.policies) if scps is not None else (),
-        detection=_detection(config, routing, catalog, endpoints=endpoints, keys=keys),
+        detection=_detection(
+            config, routing, catalog, endpoints=_checked_endpoints(endpoints, self_hosting), keys=keys
+        ),
     )

@@ -12,15 +12,16 @@ bucket, log group and Bedrock's logging role; the content guardrail's ID and pin
 resources that set the settings cannot disagree.  A setting the configuration leaves alone has no parameter and is
 not checked.
 
-The same rule checks the landing zone's network and key policies (``verify``'s ``vpc-endpoint-policy``,
-``key-policy`` and ``default-network-acl``): each interface endpoint's policy and each key's policy is the plan's
-document, and no subnet of the VPC the landing zone creates is on its default network ACL.  The documents are
-synth-time values (the endpoint policies name literal accounts; a key policy's ``${lz:account}`` is the deployment
-account, as the keys stack resolves it), so the parameters carry a digest of each (:func:`policy_digest`: SHA-256 of
-the IAM-canonical JSON, 32 hex digits) instead of the document, which would not fit AWS Config's 1,024 characters of
-input parameters; the function computes the same digest of the live policy (``handlers/account_settings_check``,
-``policy_digest``: the same canonical form, kept equal by tests/cdk/test_config_checks.py).  A digest names that a
-document differs, not how: ``verify`` shows the statement-by-statement difference.
+The same rule checks the landing zone's network and key policies (``verify``'s ``vpc-endpoint-policy``, ``key-policy``
+and ``default-network-acl``): each endpoint's policy (the interface endpoints; with self-hosting in a new VPC, the S3
+gateway endpoint) and each key's policy is the plan's document, and no subnet of the VPC the landing zone creates is
+on its default network ACL. The documents are synth-time values (the endpoint policies name literal accounts; a key
+policy's ``${lz:account}`` is the deployment account, as the keys stack resolves it), so the parameters carry a digest
+of each (:func:`policy_digest`: SHA-256 of the IAM-canonical JSON, 32 hex digits) instead of the document, which would
+not fit AWS Config's 1,024 characters of input parameters; the function computes the same digest of the live policy
+(``handlers/account_settings_check``, ``policy_digest``: the same canonical form, kept equal by
+tests/cdk/test_config_checks.py). A digest names that a document differs, not how: ``verify`` shows the
+statement-by-statement difference.
 
 Its function reads only (``bedrock:Get*``/``List*``, ``ec2:Describe*``: no resource type, Service Authorization
 Reference; ``kms:DescribeKey``/``GetKeyPolicy`` on the landing zone's keys, by alias) and writes only evaluations
@@ -125,8 +126,8 @@ def _digests(documents: Mapping[str, Mapping[str, Any]], values: Mapping[str, st
 
 
 def policy_parameters(config: LandingZoneConfig, documents: PolicyDocuments) -> dict[str, str]:
-    """What the rule expects of the landing zone's policies: ``endpointPolicies`` (service=digest, the interface
-    endpoints'), ``keyPolicies`` (purpose=digest, the keys behind ``alias/<name>/<purpose>``), ``landingZone`` (the
+    """What the rule expects of the landing zone's policies: ``endpointPolicies`` (service=digest, the endpoints':
+    ``documents.endpoints``), ``keyPolicies`` (purpose=digest, the keys behind ``alias/<name>/<purpose>``), ``landingZone`` (the
     name the endpoints are tagged with and the aliases begin with) and, where the landing zone creates the VPC,
     ``vpcId`` (marker: the network stack's VPC; its default network ACL has no subnet)."""
     digests = {

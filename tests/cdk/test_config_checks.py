@@ -16,6 +16,7 @@ IMPORTED_VPC = ROOT / "examples" / "imported-vpc.yaml"
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
 US_ORG = ROOT / "examples" / "us-organization.yaml"
+SELF_HOSTING = ROOT / "examples" / "self-hosting.yaml"
 RULE_NAME = "kimi-eu-config-account-settings"
 
 
@@ -33,9 +34,9 @@ def _the(template: dict[str, Any], kind: str) -> dict[str, Any]:
     return found["Properties"]
 
 
-def _rule(eu: Any) -> dict[str, Any]:
+def _rule(eu: Any, name: str = RULE_NAME) -> dict[str, Any]:
     rules = _of_type(eu.template("detection").to_json(), "AWS::Config::ConfigRule").values()
-    (rule,) = [r["Properties"] for r in rules if r["Properties"]["ConfigRuleName"] == RULE_NAME]
+    (rule,) = [r["Properties"] for r in rules if r["Properties"]["ConfigRuleName"] == name]
     return rule
 
 
@@ -113,6 +114,25 @@ def test_the_rule_expects_the_policies_the_stacks_deploy(eu: Any) -> None:
     assert params["landingZone"] == "kimi-eu"
     (vpc_id,) = _of_type(network, "AWS::EC2::VPC")
     assert _exported(network, params["vpcId"]) == {"Ref": vpc_id}
+
+
+def test_with_self_hosting_the_s3_gateway_endpoint_policy_is_checked(synth: Callable, tmp_path_factory: Any) -> None:
+    """The self-hosting stack's S3 gateway endpoint (new VPC): its synthesized policy's digest is the rule's ``s3``
+    entry, and it carries what the handler finds it by (the landing-zone tag, the S3 service)."""
+    config = tmp_path_factory.mktemp("selfhost") / "self-hosting-config-rules.yaml"
+    config.write_text(SELF_HOSTING.read_text() + "detection: {enabled: true, config_rules: true}\n")
+    selfhost = synth(config)
+    template = selfhost.template("self-hosting").to_json()
+    (gateway,) = [
+        e["Properties"]
+        for e in _of_type(template, "AWS::EC2::VPCEndpoint").values()
+        if e["Properties"].get("VpcEndpointType", "Gateway") == "Gateway"
+    ]
+    assert "s3" in str(gateway["ServiceName"])
+    assert {"Key": "landing-zone", "Value": "kimi-selfhost"} in gateway["Tags"]
+    params = _rule(selfhost, "kimi-selfhost-config-account-settings")["InputParameters"]
+    digests = dict(pair.split("=") for pair in params["endpointPolicies"].split(","))
+    assert digests["s3"] == _handler().policy_digest(gateway["PolicyDocument"])
 
 
 def test_the_function_description_names_every_check_uncut(eu: Any) -> None:

@@ -82,7 +82,9 @@ def test_the_largest_parameters_fit_aws_config_limit(plan_for: Callable) -> None
     }
     plan = plan_for(EU, self_hosting=self_hosting, invocation_logging={"video": True})
     parameters = plan.policies.detection.account_settings_rule.parameters
-    assert parameters["keyPolicies"].count("=") == 3 and parameters["endpointPolicies"].count("=") == 3
+    assert parameters["keyPolicies"].count("=") == 3 and parameters["endpointPolicies"].count("=") == 4
+    gateway = plan.policies.self_hosting.s3_gateway  # the self-hosting stack's S3 gateway endpoint, new VPC
+    assert f"s3={policy_digest(gateway)}" in parameters["endpointPolicies"].split(",")
     longest = {
         markers.LOG_BUCKET_NAME: "b" * 63,
         markers.LOG_GROUP_NAME: "/" + "g" * 127,
