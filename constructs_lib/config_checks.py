@@ -1,10 +1,10 @@
 """The custom AWS Config rule that checks the account settings AWS Config does not record: its Lambda function
-(``handlers/account_settings_check``, package data), the function's role (the plan's policy: the three reads, the
+(``handlers/account_settings_check``, package data), the function's role (the plan's policy: the reads, the
 evaluations, its own log group), its log group (KMS, retention, retained) and the periodic rule itself.
 
 The rule's data is the plan's (:class:`landing_zone.policies.config_checks.AccountSettingsRule` satisfies
 :class:`AccountSettingsCheck`); its parameters name the access stack's deploy-time values by marker, resolved here from
-``values`` (CDK tokens: cross-stack references to the access stack)."""
+``values`` (CDK tokens: cross-stack references to the access and network stacks)."""
 
 from __future__ import annotations
 
@@ -92,8 +92,16 @@ class AccountSettingsConfigRule(Construct):
             "AwsSolutions-IAM5",
             finding="Resource::*",
             reason="GetModelInvocationLoggingConfiguration, GetAccountDataRetention, "
-            "ListEnforcedGuardrailsConfiguration and config:PutEvaluations have no resource type (Service "
-            "Authorization Reference): account settings and the rule's own evaluations",
+            "ListEnforcedGuardrailsConfiguration, ec2:DescribeVpcEndpoints, ec2:DescribeNetworkAcls and "
+            "config:PutEvaluations have no resource type (Service Authorization Reference): account settings, "
+            "descriptions and the rule's own evaluations",
+        )
+        acknowledge(
+            self.policy,
+            "AwsSolutions-IAM5",
+            finding="Resource::" + nag_text(self, f"arn:{stack.partition}:kms:{stack.region}:{stack.account}:key/*"),
+            reason="kms:DescribeKey and kms:GetKeyPolicy on the landing zone's keys only (condition "
+            "kms:ResourceAliases: alias/<name>/<purpose>; their IDs are the keys stack's)",
         )
         acknowledge(
             self.policy,
@@ -108,7 +116,7 @@ class AccountSettingsConfigRule(Construct):
             role_name=check.role_name,
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             managed_policies=[self.policy],
-            description="AWS Config rule: reads the account's Bedrock settings the landing zone sets",
+            description="AWS Config rule: reads the account's Bedrock settings and the policies the landing zone sets",
         )
         self.function = lambda_.Function(
             self,
@@ -135,7 +143,8 @@ class AccountSettingsConfigRule(Construct):
             acknowledge(
                 self.function,
                 f"{pack}-LambdaInsideVPC",
-                reason="calls only the Bedrock control plane and AWS Config's PutEvaluations, reads no data",
+                reason="calls only the Bedrock, EC2 and KMS control planes and AWS Config's PutEvaluations, reads "
+                "no data",
             )
         # AWS Config invokes the function for rules of this account only (Lambda resource policy, aws:SourceAccount)
         self.permission = lambda_.CfnPermission(

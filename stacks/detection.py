@@ -109,7 +109,7 @@ class DetectionStack(LandingZoneStack):
             else None
         )
         self.account_settings = (
-            _account_settings_rule(self, plan, access, logs_key) if detection.account_settings_rule else None
+            _account_settings_rule(self, plan, access, logs_key, network) if detection.account_settings_rule else None
         )
         self.legacy_alarms = LegacyModelAlarms(
             self, "LegacyModels", alarm_names=legacy_alarm_names(plan.config, plan.routing), topic=topic
@@ -124,10 +124,11 @@ def _own_vpc_values(network: NetworkStack | None) -> dict[str, str]:
 
 
 def _account_settings_rule(
-    scope: Construct, plan: Plan, access: AccessStack | None, logs_key: kms.IKey | None
+    scope: Construct, plan: Plan, access: AccessStack | None, logs_key: kms.IKey | None, network: NetworkStack | None
 ) -> AccountSettingsConfigRule:
     """The custom Config rule, its parameters' markers filled with the access stack's values (cross-stack
-    references: the bucket, log group and role of invocation logging, the guardrail's ID and pinned version)."""
+    references: the bucket, log group and role of invocation logging, the guardrail's ID and pinned version) and the
+    network stack's VPC (new-VPC mode: its default network ACL)."""
     detection = plan.policies.detection
     assert detection is not None and detection.account_settings_rule is not None
     assert access is not None and logs_key is not None, "the account-settings rule needs the access stack and logs key"
@@ -143,6 +144,9 @@ def _account_settings_rule(
             markers.GUARDRAIL_ID: access.guardrail.guardrail.attr_guardrail_id,
             markers.GUARDRAIL_VERSION: access.guardrail.version.attr_version,
         }
+    vpc = network.network.vpc if network is not None else None
+    if isinstance(vpc, ec2.Vpc):
+        values[markers.VPC_ID] = vpc.vpc_id
     check = detection.account_settings_rule
     return AccountSettingsConfigRule(
         scope,

@@ -74,6 +74,7 @@ LOG_BUCKET_NAME = marker("invocation-log-bucket-name")
 LOG_GROUP_NAME = marker("invocation-log-group-name")
 # the default security group of the VPC the landing zone creates (the default-sg-closed Config rule's scope)
 DEFAULT_SECURITY_GROUP_ID = marker("default-security-group-id")
+VPC_ID = marker("vpc-id")  # the VPC the network stack creates (the account-settings Config rule's default ACL)
 SECRETS_KEY_ARN = marker("secrets-key-arn")  # the EKS secrets key
 
 

@@ -40,7 +40,7 @@ from landing_zone.policies.access import (
 )
 from landing_zone.policies.bedrock_policy import guardrail_inference_policy, guardrail_resource_policy
 from landing_zone.policies.common import document, statement
-from landing_zone.policies.config_checks import AccountSettingsRule, account_settings_rule
+from landing_zone.policies.config_checks import AccountSettingsRule, PolicyDocuments, account_settings_rule
 from landing_zone.policies.config_rules import (
     COMPLIANCE_ALERT_ID,
     ConfigRule,
@@ -212,7 +212,24 @@ def detection_on(config: LandingZoneConfig) -> bool:
     return config.detection.on(config.organization is not None)
 
 
-def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Catalog) -> DetectionPolicies | None:
+def _checked_endpoints(
+    endpoints: Mapping[str, Document], self_hosting: SelfHostingPolicies | None
+) -> dict[str, Document]:
+    """The endpoint policies the account-settings Config rule checks: the interface endpoints' and, with self-hosting
+    in a new VPC, the S3 gateway endpoint's (service ``s3``)."""
+    gateway = self_hosting.s3_gateway if self_hosting is not None else None
+    return {**endpoints, **({"s3": gateway} if gateway is not None else {})}
+
+
+def _detection(
+    config: LandingZoneConfig,
+    routing: RoutingDecision,
+    catalog: Catalog,
+    *,
+    endpoints: Mapping[str, Document],
+    keys: Mapping[str, Document],
+) -> DetectionPolicies | None:
+    """``endpoints`` and ``keys``: the endpoint and key policies the account-settings Config rule expects."""
     if not detection_on(config):
         return None
     account, region = config.deployment_account, config.home_region
@@ -244,7 +261,16 @@ def _detection(config: LandingZoneConfig, routing: RoutingDecision, catalog: Cat
     limit = catalog.limit("eventbridge_rule_name_max_length")
     on = config.detection.config_rules_on(config.organization is not None)
     checks = config_rules(config.name, own_vpc=config.network.vpc_id is None, catalog=catalog) if on else ()
-    settings = account_settings_rule(config, key_prefix=INVOCATION_LOG_KEY_PREFIX, catalog=catalog) if on else None
+    settings = (
+        account_settings_rule(
+            config,
+            key_prefix=INVOCATION_LOG_KEY_PREFIX,
+            catalog=catalog,
+            documents=PolicyDocuments(endpoints=endpoints, keys=keys),
+        )
+        if on
+        else None
+    )
     ids = [r.id for r in checks] + ([settings.id] if settings else [])
     check_names = {i: config_rule_name(config.name, i) for i in ids}
     return DetectionPolicies(
@@ -466,6 +492,18 @@ def build_policies(
     rule_prefix = naming.detection_rule_prefix(name) if detection_on(config) else None
     stack_region, stack_account, stack_partition = markers.REGION, markers.ACCOUNT, markers.PARTITION
     flow_log_group = naming.flow_log_group_name(name)
+    endpoints: dict[str, Document] = {
+        service: endpoint_policy(
+            service, routing, region=region, accounts=endpoint_accounts, organization_id=organization_id
+        )
+        for service in config.network.endpoints
+    }
+    # Every key policy names its own stack's account (resolved where the key is created): the workload keys in
+    # the deployment account (or each StackSet member), the management-account logs key in the management account.
+    keys = {
+        p: key_policy(p, account=markers.ACCOUNT, region=region, name=name, event_rule_prefix=rule_prefix)
+        for p in purposes
+    }
     automation: dict[str, AutomationPolicies] = {}
     if config.model_access.accept_agreements:
         agreements = handler_policy(AGREEMENT_HANDLER_ACTIONS, sid="AcceptModelAgreements")
@@ -536,18 +574,8 @@ def build_policies(
     return PolicySet(
         boundary=permissions_boundary(config, routing, catalog),
         invokers=invokers,
-        endpoints={
-            service: endpoint_policy(
-                service, routing, region=region, accounts=endpoint_accounts, organization_id=organization_id
-            )
-            for service in config.network.endpoints
-        },
-        # Every key policy names its own stack's account (resolved where the key is created): the workload keys in
-        # the deployment account (or each StackSet member), the management-account logs key in the management account.
-        keys={
-            p: key_policy(p, account=markers.ACCOUNT, region=region, name=name, event_rule_prefix=rule_prefix)
-            for p in purposes
-        },
+        endpoints=endpoints,
+        keys=keys,
         alerts_topic=alerts_topic_policy(
             topic_arn=markers.TOPIC_ARN,
             account=account,
@@ -570,5 +598,7 @@ def build_policies(
         guardrail_organization=_guardrail_organization(config),
         management_logs_key=_management_logs_key(config, applications),
         scp_contents=tuple(p.content for p in scps.policies) if scps is not None else (),
-        detection=_detection(config, routing, catalog),
+        detection=_detection(
+            config, routing, catalog, endpoints=_checked_endpoints(endpoints, self_hosting), keys=keys
+        ),
     )

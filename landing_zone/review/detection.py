@@ -46,11 +46,13 @@ CONFIG_RULE_CHECKS: Mapping[str, tuple[str, str]] = {
 }
 # The states of VERIFY_ONLY that the account-settings rule (custom Lambda; landing_zone.policies.config_checks) checks
 # when its parameters name the setting (a setting the configuration leaves alone is not checked): the parameter that
-# says so, and what of the state it covers.
+# says so, and what of the state it covers (with a managed rule's, when both check part of a state).
 ACCOUNT_SETTINGS_STATES: Mapping[str, tuple[str, str]] = {
     VERIFY_ONLY[0][0]: ("logBucket", "bucket and prefix, log group, role, data types"),
     VERIFY_ONLY[1][0]: ("retentionMode", "the mode"),
     VERIFY_ONLY[2][0]: ("guardrailId", "the guardrail's ID and pinned version"),
+    VERIFY_ONLY[3][0]: ("keyPolicies", "each interface endpoint's and key's policy, by digest"),
+    VERIFY_ONLY[4][0]: ("vpcId", "the network ACL: no subnet on the default one"),
 }
 
 # The threat model's tamper-relevant classes (docs/THREAT_MODEL.md): the detection rules that watch each (by id; an id
@@ -236,11 +238,11 @@ def _verify_only(plan: Plan) -> list[dict[str, str]]:
     settings = detection.account_settings_rule if detection is not None else None
     out = []
     for state, change_rule in VERIFY_ONLY:
-        rule_id, covers = CONFIG_RULE_CHECKS.get(state, ("", ""))
+        checks = [CONFIG_RULE_CHECKS.get(state, ("", ""))]
         parameter, what = ACCOUNT_SETTINGS_STATES.get(state, ("", ""))
         if settings is not None and parameter in settings.parameters:
-            rule_id, covers = settings.id, what
-        config_rule = f"{names[rule_id]} ({covers})" if rule_id in names else ""
+            checks.append((settings.id, what))
+        config_rule = "; ".join(f"{names[rule_id]} ({covers})" for rule_id, covers in checks if rule_id in names)
         out.append({"state": state, "change_rule": change_rule, "config_rule": config_rule})
     return out
 

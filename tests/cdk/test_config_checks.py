@@ -16,6 +16,7 @@ IMPORTED_VPC = ROOT / "examples" / "imported-vpc.yaml"
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
 US_ORG = ROOT / "examples" / "us-organization.yaml"
+SELF_HOSTING = ROOT / "examples" / "self-hosting.yaml"
 RULE_NAME = "kimi-eu-config-account-settings"
 
 
@@ -33,9 +34,9 @@ def _the(template: dict[str, Any], kind: str) -> dict[str, Any]:
     return found["Properties"]
 
 
-def _rule(eu: Any) -> dict[str, Any]:
+def _rule(eu: Any, name: str = RULE_NAME) -> dict[str, Any]:
     rules = _of_type(eu.template("detection").to_json(), "AWS::Config::ConfigRule").values()
-    (rule,) = [r["Properties"] for r in rules if r["Properties"]["ConfigRuleName"] == RULE_NAME]
+    (rule,) = [r["Properties"] for r in rules if r["Properties"]["ConfigRuleName"] == name]
     return rule
 
 
@@ -51,7 +52,7 @@ def test_the_rule_expects_what_the_access_stack_sets(eu: Any) -> None:
     """The parameters are the values the custom resources and the enforcement are given (cross-stack references to
     the same resources), not a second copy: redirect the logging construct and this fails."""
     access = eu.template("access").to_json()
-    params = {k: _exported(access, v) for k, v in _rule(eu)["InputParameters"].items()}
+    params = {k: _exported(access, v) for k, v in _rule(eu)["InputParameters"].items() if k != "vpcId"}
     logging = _the(access, "Custom::BedrockInvocationLogging")
     assert params["logBucket"] == logging["BucketName"]
     assert params["logKeyPrefix"] == logging["KeyPrefix"]
@@ -65,6 +66,83 @@ def test_the_rule_expects_what_the_access_stack_sets(eu: Any) -> None:
     enforcement = _the(access, "AWS::Bedrock::EnforcedGuardrailConfiguration")
     assert params["guardrailId"] == enforcement["GuardrailIdentifier"]
     assert params["guardrailVersion"] == enforcement["GuardrailVersion"]
+
+
+def _handler() -> Any:
+    import importlib.util
+
+    path = ROOT / "handlers" / "account_settings_check" / "index.py"
+    spec = importlib.util.spec_from_file_location("account_settings_check_index_cdk", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_rule_expects_the_policies_the_stacks_deploy(eu: Any) -> None:
+    """The digests are those of the endpoint and key policies as synthesized (computed by the handler's own copy of
+    the digest, so the handler and the plan agree on the deployed documents), the aliases the keys stack creates, and
+    the VPC the network stack creates: change a document in one place only and this fails."""
+    index = _handler()
+    params = _rule(eu)["InputParameters"]
+    network = eu.template("network").to_json()
+    endpoints = {
+        next(t["Value"] for t in e["Properties"]["Tags"] if t["Key"].endswith("-endpoint-service")): e["Properties"]
+        for e in _of_type(network, "AWS::EC2::VPCEndpoint").values()
+        if e["Properties"].get("VpcEndpointType") == "Interface"
+    }
+    for service, endpoint in endpoints.items():  # how the handler finds them: service name and landing-zone tag
+        assert endpoint["ServiceName"] == f"com.amazonaws.eu-central-1.{service}"
+        assert {"Key": "landing-zone", "Value": "kimi-eu"} in endpoint["Tags"]
+    assert params["endpointPolicies"] == ",".join(
+        f"{s}={index.policy_digest(endpoints[s]['PolicyDocument'])}" for s in sorted(endpoints)
+    )
+    keys = eu.template("keys").to_json()
+    aliases = {
+        a["Properties"]["AliasName"]: a["Properties"]["TargetKeyId"] for a in _of_type(keys, "AWS::KMS::Alias").values()
+    }
+    policies = {}
+    for purpose in ("alerts", "logs"):
+        (key_id,) = [
+            k
+            for k in _of_type(keys, "AWS::KMS::Key")
+            if {"Fn::GetAtt": [k, "Arn"]} == aliases[f"alias/kimi-eu/{purpose}"]
+            or {"Ref": k} == aliases[f"alias/kimi-eu/{purpose}"]
+        ]
+        policies[purpose] = keys["Resources"][key_id]["Properties"]["KeyPolicy"]
+    assert params["keyPolicies"] == ",".join(f"{p}={index.policy_digest(policies[p])}" for p in sorted(policies))
+    assert params["landingZone"] == "kimi-eu"
+    (vpc_id,) = _of_type(network, "AWS::EC2::VPC")
+    assert _exported(network, params["vpcId"]) == {"Ref": vpc_id}
+
+
+def test_with_self_hosting_the_s3_gateway_endpoint_policy_is_checked(synth: Callable, tmp_path_factory: Any) -> None:
+    """The self-hosting stack's S3 gateway endpoint (new VPC): its synthesized policy's digest is the rule's ``s3``
+    entry, and it carries what the handler finds it by (the landing-zone tag, the S3 service)."""
+    config = tmp_path_factory.mktemp("selfhost") / "self-hosting-config-rules.yaml"
+    config.write_text(SELF_HOSTING.read_text() + "detection: {enabled: true, config_rules: true}\n")
+    selfhost = synth(config)
+    template = selfhost.template("self-hosting").to_json()
+    (gateway,) = [
+        e["Properties"]
+        for e in _of_type(template, "AWS::EC2::VPCEndpoint").values()
+        if e["Properties"].get("VpcEndpointType", "Gateway") == "Gateway"
+    ]
+    assert "s3" in str(gateway["ServiceName"])
+    assert {"Key": "landing-zone", "Value": "kimi-selfhost"} in gateway["Tags"]
+    params = _rule(selfhost, "kimi-selfhost-config-account-settings")["InputParameters"]
+    digests = dict(pair.split("=") for pair in params["endpointPolicies"].split(","))
+    assert digests["s3"] == _handler().policy_digest(gateway["PolicyDocument"])
+
+
+def test_the_function_description_names_every_check_uncut(eu: Any) -> None:
+    detection = eu.template("detection").to_json()
+    (function,) = [
+        f["Properties"]
+        for f in _of_type(detection, "AWS::Lambda::Function").values()
+        if f["Properties"]["FunctionName"] == "kimi-eu-account-settings-check"
+    ]
+    assert len(function["Description"]) < 256 and function["Description"].endswith("default network ACL")
 
 
 def test_a_periodic_lambda_rule_on_its_own_function(eu: Any) -> None:
@@ -104,14 +182,24 @@ def test_its_function_only_reads_the_settings_and_puts_evaluations(eu: Any) -> N
     ]
     granted = {}
     for s in policy["Statement"]:
-        assert s["Effect"] == "Allow" and "Condition" not in s
+        assert s["Effect"] == "Allow"
+        assert "Condition" not in s or s["Sid"] == "ReadKeyPolicies"
         for action in [s["Action"]] if isinstance(s["Action"], str) else s["Action"]:
             granted[action] = s["Resource"]
+    key_arns = "arn:aws:kms:eu-central-1:222222222222:key/*"  # the deployment account's keys, by alias below
     assert {a: r for a, r in granted.items() if not a.startswith("logs:")} == {
         "bedrock:GetModelInvocationLoggingConfiguration": "*",
         "bedrock:GetAccountDataRetention": "*",
         "bedrock:ListEnforcedGuardrailsConfiguration": "*",
+        "ec2:DescribeVpcEndpoints": "*",
+        "ec2:DescribeNetworkAcls": "*",
+        "kms:DescribeKey": key_arns,
+        "kms:GetKeyPolicy": key_arns,
         "config:PutEvaluations": "*",
+    }
+    (keys,) = [s for s in policy["Statement"] if s["Sid"] == "ReadKeyPolicies"]
+    assert keys["Condition"] == {
+        "ForAnyValue:StringEquals": {"kms:ResourceAliases": ["alias/kimi-eu/alerts", "alias/kimi-eu/logs"]}
     }
     assert {a for a in granted if a.startswith("logs:")} == {"logs:CreateLogStream", "logs:PutLogEvents"}
     assert "/kimi-eu/config/account-settings-" in str(granted["logs:PutLogEvents"])

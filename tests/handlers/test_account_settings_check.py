@@ -73,7 +73,7 @@ def event(parameters: dict[str, str]) -> dict[str, Any]:
 
 @pytest.fixture
 def stubs(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Stubber]]:
-    clients = {s: boto3.client(s, region_name="eu-central-1") for s in ("bedrock", "config")}
+    clients = {s: boto3.client(s, region_name="eu-central-1") for s in ("bedrock", "config", "ec2", "kms")}
     stubbers = {s: Stubber(c) for s, c in clients.items()}
     monkeypatch.setattr(index, "client", lambda service: clients[service])
     for stub in stubbers.values():
@@ -192,14 +192,191 @@ def test_an_unreadable_setting_is_non_compliant(stubs: dict[str, Stubber]) -> No
 def test_the_annotation_fits_aws_config_limit(stubs: dict[str, Stubber]) -> None:
     long = {**EXPECTED, "logBucket": "b" * 63, "logGroup": "/" + "g" * 200}
     live(stubs, enforced=[])
-    found = index.differences(long, stubs["bedrock"].client)
+    found = index.differences(long)
     assert len(found) == 3  # the S3 destination, the log group, the guardrail
     text = index.annotation(found)
     assert len(text) == index.ANNOTATION_LIMIT and text.endswith("...")
 
 
-def test_required_iam_actions_are_the_plans() -> None:
-    """The handler's documented actions are exactly what the plan's policy grants it (besides its own logs)."""
-    from landing_zone.policies.config_checks import ACCOUNT_SETTINGS_READ_ACTIONS, PUT_EVALUATIONS
+# The landing zone's policies as the plan writes them (digests: landing_zone.policies.config_checks.policy_digest)
+ENDPOINT_POLICY = {
+    "Version": "2012-10-17",
+    "Statement": [
+        {
+            "Sid": "InvokeFromTheLandingZone",
+            "Effect": "Allow",
+            "Principal": "*",
+            "Action": ["bedrock:InvokeModel", "bedrock:Converse"],
+            "Resource": "*",
+            "Condition": {"StringEquals": {"aws:PrincipalAccount": [ACCOUNT]}},
+        }
+    ],
+}
+KEY_POLICY = {
+    "Version": "2012-10-17",
+    "Statement": [
+        {
+            "Sid": "Root",
+            "Effect": "Allow",
+            "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
+            "Action": "kms:*",
+            "Resource": "*",
+        },
+        {
+            "Sid": "Logs",
+            "Effect": "Allow",
+            "Principal": {"Service": "logs.eu-central-1.amazonaws.com"},
+            "Action": ["kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey*"],
+            "Resource": "*",
+        },
+    ],
+}
+KEY_ID = "1234abcd-12ab-34cd-56ef-1234567890ab"
+VPC = "vpc-0a1b2c3d4e5f60718"
 
-    assert set(index.REQUIRED_IAM_ACTIONS) == {*ACCOUNT_SETTINGS_READ_ACTIONS, PUT_EVALUATIONS}
+
+def _digest(policy: dict[str, Any]) -> str:
+    from landing_zone.policies.config_checks import policy_digest
+
+    return policy_digest(policy)
+
+
+POLICIES = {
+    "landingZone": "kimi-eu",
+    "endpointPolicies": f"bedrock-runtime={_digest(ENDPOINT_POLICY)}",
+    "keyPolicies": f"logs={_digest(KEY_POLICY)}",
+    "vpcId": VPC,
+}
+
+
+def live_network(
+    stubs: dict[str, Stubber],
+    *,
+    endpoint_policy: dict[str, Any] | None = None,
+    endpoints: int = 1,
+    key_policy: dict[str, Any] | None = None,
+    on_default_acl: tuple[str, ...] = (),
+) -> None:
+    """The account as EC2 and KMS answer, in the order the handler reads: endpoints, keys, default network ACL.
+    The live documents are formatted and ordered unlike the plan's (indented, statements and actions reversed)."""
+    live_endpoint = ENDPOINT_POLICY if endpoint_policy is None else endpoint_policy
+    reordered = {
+        **live_endpoint,
+        "Statement": [
+            {**st, "Action": st["Action"][::-1]} if isinstance(st["Action"], list) else st
+            for st in live_endpoint["Statement"]
+        ],
+    }
+    stubs["ec2"].add_response(
+        "describe_vpc_endpoints",
+        {
+            "VpcEndpoints": [
+                {"VpcEndpointId": f"vpce-0{i}", "State": "available", "PolicyDocument": json.dumps(reordered, indent=2)}
+                for i in range(endpoints)
+            ]
+        },
+        {
+            "Filters": [
+                {"Name": "tag:landing-zone", "Values": ["kimi-eu"]},
+                {"Name": "service-name", "Values": ["com.amazonaws.eu-central-1.bedrock-runtime"]},
+            ]
+        },
+    )
+    stubs["kms"].add_response("describe_key", {"KeyMetadata": {"KeyId": KEY_ID}}, {"KeyId": "alias/kimi-eu/logs"})
+    live_key = KEY_POLICY if key_policy is None else key_policy
+    stubs["kms"].add_response(
+        "get_key_policy",
+        {"Policy": json.dumps({**live_key, "Statement": live_key["Statement"][::-1]}, indent=4)},
+        {"KeyId": KEY_ID, "PolicyName": "default"},
+    )
+    stubs["ec2"].add_response(
+        "describe_network_acls",
+        {
+            "NetworkAcls": [
+                {
+                    "NetworkAclId": "acl-0default",
+                    "IsDefault": True,
+                    "VpcId": VPC,
+                    "Associations": [
+                        {"NetworkAclAssociationId": f"aclassoc-{s}", "NetworkAclId": "acl-0default", "SubnetId": s}
+                        for s in on_default_acl
+                    ],
+                }
+            ]
+        },
+        {"Filters": [{"Name": "vpc-id", "Values": [VPC]}, {"Name": "default", "Values": ["true"]}]},
+    )
+
+
+def test_the_landing_zone_policies_are_compliant_whatever_their_order_and_format(stubs: dict[str, Stubber]) -> None:
+    live_network(stubs)
+    reported(stubs, "COMPLIANT")
+    assert index.handler(event(POLICIES))["ComplianceType"] == "COMPLIANT"
+
+
+def test_a_changed_endpoint_policy_is_non_compliant_and_named(stubs: dict[str, Stubber]) -> None:
+    statement = ENDPOINT_POLICY["Statement"][0]
+    opened = {**ENDPOINT_POLICY, "Statement": [{**statement, "Condition": {}}]}  # any account's principals
+    live_network(stubs, endpoint_policy=opened)
+    reported(stubs, "NON_COMPLIANT", "endpoint policy of bedrock-runtime (vpce-00) is not the landing zone's")
+    index.handler(event(POLICIES))
+
+
+def test_a_missing_endpoint_is_non_compliant(stubs: dict[str, Stubber]) -> None:
+    live_network(stubs, endpoints=0)
+    reported(stubs, "NON_COMPLIANT", "endpoint bedrock-runtime not found")
+    index.handler(event(POLICIES))
+
+
+def test_a_changed_key_policy_is_non_compliant_and_named(stubs: dict[str, Stubber]) -> None:
+    added = {
+        "Sid": "Other",
+        "Effect": "Allow",
+        "Principal": {"AWS": "arn:aws:iam::999999999999:root"},
+        "Action": "kms:Decrypt",
+        "Resource": "*",
+    }
+    live_network(stubs, key_policy={**KEY_POLICY, "Statement": [*KEY_POLICY["Statement"], added]})
+    reported(stubs, "NON_COMPLIANT", f"key policy of alias/kimi-eu/logs ({KEY_ID}) is not the landing zone's")
+    index.handler(event(POLICIES))
+
+
+def test_a_missing_key_alias_is_non_compliant(stubs: dict[str, Stubber]) -> None:
+    stubs["kms"].add_client_error("describe_key", "NotFoundException", http_status_code=400)
+    reported(stubs, "NON_COMPLIANT", "key alias/kimi-eu/logs not found")
+    index.handler(event({"landingZone": "kimi-eu", "keyPolicies": POLICIES["keyPolicies"]}))
+
+
+def test_a_subnet_on_the_default_network_acl_is_non_compliant_and_named(stubs: dict[str, Stubber]) -> None:
+    live_network(stubs, on_default_acl=("subnet-0aaa",))
+    reported(stubs, "NON_COMPLIANT", f"subnet subnet-0aaa is on the default network ACL acl-0default of {VPC}")
+    index.handler(event(POLICIES))
+
+
+def test_an_unreadable_key_policy_is_non_compliant(stubs: dict[str, Stubber]) -> None:
+    stubs["kms"].add_response("describe_key", {"KeyMetadata": {"KeyId": KEY_ID}}, {"KeyId": "alias/kimi-eu/logs"})
+    stubs["kms"].add_client_error("get_key_policy", "AccessDeniedException", http_status_code=400)
+    reported(stubs, "NON_COMPLIANT", "key policies cannot be read (AccessDeniedException)")
+    index.handler(event({"landingZone": "kimi-eu", "keyPolicies": POLICIES["keyPolicies"]}))
+
+
+def test_the_handler_digest_is_the_plans() -> None:
+    """The handler's copy of the digest agrees with the plan's (the rule's parameters are the plan's digests)."""
+    for policy in (ENDPOINT_POLICY, KEY_POLICY):
+        assert index.policy_digest(json.dumps(policy, indent=2)) == _digest(policy)
+    assert index.policy_digest(KEY_POLICY) != _digest(ENDPOINT_POLICY)
+
+
+def test_required_iam_actions_are_the_plans(plan_for: Any) -> None:
+    """The handler's documented actions are exactly what the plan's policy grants it (besides its own logs), for a
+    plan that checks everything (the EU example)."""
+    from tests.conftest import ROOT
+
+    rule = plan_for(ROOT / "examples" / "eu-sovereign.yaml").policies.detection.account_settings_rule
+    granted = {
+        a
+        for s in rule.policy["Statement"]
+        for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
+        if not a.startswith("logs:")
+    }
+    assert set(index.REQUIRED_IAM_ACTIONS) == granted
