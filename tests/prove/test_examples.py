@@ -1,8 +1,8 @@
 """Every property P1-P6 holds (or does not apply) on the synthesized assembly of every example (issue 22).
 
 The mutants, and their counterexamples against a third-party simulator, are tests/prove/test_mutations.py; prover
-against evaluator, tests/prove/test_differential.py.  Proof reports are kept in ``$LZ_PROOF_CACHE`` (``.synth-cache/proofs``), keyed by
-the policies, the configuration and the code, so a warm run reads them back.
+against evaluator, tests/prove/test_differential.py.  Proof reports are kept in ``$LZ_PROOF_CACHE``
+(``.synth-cache/proofs``), keyed by the policies, the configuration and the code, so a warm run reads them back.
 """
 
 from __future__ import annotations
