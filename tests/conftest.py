@@ -209,3 +209,22 @@ def synth(tmp_path_factory: pytest.TempPathFactory, plan_for: Callable) -> Calla
 @pytest.fixture(scope="session")
 def default_lz(synth) -> Synthesized:
     return synth(None)
+
+
+# The files that take longest on a cold run (`--file-durations`, CI's log), scheduled first: `--dist loadfile` hands
+# files to the workers in collection order, and a long file handed out last runs alone at the end while the other
+# worker idles (a cold run's mutation table ran its last 4 minutes so).  Only the order changes; every test runs.
+SLOW_FIRST = (
+    "tests/prove/test_mutations.py",
+    "tests/review/test_gates.py",
+    "tests/review/test_review_cli.py",
+    "tests/cli/test_fresh_machine.py",
+    "tests/moto/test_verify_everything.py",
+    "tests/cli/test_tiers.py",
+    "tests/cli/test_cli.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(SLOW_FIRST)))  # stable: files stay whole

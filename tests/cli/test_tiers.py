@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.utils import canonicalize_name
@@ -94,6 +95,44 @@ def run(env: dict[str, str], *args: str, cwd: Path = ROOT) -> subprocess.Complet
 
 def lz(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return run(env, sys.executable, "-m", "landing_zone", *args)
+
+
+# Many commands in one runtime-only process, one after the other, each through `landing_zone.cli.main` with its own
+# captured output: a module the runtime lacks is blocked for the whole process, so a command cannot borrow it from an
+# earlier one, and one interpreter start-up serves every command (a second each on a loaded 2-core machine).
+# ``unchecked``: the tier check switched off first (UNCHECKED below).  An exception escaping main() is printed as the
+# interpreter would print it, so "Traceback" and "ModuleNotFoundError" read as in a process of their own.
+BATCH = (
+    "import contextlib, io, json, sys, traceback\n"
+    "import landing_zone.cli.tiers as tiers\n"
+    "if sys.argv[1] == 'unchecked':\n"
+    "    tiers.missing = lambda tier: []\n"
+    "from landing_zone.cli import main\n"
+    "results = []\n"
+    "for argv in json.loads(sys.argv[2]):\n"
+    "    out, err = io.StringIO(), io.StringIO()\n"
+    "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+    "        try:\n"
+    "            code = main(argv)\n"
+    "        except SystemExit as exc:\n"
+    "            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)\n"
+    "        except Exception:\n"
+    "            traceback.print_exc()\n"
+    "            code = 1\n"
+    "    results.append({'code': code, 'stdout': out.getvalue(), 'stderr': err.getvalue()})\n"
+    "print(json.dumps(results))\n"
+)
+
+
+def batch(env: dict[str, str], runs: list[list[str]], *, unchecked: bool = False) -> list[subprocess.CompletedProcess]:
+    """``python -m landing_zone ARGV`` for each ARGV of ``runs``, in one process of ``env`` (see BATCH)."""
+    mode = "unchecked" if unchecked else "checked"
+    result = run(env, sys.executable, "-c", BATCH, mode, json.dumps(runs))
+    assert result.returncode == 0, result.stderr[-3000:]
+    answers = json.loads(result.stdout.splitlines()[-1])
+    return [
+        subprocess.CompletedProcess(a, r["code"], r["stdout"], r["stderr"]) for a, r in zip(runs, answers, strict=True)
+    ]
 
 
 def cli_tier_modules() -> set[str]:
@@ -183,9 +222,14 @@ def test_replacements_runs_on_the_runtime_alone(synth, runtime_env: dict[str, st
 RUNS = [["--help"], ["--version"]] + [argv for runs in RUNTIME_RUNS.values() for argv in runs]
 
 
+@pytest.fixture(scope="module")
+def runtime_runs(runtime_env: dict[str, str]) -> list[subprocess.CompletedProcess]:
+    return batch(runtime_env, RUNS)
+
+
 @pytest.mark.parametrize("argv", RUNS, ids=lambda a: " ".join(Path(x).name if "/" in x else x for x in a[:3]))
-def test_the_command_runs_on_the_runtime_alone(argv: list[str], runtime_env: dict[str, str]):
-    result = lz(runtime_env, *argv)
+def test_the_command_runs_on_the_runtime_alone(argv: list[str], runtime_runs: list[subprocess.CompletedProcess]):
+    result = runtime_runs[RUNS.index(argv)]
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr and "ModuleNotFoundError" not in result.stderr
     if argv == ["--help"]:
@@ -223,13 +267,24 @@ def test_docs_cli_gives_each_command_of_the_cli_tier_its_exit_2():
     assert [p for p in TIER_COMMANDS if f"`{' '.join(p)}`" not in note] == []
 
 
+def _refusal_argv(path: tuple[str, ...], out: Path) -> list[str]:
+    flags = REQUIRED_FLAGS.get(path, []) + (["--out", str(out)] if path in {("review",), ("cost-report",)} else [])
+    return [*path, *flags]
+
+
+@pytest.fixture(scope="module")
+def refusals(runtime_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Any]:
+    """Each command of the CLI tier, run on the runtime alone: (its result, the --out folder it must not write)."""
+    outs = {path: tmp_path_factory.mktemp("refusal") / "reports" for path in TIER_COMMANDS}
+    results = batch(runtime_env, [_refusal_argv(path, outs[path]) for path in TIER_COMMANDS])
+    return {path: (result, outs[path]) for path, result in zip(TIER_COMMANDS, results, strict=True)}
+
+
 @pytest.mark.parametrize("path", TIER_COMMANDS, ids=" ".join)
 def test_a_command_of_the_cli_tier_names_the_make_target_and_exits_2(
-    path: tuple[str, ...], runtime_env: dict[str, str], tmp_path: Path
+    path: tuple[str, ...], refusals: dict[tuple[str, ...], Any]
 ):
-    out = tmp_path / "reports"
-    flags = REQUIRED_FLAGS.get(path, []) + (["--out", str(out)] if path in {("review",), ("cost-report",)} else [])
-    result = lz(runtime_env, *path, *flags)
+    result, out = refusals[path]
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
@@ -240,7 +295,8 @@ def test_a_command_of_the_cli_tier_names_the_make_target_and_exits_2(
     assert not out.exists()
 
 
-# The declaration is not over-cautious: with the check switched off, the command fails for a module of the tier.
+# The declaration is not over-cautious: with the check switched off (as BATCH does with `unchecked`), the command
+# fails for a module of the tier.  One run in a process of its own keeps the batch honest: the same failure.
 UNCHECKED = (
     "import sys\n"
     "import landing_zone.cli.tiers as tiers\n"
@@ -250,15 +306,30 @@ UNCHECKED = (
 )
 
 
-@pytest.mark.parametrize("path", TIER_COMMANDS, ids=" ".join)
-def test_a_command_of_the_cli_tier_does_need_it(path: tuple[str, ...], runtime_env: dict[str, str], tmp_path: Path):
-    flags = REQUIRED_FLAGS.get(path, [])
+def _unchecked_argv(path: tuple[str, ...], folder: Path) -> list[str]:
+    flags = list(REQUIRED_FLAGS.get(path, []))
     if path in {("prove",), ("review",)}:
-        (tmp_path / "manifest.json").write_text("{}")  # the flag check accepts it; the command then loads its tier
-        flags += ["--assembly", str(tmp_path)]
+        (folder / "manifest.json").write_text("{}")  # the flag check accepts it; the command then loads its tier
+        flags += ["--assembly", str(folder)]
     if path in {("review",), ("cost-report",)}:
-        flags += ["--out", str(tmp_path / "reports")]
-    result = run(runtime_env, sys.executable, "-c", UNCHECKED, *path, *flags)
+        flags += ["--out", str(folder / "reports")]
+    return [*path, *flags]
+
+
+@pytest.fixture(scope="module")
+def unchecked_runs(
+    runtime_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> dict[tuple[str, ...], subprocess.CompletedProcess]:
+    """Each command of the CLI tier on the runtime alone with the tier check switched off (UNCHECKED, batched)."""
+    runs = [_unchecked_argv(path, tmp_path_factory.mktemp("unchecked")) for path in TIER_COMMANDS]
+    return dict(zip(TIER_COMMANDS, batch(runtime_env, runs, unchecked=True), strict=True))
+
+
+@pytest.mark.parametrize("path", TIER_COMMANDS, ids=" ".join)
+def test_a_command_of_the_cli_tier_does_need_it(
+    path: tuple[str, ...], unchecked_runs: dict[tuple[str, ...], subprocess.CompletedProcess]
+):
+    result = unchecked_runs[path]
     missing = re.findall(r"ModuleNotFoundError: No module named '([\w.]+)'", result.stderr)
     assert missing, result.stdout + result.stderr[-3000:]
     assert missing[-1].partition(".")[0] in cli_tier_modules()
@@ -266,3 +337,14 @@ def test_a_command_of_the_cli_tier_does_need_it(path: tuple[str, ...], runtime_e
 
 def test_the_derived_block_list_covers_the_cli_tier():
     assert cli_tier_modules() <= blocked_modules()
+
+
+def test_a_command_alone_fails_as_it_does_in_the_batch(
+    runtime_env: dict[str, str], tmp_path: Path, unchecked_runs: dict[tuple[str, ...], subprocess.CompletedProcess]
+):
+    """The batch is no shortcut: the last command of the CLI tier, in a process of its own, stops at the same module
+    as it does after the others in the batch."""
+    path = TIER_COMMANDS[-1]
+    alone = run(runtime_env, sys.executable, "-c", UNCHECKED, *_unchecked_argv(path, tmp_path))
+    pattern = r"ModuleNotFoundError: No module named '([\w.]+)'"
+    assert re.findall(pattern, alone.stderr)[-1:] == re.findall(pattern, unchecked_runs[path].stderr)[-1:] != []
