@@ -82,3 +82,23 @@ def actions_of(stmt: Mapping[str, Any]) -> list[str]:
 def resources_of(stmt: Mapping[str, Any]) -> list[str]:
     value = stmt.get("Resource", [])
     return [value] if isinstance(value, str) else list(value)
+
+
+def canonical(value: Any) -> Any:
+    """IAM-equivalent normal form: lists are sets (sorted, de-duplicated), a one-element list equals its
+    element, statement order does not matter, numbers and booleans compare as IAM reads them (strings).  One form for
+    verify's comparison and the Config rule's policy digests (config_checks.policy_digest)."""
+    if isinstance(value, dict):
+        return {k: canonical(v) for k, v in sorted(value.items())}
+    if isinstance(value, (list, tuple)):
+        items = [canonical(v) for v in value]
+        unique: dict[str, Any] = {}
+        for item in items:
+            unique[json.dumps(item, sort_keys=True)] = item
+        ordered = [unique[k] for k in sorted(unique)]
+        return ordered[0] if len(ordered) == 1 else ordered
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return value

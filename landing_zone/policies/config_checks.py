@@ -40,7 +40,7 @@ from landing_zone.core import arns, markers, naming
 from landing_zone.core.catalog import Catalog
 from landing_zone.core.config import LandingZoneConfig
 from landing_zone.policies.access import handler_policy
-from landing_zone.policies.common import document, statement
+from landing_zone.policies.common import canonical, document, statement
 from landing_zone.policies.roles import with_own_log_group
 
 __all__ = [
@@ -79,22 +79,6 @@ class PolicyDocuments:
     keys: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
-def _canonical(value: Any) -> Any:
-    """IAM-equivalent normal form (as ``verify`` compares): lists are sets (sorted, de-duplicated), a one-element list
-    is its element, numbers and booleans are strings."""
-    if isinstance(value, dict):
-        return {k: _canonical(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)):
-        unique = {json.dumps(c, sort_keys=True): c for c in (_canonical(v) for v in value)}
-        ordered = [unique[k] for k in sorted(unique)]
-        return ordered[0] if len(ordered) == 1 else ordered
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    return value
-
-
 def policy_digest(policy: Mapping[str, Any] | str) -> str:
     """SHA-256 (first 32 hex digits) of a policy's canonical JSON: statement order, one-element lists, list order and
     the case of action names do not change it; any statement added, removed or changed does.  The handler computes the
@@ -110,7 +94,7 @@ def policy_digest(policy: Mapping[str, Any] | str) -> str:
             elif isinstance(out.get(key), list):
                 out[key] = [a.lower() for a in out[key]]
         statements.append(out)
-    text = json.dumps(_canonical({**doc, "Statement": statements}), sort_keys=True, separators=(",", ":"))
+    text = json.dumps(canonical({**doc, "Statement": statements}), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_LENGTH]
 
 

@@ -14,6 +14,8 @@ import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from landing_zone.policies.common import canonical
+
 
 class Unresolved:
     """A value of the intent that cannot be known offline (e.g. a generated name CloudFormation could not
@@ -46,25 +48,6 @@ def parse_json(value: Any) -> Any:
     """A policy as returned by an API (JSON text) or as written in a template (object)."""
     if isinstance(value, str):
         return json.loads(value)
-    return value
-
-
-def canonical(value: Any) -> Any:
-    """IAM-equivalent normal form: lists are sets (sorted, de-duplicated), a one-element list equals its
-    element, statement order does not matter, numbers and booleans compare as IAM reads them (strings)."""
-    if isinstance(value, dict):
-        return {k: canonical(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)):
-        items = [canonical(v) for v in value]
-        unique: dict[str, Any] = {}
-        for item in items:
-            unique[json.dumps(item, sort_keys=True)] = item
-        ordered = [unique[k] for k in sorted(unique)]
-        return ordered[0] if len(ordered) == 1 else ordered
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
     return value
 
 

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from landing_zone.assembly import Assembly, Resource, Stack
-from landing_zone.verify.compare import canonical, document_diff, same_document, same_number, unresolved_in
+from landing_zone.policies.common import canonical
+from landing_zone.verify.compare import document_diff, same_document, same_number, unresolved_in
 from landing_zone.verify.live import NAME_PROPERTY, Live, Resolver
 from tests.e2e.accounts import ACCOUNTS, REGION, Run
 

@@ -17,6 +17,7 @@ from botocore.exceptions import ClientError
 
 from landing_zone import aws
 from landing_zone.assembly import Resource
+from landing_zone.policies.common import canonical
 from landing_zone.verify.checks.common import (
     DRIFT,
     ERROR,
@@ -29,7 +30,7 @@ from landing_zone.verify.checks.common import (
     unresolvable_rows,
 )
 from landing_zone.verify.checks.keys import key_arn
-from landing_zone.verify.compare import Unresolved, as_bool, canonical, document_diff, unresolved_in
+from landing_zone.verify.compare import Unresolved, as_bool, document_diff, unresolved_in
 from landing_zone.verify.report import CheckResult
 
 CHECKS = (

@@ -21,6 +21,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from landing_zone.assembly import Resource
+from landing_zone.policies.common import canonical
 from landing_zone.verify.checks.common import (
     DRIFT,
     ERROR,
@@ -38,7 +39,6 @@ from landing_zone.verify.checks.keys import key_arn
 from landing_zone.verify.compare import (
     Unresolved,
     as_bool,
-    canonical,
     document_diff,
     parse_json,
     same_number,

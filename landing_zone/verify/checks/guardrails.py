@@ -18,6 +18,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from landing_zone.assembly import Resource
+from landing_zone.policies.common import canonical
 from landing_zone.verify.checks.common import (
     DRIFT,
     ERROR,
@@ -31,7 +32,7 @@ from landing_zone.verify.checks.common import (
     unresolvable_rows,
 )
 from landing_zone.verify.checks.keys import key_arn
-from landing_zone.verify.compare import Unresolved, canonical, short_hash, unresolved_in
+from landing_zone.verify.compare import Unresolved, short_hash, unresolved_in
 from landing_zone.verify.live import ApiError
 from landing_zone.verify.report import CheckResult, summarize
 
