@@ -16,6 +16,13 @@ OUT    ?= cdk.out
 export PATH := $(BIN):$(CURDIR)/node_modules/.bin:$(PATH)
 export CDK_DISABLE_CLI_TELEMETRY := true
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# pip installs without compiling (--no-compile): it would compile every module of every package (aws-cdk-lib's
+# hundreds among them: 20 of the 33 s the runtime tier took on 2 cores), where the commands import a tenth of them.
+# Python compiles a module on its first import instead and keeps the bytecode: written even where the environment
+# sets PYTHONDONTWRITEBYTECODE (some containers do), or every command would compile aws-cdk-lib again (3 s each).
+# The bytecode goes into .venv*/ and __pycache__/ folders git ignores (`make clean` removes the project's).
+export PYTHONDONTWRITEBYTECODE :=
+PIP_INSTALL := -m pip install --quiet --no-compile
 
 # One virtualenv, filled in tiers, each a pinned requirements file checked against the full lock (constraints.txt):
 # synth needs requirements.txt only; verify/discover/cost-report add requirements-cli.txt; tests and lint add
@@ -71,23 +78,23 @@ $(VENV)/bin/python:
 
 $(SYNTH_STAMP): requirements.txt constraints.txt | $(VENV)/bin/python
 	@echo "installing the runtime dependencies (requirements.txt)" >&2
-	@$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt >&2
+	@$(BIN)/python $(PIP_INSTALL) -r requirements.txt -c constraints.txt >&2
 	@touch $@
 
 $(CLI_STAMP): requirements-cli.txt $(SYNTH_STAMP)
 	@echo "installing the CLI dependencies (requirements-cli.txt)" >&2
-	@$(BIN)/python -m pip install --quiet -r requirements-cli.txt -c constraints.txt >&2
+	@$(BIN)/python $(PIP_INSTALL) -r requirements-cli.txt -c constraints.txt >&2
 	@touch $@
 
 $(DEV_STAMP): requirements-dev.txt $(CLI_STAMP)
 	@echo "installing the test and lint tools (requirements-dev.txt)" >&2
-	@$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt >&2
+	@$(BIN)/python $(PIP_INSTALL) -r requirements-dev.txt -c constraints.txt >&2
 	@touch $@
 
 $(SCAN_STAMP): requirements-scanners.txt constraints-scanners.txt
 	@echo "creating $(SCAN_VENV)/ for checkov and cfn-lint (requirements-scanners.txt)" >&2
 	@test -x $(SCAN_VENV)/bin/python || { $(CHECK_PYTHON); $(PYTHON) -m venv $(SCAN_VENV) >&2; }
-	@$(SCAN_VENV)/bin/python -m pip install --quiet -r requirements-scanners.txt -c constraints-scanners.txt >&2
+	@$(SCAN_VENV)/bin/python $(PIP_INSTALL) -r requirements-scanners.txt -c constraints-scanners.txt >&2
 	@touch $@
 
 $(NODE_STAMP): package.json package-lock.json $(SYNTH_STAMP)
@@ -137,11 +144,10 @@ synth: setup
 # theirs that passed on the same inputs is not rerun, and the summary says so.  CI=true (set by .ci/run) or LZ_LAYERS=all runs
 # every test.
 # The tests start a few hundred Python processes (the entry point, make, the runtime tier) and two workers that each
-# import the whole app: the bytecode cache (__pycache__/, ignored by git, removed by `make clean`) is written even
-# where the environment sets PYTHONDONTWRITEBYTECODE (some containers do), or every process compiles the same modules
-# again (pytest's assertion rewriting included).
+# import the whole app: the bytecode cache is written (PYTHONDONTWRITEBYTECODE cleared above), or every process
+# compiles the same modules again (pytest's assertion rewriting included).
 test: setup-dev lint
-	PYTHONDONTWRITEBYTECODE= python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
+	python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
 
 lint: setup-dev
 	ruff check .

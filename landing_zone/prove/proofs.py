@@ -35,12 +35,13 @@ when every obligation holds.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
 import json
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -364,6 +365,28 @@ def cache_path(
     return Path(directory) / f"{kind}-{digest}.json"
 
 
+@contextlib.contextmanager
+def cache_lock(cache: Path | None) -> Iterator[None]:
+    """Hold ``<cache>.lock`` while a result for ``cache`` is computed, so that two processes asking for the same
+    result (two test workers reviewing the same assembly) compute it once: the second waits, then reads the first's.
+    An advisory lock (``fcntl.flock``, released by the OS if the holder dies); a no-op without a cache or where the
+    platform has no ``fcntl``."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        fcntl = None  # type: ignore[assignment]
+    if cache is None or fcntl is None:
+        yield
+        return
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with open(cache.with_name(cache.name + ".lock"), "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _cached(cache: Path, here: str, source: str) -> dict[str, Any] | None:
     """The stored section, with this assembly's path in place of the marker (None when it cannot be read)."""
     try:
@@ -404,6 +427,21 @@ def _acknowledge(data: Mapping[str, Any], acks: Sequence[Acknowledgement]) -> se
     return used
 
 
+def _prove_and_store(
+    inputs: ProofInputs, timeout_ms: int, properties: Sequence[str] | None, cache: Path | None, here: str
+) -> dict[str, Any]:
+    """The section's proofs, run now (``seconds``: how long), kept in the cache when decided."""
+    start = time.perf_counter()
+    try:
+        data = prove_all(inputs, timeout_ms=timeout_ms, properties=properties, jobs=default_jobs()).to_dict()
+    except ProofError as exc:
+        data = {"source": inputs.source, "mode": inputs.mode, "all_hold": False, "properties": [], "error": str(exc)}
+    data["seconds"] = round(time.perf_counter() - start, 2)
+    if cache is not None:
+        _store(cache, here, data)
+    return data
+
+
 def proofs_section(
     inputs: ProofInputs,
     *,
@@ -421,21 +459,12 @@ def proofs_section(
     here = json.dumps(inputs.assembly or "")[1:-1]
     if cache is not None and cache.is_file():
         data = _cached(cache, here, inputs.source)
-    start = time.perf_counter()
     if data is None:
-        try:
-            data = prove_all(inputs, timeout_ms=timeout_ms, properties=properties, jobs=default_jobs()).to_dict()
-        except ProofError as exc:
-            data = {
-                "source": inputs.source,
-                "mode": inputs.mode,
-                "all_hold": False,
-                "properties": [],
-                "error": str(exc),
-            }
-        data["seconds"] = round(time.perf_counter() - start, 2)
-        if cache is not None:
-            _store(cache, here, data)
+        with cache_lock(cache):  # another process may be proving the same: wait, then read its result
+            if cache is not None and cache.is_file():
+                data = _cached(cache, here, inputs.source)
+            if data is None:
+                data = _prove_and_store(inputs, timeout_ms, properties, cache, here)
     used = _acknowledge(data, acks)
     data["acknowledgements"] = [
         {"property": a.property, "obligation": a.obligation, "reason": a.reason, "used": i in used}
