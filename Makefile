@@ -139,7 +139,9 @@ synth: setup
 	rm -rf $(OUT) && mv $(OUT).tmp $(OUT)
 	@echo "synthesized $$(ls $(OUT)/*.template.json | wc -l) stack template(s) into $(OUT)/"
 
-# Lint first (seconds), then every test, in parallel (test files spread over $(JOBS) workers).  The stamped layers
+# Lint first (seconds), then every test, in parallel (test files spread over $(JOBS) workers, handed out in
+# collection order: --no-loadscope-reorder keeps xdist from handing out the files with the most tests first, which put
+# the slowest files, with few tests, last; tests/conftest.py orders them, SLOW_FIRST).  The stamped layers
 # (markers nag, scanners, mutation, package; tests/support/layers.py) run once per change to their inputs: a test of
 # theirs that passed on the same inputs is not rerun, and the summary says so.  CI=true (set by .ci/run) or LZ_LAYERS=all runs
 # every test.
@@ -147,7 +149,7 @@ synth: setup
 # import the whole app: the bytecode cache is written (PYTHONDONTWRITEBYTECODE cleared above), or every process
 # compiles the same modules again (pytest's assertion rewriting included).
 test: setup-dev lint
-	python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
+	python -m pytest -n $(JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 lint: setup-dev
 	ruff check .

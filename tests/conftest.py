@@ -211,17 +211,24 @@ def default_lz(synth) -> Synthesized:
     return synth(None)
 
 
-# The files that take longest on a cold run (`--file-durations`, CI's log), scheduled first: `--dist loadfile` hands
-# files to the workers in collection order, and a long file handed out last runs alone at the end while the other
-# worker idles (a cold run's mutation table ran its last 4 minutes so).  Only the order changes; every test runs.
+# The files that take longest on a cold run (`--file-durations`, CI's log), scheduled first: with
+# `--no-loadscope-reorder` (the Makefile) `--dist loadfile` hands files to the workers in collection order (two each
+# to begin with), and a long file handed out last runs alone at the end while the other worker idles.  Without that
+# flag xdist hands out the files with the most tests first, and the mutation table (3 tests, 260 s) started last.
+# The review command's tests come third, on the first worker behind the mutation table: by then the gates (second
+# worker) have proved and kept every example, so they read the proofs instead of waiting for them
+# (landing_zone.prove.proofs.cache_lock).  Only the order changes; every test runs.
 SLOW_FIRST = (
     "tests/prove/test_mutations.py",
     "tests/review/test_gates.py",
     "tests/review/test_review_cli.py",
     "tests/cli/test_fresh_machine.py",
-    "tests/moto/test_verify_everything.py",
-    "tests/cli/test_tiers.py",
     "tests/cli/test_cli.py",
+    "tests/moto/test_verify_everything.py",
+    "tests/review/test_rule_fixtures.py",
+    "tests/moto/test_verify.py",
+    "tests/cdk/test_stack_limits.py",
+    "tests/cli/test_tiers.py",
 )
 
 
