@@ -44,12 +44,12 @@ CDK_CONFIG  := $(if $(CONFIG),-c "config=$(CONFIG)",)
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-cli setup-dev scanners cfn-schemas synth test lint validate routes schema deploy cost review bench e2e clean help
+.PHONY: setup setup-cli setup-dev scanners cfn-schemas synth test test-run mypy-run dev-deps lint lint-fast validate routes schema deploy cost review bench e2e clean help
 
 help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up (runtime dependencies only), validate, synthesize into $(OUT)/"
 	@echo "           [ACCEPT_REPLACEMENT=...]  go on although a named resource would be replaced (<stack>/<logical id>)"
-	@echo "make test                            set up everything, then lint and every test (the nag, scanner, mutation, wheel"
+	@echo "make test                            set up everything, lint, then every test beside the type check (the nag, scanner, mutation, wheel"
 	@echo "                                     tests rerun when their inputs changed; CI=true or LZ_LAYERS=all: always)"
 	@echo "make validate [CONFIG=...]           validate the configuration, print its warnings (exit 2 on problems)"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
@@ -105,7 +105,11 @@ $(NODE_STAMP): package.json package-lock.json $(SYNTH_STAMP)
 
 setup: $(SYNTH_STAMP) $(NODE_STAMP)
 setup-cli: setup $(CLI_STAMP)
-setup-dev: setup-cli $(DEV_STAMP) $(SCAN_STAMP)
+# The dev tier and the scanners' virtualenv are independent: installed side by side (pip is mostly one core's work).
+setup-dev: setup-cli
+	@$(MAKE) --no-print-directory -j2 dev-deps
+dev-deps: $(DEV_STAMP) $(SCAN_STAMP)
+	@:
 scanners: $(SCAN_STAMP)
 
 # The create-only and name properties of the resource types the landing zone synthesizes, from the CloudFormation
@@ -148,16 +152,26 @@ synth: setup
 # The tests start a few hundred Python processes (the entry point, make, the runtime tier) and two workers that each
 # import the whole app: the bytecode cache is written (PYTHONDONTWRITEBYTECODE cleared above), or every process
 # compiles the same modules again (pytest's assertion rewriting included).
-test: setup-dev lint
+# The type check runs beside the tests: it is one core's minute on a fresh clone (seconds when its cache is warm), and
+# its result decides `make test` as much as before (make waits for both; a type error fails the run).
+test: setup-dev lint-fast
+	@$(MAKE) --no-print-directory -j2 mypy-run test-run
+
+test-run:
 	python -m pytest -n $(JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
-lint: setup-dev
+lint: lint-fast
+	mypy
+
+lint-fast: setup-dev
 	ruff check .
 	ruff format --check .
-	mypy
 	lint-imports --no-cache
 	xenon --max-absolute C --max-modules C --max-average A landing_zone constructs_lib stacks handlers app.py
 	python -m tests.support.module_size
+
+mypy-run:
+	mypy
 
 # Commands whose output is the product (a table, a script, a schema): the recipe line is not echoed.
 routes: setup
