@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import gc
 import json
 import os
 import shutil
@@ -17,6 +18,11 @@ import pytest
 from tests.support.digest import ROOT, SYNTH_CACHE, config_digest, source_digest
 
 pytest_plugins = ["tests.support.layers", "tests.support.timing"]
+# The suite allocates millions of short-lived objects (botocore's models, moto's responses, templates as dicts) and
+# keeps a large heap alive (jsii, the synthesized templates): with the default threshold (700) the cyclic collector
+# walks that heap thousands of times per worker.  A larger first-generation threshold cuts a worker's CPU by about an
+# eighth (measured: test_verify + test_stacks + test_cost_report, 44.6 s -> 39.0 s); garbage is still collected.
+gc.set_threshold(50_000, 20, 100)
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 FIXTURES = ROOT / "tests" / "fixtures"
 
