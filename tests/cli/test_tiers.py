@@ -31,6 +31,10 @@ from tests.support.runtime_only import (
     top_level_modules,
 )
 
+# A stamped layer (tests/support/layers.py): every test here starts a runtime-only interpreter or reads the installed
+# distributions, which change only with the locks; `make test` reruns them when an input changed, CI every time.
+pytestmark = pytest.mark.runtime
+
 EU = str(ROOT / "examples" / "eu-sovereign.yaml")
 US_ORG = str(ROOT / "examples" / "us-organization.yaml")
 M = "moonshotai.kimi-k3.1-pro"

@@ -1,8 +1,10 @@
 """The stamped layers: slow tests that ``make test`` runs once per change to their inputs; CI runs them every time.
 
 The cdk-nag packs (marker ``nag``), the template scanners cfn-lint and checkov (``scanners``), the prover's
-mutation runs (``mutation``) and the wheel built and installed into a fresh virtualenv (``package``) take most of a
-warm run while answering a question whose inputs rarely change: the app's source, the examples, the locks.  A test
+mutation runs (``mutation``), the wheel built and installed into a fresh virtualenv (``package``), the app and
+``make synth`` run as a user runs them, through the real cdk CLI (``synth``), and the commands run in an interpreter
+that sees the runtime tier alone (``runtime``) take most of a warm run while answering a question whose inputs
+rarely change: the app's source, the examples, the locks.  A test
 of such a layer that passes leaves a stamp keyed by its node ID and by the digest of everything it reads
 (:func:`layer_digest`, and :data:`LAYER_EXTRA_INPUTS`); a later run with the same digest deselects it and says so
 in the summary, with when it passed.  A failure, a skip or a changed input leaves no valid stamp, so the test runs.
@@ -27,7 +29,7 @@ import pytest
 
 from tests.support.digest import ROOT, STAMP_DIR, files_digest, source_digest
 
-STAMPED_LAYERS = ("nag", "scanners", "mutation", "package")
+STAMPED_LAYERS = ("nag", "scanners", "mutation", "package", "synth", "runtime")
 REPORT_ENV = "LZ_LAYERS_REPORT"
 CUTOFF_ENV = "LZ_LAYERS_CUTOFF"
 # What a stamped test reads beyond the app's source (source_digest): the configurations, the scanners' locks and
@@ -158,7 +160,7 @@ class StampedLayers:
         if not (self.deselected or self.ran):
             return
         write = terminalreporter.write_line
-        terminalreporter.write_sep("-", "stamped layers (nag, scanners, mutation, package)")
+        terminalreporter.write_sep("-", f"stamped layers ({', '.join(STAMPED_LAYERS)})")
         for layer in STAMPED_LAYERS:
             stamps = self.deselected.get(layer, [])
             if stamps and self.leave_out:
