@@ -7,6 +7,8 @@ names the template whose count to update."""
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,8 @@ from landing_zone.core.config import LANDING_ZONE_TAGS_MAX, RESERVED_TAG_KEYS
 from landing_zone.errors import ConfigError
 from landing_zone.plan.detection import member_detection_resources
 from landing_zone.plan.stack_limits import template_footprints
-from tests.conftest import EXAMPLES, cdk_context
+from tests.conftest import EXAMPLES
+from tests.support.digest import SYNTH_CACHE
 
 MEMBER_BASELINE = {
     "organization": {
@@ -35,20 +38,24 @@ def applications(n: int) -> list[dict]:
     return [{"name": f"app-{i:03d}", "cost_center": "cc-1"} for i in range(n)]
 
 
-def synthesized_templates(plan, outdir: Path) -> dict[str, dict]:
+def case_config(case: str) -> Path:
+    """The case's overrides as a configuration file at a stable path, so that ``synth`` (tests/conftest.py) keeps its
+    assembly in the synthesis cache: a later run whose app and case are unchanged reads the templates instead of
+    synthesizing the app again (a file ``synth`` reads is the same as the overrides: both are merged into cdk.json's
+    defaults)."""
+    path = SYNTH_CACHE / "configs" / f"stack-limits-{re.sub(r'[^a-z0-9]+', '-', case.lower()).strip('-')}.json"
+    text = json.dumps(CASES[case], indent=1, sort_keys=True) + "\n"
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = path.with_suffix(f".{os.getpid()}.tmp")
+        staging.write_text(text)
+        staging.replace(path)
+    return path
+
+
+def synthesized_templates(outdir: Path) -> dict[str, dict]:
     """Every template of the cloud assembly (stacks and StackSet templates) by file name."""
-    import aws_cdk as cdk
-
-    from stacks.landing_zone import build_landing_zone
-
-    context = {k: v for k, v in cdk_context().items() if k != "nag"}  # the gate is tested elsewhere; counts only
-    app = cdk.App(context=context, outdir=str(outdir))
-    build_landing_zone(app, plan)
-    app.synth()
-    out = {}
-    for path in outdir.rglob("*.template.json"):
-        out[path.name.removesuffix(".template.json")] = json.loads(path.read_text())
-    return out
+    return {p.name.removesuffix(".template.json"): json.loads(p.read_text()) for p in outdir.rglob("*.template.json")}
 
 
 def actual_counts(plan, templates: dict[str, dict]) -> dict[str, tuple[int, int]]:
@@ -104,8 +111,10 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_counted_resources_and_outputs_match_the_synthesized_templates(plan_for, tmp_path, case):
-    plan = plan_for(**CASES[case])
+def test_counted_resources_and_outputs_match_the_synthesized_templates(plan_for, synth, case):
+    lz = synth(case_config(case))
+    plan = lz.plan
+    assert plan.config == plan_for(**CASES[case]).config  # the file is the overrides (only the origin differs)
     predicted = {
         fp.template: (fp.resources, fp.outputs)
         for fp in template_footprints(
@@ -117,15 +126,13 @@ def test_counted_resources_and_outputs_match_the_synthesized_templates(plan_for,
             member_detection=member_detection_resources(plan.config, plan.routing, plan.catalog),
         )
     }
-    assert predicted == actual_counts(plan, synthesized_templates(plan, tmp_path))
+    assert predicted == actual_counts(plan, synthesized_templates(lz.outdir))
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_counts_match_every_example(synth, example):
     lz = synth(example)
-    templates = {
-        p.name.removesuffix(".template.json"): json.loads(p.read_text()) for p in lz.outdir.rglob("*.template.json")
-    }
+    templates = synthesized_templates(lz.outdir)
     predicted = {
         fp.template: (fp.resources, fp.outputs)
         for fp in template_footprints(
