@@ -148,6 +148,22 @@ def _templates_from(outdir: Path) -> dict:
 # How each synth() call was answered, per worker: from this worker's memory, from the disk cache, after waiting for
 # another worker's synthesis, or by synthesizing (printed at the end of the run: the cache's hit rate).
 STATS: dict[str, float] = {"memory": 0, "disk": 0, "waited": 0, "waited_s": 0.0, "synthesized": 0, "synthesized_s": 0.0}
+# The configurations this worker synthesized (the summary names them: on a warm run, each is a cache miss to look at).
+SYNTHESIZED: list[str] = []
+
+
+def derived_config(name: str, text: str) -> Path:
+    """A configuration a test derives (an example with a block added, overrides as a file), written at a stable path,
+    ``.synth-cache/configs/<name>``, for ``synth``: the cache keys a configuration by its path and bytes, so the same
+    text under a new temporary folder would be synthesized again on every run.  Rewritten only when its text changed
+    (atomically: workers may write the same file)."""
+    path = SYNTH_CACHE / "configs" / name
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = path.with_name(f".{name}.{os.getpid()}")
+        staging.write_text(text)
+        staging.replace(path)
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -207,6 +223,7 @@ def synth(tmp_path_factory: pytest.TempPathFactory, plan_for: Callable) -> Calla
                 shutil.rmtree(staging, ignore_errors=True)
         STATS["synthesized"] += 1
         STATS["synthesized_s"] += time.monotonic() - t0
+        SYNTHESIZED.append("cdk.json defaults" if config_path is None else Path(config_path).name)
         return cache[key]
 
     return _synth

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, derived_config
 
 IMPORTED_VPC = ROOT / "examples" / "imported-vpc.yaml"
 
@@ -116,11 +116,12 @@ def test_the_rule_expects_the_policies_the_stacks_deploy(eu: Any) -> None:
     assert _exported(network, params["vpcId"]) == {"Ref": vpc_id}
 
 
-def test_with_self_hosting_the_s3_gateway_endpoint_policy_is_checked(synth: Callable, tmp_path_factory: Any) -> None:
+def test_with_self_hosting_the_s3_gateway_endpoint_policy_is_checked(synth: Callable) -> None:
     """The self-hosting stack's S3 gateway endpoint (new VPC): its synthesized policy's digest is the rule's ``s3``
     entry, and it carries what the handler finds it by (the landing-zone tag, the S3 service)."""
-    config = tmp_path_factory.mktemp("selfhost") / "self-hosting-config-rules.yaml"
-    config.write_text(SELF_HOSTING.read_text() + "detection: {enabled: true, config_rules: true}\n")
+    config = derived_config(
+        "self-hosting-config-rules.yaml", SELF_HOSTING.read_text() + "detection: {enabled: true, config_rules: true}\n"
+    )
     selfhost = synth(config)
     template = selfhost.template("self-hosting").to_json()
     (gateway,) = [
@@ -263,10 +264,11 @@ def test_default_sg_rule_evaluates_only_the_landing_zone_vpc_default_group(eu: A
     assert "ComplianceResourceId" not in tags
 
 
-def test_with_an_imported_vpc_the_default_sg_rule_stays_scoped_by_type(synth: Callable, tmp_path_factory: Any) -> None:
+def test_with_an_imported_vpc_the_default_sg_rule_stays_scoped_by_type(synth: Callable) -> None:
     """The landing zone does not create the imported VPC, so it has no default group of its own to name."""
-    config = tmp_path_factory.mktemp("imported") / "imported-vpc-config-rules.yaml"
-    config.write_text(IMPORTED_VPC.read_text() + "detection: {enabled: true, config_rules: true}\n")
+    config = derived_config(
+        "imported-vpc-config-rules.yaml", IMPORTED_VPC.read_text() + "detection: {enabled: true, config_rules: true}\n"
+    )
     imported = synth(config)
     scope = _managed(imported.template("detection").to_json(), "default-sg-closed", "kimi-shared-vpc")["Scope"]
     assert scope == {"ComplianceResourceTypes": ["AWS::EC2::SecurityGroup"]}

@@ -15,7 +15,7 @@ from constructs_lib.detection import ALERT_FIELDS
 from landing_zone.assembly import load_assembly
 from landing_zone.review.deployability import deployability_findings, grants_section
 from landing_zone.review.inventory import build_inventory
-from tests.conftest import ROOT
+from tests.conftest import ROOT, derived_config
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
 CENTRAL = "arn:aws:events:eu-west-1:555555555555:event-bus/security-events"
@@ -23,15 +23,12 @@ ROLE = "kimi-eu-detect-central-forwarder"
 
 
 @pytest.fixture(scope="module")
-def central(synth: Callable, tmp_path_factory: Any) -> Any:
-    config = tmp_path_factory.mktemp("central") / "eu-central-bus.yaml"
+def central(synth: Callable) -> Any:
     text = EU.read_text()
     old = "\ndetection: {config_rules: true}\n"
     assert old in text  # the example's detection block, extended
-    config.write_text(
-        text.replace(old, f"\ndetection: {{config_rules: true, central_event_bus_arn: '{CENTRAL}'}}\n", 1)
-    )
-    return synth(config)
+    new = f"\ndetection: {{config_rules: true, central_event_bus_arn: '{CENTRAL}'}}\n"
+    return synth(derived_config("eu-central-bus.yaml", text.replace(old, new, 1)))
 
 
 def _resources(template: Any, kind: str) -> dict[str, dict[str, Any]]:

@@ -7,7 +7,6 @@ names the template whose count to update."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -17,8 +16,7 @@ from landing_zone.core.config import LANDING_ZONE_TAGS_MAX, RESERVED_TAG_KEYS
 from landing_zone.errors import ConfigError
 from landing_zone.plan.detection import member_detection_resources
 from landing_zone.plan.stack_limits import template_footprints
-from tests.conftest import EXAMPLES
-from tests.support.digest import SYNTH_CACHE
+from tests.conftest import EXAMPLES, derived_config
 
 MEMBER_BASELINE = {
     "organization": {
@@ -39,18 +37,10 @@ def applications(n: int) -> list[dict]:
 
 
 def case_config(case: str) -> Path:
-    """The case's overrides as a configuration file at a stable path, so that ``synth`` (tests/conftest.py) keeps its
-    assembly in the synthesis cache: a later run whose app and case are unchanged reads the templates instead of
-    synthesizing the app again (a file ``synth`` reads is the same as the overrides: both are merged into cdk.json's
-    defaults)."""
-    path = SYNTH_CACHE / "configs" / f"stack-limits-{re.sub(r'[^a-z0-9]+', '-', case.lower()).strip('-')}.json"
-    text = json.dumps(CASES[case], indent=1, sort_keys=True) + "\n"
-    if not path.is_file() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging = path.with_suffix(f".{os.getpid()}.tmp")
-        staging.write_text(text)
-        staging.replace(path)
-    return path
+    """The case's overrides as a configuration file (merged into cdk.json's defaults as the overrides are), at a
+    stable path: a later run whose app and case are unchanged reads the cached assembly."""
+    slug = re.sub(r"[^a-z0-9]+", "-", case.lower()).strip("-")
+    return derived_config(f"stack-limits-{slug}.json", json.dumps(CASES[case], indent=1, sort_keys=True) + "\n")
 
 
 def synthesized_templates(outdir: Path) -> dict[str, dict]:

@@ -8,6 +8,7 @@ import os
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,14 +27,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def _worker_stats() -> dict[str, float]:
+def _worker_stats() -> dict[str, Any]:
     import sys
 
-    from tests.conftest import STATS
+    from tests.conftest import STATS, SYNTHESIZED
 
     moto = sys.modules.get("tests.support.moto_state")  # imported by the moto tests only
     extra = {f"moto_{k}": v for k, v in moto.STATS.items()} if moto else {}
-    return {**STATS, **extra}
+    return {**STATS, **extra, "synthesized_names": SYNTHESIZED}
 
 
 class Timing:
@@ -51,7 +52,7 @@ class Timing:
             worker = self.config.workerinput["workerid"]
             (Path(os.environ[REPORT_ENV]) / f"{worker}.json").write_text(json.dumps(_worker_stats()))
 
-    def _stats(self) -> list[dict[str, float]]:
+    def _stats(self) -> list[dict[str, Any]]:
         if self.report_dir:
             return [json.loads(p.read_text()) for p in sorted(Path(self.report_dir).glob("*.json"))]
         return [_worker_stats()]
@@ -72,6 +73,9 @@ class Timing:
                 f"worker's synthesis, {total['synthesized']} synthesized ({seconds:.0f} s); "
                 f"hit rate {(calls - total['synthesized']) / calls:.0%}"
             )
+            names = sorted(name for s in stats for name in s.get("synthesized_names", []))
+            if names:
+                terminalreporter.write_line(f"synthesized: {', '.join(names)}")
         deployed, restored = (sum(s.get(k, 0) for s in stats) for k in ("moto_deployed", "moto_restored"))
         if deployed or restored:
             terminalreporter.write_line(
