@@ -50,7 +50,8 @@ help:
 	@echo "make synth [CONFIG=examples/x.yaml]  set up (runtime dependencies only), validate, synthesize into $(OUT)/"
 	@echo "           [ACCEPT_REPLACEMENT=...]  go on although a named resource would be replaced (<stack>/<logical id>)"
 	@echo "make test                            set up everything, lint, then every test beside the type check (the nag, scanner, mutation, wheel,"
-	@echo "                                     subprocess synth and runtime-tier tests rerun when their inputs changed; CI=true or LZ_LAYERS=all: always)"
+	@echo "                                     subprocess synth, runtime-tier, browser and simulator tests rerun when their inputs changed;"
+	@echo "                                     CI=true or LZ_LAYERS=all: always)"
 	@echo "make validate [CONFIG=...]           validate the configuration, print its warnings (exit 2 on problems)"
 	@echo "make routes [CONFIG=...]             print the routing matrix"
 	@echo "make deploy [CONFIG=...]             print the bootstrap and deploy commands, account by account, in order"
@@ -146,9 +147,9 @@ synth: setup
 # Lint first (seconds), then every test, in parallel (test files spread over $(JOBS) workers, handed out in
 # collection order: --no-loadscope-reorder keeps xdist from handing out the files with the most tests first, which put
 # the slowest files, with few tests, last; tests/conftest.py orders them, SLOW_FIRST).  The stamped layers
-# (markers nag, scanners, mutation, package, synth, runtime; tests/support/layers.py) run once per change to
-# their inputs: a test of theirs that passed on the same inputs is not rerun, and the summary says so.  CI=true (set by
-# .ci/run) or LZ_LAYERS=all runs every test.
+# (markers nag, scanners, mutation, package, synth, runtime, browser, simulator; tests/support/layers.py) run once
+# per change to their inputs: a test of theirs that passed on the same inputs is not rerun, and the summary says so.
+# CI=true (set by .ci/run) or LZ_LAYERS=all runs every test.
 # The tests start a few hundred Python processes (the entry point, make, the runtime tier) and two workers that each
 # import the whole app: the bytecode cache is written (PYTHONDONTWRITEBYTECODE cleared above), or every process
 # compiles the same modules again (pytest's assertion rewriting included).

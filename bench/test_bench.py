@@ -5,7 +5,8 @@
   proved, every test of the stamped layers runs.  This is what CI pays for the tests from a fresh clone (CI also
   sets ``CI=true``, which makes the stamped layers run whatever their stamps say; on a cold cache there are none).
 * **warm**: ``make test`` again, nothing changed: assemblies, reports and stamps are reused, the stamped layers
-  (nag, scanners, mutation, package, synth, runtime; tests/support/layers.py) are not rerun.
+  (nag, scanners, mutation, package, synth, runtime, browser, simulator;
+  tests/support/layers.py) are not rerun.
 
 Prints the wall-clock and CPU seconds of each run, the test count line, the synthesis cache's hit rate and the
 stamped layers' summary, and writes them to ``.bench/test-times.json`` (each run's output: ``.bench/make-test-*.log``).
@@ -31,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET_WARM_SECONDS = 120.0  # `make test`, warm, on a 2-core machine (issue 36)
 COLD_CACHES = (".synth-cache", ".mypy_cache", ".ruff_cache", ".import_linter_cache")
 SUMMARY_LINES = re.compile(
-    r"^(\d+ passed|.* in [\d.]+s|\d+ synth\(\) calls|nag |scanners |mutation |package |synth |runtime |moto state)"
+    r"^(\d+ passed|.* in [\d.]+s|\d+ synth\(\) calls|synthesized: |moto state"
+    r"|nag |scanners |mutation |package |synth |runtime |browser |simulator )"
 )
 
 

@@ -2,8 +2,9 @@
 
 The cdk-nag packs (marker ``nag``), the template scanners cfn-lint and checkov (``scanners``), the prover's
 mutation runs (``mutation``), the wheel built and installed into a fresh virtualenv (``package``), the app and
-``make synth`` run as a user runs them, through the real cdk CLI (``synth``), and the commands run in an interpreter
-that sees the runtime tier alone (``runtime``) take most of a warm run while answering a question whose inputs
+``make synth`` run as a user runs them, through the real cdk CLI (``synth``), the commands run in an interpreter
+that sees the runtime tier alone (``runtime``), the HTML report rendered in a headless Chromium (``browser``) and the
+third-party IAM simulator in Node.js (``simulator``) take most of a warm run while answering a question whose inputs
 rarely change: the app's source, the examples, the locks.  A test
 of such a layer that passes leaves a stamp keyed by its node ID and by the digest of everything it reads
 (:func:`layer_digest`, and :data:`LAYER_EXTRA_INPUTS`); a later run with the same digest deselects it and says so
@@ -29,7 +30,7 @@ import pytest
 
 from tests.support.digest import ROOT, STAMP_DIR, files_digest, source_digest
 
-STAMPED_LAYERS = ("nag", "scanners", "mutation", "package", "synth", "runtime")
+STAMPED_LAYERS = ("nag", "scanners", "mutation", "package", "synth", "runtime", "browser", "simulator")
 REPORT_ENV = "LZ_LAYERS_REPORT"
 CUTOFF_ENV = "LZ_LAYERS_CUTOFF"
 # What a stamped test reads beyond the app's source (source_digest): the configurations, the scanners' locks and
@@ -48,8 +49,9 @@ LAYER_INPUTS = (
     "Makefile",
     "package.json",
 )
-# What one layer reads beyond those: the wheel's metadata carries the README (pyproject.toml, readme).
-LAYER_EXTRA_INPUTS = {"package": ("README.md",)}
+# What one layer reads beyond those: the wheel's metadata carries the README (pyproject.toml, readme); the simulator's
+# tests take their configurations and SCP levels from the red-team tests' module.
+LAYER_EXTRA_INPUTS = {"package": ("README.md",), "simulator": ("tests/cdk/test_redteam.py",)}
 
 
 def forced() -> str | None:

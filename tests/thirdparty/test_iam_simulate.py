@@ -33,6 +33,10 @@ from tests.cdk.test_redteam import CONFIGS, scp_levels
 from tests.conftest import ROOT
 from tests.support.iam_simulate import ADMINISTRATOR_ACCESS, SimCase, SimDecision, simulate_batch, simulator_versions
 
+# A stamped layer (tests/support/layers.py): the simulator's answers change only with the app, the pinned package
+# (package-lock.json) and the tables; `make test` reruns these tests when an input changed, CI every time.
+pytestmark = pytest.mark.simulator
+
 IAM_ACTION = "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_action.html"
 
 
