@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import gc
@@ -61,11 +62,23 @@ def plan_for(defaults: dict) -> Callable:
     return _plan
 
 
+@dataclasses.dataclass(frozen=True)
+class AssemblyStack:
+    """A stack as the cloud assembly's manifest gives it to ``cdk deploy``: name, target environment, protection."""
+
+    stack_name: str
+    account: str
+    region: str
+    termination_protection: bool
+    template_file: str
+
+
 class Synthesized:
     """One synthesized landing zone: the plan, the stacks' templates and the cloud assembly (``outdir``).
 
-    ``landing_zone`` (the CDK objects) is built on first use: most tests read templates only, and those may come from
-    the synthesis cache below.
+    ``landing_zone`` (the CDK objects) is built on first use: a synthesis of its own, seconds per configuration, so
+    most tests read the templates and the manifest (``stacks``) only, and those may come from the synthesis cache
+    below.
     """
 
     def __init__(self, plan, outdir: Path, templates: dict, landing_zone=None, build=None) -> None:
@@ -83,6 +96,26 @@ class Synthesized:
 
     def template(self, suffix: str):
         return self.templates[f"{self.plan.config.name}-{suffix}"]
+
+    @functools.cached_property
+    def stacks(self) -> list[AssemblyStack]:
+        """The assembly's stacks, from its manifest.json (what ``cdk deploy`` reads)."""
+        manifest = json.loads((self.outdir / "manifest.json").read_text())
+        out = []
+        for artifact_id, artifact in manifest["artifacts"].items():
+            if artifact.get("type") != "aws:cloudformation:stack":
+                continue
+            props = artifact["properties"]
+            account, region = artifact["environment"].removeprefix("aws://").split("/")
+            name = props.get("stackName") or artifact.get("displayName") or artifact_id
+            out.append(
+                AssemblyStack(name, account, region, bool(props.get("terminationProtection")), props["templateFile"])
+            )
+        return out
+
+    def stack(self, suffix: str) -> AssemblyStack | None:
+        """The stack ``<name>-<suffix>``, or None if the assembly has none."""
+        return next((s for s in self.stacks if s.stack_name == f"{self.plan.config.name}-{suffix}"), None)
 
 
 # Synthesis is the slow part of the suite (the CDK runs in Node through jsii, seconds per configuration), and every

@@ -34,9 +34,9 @@ def member_template(rollout) -> dict:
 
 
 def test_only_the_rollout_and_guardrails_stacks_exist(rollout):
-    names = {s.stack_name for s in rollout.landing_zone.stacks}
+    names = {s.stack_name for s in rollout.stacks}
     assert names == {"kimi-org-rollout", "kimi-org-guardrails"}
-    assert rollout.landing_zone.rollout.account == "444444444444"
+    assert rollout.stack("rollout").account == "444444444444"
 
 
 def test_stack_set_is_service_managed_with_automatic_deployment(rollout):

@@ -97,7 +97,7 @@ def _subnet_ids_by_az(network: Template) -> dict[str, str]:
 # -- disabled ----------------------------------------------------------------------------------------------
 def test_disabled_creates_no_eks_resource_in_any_template(default_lz):
     assert default_lz.plan.config.self_hosting.enabled is False
-    assert getattr(default_lz.landing_zone, "self_hosting", None) is None
+    assert default_lz.stack("self-hosting") is None
     for name, template in default_lz.templates.items():
         types = {r["Type"] for r in template.to_json()["Resources"].values()}
         assert not {t for t in types if t.startswith("AWS::EKS::") or "EKS-KubernetesResource" in t}, name

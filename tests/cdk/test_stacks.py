@@ -190,13 +190,12 @@ def test_every_resource_is_tagged_with_the_landing_zone_name(default_lz):
 def test_stacks_target_the_configured_account_and_region(default_lz):
     """The workload stacks go to the workload account, the guardrails and the Organizations events' forwarder to the
     management account; the global services' forwarder to us-east-1 (here the home Region too, so there is none)."""
-    lz = default_lz.landing_zone
-    management = (lz.guardrails, lz.detection_management)
-    assert all(s is not None for s in management) and lz.detection_global is None
-    for stack in lz.stacks:
-        assert stack.account == ("999999999999" if any(stack is m for m in management) else "111111111111")
+    management = {default_lz.stack("guardrails"), default_lz.stack("detection-management")}
+    assert None not in management and default_lz.stack("detection-global") is None
+    for stack in default_lz.stacks:
+        assert stack.account == ("999999999999" if stack in management else "111111111111")
         assert stack.region == "us-east-1"
-    assert default_lz.landing_zone.keys.termination_protection is True
+    assert default_lz.stack("keys").termination_protection is True
 
 
 def test_organization_example_admits_the_governed_accounts_not_the_organization(synth):
@@ -236,9 +235,10 @@ def test_endpoint_list_is_configurable(synth):
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
 def test_every_example_synthesizes(synth, example):
     lz = synth(example)
-    assert (lz.outdir / "manifest.json").is_file()
-    for stack in lz.landing_zone.stacks:
-        assert (lz.outdir / f"{stack.stack_name}.template.json").is_file()
+    assert lz.stacks  # the manifest's stacks, as `cdk deploy` reads them
+    for stack in lz.stacks:
+        assert stack.template_file == f"{stack.stack_name}.template.json"
+        assert (lz.outdir / stack.template_file).is_file()
 
 
 def test_config_retention_periods_match_the_construct_mapping():
@@ -252,11 +252,12 @@ def test_guardrails_stack_attaches_size_checked_scps_where_the_layout_says(synth
     """The EU example's OU is shared (other teams' accounts may sit there): the guardrails attach to the two governed
     accounts, the perimeter SCP to the OU; the template carries exactly the plan's names, targets and contents."""
     lz = synth(ROOT / "examples" / "eu-sovereign.yaml")
-    stack = lz.landing_zone.guardrails
+    stack = lz.stack("guardrails")
     assert stack is not None and stack.account == "444444444444"
+    scps = lz.plan.policies.scps  # what the guardrails stack renders (test_policy_markers: the same object)
     policies = resources(lz.template("guardrails"), "AWS::Organizations::Policy")
-    assert len(policies) == len(stack.scps.documents) >= 1
-    planned = {p.name: p for p in stack.scps.policies}
+    assert len(policies) == len(scps.documents) >= 1
+    planned = {p.name: p for p in scps.policies}
     for res in policies.values():
         props = res["Properties"]
         assert props["Type"] == "SERVICE_CONTROL_POLICY"
@@ -272,10 +273,10 @@ def test_guardrails_stack_attaches_size_checked_scps_where_the_layout_says(synth
 def test_the_default_shows_every_layer_and_single_account_mode_has_no_guardrails_stack(default_lz, synth):
     """The default configuration is an organization (placeholder IDs): the first synth and review show the SCPs.
     A single-account configuration (organization: null) has no guardrails stack: the boundary is the guardrail."""
-    assert default_lz.landing_zone.guardrails is not None
+    assert default_lz.stack("guardrails") is not None
     single = synth(ROOT / "examples" / "us-single-account.yaml")
-    assert single.landing_zone.guardrails is None
-    assert all("guardrails" not in s.stack_name for s in single.landing_zone.stacks)
+    assert single.stack("guardrails") is None
+    assert all("guardrails" not in s.stack_name for s in single.stacks)
 
 
 def test_flow_log_role_trust_is_confined_to_this_account_and_region(default_lz):

@@ -19,9 +19,10 @@ def _config(name: str | None):
 
 @pytest.mark.parametrize("name", CASES, ids=[str(c) for c in CASES])
 def test_the_placements_are_the_stacks_the_app_synthesizes(synth, name):
-    """Each stack's name, account and Region as stacks/landing_zone.py creates it: deploy-plan cannot drift."""
+    """Each stack's name, account and Region as stacks/landing_zone.py creates it (the assembly's manifest, which
+    `cdk deploy` reads): deploy-plan cannot drift."""
     lz_ = synth(_config(name))
-    synthesized = {(s.stack_name, s.account, s.region, s.termination_protection) for s in lz_.landing_zone.stacks}
+    synthesized = {(s.stack_name, s.account, s.region, s.termination_protection) for s in lz_.stacks}
     placements = {(p.name, p.account, p.region, p.termination_protection) for p in stack_placements(lz_.plan)}
     assert placements == synthesized
 
