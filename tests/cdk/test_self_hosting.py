@@ -1,7 +1,7 @@
 """The self-hosting stack: private EKS cluster, GPU node group on a Capacity Block, endpoints, manifests.
 
-Each configuration is synthesized once per module.  The stack comes from ``build_landing_zone`` when it
-wires it (``lz.self_hosting``); until then the test builds it next to the landing zone the same way.
+Each configuration is synthesized once (``synth``, through the synthesis cache: the variants of the example are
+derived configuration files).  The nag test builds the app with the packs itself, as app.py does.
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from typing import Any
 
 import aws_cdk as cdk
 import pytest
+import yaml
 from aws_cdk.assertions import Template
 
 from landing_zone.assembly.intrinsics import STACK_SUFFIX
+from landing_zone.core.config import deep_merge
 from landing_zone.kubernetes.manifests import (
     GPU_NODE_LABELS,
     Images,
@@ -25,7 +27,7 @@ from landing_zone.kubernetes.manifests import (
 )
 from stacks.landing_zone import build_landing_zone
 from stacks.self_hosting import SelfHostingStack
-from tests.conftest import ROOT, cdk_context
+from tests.conftest import ROOT, AssemblyStack, cdk_context, derived_config
 
 EXAMPLE = ROOT / "examples" / "self-hosting.yaml"
 ON_DEMAND = {"capacity": "on-demand", "capacity_reservation_id": None, "availability_zone": None, "desired_size": 1}
@@ -50,10 +52,10 @@ def build(app: cdk.App, plan) -> tuple[Any, SelfHostingStack | None]:
 @dataclass
 class Hosted:
     plan: Any
-    lz: Any
-    stack: SelfHostingStack
+    stack: AssemblyStack  # the self-hosting stack, as the assembly's manifest gives it
     template: Template
     network: Template
+    keys: Template
     outdir: Path
 
     def resources(self, type_: str) -> dict[str, dict]:
@@ -64,21 +66,27 @@ class Hosted:
         return found
 
 
-def _hosted(plan, outdir: Path) -> Hosted:
-    app = cdk.App(context=cdk_context(), outdir=str(outdir))
-    lz, stack = build(app, plan)
+def _hosted(synth, plan_for, variant: str = "", **self_hosting: Any) -> Hosted:
+    """The example, or the example with ``self_hosting`` overrides as a derived configuration file (cached)."""
+    config = EXAMPLE
+    if self_hosting:
+        merged = deep_merge(yaml.safe_load(EXAMPLE.read_text()), {"self_hosting": self_hosting})
+        config = derived_config(f"self-hosting-{variant}.json", json.dumps(merged, indent=1, sort_keys=True) + "\n")
+    lz = synth(config)
+    assert lz.plan.config == plan_for(EXAMPLE, self_hosting=self_hosting).config  # the file is the overrides
+    stack = lz.stack("self-hosting")
     assert stack is not None
-    return Hosted(plan, lz, stack, Template.from_stack(stack), Template.from_stack(lz.network), outdir)
+    return Hosted(lz.plan, stack, lz.template("self-hosting"), lz.template("network"), lz.template("keys"), lz.outdir)
 
 
 @pytest.fixture(scope="module")
-def block(plan_for, tmp_path_factory) -> Hosted:
-    return _hosted(plan_for(EXAMPLE), tmp_path_factory.mktemp("sh-block"))
+def block(synth, plan_for) -> Hosted:
+    return _hosted(synth, plan_for)
 
 
 @pytest.fixture(scope="module")
-def on_demand(plan_for, tmp_path_factory) -> Hosted:
-    return _hosted(plan_for(EXAMPLE, self_hosting={**ON_DEMAND, "efa": True}), tmp_path_factory.mktemp("sh-od"))
+def on_demand(synth, plan_for) -> Hosted:
+    return _hosted(synth, plan_for, "on-demand-efa", **ON_DEMAND, efa=True)
 
 
 def _gpu_nodegroup(h: Hosted) -> dict:
@@ -203,9 +211,15 @@ def test_cluster_is_private_with_api_auth_and_no_auto_mode(block):
 def test_cluster_secrets_are_encrypted_with_the_landing_zone_secrets_key(block):
     (enc,) = block.one("AWS::EKS::Cluster")["EncryptionConfig"]
     assert enc["Resources"] == ["secrets"]
-    secrets_key = block.lz.keys.keys["secrets"].node.default_child
+    aliases = block.keys.find_resources("AWS::KMS::Alias").values()
+    name = block.plan.config.name
+    (target,) = [
+        a["Properties"]["TargetKeyId"] for a in aliases if a["Properties"]["AliasName"] == f"alias/{name}/secrets"
+    ]
     export = enc["Provider"]["KeyArn"]["Fn::ImportValue"]
-    assert export.startswith(f"{block.lz.keys.stack_name}:") and block.lz.keys.get_logical_id(secrets_key) in export
+    assert export.startswith(f"{name}-keys:")
+    (output,) = [o for o in block.keys.to_json()["Outputs"].values() if o.get("Export", {}).get("Name") == export]
+    assert output["Value"] == target == {"Fn::GetAtt": [target["Fn::GetAtt"][0], "Arn"]}  # the secrets key's ARN
 
 
 def test_cluster_logs_every_control_plane_type_to_an_encrypted_retained_log_group(block):
@@ -266,18 +280,18 @@ def test_node_endpoints_with_private_dns_and_an_s3_gateway(block):
 # -- manifests ----------------------------------------------------------------------------------------
 def test_rendered_manifests_are_written_into_the_cloud_assembly(block):
     directory = block.outdir / "manifests" / block.stack.stack_name
-    assert (directory / "all.yaml").read_text() == to_yaml(block.stack.manifests)
-    assert block.stack.manifests == render_manifests(
+    manifests = render_manifests(
         ServingSpec(allowed_cidrs=("10.80.0.0/16",)), Images(vllm=block.plan.config.self_hosting.vllm_image)
     )
-    deployment = next(d for d in block.stack.manifests if d["kind"] == "Deployment")
+    assert (directory / "all.yaml").read_text() == to_yaml(manifests)
+    deployment = next(d for d in manifests if d["kind"] == "Deployment")
     assert deployment["spec"]["template"]["spec"]["containers"][0]["image"].startswith("666666666666.dkr.ecr.")
 
 
 # -- apply_manifests ----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def applied(plan_for, tmp_path_factory) -> Hosted:
-    return _hosted(plan_for(EXAMPLE, self_hosting={"apply_manifests": True}), tmp_path_factory.mktemp("sh-apply"))
+def applied(synth, plan_for) -> Hosted:
+    return _hosted(synth, plan_for, "apply-manifests", apply_manifests=True)
 
 
 def test_apply_manifests_adds_a_kubectl_provider_in_the_vpc(applied):
@@ -353,6 +367,7 @@ def _nag_violations(plan, outdir: Path) -> list[str]:
     )
 
 
+@pytest.mark.nag  # the cdk-nag packs: a stamped layer (tests/support/layers.py)
 @pytest.mark.parametrize(
     "overrides",
     [{}, {**ON_DEMAND, "efa": True}, {"apply_manifests": True}],
