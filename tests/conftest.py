@@ -263,6 +263,25 @@ def synth(tmp_path_factory: pytest.TempPathFactory, plan_for: Callable) -> Calla
 
 
 @pytest.fixture(scope="session")
+def synth_with(synth, plan_for) -> Callable[..., Synthesized]:
+    """``synth_with(name, config_path=None, **overrides)``: ``synth`` of the configuration with ``overrides`` merged in,
+    written as the derived configuration ``<name>.json`` (:func:`derived_config`), so that its assembly is cached
+    like an example's.  The file gives the configuration ``plan_for(config_path, **overrides)`` gives: asserted."""
+    import yaml
+
+    from landing_zone.core.config import deep_merge
+
+    def _synth_with(name: str, config_path: str | Path | None = None, **overrides) -> Synthesized:
+        base = {} if config_path is None else yaml.safe_load(Path(config_path).read_text())
+        text = json.dumps(deep_merge(base, overrides), indent=1, sort_keys=True) + "\n"
+        lz = synth(derived_config(f"{name}.json", text))
+        assert lz.plan.config == plan_for(config_path, **overrides).config, name
+        return lz
+
+    return _synth_with
+
+
+@pytest.fixture(scope="session")
 def default_lz(synth) -> Synthesized:
     return synth(None)
 

@@ -320,15 +320,7 @@ def test_handler_can_pass_only_the_logging_role_only_to_bedrock(eu_access):
     assert "Fn::GetAtt" in passrole["Resource"]
 
 
-def test_logging_can_be_turned_off(plan_for, tmp_path):
-    import aws_cdk as cdk
-    from aws_cdk.assertions import Template
-
-    from stacks.landing_zone import build_landing_zone
-    from tests.conftest import cdk_context
-
-    app = cdk.App(context=cdk_context(), outdir=str(tmp_path))
-    lz = build_landing_zone(app, plan_for(invocation_logging={"enabled": False}))
-    t = Template.from_stack(lz.access)
+def test_logging_can_be_turned_off(synth_with):
+    t = synth_with("logging-off", invocation_logging={"enabled": False}).template("access")
     t.resource_count_is("Custom::BedrockInvocationLogging", 0)
     t.resource_count_is("AWS::S3::Bucket", 0)

@@ -105,16 +105,10 @@ def test_kill_switch_applies_a_deny_inference_policy_to_the_invokers_at_100_perc
     assert trust["Condition"]["StringEquals"] == {"aws:SourceAccount": "111111111111"}
 
 
-def test_kill_switch_can_be_turned_off(plan_for, tmp_path):
-    import aws_cdk as cdk
-    from aws_cdk.assertions import Template
-
-    from stacks.landing_zone import build_landing_zone
-    from tests.conftest import cdk_context
-
-    app = cdk.App(context=cdk_context(), outdir=str(tmp_path))
-    lz = build_landing_zone(app, plan_for(cost={"kill_switch": False}))
-    Template.from_stack(lz.cost).resource_count_is("AWS::Budgets::BudgetsAction", 0)
+def test_kill_switch_can_be_turned_off(synth_with):
+    synth_with("kill-switch-off", cost={"kill_switch": False}).template("cost").resource_count_is(
+        "AWS::Budgets::BudgetsAction", 0
+    )
 
 
 def test_spend_alarm_prices_token_metrics_at_the_configured_prices(default_lz, cost):

@@ -18,16 +18,9 @@ ROLE = "kimi-eu-automation-data-retention"
 
 
 @pytest.fixture(scope="module")
-def retention(plan_for: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Template]:
-    import aws_cdk as cdk
-
-    from stacks.landing_zone import build_landing_zone
-    from tests.conftest import cdk_context
-
-    plan = plan_for(EU, data_retention={"mode": "none"})
-    app = cdk.App(context=cdk_context(), outdir=str(tmp_path_factory.mktemp("cdk.out")))
-    lz = build_landing_zone(app, plan)
-    return plan, Template.from_stack(lz.access)
+def retention(synth_with: Any) -> tuple[Any, Template]:
+    lz = synth_with("eu-sovereign-retention-none", EU, data_retention={"mode": "none"})
+    return lz.plan, lz.template("access")
 
 
 def test_the_mode_is_applied_by_a_custom_resource(retention: tuple[Any, Template]) -> None:

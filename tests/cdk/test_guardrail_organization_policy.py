@@ -37,22 +37,15 @@ def overrides(**guardrail: Any) -> dict[str, Any]:
     }
 
 
-def synth(plan: Any, tmp_path: Any) -> Template:
-    import aws_cdk as cdk
-
-    from stacks.landing_zone import build_landing_zone
-    from tests.conftest import cdk_context
-
-    app = cdk.App(context=cdk_context(), outdir=str(tmp_path))
-    lz = build_landing_zone(app, plan)
-    assert lz.guardrails is not None
-    return Template.from_stack(lz.guardrails)
+def guardrails(synth_with: Any, name: str, **guardrail: Any) -> tuple[Any, Template]:
+    """The US organization example with the overrides, synthesized (cached): its plan and guardrails template."""
+    lz = synth_with(f"us-organization-{name}", US_ORG, **overrides(**guardrail))
+    return lz.plan, lz.template("guardrails")
 
 
 @pytest.fixture(scope="module")
-def canary(plan_for: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Template]:
-    plan = plan_for(US_ORG, **overrides())
-    return plan, synth(plan, tmp_path_factory.mktemp("cdk.out"))
+def canary(synth_with: Any) -> tuple[Any, Template]:
+    return guardrails(synth_with, "bedrock-policy-canary")
 
 
 def bedrock_policies(t: Template) -> list[dict[str, Any]]:
@@ -94,8 +87,8 @@ def test_canary_rollout_attaches_to_the_canary_targets_only(canary: tuple[Any, T
     assert policy["TargetIds"] == [CANARY]
 
 
-def test_rollout_all_adds_the_rest_of_the_targets(plan_for: Any, tmp_path: Any) -> None:
-    t = synth(plan_for(US_ORG, **overrides(organization_policy_rollout="all", input_tags="honor")), tmp_path)
+def test_rollout_all_adds_the_rest_of_the_targets(synth_with: Any) -> None:
+    _, t = guardrails(synth_with, "bedrock-policy-all", organization_policy_rollout="all", input_tags="honor")
     (policy,) = bedrock_policies(t)
     assert policy["TargetIds"] == [CANARY, OU]
     assert '\\"input_tags\\":{\\"@@assign\\":\\"honor\\"}' in json.dumps(policy["Content"])
