@@ -12,7 +12,7 @@ import pytest
 
 from landing_zone.assembly import load_assembly
 from landing_zone.review.nag import nag_findings, nag_section
-from tests.conftest import ROOT, _templates_from
+from tests.conftest import ROOT
 from tests.nag.test_nag_gate import nag_report, nag_violations
 
 FIXTURE = ROOT / "tests" / "fixtures" / "shared-settings.yaml"
@@ -21,11 +21,9 @@ MONITOR = f"arn:aws:ce::{ACC}:anomalymonitor/0a1b2c3d-4e5f-6789-abcd-ef012345678
 
 
 @pytest.fixture(scope="module")
-def taken_over(plan_for: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path, dict]:
-    """The fixture's assembly with the cdk-nag packs run (one synth for every test here)."""
-    outdir = tmp_path_factory.mktemp("cdk.out")
-    report = nag_report(plan_for(FIXTURE), outdir)
-    return _templates_from(outdir), outdir, report
+def taken_over(synth: Any) -> dict[str, Any]:
+    """The fixture's templates (synthesized once, through the synthesis cache)."""
+    return synth(FIXTURE).templates
 
 
 def _logging(template: Any) -> dict[str, Any]:
@@ -53,8 +51,8 @@ def test_by_default_nothing_is_taken_over_and_one_monitor_is_created(default_lz:
     assert subscription["Properties"]["MonitorArnList"] == [{"Fn::GetAtt": [monitor_id, "MonitorArn"]}]
 
 
-def test_take_over_is_passed_to_the_handler_with_the_role_it_restores(taken_over: tuple) -> None:
-    templates, _, _ = taken_over
+def test_take_over_is_passed_to_the_handler_with_the_role_it_restores(taken_over: dict[str, Any]) -> None:
+    templates = taken_over
     access = templates["kimi-lz-access"]
     assert _logging(access)["TakeOverExisting"] == "true"
     statements = _handler_statements(access)
@@ -70,22 +68,24 @@ def test_take_over_is_passed_to_the_handler_with_the_role_it_restores(taken_over
     )
 
 
-def test_the_data_retention_take_over_reaches_its_handler(taken_over: tuple) -> None:
-    templates, _, _ = taken_over
+def test_the_data_retention_take_over_reaches_its_handler(taken_over: dict[str, Any]) -> None:
+    templates = taken_over
     (resource,) = templates["kimi-lz-access"].find_resources("Custom::BedrockDataRetention").values()
     assert resource["Properties"]["TakeOverExisting"] == "true"
 
 
-def test_the_accounts_monitor_is_reused_not_duplicated(taken_over: tuple) -> None:
-    templates, _, _ = taken_over
+def test_the_accounts_monitor_is_reused_not_duplicated(taken_over: dict[str, Any]) -> None:
+    templates = taken_over
     cost = templates["kimi-lz-cost"]
     assert cost.find_resources("AWS::CE::AnomalyMonitor") == {}
     (subscription,) = cost.find_resources("AWS::CE::AnomalySubscription").values()
     assert subscription["Properties"]["MonitorArnList"] == [MONITOR]
 
 
-def test_the_take_over_configuration_passes_the_nag_gate(taken_over: tuple) -> None:
-    _, outdir, report = taken_over
+@pytest.mark.nag  # the cdk-nag packs: a stamped layer (tests/support/layers.py)
+def test_the_take_over_configuration_passes_the_nag_gate(plan_for: Any, tmp_path: Path) -> None:
+    outdir = tmp_path / "cdk.out"
+    report = nag_report(plan_for(FIXTURE), outdir)
     assert nag_violations(report) == []
     found = nag_findings(nag_section(load_assembly(outdir)))
     assert [f for f in found if f.rule == "LZ-NAG-UNUSED-ACK"] == []

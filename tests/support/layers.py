@@ -50,8 +50,13 @@ LAYER_INPUTS = (
     "package.json",
 )
 # What one layer reads beyond those: the wheel's metadata carries the README (pyproject.toml, readme); the simulator's
-# tests take their configurations and SCP levels from the red-team tests' module.
-LAYER_EXTRA_INPUTS = {"package": ("README.md",), "simulator": ("tests/cdk/test_redteam.py",)}
+# tests take their configurations and SCP levels from the red-team tests' module, the nag tests elsewhere run the
+# packs with the gate's helpers.
+LAYER_EXTRA_INPUTS = {
+    "package": ("README.md",),
+    "simulator": ("tests/cdk/test_redteam.py",),
+    "nag": ("tests/nag/test_nag_gate.py",),
+}
 
 
 def forced() -> str | None:
