@@ -21,6 +21,10 @@ from tests.cli.test_cli import lz, run
 from tests.conftest import ROOT
 from tests.support.cli import app
 
+# A stamped layer (tests/support/layers.py): every test here runs `make deploy`, the pinned cdk CLI or the app as a
+# user's shell would; `make test` reruns them when the app, the Makefile or the locks change, CI every time.
+pytestmark = pytest.mark.synth
+
 CONFIGS = [None, "examples/us-single-account.yaml", "examples/multi-account-100.yaml"]
 
 
