@@ -7,10 +7,13 @@ brings what they need.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
 from collections.abc import Callable, Iterator
+from typing import Any
 
+import botocore.client
 import pytest
 from moto import mock_aws
 
@@ -20,6 +23,8 @@ from tests.conftest import ROOT
 from tests.moto.harness import Deployed, deploy_intent, moto_accounts, release_stub_clients
 
 EU = ROOT / "examples" / "eu-sovereign.yaml"
+
+Calls = collections.Counter[tuple[str, str]]
 
 
 @pytest.fixture(scope="session")
@@ -90,3 +95,17 @@ def verify_args(eu) -> Callable[..., list[str]]:
         ]
 
     return _args
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Calls]:
+    """Every botocore call made while the test runs, by (service, operation)."""
+    calls: Calls = collections.Counter()
+    make = botocore.client.BaseClient._make_api_call
+
+    def counting(self: Any, operation: str, params: dict[str, Any]) -> Any:
+        calls[(self.meta.service_model.service_name, operation)] += 1
+        return make(self, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", counting)
+    yield calls

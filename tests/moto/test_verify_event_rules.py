@@ -12,8 +12,10 @@ import pytest
 
 from landing_zone.assembly import Resource
 from landing_zone.verify.checks.events import canonical_pattern
+from tests.moto.conftest import Calls
 from tests.moto.harness import Deployed
 from tests.moto.test_verify import failing
+from tests.moto.test_verify_calls import fail_operation
 
 pytestmark = pytest.mark.moto
 
@@ -118,3 +120,27 @@ def test_a_forwarder_rule_is_read_in_its_own_region(deployed: Deployed, cli, ver
     code, failed, bad = _verify(cli, verify_args)
     assert (code, failed) == (1, {"events-rule": {"DRIFT"}})
     assert [(r["resource"], r["actual"]) for r in bad] == [(f"rule {name}", "DISABLED")]
+
+
+def test_a_bus_that_cannot_be_listed_is_an_error_for_each_of_its_rules_only(
+    deployed: Deployed, cli, verify_args, counted: Calls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules are listed once per bus (ListRules): when the listing gives no answer, each rule of that bus gets
+    the ERROR rows its own call's failure gave it, the rules of the other buses are checked, and the bus is asked
+    once."""
+    home = deployed.plan.config.home_region
+    refused = fail_operation(monkeypatch, "ListRules", lambda client, _params: client.meta.region_name == home)
+    rules = deployed.assembly.resources("AWS::Events::Rule")
+    on_bus = {r.path for r in rules if r.stack.region == home}
+    assert on_bus and len(on_bus) < len(rules)
+    code, stdout, _ = cli(verify_args("--json"))
+    checks = ("events-rule", "events-rule-pattern", "events-rule-targets")
+    assert (code, failing(stdout)) == (1, {c: {"ERROR"} for c in checks})
+    events = [r for r in json.loads(stdout)["checks"] if r["check"] in checks]
+    errors = [r for r in events if r["status"] == "ERROR"]
+    assert sorted(r["source"] for r in errors) == sorted(3 * list(on_bus))
+    assert {r["actual"] for r in errors} == {"no answer: InternalFailure"}
+    assert all(r["detail"].startswith("events:list_rules no answer: InternalFailure") for r in errors)
+    assert {r["source"] for r in events if r["status"] == "PASS"} == {r.path for r in rules} - on_bus
+    assert counted[("events", "DescribeRule")] == 0 and counted[("events", "ListRules")] == 2  # the buses that answer
+    assert len(refused) == 1  # the failed listing is not asked again for each rule of its bus

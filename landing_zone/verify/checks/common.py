@@ -10,9 +10,9 @@ DescribeStackResource) when a family asks for a condition, a stack parameter or 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from botocore.exceptions import ClientError
 
@@ -40,6 +40,8 @@ __all__ = [
 
 PASS, DRIFT, MISSING, ERROR = Status.PASS, Status.DRIFT, Status.MISSING, Status.ERROR
 
+_T = TypeVar("_T")
+
 _GLOBAL_REGION = {"aws": "us-east-1", "aws-cn": "cn-northwest-1", "aws-us-gov": "us-gov-west-1"}
 
 
@@ -66,6 +68,8 @@ class Context:
     key_labels: dict[str, str] = field(default_factory=dict)  # key ARN -> alias, for readable rows
     # stack name -> its CloudFormation status ("MISSING" when absent); only stacks whose status could be read
     stack_status: dict[str, str] = field(default_factory=dict)
+    # what a family listed once for the run (:meth:`collect`): key -> the answer, or the failure to raise again
+    collected: dict[Hashable, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.resolver = Resolver(self.assembly, self.live, region_of=self.region_of, management_of=self.management_of)
@@ -96,11 +100,32 @@ class Context:
         """A template value of ``res`` evaluated against the live account (see :class:`Resolver`)."""
         return self.resolver.value(value, res.stack)
 
+    def collect(self, key: Hashable, fetch: Callable[[], _T]) -> _T:
+        """``fetch()``, asked once per run for ``key`` (collect once, evaluate many: one listing answers every item
+        of it).  A failure (:class:`ApiError`, ``ClientError``) is remembered too and raised again to each caller,
+        so every item of the listing gets the rows its own call's failure would have given it."""
+        if key not in self.collected:
+            try:
+                self.collected[key] = fetch()
+            except (ApiError, ClientError) as exc:
+                self.collected[key] = _Failed(exc)
+        found = self.collected[key]
+        if isinstance(found, _Failed):
+            raise found.exc
+        return cast(_T, found)
+
     def key_label(self, arn: Any) -> str:
         """A KMS key ARN as people read it: its alias when the ``kms`` family saw it, else its key ID."""
         if not isinstance(arn, str) or not arn:
             return "(none)"
         return self.key_labels.get(arn, arn.rsplit("/", 1)[-1])
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A collected call that failed (:meth:`Context.collect`)."""
+
+    exc: ApiError | ClientError
 
 
 def make_row(

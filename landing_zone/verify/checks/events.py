@@ -2,12 +2,14 @@
 synthesized name on its bus, is ``ENABLED``, matches the synthesized event pattern, and delivers to the synthesized
 targets (by target ``Id``: the ARN, the role and the input transformer's template).  A disabled rule, a narrowed
 pattern or a removed target alerts nothing, and nothing else would notice: this family is what does.  Calls events
-DescribeRule and ListTargetsByRule.
+ListRules once per account, Region and bus (the rules it expects there, by the common prefix of their names; a rule
+the listing lacks is missing) and ListTargetsByRule per rule.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from functools import partial
 from typing import Any
 
@@ -32,14 +34,51 @@ CHECKS = ("events-rule", "events-rule-pattern", "events-rule-targets")
 
 
 def check_event_rules(ctx: Context) -> list[CheckResult]:
+    rules = [(res, ctx.resolve(res.prop("Name"), res)) for res in ctx.resources(RULE_TYPE)]
+    names: dict[tuple[Any, ...], list[str]] = {}
+    for res, name in rules:
+        if isinstance(name, str):
+            names.setdefault(_bus_key(ctx, res), []).append(name)
+    prefixes = {key: os.path.commonprefix(found) for key, found in names.items()}
     rows: list[CheckResult] = []
-    for res in ctx.resources(RULE_TYPE):
-        name = ctx.resolve(res.prop("Name"), res)
+    for res, name in rules:
         if not isinstance(name, str):
             rows += unresolvable_rows(CHECKS, f"rule {res.logical_id}", name, res)
             continue
-        rows += guarded(CHECKS, f"rule {name}", res, partial(_check_rule, ctx, res, name))
+        prefix = prefixes[_bus_key(ctx, res)]
+        rows += guarded(CHECKS, f"rule {name}", res, partial(_check_rule, ctx, res, name, prefix))
     return rows
+
+
+def _bus_key(ctx: Context, res: Resource) -> tuple[Any, ...]:
+    """Where a rule is listed: (asked with the management profile, Region, bus)."""
+    bus = ctx.resolve(res.prop("EventBusName", "default"), res)
+    return (ctx.management_of(res.stack), ctx.region_of(res.stack), bus if isinstance(bus, str) else repr(bus))
+
+
+def _rules_on_bus(ctx: Context, res: Resource, bus: Any, region: str, prefix: str) -> dict[str, dict[str, Any]]:
+    """The rules on ``bus`` whose names start with ``prefix`` (events ListRules, once per run), by name; a bus that
+    does not exist has none.  A failure to list is raised to each rule of the bus, as its own call's would be."""
+    management = ctx.management_of(res.stack)
+
+    def fetch() -> dict[str, dict[str, Any]]:
+        try:
+            found = ctx.live.paginate(
+                "events",
+                "list_rules",
+                "Rules",
+                region=region,
+                management=management,
+                EventBusName=bus,
+                **({"NamePrefix": prefix} if prefix else {}),
+            )
+        except ClientError as exc:
+            if not is_not_found(exc, "ResourceNotFoundException"):
+                raise
+            return {}
+        return {str(rule.get("Name")): rule for rule in found}
+
+    return ctx.collect(("events:ListRules", *_bus_key(ctx, res), prefix), fetch)
 
 
 def canonical_pattern(pattern: Any) -> Any:
@@ -67,22 +106,12 @@ def _target_view(target: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _check_rule(ctx: Context, res: Resource, name: str) -> list[CheckResult]:
+def _check_rule(ctx: Context, res: Resource, name: str, prefix: str) -> list[CheckResult]:
     region = ctx.region_of(res.stack)
     bus = ctx.resolve(res.prop("EventBusName", "default"), res)
     label = f"rule {name}"
-    try:
-        live = ctx.live.call(
-            "events",
-            "describe_rule",
-            region=region,
-            management=ctx.management_of(res.stack),
-            Name=name,
-            EventBusName=bus,
-        )
-    except ClientError as exc:
-        if not is_not_found(exc, "ResourceNotFoundException"):
-            raise
+    live = _rules_on_bus(ctx, res, bus, region, prefix).get(name)
+    if live is None:
         return [
             make_row(c, label, "present", "no such rule", MISSING, f"on bus {bus} in {region}", res) for c in CHECKS
         ]
