@@ -68,7 +68,7 @@ def register(subparsers: Subparsers) -> None:
         "--invocation-log-bucket",
         metavar="NAME",
         help="invocation-log bucket name (default: resolved from the access stack with CloudFormation "
-        "DescribeStackResource, else from the configured bucket's aws:cloudformation:* tags)",
+        "ListStackResources, else from the configured bucket's aws:cloudformation:* tags)",
     )
     p.add_argument(
         "--stackset-member",

@@ -5,7 +5,7 @@ exceptions into :class:`ApiError`.
 
 :class:`Resolver` evaluates the intrinsic functions the assembly uses (``Ref``, ``Fn::GetAtt``, ``Fn::ImportValue``,
 ``Fn::Join``, ``Fn::Sub``, pseudo parameters). A generated physical name (bucket, unnamed alarm ...) comes from
-CloudFormation ``DescribeStackResource`` of the deployed stack, else from a stack output that names the resource
+CloudFormation ``ListStackResources`` of the deployed stack, else from a stack output that names the resource
 (``DescribeStacks``), else — for a VPC or VPC endpoint — from the tags the template gives it; a KMS key from its
 stack's record (its alias only when the stack cannot be asked); an application inference profile's ARN from its stack
 first, then Bedrock by name. What cannot be resolved becomes :class:`~landing_zone.verify.compare.Unresolved`.
@@ -58,6 +58,7 @@ class Resolver:
         self.management_of = management_of or (lambda _stack: False)
         self._stacks: dict[str, dict[str, Any] | None | ApiError] = {}
         self._physical: dict[str, str | Unresolved] = {}
+        self._resources: dict[tuple[str, str, bool], dict[str, dict[str, Any]] | Exception] = {}
         self._key_ids: dict[str, dict[str, Any] | Unresolved] = {}
         self._profiles: dict[str, list[dict[str, Any]] | ApiError] = {}
         self._instance_names: dict[str, str | Unresolved] = {}
@@ -530,7 +531,7 @@ class Resolver:
         return found
 
     def application_profile_arn(self, res: Resource) -> str | Unresolved:
-        """The profile's ARN: what its stack says first (DescribeStackResource: the physical ID is the ARN; else a
+        """The profile's ARN: what its stack says first (ListStackResources: the physical ID is the ARN; else a
         stack output of ``Fn::GetAtt <profile>.InferenceProfileArn``, e.g. ``<App>ProfileArn``), else Bedrock
         ListInferenceProfiles by name."""
         stack = res.stack
@@ -584,6 +585,31 @@ class Resolver:
                     return resolved
         return self.cloudformation_physical_id(res)
 
+    def stack_resources(self, stack: Stack, stack_name: str) -> dict[str, dict[str, Any]]:
+        """The deployed stack's resources by logical ID (CloudFormation ListStackResources, paginated, once per run):
+        one listing answers every resource of the stack.  Its failure (:class:`ApiError`, or ``ClientError`` such as
+        a stack that does not exist) is raised again to every caller."""
+        from botocore.exceptions import ClientError
+
+        key = (stack_name, self.region_of(stack), self.management_of(stack))
+        if key not in self._resources:
+            try:
+                summaries = self.live.paginate(
+                    "cloudformation",
+                    "list_stack_resources",
+                    "StackResourceSummaries",
+                    region=key[1],
+                    management=key[2],
+                    StackName=stack_name,
+                )
+                self._resources[key] = {str(s.get("LogicalResourceId")): s for s in summaries}
+            except (ApiError, ClientError) as exc:
+                self._resources[key] = exc
+        found = self._resources[key]
+        if isinstance(found, Exception):
+            raise found
+        return found
+
     def cloudformation_physical_id(self, res: Resource) -> str | Unresolved:
         if res.path in self._physical:
             return self._physical[res.path]
@@ -594,20 +620,15 @@ class Resolver:
             self._physical[res.path] = Unresolved(f"{res.path}: {stack_name.why}")
             return self._physical[res.path]
         try:
-            detail = self.live.call(
-                "cloudformation",
-                "describe_stack_resource",
-                region=self.region_of(res.stack),
-                management=self.management_of(res.stack),
-                StackName=stack_name,
-                LogicalResourceId=res.logical_id,
-            )["StackResourceDetail"]
-            physical = detail.get("PhysicalResourceId")
+            detail = self.stack_resources(res.stack, stack_name).get(res.logical_id)
+            physical = detail.get("PhysicalResourceId") if detail is not None else None
             result: str | Unresolved = (
                 physical
                 if physical
                 else Unresolved(
-                    f"{res.path}: CloudFormation has no physical ID (status {detail.get('ResourceStatus')})"
+                    f"{res.path}: CloudFormation: Resource {res.logical_id} does not exist for stack {stack_name}"
+                    if detail is None
+                    else f"{res.path}: CloudFormation has no physical ID (status {detail.get('ResourceStatus')})"
                 )
             )
             if physical:
@@ -638,7 +659,7 @@ class Resolver:
         return sorted(names)
 
     def kms_key(self, key: Resource) -> dict[str, Any] | Unresolved:
-        """KeyMetadata of the live key: found by CloudFormation's physical ID first (DescribeStackResource, else a
+        """KeyMetadata of the live key: found by CloudFormation's physical ID first (ListStackResources, else a
         stack output of ``Ref``/``Fn::GetAtt .Arn`` of the key), and by its alias only when the stack cannot be
         asked.  An alias can be moved to another key (``kms:UpdateAlias``); the stack's record cannot, so every
         family that compares a configured key compares it with the key the stack created, and the ``kms-alias``
@@ -665,7 +686,7 @@ class Resolver:
         return result
 
     def kms_key_id(self, key: Resource) -> str | Unresolved:
-        """What to ask KMS for: the key ID CloudFormation recorded (DescribeStackResource, else a stack output of
+        """What to ask KMS for: the key ID CloudFormation recorded (ListStackResources, else a stack output of
         ``Ref``/``Fn::GetAtt .Arn`` of the key), else — the stack cannot be asked or does not know the key — its
         first alias (noted: :meth:`found_by_alias`)."""
         key_id = self.cloudformation_physical_id(key)

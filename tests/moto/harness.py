@@ -988,7 +988,7 @@ def _refs_of(value: Any) -> set[str]:
 def _cloudformation_stacks(assembly: Assembly, accounts: MotoAccounts, values: _Values, ids: dict) -> None:
     """One moto CloudFormation stack per stack of the assembly (CREATE_COMPLETE, in the stack's account), named
     like it: it creates the buckets (given or generated names) and the roles without a literal name, so their names
-    are on record (DescribeStackResource) as after ``cdk deploy``, and it carries the template's outputs with the
+    are on record (ListStackResources) as after ``cdk deploy``, and it carries the template's outputs with the
     values the deployer created (DescribeStacks ``Outputs``, ``ListExports``).  A stack with nothing moto can
     create gets a stand-in SSM parameter (moto cannot hold an empty stack)."""
     for stack in assembly.stacks:
@@ -1048,7 +1048,7 @@ def _cloudformation_stacks(assembly: Assembly, accounts: MotoAccounts, values: _
                 values.atts[(r.path, "Arn")] = f"arn:aws:iam::{values.account_of(stack)}:role/{name}"
 
 
-# What the deployer creates directly and CloudFormation would have on record (DescribeStackResource).
+# What the deployer creates directly and CloudFormation would have on record (ListStackResources).
 RECORDED_TYPES = (
     "AWS::KMS::Key",
     "AWS::Logs::LogGroup",

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import boto3
 import botocore.client
 import pytest
 from botocore.exceptions import ClientError
 
+from landing_zone.assembly import Assembly, Stack
+from landing_zone.verify.compare import Unresolved
+from landing_zone.verify.live import Live, Resolver
 from tests.moto.conftest import Calls
 from tests.moto.harness import Deployed
 
@@ -57,3 +62,42 @@ def test_event_rules_are_listed_once_per_account_region_and_bus(
     assert counted[("events", "DescribeRule")] == 0
     assert counted[("events", "ListRules")] == len(buses)
     assert counted[("events", "ListTargetsByRule")] == len(rules)  # no bulk API for targets
+
+
+def test_a_stacks_physical_ids_are_listed_once_per_stack(deployed: Deployed, cli, verify_args, counted: Calls) -> None:
+    _run(cli, verify_args)
+    assert counted[("cloudformation", "DescribeStackResource")] == 0
+    assert 0 < counted[("cloudformation", "ListStackResources")] <= len(deployed.assembly.stacks)
+
+
+def test_a_resource_or_stack_cloudformation_does_not_know_is_unresolved_as_before(
+    aws_mock: None, counted: Calls
+) -> None:
+    """One ListStackResources answers every resource of a stack; a resource it does not list, and every resource of a
+    stack that does not exist, is unresolved with the message DescribeStackResource gave (the stack is asked once)."""
+    region = "eu-central-1"
+    resources = {"Topic": {"Type": "AWS::SNS::Topic"}, "Queue": {"Type": "AWS::SQS::Queue"}}
+    boto3.client("cloudformation", region_name=region).create_stack(
+        StackName="calls", TemplateBody=json.dumps({"Resources": resources})
+    )
+    intent = {"Resources": {**resources, "Gone": {"Type": "AWS::SNS::Topic"}}}
+    deployed, absent = (Stack(name, f"{name}.template.json", None, region, intent) for name in ("calls", "absent"))
+    live = Live(profile=None, management_profile=None, region=region)
+    resolver = Resolver(Assembly(Path("."), (deployed, absent)), live, region_of=lambda _stack: region)
+    counted.clear()
+
+    def physical(stack: Stack, logical_id: str) -> str | Unresolved:
+        res = stack.resource(logical_id)
+        assert res is not None
+        return resolver.cloudformation_physical_id(res)
+
+    topic, queue = physical(deployed, "Topic"), physical(deployed, "Queue")
+    assert isinstance(topic, str) and topic.startswith(f"arn:aws:sns:{region}:") and isinstance(queue, str)
+    gone = physical(deployed, "Gone")
+    assert isinstance(gone, Unresolved)
+    assert gone.why == "calls/Gone: CloudFormation: Resource Gone does not exist for stack calls"
+    for logical_id in resources:
+        missing = physical(absent, logical_id)
+        assert isinstance(missing, Unresolved)
+        assert missing.why == f"absent/{logical_id}: CloudFormation: Stack with id absent does not exist"
+    assert counted == {("cloudformation", "ListStackResources"): 2}

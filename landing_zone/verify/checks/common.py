@@ -5,7 +5,7 @@ item's unexpected failure into ERROR rows of that item), and the helpers more th
 (:func:`is_not_found` for the not-found error codes, :func:`tag_map` for tag lists, :func:`policy_row` for
 comparing a policy document).  It checks no AWS resource itself and calls no AWS API directly; the
 :class:`~landing_zone.verify.live.Resolver` it builds reads CloudFormation (ListStacks, DescribeStacks,
-DescribeStackResource) when a family asks for a condition, a stack parameter or a generated name.
+ListStackResources) when a family asks for a condition, a stack parameter or a generated name.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ or its CloudFormation tags or labels) with the synthesized capacity type, instan
 template when it names one) and scaling bounds; the GPU node group takes capacity and maximum size from the
 configuration's ``self_hosting``, and one must be in the assembly when self-hosting is enabled.  Calls eks
 DescribeNodegroup and ListNodegroups and ec2 DescribeLaunchTemplateVersions (and CloudFormation
-DescribeStackResource, through the resolver, for a generated node group name).
+ListStackResources, through the resolver, for a generated node group name).
 """
 
 from __future__ import annotations

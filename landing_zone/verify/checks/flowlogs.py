@@ -1,7 +1,7 @@
 """VPC flow logs: each ``AWS::EC2::FlowLog`` is active on its VPC (or subnet / network interface) with the
 synthesized traffic type, destination (the log group, or the S3 / Firehose ARN), delivery role, and — where the
 template sets them — log format and aggregation interval.  The VPC is the one CloudFormation created
-(DescribeStackResource, through the resolver), else the one VPC carrying the tags the template gives it
+(ListStackResources, through the resolver), else the one VPC carrying the tags the template gives it
 (ec2 DescribeVpcs).  Calls ec2 DescribeFlowLogs (filter ``resource-id``).
 """
 

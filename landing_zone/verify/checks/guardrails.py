@@ -3,7 +3,7 @@ working draft holds the synthesized policies: content filters and their strength
 sensitive-information filters, contextual grounding, the blocked-input/-output messages and the KMS key (only what
 the template sets is compared; Bedrock adds defaults).  Each ``AWS::Bedrock::GuardrailVersion`` exists, is READY and
 holds the same policies (a version is a snapshot: a version taken from a weakened draft is DRIFT); the pinned
-version is the one CloudFormation recorded (DescribeStackResource: ``<id>|<version>``), else the one account
+version is the one CloudFormation recorded (ListStackResources: ``<id>|<version>``), else the one account
 enforcement names, else the newest.  Each ``AWS::Bedrock::EnforcedGuardrailConfiguration`` enforces that guardrail
 at that version account-wide.  Calls bedrock ListGuardrails (all guardrails, then the versions of one),
 GetGuardrail (draft and version) and ListEnforcedGuardrailsConfiguration.

@@ -9,7 +9,7 @@ synthesized document as its **default version**: a new default version (``iam:Cr
 The kill switch attached to the roles its budget action names (``AWS::Budgets::BudgetsAction``) is the landing zone
 working as intended, not drift: such a role passes, with the attachment noted.  Calls, in the partition's global
 Region, iam GetRole, ListAttachedRolePolicies, ListRolePolicies, GetRolePolicy, GetPolicy and GetPolicyVersion (and
-CloudFormation DescribeStackResource, through the resolver, for a role without a literal name).
+CloudFormation ListStackResources, through the resolver, for a role without a literal name).
 """
 
 from __future__ import annotations

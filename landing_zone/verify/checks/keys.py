@@ -3,7 +3,7 @@ only when the stack cannot be asked), rotation is as synthesized, the key policy
 each of its ``AWS::KMS::Alias`` es points at it (``kms-alias``: a moved alias is one DRIFT row, and every other
 row keeps comparing with the key the stack created).  It also records each key's alias for readable rows of later
 families, and gives them :func:`key_arn` to compare configured keys.  Calls kms DescribeKey (key and alias),
-GetKeyRotationStatus and GetKeyPolicy, and CloudFormation DescribeStackResource/DescribeStacks through the
+GetKeyRotationStatus and GetKeyPolicy, and CloudFormation ListStackResources/DescribeStacks through the
 resolver.
 """
 

@@ -3,7 +3,7 @@ Bedrock's logging configuration in its Region: the S3 destination (bucket and pr
 recognised by the bucket's CloudFormation tags), the CloudWatch Logs destination (log group and role) and the
 delivered data types.  Each ``AWS::Logs::LogGroup`` exists with the synthesized retention and KMS key.  Calls
 bedrock GetModelInvocationLoggingConfiguration, s3 GetBucketTagging and logs DescribeLogGroups (and
-CloudFormation DescribeStackResource, through the resolver, for generated names).
+CloudFormation ListStackResources, through the resolver, for generated names).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@
 
 Every DRIFT row's detail ends with the command that puts it back.  Calls ec2 DescribeSecurityGroups,
 DescribeRouteTables, DescribeInternetGateways, DescribeNatGateways and DescribeVpcEndpoints (and CloudFormation
-DescribeStackResource, through the resolver, for the generated IDs).
+ListStackResources, through the resolver, for the generated IDs).
 """
 
 from __future__ import annotations
