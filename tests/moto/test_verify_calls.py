@@ -101,3 +101,32 @@ def test_a_resource_or_stack_cloudformation_does_not_know_is_unresolved_as_befor
         assert isinstance(missing, Unresolved)
         assert missing.why == f"absent/{logical_id}: CloudFormation: Stack with id absent does not exist"
     assert counted == {("cloudformation", "ListStackResources"): 2}
+
+
+def test_a_roles_tags_come_from_the_get_role_the_iam_family_made(
+    deployed: Deployed, cli, verify_args, counted: Calls
+) -> None:
+    rows = _run(cli, verify_args)
+    roles = [r["source"] for r in rows if r["check"] == "iam-role"]  # one row per role (in its own account)
+    assert roles and {r["source"] for r in rows if r["check"] == "tags"} >= set(roles)
+    assert counted[("iam", "ListRoleTags")] == 0
+    assert counted[("iam", "GetRole")] == len(roles)  # once per role, for the iam and the tags families
+
+
+def test_a_role_that_lost_its_landing_zone_tag_is_drift(deployed: Deployed, cli, verify_args) -> None:
+    """The tags read from the one GetRole per role are the live ones: a tag removed after deployment shows."""
+    name = next(
+        res.prop("RoleName")
+        for res in deployed.assembly.resources("AWS::IAM::Role")
+        if isinstance(res.prop("RoleName"), str)
+        and res.stack.account != "444444444444"  # examples/eu-sovereign.yaml's management account
+        and {"Key": "landing-zone", "Value": "kimi-eu"} in (res.prop("Tags") or [])
+    )
+    deployed.client("iam").untag_role(RoleName=name, TagKeys=["landing-zone"])
+    code, stdout, _ = cli(verify_args("--json"))
+    bad = [r for r in json.loads(stdout)["checks"] if r["status"] != "PASS"]
+    assert code == 1
+    assert [(r["check"], r["status"], r["resource"], r["actual"]) for r in bad] == [
+        ("tags", "DRIFT", f"{name} (Role)", "no landing-zone")
+    ]
+    assert f"aws iam tag-role --role-name {name} --tags Key=landing-zone,Value=kimi-eu" in bad[0]["detail"]

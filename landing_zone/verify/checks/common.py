@@ -114,6 +114,16 @@ class Context:
             raise found.exc
         return cast(_T, found)
 
+    def role(self, name: str, *, management: bool) -> dict[str, Any]:
+        """iam GetRole's ``Role`` (its trust policy, boundary and ``Tags``), asked once per run per role: the ``iam``
+        and ``tags`` families both read it."""
+
+        def get_role() -> dict[str, Any]:
+            role = self.live.call("iam", "get_role", region=self.global_region(), management=management, RoleName=name)
+            return dict(role["Role"])
+
+        return self.collect(("iam:GetRole", management, name), get_role)
+
     def key_label(self, arn: Any) -> str:
         """A KMS key ARN as people read it: its alias when the ``kms`` family saw it, else its key ID."""
         if not isinstance(arn, str) or not arn:

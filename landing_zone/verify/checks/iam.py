@@ -133,9 +133,7 @@ def _check_role(
     kill_switch: dict[str, set[str]],
 ) -> list[CheckResult]:
     try:
-        role = ctx.live.call("iam", "get_role", region=region, management=ctx.management_of(res.stack), RoleName=name)[
-            "Role"
-        ]
+        role = ctx.role(name, management=ctx.management_of(res.stack))
     except ClientError as exc:
         if not is_not_found(exc, "NoSuchEntity"):
             raise

@@ -5,8 +5,9 @@ command that puts it back.
 
 Covered types: ``AWS::EC2::VPC``, ``Subnet``, ``RouteTable``, ``SecurityGroup``, ``VPCEndpoint`` (ec2
 DescribeTags), ``AWS::KMS::Key`` (kms ListResourceTags), ``AWS::S3::Bucket`` (s3 GetBucketTagging),
-``AWS::IAM::Role`` (iam ListRoleTags), ``AWS::Logs::LogGroup`` (logs ListTagsForResource) and ``AWS::SNS::Topic``
-(sns ListTagsForResource).  Physical IDs come from the resolver (CloudFormation first).
+``AWS::IAM::Role`` (the ``Tags`` of iam GetRole, asked once per role with the ``iam`` family),
+``AWS::Logs::LogGroup`` (logs ListTagsForResource) and ``AWS::SNS::Topic`` (sns ListTagsForResource).  Physical IDs
+come from the resolver (CloudFormation first).
 """
 
 from __future__ import annotations
@@ -133,16 +134,7 @@ def _s3_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[st
 
 
 def _iam_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
-    return tag_map(
-        ctx.live.paginate(
-            "iam",
-            "list_role_tags",
-            "Tags",
-            region=ctx.global_region(),
-            management=ctx.management_of(res.stack),
-            RoleName=physical,
-        )
-    )
+    return tag_map(ctx.role(physical, management=ctx.management_of(res.stack)).get("Tags"))
 
 
 def _logs_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
