@@ -16,6 +16,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from landing_zone.assembly import Assembly, Stack
+from landing_zone.verify.checks.tags import EC2_TYPES
 from landing_zone.verify.compare import Unresolved
 from landing_zone.verify.live import Live, Resolver
 from tests.moto.conftest import Calls
@@ -130,3 +131,26 @@ def test_a_role_that_lost_its_landing_zone_tag_is_drift(deployed: Deployed, cli,
         ("tags", "DRIFT", f"{name} (Role)", "no landing-zone")
     ]
     assert f"aws iam tag-role --role-name {name} --tags Key=landing-zone,Value=kimi-eu" in bad[0]["detail"]
+
+
+def test_ec2_tags_are_described_once_per_account_and_region(
+    deployed: Deployed, cli, verify_args, counted: Calls
+) -> None:
+    rows = _run(cli, verify_args)
+    ec2 = [r for r in rows if r["check"] == "tags" and r["resource"].startswith(("vpc-", "subnet-", "rtb-", "sg-"))]
+    places = {(r.stack.account, r.stack.region) for r in deployed.assembly.resources(*EC2_TYPES)}
+    assert len(ec2) > len(places) == 1
+    assert counted[("ec2", "DescribeTags")] == len(places)
+
+
+def test_ec2_tags_that_cannot_be_described_are_an_error_for_each_ec2_resource(
+    deployed: Deployed, cli, verify_args, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refused = fail_operation(monkeypatch, "DescribeTags", lambda _client, _params: True)
+    code, stdout, _ = cli(verify_args("--json"))
+    tags = [r for r in json.loads(stdout)["checks"] if r["check"] == "tags"]
+    errors = [r for r in tags if r["status"] == "ERROR"]
+    assert code == 1 and len(refused) == 1
+    assert {r["source"] for r in errors} == {r.path for r in deployed.assembly.resources(*EC2_TYPES) if r.prop("Tags")}
+    assert {r["actual"] for r in errors} == {"no answer: InternalFailure"}
+    assert all(r["status"] == "PASS" for r in tags if r not in errors)

@@ -4,15 +4,16 @@ no longer protected by them.  Extra live tags are fine; a synthesized tag remove
 command that puts it back.
 
 Covered types: ``AWS::EC2::VPC``, ``Subnet``, ``RouteTable``, ``SecurityGroup``, ``VPCEndpoint`` (ec2
-DescribeTags), ``AWS::KMS::Key`` (kms ListResourceTags), ``AWS::S3::Bucket`` (s3 GetBucketTagging),
-``AWS::IAM::Role`` (the ``Tags`` of iam GetRole, asked once per role with the ``iam`` family),
-``AWS::Logs::LogGroup`` (logs ListTagsForResource) and ``AWS::SNS::Topic`` (sns ListTagsForResource).  Physical IDs
-come from the resolver (CloudFormation first).
+DescribeTags, once per account and Region for all of them), ``AWS::KMS::Key`` (kms ListResourceTags),
+``AWS::S3::Bucket`` (s3 GetBucketTagging), ``AWS::IAM::Role`` (the ``Tags`` of iam GetRole, asked once per role with
+the ``iam`` family), ``AWS::Logs::LogGroup`` (logs ListTagsForResource) and ``AWS::SNS::Topic`` (sns
+ListTagsForResource).  Physical IDs come from the resolver (CloudFormation first).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -59,11 +60,16 @@ def check_tags(ctx: Context) -> list[CheckResult]:
         if unresolved_in(tags):
             rows += unresolvable_rows(["tags"], res.logical_id, tags, res)
             continue
-        want = {k: v for k, v in tag_map(tags).items() if not k.startswith("aws:")}
+        want = _wanted(tags)
         if not want:
             continue
         rows.append(_check_one(ctx, res, want))
     return rows
+
+
+def _wanted(tags: Any) -> dict[str, str]:
+    """The synthesized tags verify compares (not the ``aws:`` ones CloudFormation sets)."""
+    return {k: v for k, v in tag_map(tags).items() if not k.startswith("aws:")}
 
 
 def _check_one(ctx: Context, res: Resource, want: dict[str, str]) -> CheckResult:
@@ -102,15 +108,37 @@ def _check_one(ctx: Context, res: Resource, want: dict[str, str]) -> CheckResult
 
 
 def _ec2_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
-    found = ctx.live.paginate(
-        "ec2",
-        "describe_tags",
-        "Tags",
-        region=region,
-        management=ctx.management_of(res.stack),
-        Filters=[{"Name": "resource-id", "Values": [physical]}],
-    )
-    return tag_map(found)
+    """One resource's tags from ec2 DescribeTags of every EC2 resource this family checks in the same account and
+    Region, asked once per run (a resource DescribeTags does not list has no tags, as when asked alone)."""
+    management = ctx.management_of(res.stack)
+    listed = ctx.collect(("ec2:DescribeTags", management, region), partial(_ec2_tags_of, ctx, management, region))
+    return listed.get(physical, {})
+
+
+def _ec2_tags_of(ctx: Context, management: bool, region: str) -> dict[str, dict[str, str]]:
+    """Resource ID -> tags, for the EC2 resources with synthesized tags in this account and Region (DescribeTags,
+    up to 200 IDs a call)."""
+    ids: list[str] = []
+    for other in ctx.resources(*EC2_TYPES):
+        if ctx.management_of(other.stack) != management or ctx.region_of(other.stack) != region:
+            continue
+        tags = ctx.resolve(other.prop("Tags") or [], other)
+        physical = ctx.resolver.physical_id(other) if not unresolved_in(tags) and _wanted(tags) else None
+        if isinstance(physical, str):
+            ids.append(physical)
+    ids = sorted(set(ids))
+    found: dict[str, dict[str, str]] = {}
+    for start in range(0, len(ids), 200):
+        for tag in ctx.live.paginate(
+            "ec2",
+            "describe_tags",
+            "Tags",
+            region=region,
+            management=management,
+            Filters=[{"Name": "resource-id", "Values": ids[start : start + 200]}],
+        ):
+            found.setdefault(str(tag.get("ResourceId")), {})[str(tag.get("Key"))] = str(tag.get("Value"))
+    return found
 
 
 def _kms_tags(ctx: Context, res: Resource, physical: str, region: str) -> dict[str, str]:
