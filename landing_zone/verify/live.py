@@ -632,7 +632,7 @@ class Resolver:
                 )
             )
             if physical:
-                self.notes[res.path] = f"CloudFormation DescribeStackResource {stack_name}/{res.logical_id}"
+                self.notes[res.path] = f"CloudFormation ListStackResources {stack_name}/{res.logical_id}"
         except ApiError as exc:
             result = Unresolved(f"{res.path}: CloudFormation {exc.description}")
         except ClientError as exc:

@@ -157,7 +157,7 @@ def _find_nodegroup(
     if named is None:
         physical = ctx.resolver.cloudformation_physical_id(res)
         if isinstance(physical, str):
-            named, how = physical.rsplit("/", 1)[-1], "by CloudFormation DescribeStackResource"
+            named, how = physical.rsplit("/", 1)[-1], "by CloudFormation ListStackResources"
     if isinstance(named, str):
         return _named_nodegroup(ctx, region, cluster, named, how)
     return _nodegroup_by_tags(ctx, res, region, cluster)

@@ -270,7 +270,7 @@ def _pinned_version(
     """The version CloudFormation created for ``res``, and how it was found."""
     physical = ctx.resolver.cloudformation_physical_id(res)
     if isinstance(physical, str) and "|" in physical and physical.rsplit("|", 1)[-1].isdigit():
-        return physical.rsplit("|", 1)[-1], "CloudFormation DescribeStackResource"
+        return physical.rsplit("|", 1)[-1], "CloudFormation ListStackResources"
     for enforcement in ctx.resources(ENFORCEMENT):
         pins = _guardrail_of(enforcement, "GuardrailVersion")
         if pins is not None and pins.path == res.path:

@@ -6,7 +6,7 @@ command that puts it back.
 Covered types: ``AWS::EC2::VPC``, ``Subnet``, ``RouteTable``, ``SecurityGroup``, ``VPCEndpoint`` (ec2
 DescribeTags, once per account and Region for all of them), ``AWS::KMS::Key`` (kms ListResourceTags),
 ``AWS::S3::Bucket`` (s3 GetBucketTagging), ``AWS::IAM::Role`` (the ``Tags`` of iam GetRole, asked once per role with
-the ``iam`` family), ``AWS::Logs::LogGroup`` (logs ListTagsForResource) and ``AWS::SNS::Topic`` (sns
+the ``iam`` family), ``AWS::Logs::LogGroup`` (logs ListTagsLogGroup) and ``AWS::SNS::Topic`` (sns
 ListTagsForResource).  Physical IDs come from the resolver (CloudFormation first).
 """
 
