@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from landing_zone.assembly import Assembly
 from landing_zone.aws import use_client_factory
+from tests.conftest import derived_config
 from tests.moto.conftest import EU
 from tests.moto.harness import Deployed, deploy_intent
 from tests.moto.test_verify import failing
@@ -24,15 +26,14 @@ CENTRAL = "arn:aws:events:eu-west-1:555555555555:event-bus/security-events"
 
 
 @pytest.fixture(scope="module")
-def central_config(tmp_path_factory: Any):
-    config = tmp_path_factory.mktemp("central") / "eu-central-bus.yaml"
+def central_config() -> Path:
+    """The EU example with a central bus: the same derived configuration as tests/cdk/test_detection_central_bus.py
+    (one cached assembly for both)."""
     old = "\ndetection: {config_rules: true}\n"
     text = EU.read_text()
     assert old in text
-    config.write_text(
-        text.replace(old, f"\ndetection: {{config_rules: true, central_event_bus_arn: '{CENTRAL}'}}\n", 1)
-    )
-    return config
+    new = f"\ndetection: {{config_rules: true, central_event_bus_arn: '{CENTRAL}'}}\n"
+    return derived_config("eu-central-bus.yaml", text.replace(old, new, 1))
 
 
 @pytest.fixture(scope="module")
