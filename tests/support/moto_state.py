@@ -32,7 +32,7 @@ from typing import Any
 from moto.core.base_backend import BackendDict
 from moto.ssm.models import ParameterDict
 
-MAX_KEPT = 6  # states kept per worker (a state is a few MB)
+MAX_KEPT = 16  # states kept per worker (a state is a few MB; 6 evicted states a later test needed again)
 _KEPT: OrderedDict[tuple, tuple[list[BackendDict], list[dict], Any, Any]] = OrderedDict()
 STATS = {"deployed": 0, "restored": 0}
 
