@@ -15,6 +15,7 @@ Independent source: the Service Authorization Reference as packaged by policy_se
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 import yaml
@@ -49,10 +50,23 @@ def scp_levels(synthesized) -> list[list[tuple[str, dict]]]:
     return [[("FullAWSAccess", FULL_AWS_ACCESS), *ours]]
 
 
+@pytest.fixture(scope="module")
+def coverage_of(synth):
+    """``coverage_of(name)``: the coverage of one of CONFIGS on its synthesized SCPs, computed once per module."""
+    computed: dict[str, Any] = {}
+
+    def _coverage(name: str) -> Any:
+        if name not in computed:
+            synthesized = synth(CONFIGS[name])
+            computed[name] = coverage(synthesized.plan, scp_levels(synthesized))
+        return computed[name]
+
+    return _coverage
+
+
 @pytest.fixture(scope="module", params=sorted(CONFIGS))
-def result(request, synth):
-    synthesized = synth(CONFIGS[request.param])
-    return request.param, synthesized, coverage(synthesized.plan, scp_levels(synthesized))
+def result(request, synth, coverage_of):
+    return request.param, synth(CONFIGS[request.param]), coverage_of(request.param)
 
 
 def test_every_write_action_on_a_protected_resource_is_denied_or_excepted(result):
@@ -85,12 +99,11 @@ def test_self_hosting_resources_are_covered_too(self_hosting_in_an_organization)
     assert "eks" in cov.services and not cov.undecided, [f"{r.action} on {r.resource_type}" for r in cov.undecided]
 
 
-def test_the_exceptions_table_has_no_stale_entry(synth, self_hosting_in_an_organization):
+def test_the_exceptions_table_has_no_stale_entry(coverage_of, self_hosting_in_an_organization):
     """Every excepted action is one the database still lists for a protected service (union over the examples)."""
     seen = {r.action for r in self_hosting_in_an_organization.rows}
-    for path in CONFIGS.values():
-        synthesized = synth(path)
-        seen |= {r.action for r in coverage(synthesized.plan, scp_levels(synthesized)).rows}
+    for name in CONFIGS:
+        seen |= {r.action for r in coverage_of(name).rows}
     stale = sorted(set(exceptions()) - seen)
     assert not stale, f"entries of {EXCEPTIONS_FILE.name} no database action needs: {stale}"
 
