@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationError
 
@@ -47,9 +48,21 @@ def _path(loc: tuple[Any, ...]) -> str:
 
 
 def load_catalog_file(model: type[M], path: Path, *, error: Callable[..., Exception], what: str = "catalog file") -> M:
-    """``path`` read safely and validated against ``model``; problems raise ``error(field, value, allowed)``."""
+    """``path`` read safely and validated against ``model``; problems raise ``error(field, value, allowed)``.
+
+    A file read before and unchanged since (same path, size and modification time) gives the model validated then:
+    every plan reads the shipped catalogs, and the models are frozen.  A problem is raised every time."""
     if not path.is_file():
         raise error(f"{what} path", str(path), "a readable YAML file")
+    stat = path.stat()
+    file = (path.resolve(), stat.st_size, stat.st_mtime_ns)  # the cache key: the file and its version
+    return cast(M, _validated(model, path, file, error, what))
+
+
+@lru_cache(maxsize=64)
+def _validated(
+    model: type[BaseModel], path: Path, file: tuple[Path, int, int], error: Callable[..., Exception], what: str
+) -> BaseModel:
     try:
         raw = load_data_file(path, origin=f"{what} {path}", what=what)
     except ConfigError as exc:
