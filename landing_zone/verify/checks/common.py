@@ -29,6 +29,7 @@ __all__ = [
     "MISSING",
     "PASS",
     "Context",
+    "chunks",
     "error_rows",
     "guarded",
     "is_not_found",
@@ -43,6 +44,14 @@ PASS, DRIFT, MISSING, ERROR = Status.PASS, Status.DRIFT, Status.MISSING, Status.
 _T = TypeVar("_T")
 
 _GLOBAL_REGION = {"aws": "us-east-1", "aws-cn": "cn-northwest-1", "aws-us-gov": "us-gov-west-1"}
+
+
+def chunks(values: Sequence[_T], size: int) -> list[Sequence[_T]]:
+    """``values`` in runs of at most ``size``, in order: the batches of an API that takes a bounded list (CloudWatch
+    DescribeAlarms: 100 names; EC2 DescribeTags: 200 values of a filter).  (itertools.batched is Python 3.12.)"""
+    if size < 1:
+        raise ValueError(f"chunk size must be at least 1, got {size}")
+    return [values[start : start + size] for start in range(0, len(values), size)]
 
 
 @dataclass

@@ -28,6 +28,7 @@ from landing_zone.verify.checks.common import (
     MISSING,
     PASS,
     Context,
+    chunks,
     error_rows,
     guarded,
     is_not_found,
@@ -539,13 +540,13 @@ def check_alarms(ctx: Context) -> list[CheckResult]:
         names = [name for _, name in items]
         found: dict[str, dict[str, Any]] = {}
         try:
-            for start in range(0, len(names), 100):
+            for batch in chunks(names, 100):
                 for alarm in ctx.live.paginate(
                     "cloudwatch",
                     "describe_alarms",
                     "MetricAlarms",
                     region=region,
-                    AlarmNames=names[start : start + 100],
+                    AlarmNames=list(batch),
                     AlarmTypes=["MetricAlarm"],
                 ):
                     found[alarm["AlarmName"]] = alarm

@@ -24,6 +24,7 @@ from landing_zone.verify.checks.common import (
     MISSING,
     PASS,
     Context,
+    chunks,
     error_rows,
     is_not_found,
     make_row,
@@ -128,14 +129,14 @@ def _ec2_tags_of(ctx: Context, management: bool, region: str) -> dict[str, dict[
             ids.append(physical)
     ids = sorted(set(ids))
     found: dict[str, dict[str, str]] = {}
-    for start in range(0, len(ids), 200):
+    for batch in chunks(ids, 200):
         for tag in ctx.live.paginate(
             "ec2",
             "describe_tags",
             "Tags",
             region=region,
             management=management,
-            Filters=[{"Name": "resource-id", "Values": ids[start : start + 200]}],
+            Filters=[{"Name": "resource-id", "Values": list(batch)}],
         ):
             found.setdefault(str(tag.get("ResourceId")), {})[str(tag.get("Key"))] = str(tag.get("Value"))
     return found
