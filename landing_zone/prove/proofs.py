@@ -36,6 +36,7 @@ when every obligation holds.
 from __future__ import annotations
 
 import contextlib
+import copyreg
 import fnmatch
 import functools
 import json
@@ -44,6 +45,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from landing_zone.assembly import Assembly, load_assembly
@@ -151,26 +153,26 @@ def inputs_from_assembly(path: Path, plan: Plan) -> ProofInputs:
 
 
 _HALVES = (("P2", "P1", "P6", "PO1"), ("P4", "P3", "P5", "PO2", "PO3"))
-_FORKED: ProofInputs | None = None  # the inputs a forked worker proves (set in the parent before the fork)
 
 
-def _prove_half(properties: tuple[str, ...], timeout_ms: int) -> tuple[PropertyResult, ...]:
-    assert _FORKED is not None
-    return prove_all(_FORKED, timeout_ms=timeout_ms, properties=properties).properties
+def _proxy(items: dict[str, Any]) -> MappingProxyType[str, Any]:
+    return MappingProxyType(items)
 
 
-def _prove_forked(inputs: ProofInputs, wanted: tuple[str, ...], timeout_ms: int) -> ProofReport:
-    """The wanted properties in two forked processes (:data:`_HALVES`), each with its own solver."""
-    import multiprocessing
+# The plan's read-only mappings (MappingProxyType) travel to a forkserver child as the dictionaries they wrap; pickle
+# has no reducer for them of its own.
+copyreg.pickle(MappingProxyType, lambda m: (_proxy, (dict(m),)))
 
-    global _FORKED
-    _FORKED = inputs
+
+def _prove_half(inputs: ProofInputs, properties: tuple[str, ...], timeout_ms: int) -> tuple[PropertyResult, ...]:
+    return prove_all(inputs, timeout_ms=timeout_ms, properties=properties).properties
+
+
+def _prove_forked(inputs: ProofInputs, wanted: tuple[str, ...], timeout_ms: int, context: Any) -> ProofReport:
+    """The wanted properties in two child processes (:data:`_HALVES`), each with its own solver."""
     halves = [tuple(p for p in half if p in wanted) for half in _HALVES]
-    try:
-        with multiprocessing.get_context("fork").Pool(len(halves)) as pool:
-            parts = pool.starmap(_prove_half, [(h, timeout_ms) for h in halves if h])
-    finally:
-        _FORKED = None
+    with context.Pool(len(halves)) as pool:
+        parts = pool.starmap(_prove_half, [(inputs, h, timeout_ms) for h in halves if h])
     by_id = {r.id: r for part in parts for r in part}
     return ProofReport(inputs.source, inputs.mode, tuple(by_id[pid] for pid in wanted))
 
@@ -185,10 +187,11 @@ def prove_all(
     jobs: int = 1,
 ) -> ProofReport:
     """P1-P6 over one set of policies (ProofError, exit 2, when an element is not supported).  ``jobs=2``: the
-    properties in two forked processes (Linux), each with its own solver."""
+    properties in two child processes (:func:`process_context`), each with its own solver."""
     wanted = tuple(pid for pid in PROPERTIES if properties is None or pid in properties)
-    if jobs > 1 and focus is None and prover is None and len(wanted) > 1 and _can_fork():
-        return _prove_forked(inputs, wanted, timeout_ms)
+    context = process_context() if jobs > 1 and focus is None and prover is None and len(wanted) > 1 else None
+    if context is not None:
+        return _prove_forked(inputs, wanted, timeout_ms, context)
     try:
         if prover is None:
             prover = Prover(symbolic_request(inputs), timeout_ms=timeout_ms)
@@ -216,12 +219,25 @@ def default_jobs() -> int:
     return min(2, os.cpu_count() or 1)
 
 
-def _can_fork() -> bool:
+def process_context() -> Any:
+    """How :func:`prove_all` starts its child processes: ``fork`` where this process runs no other thread (the CLI),
+    ``forkserver`` where one does (forking a process with other threads running can deadlock: a test worker, once the
+    CDK's jsii kernel started its reader thread); None (prove in this process) where neither is available.
+
+    A child also starts with a fresh z3.  In one process z3's state grows with every proof, and the same proof gets
+    slower each time: the us-organization example's proofs took 16, 19, 21 and 26 s in a row in one process, and
+    10.5 s of wall (15 s of CPU) each time in two fresh children (measured 2026-12-06)."""
     import multiprocessing
     import threading
 
-    # forking a process with other threads running can deadlock; pytest-xdist workers and the CLI have none
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([__name__])  # the server imports z3 and the prover once; children fork from it
+        return context
+    return None
 
 
 def prove_assembly(

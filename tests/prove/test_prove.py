@@ -111,3 +111,28 @@ def test_the_properties_table_is_the_provers() -> None:
     assert list(rows) == list(PROPERTIES)
     for pid, statement in PROPERTIES.items():
         assert rows[pid].replace("`", "").startswith(statement.split(":")[0]), (pid, rows[pid])
+
+
+def test_proofs_run_in_a_forkserver_child_while_another_thread_runs(default_lz) -> None:
+    """A test worker runs the CDK's jsii reader thread, and forking a process with threads can deadlock: the proofs
+    then go to a forkserver child (the plan, with its read-only mappings, pickled to it) and come back the same as
+    proven in this process."""
+    import threading
+
+    from landing_zone.prove.proofs import process_context
+
+    stop = threading.Event()
+    waiter = threading.Thread(target=stop.wait, daemon=True)
+    waiter.start()
+    try:
+        assert process_context().get_start_method() == "forkserver"
+        inputs = _inputs(default_lz.outdir, default_lz.plan)
+        child = prove_all(inputs, properties=["P1", "P5"], timeout_ms=10_000, jobs=2)
+    finally:
+        stop.set()
+        waiter.join()
+    here = prove_all(inputs, properties=["P1", "P5"], timeout_ms=10_000, jobs=1)
+    assert [(p.id, p.status, [o.label for o in p.obligations]) for p in child.properties] == [
+        (p.id, p.status, [o.label for o in p.obligations]) for p in here.properties
+    ]
+    assert [p.status for p in here.properties] == ["holds", "holds"]
