@@ -119,6 +119,8 @@ def test_proofs_run_in_a_forkserver_child_while_another_thread_runs(default_lz) 
     proven in this process."""
     import threading
 
+    import z3
+
     from landing_zone.prove.proofs import process_context
 
     stop = threading.Event()
@@ -127,11 +129,14 @@ def test_proofs_run_in_a_forkserver_child_while_another_thread_runs(default_lz) 
     try:
         assert process_context().get_start_method() == "forkserver"
         inputs = _inputs(default_lz.outdir, default_lz.plan)
+        before = z3.Z3_get_estimated_alloc_size()
         child = prove_all(inputs, properties=["P5", "PO2"], timeout_ms=10_000, jobs=2)  # one per child
+        assert z3.Z3_get_estimated_alloc_size() == before, "this process's z3 did the work"
     finally:
         stop.set()
         waiter.join()
     here = prove_all(inputs, properties=["P5", "PO2"], timeout_ms=10_000, jobs=1)
+    assert z3.Z3_get_estimated_alloc_size() > before  # as it would have, proving here
     assert [(p.id, p.status, [o.label for o in p.obligations]) for p in child.properties] == [
         (p.id, p.status, [o.label for o in p.obligations]) for p in here.properties
     ]
