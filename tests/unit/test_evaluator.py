@@ -627,3 +627,50 @@ def test_bad_request_values_for_typed_operators_raise():
         statement_matches(allow_if({"Bool": {"k": "true"}}), Request("s3:GetObject", "*", {"k": "maybe"}))
     with pytest.raises(ValueError, match="request context"):
         statement_matches(allow_if({"NumericEquals": {"k": "1"}}), Request("s3:GetObject", "*", {"k": "one"}))
+
+
+def test_a_statements_list_matches_as_its_entries_one_by_one(plan_for) -> None:
+    """The evaluator matches a statement's Action and Resource lists with one alternation each: it must decide as
+    matching the entries one by one does, for every Action / NotAction and Resource / NotResource list of the
+    us-organization SCPs, against every action the IAM action database lists for the services those lists name
+    (as written and upper-cased), and against resources made from the lists' own patterns (each wildcard filled
+    with nothing, a word, a colon-separated run)."""
+    from landing_zone.actiondb.lookup import actions_of_service
+    from landing_zone.policies.evaluator import (
+        _any_glob_compiled,
+        _any_resource_compiled,
+        _glob,
+        _resource_match,
+    )
+    from landing_zone.policies.scp_layout import scp_documents
+    from tests.conftest import EXAMPLES
+
+    plan = plan_for(next(p for p in EXAMPLES if p.stem == "us-organization"))
+    statements = [
+        s for scp in scp_documents(plan.config, plan.routing, plan.catalog).policies for s in scp.document["Statement"]
+    ]
+
+    def lists(*keys: str) -> list[tuple[str, ...]]:
+        found = [s[k] for s in statements for k in keys if k in s]
+        return [tuple([v] if isinstance(v, str) else v) for v in found]
+
+    action_lists, resource_lists = lists("Action", "NotAction"), lists("Resource", "NotResource")
+    services = {p.split(":")[0] for lst in action_lists for p in lst if ":" in p}
+    actions = [a.full for s in sorted(services) for a in actions_of_service(s)]
+    actions += [a.upper() for a in actions] + ["bedrock:", "*"]
+    assert len(action_lists) >= 20 and len(actions) > 200
+    for lst in action_lists:
+        alternation = _any_glob_compiled(lst, True)
+        for action in actions:
+            assert (alternation.fullmatch(action) is not None) == any(_glob(p, action, True) for p in lst), (
+                lst,
+                action,
+            )
+    patterns = {p for lst in resource_lists for p in lst}
+    resources = {p.replace("*", fill).replace("?", "x") for p in patterns for fill in ("", "x", "a:b/c")} | {"*"}
+    assert len(resource_lists) >= 20 and len(resources) > 20
+    for lst in resource_lists:
+        alternation = _any_resource_compiled(lst)
+        for resource in resources:
+            expected = any(_resource_match(p, resource) for p in lst)
+            assert (alternation.fullmatch(resource) is not None) == expected, (lst, resource)
