@@ -152,3 +152,30 @@ def test_no_shipped_file_cites_the_private_facts_file():
         if p.is_file() and p.suffix in (".py", ".yaml", ".md") and "shared/FACTS.md" in p.read_text()
     ]
     assert not offenders
+
+
+def test_a_catalog_file_edited_in_place_is_validated_again(tmp_path):
+    """load_catalog_file keeps a validated file's model; an edit that keeps the size and the modification time is
+    still seen, and a file that does not validate is refused every time it is read."""
+    import os
+
+    from landing_zone.core.catalog.schema import FileModel, Text, load_catalog_file
+
+    class Source(FileModel):
+        source: Text
+
+    def refused(field: str, got: object, allowed: str) -> Exception:
+        return CatalogError(f"{field}: got {got!r}, allowed: {allowed}")
+
+    path = tmp_path / "sources.yaml"
+    path.write_text("source: aaaa\n")
+    stamp = path.stat().st_mtime_ns
+    first = load_catalog_file(Source, path, error=refused)
+    assert first.source == "aaaa" and load_catalog_file(Source, path, error=refused) is first  # kept
+    path.write_text("source: bbbb\n")  # same size
+    os.utime(path, ns=(stamp, stamp))  # same modification time
+    assert load_catalog_file(Source, path, error=refused).source == "bbbb"
+    path.write_text("source: ''\n")
+    for _ in range(2):
+        with pytest.raises(CatalogError, match=r"source: got ''"):
+            load_catalog_file(Source, path, error=refused)

@@ -10,6 +10,7 @@ any problem is raised as ``error(field path, value got, what is allowed)`` — a
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import date
 from functools import lru_cache
@@ -50,18 +51,18 @@ def _path(loc: tuple[Any, ...]) -> str:
 def load_catalog_file(model: type[M], path: Path, *, error: Callable[..., Exception], what: str = "catalog file") -> M:
     """``path`` read safely and validated against ``model``; problems raise ``error(field, value, allowed)``.
 
-    A file read before and unchanged since (same path, size and modification time) gives the model validated then:
-    every plan reads the shipped catalogs, and the models are frozen.  A problem is raised every time."""
+    A file read before with the same content gives the model validated then: every plan reads the shipped catalogs,
+    and the models are frozen.  A problem is raised every time."""
     if not path.is_file():
         raise error(f"{what} path", str(path), "a readable YAML file")
-    stat = path.stat()
-    file = (path.resolve(), stat.st_size, stat.st_mtime_ns)  # the cache key: the file and its version
+    # the cache key: the file and a digest of its bytes (a size and modification time can stay the same across an edit)
+    file = (path.resolve(), hashlib.sha256(path.read_bytes()).hexdigest())
     return cast(M, _validated(model, path, file, error, what))
 
 
 @lru_cache(maxsize=64)
 def _validated(
-    model: type[BaseModel], path: Path, file: tuple[Path, int, int], error: Callable[..., Exception], what: str
+    model: type[BaseModel], path: Path, file: tuple[Path, str], error: Callable[..., Exception], what: str
 ) -> BaseModel:
     try:
         raw = load_data_file(path, origin=f"{what} {path}", what=what)
